@@ -1,0 +1,56 @@
+package luahook
+
+import "context"
+
+// Hook is anything that can answer a lifecycle event: a Lua function, a
+// subprocess, an HTTP endpoint or a Go function. The context carries the
+// hook's deadline and the caller's cancellation.
+//
+// Call returns a nil outcome for "no objection". A failure is returned as an
+// error, preferably a *Failure; any other error counts as FailError.
+type Hook interface {
+	Call(ctx context.Context, in *Input) (*Outcome, error)
+}
+
+// HookFunc adapts an ordinary Go function to a Hook.
+type HookFunc func(ctx context.Context, in *Input) (*Outcome, error)
+
+// Call calls f(ctx, in).
+func (f HookFunc) Call(ctx context.Context, in *Input) (*Outcome, error) { return f(ctx, in) }
+
+// ContextBound is implemented by hooks that return promptly once their context
+// is done (Lua, command and HTTP hooks). The runner calls them on the caller's
+// goroutine; hooks that do not implement it are run on their own goroutine so
+// that one ignoring cancellation cannot hold the caller.
+type ContextBound interface {
+	BoundByContext() bool
+}
+
+// HookKind names the transport of a hook, for traces and listings.
+type HookKind string
+
+// The kinds of hooks.
+const (
+	KindLua     HookKind = "lua"
+	KindCommand HookKind = "command"
+	KindHTTP    HookKind = "http"
+	KindGo      HookKind = "go"
+)
+
+// Stage is where a PreToolUse hook runs: mutators first, then validators.
+type Stage string
+
+// The PreToolUse stages.
+const (
+	StageMutate   Stage = "mutate"
+	StageValidate Stage = "validate"
+)
+
+// FailurePolicy says what a failure of the hook means.
+type FailurePolicy string
+
+// The failure policies.
+const (
+	FailOpen   FailurePolicy = "open"   // log and skip the hook
+	FailClosed FailurePolicy = "closed" // deny (PreToolUse, UserPromptSubmit); open elsewhere
+)

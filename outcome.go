@@ -1,0 +1,251 @@
+package luahook
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// Action is what a hook decides.
+type Action string
+
+// The actions of the contract. The empty action means "no objection" too.
+const (
+	ActionAllow  Action = "allow"
+	ActionDeny   Action = "deny"
+	ActionMutate Action = "mutate"
+)
+
+// ContextAs says how additional context reaches the model.
+type ContextAs string
+
+// The ways context is delivered.
+const (
+	ContextInline   ContextAs = "inline"
+	ContextSeparate ContextAs = "separate"
+)
+
+// MaxReasonChars is how many characters of a deny reason reach the model.
+const MaxReasonChars = 2000
+
+// DefaultBlockReason replaces the empty reason of a legacy {"decision":"block"}.
+const DefaultBlockReason = "blocked by hook"
+
+// Outcome is a hook's answer. Every field is optional; a nil *Outcome or the
+// zero Outcome means "no objection".
+type Outcome struct {
+	Action            Action          `json:"action,omitempty"`
+	Reason            string          `json:"reason,omitempty"`
+	Input             json.RawMessage `json:"input,omitempty"` // the rewritten tool input (mutate)
+	AdditionalContext string          `json:"additionalContext,omitempty"`
+	ContextAs         ContextAs       `json:"contextAs,omitempty"`
+}
+
+// Allow returns an explicit allow outcome.
+func Allow() *Outcome { return &Outcome{Action: ActionAllow} }
+
+// Deny returns a deny outcome with the given reason.
+func Deny(reason string) *Outcome { return &Outcome{Action: ActionDeny, Reason: reason} }
+
+// Mutate returns a mutate outcome carrying the rewritten tool input.
+func Mutate(input json.RawMessage) *Outcome { return &Outcome{Action: ActionMutate, Input: input} }
+
+// Context returns an outcome that only adds context for the model.
+func Context(text string) *Outcome { return &Outcome{AdditionalContext: text} }
+
+// Validate reports an invalid outcome as a *Failure of kind FailInvalidOutput:
+// deny without a non-empty reason, mutate without an object input, an input
+// without mutate, an unknown action or an unknown contextAs.
+func (o *Outcome) Validate() error {
+	if o == nil {
+		return nil
+	}
+	switch o.Action {
+	case "", ActionAllow:
+		if o.Input != nil {
+			return Failf(FailInvalidOutput, "input given without action \"mutate\"")
+		}
+	case ActionDeny:
+		if strings.TrimSpace(o.Reason) == "" {
+			return Failf(FailInvalidOutput, "deny outcome requires a non-empty reason")
+		}
+		if o.Input != nil {
+			return Failf(FailInvalidOutput, "input given without action \"mutate\"")
+		}
+	case ActionMutate:
+		if !IsJSONObject(o.Input) || !json.Valid(o.Input) {
+			return Failf(FailInvalidOutput, "mutate outcome requires an object input")
+		}
+	default:
+		return Failf(FailInvalidOutput, "unknown hook action %q (want allow, deny or mutate)", string(o.Action))
+	}
+	switch o.ContextAs {
+	case "", ContextInline, ContextSeparate:
+	default:
+		return Failf(FailInvalidOutput, "unknown contextAs %q (want inline or separate)", string(o.ContextAs))
+	}
+	return nil
+}
+
+// IsJSONObject reports whether raw JSON text starts an object (after white space).
+// It does not check the rest of the text.
+func IsJSONObject(raw []byte) bool {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// wireOutcome is the outcome as it crosses a transport boundary, legacy keys included.
+type wireOutcome struct {
+	Action            json.RawMessage `json:"action"`
+	Decision          json.RawMessage `json:"decision"`
+	Reason            json.RawMessage `json:"reason"`
+	Input             json.RawMessage `json:"input"`
+	ModifiedInput     json.RawMessage `json:"modifiedInput"`
+	AdditionalContext json.RawMessage `json:"additionalContext"`
+	ContextAs         json.RawMessage `json:"contextAs"`
+}
+
+// ParseOutcome parses a transport's output (command stdout, HTTP body) into a
+// validated outcome. Empty or white-space output and {} mean "no objection" and
+// give a nil outcome. Legacy fields are normalised: decision "block" becomes
+// deny (an empty reason becomes DefaultBlockReason), decision "allow" becomes
+// allow, modifiedInput becomes mutate. Anything else that is not a valid outcome
+// object is a *Failure of kind FailInvalidOutput saying what was wrong.
+func ParseOutcome(data []byte) (*Outcome, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, nil
+	}
+	if data[0] != '{' {
+		return nil, Failf(FailInvalidOutput, "output is not a JSON object: %s", snippet(data))
+	}
+	var w wireOutcome
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, &Failure{Kind: FailInvalidOutput, Message: "output is not valid outcome JSON: " + err.Error(), Err: err}
+	}
+	o := &Outcome{}
+	var err error
+	var action, decision, reason, ctxAs string
+	if action, err = optString("action", w.Action); err != nil {
+		return nil, err
+	}
+	if decision, err = optString("decision", w.Decision); err != nil {
+		return nil, err
+	}
+	if reason, err = optString("reason", w.Reason); err != nil {
+		return nil, err
+	}
+	if o.AdditionalContext, err = optString("additionalContext", w.AdditionalContext); err != nil {
+		return nil, err
+	}
+	if ctxAs, err = optString("contextAs", w.ContextAs); err != nil {
+		return nil, err
+	}
+	o.ContextAs = ContextAs(ctxAs)
+	input, err := optObject("input", w.Input)
+	if err != nil {
+		return nil, err
+	}
+	modified, err := optObject("modifiedInput", w.ModifiedInput)
+	if err != nil {
+		return nil, err
+	}
+	o.Reason = reason
+	switch {
+	case present(w.Action):
+		if action == "" {
+			return nil, Failf(FailInvalidOutput, "unknown hook action \"\" (want allow, deny or mutate)")
+		}
+		o.Action = Action(action)
+		o.Input = input
+		if o.Action == ActionMutate && o.Input == nil && present(w.Input) {
+			return nil, Failf(FailInvalidOutput, "mutate outcome requires an object input")
+		}
+	case present(w.Decision):
+		switch decision {
+		case "block":
+			o.Action = ActionDeny
+			o.Reason = strings.TrimSpace(reason)
+			if o.Reason == "" {
+				o.Reason = DefaultBlockReason
+			}
+		case "allow":
+			o.Action = ActionAllow
+			if modified != nil {
+				o.Action, o.Input = ActionMutate, modified
+			}
+		default:
+			return nil, Failf(FailInvalidOutput, "unknown decision %q (want block or allow)", decision)
+		}
+	case modified != nil:
+		o.Action, o.Input = ActionMutate, modified
+	case input != nil:
+		return nil, Failf(FailInvalidOutput, "input given without action \"mutate\"")
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Action == "" && o.Reason == "" && o.AdditionalContext == "" && o.ContextAs == "" {
+		return nil, nil
+	}
+	return o, nil
+}
+
+func present(raw json.RawMessage) bool { return raw != nil && string(raw) != "null" }
+
+func optString(key string, raw json.RawMessage) (string, error) {
+	if !present(raw) {
+		return "", nil
+	}
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", Failf(FailInvalidOutput, "outcome key %q must be a string, got %s", key, snippet(raw))
+	}
+	return s, nil
+}
+
+func optObject(key string, raw json.RawMessage) (json.RawMessage, error) {
+	if !present(raw) {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, Failf(FailInvalidOutput, "outcome key %q must be an object, got %s", key, snippet(raw))
+	}
+	return raw, nil
+}
+
+func snippet(b []byte) string {
+	const max = 80
+	if len(b) <= max {
+		return string(b)
+	}
+	return TruncateChars(string(b), max) + "…"
+}
+
+// TruncateChars cuts s to at most n characters (runes), never splitting one.
+// Invalid UTF-8 bytes each count as one character.
+func TruncateChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}
+
+// TruncateReason cuts a deny reason to MaxReasonChars characters.
+func TruncateReason(s string) string { return TruncateChars(s, MaxReasonChars) }
+
+// ValidUTF8 replaces invalid UTF-8 sequences in s with U+FFFD, leaving valid text untouched.
+func ValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

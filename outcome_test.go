@@ -1,0 +1,165 @@
+package luahook
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseOutcome(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     *Outcome // nil with wantErr "" = no objection
+		wantErr  string   // substring of an invalid_output failure
+	}{
+		{"empty output means no objection", "", nil, ""},
+		{"white space means no objection", " \n\t", nil, ""},
+		{"empty object means no objection", "{}", nil, ""},
+		{"explicit allow", `{"action":"allow"}`, &Outcome{Action: ActionAllow}, ""},
+		{"deny with reason", `{"action":"deny","reason":"no rm"}`, &Outcome{Action: ActionDeny, Reason: "no rm"}, ""},
+		{"deny without reason is invalid", `{"action":"deny"}`, nil, "non-empty reason"},
+		{"deny with blank reason is invalid", `{"action":"deny","reason":"  "}`, nil, "non-empty reason"},
+		{"mutate with object", `{"action":"mutate","input":{"a":1}}`, &Outcome{Action: ActionMutate, Input: []byte(`{"a":1}`)}, ""},
+		{"mutate without input is invalid", `{"action":"mutate"}`, nil, "object input"},
+		{"mutate with array is invalid", `{"action":"mutate","input":[1]}`, nil, `"input" must be an object`},
+		{"mutate with null input is invalid", `{"action":"mutate","input":null}`, nil, "object input"},
+		{"unknown action block is invalid", `{"action":"block"}`, nil, `unknown hook action "block"`},
+		{"empty action is invalid", `{"action":""}`, nil, `unknown hook action ""`},
+		{"legacy block", `{"decision":"block","reason":" rm "}`, &Outcome{Action: ActionDeny, Reason: "rm"}, ""},
+		{"legacy block without reason gets a default", `{"decision":"block"}`, &Outcome{Action: ActionDeny, Reason: DefaultBlockReason}, ""},
+		{"legacy block wins over modifiedInput", `{"decision":"block","modifiedInput":{"a":1}}`, &Outcome{Action: ActionDeny, Reason: DefaultBlockReason}, ""},
+		{"legacy allow", `{"decision":"allow"}`, &Outcome{Action: ActionAllow}, ""},
+		{"legacy modifiedInput", `{"modifiedInput":{"a":2},"reason":"r"}`, &Outcome{Action: ActionMutate, Reason: "r", Input: []byte(`{"a":2}`)}, ""},
+		{"legacy unknown decision is invalid", `{"decision":"deny"}`, nil, `unknown decision "deny"`},
+		{"context only", `{"additionalContext":"hi","contextAs":"separate"}`, &Outcome{AdditionalContext: "hi", ContextAs: ContextSeparate}, ""},
+		{"unknown contextAs is invalid", `{"additionalContext":"hi","contextAs":"aside"}`, nil, `unknown contextAs "aside"`},
+		{"mistyped reason is invalid", `{"action":"deny","reason":5}`, nil, `"reason" must be a string`},
+		{"unknown keys are ignored", `{"action":"allow","extra":[1,2]}`, &Outcome{Action: ActionAllow}, ""},
+		{"not an object", `[{"action":"deny"}]`, nil, "not a JSON object"},
+		{"a bare string", `"deny"`, nil, "not a JSON object"},
+		{"trailing garbage", `{"action":"allow"} x`, nil, "not valid outcome JSON"},
+		{"truncated JSON", `{"action":"deny","reason":"cut`, nil, "not valid outcome JSON"},
+		{"input without mutate is invalid", `{"input":{"a":1}}`, nil, "without action"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParseOutcome([]byte(c.in))
+			if c.wantErr != "" {
+				var f *Failure
+				if !errors.As(err, &f) || f.Kind != FailInvalidOutput || !strings.Contains(f.Message, c.wantErr) {
+					t.Fatalf("ParseOutcome(%s) = %v, %v; want invalid_output containing %q", c.in, got, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseOutcome(%s): %v", c.in, err)
+			}
+			if (got == nil) != (c.want == nil) || got != nil && (got.Action != c.want.Action || got.Reason != c.want.Reason ||
+				string(got.Input) != string(c.want.Input) || got.AdditionalContext != c.want.AdditionalContext || got.ContextAs != c.want.ContextAs) {
+				t.Fatalf("ParseOutcome(%s) = %+v, want %+v", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+func TestValidateGoOutcomes(t *testing.T) {
+	bad := map[string]*Outcome{
+		"deny without reason":     {Action: ActionDeny},
+		"mutate without input":    {Action: ActionMutate},
+		"mutate with array":       {Action: ActionMutate, Input: []byte(`[1]`)},
+		"mutate with broken JSON": {Action: ActionMutate, Input: []byte(`{"a":`)},
+		"unknown action":          {Action: "block"},
+		"input without mutate":    {Action: ActionAllow, Input: []byte(`{}`)},
+	}
+	for name, o := range bad {
+		var f *Failure
+		if err := o.Validate(); !errors.As(err, &f) || f.Kind != FailInvalidOutput {
+			t.Errorf("%s: Validate() = %v, want invalid_output", name, err)
+		}
+	}
+	for _, o := range []*Outcome{nil, {}, Allow(), Deny("x"), Mutate([]byte(`{}`)), Context("c")} {
+		if err := o.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v", o, err)
+		}
+	}
+}
+
+func TestTruncateReasonKeepsWholeCharacters(t *testing.T) {
+	s := strings.Repeat("é€😀", 2000) // 6,000 characters of 2, 3 and 4 bytes
+	got := TruncateReason(s)
+	if n := utf8.RuneCountInString(got); n != MaxReasonChars {
+		t.Fatalf("got %d characters, want %d", n, MaxReasonChars)
+	}
+	if !utf8.ValidString(got) || !strings.HasPrefix(s, got) {
+		t.Fatal("truncation split a character")
+	}
+	if TruncateReason("short") != "short" {
+		t.Fatal("short reason changed")
+	}
+}
+
+func TestValidUTF8KeepsValidText(t *testing.T) {
+	if got := ValidUTF8("héllo\xffwörld"); got != "héllo\uFFFDwörld" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestEvents(t *testing.T) {
+	seen := map[int]bool{}
+	for _, e := range Events() {
+		i := e.Index()
+		if i < 0 || i >= NumEvents || seen[i] {
+			t.Fatalf("%s: index %d", e, i)
+		}
+		seen[i] = true
+	}
+	if len(seen) != NumEvents {
+		t.Fatal("missing events")
+	}
+	if _, err := ParseEvent("pretooluse"); err == nil || !strings.Contains(err.Error(), "PreToolUse") {
+		t.Fatalf("event names are case-sensitive and the error lists them: %v", err)
+	}
+	if !Notification.Observational() || Stop.Observational() {
+		t.Fatal("observational")
+	}
+}
+
+func TestMatchKey(t *testing.T) {
+	cases := []struct {
+		in   Input
+		want string
+	}{
+		{Input{Event: PreToolUse, ToolName: "bash"}, "bash"},
+		{Input{Event: PostToolUse, ToolName: "edit"}, "edit"},
+		{Input{Event: UserPromptSubmit, ToolName: "bash"}, ""},
+		{Input{Event: SubagentStart, Subagent: &Subagent{Target: "reviewer"}}, "reviewer"},
+		{Input{Event: Notification, Notification: &NotificationInfo{Kind: "permission"}}, "permission"},
+		{Input{Event: PreCompact, Compaction: &Compaction{Trigger: "auto"}}, "auto"},
+		{Input{Event: SessionEnd}, ""},
+	}
+	for _, c := range cases {
+		if got := c.in.MatchKey(); got != c.want {
+			t.Errorf("%s: MatchKey = %q, want %q", c.in.Event, got, c.want)
+		}
+	}
+}
+
+func FuzzParseOutcome(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"action":"deny","reason":"x"}`, `{"decision":"block"}`, `{"modifiedInput":{"a":[1,null]}}`, `[`, `{"action":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := ParseOutcome(data)
+		if err != nil {
+			var fl *Failure
+			if !errors.As(err, &fl) || fl.Kind != FailInvalidOutput {
+				t.Fatalf("error of the wrong type: %v", err)
+			}
+			return
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatalf("parsed outcome does not validate: %v", err)
+		}
+	})
+}

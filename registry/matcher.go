@@ -1,0 +1,45 @@
+package registry
+
+import "strings"
+
+// A matcher selects the payloads a hook runs for, by the payload's match key
+// (the tool name for tool events). It is parsed once, at registration, so that
+// testing a hook that does not match costs a few string comparisons.
+type matcher struct {
+	all   bool
+	names []string // trimmed, lower-cased, non-empty
+}
+
+func compileMatcher(s string) matcher {
+	if s == "" || s == "*" {
+		return matcher{all: true}
+	}
+	var names []string
+	for part := range strings.SplitSeq(s, "|") {
+		part = strings.ToLower(strings.TrimSpace(part))
+		if part != "" {
+			names = append(names, part)
+		}
+	}
+	return matcher{names: names}
+}
+
+// match reports whether the hook runs for key. An empty key (an event without
+// a match key) matches every hook.
+func (m matcher) match(key string) bool {
+	if m.all || key == "" {
+		return true
+	}
+	for _, n := range m.names {
+		if len(n) == len(key) && strings.EqualFold(n, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether matcher selects key: an empty matcher or "*" selects
+// everything; otherwise matcher is a "|"-separated, trimmed, case-insensitive
+// list of exact names ("*" inside a list is a literal name, not a wildcard).
+// An empty key is selected by every matcher.
+func Match(matcher, key string) bool { return compileMatcher(matcher).match(key) }
