@@ -1,0 +1,189 @@
+// Package config loads luahook.toml (or a JSON file in the seed's camelCase
+// shape) into one typed, validated configuration.
+//
+// Every problem is reported, not only the first: unknown keys, unknown
+// events, values of the wrong type or out of range, hooks missing what their
+// type needs. Each is an *Error naming the file, the line and the key path
+// (hooks.PreToolUse[1].failure_policy), joined in file order. A file with any
+// problem yields no Config, so an engine keeps the configuration it has.
+//
+// A loaded Config has its defaults applied: the hook type, matcher, stage,
+// failure policy and name of every configured hook are filled in, and
+// relative paths (hooks_dir, schema_file) are resolved against the folder of
+// the configuration file.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/luahook/luahook"
+)
+
+// Defaults and bounds of the configuration.
+const (
+	DefaultHooksDir       = "hooks.d"
+	DefaultMaxStringBytes = 16 << 20 // 16 MiB
+	DefaultLoadTimeoutMs  = 2000
+	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
+	// MaxFileBytes bounds what Load reads: a configuration file is small.
+	MaxFileBytes = 4 << 20
+)
+
+// Config is a loaded configuration. Start from Default, Load or Parse: the
+// zero Config is empty rather than the defaults (its runner allows policy
+// hooks only and its Lua string cap is unset).
+type Config struct {
+	// Path is the file the configuration came from ("" for Default). Relative
+	// paths inside it have already been resolved against its folder.
+	Path string
+	// HooksDir is the folder of Lua hook files (hooks_dir, default
+	// "hooks.d", relative to the folder of the configuration file).
+	HooksDir string
+	Runner   Runner
+	Lua      Lua
+	Command  Command
+	// Hooks lists the configured command and HTTP hooks of each event, in
+	// file order. Events without hooks have no key.
+	Hooks map[luahook.Event][]Hook
+	// Tools holds the JSON Schemas of tool inputs, by tool name as written.
+	Tools map[string]Tool
+}
+
+// Runner is the [runner] section.
+type Runner struct {
+	// AllowNonPolicy (allow_non_policy, default true) lets every hook run;
+	// false runs only hooks marked policy = true, as --no-hooks does.
+	AllowNonPolicy bool
+}
+
+// Lua is the [lua] section: what Lua hook files may use.
+type Lua struct {
+	// AllowLibs (allow_libs) grants standard libraries beyond the sandbox,
+	// for trusted files; GrantableLibs lists the names accepted.
+	AllowLibs []string
+	// MaxStringBytes (max_string_bytes, default 16 MiB, at least 1) caps the
+	// strings that string.rep and the other size-multiplying functions build.
+	MaxStringBytes int
+	// AllowEnv (allow_env) lists the environment variables the Lua env
+	// module may read.
+	AllowEnv []string
+	// LoadTimeoutMs (load_timeout_ms, default 2000, 1 to 600000) bounds the
+	// first run of a file, when it registers its hooks.
+	LoadTimeoutMs int
+}
+
+// Command is the [command] section: settings shared by command hooks.
+type Command struct {
+	// Allow (allow) adds command names to the first-word allowlist.
+	Allow []string
+	// PassEnv (pass_env) adds environment variables that command hooks
+	// receive despite the sanitiser.
+	PassEnv []string
+}
+
+// Tool is one [tools.NAME] entry: the JSON Schema that a rewritten tool
+// input is re-validated against.
+type Tool struct {
+	Source string // "file:line" of the entry
+	// Schema is the inline schema (schema: a string of JSON or a table), as
+	// compact JSON with sorted keys; nil when SchemaFile is used.
+	Schema json.RawMessage
+	// SchemaFile (schema_file) is the path of a schema file, resolved
+	// against the folder of the configuration file; "" when Schema is used.
+	SchemaFile string
+}
+
+// GrantableLibs returns the names [lua] allow_libs accepts: the standard
+// libraries the sandbox withholds or cuts down.
+func GrantableLibs() []string { return []string{"coroutine", "debug", "io", "os"} }
+
+// Default returns the configuration used when there is no file.
+func Default() *Config {
+	return &Config{
+		HooksDir: DefaultHooksDir,
+		Runner:   Runner{AllowNonPolicy: true},
+		Lua:      Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs},
+	}
+}
+
+// Load reads and parses a configuration file. The format follows the
+// extension (.toml or .json); any other name is JSON when its first
+// non-blank byte is '{', TOML otherwise. A missing file is an error that
+// matches fs.ErrNotExist.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes)}
+	}
+	return Parse(path, data)
+}
+
+// Parse parses configuration text. name is the file it came from: it names
+// the file in errors and Sources, chooses the format as in Load, and its
+// folder anchors relative paths. Parse does no I/O.
+func Parse(name string, data []byte) (*Config, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	format := formatOf(name, data)
+	var root *node
+	var err error
+	if format == formatJSON {
+		root, err = parseJSON(name, data)
+	} else {
+		root, err = parseTOML(name, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(name, format, root)
+}
+
+type format uint8
+
+const (
+	formatTOML format = iota
+	formatJSON
+)
+
+func formatOf(name string, data []byte) format {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".toml":
+		return formatTOML
+	case ".json":
+		return formatJSON
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return formatJSON
+	}
+	return formatTOML
+}
+
+// NumHooks returns how many hooks are configured, over all events.
+func (c *Config) NumHooks() int {
+	n := 0
+	for _, hs := range c.Hooks {
+		n += len(hs)
+	}
+	return n
+}
+
+// resolve anchors a relative path at the folder of the configuration file.
+func (c *Config) resolve(p string) string {
+	if c.Path == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.Path), p)
+}
