@@ -1,0 +1,235 @@
+package transports
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/luahook/luahook"
+)
+
+// pipeGrace is how long Call keeps reading a hook's output after the hook
+// itself exited, in case a background process it left behind still holds
+// the pipes open. It also bounds the wait for a killed child to go.
+const pipeGrace = 250 * time.Millisecond
+
+// CommandSpec configures a command hook. Only Command is required; the zero
+// value of every other field is useful.
+type CommandSpec struct {
+	// Command is the configured command string, split by SplitArgv.
+	Command string
+	// Allow lists extra first words the command may start with (config
+	// [command] allow), on top of the built-in allowlist (see Allowed).
+	Allow []string
+	// PassEnv names parent environment variables passed to the hook as they
+	// are (config [command] pass_env); see ChildEnv.
+	PassEnv []string
+	// Environ returns the parent environment; nil means os.Environ.
+	Environ func() []string
+	// Logger receives debug lines about each run; nil discards them.
+	Logger *slog.Logger
+}
+
+// Command is a command hook: a program spawned without a shell for each call.
+// It is safe for concurrent use.
+//
+// The child gets the payload JSON and a newline on stdin, runs in the
+// payload's working directory (empty: the host's) with a sanitised
+// environment (ChildEnv), and in a process group of its own that is killed
+// as a whole when the call's context ends. Exit code 2 denies, with stderr
+// (or stdout, or luahook.DefaultBlockReason) as the reason; another non-zero
+// exit is a FailExit failure; exit 0 with blank stdout is no objection; any
+// other stdout must be one outcome object (luahook.ParseOutcome). More than
+// MaxOutputBytes on stdout stops the hook and fails it (FailInvalidOutput).
+type Command struct {
+	command string
+	who     string // `command "<command>"`, the prefix of every failure message
+	argv    []string
+	pass    []string
+	environ func() []string
+	logger  *slog.Logger
+}
+
+var (
+	_ luahook.Hook         = (*Command)(nil)
+	_ luahook.ContextBound = (*Command)(nil)
+)
+
+// NewCommand checks spec and returns its hook. The command is split and its
+// first word checked against the allowlist now, so that a bad entry is
+// reported when the configuration loads; such errors are *luahook.Failure
+// values of kind FailRejected.
+func NewCommand(spec CommandSpec) (*Command, error) {
+	argv, err := SplitArgv(spec.Command)
+	if err != nil {
+		return nil, &luahook.Failure{Kind: luahook.FailRejected,
+			Message: fmt.Sprintf("command %q: %v", spec.Command, err), Err: err}
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, luahook.Failf(luahook.FailRejected, "command %q: no program to run", spec.Command)
+	}
+	if !Allowed(argv[0], spec.Allow) {
+		return nil, luahook.Failf(luahook.FailRejected,
+			"command %q: first word %q is not in the command-hook allowlist; "+
+				"run it through an allowed program (e.g. \"bash %s\"), give its absolute path, "+
+				"or add %q to [command] allow", spec.Command, argv[0], argv[0], argv[0])
+	}
+	c := &Command{
+		command: spec.Command,
+		who:     fmt.Sprintf("command %q", spec.Command),
+		argv:    argv,
+		pass:    slices.Clone(spec.PassEnv),
+		environ: spec.Environ,
+		logger:  spec.Logger,
+	}
+	if c.environ == nil {
+		c.environ = os.Environ
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// String returns the configured command string.
+func (c *Command) String() string { return c.command }
+
+// BoundByContext reports true: Call returns promptly once ctx is done.
+func (c *Command) BoundByContext() bool { return true }
+
+// Call runs the command once with in as its payload. Failures are
+// *luahook.Failure values whose messages name the command.
+func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	start := time.Now()
+	if in == nil {
+		return nil, c.fail(luahook.FailError, "no payload to send")
+	}
+	if ctx.Err() != nil {
+		return nil, contextFailure(ctx, c.who, start)
+	}
+	payload, err := json.Marshal(in)
+	if err != nil {
+		return nil, &luahook.Failure{Kind: luahook.FailError, Message: c.who + ": encoding the payload: " + err.Error(), Err: err}
+	}
+	payload = append(payload, '\n')
+	if in.Cwd != "" {
+		if fi, err := os.Stat(in.Cwd); err != nil {
+			msg := fmt.Sprintf("%s: working directory %q does not exist", c.who, in.Cwd)
+			if !errors.Is(err, fs.ErrNotExist) {
+				msg = fmt.Sprintf("%s: working directory %q: %v", c.who, in.Cwd, err)
+			}
+			return nil, &luahook.Failure{Kind: luahook.FailError, Message: msg, Err: err}
+		} else if !fi.IsDir() {
+			return nil, c.fail(luahook.FailError, "working directory %q is not a directory", in.Cwd)
+		}
+	}
+
+	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
+	if cmd.Err != nil {
+		if errors.Is(cmd.Err, exec.ErrNotFound) {
+			return nil, &luahook.Failure{Kind: luahook.FailError,
+				Message: fmt.Sprintf("%s: program %q not found in PATH", c.who, c.argv[0]), Err: cmd.Err}
+		}
+		return nil, &luahook.Failure{Kind: luahook.FailError, Message: c.who + ": " + cmd.Err.Error(), Err: cmd.Err}
+	}
+	stdout := &capture{limit: MaxOutputBytes}
+	stderr := &capture{limit: MaxOutputBytes}
+	stdout.onOverflow = func() { _ = killTree(cmd.Process) }
+	cmd.Dir = in.Cwd
+	cmd.Env = ChildEnv(c.environ(), c.pass, in)
+	cmd.Stdin = bytes.NewReader(payload)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	isolate(cmd)
+	cmd.Cancel = func() error { return killTree(cmd.Process) }
+	cmd.WaitDelay = pipeGrace
+
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return nil, contextFailure(ctx, c.who, start)
+		}
+		return nil, &luahook.Failure{Kind: luahook.FailError, Message: c.who + ": spawn failed: " + err.Error(), Err: err}
+	}
+	waitErr := cmd.Wait()
+	out, ferr := c.result(ctx, start, cmd.ProcessState, waitErr, stdout, stderr)
+	if c.logger.Enabled(ctx, slog.LevelDebug) {
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "command hook finished",
+			slog.String("command", c.command), slog.Int("exit", cmd.ProcessState.ExitCode()),
+			slog.Duration("took", time.Since(start)), failureAttr(ferr))
+	}
+	if ferr != nil {
+		return nil, ferr
+	}
+	return out, nil
+}
+
+// result turns how the child ended into the hook's answer.
+func (c *Command) result(ctx context.Context, start time.Time, ps *os.ProcessState, waitErr error, stdout, stderr *capture) (*luahook.Outcome, *luahook.Failure) {
+	if stdout.overflowed {
+		return nil, c.fail(luahook.FailInvalidOutput, "stdout exceeded %d KiB; the hook was stopped", MaxOutputBytes>>10)
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && (errors.Is(waitErr, ctxErr) || !ps.Exited()) {
+		return nil, contextFailure(ctx, c.who, start)
+	}
+	if errors.Is(waitErr, exec.ErrWaitDelay) {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "command hook exited but a background process kept its output open; stopped reading",
+			slog.String("command", c.command))
+	}
+	errText := cleanText(stderr.buf)
+	if how, killed := signalled(ps); killed {
+		return nil, c.fail(luahook.FailExit, "%s", joinText(how, errText))
+	}
+	switch code := ps.ExitCode(); code {
+	case 0:
+	case 2:
+		reason := errText
+		if reason == "" {
+			reason = cleanText(stdout.buf)
+		}
+		if reason == "" {
+			reason = luahook.DefaultBlockReason
+		}
+		return luahook.Deny(reason), nil
+	default:
+		return nil, c.fail(luahook.FailExit, "%s", joinText(fmt.Sprintf("exited with code %d", code), errText))
+	}
+	out, err := luahook.ParseOutcome(stdout.buf)
+	if err != nil {
+		f := luahook.AsFailure(err)
+		return nil, &luahook.Failure{Kind: f.Kind, Message: c.who + ": " + f.Message, Err: err}
+	}
+	return out, nil
+}
+
+// cleanText trims b and cuts it to luahook.MaxReasonChars characters of
+// valid UTF-8 (invalid bytes become U+FFFD; valid text is kept intact).
+func cleanText(b []byte) string {
+	return luahook.ValidUTF8(luahook.TruncateReason(strings.TrimSpace(string(b))))
+}
+
+// failureAttr is the log attribute of a call's failure, empty when there is none.
+func failureAttr(f *luahook.Failure) slog.Attr {
+	if f == nil {
+		return slog.Attr{}
+	}
+	return slog.String("failure", f.Error())
+}
+
+func joinText(what, detail string) string {
+	if detail == "" {
+		return what
+	}
+	return what + ": " + detail
+}
+
+func (c *Command) fail(kind luahook.FailureKind, format string, args ...any) *luahook.Failure {
+	return &luahook.Failure{Kind: kind, Message: c.who + ": " + fmt.Sprintf(format, args...)}
+}
