@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
+)
+
+// Bounds of the buffer of background hook context.
+const (
+	MaxBufferedParts    = 16            // newest parts kept per session
+	MaxBufferedSessions = 32            // sessions kept; the oldest inserted goes first
+	DefaultSession      = "__default__" // the session of a payload without one, absent Options.SessionID
+)
+
+// bgKey coalesces background runs: per entry and per session.
+type bgKey struct{ entry, session string }
+
+// bgRun is a running background hook and the payload that runs next.
+type bgRun struct {
+	pending *luahook.Input
+}
+
+// sessionKey names the session of a payload for background buffering.
+func (r *Runner) sessionKey(in *luahook.Input) string {
+	if in.SessionID != "" {
+		return in.SessionID
+	}
+	if r.sessionID != nil {
+		if s := r.sessionID(); s != "" {
+			return s
+		}
+	}
+	return DefaultSession
+}
+
+// schedule starts a background PostToolUse hook, or, when one is already
+// running for the same entry and session, makes in its single pending
+// payload, replacing any earlier one: a burst runs the first and the last.
+func (r *Runner) schedule(e *registry.Entry, tmpl *luahook.Input, session string, tr *HookTrace) {
+	*tr = newTrace(e, true)
+	if r.policyOnly.Load() && !e.Policy {
+		tr.Skipped = SkipPolicyOnly
+		return
+	}
+	tr.Skipped = SkipBackground
+	// The payload outlives the call: it must not share the host's bytes.
+	in := cloneInput(tmpl)
+	in.ToolInput = bytes.Clone(tmpl.ToolInput)
+	key := bgKey{e.ID, session}
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	if r.bgClosed {
+		tr.Skipped = SkipBackgroundDisabled
+		return
+	}
+	if run, ok := r.bgRunning[key]; ok {
+		run.pending = in
+		return
+	}
+	r.bgRunning[key] = &bgRun{}
+	r.bgWG.Add(1)
+	go r.runBackground(key, e, in)
+}
+
+// runBackground runs one entry for one session until no payload is pending.
+// Background hooks are always fail-open; their context is buffered for the
+// session's next PostToolUse or UserPromptSubmit.
+func (r *Runner) runBackground(key bgKey, e *registry.Entry, in *luahook.Input) {
+	defer r.bgWG.Done()
+	for {
+		var tr HookTrace
+		if out, _ := r.invoke(r.base, e, in, &tr, true); out != nil && out.AdditionalContext != "" {
+			r.buf.add(key.session, out.AdditionalContext)
+		}
+		r.bgMu.Lock()
+		run := r.bgRunning[key]
+		in, run.pending = run.pending, nil
+		if in == nil || r.bgClosed {
+			delete(r.bgRunning, key)
+			r.bgMu.Unlock()
+			return
+		}
+		r.bgMu.Unlock()
+	}
+}
+
+// contextBuffer keeps the context of background hooks per session until the
+// session's next PostToolUse or UserPromptSubmit takes it. The zero value is
+// ready to use.
+type contextBuffer struct {
+	sessions atomic.Int32 // sessions holding parts: the lock-free empty check
+
+	mu    sync.Mutex
+	parts map[string][]string
+	order []string // sessions, oldest inserted first
+}
+
+// pending reports whether any session has buffered parts, without locking.
+func (b *contextBuffer) pending() bool { return b.sessions.Load() > 0 }
+
+// add buffers part for session, keeping the newest MaxBufferedParts parts and
+// at most MaxBufferedSessions sessions (evicting the oldest inserted one other
+// than session).
+func (b *contextBuffer) add(session, part string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.parts == nil {
+		b.parts = make(map[string][]string)
+	}
+	ps, ok := b.parts[session]
+	if !ok {
+		b.order = append(b.order, session)
+		b.sessions.Add(1)
+	}
+	if len(ps) == MaxBufferedParts {
+		copy(ps, ps[1:])
+		ps = ps[:len(ps)-1]
+	}
+	b.parts[session] = append(ps, part)
+	if len(b.order) > MaxBufferedSessions {
+		for _, s := range b.order {
+			if s != session {
+				b.remove(s)
+				break
+			}
+		}
+	}
+}
+
+// drain takes and clears the parts of session, oldest first.
+func (b *contextBuffer) drain(session string) []string {
+	if !b.pending() {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ps := b.parts[session]
+	if ps != nil {
+		b.remove(session)
+	}
+	return ps
+}
+
+// remove drops session; b.mu is held.
+func (b *contextBuffer) remove(session string) {
+	delete(b.parts, session)
+	if i := slices.Index(b.order, session); i >= 0 {
+		b.order = slices.Delete(b.order, i, i+1)
+	}
+	b.sessions.Add(-1)
+}

@@ -1,0 +1,161 @@
+package runner
+
+import (
+	"context"
+	"sync"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
+)
+
+// fanMode says what a parallel event does with its hooks and their outcomes.
+type fanMode uint8
+
+const (
+	fanJoin    fanMode = iota // SessionStart, Stop: contexts joined
+	fanPost                   // PostToolUse: contexts joined, background hooks scheduled, buffer drained
+	fanObserve                // observational events: outcomes ignored
+	fanSkipped                // ToolSkipped: run_when_tool_skipped hooks only, outcomes ignored
+)
+
+// PostToolUse runs the foreground hooks matching in.ToolName in parallel and
+// waits for all of them; their additionalContext values are joined in
+// registration order, followed by the session's buffered background context.
+// Background hooks are started (or coalesced) and not awaited. Deny and
+// mutate outcomes are ignored; failures are logged and skipped.
+func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
+	if !r.Has(luahook.PostToolUse) {
+		return Result{Event: luahook.PostToolUse}
+	}
+	tmpl := *in
+	tmpl.Event = luahook.PostToolUse
+	return r.fanout(ctx, luahook.PostToolUse, &tmpl, in.ToolName, fanPost)
+}
+
+// SessionStart runs every SessionStart hook in parallel, waits for all, and
+// joins their context in registration order.
+func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
+	return r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin)
+}
+
+// Stop runs every Stop hook in parallel and waits for all. Their context is
+// joined into the Result, though the contract's Stop outcome is always {}.
+func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
+	return r.fanEvent(ctx, luahook.Stop, in, "", fanJoin)
+}
+
+// Observe runs the hooks of an observational event (in.Event) that match
+// in.MatchKey() in parallel and waits for all. Outcomes are ignored; failures
+// are logged, whatever the failure policy. Another event runs nothing.
+func (r *Runner) Observe(ctx context.Context, in *luahook.Input) Result {
+	if !in.Event.Observational() {
+		return Result{Event: in.Event}
+	}
+	return r.fanEvent(ctx, in.Event, in, in.MatchKey(), fanObserve)
+}
+
+// ToolSkipped tells the PostToolUse hooks marked run_when_tool_skipped that a
+// tool PreToolUse allowed did not run (denied, rejected, aborted, failed), so
+// that they can release what they claimed. They get a PostToolUse payload
+// whose toolResult is {content: reason, isError: true}, run in parallel and
+// are awaited, background or not. Outcomes are ignored; failures are logged.
+// The Result (its Event is PostToolUse) carries only the trace.
+func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason string) Result {
+	if !r.reg.Has(luahook.PostToolUse) {
+		return Result{Event: luahook.PostToolUse}
+	}
+	tmpl := *in
+	tmpl.Event = luahook.PostToolUse
+	tmpl.ToolResult = &luahook.ToolResult{Content: reason, IsError: true}
+	return r.fanout(ctx, luahook.PostToolUse, &tmpl, in.ToolName, fanSkipped)
+}
+
+func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Input, key string, mode fanMode) Result {
+	if !r.reg.Has(ev) {
+		return Result{Event: ev}
+	}
+	tmpl := *in
+	tmpl.Event = ev
+	return r.fanout(ctx, ev, &tmpl, key, mode)
+}
+
+// selects reports whether e takes part in a fan-out of mode for key.
+func (m fanMode) selects(e *registry.Entry, key string) bool {
+	if m == fanSkipped && !e.RunWhenToolSkipped {
+		return false
+	}
+	return e.Matches(key)
+}
+
+// fanout runs the selected hooks of ev in parallel (one alone runs inline),
+// waits for all, and fills the trace in registration order.
+func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Input, key string, mode fanMode) Result {
+	res := Result{Event: ev}
+	entries := r.reg.Entries(ev)
+	n, fg := 0, 0
+	for _, e := range entries {
+		if mode.selects(e, key) {
+			n++
+			if mode != fanPost || !e.Background {
+				fg++
+			}
+		}
+	}
+	if n > 0 {
+		res.Trace = make([]HookTrace, n)
+	}
+	var wg sync.WaitGroup
+	var session string
+	i, started := 0, 0
+	for _, e := range entries {
+		if !mode.selects(e, key) {
+			continue
+		}
+		tr := &res.Trace[i]
+		i++
+		if mode == fanPost && e.Background {
+			if session == "" {
+				session = r.sessionKey(tmpl)
+			}
+			r.schedule(e, tmpl, session, tr)
+			continue
+		}
+		started++
+		if started == fg {
+			// The last one runs on the caller's goroutine.
+			r.invoke(ctx, e, tmpl, tr, false)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.invoke(ctx, e, tmpl, tr, false)
+		}()
+	}
+	wg.Wait()
+	if mode == fanObserve || mode == fanSkipped {
+		return res
+	}
+	var j joiner
+	for k := range res.Trace {
+		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
+			j.contribute(tr.Outcome)
+		}
+	}
+	res.AdditionalContext, res.ContextAs = j.result()
+	if mode == fanPost && ctx.Err() == nil && r.buf.pending() {
+		if session == "" {
+			session = r.sessionKey(tmpl)
+		}
+		if parts := r.buf.drain(session); len(parts) > 0 {
+			if res.ContextAs == "" {
+				res.ContextAs = luahook.ContextInline
+			}
+			for _, p := range parts {
+				j.add(p)
+			}
+			res.AdditionalContext, _ = j.result()
+		}
+	}
+	return res
+}

@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
+)
+
+// Why a hook was not called, or why its outcome was not used (HookTrace.Skipped).
+const (
+	SkipPolicyOnly         = "policy-only"                         // gated: only policy hooks may run
+	SkipNotReached         = "not reached: an earlier hook denied" // the call ended before this hook
+	SkipValidatorMutation  = "validator mutation ignored"          // a validate-stage hook returned mutate
+	SkipBackground         = "background"                          // scheduled, not awaited
+	SkipBackgroundDisabled = "background: runner closed"           // Close was called
+)
+
+// reply is what one call of a hook gave back.
+type reply struct {
+	out *luahook.Outcome
+	err error
+}
+
+// invoke calls one hook with its own copy of tmpl and fills tr. It returns
+// the hook's valid outcome, or the failure that replaced it (already logged).
+// Gated hooks are neither called nor failed.
+func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.Input, tr *HookTrace, background bool) (*luahook.Outcome, *luahook.Failure) {
+	*tr = newTrace(e, background)
+	if r.policyOnly.Load() && !e.Policy {
+		tr.Skipped = SkipPolicyOnly
+		return nil, nil
+	}
+	start := time.Now()
+	out, f := call(ctx, e, tmpl)
+	tr.Duration = time.Since(start)
+	tr.Outcome = out
+	if f != nil {
+		tr.Failure = f
+		r.logFailure(ctx, tmpl.Event, e, f, background)
+		return nil, f
+	}
+	return out, nil
+}
+
+func newTrace(e *registry.Entry, background bool) HookTrace {
+	return HookTrace{ID: e.ID, Name: e.Name, Source: e.Source, Kind: e.Kind, Stage: e.Stage, Background: background}
+}
+
+// call runs the hook under a deadline derived from ctx. Hooks bound by their
+// context run on the caller's goroutine; any other hook runs on its own, and
+// is abandoned once its context is done, so that it cannot hold the caller.
+func call(ctx context.Context, e *registry.Entry, tmpl *luahook.Input) (*luahook.Outcome, *luahook.Failure) {
+	if ctx.Err() != nil {
+		return nil, aborted(ctx)
+	}
+	hctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	in := cloneInput(tmpl)
+	var rep reply
+	if e.BoundByContext() {
+		rep = safeCall(hctx, e.Hook, in)
+	} else {
+		done := make(chan reply, 1) // buffered: an abandoned hook never blocks on it
+		go func() { done <- safeCall(hctx, e.Hook, in) }()
+		select {
+		case rep = <-done:
+		case <-hctx.Done():
+			select {
+			case rep = <-done:
+			default:
+				return nil, contextFailure(ctx, e)
+			}
+		}
+	}
+	if rep.err != nil {
+		if hctx.Err() != nil {
+			return rep.out, contextFailure(ctx, e)
+		}
+		return rep.out, luahook.AsFailure(rep.err)
+	}
+	if err := rep.out.Validate(); err != nil {
+		return rep.out, luahook.AsFailure(err)
+	}
+	return rep.out, nil
+}
+
+// safeCall calls h and turns a panic into a failure of kind error.
+func safeCall(ctx context.Context, h luahook.Hook, in *luahook.Input) (rep reply) {
+	defer func() {
+		if p := recover(); p != nil {
+			f := luahook.Failf(luahook.FailError, "panic: %v", p)
+			if err, ok := p.(error); ok {
+				f.Err = err
+			}
+			rep = reply{err: f}
+		}
+	}()
+	out, err := h.Call(ctx, in)
+	return reply{out: out, err: err}
+}
+
+// contextFailure classifies a hook whose context is done: the caller gave up
+// (aborted) or the hook's own deadline passed (timeout).
+func contextFailure(ctx context.Context, e *registry.Entry) *luahook.Failure {
+	if ctx.Err() != nil {
+		return aborted(ctx)
+	}
+	return &luahook.Failure{
+		Kind:    luahook.FailTimeout,
+		Message: fmt.Sprintf("timed out after %dms", e.Timeout.Milliseconds()),
+		Err:     context.DeadlineExceeded,
+	}
+}
+
+func aborted(ctx context.Context) *luahook.Failure {
+	return &luahook.Failure{Kind: luahook.FailAborted, Message: "hook invocation aborted", Err: context.Cause(ctx)}
+}
+
+func (r *Runner) logFailure(ctx context.Context, ev luahook.Event, e *registry.Entry, f *luahook.Failure, background bool) {
+	if !r.log.Enabled(ctx, slog.LevelWarn) {
+		return
+	}
+	what := " hook \""
+	if background {
+		what = " background hook \""
+	}
+	r.log.LogAttrs(ctx, slog.LevelWarn,
+		string(ev)+what+e.Name+"\" failed ("+string(f.Kind)+"): "+f.Message,
+		slog.String("hook", e.Name), slog.String("kind", string(f.Kind)), slog.String("source", e.Source))
+}
+
+// failClosedReason is the denial that replaces the failure of a fail-closed
+// hook on PreToolUse and UserPromptSubmit.
+func failClosedReason(ev luahook.Event, name string, kind luahook.FailureKind) string {
+	return string(ev) + " policy hook \"" + name + "\" failed (" + string(kind) +
+		"); the action was denied by fail-closed policy. This is not an approval request."
+}
+
+// inputBox holds a deep copy of an Input and everything it points to, in one
+// allocation. Only the ToolInput bytes are shared: hooks must treat them as
+// read-only.
+type inputBox struct {
+	in           luahook.Input
+	mutating     bool
+	result       luahook.ToolResult
+	compaction   luahook.Compaction
+	tokensBefore int
+	tokensAfter  int
+	subagent     luahook.Subagent
+	ok           bool
+	durationMs   int64
+	notification luahook.NotificationInfo
+	caps         [4]string // room for the usual few capabilities
+}
+
+// cloneInput gives a hook its own copy of the payload, so that a hook that
+// changes its Input cannot change what later hooks or the host see.
+func cloneInput(src *luahook.Input) *luahook.Input {
+	b := &inputBox{in: *src}
+	in := &b.in
+	if caps := src.ToolCapabilities; caps != nil {
+		if len(caps) <= len(b.caps) {
+			// Full slice expression: an append by the hook cannot reach past it.
+			in.ToolCapabilities = b.caps[:copy(b.caps[:], caps):len(caps)]
+		} else {
+			in.ToolCapabilities = slices.Clone(caps)
+		}
+	}
+	if src.ToolMutating != nil {
+		b.mutating = *src.ToolMutating
+		in.ToolMutating = &b.mutating
+	}
+	if src.ToolResult != nil {
+		b.result = *src.ToolResult
+		in.ToolResult = &b.result
+	}
+	if c := src.Compaction; c != nil {
+		b.compaction = *c
+		in.Compaction = &b.compaction
+		if c.TokensBefore != nil {
+			b.tokensBefore = *c.TokensBefore
+			b.compaction.TokensBefore = &b.tokensBefore
+		}
+		if c.TokensAfter != nil {
+			b.tokensAfter = *c.TokensAfter
+			b.compaction.TokensAfter = &b.tokensAfter
+		}
+	}
+	if s := src.Subagent; s != nil {
+		b.subagent = *s
+		in.Subagent = &b.subagent
+		if s.OK != nil {
+			b.ok = *s.OK
+			b.subagent.OK = &b.ok
+		}
+		if s.DurationMs != nil {
+			b.durationMs = *s.DurationMs
+			b.subagent.DurationMs = &b.durationMs
+		}
+	}
+	if src.Notification != nil {
+		b.notification = *src.Notification
+		in.Notification = &b.notification
+	}
+	return in
+}

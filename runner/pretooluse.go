@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
+)
+
+// PreToolUse runs the hooks matching in.ToolName before a tool call: every
+// mutate-stage hook in order, each seeing the input as rewritten so far, then
+// every validate-stage hook in order on the final input. The first deny (or
+// fail-closed failure) ends the call. A rewritten input is re-validated
+// against the tool's schema; Result.Input carries it when it changed.
+func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
+	res := Result{Event: luahook.PreToolUse}
+	entries := r.reg.Entries(luahook.PreToolUse)
+	if len(entries) == 0 {
+		return res
+	}
+	n := 0
+	for _, e := range entries {
+		if e.Matches(in.ToolName) {
+			n++
+		}
+	}
+	if n == 0 {
+		return res
+	}
+	res.Trace = make([]HookTrace, 0, n)
+	tmpl := *in
+	tmpl.Event = luahook.PreToolUse
+	var j joiner
+	for _, validators := range [2]bool{false, true} {
+		for _, e := range entries {
+			if (e.Stage == luahook.StageValidate) != validators || !e.Matches(in.ToolName) {
+				continue
+			}
+			res.Trace = append(res.Trace, HookTrace{})
+			tr := &res.Trace[len(res.Trace)-1]
+			if res.Denied {
+				*tr = newTrace(e, false)
+				tr.Skipped = SkipNotReached
+				continue
+			}
+			out, f := r.invoke(ctx, e, &tmpl, tr, false)
+			if f != nil {
+				if e.FailurePolicy == luahook.FailClosed {
+					res.deny(failClosedReason(luahook.PreToolUse, e.Name, f.Kind))
+				}
+				continue
+			}
+			if out == nil {
+				continue
+			}
+			j.add(out.AdditionalContext)
+			j.note(out.ContextAs)
+			switch out.Action {
+			case luahook.ActionDeny:
+				res.deny(out.Reason)
+			case luahook.ActionMutate:
+				if !validators {
+					tmpl.ToolInput = out.Input
+					continue
+				}
+				r.validatorMutated(ctx, e, tr, &res)
+			}
+		}
+	}
+	if !res.Denied && !sameJSON(in.ToolInput, tmpl.ToolInput) {
+		if sch := r.schemaFor(in.ToolName); sch != nil {
+			if reason := schemaViolation(sch, in.ToolName, tmpl.ToolInput); reason != "" {
+				res.deny(reason)
+			}
+		}
+		if !res.Denied {
+			res.Input = tmpl.ToolInput
+		}
+	}
+	res.AdditionalContext, res.ContextAs = j.result()
+	return res
+}
+
+// validatorMutated handles a validate-stage hook that returned mutate: the
+// rewrite is ignored with a warning, or denies when the hook is fail-closed.
+func (r *Runner) validatorMutated(ctx context.Context, e *registry.Entry, tr *HookTrace, res *Result) {
+	msg := "PreToolUse validator \"" + e.Name + "\" attempted to mutate tool arguments"
+	r.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("hook", e.Name), slog.String("source", e.Source))
+	if e.FailurePolicy == luahook.FailClosed {
+		res.deny(msg)
+		return
+	}
+	tr.Skipped = SkipValidatorMutation
+}

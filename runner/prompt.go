@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/luahook/luahook"
+)
+
+// UserPromptSubmit runs every UserPromptSubmit hook in order before a prompt
+// reaches the model. A deny (or a fail-closed failure) blocks the prompt:
+// later hooks are not called and the collected context is dropped. Otherwise
+// the hooks' context is joined with "\n", preceded by the session's buffered
+// background context. Mutations are ignored.
+//
+// A blocked prompt leaves the background buffer in place for the next turn.
+func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
+	res := Result{Event: luahook.UserPromptSubmit}
+	entries := r.reg.Entries(luahook.UserPromptSubmit)
+	if len(entries) == 0 && !r.buf.pending() {
+		return res
+	}
+	tmpl := *in
+	tmpl.Event = luahook.UserPromptSubmit
+	var j joiner
+	if len(entries) > 0 {
+		res.Trace = make([]HookTrace, len(entries))
+	}
+	for i, e := range entries {
+		tr := &res.Trace[i]
+		if res.Denied {
+			*tr = newTrace(e, false)
+			tr.Skipped = SkipNotReached
+			continue
+		}
+		out, f := r.invoke(ctx, e, &tmpl, tr, false)
+		switch {
+		case f != nil:
+			if e.FailurePolicy == luahook.FailClosed {
+				res.deny(failClosedReason(luahook.UserPromptSubmit, e.Name, f.Kind))
+			}
+		case out != nil && out.Action == luahook.ActionDeny:
+			res.deny(out.Reason)
+		default:
+			j.contribute(out)
+		}
+	}
+	if res.Denied {
+		return res
+	}
+	res.AdditionalContext, res.ContextAs = j.result()
+	if ctx.Err() == nil && r.buf.pending() {
+		if parts := r.buf.drain(r.sessionKey(&tmpl)); len(parts) > 0 {
+			bg := strings.Join(parts, "\n")
+			if res.AdditionalContext == "" {
+				res.AdditionalContext, res.ContextAs = bg, luahook.ContextInline
+			} else {
+				res.AdditionalContext = bg + "\n" + res.AdditionalContext
+			}
+		}
+	}
+	return res
+}

@@ -1,0 +1,138 @@
+// Package runner gives each lifecycle event its semantics over the hooks of a
+// registry: the PreToolUse mutation chain and validators, schema re-validation
+// of rewritten input, parallel fan-out with deterministic joins, background
+// PostToolUse hooks, per-hook deadlines, failure policies and policy gating.
+//
+// The runner never asks which transport a hook uses: a Lua function, a
+// subprocess, an HTTP endpoint and a Go function are all luahook.Hooks.
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"sync"
+	"sync/atomic"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Options configure a Runner. The zero value is usable: an empty registry, no
+// logging, every hook allowed to run, no schemas.
+type Options struct {
+	// Registry holds the hooks. Nil means a fresh, empty registry.
+	Registry *registry.Registry
+	// Logger receives hook failures at warn level. Nil discards them.
+	Logger *slog.Logger
+	// PolicyOnly lets only entries marked Policy run, on every transport and
+	// event; the others are skipped without being called (the --no-hooks
+	// switch, allow_non_policy = false).
+	PolicyOnly bool
+	// Schemas maps a tool name to the JSON Schema its rewritten input must
+	// satisfy. The runner keeps a copy of the map.
+	Schemas map[string]*jsonschema.Schema
+	// SessionID names the session when a payload has none; it keys the
+	// buffer of background hook context. Nil means "__default__".
+	SessionID func() string
+}
+
+// Runner fires events at the hooks of a registry. It is safe for concurrent
+// use; Close stops its background hooks.
+//
+// Every hook call gets a deadline (the entry's timeout) derived from the
+// caller's context. When the caller cancels, the hook running is abandoned,
+// the hooks not yet called fail with kind aborted without being called, and
+// the method returns at once: a host must not act on the Result of a call
+// whose context it cancelled.
+type Runner struct {
+	reg        *registry.Registry
+	log        *slog.Logger
+	sessionID  func() string
+	policyOnly atomic.Bool
+	schemas    atomic.Pointer[map[string]*jsonschema.Schema]
+
+	// base is the context of background hooks; Close cancels it.
+	base   context.Context
+	cancel context.CancelFunc
+
+	bgMu      sync.Mutex
+	bgClosed  bool
+	bgRunning map[bgKey]*bgRun
+	bgWG      sync.WaitGroup
+	buf       contextBuffer
+}
+
+// New returns a Runner over opts.Registry.
+func New(opts Options) *Runner {
+	r := &Runner{
+		reg:       opts.Registry,
+		log:       opts.Logger,
+		sessionID: opts.SessionID,
+		bgRunning: make(map[bgKey]*bgRun),
+	}
+	if r.reg == nil {
+		r.reg = registry.New()
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	r.policyOnly.Store(opts.PolicyOnly)
+	r.SetSchemas(opts.Schemas)
+	r.base, r.cancel = context.WithCancel(context.Background())
+	return r
+}
+
+// SetSchemas replaces the tool schemas atomically (after a config reload).
+// Calls in flight keep the schemas they started with.
+func (r *Runner) SetSchemas(schemas map[string]*jsonschema.Schema) {
+	m := maps.Clone(schemas)
+	r.schemas.Store(&m)
+}
+
+// SetPolicyOnly switches policy gating on or off (see Options.PolicyOnly).
+func (r *Runner) SetPolicyOnly(on bool) { r.policyOnly.Store(on) }
+
+// Has reports whether firing e could have any effect: a hook is registered
+// for it (matchers and gating aside) or, for PostToolUse and
+// UserPromptSubmit, background hook context is waiting to be delivered.
+// It is the host's cheap guard: no locks, no allocation.
+func (r *Runner) Has(e luahook.Event) bool {
+	if r.reg.Has(e) {
+		return true
+	}
+	return (e == luahook.PostToolUse || e == luahook.UserPromptSubmit) && r.buf.pending()
+}
+
+// Fire runs in through the method for in.Event. An unknown event runs
+// nothing and returns an empty Result.
+func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
+	switch in.Event {
+	case luahook.PreToolUse:
+		return r.PreToolUse(ctx, in)
+	case luahook.PostToolUse:
+		return r.PostToolUse(ctx, in)
+	case luahook.UserPromptSubmit:
+		return r.UserPromptSubmit(ctx, in)
+	case luahook.SessionStart:
+		return r.SessionStart(ctx, in)
+	case luahook.Stop:
+		return r.Stop(ctx, in)
+	}
+	return r.Observe(ctx, in)
+}
+
+// Close cancels the context of running background hooks, drops their pending
+// payloads and waits for them to return. Later PostToolUse calls no longer
+// start background hooks. Close may be called more than once.
+//
+// A Go hook that ignores its context is abandoned, not waited for: Close
+// waits for the runner's own goroutines only.
+func (r *Runner) Close() {
+	r.bgMu.Lock()
+	r.bgClosed = true
+	r.bgMu.Unlock()
+	r.cancel()
+	r.bgWG.Wait()
+}
