@@ -1,0 +1,193 @@
+package luabind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
+)
+
+// luaHook is a registered Lua function as a luahook.Hook.
+type luaHook struct {
+	file  *File
+	index int
+	name  string // opts.name, or the registration's ID
+}
+
+var (
+	_ luahook.Hook         = (*luaHook)(nil)
+	_ luahook.ContextBound = (*luaHook)(nil)
+)
+
+// BoundByContext reports true: the Lua VM checks the context before every
+// instruction, so a call returns promptly once its context is done.
+func (h *luaHook) BoundByContext() bool { return true }
+
+// Call runs the Lua function on a state of the file's pool. A deadline is a
+// FailTimeout, a cancellation FailAborted, a Lua error FailError carrying
+// "file:line: message", and a return value that is not an outcome
+// FailInvalidOutput.
+func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (out *luahook.Outcome, err error) {
+	if in == nil {
+		return nil, luahook.Failf(luahook.FailRejected, "nil input")
+	}
+	if ctx.Err() != nil {
+		return nil, contextFailure(ctx, "before the Lua hook started")
+	}
+	st, err := h.file.pool.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	reuse := false
+	defer func() {
+		if r := recover(); r != nil {
+			reuse = false
+			out, err = nil, luahook.Failf(luahook.FailError, "%s: panic in the Lua hook: %v", h.file.sh.path, r)
+		}
+		st.endCall()
+		if reuse {
+			h.file.pool.put(st)
+		} else {
+			h.file.pool.discard(st)
+		}
+	}()
+	out, reuse, err = st.call(ctx, h.index, h.name, in)
+	return out, err
+}
+
+// call runs registered function i. reuse reports whether the state is fit for
+// another call: not after a Lua error, a timeout or a cancellation, which may
+// have left the state half-way through something.
+func (st *state) call(ctx context.Context, i int, name string, in *luahook.Input) (out *luahook.Outcome, reuse bool, err error) {
+	L := st.L
+	st.ctx, st.in, st.name = ctx, in, name
+	input, err := st.inputTable(in)
+	if err != nil {
+		return nil, true, &luahook.Failure{Kind: luahook.FailError,
+			Message: "the payload's toolInput is not valid JSON: " + err.Error(), Err: err}
+	}
+	if ctx.Done() != nil {
+		L.SetContext(ctx)
+	}
+	L.Push(st.fns[i])
+	L.Push(input)
+	L.Push(st.rt)
+	if err := L.PCall(2, 1, nil); err != nil {
+		return nil, false, st.callFailure(ctx, err)
+	}
+	out, err = st.outcome(L.Get(-1))
+	return out, true, err
+}
+
+// endCall clears what the call left in the state.
+func (st *state) endCall() {
+	if st.L.IsClosed() {
+		return
+	}
+	st.L.RemoveContext()
+	st.L.SetTop(0)
+	st.ctx, st.in, st.name = nil, nil, ""
+}
+
+// callFailure classifies an error raised by a hook call.
+func (st *state) callFailure(ctx context.Context, err error) *luahook.Failure {
+	msg := err.Error()
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		msg = errorText(ae.Object)
+	}
+	if strings.HasSuffix(msg, "stack overflow") {
+		msg += fmt.Sprintf(" (Lua calls nest at most %d deep)", callStackSize)
+	}
+	msg = luahook.TruncateReason(msg)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &luahook.Failure{Kind: luahook.FailTimeout, Message: "the Lua hook ran past its deadline: " + msg, Err: ctx.Err()}
+	case ctx.Err() != nil:
+		return &luahook.Failure{Kind: luahook.FailAborted, Message: "the Lua hook was cancelled: " + msg, Err: ctx.Err()}
+	}
+	return &luahook.Failure{Kind: luahook.FailError, Message: msg, Err: err}
+}
+
+// contextFailure is the failure for a context that is done outside Lua.
+func contextFailure(ctx context.Context, when string) *luahook.Failure {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &luahook.Failure{Kind: luahook.FailTimeout, Message: "deadline exceeded " + when, Err: ctx.Err()}
+	}
+	return &luahook.Failure{Kind: luahook.FailAborted, Message: "cancelled " + when, Err: ctx.Err()}
+}
+
+// newRT builds the read-only rt table a hook function gets as its second
+// argument. Its fields are read from the call in progress, so one table per
+// state serves every call: rt.deadline_ms (epoch milliseconds, nil without a
+// deadline), rt.remaining_ms(), rt.cancelled(), rt.session_id, rt.cwd, rt.name,
+// rt.event.
+func (st *state) newRT() *lua.LTable {
+	L := st.L
+	remaining := L.NewFunction(func(L *lua.LState) int {
+		if st.ctx == nil {
+			L.Push(lua.LNil)
+			return 1
+		}
+		d, ok := st.ctx.Deadline()
+		if !ok {
+			L.Push(lua.LNil)
+			return 1
+		}
+		L.Push(lua.LNumber(max(0, time.Until(d).Milliseconds())))
+		return 1
+	})
+	cancelled := L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LBool(st.ctx != nil && st.ctx.Err() != nil))
+		return 1
+	})
+	rt := L.CreateTable(0, 0)
+	mt := L.CreateTable(0, 3)
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		key, _ := L.Get(2).(lua.LString)
+		switch key {
+		case "remaining_ms":
+			L.Push(remaining)
+		case "cancelled":
+			L.Push(cancelled)
+		case "deadline_ms":
+			if st.ctx == nil {
+				return 0
+			}
+			d, ok := st.ctx.Deadline()
+			if !ok {
+				return 0
+			}
+			L.Push(lua.LNumber(d.UnixMilli()))
+		case "name":
+			L.Push(lua.LString(st.name))
+		case "session_id", "cwd", "event":
+			if st.in == nil {
+				return 0
+			}
+			switch key {
+			case "session_id":
+				L.Push(lua.LString(st.in.SessionID))
+			case "cwd":
+				L.Push(lua.LString(st.in.Cwd))
+			default:
+				L.Push(lua.LString(st.in.Event))
+			}
+		default:
+			return 0
+		}
+		return 1
+	}))
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("rt is read-only")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LString("protected"))
+	rt.Metatable = mt
+	return rt
+}

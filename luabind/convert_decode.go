@@ -1,0 +1,412 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// decoder turns JSON text straight into Lua values, without a detour through
+// Go maps: objects become tables marked as objects (keys set in document
+// order, which LTable iteration keeps), arrays become tables marked as arrays,
+// null becomes json.null, numbers become float64 (integers exact up to 2^53).
+// One decoder belongs to one state and is reused across calls.
+type decoder struct {
+	st    *state
+	data  []byte
+	pos   int
+	depth int
+	keys  []string          // object keys being collected, all levels
+	vals  []lua.LValue      // object values and array items being collected
+	names map[string]string // interned object keys
+}
+
+// decodeError is a JSON syntax error with its byte offset.
+type decodeError struct {
+	offset int
+	msg    string
+}
+
+func (e *decodeError) Error() string { return fmt.Sprintf("%s at offset %d", e.msg, e.offset) }
+
+// decode converts one JSON document (with optional surrounding white space).
+func (d *decoder) decode(data []byte) (v lua.LValue, err error) {
+	d.data, d.pos, d.depth = data, 0, 0
+	defer func() {
+		clear(d.vals)
+		d.keys, d.vals, d.data = d.keys[:0], d.vals[:0], nil
+	}()
+	v, err = d.value()
+	if err != nil {
+		return nil, err
+	}
+	d.ws()
+	if d.pos < len(d.data) {
+		return nil, d.unexpected("after the JSON value")
+	}
+	return v, nil
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	return &decodeError{offset: d.pos, msg: fmt.Sprintf(format, args...)}
+}
+
+// unexpected reports the character at the current offset, or the end of the
+// input, as out of place.
+func (d *decoder) unexpected(where string) error {
+	if d.pos >= len(d.data) {
+		return d.errorf("unexpected end of JSON input")
+	}
+	return d.errorf("invalid character %s %s", strconv.QuoteRune(rune(d.data[d.pos])), where)
+}
+
+func (d *decoder) ws() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value() (lua.LValue, error) {
+	d.ws()
+	if d.pos >= len(d.data) {
+		return nil, d.errorf("unexpected end of JSON input")
+	}
+	switch c := d.data[d.pos]; c {
+	case '{':
+		return d.object()
+	case '[':
+		return d.array()
+	case '"':
+		s, err := d.str(false)
+		return lua.LString(s), err
+	case 't':
+		return lua.LTrue, d.literal("true")
+	case 'f':
+		return lua.LFalse, d.literal("false")
+	case 'n':
+		return d.st.null, d.literal("null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return d.number()
+		}
+		return nil, d.unexpected("looking for a value")
+	}
+}
+
+func (d *decoder) literal(word string) error {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return d.errorf("invalid literal (want %s)", word)
+	}
+	d.pos += len(word)
+	return nil
+}
+
+func (d *decoder) enter() error {
+	d.depth++
+	if d.depth > maxDepth {
+		return d.errorf("JSON nested deeper than %d levels", maxDepth)
+	}
+	return nil
+}
+
+func (d *decoder) object() (lua.LValue, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	d.pos++ // '{'
+	base := len(d.keys)
+	d.ws()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+	} else {
+		for {
+			d.ws()
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return nil, d.unexpected("looking for an object key")
+			}
+			key, err := d.str(true)
+			if err != nil {
+				return nil, err
+			}
+			d.ws()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return nil, d.unexpected("after an object key")
+			}
+			d.pos++
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			d.keys = append(d.keys, key)
+			d.vals = append(d.vals, v)
+			d.ws()
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				continue
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == '}' {
+				d.pos++
+				break
+			}
+			return nil, d.unexpected("after an object value")
+		}
+	}
+	n := len(d.keys) - base
+	t := d.st.L.CreateTable(0, n)
+	t.Metatable = d.st.objectMT
+	vbase := len(d.vals) - n
+	for i := 0; i < n; i++ {
+		t.RawSetString(d.keys[base+i], d.vals[vbase+i])
+	}
+	clear(d.vals[vbase:])
+	d.keys, d.vals = d.keys[:base], d.vals[:vbase]
+	d.depth--
+	return t, nil
+}
+
+func (d *decoder) array() (lua.LValue, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	d.pos++ // '['
+	base := len(d.vals)
+	d.ws()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+	} else {
+		for {
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			d.vals = append(d.vals, v)
+			d.ws()
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				continue
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == ']' {
+				d.pos++
+				break
+			}
+			return nil, d.unexpected("after an array item")
+		}
+	}
+	n := len(d.vals) - base
+	t := d.st.L.CreateTable(n, 0)
+	t.Metatable = d.st.arrayMT
+	for i, v := range d.vals[base:] {
+		t.RawSetInt(i+1, v)
+	}
+	clear(d.vals[base:])
+	d.vals = d.vals[:base]
+	d.depth--
+	return t, nil
+}
+
+// str reads a string; object keys are interned, so that the same key in
+// every item of an array is allocated once per state.
+func (d *decoder) str(key bool) (string, error) {
+	d.pos++ // '"'
+	start := d.pos
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if c == '"' {
+			raw := d.data[start:d.pos]
+			d.pos++
+			if key {
+				return d.intern(raw), nil
+			}
+			return string(raw), nil
+		}
+		if c == '\\' {
+			return d.strEscaped(start, key)
+		}
+		if c < 0x20 {
+			return "", d.errorf("invalid control character %q in a string", d.data[d.pos])
+		}
+		d.pos++
+	}
+	return "", d.errorf("unexpected end of JSON input in a string")
+}
+
+func (d *decoder) intern(raw []byte) string {
+	if len(raw) > 64 {
+		return string(raw)
+	}
+	if s, ok := d.names[string(raw)]; ok {
+		return s
+	}
+	s := string(raw)
+	if d.names == nil {
+		d.names = make(map[string]string)
+	}
+	if len(d.names) < 4096 {
+		d.names[s] = s
+	}
+	return s
+}
+
+func (d *decoder) strEscaped(start int, key bool) (string, error) {
+	buf := make([]byte, 0, d.pos-start+16)
+	buf = append(buf, d.data[start:d.pos]...)
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			if key {
+				return d.intern(buf), nil
+			}
+			return string(buf), nil
+		case c < 0x20:
+			return "", d.errorf("invalid control character %q in a string", d.data[d.pos])
+		case c != '\\':
+			buf = append(buf, c)
+			d.pos++
+			continue
+		}
+		d.pos++
+		if d.pos >= len(d.data) {
+			break
+		}
+		e := d.data[d.pos]
+		d.pos++
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := d.hex4()
+			if !ok {
+				return "", d.errorf("invalid \\u escape in a string")
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if len(d.data)-d.pos >= 6 && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
+					save := d.pos
+					d.pos += 2
+					if lo, ok := d.hex4(); ok {
+						r2 = utf16.DecodeRune(r, lo)
+					}
+					if r2 == utf8.RuneError {
+						d.pos = save // a lone high surrogate; the next escape stands alone
+					}
+				}
+				r = r2
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			d.pos--
+			return "", d.unexpected("in a string escape")
+		}
+	}
+	return "", d.errorf("unexpected end of JSON input in a string")
+}
+
+func (d *decoder) hex4() (rune, bool) {
+	if len(d.data)-d.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	d.pos += 4
+	return r, true
+}
+
+func (d *decoder) number() (lua.LValue, error) {
+	start := d.pos
+	neg := d.data[d.pos] == '-'
+	if neg {
+		d.pos++
+	}
+	intStart := d.pos
+	if d.pos < len(d.data) && d.data[d.pos] == '0' {
+		d.pos++
+	} else {
+		if d.pos >= len(d.data) || d.data[d.pos] < '1' || d.data[d.pos] > '9' {
+			return nil, d.unexpected("in a number")
+		}
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+		}
+	}
+	intEnd := d.pos
+	simple := true
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		simple = false
+		d.pos++
+		if !d.digits() {
+			return nil, d.unexpected("after a decimal point")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		simple = false
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if !d.digits() {
+			return nil, d.unexpected("in an exponent")
+		}
+	}
+	if simple && intEnd-intStart <= 15 {
+		var n int64
+		for _, c := range d.data[intStart:intEnd] {
+			n = n*10 + int64(c-'0')
+		}
+		if neg {
+			if n == 0 {
+				return lua.LNumber(math.Copysign(0, -1)), nil
+			}
+			n = -n
+		}
+		return lua.LNumber(n), nil
+	}
+	text := d.data[start:d.pos]
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
+	if err != nil {
+		d.pos = start
+		return nil, d.errorf("number %s is out of the float64 range", string(text))
+	}
+	return lua.LNumber(f), nil
+}
+
+func (d *decoder) digits() bool {
+	start := d.pos
+	for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+		d.pos++
+	}
+	return d.pos > start
+}

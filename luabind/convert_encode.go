@@ -1,0 +1,337 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// encoder turns Lua values into compact JSON, byte for byte as encoding/json
+// (with HTML escaping off) would write the same document:
+//
+//   - a table marked by json.array, or whose keys are exactly 1..n, is an
+//     array; any other table with only string keys is an object; an empty
+//     table that is not marked as an array is {};
+//   - object keys come out in the order they were first set (gopher-lua keeps
+//     insertion order), so a decoded document that is returned unchanged
+//     re-encodes to the same bytes;
+//   - json.null is null; integers print without a fraction;
+//   - NaN and infinities, functions and other userdata, cycles, sparse
+//     arrays, tables mixing keys, and keys that are neither strings nor array
+//     indexes are errors naming the path ($.a.b[2]).
+//
+// Tables are read raw: no metamethod runs, so no Lua code runs while encoding.
+// One encoder belongs to one state; its buffer is reused.
+type encoder struct {
+	st    *state
+	buf   []byte
+	stack []*lua.LTable // tables being encoded, for cycle errors
+	path  []pathElem
+	limit int
+}
+
+type pathElem struct {
+	key   lua.LValue // object key; nil for an array index
+	index int
+}
+
+// encodeError is a value that has no JSON form; path locates it.
+type encodeError struct {
+	path string
+	msg  string
+}
+
+func (e *encodeError) Error() string { return e.msg + " at " + e.path }
+
+// encode returns the JSON text of v in the encoder's buffer, which stays valid
+// until the next call.
+func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
+	e.buf, e.stack, e.path = e.buf[:0], e.stack[:0], e.path[:0]
+	e.limit = e.st.sh.opts.MaxStringBytes
+	err = e.value(v)
+	clear(e.stack[:cap(e.stack)])
+	clear(e.path[:cap(e.path)])
+	if cap(e.buf) > 1<<20 && err == nil {
+		// Hand back a copy and drop the big buffer rather than keep it per state.
+		out = append([]byte(nil), e.buf...)
+		e.buf = nil
+		return out, nil
+	}
+	return e.buf, err
+}
+
+func (e *encoder) fail(format string, args ...any) error {
+	return &encodeError{path: e.pathString(), msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *encoder) pathString() string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, p := range e.path {
+		if p.key == nil {
+			fmt.Fprintf(&b, "[%d]", p.index)
+			continue
+		}
+		if s, ok := p.key.(lua.LString); ok && isIdent(string(s)) {
+			b.WriteByte('.')
+			b.WriteString(string(s))
+		} else {
+			fmt.Fprintf(&b, "[%s]", luaLiteral(p.key))
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+func luaLiteral(v lua.LValue) string {
+	if s, ok := v.(lua.LString); ok {
+		return strconv.Quote(string(s))
+	}
+	return v.String()
+}
+
+func (e *encoder) value(v lua.LValue) error {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		e.buf = append(e.buf, "null"...)
+	case lua.LBool:
+		e.buf = strconv.AppendBool(e.buf, bool(v))
+	case lua.LNumber:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return e.fail("cannot encode the number %v", f)
+		}
+		e.buf = appendFloat(e.buf, f)
+	case lua.LString:
+		e.buf = appendString(e.buf, string(v))
+		if len(e.buf) > e.limit {
+			return e.fail("JSON text exceeds the %s limit", mib(e.limit))
+		}
+	case *lua.LUserData:
+		if v != e.st.null {
+			return e.fail("cannot encode a userdata")
+		}
+		e.buf = append(e.buf, "null"...)
+	case *lua.LTable:
+		return e.table(v)
+	default:
+		return e.fail("cannot encode a %s", v.Type().String())
+	}
+	return nil
+}
+
+func (e *encoder) table(t *lua.LTable) error {
+	if len(e.stack) >= maxDepth {
+		return e.fail("tables nested deeper than %d levels", maxDepth)
+	}
+	for _, s := range e.stack {
+		if s == t {
+			return e.fail("cannot encode a table that contains itself (cycle)")
+		}
+	}
+	e.stack = append(e.stack, t)
+	var err error
+	switch t.Metatable {
+	case e.st.arrayMT:
+		err = e.array(t)
+	case e.st.objectMT:
+		err = e.object(t)
+	default:
+		if n := t.MaxN(); n > 0 && dense(t, n) {
+			err = e.items(t, n)
+		} else if k, _ := t.Next(lua.LNil); k == lua.LNil {
+			e.buf = append(e.buf, "{}"...)
+		} else if _, ok := k.(lua.LString); ok {
+			err = e.object(t)
+		} else {
+			err = e.array(t)
+		}
+	}
+	e.stack = e.stack[:len(e.stack)-1]
+	if err == nil && len(e.buf) > e.limit {
+		err = e.fail("JSON text exceeds the %s limit", mib(e.limit))
+	}
+	return err
+}
+
+// dense reports whether t's keys are exactly 1..n, all in the array part.
+func dense(t *lua.LTable, n int) bool {
+	for i := 1; i <= n; i++ {
+		if t.RawGetInt(i) == lua.LNil {
+			return false
+		}
+	}
+	k, _ := t.Next(lua.LNumber(n))
+	return k == lua.LNil
+}
+
+// array writes a table that must be an array: keys exactly 1..n.
+func (e *encoder) array(t *lua.LTable) error {
+	if n := t.MaxN(); n > 0 && dense(t, n) {
+		return e.items(t, n)
+	}
+	count, last := 0, 0
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		n, ok := k.(lua.LNumber)
+		if !ok || n < 1 || n != lua.LNumber(math.Trunc(float64(n))) || n > 1<<53 {
+			e.path = append(e.path, pathElem{key: k})
+			if _, isStr := k.(lua.LString); isStr {
+				return e.fail("cannot encode a table with both array items and string keys")
+			}
+			return e.fail("cannot encode a table key of type %s (JSON object keys are strings)", k.Type().String())
+		}
+		count++
+		last = max(last, int(n))
+	}
+	if count != last {
+		for i := 1; i <= last; i++ {
+			if t.RawGet(lua.LNumber(i)) == lua.LNil {
+				e.path = append(e.path, pathElem{index: i})
+				return e.fail("cannot encode a sparse array: item %d is nil (use json.null for holes)", i)
+			}
+		}
+	}
+	return e.items(t, last)
+}
+
+func (e *encoder) items(t *lua.LTable, n int) error {
+	e.buf = append(e.buf, '[')
+	e.path = append(e.path, pathElem{})
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			e.buf = append(e.buf, ',')
+		}
+		var v lua.LValue
+		if i < lua.MaxArrayIndex {
+			v = t.RawGetInt(i)
+		} else {
+			v = t.RawGet(lua.LNumber(i))
+		}
+		e.path[len(e.path)-1].index = i
+		if err := e.value(v); err != nil {
+			return err
+		}
+	}
+	e.path = e.path[:len(e.path)-1]
+	e.buf = append(e.buf, ']')
+	return nil
+}
+
+// object writes a table whose keys must all be strings, in insertion order.
+func (e *encoder) object(t *lua.LTable) error {
+	e.buf = append(e.buf, '{')
+	first := true
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		e.path = append(e.path, pathElem{key: k})
+		s, ok := k.(lua.LString)
+		if !ok {
+			if _, isNum := k.(lua.LNumber); isNum {
+				return e.fail("cannot encode a table with both array items and string keys")
+			}
+			return e.fail("cannot encode a table key of type %s (JSON object keys are strings)", k.Type().String())
+		}
+		if !first {
+			e.buf = append(e.buf, ',')
+		}
+		first = false
+		e.buf = appendString(e.buf, string(s))
+		e.buf = append(e.buf, ':')
+		if err := e.value(v); err != nil {
+			return err
+		}
+		e.path = e.path[:len(e.path)-1]
+	}
+	e.buf = append(e.buf, '}')
+	return nil
+}
+
+// appendFloat formats f as encoding/json does (ES6 number formatting).
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString quotes s as encoding/json does with HTML escaping off: control
+// characters, '"' and '\\' escaped, U+2028 and U+2029 escaped, invalid UTF-8
+// replaced by \ufffd.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,157 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/luahook/luahook"
+)
+
+// Registration is one hook.register call of a loaded file.
+type Registration struct {
+	ID                 string        // "path#n", n counting registrations in order from 1
+	Event              luahook.Event // a known event
+	Matcher            string        // "" when the file gave nil (every tool)
+	Name               string        // opts.name; "" when not given
+	Stage              luahook.Stage // "" = the default stage
+	Timeout            time.Duration // 0 = the default timeout
+	FailurePolicy      luahook.FailurePolicy
+	Policy             bool
+	Background         bool
+	RunWhenToolSkipped bool
+	Line               int    // line of the hook.register call
+	Source             string // "path:line" of the hook.register call
+	Hook               luahook.Hook
+}
+
+// File is a loaded Lua file: its registrations and the pool of states that
+// run them. Its hooks may be called concurrently from any goroutine.
+type File struct {
+	sh   *shared
+	regs []Registration
+	pool *pool
+}
+
+// shared is what every state of one file shares. Everything in it is
+// immutable after Load or guarded for concurrent use.
+type shared struct {
+	chunk  *Chunk
+	path   string
+	opts   Options
+	log    *slog.Logger
+	store  *Store
+	ref    []Registration // the first state's registrations, for the determinism check
+	re     reCache
+	libs   libCache
+	envSet map[string]bool
+}
+
+// Load runs a compiled file once in a fresh sandboxed state, under
+// Options.LoadTimeout and ctx, and collects its hook.register calls. It is all
+// or nothing: a runtime error, a load timeout or an invalid registration is a
+// *LoadError naming the file and the line, and no hook is returned. The state
+// that ran the file becomes the first state of the file's pool.
+func Load(ctx context.Context, c *Chunk, opts Options) (*File, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, &LoadError{Path: c.path, Message: err.Error(), Err: err}
+	}
+	sh := &shared{
+		chunk:  c,
+		path:   c.path,
+		opts:   opts,
+		log:    opts.Logger,
+		store:  opts.Store,
+		envSet: make(map[string]bool, len(opts.AllowEnv)),
+	}
+	for _, name := range opts.AllowEnv {
+		sh.envSet[name] = true
+	}
+	st, err := newState(ctx, sh)
+	if err != nil {
+		return nil, err
+	}
+	sh.ref = st.regs
+	f := &File{sh: sh}
+	f.pool = newPool(opts.MaxStates, f.grow)
+	f.pool.adopt(st)
+	f.regs = make([]Registration, len(st.regs))
+	for i, r := range st.regs {
+		r.Hook = &luaHook{file: f, index: i, name: hookName(r)}
+		f.regs[i] = r
+	}
+	return f, nil
+}
+
+// Path returns the file's path, as given to Compile.
+func (f *File) Path() string { return f.sh.path }
+
+// Registrations returns the file's registrations in registration order. Their
+// Hooks run on the file's pool.
+func (f *File) Registrations() []Registration { return slices.Clone(f.regs) }
+
+// Requires returns the lib modules the file has required so far (at load and
+// during calls), in first-require order, so that the engine can reload the
+// file when one of them changes.
+func (f *File) Requires() []string { return f.sh.libs.names() }
+
+// Close closes the idle states now and the busy ones when their calls return.
+// Calls made after Close fail with luahook.FailRejected. Close is idempotent.
+func (f *File) Close() { f.pool.close() }
+
+// Stats counts the file's states.
+type Stats struct {
+	Idle      int // waiting in the pool
+	Busy      int // running a call
+	Created   int // built since Load, the first one included
+	Discarded int // closed after a timeout, a cancellation or an error
+}
+
+// Stats returns the current counts of the file's states.
+func (f *File) Stats() Stats { return f.pool.stats() }
+
+// grow builds a further state for the pool: it re-runs the chunk and checks
+// that the new state registered exactly what the first one did.
+func (f *File) grow(ctx context.Context) (*state, error) {
+	st, err := newState(ctx, f.sh)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, contextFailure(ctx, "while building a new Lua state")
+		}
+		return nil, luahook.AsFailure(fmt.Errorf("building a new Lua state: %w", err))
+	}
+	if err := sameRegistrations(f.sh.path, f.sh.ref, st.regs); err != nil {
+		st.close()
+		return nil, &luahook.Failure{Kind: luahook.FailError, Message: err.Error(), Err: err}
+	}
+	return st, nil
+}
+
+func sameRegistrations(path string, want, got []Registration) error {
+	const advice = "a file must register the same hooks every time it runs; " +
+		"decide with constants, not with the clock, the store or random numbers"
+	if len(want) != len(got) {
+		return fmt.Errorf("%s: not deterministic: a new Lua state registered %d hooks, the first one %d (%s)",
+			path, len(got), len(want), advice)
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		w.Hook, g.Hook = nil, nil
+		if w != g {
+			return fmt.Errorf("%s: not deterministic: registration #%d differs in a new Lua state "+
+				"(%s %q at line %d, first %s %q at line %d) (%s)",
+				path, i+1, g.Event, g.Matcher, g.Line, w.Event, w.Matcher, w.Line, advice)
+		}
+	}
+	return nil
+}
+
+func hookName(r Registration) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.ID
+}

@@ -1,0 +1,206 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
+)
+
+const registerUsage = "hook.register(event, matcher, fn[, opts])"
+
+// openHook opens the hook module: register, the outcome helpers and events.
+func (st *state) openHook() {
+	L := st.L
+	mod := L.CreateTable(0, 8)
+	mod.RawSetString("register", L.NewFunction(st.hookRegister))
+	mod.RawSetString("allow", L.NewFunction(hookAllow))
+	mod.RawSetString("deny", L.NewFunction(hookDeny))
+	mod.RawSetString("mutate", L.NewFunction(hookMutate))
+	mod.RawSetString("context", L.NewFunction(hookContext))
+	events := L.CreateTable(luahook.NumEvents, luahook.NumEvents)
+	for i, e := range luahook.Events() {
+		events.RawSetInt(i+1, lua.LString(e))
+		events.RawSetString(string(e), lua.LString(e))
+	}
+	mod.RawSetString("events", events)
+	L.G.Global.RawSetString("hook", mod)
+}
+
+// hookRegister is hook.register(event, matcher, fn[, opts]) -> id. Every
+// error it raises carries the line of the call.
+func (st *state) hookRegister(L *lua.LState) int {
+	if !st.loading {
+		L.RaiseError("hook.register can only be called while the file loads (at its top level), not inside a hook call")
+	}
+	event, err := luahook.ParseEvent(L.CheckString(1))
+	if err != nil {
+		L.RaiseError("hook.register: %v", err)
+	}
+	r := Registration{Event: event}
+	switch m := L.Get(2).(type) {
+	case lua.LString:
+		r.Matcher = string(m)
+	case *lua.LNilType:
+	default:
+		L.RaiseError("hook.register: the matcher (argument #2) must be a string or nil, got %s; usage: %s",
+			m.Type().String(), registerUsage)
+	}
+	fn, ok := L.Get(3).(*lua.LFunction)
+	if !ok {
+		L.RaiseError("hook.register: the hook (argument #3) must be a function, got %s; usage: %s",
+			L.Get(3).Type().String(), registerUsage)
+	}
+	switch o := L.Get(4).(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		registerOpts(L, o, &r)
+	default:
+		L.RaiseError("hook.register: opts (argument #4) must be a table or nil, got %s", o.Type().String())
+	}
+	if L.GetTop() > 4 {
+		L.RaiseError("hook.register: too many arguments (%d); usage: %s", L.GetTop(), registerUsage)
+	}
+	src, line := callerPosition(L)
+	r.Line, r.Source = line, fmt.Sprintf("%s:%d", src, line)
+	r.ID = fmt.Sprintf("%s#%d", st.sh.path, len(st.regs)+1)
+	st.regs = append(st.regs, r)
+	st.fns = append(st.fns, fn)
+	L.Push(lua.LString(r.ID))
+	return 1
+}
+
+// callerPosition returns the source and line of the innermost Lua function
+// calling the running Go function.
+func callerPosition(L *lua.LState) (string, int) {
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return "?", 0
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 {
+			return dbg.Source, dbg.CurrentLine
+		}
+	}
+}
+
+const registerKeys = "name, stage, timeout_ms, failure_policy, policy, background, run_when_tool_skipped"
+
+func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
+	for k, v := o.Next(lua.LNil); k != lua.LNil; k, v = o.Next(k) {
+		key, ok := k.(lua.LString)
+		if !ok {
+			L.RaiseError("hook.register: opts keys must be strings, got %s %s (known keys: %s)",
+				k.Type().String(), k.String(), registerKeys)
+		}
+		switch key {
+		case "name":
+			r.Name = optString(L, key, v)
+			if strings.TrimSpace(r.Name) == "" {
+				L.RaiseError("hook.register: opts.name must not be empty")
+			}
+		case "stage":
+			switch s := optString(L, key, v); luahook.Stage(s) {
+			case luahook.StageMutate, luahook.StageValidate:
+				r.Stage = luahook.Stage(s)
+			default:
+				L.RaiseError("hook.register: opts.stage must be \"mutate\" or \"validate\", got %q", s)
+			}
+		case "timeout_ms":
+			n, ok := v.(lua.LNumber)
+			if !ok || math.IsNaN(float64(n)) || n <= 0 || math.IsInf(float64(n), 1) {
+				L.RaiseError("hook.register: opts.timeout_ms must be a positive number of milliseconds, got %s %s",
+					v.Type().String(), v.String())
+			}
+			r.Timeout = time.Duration(float64(n) * float64(time.Millisecond))
+		case "failure_policy":
+			switch s := optString(L, key, v); luahook.FailurePolicy(s) {
+			case luahook.FailOpen, luahook.FailClosed:
+				r.FailurePolicy = luahook.FailurePolicy(s)
+			default:
+				L.RaiseError("hook.register: opts.failure_policy must be \"open\" or \"closed\", got %q", s)
+			}
+		case "policy":
+			r.Policy = optBool(L, key, v)
+		case "background":
+			r.Background = optBool(L, key, v)
+		case "run_when_tool_skipped":
+			r.RunWhenToolSkipped = optBool(L, key, v)
+		default:
+			L.RaiseError("hook.register: unknown opts key %q (known keys: %s)", string(key), registerKeys)
+		}
+	}
+	if (r.Background || r.RunWhenToolSkipped) && r.Event != luahook.PostToolUse {
+		L.RaiseError("hook.register: opts.background and opts.run_when_tool_skipped apply to PostToolUse hooks only, not %s", r.Event)
+	}
+}
+
+func optString(L *lua.LState, key lua.LString, v lua.LValue) string {
+	s, ok := v.(lua.LString)
+	if !ok {
+		L.RaiseError("hook.register: opts.%s must be a string, got %s", string(key), v.Type().String())
+	}
+	return string(s)
+}
+
+func optBool(L *lua.LState, key lua.LString, v lua.LValue) bool {
+	b, ok := v.(lua.LBool)
+	if !ok {
+		L.RaiseError("hook.register: opts.%s must be a boolean, got %s", string(key), v.Type().String())
+	}
+	return bool(b)
+}
+
+// hookAllow is hook.allow() -> {action = "allow"}.
+func hookAllow(L *lua.LState) int {
+	t := L.CreateTable(0, 1)
+	t.RawSetString("action", lua.LString(luahook.ActionAllow))
+	L.Push(t)
+	return 1
+}
+
+// hookDeny is hook.deny(reason) -> {action = "deny", reason = reason}.
+func hookDeny(L *lua.LState) int {
+	reason := L.CheckString(1)
+	t := L.CreateTable(0, 2)
+	t.RawSetString("action", lua.LString(luahook.ActionDeny))
+	t.RawSetString("reason", lua.LString(reason))
+	L.Push(t)
+	return 1
+}
+
+// hookMutate is hook.mutate(input[, reason]) -> {action = "mutate", input = input, reason = reason}.
+func hookMutate(L *lua.LState) int {
+	in := L.CheckTable(1)
+	reason := L.OptString(2, "")
+	t := L.CreateTable(0, 3)
+	t.RawSetString("action", lua.LString(luahook.ActionMutate))
+	t.RawSetString("input", in)
+	if reason != "" {
+		t.RawSetString("reason", lua.LString(reason))
+	}
+	L.Push(t)
+	return 1
+}
+
+// hookContext is hook.context(text[, "inline"|"separate"]) -> {additionalContext = text, contextAs = ...}.
+func hookContext(L *lua.LState) int {
+	text := L.CheckString(1)
+	as := L.OptString(2, "")
+	switch luahook.ContextAs(as) {
+	case "", luahook.ContextInline, luahook.ContextSeparate:
+	default:
+		L.ArgError(2, `"inline" or "separate" expected`)
+	}
+	t := L.CreateTable(0, 2)
+	t.RawSetString("additionalContext", lua.LString(text))
+	if as != "" {
+		t.RawSetString("contextAs", lua.LString(as))
+	}
+	L.Push(t)
+	return 1
+}

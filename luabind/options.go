@@ -1,0 +1,111 @@
+package luabind
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+)
+
+// Defaults applied to the zero fields of Options.
+const (
+	DefaultMaxStringBytes = 16 << 20        // 16 MiB
+	DefaultLoadTimeout    = 2 * time.Second // running a file's top level
+)
+
+// Limits of every Lua state. They are per state (lua.Options), not process-wide.
+const (
+	// callStackSize bounds the Lua call depth: deeper recursion is the error
+	// "stack overflow".
+	callStackSize = 256
+	// Registry (the value stack) sizes, in slots of 16 bytes: 32 KiB at start,
+	// at most 4 MiB in 8 steps (unpack of a huge table is the error "registry
+	// overflow").
+	registrySize     = 2048
+	registryMaxSize  = 1 << 18
+	registryGrowStep = registryMaxSize / 8
+	// maxDepth bounds the nesting of JSON documents and of tables encoded to JSON.
+	maxDepth = 1000
+)
+
+// Options configure the Lua states of one file. The zero value is useful: no
+// lib directory (require disabled), the default sandbox, a 16 MiB string cap, no
+// environment variables, logs discarded, a private store.
+//
+// Load copies the options; changing them afterwards has no effect.
+type Options struct {
+	// LibDir is the only directory require loads from (hooks.d/lib).
+	// Empty disables require.
+	LibDir string
+	// AllowLibs grants extra standard libraries to trusted files: "os" (the
+	// full os library, instead of time/clock/date/difftime) and "io".
+	AllowLibs []string
+	// MaxStringBytes caps every string a Go function builds for Lua:
+	// string.rep, string.format, string.gsub, table.concat, json.encode,
+	// re.gsub, ... Zero means DefaultMaxStringBytes.
+	MaxStringBytes int
+	// AllowEnv lists the environment variables the env module may read.
+	AllowEnv []string
+	// LookupEnv reads an environment variable; nil means os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+	// Logger receives the log module's records and print's output, tagged
+	// with the file and the hook name. Nil discards them.
+	Logger *slog.Logger
+	// Store is the process-wide store behind the store module, shared by
+	// every file given the same Store. Nil means a store private to the file.
+	Store *Store
+	// LoadTimeout bounds one run of the file's top level (loading, and
+	// building each further state of the pool). Zero means DefaultLoadTimeout.
+	LoadTimeout time.Duration
+	// MaxStates bounds the file's pool of states; callers that find every
+	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
+	MaxStates int
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxStringBytes <= 0 {
+		o.MaxStringBytes = DefaultMaxStringBytes
+	}
+	if o.LoadTimeout <= 0 {
+		o.LoadTimeout = DefaultLoadTimeout
+	}
+	if o.MaxStates <= 0 {
+		o.MaxStates = max(4, 2*runtime.GOMAXPROCS(0))
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Store == nil {
+		o.Store = NewStore()
+	}
+	for _, lib := range o.AllowLibs {
+		switch lib {
+		case "os", "io":
+		default:
+			return o, fmt.Errorf("unknown Lua library %q in allow_libs (known: os, io)", lib)
+		}
+	}
+	return o, nil
+}
+
+func (o Options) allows(lib string) bool {
+	for _, l := range o.AllowLibs {
+		if l == lib {
+			return true
+		}
+	}
+	return false
+}
+
+// mib renders a byte count for error messages: "16 MiB" when it is a whole
+// number of MiB, else "N bytes".
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,245 @@
+package luabind
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The Lua-facing pattern functions, string.find, string.match, string.gmatch
+// and string.gsub, on the interruptible matcher of pattern.go.
+
+// newMatch prepares a match of pat in src that stops when the call's
+// context is done.
+func newMatch(L *lua.LState, src, pat string) *matchState {
+	return &matchState{src: src, pat: pat, ctx: L.Context()}
+}
+
+// protect runs a match and turns a pattern error into a Lua error.
+func protect(L *lua.LState, fn func()) {
+	var perr *patternError
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				var ok bool
+				if perr, ok = r.(*patternError); !ok {
+					panic(r)
+				}
+			}
+		}()
+		fn()
+	}()
+	if perr != nil {
+		L.RaiseError("%s", perr.msg)
+	}
+}
+
+// pushCapture pushes capture i of the last match, or the whole match s..e
+// when the pattern has no captures and i is 0.
+func (ms *matchState) pushCapture(L *lua.LState, i, s, e int) {
+	if i >= ms.level {
+		if i != 0 {
+			ms.fail("invalid capture index")
+		}
+		L.Push(lua.LString(ms.src[s:e]))
+		return
+	}
+	c := ms.capture[i]
+	switch c.len {
+	case capUnfinished:
+		ms.fail("unfinished capture")
+	case capPosition:
+		L.Push(lua.LNumber(c.init + 1))
+	default:
+		L.Push(lua.LString(ms.src[c.init : c.init+c.len]))
+	}
+}
+
+// pushCaptures pushes every capture (the whole match when there are none and
+// wholeMatch is set) and returns how many.
+func (ms *matchState) pushCaptures(L *lua.LState, s, e int, wholeMatch bool) int {
+	n := ms.level
+	if n == 0 && wholeMatch {
+		n = 1
+	}
+	for i := 0; i < n; i++ {
+		ms.pushCapture(L, i, s, e)
+	}
+	return n
+}
+
+// startIndex converts Lua's 1-based, possibly negative init to an offset in
+// [0, len].
+func startIndex(init, n int) int {
+	if init < 0 {
+		init = max(n+init+1, 0)
+	}
+	return min(max(init-1, 0), n)
+}
+
+func (st *state) strFind(L *lua.LState) int  { return st.findAux(L, true) }
+func (st *state) strMatch(L *lua.LState) int { return st.findAux(L, false) }
+
+// findAux is string.find and string.match (lstrlib.c's str_find_aux).
+func (st *state) findAux(L *lua.LState, find bool) int {
+	src := L.CheckString(1)
+	pat := L.CheckString(2)
+	init := startIndex(L.OptInt(3, 1), len(src))
+	if find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(pat, patSpecials)) {
+		if i := strings.Index(src[init:], pat); i >= 0 {
+			L.Push(lua.LNumber(init + i + 1))
+			L.Push(lua.LNumber(init + i + len(pat)))
+			return 2
+		}
+		L.Push(lua.LNil)
+		return 1
+	}
+	ms := newMatch(L, src, pat)
+	n := 0
+	protect(L, func() {
+		s, e := ms.find(init)
+		if s < 0 {
+			L.Push(lua.LNil)
+			n = 1
+			return
+		}
+		if find {
+			L.Push(lua.LNumber(s + 1))
+			L.Push(lua.LNumber(e))
+			n = ms.pushCaptures(L, 0, 0, false) + 2
+			return
+		}
+		n = ms.pushCaptures(L, s, e, true)
+	})
+	return n
+}
+
+// strGmatch is string.gmatch (lstrlib.c's gmatch): as in Lua 5.1, '^' is not
+// an anchor here.
+func (st *state) strGmatch(L *lua.LState) int {
+	src := L.CheckString(1)
+	pat := L.CheckString(2)
+	pos := 0
+	L.Push(L.NewFunction(func(L *lua.LState) int {
+		ms := newMatch(L, src, pat)
+		n := 0
+		protect(L, func() {
+			for s := pos; s <= len(src); s++ {
+				ms.level = 0
+				if e := ms.match(s, 0); e >= 0 {
+					pos = e
+					if e == s {
+						pos++ // an empty match: move on at least one position
+					}
+					n = ms.pushCaptures(L, s, e, true)
+					return
+				}
+			}
+			pos = len(src) + 1
+		})
+		return n
+	}))
+	return 1
+}
+
+// strGsub is string.gsub with Lua 5.1's semantics (lstrlib.c's str_gsub),
+// its result capped at MaxStringBytes.
+func (st *state) strGsub(L *lua.LState) int {
+	src := L.CheckString(1)
+	pat := L.CheckString(2)
+	L.CheckTypes(3, lua.LTString, lua.LTNumber, lua.LTTable, lua.LTFunction)
+	repl := L.Get(3)
+	maxN := L.OptInt(4, len(src)+1)
+	capBytes := st.sh.opts.MaxStringBytes
+	anchor := len(pat) > 0 && pat[0] == '^'
+	p := 0
+	if anchor {
+		p = 1
+	}
+	ms := newMatch(L, src, pat)
+	var b strings.Builder
+	n := 0
+	protect(L, func() {
+		s := 0
+		for n < maxN {
+			ms.level = 0
+			e := ms.match(s, p)
+			if e >= 0 {
+				n++
+				st.addValue(L, ms, &b, repl, s, e)
+			}
+			switch {
+			case e > s:
+				s = e
+			case s < len(src):
+				b.WriteByte(src[s])
+				s++
+			default:
+				s = len(src) + 1
+			}
+			if b.Len() > capBytes {
+				st.tooBig(L, "string.gsub", b.Len())
+			}
+			if s > len(src) || anchor {
+				break
+			}
+		}
+		if s <= len(src) {
+			b.WriteString(src[s:])
+		}
+	})
+	if b.Len() > capBytes {
+		st.tooBig(L, "string.gsub", b.Len())
+	}
+	L.Push(lua.LString(b.String()))
+	L.Push(lua.LNumber(n))
+	return 2
+}
+
+// addValue appends the replacement of the match s..e (lstrlib.c's add_value).
+func (st *state) addValue(L *lua.LState, ms *matchState, b *strings.Builder, repl lua.LValue, s, e int) {
+	var val lua.LValue
+	switch r := repl.(type) {
+	case lua.LString, lua.LNumber:
+		news := lua.LVAsString(r)
+		for i := 0; i < len(news); i++ {
+			c := news[i]
+			if c != patEsc {
+				b.WriteByte(c)
+				continue
+			}
+			i++
+			switch {
+			case i == len(news):
+			case !isDigit(news[i]):
+				b.WriteByte(news[i])
+			case news[i] == '0':
+				b.WriteString(ms.src[s:e])
+			default:
+				ms.pushCapture(L, int(news[i]-'1'), s, e)
+				b.WriteString(lua.LVAsString(L.Get(-1)))
+				L.Pop(1)
+			}
+		}
+		return
+	case *lua.LTable:
+		ms.pushCapture(L, 0, s, e)
+		val = L.GetTable(r, L.Get(-1))
+		L.Pop(1)
+	case *lua.LFunction:
+		L.Push(r)
+		nargs := ms.pushCaptures(L, s, e, true)
+		L.Call(nargs, 1)
+		val = L.Get(-1)
+		L.Pop(1)
+	}
+	switch v := val.(type) {
+	case lua.LString, lua.LNumber:
+		b.WriteString(lua.LVAsString(v))
+	default:
+		if lua.LVAsBool(val) {
+			L.RaiseError("invalid replacement value (a %s)", val.Type().String())
+		}
+		b.WriteString(ms.src[s:e]) // nil or false: keep the original text
+	}
+}

@@ -1,0 +1,197 @@
+package luabind
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+func init() {
+	// lua.MaxArrayIndex is a gopher-lua package variable, so this applies to
+	// the whole process. Its default, 2^26, lets one instruction such as
+	// `t[2^26-1] = 1` fill the table's array part with 67 million nils (about
+	// 1 GiB, seconds of work the context cannot interrupt). With 2^20 the worst
+	// single store is 16 MiB; integer keys from 2^20 up live in the hash part,
+	// where they still work, but `#t` of an array longer than 2^20-1 elements
+	// stops at 2^20-1. It is set in init so that no Lua state can be running
+	// while it changes.
+	lua.MaxArrayIndex = 1 << 20
+}
+
+// The standard functions and libraries the sandbox withholds, with what to
+// say when a hook reaches for one.
+func withheld(name string) (why string, ok bool) {
+	switch name {
+	case "io", "package", "debug", "channel", "coroutine":
+		return "the " + name + " library is not available in the luahook sandbox", true
+	case "dofile", "loadfile", "load", "loadstring":
+		return name + " is not available in the luahook sandbox (use require for modules in hooks.d/lib)", true
+	case "getfenv", "setfenv", "collectgarbage", "newproxy", "_printregs", "module":
+		return name + " is not available in the luahook sandbox", true
+	}
+	return "", false
+}
+
+// openSandbox opens the allowed standard libraries and replaces what must not
+// be reachable: base, table, string (size-capped), math, a small os, and io or
+// the full os when the options grant them.
+func (st *state) openSandbox() {
+	L := st.L
+	libs := []struct {
+		name string
+		fn   lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.OsLibName, lua.OpenOs},
+	}
+	if st.sh.opts.allows("io") {
+		libs = append(libs, struct {
+			name string
+			fn   lua.LGFunction
+		}{lua.IoLibName, lua.OpenIo})
+	}
+	for _, lib := range libs {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	g := L.G.Global
+	st.globals = g
+	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "getfenv", "setfenv",
+		"collectgarbage", "_printregs", "newproxy", "module", "require", "_GOPHER_LUA_VERSION"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	g.RawSetString("print", L.NewFunction(st.basePrint))
+	g.RawSetString("rawset", L.NewFunction(st.baseRawset))
+	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
+	g.RawSetString("require", L.NewFunction(st.require))
+	st.capStrings()
+	if !st.sh.opts.allows("os") {
+		st.restrictOS()
+	}
+	g.Metatable = st.guardMeta()
+}
+
+// restrictOS keeps only os.time, os.clock, os.date and os.difftime.
+func (st *state) restrictOS() {
+	L := st.L
+	full := L.G.Global.RawGetString("os").(*lua.LTable)
+	small := L.CreateTable(0, 4)
+	for _, name := range []string{"time", "clock", "date", "difftime"} {
+		small.RawSetString(name, full.RawGetString(name))
+	}
+	mt := L.CreateTable(0, 2)
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("os.%s is not available in the luahook sandbox (allowed: os.time, os.clock, os.date, os.difftime)",
+			L.Get(2).String())
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LString("protected"))
+	small.Metatable = mt
+	L.G.Global.RawSetString("os", small)
+}
+
+// guardMeta is the metatable of the globals: reading a withheld name raises a
+// clear error instead of returning nil.
+func (st *state) guardMeta() *lua.LTable {
+	L := st.L
+	mt := L.CreateTable(0, 2)
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if name, ok := L.Get(2).(lua.LString); ok {
+			if why, ok := withheld(string(name)); ok {
+				L.RaiseError("%s", why)
+			}
+		}
+		return 0
+	}))
+	return mt
+}
+
+// freeze makes the globals read-only once the chunk has run: their values
+// move to a backing table and _G becomes an empty proxy whose __newindex
+// raises, so that a hook call cannot leave state behind in a pooled state.
+func (st *state) freeze() {
+	L := st.L
+	g := st.globals
+	backing := L.CreateTable(0, 64)
+	var keys []lua.LValue
+	for k, v := g.Next(lua.LNil); k != lua.LNil; k, v = g.Next(k) {
+		backing.RawSet(k, v)
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		g.RawSet(k, lua.LNil)
+	}
+	backing.Metatable = g.Metatable
+	mt := L.CreateTable(0, 3)
+	mt.RawSetString("__index", backing)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("assignment to global '%s' inside a hook call (globals are read-only once the file has loaded; use local, or the store module)",
+			L.Get(2).String())
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LString("protected"))
+	g.Metatable = mt
+	st.backing = backing
+	st.frozen = true
+	st.protected = append(st.protected, g)
+}
+
+// basePrint sends print's output to the logger at level info.
+func (st *state) basePrint(L *lua.LState) int {
+	top := L.GetTop()
+	parts := make([]string, top)
+	for i := 1; i <= top; i++ {
+		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
+	}
+	st.logAt(L, levelInfo, strings.Join(parts, "\t"), nil)
+	return 0
+}
+
+// baseRawset is rawset that refuses the protected proxies (the frozen globals,
+// rt), whose __newindex guards would otherwise be bypassed.
+func (st *state) baseRawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	k := L.CheckAny(2)
+	v := L.CheckAny(3)
+	for _, p := range st.protected {
+		if t == p {
+			L.RaiseError("rawset: this table is read-only")
+		}
+	}
+	if k == lua.LNil {
+		L.ArgError(2, "table index is nil")
+	}
+	L.RawSet(t, k, v)
+	L.SetTop(1)
+	return 1
+}
+
+// baseSetmetatable is setmetatable as in Lua 5.1: tables only (gopher-lua
+// would also set the shared metatable of every number, boolean or function),
+// and protected metatables stay.
+func (st *state) baseSetmetatable(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.CheckTypes(2, lua.LTNil, lua.LTTable)
+	if mt, ok := t.Metatable.(*lua.LTable); ok && mt.RawGetString("__metatable") != lua.LNil {
+		L.RaiseError("cannot change a protected metatable")
+	}
+	t.Metatable = L.Get(2)
+	L.SetTop(1)
+	return 1
+}
+
+// openModules opens luahook's own modules.
+func (st *state) openModules() {
+	st.openJSON()
+	st.openHook()
+	st.openLog()
+	st.openRe()
+	st.openStore()
+	st.openEnv()
+	st.rt = st.newRT()
+	st.protected = append(st.protected, st.rt)
+}

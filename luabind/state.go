@@ -1,0 +1,132 @@
+package luabind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
+)
+
+// state is one sandboxed Lua state of a file's pool, with the functions its
+// run of the chunk registered. A state is used by one goroutine at a time.
+type state struct {
+	L    *lua.LState
+	sh   *shared
+	regs []Registration // collected while the chunk runs
+	fns  []*lua.LFunction
+
+	loading   bool
+	frozen    bool
+	globals   *lua.LTable   // _G: after loading, an empty proxy of backing
+	backing   *lua.LTable   // the globals once frozen
+	protected []*lua.LTable // tables rawset must not write (the proxies)
+
+	null     *lua.LUserData // json.null
+	arrayMT  *lua.LTable    // marks tables that encode as JSON arrays
+	objectMT *lua.LTable    // marks tables that encode as JSON objects
+	rt       *lua.LTable
+
+	loaded    map[string]lua.LValue // require's cache: module name -> value
+	requiring []string              // modules being loaded, for cycle errors
+
+	// The call in progress (zero between calls).
+	ctx  context.Context
+	in   *luahook.Input
+	name string
+
+	dec decoder
+	enc encoder
+}
+
+// newState builds a sandboxed state and runs the file's chunk in it.
+func newState(ctx context.Context, sh *shared) (*state, error) {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    callStackSize,
+		RegistrySize:     registrySize,
+		RegistryMaxSize:  registryMaxSize,
+		RegistryGrowStep: registryGrowStep,
+	})
+	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
+	st.dec.st = st
+	st.enc.st = st
+	if err := st.open(); err != nil {
+		L.Close()
+		return nil, &LoadError{Path: sh.path, Message: "building the sandbox: " + err.Error(), Err: err}
+	}
+	lctx, cancel := context.WithTimeout(ctx, sh.opts.LoadTimeout)
+	defer cancel()
+	L.SetContext(lctx)
+	st.loading = true
+	L.Push(L.NewFunctionFromProto(sh.chunk.proto))
+	err := L.PCall(0, 0, nil)
+	st.loading = false
+	L.RemoveContext()
+	if err != nil {
+		L.Close()
+		return nil, st.loadError(ctx, lctx, err)
+	}
+	st.freeze()
+	L.SetTop(0)
+	return st, nil
+}
+
+// open builds the sandbox and the modules.
+func (st *state) open() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	st.openSandbox()
+	st.openModules()
+	st.L.SetTop(0)
+	return nil
+}
+
+func (st *state) close() { st.L.Close() }
+
+// loadError turns a failed run of the chunk into a *LoadError naming the
+// file's line: the error's own position, or the file's frame in the traceback
+// (for errors raised inside a lib module).
+func (st *state) loadError(ctx, lctx context.Context, err error) *LoadError {
+	path := st.sh.path
+	msg, trace := err.Error(), ""
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		msg, trace = errorText(ae.Object), ae.StackTrace
+	}
+	le := &LoadError{Path: path, Line: lineIn(path, msg, trace), Message: msg, Err: err}
+	if src, _, text := splitPosition(msg); src == path {
+		le.Message = text
+	}
+	switch {
+	case ctx.Err() != nil:
+		le.Message = "loading was cancelled: " + ctx.Err().Error()
+		le.Err = ctx.Err()
+	case lctx.Err() != nil:
+		le.Message = fmt.Sprintf("loading timed out after %v (the top level of a hook file must finish quickly; do the work inside the hook functions)",
+			st.sh.opts.LoadTimeout)
+		le.Err = lctx.Err()
+	}
+	return le
+}
+
+// errorText renders a Lua error value without running any Lua code.
+func errorText(v lua.LValue) string {
+	switch v := v.(type) {
+	case lua.LString:
+		return string(v)
+	case *lua.LTable:
+		if s, ok := v.RawGetString("message").(lua.LString); ok {
+			return string(s)
+		}
+		return "error object is a table (raise a string, or a table with a message field)"
+	case *lua.LNilType:
+		return "error raised with nil"
+	}
+	return v.String()
+}
