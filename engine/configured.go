@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/registry"
+	"github.com/luahook/luahook/transports"
+)
+
+// ConfiguredOwner owns the command and HTTP hooks of the config file.
+const ConfiguredOwner = "config"
+
+// closer is implemented by transports that hold resources (HTTP keep-alive
+// connections).
+type closer interface{ Close() }
+
+// applyConfig puts cfg in force: tool schemas, policy gating, and the
+// configured hook set when it changed structurally (or on the first load).
+// On any error nothing changes. e.mu is held, or the engine is not shared yet.
+func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
+	schemas, err := cfg.CompileSchemas()
+	if err != nil {
+		return err
+	}
+	maps.Copy(schemas, e.opts.Schemas)
+	rebuild := initial || e.cfg == nil || !cfg.HooksEqual(e.cfg)
+	var specs []registry.Spec
+	if rebuild {
+		specs, err = e.configuredSpecs(cfg)
+		if err != nil {
+			return err
+		}
+	}
+	if rebuild {
+		prev := e.configured
+		if err := e.reg.ReplaceOwner(ConfiguredOwner, specs); err != nil {
+			closeSpecs(specs)
+			return err
+		}
+		e.configured = specs
+		closeSpecs(prev)
+	}
+	e.run.SetSchemas(schemas)
+	e.run.SetPolicyOnly(e.opts.PolicyOnly || !cfg.Runner.AllowNonPolicy)
+	e.cfg = cfg
+	return nil
+}
+
+func closeSpecs(specs []registry.Spec) {
+	for _, s := range specs {
+		if c, ok := s.Hook.(closer); ok {
+			c.Close()
+		}
+	}
+}
+
+// configuredSpecs builds a registry spec, with its transport, for every
+// configured hook, in config order.
+func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
+	var specs []registry.Spec
+	for _, ev := range luahook.Events() {
+		for _, h := range cfg.Hooks[ev] {
+			spec := registry.Spec{
+				Event:              ev,
+				Matcher:            h.Matcher,
+				Name:               h.Name,
+				Stage:              luahook.Stage(h.Stage),
+				Timeout:            time.Duration(h.TimeoutMs) * time.Millisecond,
+				FailurePolicy:      luahook.FailurePolicy(h.FailurePolicy),
+				Policy:             h.Policy,
+				Source:             h.Source,
+				Background:         h.Background,
+				RunWhenToolSkipped: h.RunWhenToolSkipped,
+			}
+			switch h.Type {
+			case "http":
+				hook, err := transports.NewHTTP(transports.HTTPSpec{
+					URL:                 h.URL,
+					Headers:             h.Headers,
+					AllowedEnv:          h.AllowedEnv,
+					AllowPrivateNetwork: h.AllowPrivateNetwork,
+					LookupEnv:           e.opts.LookupEnv,
+					Logger:              e.logger,
+				})
+				if err != nil {
+					closeSpecs(specs)
+					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
+				}
+				spec.Kind, spec.Hook = luahook.KindHTTP, hook
+				if spec.Name == "" {
+					spec.Name = h.URL
+				}
+			default:
+				hook, err := transports.NewCommand(transports.CommandSpec{
+					Command: h.Command,
+					Allow:   cfg.Command.Allow,
+					PassEnv: cfg.Command.PassEnv,
+					Logger:  e.logger,
+				})
+				if err != nil {
+					closeSpecs(specs)
+					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
+				}
+				spec.Kind, spec.Hook = luahook.KindCommand, hook
+				if spec.Name == "" {
+					spec.Name = h.Command
+				}
+			}
+			specs = append(specs, spec)
+		}
+	}
+	return slices.Clip(specs), nil
+}

@@ -1,0 +1,26 @@
+-- This repository uses pnpm: rewrite npm commands into their pnpm form instead
+-- of letting the agent create a package-lock.json. A mutate-stage hook: the
+-- validators (and the tool's schema) see the rewritten command.
+
+local rewrites = {
+  { "^npm install$", "pnpm install" },
+  { "^npm i$", "pnpm install" },
+  { "^npm install ", "pnpm add " },
+  { "^npm i ", "pnpm add " },
+  { "^npm ci$", "pnpm install --frozen-lockfile" },
+  { "^npm run ", "pnpm run " },
+  { "^npx ", "pnpm dlx " },
+}
+
+hook.register("PreToolUse", "bash", function(input)
+  local cmd = input.toolInput.command
+  if type(cmd) ~= "string" then return nil end
+  for _, r in ipairs(rewrites) do
+    local new, n = re.gsub(cmd, r[1], r[2])
+    if n > 0 then
+      local rewritten = input.toolInput
+      rewritten.command = new
+      return hook.mutate(rewritten, "this repository uses pnpm")
+    end
+  end
+end, { name = "prefer-pnpm", stage = "mutate" })

@@ -1,0 +1,17 @@
+-- Limits how many shell commands one session may run per minute, so that a
+-- runaway agent loop stops instead of hammering the machine. The count lives in
+-- the process-wide store, shared by every pooled state.
+
+local LIMIT = 60
+local WINDOW_MS = 60 * 1000
+
+hook.register("PreToolUse", "bash", function(input, rt)
+  local window = math.floor(os.time() * 1000 / WINDOW_MS)
+  local key = "bash-calls:" .. (rt.session_id or "") .. ":" .. window
+  local n = store.incr(key, 1, WINDOW_MS)
+  if n > LIMIT then
+    return hook.deny(string.format(
+      "rate limit: %d shell commands in the last minute (limit %d). Slow down and batch your work.",
+      n, LIMIT))
+  end
+end, { name = "bash-rate-limit", stage = "validate" })
