@@ -7,7 +7,8 @@ import "strings"
 // testing a hook that does not match costs a few string comparisons.
 type matcher struct {
 	all   bool
-	names []string // trimmed, lower-cased, non-empty
+	ascii bool     // every name is ASCII
+	names []string // trimmed, non-empty; compared with strings.EqualFold
 }
 
 func compileMatcher(s string) matcher {
@@ -16,12 +17,21 @@ func compileMatcher(s string) matcher {
 	}
 	var names []string
 	for part := range strings.SplitSeq(s, "|") {
-		part = strings.ToLower(strings.TrimSpace(part))
+		part = strings.TrimSpace(part)
 		if part != "" {
 			names = append(names, part)
 		}
 	}
-	return matcher{names: names}
+	return matcher{names: names, ascii: isASCII(s)}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // match reports whether the hook runs for key. An empty key (an event without
@@ -30,8 +40,14 @@ func (m matcher) match(key string) bool {
 	if m.all || key == "" {
 		return true
 	}
+	// ASCII strings of different lengths never fold to each other; only
+	// non-ASCII keys (the Kelvin sign folds to k) need the full comparison.
+	quick := m.ascii && isASCII(key)
 	for _, n := range m.names {
-		if len(n) == len(key) && strings.EqualFold(n, key) {
+		if quick && len(n) != len(key) {
+			continue
+		}
+		if strings.EqualFold(n, key) {
 			return true
 		}
 	}

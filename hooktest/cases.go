@@ -1,0 +1,349 @@
+package hooktest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/runner"
+)
+
+func testAllow(t *testing.T, s *suite) {
+	g := s.rig(t, Allow, hookSpec{Event: luahook.PreToolUse})
+	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+	g.answered(tr)
+	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionAllow {
+		t.Fatalf("the hook answered %s, want action=allow", describe(tr.Outcome))
+	}
+	if res.Denied || res.Input != nil || res.AdditionalContext != "" {
+		t.Fatalf("result = %+v, want the tool allowed unchanged", res)
+	}
+}
+
+func testNoObjection(t *testing.T, s *suite) {
+	g := s.rig(t, NoObjection, hookSpec{Event: luahook.PreToolUse})
+	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+	g.answered(tr)
+	if o := tr.Outcome; o != nil && (o.Action != "" || o.Reason != "" || o.Input != nil || o.AdditionalContext != "" || o.ContextAs != "") {
+		t.Fatalf("the hook answered %s, want no objection (a nil outcome)", describe(tr.Outcome))
+	}
+	if res.Denied || res.Input != nil || res.AdditionalContext != "" || res.ContextAs != "" {
+		t.Fatalf("result = %+v, want nothing changed", res)
+	}
+}
+
+func testDeny(t *testing.T, s *suite) {
+	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.UserPromptSubmit} {
+		t.Run(string(ev), func(t *testing.T) {
+			g := s.rig(t, Deny, hookSpec{Event: ev})
+			res, tr := g.call(payloadFor(ev, t.TempDir()))
+			g.answered(tr)
+			if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionDeny || tr.Outcome.Reason != DenyReason {
+				t.Fatalf("the hook answered %s, want action=deny reason=%s", describe(tr.Outcome), DenyReason)
+			}
+			if !res.Denied || res.Reason != DenyReason {
+				t.Fatalf("result denied=%v reason=%q, want denied with %q", res.Denied, res.Reason, DenyReason)
+			}
+		})
+	}
+}
+
+func testMutateEcho(t *testing.T, s *suite) {
+	in := payloadFor(luahook.PreToolUse, t.TempDir())
+	checkMutateEcho(t, s, in)
+}
+
+func testMutateEchoLarge(t *testing.T, s *suite) {
+	in := payloadFor(luahook.PreToolUse, t.TempDir())
+	text := strings.Repeat(tricky+" | ", 32<<10/len(tricky)+1)[:32<<10]
+	in.ToolInput = json.RawMessage(`{"path":"big.txt","content":` + quote(luahook.ValidUTF8(text)) + `}`)
+	checkMutateEcho(t, s, in)
+}
+
+func checkMutateEcho(t *testing.T, s *suite, in *luahook.Input) {
+	t.Helper()
+	g := s.rig(t, MutateEcho, hookSpec{Event: luahook.PreToolUse})
+	res, tr := g.call(in)
+	g.answered(tr)
+	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionMutate {
+		t.Fatalf("the hook answered %s, want action=mutate", describe(tr.Outcome))
+	}
+	if !sameJSON(tr.Outcome.Input, in.ToolInput) {
+		t.Fatalf("the echoed input differs from the tool input sent:\n got %s\nwant %s",
+			luahook.TruncateChars(string(tr.Outcome.Input), 400), luahook.TruncateChars(string(in.ToolInput), 400))
+	}
+	if res.Denied || res.Input != nil {
+		t.Fatalf("result denied=%v (%s) input=%.80s; want allowed with the input unchanged", res.Denied, res.Reason, res.Input)
+	}
+}
+
+func testContext(t *testing.T, s *suite) {
+	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.PostToolUse, luahook.UserPromptSubmit, luahook.SessionStart} {
+		t.Run(string(ev), func(t *testing.T) {
+			g := s.rig(t, AddContext, hookSpec{Event: ev})
+			res, tr := g.call(payloadFor(ev, t.TempDir()))
+			g.answered(tr)
+			if res.AdditionalContext != ContextText || res.ContextAs != luahook.ContextSeparate || res.Denied {
+				t.Fatalf("result context=%q contextAs=%q denied=%v; want %q, %q, not denied (hook answered %s)",
+					res.AdditionalContext, res.ContextAs, res.Denied, ContextText, luahook.ContextSeparate, describe(tr.Outcome))
+			}
+		})
+	}
+}
+
+func testPayload(t *testing.T, s *suite) {
+	for _, ev := range luahook.Events() {
+		t.Run(string(ev), func(t *testing.T) {
+			g := s.rig(t, EchoPayload, hookSpec{Event: ev})
+			want := payloadFor(ev, t.TempDir())
+			_, tr := g.call(want)
+			g.answered(tr)
+			if tr.Outcome == nil || tr.Outcome.AdditionalContext == "" {
+				t.Fatalf("the hook answered %s, want the payload as additionalContext", describe(tr.Outcome))
+			}
+			got, err := decodeEcho(tr.Outcome.AdditionalContext)
+			if err != nil {
+				t.Fatalf("the echoed payload does not decode as a payload: %v\n%s", err, luahook.TruncateChars(tr.Outcome.AdditionalContext, 400))
+			}
+			if diff := payloadDiff(got, want); diff != "" {
+				t.Fatalf("the payload changed on the way: %s", diff)
+			}
+		})
+	}
+}
+
+func testLargePayload(t *testing.T, s *suite) {
+	block := strings.Repeat(tricky+" | ", 1024/len(tricky)+1)
+	ri := repeatInput(block, 1<<20)
+	raw, err := json.Marshal(&ri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := payloadFor(luahook.PreToolUse, t.TempDir())
+	in.ToolInput = raw
+	g := s.rig(t, VerifyRepeat, hookSpec{Event: luahook.PreToolUse})
+	res, tr := g.call(in)
+	g.answered(tr)
+	if res.Denied {
+		t.Fatalf("the hook found the content changed: %s", res.Reason)
+	}
+	if res.AdditionalContext != block {
+		t.Fatalf("the hook reported the block as %q, want %q", luahook.TruncateChars(res.AdditionalContext, 200), luahook.TruncateChars(block, 200))
+	}
+}
+
+func testDeadline(t *testing.T, s *suite) {
+	const deadline = 200 * time.Millisecond
+	g := s.rig(t, Hang, hookSpec{Event: luahook.PreToolUse, Timeout: deadline})
+	res, took := g.fire(context.Background(), payloadFor(luahook.PreToolUse, t.TempDir()), 5*hungLimit)
+	tr := g.only(res)
+	g.failed(tr, luahook.FailTimeout)
+	if took > deadline+hungLimit {
+		t.Fatalf("the runner returned %v after the call started, with a %v deadline; want within %v of it", took, deadline, hungLimit)
+	}
+	if res.Denied {
+		t.Fatalf("a fail-open hook that timed out denied: %s", res.Reason)
+	}
+}
+
+func testCancel(t *testing.T, s *suite) {
+	const after = 100 * time.Millisecond
+	g := s.rig(t, Hang, hookSpec{Event: luahook.PreToolUse})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := g.start(ctx, payloadFor(luahook.PreToolUse, t.TempDir()))
+	select {
+	case <-g.probe.entered:
+	case res := <-done:
+		t.Fatalf("the runner returned without calling the hook: %+v", res)
+	}
+	cancelled := make(chan time.Time, 1)
+	time.AfterFunc(after, func() {
+		cancelled <- time.Now()
+		cancel()
+	})
+	res := g.wait(done, callTimeout)
+	at := <-cancelled
+	if took := time.Since(at); took > hungLimit {
+		t.Fatalf("the runner returned %v after the caller cancelled; want within %v", took, hungLimit)
+	}
+	g.failed(g.only(res), luahook.FailAborted)
+}
+
+func testPreCancelled(t *testing.T, s *suite) {
+	g := s.rig(t, Deny, hookSpec{Event: luahook.PreToolUse})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, _ := g.fire(ctx, payloadFor(luahook.PreToolUse, t.TempDir()), 5*hungLimit)
+	if len(res.Trace) != 1 || res.Trace[0].Failure == nil || res.Trace[0].Failure.Kind != luahook.FailAborted {
+		t.Fatalf("trace = %+v, want the one hook failed with kind aborted", res.Trace)
+	}
+	if n := g.probe.calls.Load(); n != 0 {
+		t.Fatalf("the hook was called %d times with a context cancelled before the call", n)
+	}
+}
+
+func testInvalidOutput(t *testing.T, s *suite) {
+	for _, b := range []Behaviour{InvalidOutput, UnknownAction, DenyWithoutReason} {
+		t.Run(b.String(), func(t *testing.T) {
+			g := s.rig(t, b, hookSpec{Event: luahook.PreToolUse})
+			res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+			g.failed(tr, luahook.FailInvalidOutput)
+			if res.Denied || res.Input != nil {
+				t.Fatalf("result denied=%v (%s) input=%.80s; a fail-open hook with invalid output must change nothing",
+					res.Denied, res.Reason, res.Input)
+			}
+		})
+	}
+}
+
+func testCrash(t *testing.T, s *suite) {
+	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.PostToolUse} {
+		t.Run(string(ev), func(t *testing.T) {
+			g := s.rig(t, Crash, hookSpec{Event: ev})
+			res, tr := g.call(payloadFor(ev, t.TempDir()))
+			f := g.failed(tr, luahook.FailError, luahook.FailExit)
+			if f.Message == "" {
+				t.Fatal("the failure has no message")
+			}
+			if res.Denied || res.AdditionalContext != "" {
+				t.Fatalf("result denied=%v context=%q; a fail-open hook that crashed must change nothing", res.Denied, res.AdditionalContext)
+			}
+		})
+	}
+}
+
+func testFailClosed(t *testing.T, s *suite) {
+	tests := []struct {
+		event luahook.Event
+		b     Behaviour
+		kinds []luahook.FailureKind
+	}{
+		{luahook.PreToolUse, Crash, []luahook.FailureKind{luahook.FailError, luahook.FailExit}},
+		{luahook.PreToolUse, DenyWithoutReason, []luahook.FailureKind{luahook.FailInvalidOutput}},
+		{luahook.PreToolUse, Hang, []luahook.FailureKind{luahook.FailTimeout}},
+		{luahook.UserPromptSubmit, Crash, []luahook.FailureKind{luahook.FailError, luahook.FailExit}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.event)+"/"+tt.b.String(), func(t *testing.T) {
+			spec := hookSpec{Event: tt.event, FailurePolicy: luahook.FailClosed}
+			if tt.b == Hang {
+				spec.Timeout = 200 * time.Millisecond
+			}
+			g := s.rig(t, tt.b, spec)
+			res, _ := g.fire(context.Background(), payloadFor(tt.event, t.TempDir()), callTimeout+15*time.Second)
+			f := g.failed(g.only(res), tt.kinds...)
+			if !res.Denied {
+				t.Fatalf("a fail-closed hook failed (%v) and the result is not a denial", f)
+			}
+			for _, want := range []string{g.name, string(f.Kind), "fail-closed"} {
+				if !strings.Contains(res.Reason, want) {
+					t.Fatalf("denial reason %q does not mention %q", res.Reason, want)
+				}
+			}
+		})
+	}
+}
+
+func testConcurrentDeny(t *testing.T, s *suite) {
+	g := s.rig(t, Deny, hookSpec{Event: luahook.PreToolUse})
+	cwd := t.TempDir()
+	concurrently(t, s.opts, func(w, i int) error {
+		res := g.runner.PreToolUse(context.Background(), payloadFor(luahook.PreToolUse, cwd))
+		if len(res.Trace) == 1 && res.Trace[0].Failure != nil {
+			return res.Trace[0].Failure
+		}
+		if !res.Denied || res.Reason != DenyReason {
+			return fmt.Errorf("denied=%v reason=%q, want denied with %q", res.Denied, res.Reason, DenyReason)
+		}
+		return nil
+	})
+}
+
+func testConcurrentEcho(t *testing.T, s *suite) {
+	g := s.rig(t, EchoPayload, hookSpec{Event: luahook.PreToolUse})
+	cwd := t.TempDir()
+	concurrently(t, s.opts, func(w, i int) error {
+		in := payloadFor(luahook.PreToolUse, cwd)
+		in.SessionID = fmt.Sprintf("hooktest-%d-%d", w, i)
+		in.ToolInput = json.RawMessage(fmt.Sprintf(`{"worker":%d,"call":%d}`, w, i))
+		res := g.runner.PreToolUse(context.Background(), in)
+		if len(res.Trace) != 1 {
+			return fmt.Errorf("the trace has %d entries, want 1", len(res.Trace))
+		}
+		tr := res.Trace[0]
+		if tr.Failure != nil {
+			return tr.Failure
+		}
+		if tr.Outcome == nil {
+			return fmt.Errorf("no answer, want the payload echoed")
+		}
+		got, err := decodeEcho(tr.Outcome.AdditionalContext)
+		if err != nil {
+			return fmt.Errorf("the echo does not decode: %v", err)
+		}
+		if diff := payloadDiff(got, in); diff != "" {
+			return fmt.Errorf("the hook saw another payload: %s", diff)
+		}
+		return nil
+	})
+}
+
+// concurrently runs call(w, i) for opts.Calls values of i on each of
+// opts.Parallel goroutines w, all at once, and reports the first errors.
+func concurrently(t *testing.T, opts Options, call func(w, i int) error) {
+	t.Helper()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []string
+		n    int
+	)
+	start := make(chan struct{})
+	for w := range opts.Parallel {
+		wg.Go(func() {
+			<-start
+			for i := range opts.Calls {
+				err := call(w, i)
+				mu.Lock()
+				n++
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("goroutine %d call %d: %v", w, i, err))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatalf("%d of %d concurrent calls went wrong; the first:\n%s", len(errs), n, strings.Join(errs[:min(len(errs), 5)], "\n"))
+	}
+}
+
+// start fires in through the runner on another goroutine.
+func (g *rig) start(ctx context.Context, in *luahook.Input) <-chan runner.Result {
+	done := make(chan runner.Result, 1)
+	go func() { done <- g.runner.Fire(ctx, in) }()
+	return done
+}
+
+// wait waits for a call started with start; a runner that has not returned
+// after limit fails the test rather than hang it.
+func (g *rig) wait(done <-chan runner.Result, limit time.Duration) runner.Result {
+	g.t.Helper()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-timer.C:
+		g.t.Fatalf("the runner did not return within %v: the hook holds the host", limit)
+		panic("unreachable")
+	}
+}

@@ -1,0 +1,59 @@
+package hooktest
+
+import (
+	"testing"
+)
+
+// suite is one run of the conformance cases over a factory.
+type suite struct {
+	factory Factory
+	opts    Options
+}
+
+// conformance case: a rule of the contract and the test that guards it.
+type conformance struct {
+	rule string
+	run  func(t *testing.T, s *suite)
+}
+
+// Run runs every conformance case as a subtest of t, named after the rule it
+// guards. Each case calls f for the behaviours it needs, registers the hook
+// in a fresh registry as the only hook of its event and fires the event
+// through a real runner.
+func Run(t *testing.T, f Factory, opts Options) {
+	t.Helper()
+	s := &suite{factory: f, opts: opts.withDefaults()}
+	for _, c := range cases {
+		t.Run(c.rule, func(t *testing.T) { c.run(t, s) })
+	}
+}
+
+// Rules returns the names of the conformance cases, in the order Run runs
+// them: the rules a transport keeps when it passes.
+func Rules() []string {
+	out := make([]string, len(cases))
+	for i, c := range cases {
+		out[i] = c.rule
+	}
+	return out
+}
+
+// cases are the conformance cases, in the order Run runs them. Read-only.
+var cases = [...]conformance{
+	{"allow is reported as an explicit allow", testAllow},
+	{"no objection is a nil outcome", testNoObjection},
+	{"deny stops the tool and blocks the prompt with its reason", testDeny},
+	{"mutate echo gives the tool input back unchanged", testMutateEcho},
+	{"a 32 KiB tool input comes back unchanged", testMutateEchoLarge},
+	{"context reaches the host with its contextAs", testContext},
+	{"the payload arrives intact on every event", testPayload},
+	{"a 1 MiB tool input arrives intact", testLargePayload},
+	{"a hung hook fails with timeout at its deadline", testDeadline},
+	{"cancelling the caller aborts a hung hook", testCancel},
+	{"an already cancelled call aborts without calling the hook", testPreCancelled},
+	{"output that is not a valid outcome is invalid_output", testInvalidOutput},
+	{"a crashing hook is a failure and never crashes the host", testCrash},
+	{"a failure of a fail-closed hook denies and names the hook", testFailClosed},
+	{"concurrent calls all get the deny", testConcurrentDeny},
+	{"concurrent calls never see each other's payload", testConcurrentEcho},
+}
