@@ -1,0 +1,259 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/luabind"
+)
+
+// validateHook is the typical policy: read one field, look for a pattern.
+const validateHook = `hook.register("PreToolUse", %q, function(input)
+  local cmd = input.toolInput.command or ""
+  if cmd:find("rm -rf", 1, true) then return hook.deny("no") end
+end, { stage = "validate" })
+`
+
+// openDir writes files into a fresh hooks folder and opens an engine on it.
+func openDir(tb testing.TB, files map[string]string) *engine.Engine {
+	tb.Helper()
+	dir := tb.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	eng, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := eng.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+// payload is a PreToolUse payload as a host or serve receives it.
+func payload(tool string, toolInput string) []byte {
+	return []byte(`{"event":"PreToolUse","toolName":"` + tool + `","toolInput":` + toolInput + `,"cwd":"/work/project","sessionId":"s1"}`)
+}
+
+// fire decodes a payload (JSON in) and runs it (decision out).
+func fire(b *testing.B, eng *engine.Engine, data []byte) {
+	var in luahook.Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		b.Fatal(err)
+	}
+	res := eng.Runner().Fire(context.Background(), &in)
+	if res.Denied {
+		b.Fatal("denied")
+	}
+}
+
+// BenchmarkMatchingLuaHooks: 1, 10 and 100 matching Lua hooks on one event,
+// each in its own file. The cost should grow linearly.
+func BenchmarkMatchingLuaHooks(b *testing.B) {
+	data := payload("bash", `{"command":"ls -la /tmp"}`)
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("hooks=%d", n), func(b *testing.B) {
+			files := map[string]string{}
+			for i := range n {
+				files[fmt.Sprintf("%03d.lua", i)] = fmt.Sprintf(validateHook, "bash")
+			}
+			eng := openDir(b, files)
+			b.ReportAllocs()
+			for b.Loop() {
+				fire(b, eng, data)
+			}
+		})
+	}
+}
+
+// BenchmarkTenLuaHooksOneMatching: nine hooks for other tools and one for
+// bash; the nine must cost almost nothing.
+func BenchmarkTenLuaHooksOneMatching(b *testing.B) {
+	files := map[string]string{"000.lua": fmt.Sprintf(validateHook, "bash")}
+	for i := 1; i < 10; i++ {
+		files[fmt.Sprintf("%03d.lua", i)] = fmt.Sprintf(validateHook, fmt.Sprintf("tool%d|other%d", i, i))
+	}
+	eng := openDir(b, files)
+	data := payload("bash", `{"command":"ls -la /tmp"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		fire(b, eng, data)
+	}
+}
+
+// bigWrite is a write tool's input with content of about n bytes: text with
+// newlines, quotes and some non-ASCII, as an agent writes files.
+func bigWrite(n int) string {
+	line := `	fmt.Println("héllo, \"world\"") // a line of code with a tab and a quote` + "\n"
+	content := strings.Repeat(line, max(1, n/len(line)))
+	b, _ := json.Marshal(map[string]string{"path": "src/main.go", "content": content})
+	return string(b)
+}
+
+// BenchmarkPayloadSize: a Lua hook that reads one field of payloads of 100 B,
+// 10 KiB and 1 MiB, against decoding the same payload with encoding/json
+// alone (BenchmarkDecodeJSON).
+func BenchmarkPayloadSize(b *testing.B) {
+	eng := openDir(b, map[string]string{"10-path.lua": `hook.register("PreToolUse", "write", function(input)
+  if (input.toolInput.path or ""):find("%.env$") then return hook.deny("no") end
+end, { stage = "validate" })`})
+	for _, size := range []int{100, 10 << 10, 1 << 20} {
+		data := payload("write", bigWrite(size))
+		b.Run(sizeName(size), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				fire(b, eng, data)
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeJSON is the floor for BenchmarkPayloadSize: encoding/json
+// decoding the payload into generic Go values.
+func BenchmarkDecodeJSON(b *testing.B) {
+	for _, size := range []int{100, 10 << 10, 1 << 20} {
+		data := payload("write", bigWrite(size))
+		b.Run(sizeName(size), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v map[string]any
+				if err := json.Unmarshal(data, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("size=%dMiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("size=%dKiB", n>>10)
+	}
+	return fmt.Sprintf("size=%dB", n)
+}
+
+// BenchmarkPostToolUseFanOut: 1, 4 and 16 Lua hooks that each add context,
+// run in parallel and joined in order.
+func BenchmarkPostToolUseFanOut(b *testing.B) {
+	for _, n := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("hooks=%d", n), func(b *testing.B) {
+			files := map[string]string{}
+			for i := range n {
+				files[fmt.Sprintf("%03d.lua", i)] = `hook.register("PostToolUse", "edit", function(input)
+  return hook.context("checked " .. (input.toolInput.path or "?"))
+end)`
+			}
+			eng := openDir(b, files)
+			in := &luahook.Input{Event: luahook.PostToolUse, ToolName: "edit", ToolInput: json.RawMessage(`{"path":"a.go"}`),
+				ToolResult: &luahook.ToolResult{Content: "ok"}, Cwd: "/work"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := eng.Runner().PostToolUse(context.Background(), in); res.AdditionalContext == "" {
+					b.Fatal("no context")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLuaValidateParallel: one Lua validate hook fired from every core;
+// compare -cpu 1 and -cpu 2 for the scaling.
+func BenchmarkLuaValidateParallel(b *testing.B) {
+	eng := openDir(b, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
+	data := payload("bash", `{"command":"ls -la /tmp"}`)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			var in luahook.Input
+			if err := json.Unmarshal(data, &in); err != nil {
+				b.Error(err)
+				return
+			}
+			if eng.Runner().Fire(context.Background(), &in).Denied {
+				b.Error("denied")
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkLoadFiles: loading a folder of 1,000 hook files (each compiled,
+// run once, registered); B/op is the memory the loaded folder holds.
+func BenchmarkLoadFiles(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 1000 {
+		src := fmt.Sprintf(validateHook, fmt.Sprintf("tool%d", i))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%04d.lua", i)), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		eng, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st := eng.Stats(); st.Files != 1000 {
+			b.Fatalf("loaded %d files", st.Files)
+		}
+		eng.Close()
+	}
+}
+
+// BenchmarkStateMemory reports the heap one pooled state holds
+// (heap-B/state): 64 calls hold 64 states of one file busy at once, and the
+// heap difference is divided by 64.
+func BenchmarkStateMemory(b *testing.B) {
+	const states = 64
+	chunk, err := luabind.Compile("busy.lua", []byte(`hook.register("PreToolUse", nil, function(input)
+  store.incr("busy", 1)
+  while not store.get("release") do end
+end)`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		store := luabind.NewStore()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f, err := luabind.Load(context.Background(), chunk, luabind.Options{MaxStates: states, Store: store})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hook := f.Registrations()[0].Hook
+		var wg sync.WaitGroup
+		for range states {
+			wg.Go(func() {
+				hook.Call(context.Background(), &luahook.Input{Event: luahook.PreToolUse, ToolInput: json.RawMessage(`{}`)})
+			})
+		}
+		for f.Stats().Busy < states {
+			runtime.Gosched()
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		store.Set("release", true, 0)
+		wg.Wait()
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/states, "heap-B/state")
+		f.Close()
+	}
+}
