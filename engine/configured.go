@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
@@ -19,9 +20,29 @@ const ConfiguredOwner = "config"
 // connections).
 type closer interface{ Close() }
 
+// readConfig reads and parses a configuration file, returning the checksum
+// of the text it parsed, so that a reload can tell an event that left the
+// file as it was (a chmod, a touch) from a change. fresh reports a file that
+// is still settling (see readFile); it is not parsed.
+func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]byte, fresh bool, err error) {
+	data, fresh, err := readFile(path, config.MaxFileBytes+1, settle)
+	if err != nil {
+		return nil, sum, false, fmt.Errorf("load config: %w", err)
+	}
+	sum = sha256.Sum256(data)
+	if fresh {
+		return nil, sum, true, nil
+	}
+	if len(data) > config.MaxFileBytes {
+		return nil, sum, false, &config.Error{File: path, Msg: fmt.Sprintf("file is larger than %d bytes", config.MaxFileBytes)}
+	}
+	cfg, err = config.Parse(path, data)
+	return cfg, sum, false, err
+}
+
 // applyConfig puts cfg in force: tool schemas, policy gating, and the
 // configured hook set when it changed structurally (or on the first load).
-// On any error nothing changes. e.mu is held, or the engine is not shared yet.
+// On any error nothing changes. e.mu is held.
 func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 	schemas, err := cfg.CompileSchemas()
 	if err != nil {

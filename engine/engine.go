@@ -1,6 +1,28 @@
 // Package engine is the one call a host makes: Open wires the configuration,
 // the hooks folder, the Lua pools, the command and HTTP transports, the
 // registry and the runner, and keeps them current as files change on disk.
+//
+//	eng, err := engine.Open(ctx, engine.Options{Dir: "hooks.d", ConfigPath: "luahook.toml", Logger: logger})
+//	if err != nil { ... }
+//	defer eng.Close()
+//	res := eng.Runner().PreToolUse(ctx, &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", ...})
+//
+// # Hot reload
+//
+// The engine watches the hooks folder (the folder, not its files, so that
+// saves by rename are seen), its lib folder and the config file, debounces
+// bursts of events and rebuilds only what changed: one Lua file (swapped
+// atomically in the registry, keeping its place in the order), the files that
+// required a lib module that changed, the configured command and HTTP hooks
+// when the config's hook set changed structurally. A change that fails to
+// load keeps the previous version live; Errors lists it with file and line.
+// Every reload logs one Info line: what changed, how many hooks, how long it
+// took.
+//
+// Calls in flight finish on the version they started with: a runner call
+// reads one registry snapshot, so the hooks of one file it runs all come from
+// one version, and a replaced file's states are closed as its last calls
+// return.
 package engine
 
 import (
@@ -8,9 +30,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -21,93 +42,138 @@ import (
 	"github.com/luahook/luahook/runner"
 )
 
-// Options configure an engine. The zero value opens ./hooks.d with the
-// default configuration and hot reload on.
+// DefaultDebounce is how long the watcher waits for a burst of file events
+// to end before it reloads.
+const DefaultDebounce = 50 * time.Millisecond
+
+// Options configure an engine. The zero value is useful: it loads ./hooks.d
+// with the built-in defaults of DESIGN.md (no config file), lets every hook
+// run, logs nothing, and reloads on file changes.
 type Options struct {
-	// Dir is the hooks folder. Empty: the config's hooks_dir, else "hooks.d".
+	// Dir is the hooks folder. Empty: the config's hooks_dir (relative to the
+	// config file's folder), else "hooks.d". A folder that does not exist is
+	// no error: the engine starts with no Lua hooks and loads the folder when
+	// it appears.
 	Dir string
-	// ConfigPath is the luahook.toml (or JSON) file. Empty: no file, defaults.
+	// ConfigPath is the luahook.toml (or JSON) file. Empty: no file, and the
+	// defaults of DESIGN.md apply. A file given here must load at Open; later
+	// a broken or deleted file keeps the last good configuration in force.
 	ConfigPath string
-	// Logger receives reload lines, hook failures and the Lua log module.
-	// Nil discards.
+	// Logger receives the reload lines, load errors, hook failures and the
+	// Lua log module's records. Nil discards them.
 	Logger *slog.Logger
-	// Schemas are tool JSON Schemas given in Go, used in addition to (and in
-	// preference over) those of the config.
+	// Schemas are tool JSON Schemas given in Go, by tool name, used in
+	// addition to those of the config and in preference over them.
 	Schemas map[string]*jsonschema.Schema
-	// PolicyOnly runs only hooks marked policy (the --no-hooks switch; the
-	// seed's allowNonPolicy = false). The config's allow_non_policy = false
-	// has the same effect.
+	// PolicyOnly runs only the hooks marked policy, on every transport and
+	// event (the --no-hooks switch). It is the inverse of the seed's
+	// allowNonPolicy, so that the zero value lets every hook run; the
+	// config's [runner] allow_non_policy = false has the same effect.
 	PolicyOnly bool
-	// SessionID supplies the session id when a payload carries none.
+	// SessionID names the session of payloads that carry no sessionId (it
+	// keys the buffer of background hook context). Nil: one default session.
 	SessionID func() string
 	// NoWatch turns hot reload off; Reload still works.
 	NoWatch bool
 	// Debounce is how long the watcher waits for a burst of changes to end.
-	// Zero means 50 ms.
+	// Zero means DefaultDebounce. A burst that never ends is still reloaded
+	// every ten debounce periods.
 	Debounce time.Duration
 	// LookupEnv reads the environment for the Lua env module and HTTP header
-	// expansion. Nil = os.LookupEnv.
+	// expansion. Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
 // hooks folder and the config file, and a runner that fires events at them.
+// Its methods are safe for concurrent use.
 type Engine struct {
 	opts   Options
 	logger *slog.Logger
 	reg    *registry.Registry
 	run    *runner.Runner
 	store  *luabind.Store
+	dir    string
 
-	mu  sync.Mutex // serialises loads
-	cfg *config.Config
+	ctx    context.Context // cancelled by Close: stops a load in progress
+	cancel context.CancelFunc
+
+	// mu serialises loads and guards the fields below. Runner calls never
+	// take it; readers use the published view.
+	mu     sync.Mutex
+	closed bool
+	cfg    *config.Config
+	cfgSum [32]byte // the content of the config file in force
 	// configured are the specs of the configured hook set in force, kept to
 	// close their transports when the set is replaced.
 	configured []registry.Spec
-	dir        string
 	files      map[string]*luaFile // by base name
-	errs       map[string]error    // current load errors by file (or config path)
-	// failedHash remembers the content that failed to load, so that the same
-	// broken file is not reported again on every unrelated change.
-	failedHash map[string][32]byte
-	reloads    int
+	fileErrs   map[string]error    // load errors in force, by file base name
+	cfgErr     error               // why the config file on disk is not in force
+	dirErr     error               // why the hooks folder could not be listed
+	// failedSum remembers the content of a file that failed to load, so that
+	// an event that does not change it (a chmod, a touch) is not reported
+	// again. A lib change retries the file anyway: it may load now.
+	failedSum map[string][32]byte
+	reloads   int
+	// settle, settleFor and later: see apply.
+	settle    bool
+	settleFor time.Duration
+	later     change
+
+	view atomic.Pointer[view] // what Errors, Stats and Config read
+
+	retiredMu sync.Mutex
+	retired   []*luabind.File // replaced files whose states may still be busy
 
 	closeOnce sync.Once
 	stopWatch func()
 }
 
+// view is a consistent, immutable picture of the engine for readers.
+type view struct {
+	cfg     *config.Config
+	errs    []error
+	files   []*luabind.File
+	reloads int
+}
+
 // Open loads the config and every hook file and starts watching them. A
-// config that does not load is an error; a Lua file that does not load is
-// logged and listed by Errors, and the other files load normally.
+// config that does not load is an error. A Lua file that does not load is
+// logged and listed by Errors, and the other files load normally. ctx bounds
+// the initial loading only.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg := config.Default()
+	var sum [32]byte
 	if opts.ConfigPath != "" {
-		c, err := config.Load(opts.ConfigPath)
+		c, s, _, err := readConfig(opts.ConfigPath, 0)
 		if err != nil {
 			return nil, err
 		}
-		cfg = c
+		cfg, sum = c, s
 	}
 	e := &Engine{
-		opts:   opts,
-		logger: logger,
-		reg:    registry.New(),
-		store:  luabind.NewStore(),
-		files:  map[string]*luaFile{},
-		errs:   map[string]error{},
-
-		failedHash: map[string][32]byte{},
+		opts:      opts,
+		logger:    logger,
+		reg:       registry.New(),
+		store:     luabind.NewStore(),
+		files:     map[string]*luaFile{},
+		fileErrs:  map[string]error{},
+		failedSum: map[string][32]byte{},
+		cfgSum:    sum,
 	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.settleFor = max(5*opts.Debounce, 5*DefaultDebounce)
 	e.dir = opts.Dir
 	if e.dir == "" {
 		e.dir = cfg.HooksDir
 	}
 	if e.dir == "" {
-		e.dir = "hooks.d"
+		e.dir = config.DefaultHooksDir
 	}
 	e.run = runner.New(runner.Options{
 		Registry:   e.reg,
@@ -115,11 +181,21 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		PolicyOnly: opts.PolicyOnly || !cfg.Runner.AllowNonPolicy,
 		SessionID:  opts.SessionID,
 	})
-	if err := e.applyConfig(cfg, true); err != nil {
-		e.run.Close()
+	start := time.Now()
+	e.mu.Lock()
+	err := e.applyConfig(cfg, true)
+	if err == nil {
+		e.syncLua(ctx, nil, true)
+		e.publish()
+	}
+	e.mu.Unlock()
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		e.Close()
 		return nil, err
 	}
-	e.loadAllLua(ctx)
 	if !opts.NoWatch {
 		stop, err := e.watch()
 		if err != nil {
@@ -128,88 +204,123 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		e.stopWatch = stop
 	}
+	st := e.Stats()
+	logger.Debug("luahook: loaded", "dir", e.dir, "config", opts.ConfigPath, "hooks", st.Hooks,
+		"files", st.Files, "errors", st.Errors, "took", time.Since(start).Round(time.Microsecond).String())
 	return e, nil
 }
 
 // Runner returns the runner that fires events at the engine's hooks.
 func (e *Engine) Runner() *runner.Runner { return e.run }
 
-// Registry returns the registry, for Go in-process hooks and plugin scopes.
+// Registry returns the registry, for Go in-process hooks and plugin scopes
+// (registry.Scope). The engine owns the owners ConfiguredOwner and the base
+// names of the hook files; other owners are the host's.
 func (e *Engine) Registry() *registry.Registry { return e.reg }
 
 // Dir returns the hooks folder the engine loads.
 func (e *Engine) Dir() string { return e.dir }
 
-// Config returns the configuration in force.
-func (e *Engine) Config() *config.Config {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.cfg
-}
+// Config returns the configuration in force: the last one that loaded. It is
+// shared: callers must not modify it.
+func (e *Engine) Config() *config.Config { return e.view.Load().cfg }
 
-// Errors returns the current load errors, one per file that failed to load,
-// each naming the file and line. The previous good version of such a file, if
-// any, stays live.
-func (e *Engine) Errors() []error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []error
-	for _, name := range sortedKeys(e.errs) {
-		out = append(out, e.errs[name])
-	}
-	return out
-}
+// Errors returns the load errors in force, one per file that failed to load:
+// the config file first, then the hooks folder, then the hook files by name. Lua errors are
+// *luabind.LoadError values naming the file and line; config errors name the
+// file, line and key. The previous good version of such a file, if any,
+// stays live.
+func (e *Engine) Errors() []error { return e.view.Load().errs }
 
 // Err joins Errors into one error, or returns nil.
 func (e *Engine) Err() error { return errors.Join(e.Errors()...) }
 
 // Stats describe the engine's current state.
 type Stats struct {
-	Hooks   int // registered entries, every kind
+	Hooks   int // registered entries, every kind (Go hooks included)
 	Files   int // Lua files loaded
-	Errors  int // files or configs that failed to load
-	Reloads int // reloads applied since Open
-	States  int // Lua states alive (idle and busy) across files
+	Errors  int // files that failed to load
+	Reloads int // reloads applied since Open (config or Lua changes)
+	States  int // Lua states alive (idle and busy), replaced files included
+	Retired int // replaced or removed files whose states are still busy
 }
 
-// Stats returns a snapshot of the engine's state.
+// Stats returns a snapshot of the engine's state. It never waits for a
+// reload in progress.
 func (e *Engine) Stats() Stats {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := Stats{Hooks: e.reg.Len(), Files: len(e.files), Errors: len(e.errs), Reloads: e.reloads}
-	for _, f := range e.files {
-		fs := f.file.Stats()
+	v := e.view.Load()
+	s := Stats{Hooks: e.reg.Len(), Files: len(v.files), Errors: len(v.errs), Reloads: v.reloads}
+	for _, f := range v.files {
+		fs := f.Stats()
 		s.States += fs.Idle + fs.Busy
 	}
+	e.retiredMu.Lock()
+	kept := e.retired[:0]
+	for _, f := range e.retired {
+		if fs := f.Stats(); fs.Busy > 0 {
+			s.States += fs.Busy
+			kept = append(kept, f)
+		}
+	}
+	clear(e.retired[len(kept):])
+	e.retired = kept
+	s.Retired = len(kept)
+	e.retiredMu.Unlock()
 	return s
 }
 
-// Close stops watching, waits for background hooks, and closes every Lua
-// pool. It may be called more than once.
+// Close stops watching, stops the background hooks, closes every Lua pool
+// and the configured transports, and returns once the engine's goroutines
+// have ended. A Lua call still in flight finishes, and its state is closed
+// when it returns. Hooks stay registered: a call made after Close still runs
+// them (a Lua hook on a state built for that call alone), but nothing reloads
+// any more. Close may be called more than once.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
+		e.cancel()
 		if e.stopWatch != nil {
 			e.stopWatch()
 		}
 		e.run.Close()
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		e.closed = true
 		for name, f := range e.files {
-			f.file.Close()
+			e.retire(f.file)
 			delete(e.files, name)
 		}
+		closeSpecs(e.configured)
+		e.publish()
 	})
 	return nil
 }
 
-func abs(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
+// retire closes a replaced or removed file; its busy states close as their
+// calls return. e.mu is held.
+func (e *Engine) retire(f *luabind.File) {
+	f.Close()
+	if f.Stats().Busy == 0 {
+		return
 	}
-	return p
+	e.retiredMu.Lock()
+	e.retired = append(e.retired, f)
+	e.retiredMu.Unlock()
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
+// publish makes the current state visible to Errors, Stats and Config. e.mu
+// is held.
+func (e *Engine) publish() {
+	v := &view{cfg: e.cfg, reloads: e.reloads}
+	for _, err := range []error{e.cfgErr, e.dirErr} {
+		if err != nil {
+			v.errs = append(v.errs, err)
+		}
+	}
+	for _, name := range sortedKeys(e.fileErrs) {
+		v.errs = append(v.errs, e.fileErrs[name])
+	}
+	for _, name := range sortedKeys(e.files) {
+		v.files = append(v.files, e.files[name].file)
+	}
+	e.view.Store(v)
 }

@@ -3,10 +3,11 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,19 +21,24 @@ import (
 // dropped whole. Its base name is the owner of its registry entries, so its
 // hooks sort by file name and keep their place across reloads.
 type luaFile struct {
-	name     string
-	hash     [32]byte
-	file     *luabind.File
-	requires []string
+	name string
+	sum  [32]byte // the content it was loaded from
+	file *luabind.File
+	// libs holds the checksum of each lib module the file required, as read
+	// just after it loaded, so that Reload can tell which files a lib edit
+	// made while nobody watched concerns.
+	libs map[string][32]byte
 }
 
-// isHookFile reports whether a folder entry is a hook file: a top-level
-// *.lua that is not a *_test.lua.
+// isHookFile reports whether a folder entry's name is a hook file: a *.lua
+// that is not a *_test.lua nor hidden (editors' lock and swap files start
+// with a dot: .#x.lua, .x.lua.swp).
 func isHookFile(name string) bool {
 	return strings.HasSuffix(name, ".lua") && !strings.HasSuffix(name, "_test.lua") && !strings.HasPrefix(name, ".")
 }
 
-// hookFiles lists the hook files of dir in file-name order.
+// hookFiles lists the hook files of dir in file-name order: regular files
+// and symbolic links to them, at the top level only.
 func hookFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -40,18 +46,28 @@ func hookFiles(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, d := range ents {
-		if d.Type().IsRegular() && isHookFile(d.Name()) {
-			names = append(names, d.Name())
+		if !isHookFile(d.Name()) {
+			continue
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(dir, d.Name())); err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+		} else if !d.Type().IsRegular() {
+			continue
+		}
+		names = append(names, d.Name())
 	}
 	sort.Strings(names)
 	return names, nil
 }
 
+func (e *Engine) libDir() string { return filepath.Join(e.dir, "lib") }
+
 func (e *Engine) luaOptions() luabind.Options {
 	cfg := e.cfg
 	return luabind.Options{
-		LibDir:         filepath.Join(e.dir, "lib"),
+		LibDir:         e.libDir(),
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
 		AllowEnv:       cfg.Lua.AllowEnv,
@@ -62,83 +78,118 @@ func (e *Engine) luaOptions() luabind.Options {
 	}
 }
 
-// loadAllLua loads every hook file, as at Open.
-func (e *Engine) loadAllLua(ctx context.Context) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.syncLua(ctx, nil, true)
-}
-
-// syncLua brings the registry in line with the folder: new and changed files
-// (by content) are loaded, files named in force are reloaded whatever their
-// content, and vanished files are dropped. It returns what it did, for the
-// reload log line. e.mu is held.
+// syncLua brings the registry in line with the folder: new files and files
+// whose content changed are loaded, files named in force (or every file, with
+// all) are reloaded whatever their content, and files gone from the folder are
+// dropped. It returns what it did, for the reload line. e.mu is held.
 func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) []string {
 	var did []string
 	names, err := hookFiles(e.dir)
-	if err != nil {
-		if !os.IsNotExist(err) {
-			e.errs[e.dir] = fmt.Errorf("hooks folder %s: %w", e.dir, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// No folder, no Lua hooks: the folder is the truth, as for a file.
+		e.dirErr = nil
+	case err != nil:
+		// Unreadable for now: keep every file as it is rather than drop them.
+		err = fmt.Errorf("hooks folder %s: %w (the hooks loaded from it stay live)", e.dir, err)
+		if e.dirErr == nil || e.dirErr.Error() != err.Error() {
+			e.logger.Error("hooks folder not readable", "dir", e.dir, "err", err)
+			did = append(did, e.dir+" (unreadable)")
 		}
-		names = nil
-	} else {
-		delete(e.errs, e.dir)
+		e.dirErr = err
+		return did
+	default:
+		e.dirErr = nil
 	}
-	present := map[string]bool{}
+	present := make(map[string]bool, len(names))
 	for _, name := range names {
-		present[name] = true
 		path := filepath.Join(e.dir, name)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			if os.IsNotExist(err) { // removed between the listing and the read
-				delete(present, name)
-				continue
-			}
-			e.errs[name] = fmt.Errorf("%s: %w", path, err)
+		src, fresh, err := readFile(path, -1, e.settleWindow())
+		if errors.Is(err, fs.ErrNotExist) { // removed since the listing
 			continue
 		}
-		hash := sha256.Sum256(src)
+		present[name] = true
 		old := e.files[name]
+		if fresh {
+			e.postpone(func(c *change) { c.lua = true })
+			continue
+		}
+		if err != nil {
+			if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
+				e.logger.Error("hook file not readable; "+keeps(old), "file", path, "err", err)
+				did = append(did, name+" (unreadable)")
+			}
+			e.fileErrs[name] = err
+			continue
+		}
+		sum := sha256.Sum256(src)
 		if !all && !force[name] {
-			if old != nil && old.hash == hash {
+			if old != nil && old.sum == sum {
+				if e.fileErrs[name] != nil { // back to the version that is live
+					delete(e.fileErrs, name)
+					delete(e.failedSum, name)
+					did = append(did, name+" (restored)")
+				}
 				continue
 			}
-			if fh, ok := e.failedHash[name]; ok && fh == hash {
+			if bad, ok := e.failedSum[name]; ok && bad == sum {
 				continue // the same broken content again
 			}
 		}
-		if err := e.loadLua(ctx, name, path, src, hash); err != nil {
-			e.errs[name] = err
-			e.failedHash[name] = hash
-			e.logger.Error("hook file not loaded; the previous version stays live", "file", path, "err", err)
+		if err := e.loadLua(ctx, name, path, src, sum); err != nil {
+			e.fileErrs[name] = err
+			e.failedSum[name] = sum
+			line := 0
+			var le *luabind.LoadError
+			if errors.As(err, &le) {
+				line = le.Line
+			}
+			e.logger.Error("hook file not loaded; "+keeps(old), "file", path, "line", line, "err", err)
 			did = append(did, name+" (failed)")
 			continue
 		}
-		delete(e.errs, name)
-		delete(e.failedHash, name)
-		did = append(did, name)
+		delete(e.fileErrs, name)
+		delete(e.failedSum, name)
+		if old == nil {
+			did = append(did, name+" (added)")
+		} else {
+			did = append(did, name+" (reloaded)")
+		}
 	}
-	for name, f := range e.files {
+	for _, name := range sortedKeys(e.files) {
 		if !present[name] {
 			e.reg.DrainByOwner(name)
-			f.file.Close()
+			e.retire(e.files[name].file)
 			delete(e.files, name)
 			did = append(did, name+" (removed)")
 		}
 	}
-	for name := range e.errs {
-		if strings.HasSuffix(name, ".lua") && !present[name] {
-			delete(e.errs, name)
-			delete(e.failedHash, name)
+	for name := range e.fileErrs {
+		if !present[name] {
+			delete(e.fileErrs, name)
+			delete(e.failedSum, name)
+		}
+	}
+	for name := range e.failedSum {
+		if !present[name] {
+			delete(e.failedSum, name)
 		}
 	}
 	sort.Strings(did)
 	return did
 }
 
-// loadLua compiles and loads one file and swaps its hooks in atomically. On
-// any error nothing changes. e.mu is held.
-func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, hash [32]byte) error {
+func keeps(old *luaFile) string {
+	if old != nil {
+		return "the previous version stays live"
+	}
+	return "it has no hooks until it loads"
+}
+
+// loadLua compiles and loads one file and swaps its hooks in atomically,
+// then retires the version it replaces. On any error nothing changes.
+// e.mu is held.
+func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum [32]byte) error {
 	chunk, err := luabind.Compile(path, src)
 	if err != nil {
 		return err
@@ -170,26 +221,73 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, has
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if old := e.files[name]; old != nil {
-		// Calls in flight finish on the old version; its states close as they return.
-		old.file.Close()
+		e.retire(old.file)
 	}
-	requires := slices.Clone(f.Requires())
-	for i, m := range requires {
-		requires[i] = normModule(m)
+	lf := &luaFile{name: name, sum: sum, file: f, libs: map[string][32]byte{}}
+	for _, m := range f.Requires() {
+		lf.libs[m] = e.libSum(m)
 	}
-	e.files[name] = &luaFile{name: name, hash: hash, file: f, requires: requires}
+	e.files[name] = lf
 	return nil
 }
 
-// dependants returns the loaded files that required any of the lib modules.
+// libSum returns the checksum of lib module m's file, or of the error that
+// reading it gave (so that a module that appears or becomes readable counts as
+// a change).
+func (e *Engine) libSum(m string) [32]byte {
+	src, err := os.ReadFile(filepath.Join(e.libDir(), filepath.FromSlash(moduleFile(m))))
+	if err != nil {
+		return sha256.Sum256([]byte("error: " + err.Error()))
+	}
+	return sha256.Sum256(src)
+}
+
+// dependants returns the loaded files that required any of the lib modules,
+// at load or since, during calls.
 func (e *Engine) dependants(modules map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	for name, f := range e.files {
-		for _, m := range f.requires {
+		for _, m := range f.file.Requires() {
 			if modules[m] {
 				out[name] = true
 			}
 		}
+	}
+	return out
+}
+
+// staleLibUsers returns the loaded files for which a lib module they required
+// has changed on disk since they loaded. It is how Reload finds lib edits
+// that no watcher reported.
+func (e *Engine) staleLibUsers() map[string]bool {
+	out := map[string]bool{}
+	sums := map[string][32]byte{}
+	for name, f := range e.files {
+		for _, m := range f.file.Requires() {
+			cur, ok := sums[m]
+			if !ok {
+				cur = e.libSum(m)
+				sums[m] = cur
+			}
+			was, ok := f.libs[m]
+			if !ok { // first required during a call: take it as it is now
+				f.libs[m] = cur
+				continue
+			}
+			if was != cur {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
+// failedFiles returns the hook files that are in error, so that a lib change
+// retries them: the module they missed or choked on may be fixed.
+func (e *Engine) failedFiles() []string {
+	var out []string
+	for name := range e.fileErrs {
+		out = append(out, name)
 	}
 	return out
 }

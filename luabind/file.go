@@ -98,16 +98,21 @@ func (f *File) Registrations() []Registration { return slices.Clone(f.regs) }
 // file when one of them changes.
 func (f *File) Requires() []string { return f.sh.libs.names() }
 
-// Close closes the idle states now and the busy ones when their calls return.
-// Calls made after Close fail with luahook.FailRejected. Close is idempotent.
-func (f *File) Close() { f.pool.close() }
+// Close retires the file: its idle states are closed now and its busy ones
+// when their calls return. A call made after Close still runs, on the version
+// of the code it was registered with (a caller may have read the registry
+// just before a reload swapped the file out): it builds a fresh state from
+// the compiled chunk, and that state is closed when the call returns. A
+// retired file keeps no state. Close is idempotent.
+func (f *File) Close() { f.pool.retire() }
 
 // Stats counts the file's states.
 type Stats struct {
-	Idle      int // waiting in the pool
-	Busy      int // running a call
-	Created   int // built since Load, the first one included
-	Discarded int // closed after a timeout, a cancellation or an error
+	Idle      int  // waiting in the pool
+	Busy      int  // running a call
+	Created   int  // built since Load, the first one included
+	Discarded int  // closed after a timeout, a cancellation or an error
+	Retired   bool // Close was called: states are closed as their calls return
 }
 
 // Stats returns the current counts of the file's states.

@@ -3,34 +3,42 @@ package luabind
 import (
 	"context"
 	"sync"
-
-	"github.com/luahook/luahook"
 )
 
 // pool holds the states of one file. It never holds more than max states:
 // a token in sem stands for each busy state, idle states hold none, and a state
 // is built only when a caller holds a token and no idle state is left.
+//
+// A retired pool (File.Close) keeps serving: a call that arrives after
+// retirement, typically one that read the registry just before a reload
+// swapped the file out, gets a state as usual (building a fresh one from the
+// compiled chunk, since retirement closed the idle ones), and the state is
+// closed when the call returns. A retired pool never keeps a state.
 type pool struct {
 	sem  chan struct{}
 	grow func(context.Context) (*state, error)
-	done chan struct{} // closed by close
 
 	mu        sync.Mutex // guards the fields below
 	idle      []*state
 	busy      int
 	created   int
 	discarded int
-	closed    bool
+	retired   bool
 }
 
 func newPool(max int, grow func(context.Context) (*state, error)) *pool {
-	return &pool{sem: make(chan struct{}, max), grow: grow, done: make(chan struct{})}
+	return &pool{sem: make(chan struct{}, max), grow: grow}
 }
 
 // adopt puts an already built state (the one that loaded the file) in the pool.
 func (p *pool) adopt(st *state) {
 	p.mu.Lock()
 	p.created++
+	if p.retired {
+		p.mu.Unlock()
+		st.close()
+		return
+	}
 	p.idle = append(p.idle, st)
 	p.mu.Unlock()
 }
@@ -44,16 +52,9 @@ func (p *pool) get(ctx context.Context) (*state, error) {
 		case p.sem <- struct{}{}:
 		case <-ctx.Done():
 			return nil, contextFailure(ctx, "while waiting for a free Lua state (all busy)")
-		case <-p.done:
-			return nil, closedFailure()
 		}
 	}
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		<-p.sem
-		return nil, closedFailure()
-	}
 	if n := len(p.idle); n > 0 {
 		st := p.idle[n-1]
 		p.idle[n-1] = nil
@@ -79,11 +80,11 @@ func (p *pool) get(ctx context.Context) (*state, error) {
 	return st, nil
 }
 
-// put returns a state that is fit for another call.
+// put returns a state that is fit for another call; a retired pool closes it.
 func (p *pool) put(st *state) {
 	p.mu.Lock()
 	p.busy--
-	if p.closed {
+	if p.retired {
 		p.mu.Unlock()
 		st.close()
 	} else {
@@ -103,14 +104,12 @@ func (p *pool) discard(st *state) {
 	<-p.sem
 }
 
-func (p *pool) close() {
+// retire closes the idle states and makes put close every state that comes
+// back from now on. It is idempotent.
+func (p *pool) retire() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return
-	}
-	p.closed = true
-	close(p.done)
+	p.retired = true
 	for i, st := range p.idle {
 		st.close()
 		p.idle[i] = nil
@@ -121,9 +120,5 @@ func (p *pool) close() {
 func (p *pool) stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Stats{Idle: len(p.idle), Busy: p.busy, Created: p.created, Discarded: p.discarded}
-}
-
-func closedFailure() *luahook.Failure {
-	return luahook.Failf(luahook.FailRejected, "the Lua file was closed (reloaded or removed)")
+	return Stats{Idle: len(p.idle), Busy: p.busy, Created: p.created, Discarded: p.discarded, Retired: p.retired}
 }
