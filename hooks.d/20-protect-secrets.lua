@@ -22,17 +22,27 @@ local function is_secret(path)
   return false
 end
 
+-- tool_args returns the tool input when it is an object, else an empty table.
+local function tool_args(input)
+  local args = input.toolInput
+  if type(args) == "table" then return args end
+  return {}
+end
+
 hook.register("PreToolUse", "read|write|edit", function(input)
-  local path = input.toolInput.path or input.toolInput.file_path
+  local args = tool_args(input)
+  local path = args.path or args.file_path
   if type(path) == "string" and is_secret(path) then
     return hook.deny("access to " .. path .. " is blocked: it may hold secrets")
   end
 end, { name = "protect-secrets-files", stage = "validate", policy = true, failure_policy = "closed" })
 
 hook.register("PreToolUse", "bash", function(input)
-  local cmd = input.toolInput.command
+  local cmd = tool_args(input).command
   if type(cmd) ~= "string" then return nil end
-  for word in cmd:gmatch("[^%s;&|<>'\"]+") do
+  -- Words are split at white space, quotes, redirections, command separators
+  -- and substitutions, and at '=' so that --file=.env is seen too.
+  for word in cmd:gmatch("[^%s;&|<>'\"=()`]+") do
     if is_secret(word) then
       return hook.deny("the command touches " .. word .. ", which may hold secrets")
     end

@@ -13,12 +13,14 @@ local rewrites = {
 }
 
 hook.register("PreToolUse", "bash", function(input)
-  local cmd = input.toolInput.command
+  local args = input.toolInput
+  local cmd = type(args) == "table" and args.command
   if type(cmd) ~= "string" then return nil end
   for _, r in ipairs(rewrites) do
     local new, n = re.gsub(cmd, r[1], r[2])
     if n > 0 then
-      local rewritten = input.toolInput
+      -- The input table is this call's own copy: change the command, keep the rest.
+      local rewritten = args
       rewritten.command = new
       return hook.mutate(rewritten, "this repository uses pnpm")
     end

@@ -12,7 +12,8 @@ end, { name = "house-rules" })
 
 hook.register("PostToolUse", "edit|write", function(input)
   if input.toolResult and not input.toolResult.isError then
-    local path = input.toolInput.path or input.toolInput.file_path or "the file"
+    local args = type(input.toolInput) == "table" and input.toolInput or {}
+    local path = args.path or args.file_path or "the file"
     return hook.context("Edited " .. path .. ". Run the tests before you finish.")
   end
 end, { name = "edit-reminder" })

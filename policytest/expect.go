@@ -1,0 +1,247 @@
+package policytest
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// expectTable builds the expect table. Each assertion raises an error whose
+// message starts with the file and line of the assertion in the test file.
+//
+//	expect.denied(r[, substring])   denied, the reason containing substring
+//	expect.allowed(r)               not denied, and no hook failed
+//	expect.mutated(r[, subset])     not denied, input rewritten (matching subset)
+//	expect.context(r, substring)    additionalContext containing substring
+//	expect.eq(actual, expected[, msg])   deep equality of tables
+//	expect.truthy(v[, msg])
+//	expect.contains(s, sub)         substring, or an item of an array
+func (a *api) expectTable(L *lua.LState) *lua.LTable {
+	t := L.CreateTable(0, 7)
+	for name, fn := range map[string]lua.LGFunction{
+		"denied":   a.expectDenied,
+		"allowed":  a.expectAllowed,
+		"mutated":  a.expectMutated,
+		"context":  a.expectContext,
+		"eq":       a.expectEq,
+		"truthy":   a.expectTruthy,
+		"contains": a.expectContains,
+	} {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	return t
+}
+
+// failf raises an assertion failure at the line of the Lua caller.
+func failf(L *lua.LState, format string, args ...any) {
+	L.RaiseError(format, args...)
+}
+
+// checkResult returns argument 1 as a result of fire.
+func checkResult(L *lua.LState, fn string) *lua.LTable {
+	r, ok := L.Get(1).(*lua.LTable)
+	if !ok || r.RawGetString("denied").Type() != lua.LTBool {
+		L.RaiseError("expect.%s: argument #1 must be what fire returned, got %s", fn, L.Get(1).Type().String())
+	}
+	return r
+}
+
+func str(v lua.LValue) string {
+	s, _ := v.(lua.LString)
+	return string(s)
+}
+
+func (a *api) expectDenied(L *lua.LState) int {
+	r := checkResult(L, "denied")
+	sub := L.OptString(2, "")
+	if r.RawGetString("denied") != lua.LTrue {
+		failf(L, "expected a denial, but %s", a.allowedBecause(r))
+	}
+	if reason := str(r.RawGetString("reason")); !strings.Contains(reason, sub) {
+		failf(L, "expected the reason to contain %q, got %q", sub, reason)
+	}
+	return 0
+}
+
+func (a *api) expectAllowed(L *lua.LState) int {
+	r := checkResult(L, "allowed")
+	if r.RawGetString("denied") == lua.LTrue {
+		failf(L, "expected the call to be allowed, but it was denied: %s", str(r.RawGetString("reason")))
+	}
+	a.noFailures(L, r, "allowed")
+	return 0
+}
+
+func (a *api) expectMutated(L *lua.LState) int {
+	r := checkResult(L, "mutated")
+	if r.RawGetString("denied") == lua.LTrue {
+		failf(L, "expected the input to be rewritten, but the call was denied: %s", str(r.RawGetString("reason")))
+	}
+	input := r.RawGetString("input")
+	if input == lua.LNil {
+		failf(L, "expected the input to be rewritten, but no hook changed it")
+	}
+	if want := L.Get(2); want != lua.LNil {
+		if path, ok := a.subset(input, want, "input"); !ok {
+			failf(L, "the rewritten input %s does not match %s (at %s)", a.s.Format(input), a.s.Format(want), path)
+		}
+	}
+	a.noFailures(L, r, "rewritten")
+	return 0
+}
+
+func (a *api) expectContext(L *lua.LState) int {
+	r := checkResult(L, "context")
+	sub := L.CheckString(2)
+	ctx, ok := r.RawGetString("additionalContext").(lua.LString)
+	if !ok {
+		failf(L, "expected additional context containing %q, but there is none", sub)
+	}
+	if !strings.Contains(string(ctx), sub) {
+		failf(L, "expected the additional context to contain %q, got %q", sub, string(ctx))
+	}
+	return 0
+}
+
+func (a *api) expectEq(L *lua.LState) int {
+	got, want := L.CheckAny(1), L.CheckAny(2)
+	if !a.equal(got, want, nil) {
+		failf(L, "%sgot %s, want %s", label(L, 3), a.s.Format(got), a.s.Format(want))
+	}
+	return 0
+}
+
+func (a *api) expectTruthy(L *lua.LState) int {
+	v := L.Get(1)
+	if !lua.LVAsBool(v) {
+		failf(L, "%sexpected a true value, got %s", label(L, 2), a.s.Format(v))
+	}
+	return 0
+}
+
+func (a *api) expectContains(L *lua.LState) int {
+	switch hay := L.CheckAny(1).(type) {
+	case lua.LString:
+		sub := L.CheckString(2)
+		if !strings.Contains(string(hay), sub) {
+			failf(L, "expected %s to contain %q", a.s.Format(hay), sub)
+		}
+	case *lua.LTable:
+		want := L.CheckAny(2)
+		for i := 1; i <= hay.Len(); i++ {
+			if a.equal(hay.RawGetInt(i), want, nil) {
+				return 0
+			}
+		}
+		failf(L, "expected %s to contain %s", a.s.Format(hay), a.s.Format(want))
+	default:
+		L.ArgError(1, "a string or an array expected, got "+hay.Type().String())
+	}
+	return 0
+}
+
+// label renders the optional message argument n as a prefix.
+func label(L *lua.LState, n int) string {
+	if msg := L.OptString(n, ""); msg != "" {
+		return msg + ": "
+	}
+	return ""
+}
+
+// noFailures fails when a hook of the result failed: a failing fail-open
+// hook lets anything through, which is rarely what a test means.
+func (a *api) noFailures(L *lua.LState, r *lua.LTable, what string) {
+	trace, _ := r.RawGetString("trace").(*lua.LTable)
+	if trace == nil {
+		return
+	}
+	for i := 1; i <= trace.Len(); i++ {
+		e, _ := trace.RawGetInt(i).(*lua.LTable)
+		if e == nil {
+			continue
+		}
+		if f, ok := e.RawGetString("failure").(*lua.LTable); ok {
+			failf(L, "the call was %s, but hook %q failed (%s): %s", what,
+				str(e.RawGetString("name")), str(f.RawGetString("kind")), str(f.RawGetString("message")))
+		}
+	}
+}
+
+// allowedBecause says what happened to a call that was not denied.
+func (a *api) allowedBecause(r *lua.LTable) string {
+	trace, _ := r.RawGetString("trace").(*lua.LTable)
+	if trace == nil || trace.Len() == 0 {
+		return "no hook matched the call"
+	}
+	var failed []string
+	for i := 1; i <= trace.Len(); i++ {
+		e, _ := trace.RawGetInt(i).(*lua.LTable)
+		if e == nil {
+			continue
+		}
+		if f, ok := e.RawGetString("failure").(*lua.LTable); ok {
+			failed = append(failed, fmt.Sprintf("hook %q failed (%s): %s",
+				str(e.RawGetString("name")), str(f.RawGetString("kind")), str(f.RawGetString("message"))))
+		}
+	}
+	if len(failed) > 0 {
+		return "the call was allowed; " + strings.Join(failed, "; ")
+	}
+	return fmt.Sprintf("the call was allowed by %d hook(s)", trace.Len())
+}
+
+// equal compares Lua values deeply: tables by their keys and values
+// (metatables, such as the json marks, are ignored), anything else with ==.
+func (a *api) equal(x, y lua.LValue, seen map[[2]*lua.LTable]bool) bool {
+	tx, okx := x.(*lua.LTable)
+	ty, oky := y.(*lua.LTable)
+	if !okx || !oky {
+		return x == y
+	}
+	if tx == ty {
+		return true
+	}
+	pair := [2]*lua.LTable{tx, ty}
+	if seen[pair] {
+		return true // being compared further up: assume equal there
+	}
+	if seen == nil {
+		seen = map[[2]*lua.LTable]bool{}
+	}
+	seen[pair] = true
+	n := 0
+	for k, v := tx.Next(lua.LNil); k != lua.LNil; k, v = tx.Next(k) {
+		n++
+		if !a.equal(v, ty.RawGet(k), seen) {
+			return false
+		}
+	}
+	for k, _ := ty.Next(lua.LNil); k != lua.LNil; k, _ = ty.Next(k) {
+		n--
+	}
+	return n == 0
+}
+
+// subset reports whether want's keys all hold, recursively, the same values
+// in got; path names the first difference.
+func (a *api) subset(got, want lua.LValue, path string) (string, bool) {
+	tw, ok := want.(*lua.LTable)
+	if !ok {
+		return path, a.equal(got, want, nil)
+	}
+	tg, ok := got.(*lua.LTable)
+	if !ok {
+		return path, false
+	}
+	for k, v := tw.Next(lua.LNil); k != lua.LNil; k, v = tw.Next(k) {
+		p := path + "." + k.String()
+		if _, isNum := k.(lua.LNumber); isNum {
+			p = path + "[" + k.String() + "]"
+		}
+		if p, ok := a.subset(tg.RawGet(k), v, p); !ok {
+			return p, false
+		}
+	}
+	return "", true
+}

@@ -1,0 +1,182 @@
+package policytest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind"
+	"github.com/luahook/luahook/runner"
+)
+
+// Bind installs the test API in a session: fire(event[, payload]), which runs
+// a payload through the runner that run returns at the time of the call, and
+// the expect table of assertions. defaults, if not nil, fills in what a
+// payload leaves out. Test files get test(name, fn) as well; the REPL binds
+// the same API so that cases can be tried at the prompt.
+func Bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input)) error {
+	return s.Do(ctx, func(L *lua.LState) error {
+		api := &api{s: s, run: run, defaults: defaults}
+		L.SetGlobal("fire", L.NewFunction(api.fire))
+		L.SetGlobal("expect", api.expectTable(L))
+		return nil
+	})
+}
+
+// api holds what the Lua functions of the test API need.
+type api struct {
+	s        *luabind.Session
+	run      func() *runner.Runner
+	defaults func(*luahook.Input)
+}
+
+// fire is fire(event[, payload]) -> result. payload is shaped like the JSON
+// payload (toolName, toolInput, prompt, sessionId, ...); unknown keys are
+// errors, so that a typo does not fire an empty payload.
+func (a *api) fire(L *lua.LState) int {
+	event, err := luahook.ParseEvent(L.CheckString(1))
+	if err != nil {
+		L.ArgError(1, err.Error())
+	}
+	in := &luahook.Input{}
+	switch p := L.Get(2).(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		raw, err := a.s.ToJSON(p)
+		if err != nil {
+			L.RaiseError("fire: the payload: %v", err)
+		}
+		if in, err = ParsePayload(raw); err != nil {
+			L.RaiseError("fire: %v", err)
+		}
+	default:
+		L.ArgError(2, "a payload table expected, got "+p.Type().String())
+	}
+	in.Event = event
+	if a.defaults != nil {
+		a.defaults(in)
+	}
+	r := a.run()
+	if r == nil {
+		L.RaiseError("fire: no hooks to fire at here (in a test file, call fire inside test(name, function() ... end))")
+	}
+	res := r.Fire(L.Context(), in)
+	if err := L.Context().Err(); err != nil {
+		L.RaiseError("fire: %v", err) // the case was cancelled or timed out
+	}
+	raw, err := json.Marshal(newResult(res))
+	if err != nil {
+		L.RaiseError("fire: %v", err)
+	}
+	v, err := a.s.FromJSON(raw)
+	if err != nil {
+		L.RaiseError("fire: %v", err)
+	}
+	L.Push(v)
+	return 1
+}
+
+// payloadKeys are the payload's top-level keys, spelled exactly.
+var payloadKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[luahook.Input]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}()
+
+// ParsePayload parses a payload as fire() does: the JSON payload of the hook
+// contract (an event is optional), strictly, so that a typo does not fire an
+// empty payload: unknown keys are errors, even those encoding/json would
+// match regardless of case.
+func ParsePayload(raw []byte) (*luahook.Input, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("the payload: %w", err)
+	}
+	for k := range top {
+		if payloadKeys[k] {
+			continue
+		}
+		for known := range payloadKeys {
+			if strings.EqualFold(k, known) {
+				return nil, fmt.Errorf("the payload: unknown field %q (did you mean %q?)", k, known)
+			}
+		}
+		return nil, fmt.Errorf("the payload: unknown field %q", k)
+	}
+	in := &luahook.Input{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(in); err != nil {
+		return nil, fmt.Errorf("the payload: %w", err)
+	}
+	if in.ToolInput != nil && !luahook.IsJSONObject(in.ToolInput) {
+		return nil, fmt.Errorf("the payload: toolInput must be a table of named fields, got %s", in.ToolInput)
+	}
+	return in, nil
+}
+
+// result is what fire returns, as JSON decoded into a Lua table.
+type result struct {
+	Event             luahook.Event    `json:"event"`
+	Denied            bool             `json:"denied"`
+	Reason            string           `json:"reason"`
+	Input             json.RawMessage  `json:"input,omitempty"`
+	AdditionalContext string           `json:"additionalContext,omitempty"`
+	ContextAs         string           `json:"contextAs,omitempty"`
+	Outcome           *luahook.Outcome `json:"outcome"`
+	Trace             []traceEntry     `json:"trace"`
+}
+
+// traceEntry is one hook of a result's trace.
+type traceEntry struct {
+	Name       string           `json:"name"`
+	Kind       string           `json:"kind"`
+	Stage      string           `json:"stage,omitempty"`
+	Source     string           `json:"source,omitempty"`
+	DurationMs float64          `json:"durationMs"`
+	Outcome    *luahook.Outcome `json:"outcome,omitempty"`
+	Failure    *failure         `json:"failure,omitempty"`
+	Skipped    string           `json:"skipped,omitempty"`
+	Background bool             `json:"background,omitempty"`
+}
+
+type failure struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+func newResult(res runner.Result) result {
+	r := result{
+		Event:             res.Event,
+		Denied:            res.Denied,
+		Reason:            res.Reason,
+		Input:             res.Input,
+		AdditionalContext: res.AdditionalContext,
+		ContextAs:         string(res.ContextAs),
+		Outcome:           res.Outcome(),
+		Trace:             make([]traceEntry, len(res.Trace)),
+	}
+	for i, t := range res.Trace {
+		e := traceEntry{
+			Name: t.Name, Kind: string(t.Kind), Stage: string(t.Stage), Source: t.Source,
+			DurationMs: float64(t.Duration.Microseconds()) / 1000, Outcome: t.Outcome,
+			Skipped: t.Skipped, Background: t.Background,
+		}
+		if t.Failure != nil {
+			e.Failure = &failure{Kind: string(t.Failure.Kind), Message: t.Failure.Message}
+		}
+		r.Trace[i] = e
+	}
+	return r
+}

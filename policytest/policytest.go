@@ -1,0 +1,348 @@
+// Package policytest runs the policy tests of a hooks folder: the *_test.lua
+// files next to the hook files. A test file declares cases with test(name,
+// fn); each case fires events at the folder's hooks, loaded by a fresh engine
+// exactly as in production, and asserts on the results:
+//
+//	test("rm -rf / is denied", function()
+//	  local r = fire("PreToolUse", { toolName = "bash", toolInput = { command = "rm -rf /" } })
+//	  expect.denied(r, "dangerous command")
+//	end)
+//
+// fire(event, payload) returns { denied, reason, input, additionalContext,
+// contextAs, outcome, trace }; the expect functions (denied, allowed,
+// mutated, context, eq, truthy, contains) raise "file:line: what failed" with
+// the line of the assertion. Run prints "ok" or "FAIL" per case and the
+// summary line "N passed, M failed".
+package policytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/luabind"
+	"github.com/luahook/luahook/registry"
+	"github.com/luahook/luahook/runner"
+)
+
+// DefaultTimeout bounds one test case.
+const DefaultTimeout = 30 * time.Second
+
+// Options configure Run. The zero value runs the tests of ./hooks.d and
+// discards the output.
+type Options struct {
+	// Paths are test files or folders whose *_test.lua files run (not their
+	// subfolders). Empty means "hooks.d".
+	Paths []string
+	// Run, when set, is a regular expression: only the cases whose names it
+	// matches run.
+	Run string
+	// ConfigPath is the luahook.toml every test's engine loads; empty: none.
+	ConfigPath string
+	// PolicyOnly runs only the hooks marked policy, as --no-hooks does.
+	PolicyOnly bool
+	// Out receives the ok/FAIL lines, the summary and what the tests print.
+	// Nil discards them.
+	Out io.Writer
+	// Logger receives the engines' logs (hook failures, the Lua log module).
+	// Nil discards them.
+	Logger *slog.Logger
+	// LookupEnv reads the environment for the env module; nil: os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Timeout bounds each case; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Summary counts the results of a run. A test file that does not load, or
+// whose hooks do not load, counts as one failure.
+type Summary struct {
+	Passed, Failed int
+}
+
+// String returns the summary line, exactly "N passed, M failed".
+func (s Summary) String() string { return fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed) }
+
+// Run runs the test files found in opts.Paths, one after another, prints a
+// line per case and the summary, and returns the counts. Its error reports
+// bad options only (a bad -run pattern, a path that does not exist, no test
+// files at all); failing tests are counted, not returned.
+func Run(ctx context.Context, opts Options) (Summary, error) {
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	var match *regexp.Regexp
+	if opts.Run != "" {
+		re, err := regexp.Compile(opts.Run)
+		if err != nil {
+			return Summary{}, fmt.Errorf("-run %q: %w", opts.Run, err)
+		}
+		match = re
+	}
+	files, err := findTests(opts.Paths)
+	if err != nil {
+		return Summary{}, err
+	}
+	var sum Summary
+	for _, file := range files {
+		if ctx.Err() != nil {
+			return sum, ctx.Err()
+		}
+		runFile(ctx, opts, match, file, &sum)
+	}
+	fmt.Fprintln(opts.Out, sum)
+	return sum, nil
+}
+
+// findTests lists the test files of paths: a file as given, a folder's
+// *_test.lua files in name order.
+func findTests(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		paths = []string{"hooks.d"}
+	}
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, d := range ents {
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), "_test.lua") && !strings.HasPrefix(d.Name(), ".") {
+				names = append(names, d.Name())
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			files = append(files, filepath.Join(p, n))
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, ", "))
+	}
+	return files, nil
+}
+
+// testFile is one test file being run: its session, its cases, and the
+// engine of the case in progress.
+type testFile struct {
+	opts  Options
+	path  string
+	dir   string
+	sess  *luabind.Session
+	cases []testCase
+	eng   *engine.Engine
+}
+
+type testCase struct {
+	name string
+	fn   *lua.LFunction
+}
+
+func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path string, sum *Summary) {
+	tf := &testFile{opts: opts, path: path, dir: filepath.Dir(path)}
+	fail := func(what string, err error) {
+		sum.Failed++
+		fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, what, indent(err.Error()))
+	}
+	// The hooks must load before any case can mean anything.
+	eng, err := tf.open(ctx)
+	if err == nil {
+		err = eng.Err()
+		eng.Close()
+	}
+	if err != nil {
+		fail("(hooks do not load)", err)
+		return
+	}
+	sess, err := luabind.NewSession(luabind.SessionOptions{
+		Options: luabind.Options{
+			LibDir:    filepath.Join(tf.dir, "lib"),
+			Logger:    opts.Logger,
+			LookupEnv: opts.LookupEnv,
+		},
+		Name:   path,
+		Stdout: opts.Out,
+	})
+	if err != nil {
+		fail("(setup)", err)
+		return
+	}
+	defer sess.Close()
+	tf.sess = sess
+	lctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	err = sess.Do(lctx, tf.bind)
+	if err == nil {
+		err = Bind(lctx, sess, func() *runner.Runner { return tf.runner() }, tf.defaults)
+	}
+	if err == nil {
+		err = sess.Load(lctx, path)
+	}
+	cancel()
+	if err != nil {
+		fail("(does not load)", loadFailure(err))
+		return
+	}
+	if len(tf.cases) == 0 {
+		fmt.Fprintf(opts.Out, "?    %s [no test cases]\n", path)
+		return
+	}
+	for _, c := range tf.cases {
+		if match != nil && !match.MatchString(c.name) {
+			continue
+		}
+		start := time.Now()
+		err := tf.runCase(ctx, c)
+		d := time.Since(start)
+		if err != nil {
+			sum.Failed++
+			fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, c.name, indent(err.Error()))
+			continue
+		}
+		sum.Passed++
+		fmt.Fprintf(opts.Out, "ok   %s %s (%s)\n", path, c.name, roundDuration(d))
+	}
+}
+
+// open opens an engine on the test file's folder, as `luahook fire` would.
+func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
+	return engine.Open(ctx, engine.Options{
+		Dir:        tf.dir,
+		ConfigPath: tf.opts.ConfigPath,
+		Logger:     tf.opts.Logger,
+		PolicyOnly: tf.opts.PolicyOnly,
+		NoWatch:    true,
+		LookupEnv:  tf.opts.LookupEnv,
+	})
+}
+
+// runCase runs one case on a fresh engine, so that state kept in the store
+// (counters, rate limits) never leaks from one case to the next.
+func (tf *testFile) runCase(ctx context.Context, c testCase) error {
+	eng, err := tf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if regs := tf.sess.Registrations(); len(regs) > 0 {
+		if err := eng.Registry().ReplaceOwner(filepath.Base(tf.path), Specs(regs)); err != nil {
+			return err
+		}
+	}
+	tf.eng = eng
+	defer func() { tf.eng = nil }()
+	cctx, cancel := context.WithTimeout(ctx, tf.opts.Timeout)
+	defer cancel()
+	err = tf.sess.Call(cctx, c.fn)
+	var f *luahook.Failure
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		return fmt.Errorf("the case did not finish within %v", tf.opts.Timeout)
+	case errors.As(err, &f):
+		return errors.New(f.Message)
+	}
+	return err
+}
+
+func (tf *testFile) runner() *runner.Runner {
+	if tf.eng == nil {
+		return nil
+	}
+	return tf.eng.Runner()
+}
+
+// defaults fills what a test's payload leaves out: the folder of the test
+// file as cwd.
+func (tf *testFile) defaults(in *luahook.Input) {
+	if in.Cwd == "" {
+		in.Cwd, _ = filepath.Abs(tf.dir)
+	}
+}
+
+// bind installs test(name, fn), which declares a case.
+func (tf *testFile) bind(L *lua.LState) error {
+	L.SetGlobal("test", L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckString(1)
+		fn := L.CheckFunction(2)
+		if L.GetTop() > 2 {
+			L.RaiseError("test: too many arguments; usage: test(name, function() ... end)")
+		}
+		if strings.TrimSpace(name) == "" {
+			L.ArgError(1, "a test case needs a name")
+		}
+		tf.cases = append(tf.cases, testCase{name: name, fn: fn})
+		return 0
+	}))
+	return nil
+}
+
+// Specs turns the registrations of a Lua session into registry specs of
+// kind lua, as the engine does for hook files.
+func Specs(regs []luabind.Registration) []registry.Spec {
+	out := make([]registry.Spec, len(regs))
+	for i, r := range regs {
+		out[i] = registry.Spec{
+			Event: r.Event, Matcher: r.Matcher, Name: r.Name, Kind: luahook.KindLua, Stage: r.Stage,
+			Timeout: r.Timeout, FailurePolicy: r.FailurePolicy, Policy: r.Policy, Source: r.Source,
+			Background: r.Background, RunWhenToolSkipped: r.RunWhenToolSkipped, Hook: r.Hook,
+		}
+	}
+	return out
+}
+
+// loadFailure words a test file's load error: a syntax error as it is, a
+// runtime error by its message, which carries file:line.
+func loadFailure(err error) error {
+	var f *luahook.Failure
+	if errors.As(err, &f) {
+		return errors.New(f.Message)
+	}
+	return err
+}
+
+func indent(msg string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		b.WriteString("    ")
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}
