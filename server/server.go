@@ -1,10 +1,17 @@
-// Package server answers the HTTP-hook protocol from an engine: POST a payload
-// as JSON, get the outcome as JSON. It is what `luahook serve` runs, and a
-// host may mount it in its own HTTP server.
+// Package server answers the HTTP-hook protocol: POST a payload as JSON, get
+// the outcome as JSON, in the same shapes as `luahook fire` prints. It is what
+// `luahook serve` runs, and a host may mount a Handler in its own HTTP server.
+//
+//	h := server.New(eng.Runner(), server.Options{Health: eng.Errors})
+//	http.ListenAndServe("127.0.0.1:8787", h)
+//
+// The Handler is stateless between requests (the hooks' own store aside), so
+// any number of them can run behind a load balancer.
 package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,129 +27,168 @@ import (
 	"github.com/luahook/luahook/runner"
 )
 
-// DefaultMaxBody is the default cap on a request body.
+// DefaultMaxBody is the default cap on a request body: 8 MiB.
 const DefaultMaxBody = 8 << 20
 
-// Options configure a Handler.
-type Options struct {
-	MaxBody int64        // request body cap; 0 = DefaultMaxBody
-	Logger  *slog.Logger // nil = discard
-	// Registry receives the metrics and is served at /metrics; nil = a fresh one.
-	Registry *prometheus.Registry
+// Firer fires one payload at hooks and returns what they decided.
+// *runner.Runner is a Firer.
+type Firer interface {
+	Fire(ctx context.Context, in *luahook.Input) runner.Result
 }
 
-// Handler serves POST / (and POST /hook) with the hook protocol, GET /healthz
-// and GET /metrics.
+var _ Firer = (*runner.Runner)(nil)
+
+// Options configure a Handler. The zero value is usable.
+type Options struct {
+	// MaxBody caps a request body in bytes; a larger body is answered 413.
+	// Zero or less means DefaultMaxBody.
+	MaxBody int64
+	// Logger receives a debug line per answered payload and an info line per
+	// refused request. Nil discards.
+	Logger *slog.Logger
+	// Registry receives the handler's metrics and is what /metrics serves, so
+	// a caller may add its own collectors (Go runtime, process). One Registry
+	// serves one Handler. Nil means a fresh registry.
+	Registry *prometheus.Registry
+	// Health returns the current load errors (engine.Engine.Errors). They
+	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
+	Health func() []error
+}
+
+// Handler serves the hook protocol on POST / and POST /hook, the health
+// status on GET /healthz and the Prometheus metrics on GET /metrics.
+//
+// A hook request's body must be one payload object (DecodePayload) of at most
+// Options.MaxBody bytes: a malformed payload is answered 400 with
+// {"error": "..."} naming what is wrong, a larger body 413. A good payload is
+// fired with the request's context, so a client that gives up cancels its
+// hooks, and answered 200 with runner.Result.Outcome as JSON.
 type Handler struct {
-	fire    func(r *http.Request, in *luahook.Input) runner.Result
-	healthy func() error
-	opts    Options
+	firer   Firer
+	maxBody int64
+	logger  *slog.Logger
+	health  func() []error
 	mux     *http.ServeMux
 	m       *metrics
 }
 
-// New returns a Handler that fires payloads with fire and reports health with
-// healthy (nil error = healthy).
-func New(fire func(r *http.Request, in *luahook.Input) runner.Result, healthy func() error, opts Options) *Handler {
-	if opts.MaxBody <= 0 {
-		opts.MaxBody = DefaultMaxBody
+var _ http.Handler = (*Handler)(nil)
+
+// New returns a Handler that fires payloads at f.
+func New(f Firer, opts Options) *Handler {
+	h := &Handler{firer: f, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBody
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Registry == nil {
-		opts.Registry = prometheus.NewRegistry()
+	if h.health == nil {
+		h.health = func() []error { return nil }
 	}
-	h := &Handler{fire: fire, healthy: healthy, opts: opts, mux: http.NewServeMux(), m: newMetrics(opts.Registry)}
-	h.mux.HandleFunc("POST /{$}", h.hook)
-	h.mux.HandleFunc("POST /hook", h.hook)
-	h.mux.HandleFunc("GET /healthz", h.health)
-	h.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
+	reg := opts.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	h.m = newMetrics(reg, func() int { return len(h.health()) })
+	h.mux.HandleFunc("POST /{$}", h.serveHook)
+	h.mux.HandleFunc("POST /hook", h.serveHook)
+	h.mux.HandleFunc("GET /healthz", h.serveHealth)
+	h.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return h
 }
 
+// ServeHTTP routes the request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	body, err := h.readBody(w, r)
 	if err != nil {
+		code := http.StatusBadRequest
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			h.m.requests.WithLabelValues("413").Inc()
-			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", h.opts.MaxBody))
-			return
+			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
 		}
-		h.m.requests.WithLabelValues("400").Inc()
-		httpError(w, http.StatusBadRequest, "reading body: "+err.Error())
+		h.refuse(w, r, code, err)
 		return
 	}
 	in, err := DecodePayload(body)
 	if err != nil {
-		h.m.requests.WithLabelValues("400").Inc()
-		httpError(w, http.StatusBadRequest, err.Error())
+		h.refuse(w, r, http.StatusBadRequest, err)
 		return
 	}
-	res := h.fire(r, in)
-	h.m.observe(res)
-	out, err := json.Marshal(res.Outcome())
-	if err != nil {
-		h.m.requests.WithLabelValues("500").Inc()
-		httpError(w, http.StatusInternalServerError, err.Error())
+	res := h.firer.Fire(r.Context(), in)
+	h.m.observe(&res)
+	if r.Context().Err() != nil {
+		// The client gave up; the result of a cancelled call must not be used.
+		h.m.requests.WithLabelValues("499").Inc()
 		return
 	}
+	out := res.Outcome()
 	h.m.requests.WithLabelValues("200").Inc()
-	h.m.decisionSeconds.Observe(time.Since(start).Seconds())
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(out)
+	took := time.Since(start)
+	h.m.decision.Observe(took.Seconds())
+	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "answered", slog.String("event", string(in.Event)),
+			slog.String("tool", in.ToolName), slog.String("decision", decisionOf(&res)),
+			slog.Int("hooks", len(res.Trace)), slog.Duration("took", took))
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
-func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
-	if err := h.healthy(); err != nil {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		fmt.Fprintf(w, "ok (with load errors; the previous good versions are live)\n%v\n", err)
+// readBody reads the whole body, refusing one over the cap before reading it
+// when its declared length already says so.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > h.maxBody {
+		return nil, &http.MaxBytesError{Limit: h.maxBody}
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, h.maxBody))
+	return buf.Bytes(), err
+}
+
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code int, err error) {
+	h.m.requests.WithLabelValues(fmt.Sprint(code)).Inc()
+	h.logger.LogAttrs(r.Context(), slog.LevelInfo, "request refused", slog.Int("status", code),
+		slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+// healthStatus is the body of /healthz.
+type healthStatus struct {
+	Status string   `json:"status"` // ok | degraded
+	Errors []string `json:"errors,omitempty"`
+}
+
+// serveHealth answers 200 as long as the handler serves. Load errors make
+// the status "degraded" and are listed, but do not fail the check: the
+// previous good version of a broken file stays live, and a restart would
+// not repair the file. Alert on the luahook_load_errors gauge instead.
+func (h *Handler) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	st := healthStatus{Status: "ok"}
+	if errs := h.health(); len(errs) > 0 {
+		st.Status = "degraded"
+		for _, err := range errs {
+			st.Errors = append(st.Errors, err.Error())
+		}
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, "ok\n")
-}
-
-func httpError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	w.Write(b)
-}
-
-// DecodePayload parses a payload strictly: it must be one JSON object with
-// known fields and a known event, so that a typo is an error rather than an
-// empty payload that every policy lets through.
-func DecodePayload(data []byte) (*luahook.Input, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
-		return nil, errors.New("payload must be a JSON object")
-	}
-	in := &luahook.Input{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(in); err != nil {
-		return nil, fmt.Errorf("payload: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("payload: more than one JSON value")
-	}
-	if in.ToolInput != nil && string(in.ToolInput) != "null" && !luahook.IsJSONObject(in.ToolInput) {
-		return nil, errors.New("payload: toolInput must be an object")
-	}
-	if string(in.ToolInput) == "null" {
-		in.ToolInput = nil
-	}
-	if in.Event == "" {
-		return nil, errors.New("payload: no event")
-	}
-	if _, err := luahook.ParseEvent(string(in.Event)); err != nil {
-		return nil, fmt.Errorf("payload: %w", err)
-	}
-	return in, nil
+	io.Copy(w, &buf)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/engine"
 	hooksd "github.com/luahook/luahook/hooks.d"
 )
 
@@ -44,32 +44,45 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 		return err
 	}
 	defer os.RemoveAll(ws)
-	dir := g.dir
+	dir, embedded := g.dir, false
 	if dir == "" {
 		if st, err := os.Stat("hooks.d"); err == nil && st.IsDir() {
 			dir = "hooks.d"
 		} else {
-			dir = filepath.Join(ws, ".hooks.d")
-			if err := os.CopyFS(dir, hooksd.FS); err != nil {
+			// No checkout around: the policies that ship inside the binary,
+			// in a folder of their own, so that the workspace holds only
+			// what the scripted agent puts there.
+			shipped, err := os.MkdirTemp("", "luahook-demo-hooks-")
+			if err != nil {
 				return err
 			}
+			defer os.RemoveAll(shipped)
+			if err := os.CopyFS(shipped, hooksd.FS); err != nil {
+				return err
+			}
+			dir, embedded = shipped, true
 		}
 	}
-	os.WriteFile(filepath.Join(ws, ".env"), []byte("API_TOKEN=not-a-real-token\n"), 0o600)
-	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# demo project\n"), 0o644)
+	for name, content := range map[string]string{".env": "API_TOKEN=not-a-real-token\n", "README.md": "# demo project\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o600); err != nil {
+			return err
+		}
+	}
 
-	logger, err := g.logger(s.err)
+	// Error level unless --log-level says otherwise: the policies log their
+	// denials at warn, and the trace below already shows them.
+	logger, err := g.loggerAt(s.err, slog.LevelError, false)
 	if err != nil {
 		return err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, ConfigPath: g.configPath(), Logger: logger, PolicyOnly: g.noHooks, NoWatch: true})
+	demo := *g
+	demo.dir = dir
+	eng, err := demo.openWith(ctx, openOptions{logger: logger, quietLoad: true})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	for _, err := range eng.Errors() {
-		fmt.Fprintln(s.err, "luahook:", err)
-	}
+	reportLoadErrors(s.err, eng.Errors())
 	st := eng.Stats()
 	fmt.Fprintf(s.out, "luahook demo: %d hooks from %s, workspace %s\n\n", st.Hooks, dir, ws)
 
@@ -81,11 +94,14 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 		start := time.Now()
 		res := eng.Runner().Fire(ctx, &in)
 		took := time.Since(start)
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted")
+		}
 		for _, t := range res.Trace {
-			fmt.Fprintf(s.out, "    %-7s %-24s %8s  %s\n", t.Kind, t.Name, t.Duration.Round(time.Microsecond), traceStatus(t.Failure, t.Skipped, t.Outcome))
+			fmt.Fprintf(s.out, "    %-7s %-24s %8s  %s\n", t.Kind, t.Name, t.Duration.Round(time.Microsecond), traceStatus(&t))
 		}
 		if len(res.Trace) == 0 {
-			fmt.Fprintf(s.out, "    (no hook for this event)\n")
+			fmt.Fprintf(s.out, "    (no hook matched)\n")
 		}
 		switch {
 		case res.Denied:
@@ -116,20 +132,11 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 		}
 		fmt.Fprintf(s.out, "  (%s)\n\n", took.Round(time.Microsecond))
 	}
+	if embedded {
+		fmt.Fprintln(s.out, "These are the policies that ship with luahook (hooks.d in its repository); put yours in ./hooks.d.")
+	}
 	fmt.Fprintln(s.out, "Try your own: luahook fire PreToolUse --tool bash --input '{\"toolInput\":{\"command\":\"rm -rf /\"}}'")
 	return nil
-}
-
-func traceStatus(f *luahook.Failure, skipped string, o *luahook.Outcome) string {
-	switch {
-	case f != nil:
-		return "failed (" + string(f.Kind) + "): " + f.Message
-	case skipped != "":
-		return "skipped: " + skipped
-	case o != nil:
-		return describeOutcome(o)
-	}
-	return "no objection"
 }
 
 func payloadSummary(in *luahook.Input) string {

@@ -5,17 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/runner"
+	"github.com/luahook/luahook/server"
 )
 
-// maxPayloadBytes bounds what fire and serve read as one payload.
-const maxPayloadBytes = 16 << 20
+// maxPayloadBytes bounds what fire reads as one payload: what serve accepts.
+const maxPayloadBytes = server.DefaultMaxBody
 
 type fireOptions struct {
 	input string
@@ -30,9 +33,23 @@ func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
 		Short: "Run one payload through every hook and print the outcome as JSON",
 		Long: `fire reads a payload (--input JSON, --input @file, or standard input), runs it
 through the full engine (config and hooks folder) and prints exactly one JSON
-object in the outcome contract's shape. Exit status 2 when the action was
-denied or the prompt blocked, 0 otherwise, 1 on bad usage or a load error.
-So "luahook fire" is itself a valid command hook.`,
+object in the outcome contract's shape:
+
+  PreToolUse        {"action":"deny","reason":…}, {"action":"mutate","input":{…}}
+                    or {"action":"allow"}, with "additionalContext" and
+                    "contextAs" when hooks added context
+  UserPromptSubmit  {"action":"deny","reason":…} when blocked, else
+                    {"additionalContext":…} or {}
+  PostToolUse, SessionStart
+                    {"additionalContext":…,"contextAs":…} or {}
+  Stop and the observational events
+                    {}
+
+EVENT overrides the payload's "event", --tool its "toolName"; a payload without
+"cwd" gets the current folder. Exit status 2 when the call was denied or the
+prompt blocked (the reason is also printed on standard error, where hosts of
+command hooks read it), 0 otherwise, 1 on bad usage, a bad payload or a load
+error. So "luahook fire" is itself a valid command hook.`,
 		Example: `  luahook fire PreToolUse --tool bash --input '{"toolInput":{"command":"rm -rf /"}}'
   echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire`,
 		Args: cobra.MaximumNArgs(1),
@@ -69,7 +86,7 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 		in.ToolName = o.tool
 	}
 	if in.Event == "" {
-		return fmt.Errorf("no event: give EVENT or an \"event\" field in the payload")
+		return fmt.Errorf("no event: give EVENT or an \"event\" key in the payload")
 	}
 	if _, err := luahook.ParseEvent(string(in.Event)); err != nil {
 		return err
@@ -77,30 +94,51 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()
 	}
+	// Error level by default: when fire is itself a command hook, its
+	// standard error is the deny reason its host reads.
+	logger, err := g.loggerAt(s.err, slog.LevelError, false)
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
-	eng, err := g.open(ctx, s, false)
+	eng, err := g.openWith(ctx, openOptions{logger: logger, quietLoad: true})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	if err := eng.Err(); err != nil {
-		return err
+	if errs := eng.Errors(); len(errs) > 0 {
+		reportLoadErrors(s.err, errs)
+		return fmt.Errorf("not fired: %d load error(s)", len(errs))
 	}
 	res := eng.Runner().Fire(ctx, in)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: no outcome")
+	}
 	if o.trace {
 		printTrace(s.err, res.Trace)
 	}
-	out, err := json.Marshal(res.Outcome())
-	if err != nil {
+	if err := writeJSON(s.out, res.Outcome()); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "%s\n", out)
 	if res.Denied {
+		// A command hook that exits 2 is read for its reason on stderr.
+		fmt.Fprintln(s.err, res.Reason)
 		return &exitError{code: 2}
 	}
 	return nil
 }
 
+// writeJSON writes v as one line of JSON, without HTML escaping (a reason
+// that says "&&" should read "&&").
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// readPayload reads the payload of --input: JSON text, @file, or, when the
+// flag is empty, standard input. A terminal on standard input counts as an
+// empty payload, so that "luahook fire SessionStart" does not wait for one.
 func readPayload(flag string, stdin io.Reader) ([]byte, error) {
 	switch {
 	case strings.HasPrefix(flag, "@"):
@@ -109,58 +147,77 @@ func readPayload(flag string, stdin io.Reader) ([]byte, error) {
 			return nil, fmt.Errorf("--input: %w", err)
 		}
 		defer f.Close()
-		return readCapped(f, "--input "+flag)
+		return readCapped(f, "--input "+flag, maxPayloadBytes)
 	case flag != "":
 		return []byte(flag), nil
+	case stdin == nil || isTerminal(stdin):
+		return nil, nil
 	}
-	return readCapped(stdin, "standard input")
+	return readCapped(stdin, "standard input", maxPayloadBytes)
 }
 
-func readCapped(r io.Reader, what string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxPayloadBytes+1))
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// readCapped reads r to the end, refusing more than limit bytes.
+func readCapped(r io.Reader, what string, limit int) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	if len(data) > maxPayloadBytes {
-		return nil, fmt.Errorf("%s: payload larger than %d MiB", what, maxPayloadBytes>>20)
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
 	}
 	return data, nil
 }
 
-// decodePayload parses a payload strictly: unknown fields are errors, so that
-// a typo ("toolname") does not silently fire an empty payload.
-func decodePayload(data []byte) (*luahook.Input, error) {
-	in := &luahook.Input{}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return in, nil
+func byteSize(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(in); err != nil {
-		return nil, fmt.Errorf("payload: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("payload: more than one JSON value")
-	}
-	if in.ToolInput != nil && !luahook.IsJSONObject(in.ToolInput) && string(in.ToolInput) != "null" {
-		return nil, fmt.Errorf("payload: toolInput must be an object")
-	}
-	return in, nil
+	return fmt.Sprintf("%d bytes", n)
 }
 
+// decodePayload parses a payload as strictly as serve does (unknown or
+// misspelt keys, duplicate keys and a toolInput that is not an object are
+// errors), but leaves the event to the command line. An empty payload is
+// an empty Input.
+func decodePayload(data []byte) (*luahook.Input, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &luahook.Input{}, nil
+	}
+	return server.DecodeInput(data)
+}
+
+// printTrace prints one line per hook of a trace: kind, name, stage,
+// duration and what it did.
 func printTrace(w io.Writer, trace []runner.HookTrace) {
 	for _, t := range trace {
-		status := "no objection"
-		switch {
-		case t.Failure != nil:
-			status = "failed (" + string(t.Failure.Kind) + "): " + t.Failure.Message
-		case t.Skipped != "":
-			status = "skipped: " + t.Skipped
-		case t.Outcome != nil:
-			status = describeOutcome(t.Outcome)
+		stage := string(t.Stage)
+		if stage == "" {
+			stage = "-"
 		}
-		fmt.Fprintf(w, "%-8s %-28s %-7s %9s  %s\n", t.Kind, t.Name, t.Stage, t.Duration.Round(1000), status)
+		fmt.Fprintf(w, "%-8s %-28s %-8s %9s  %s\n", t.Kind, t.Name, stage, t.Duration.Round(time.Microsecond), traceStatus(&t))
 	}
+}
+
+// traceStatus says in a few words what a hook did.
+func traceStatus(t *runner.HookTrace) string {
+	switch {
+	case t.Failure != nil:
+		return "failed (" + string(t.Failure.Kind) + "): " + t.Failure.Message
+	case t.Skipped != "":
+		return "skipped: " + t.Skipped
+	case t.Outcome != nil:
+		return describeOutcome(t.Outcome)
+	}
+	return "no objection"
 }
 
 func describeOutcome(o *luahook.Outcome) string {

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
 )
 
+// listedHook is one line of "luahook list", one object of "luahook list --json".
 type listedHook struct {
 	Event         luahook.Event `json:"event"`
 	Order         int           `json:"order"`
@@ -22,6 +27,8 @@ type listedHook struct {
 	TimeoutMs     int64         `json:"timeoutMs"`
 	FailurePolicy string        `json:"failurePolicy"`
 	Background    bool          `json:"background,omitempty"`
+	// RunWhenToolSkipped: the hook also runs when an allowed tool did not run.
+	RunWhenToolSkipped bool `json:"runWhenToolSkipped,omitempty"`
 }
 
 func newListCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -29,19 +36,30 @@ func newListCmd(g *globalOptions, s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the registered hooks in the order they run",
-		Args:  cobra.NoArgs,
+		Long: `list prints the registered hooks of every event in the order they run:
+configured hooks first (config order), then Lua files (by file name, then
+registration order), and on PreToolUse every mutate-stage hook before every
+validate-stage one. Each line gives the matcher, stage, kind, source, policy
+flag, timeout and failure policy. --json prints the same as a JSON array.
+
+Files that fail to load are reported on standard error and make the exit
+status 1; the hooks that did load are listed all the same.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := g.open(cmd.Context(), s, false)
+			logger, err := g.loggerAt(s.err, slog.LevelWarn, false)
+			if err != nil {
+				return err
+			}
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true})
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			for _, err := range eng.Errors() {
-				fmt.Fprintln(s.err, "luahook:", err)
-			}
+			errs := eng.Errors()
+			reportLoadErrors(s.err, errs)
 			var hooks []listedHook
 			for _, ev := range luahook.Events() {
-				for i, e := range eng.Registry().List(ev) {
+				for i, e := range runOrder(eng.Registry().List(ev)) {
 					matcher := e.Matcher
 					if matcher == "" {
 						matcher = "*"
@@ -49,35 +67,72 @@ func newListCmd(g *globalOptions, s *streams) *cobra.Command {
 					hooks = append(hooks, listedHook{
 						Event: ev, Order: i + 1, Name: e.Name, Matcher: matcher, Stage: string(e.Stage),
 						Kind: string(e.Kind), Source: e.Source, Policy: e.Policy, TimeoutMs: e.Timeout.Milliseconds(),
-						FailurePolicy: string(e.FailurePolicy), Background: e.Background,
+						FailurePolicy: string(e.FailurePolicy), Background: e.Background, RunWhenToolSkipped: e.RunWhenToolSkipped,
 					})
 				}
 			}
-			if asJSON {
-				if hooks == nil {
-					hooks = []listedHook{}
-				}
-				enc := json.NewEncoder(s.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(hooks)
+			if err := printHooks(s, hooks, asJSON); err != nil {
+				return err
 			}
-			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE\tPOLICY\tTIMEOUT\tFAILURE")
-			for _, h := range hooks {
-				stage := h.Stage
-				if stage == "" {
-					stage = "-"
-				}
-				policy := "-"
-				if h.Policy {
-					policy = "yes"
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%dms\t%s\n", h.Event, h.Order, h.Name, h.Matcher,
-					stage, h.Kind, h.Source, policy, h.TimeoutMs, h.FailurePolicy)
+			if len(errs) > 0 {
+				return fmt.Errorf("%d load error(s)", len(errs))
 			}
-			return tw.Flush()
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return cmd
+}
+
+// runOrder returns entries in the order the runner calls them: on
+// PreToolUse every mutate-stage hook before every validate-stage one, each
+// stage in registration order; on other events registration order.
+func runOrder(entries []registry.Entry) []registry.Entry {
+	out := slices.Clone(entries)
+	slices.SortStableFunc(out, func(a, b registry.Entry) int {
+		return cmp.Compare(stageRank(a.Stage), stageRank(b.Stage))
+	})
+	return out
+}
+
+func stageRank(s luahook.Stage) int {
+	if s == luahook.StageValidate {
+		return 1
+	}
+	return 0
+}
+
+func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
+	if asJSON {
+		if hooks == nil {
+			hooks = []listedHook{}
+		}
+		enc := json.NewEncoder(s.out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(hooks)
+	}
+	if len(hooks) == 0 {
+		fmt.Fprintln(s.out, "no hooks")
+		return nil
+	}
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE\tPOLICY\tTIMEOUT\tFAILURE")
+	for _, h := range hooks {
+		stage := h.Stage
+		if stage == "" {
+			stage = "-"
+		}
+		policy := "-"
+		if h.Policy {
+			policy = "yes"
+		}
+		timeout := fmt.Sprintf("%dms", h.TimeoutMs)
+		if h.Background {
+			timeout += " (background)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, h.Name, h.Matcher,
+			stage, h.Kind, h.Source, policy, timeout, h.FailurePolicy)
+	}
+	return tw.Flush()
 }

@@ -15,12 +15,16 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal cancels ctx (serve finishes its requests, fire stops
+	// its hooks); a second one gets the default behaviour and ends the process.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// exitError carries an exit status other than 1 (2 = denied or blocked).
+// exitError carries an exit status other than 1 (2 = denied or blocked), or
+// an exit status 1 whose explanation was already printed (err nil).
 type exitError struct {
 	code int
 	err  error

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ type globalOptions struct {
 	dir      string
 	config   string
 	noHooks  bool
-	logLevel string
+	logLevel string // "": the subcommand's default
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -38,18 +39,27 @@ folder and a luahook.toml, and prints the outcome in the hook contract's shape.
 Start with: luahook demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			_, err := parseLevel(g.logLevel, slog.LevelWarn)
+			return err
+		},
 	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see: %s --help)", err, c.CommandPath())
+	})
 	f := root.PersistentFlags()
 	f.StringVar(&g.dir, "dir", envOr("LUAHOOK_DIR", ""), "hooks folder (default: the config's hooks_dir, else ./hooks.d; env LUAHOOK_DIR)")
 	f.StringVar(&g.config, "config", envOr("LUAHOOK_CONFIG", ""), "config file (default: ./luahook.toml when it exists; env LUAHOOK_CONFIG)")
 	f.BoolVar(&g.noHooks, "no-hooks", false, "run only hooks marked policy = true")
-	f.StringVar(&g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: info for serve, error for fire and demo, warn otherwise)")
 	root.AddCommand(
 		newFireCmd(g, s),
 		newListCmd(g, s),
 		newCheckCmd(g, s),
 		newDemoCmd(g, s),
 		newServeCmd(g, s),
+		newTestCmd(g, s),
+		newReplCmd(g, s),
 	)
 	return root
 }
@@ -61,12 +71,40 @@ func envOr(name, def string) string {
 	return def
 }
 
-func (g *globalOptions) logger(w io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(strings.ToUpper(g.logLevel))); err != nil {
-		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", g.logLevel)
+func parseLevel(s string, def slog.Level) (slog.Level, error) {
+	if s == "" {
+		return def, nil
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return lvl, nil
+}
+
+// logger returns a text logger on w at --log-level, warn by default.
+func (g *globalOptions) logger(w io.Writer) (*slog.Logger, error) {
+	return g.loggerAt(w, slog.LevelWarn, true)
+}
+
+// loggerAt returns a text logger on w at --log-level, or at def when the flag
+// is not given. One-shot commands leave the time out: it is noise on a
+// terminal.
+func (g *globalOptions) loggerAt(w io.Writer, def slog.Level, withTime bool) (*slog.Logger, error) {
+	lvl, err := parseLevel(g.logLevel, def)
+	if err != nil {
+		return nil, err
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	if !withTime {
+		opts.ReplaceAttr = func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}
+	}
+	return slog.New(slog.NewTextHandler(w, opts)), nil
 }
 
 // configPath returns the config file to load: --config, else ./luahook.toml
@@ -81,17 +119,91 @@ func (g *globalOptions) configPath() string {
 	return ""
 }
 
-// open opens an engine on the global options, without hot reload.
-func (g *globalOptions) open(ctx context.Context, s *streams, watch bool) (*engine.Engine, error) {
-	logger, err := g.logger(s.err)
-	if err != nil {
+// checkDir refuses a hooks folder that was named (--dir, LUAHOOK_DIR) and
+// does not exist: an operator who names a folder expects its hooks, not
+// silently none. The default ./hooks.d may be absent.
+func (g *globalOptions) checkDir() error {
+	if g.dir == "" {
+		return nil
+	}
+	st, err := os.Stat(g.dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("hooks folder --dir %s: %w", g.dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("hooks folder --dir %s: not a folder", g.dir)
+	}
+	return nil
+}
+
+// openOptions say how a subcommand opens its engine.
+type openOptions struct {
+	logger *slog.Logger
+	watch  bool
+	// quietLoad drops the engine's error records while it opens: the
+	// subcommand reports Engine.Errors itself, each once, naming file and
+	// line (the engine's own line would add that "the previous version
+	// stays live", which is not true of a first load).
+	quietLoad bool
+	// noConfig opens without any config file (check, after the config
+	// failed to load, still checks the Lua files).
+	noConfig bool
+}
+
+// openWith opens an engine on the global options (--dir, --config or
+// ./luahook.toml, --no-hooks).
+func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.Engine, error) {
+	if err := g.checkDir(); err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Options{
+	logger := o.logger
+	var gate *quietGate
+	if o.quietLoad {
+		gate = &quietGate{Handler: logger.Handler(), on: &atomic.Bool{}}
+		gate.on.Store(true)
+		logger = slog.New(gate)
+	}
+	cfg := g.configPath()
+	if o.noConfig {
+		cfg = ""
+	}
+	eng, err := engine.Open(ctx, engine.Options{
 		Dir:        g.dir,
-		ConfigPath: g.configPath(),
+		ConfigPath: cfg,
 		Logger:     logger,
 		PolicyOnly: g.noHooks,
-		NoWatch:    !watch,
+		NoWatch:    !o.watch,
 	})
+	if gate != nil {
+		gate.on.Store(false)
+	}
+	return eng, err
+}
+
+// quietGate drops error records while on is set, and passes everything else.
+type quietGate struct {
+	slog.Handler
+	on *atomic.Bool
+}
+
+func (q *quietGate) Enabled(ctx context.Context, l slog.Level) bool {
+	if l >= slog.LevelError && q.on.Load() {
+		return false
+	}
+	return q.Handler.Enabled(ctx, l)
+}
+
+func (q *quietGate) WithAttrs(as []slog.Attr) slog.Handler {
+	return &quietGate{Handler: q.Handler.WithAttrs(as), on: q.on}
+}
+
+func (q *quietGate) WithGroup(name string) slog.Handler {
+	return &quietGate{Handler: q.Handler.WithGroup(name), on: q.on}
+}
+
+// reportLoadErrors prints each load error on its own line.
+func reportLoadErrors(w io.Writer, errs []error) {
+	for _, err := range errs {
+		fmt.Fprintln(w, "luahook:", err)
+	}
 }

@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
-	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/server"
 )
 
@@ -27,47 +29,73 @@ func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
 		Use:   "serve",
 		Short: "Answer the HTTP-hook protocol: POST a payload, get the outcome",
 		Long: `serve runs an HTTP endpoint of the HTTP-hook protocol with hot reload of the
-hooks folder and the config: POST / with a payload as JSON, get the outcome as
-JSON. GET /healthz and GET /metrics (Prometheus). It binds loopback unless
---addr says otherwise, and shuts down gracefully on SIGTERM or Ctrl-C,
-finishing the requests in flight.`,
+hooks folder and the config: POST / (or /hook) with a payload as JSON, get the
+outcome as JSON, in the shapes "luahook fire" prints. A malformed payload is
+answered 400 with {"error": …}, a body over --max-body 413.
+
+GET /healthz answers {"status":"ok"}, or "degraded" with the load errors (the
+previous good version of a broken file stays live). GET /metrics serves
+Prometheus metrics: requests, decisions, per-hook calls, denials, failures by
+kind and latency, and the number of load errors.
+
+serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
+stops accepting connections, finishes the requests in flight (for at most
+--grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, s, o) },
 	}
-	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8787", "listen address")
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8787", "listen address (port 0 picks a free port)")
 	cmd.Flags().Int64Var(&o.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413 past it)")
 	cmd.Flags().DurationVar(&o.grace, "grace", 10*time.Second, "how long shutdown waits for requests in flight")
 	return cmd
 }
 
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
-	logger, err := g.logger(s.err)
+	logger, err := g.loggerAt(s.err, slog.LevelInfo, true)
 	if err != nil {
 		return err
 	}
-	eng, err := g.open(ctx, s, true)
+	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, quietLoad: true})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	for _, err := range eng.Errors() {
-		logger.Error("load error", "err", err)
+		logger.Error("hook file not loaded; serving without it until it is fixed", "err", err)
 	}
-	h := server.New(func(r *http.Request, in *luahook.Input) runner.Result {
-		return eng.Runner().Fire(r.Context(), in)
-	}, eng.Err, server.Options{MaxBody: o.maxBody, Logger: logger})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors})
+
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
+	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+		logger.Warn("listening beyond loopback: payloads carry prompts and tool inputs, and anyone who reaches this address can query the policies; put TLS and authentication in front",
+			"addr", ln.Addr().String())
+	}
+	var inFlight atomic.Int64
 	srv := &http.Server{
-		Handler:           h,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inFlight.Add(1)
+			defer inFlight.Add(-1)
+			h.ServeHTTP(w, r)
+		}),
+		// Slow clients cannot hold a connection: headers within 5 s, the
+		// whole body within 30 s, idle keep-alive connections for 2 min.
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      11 * time.Minute, // a hook may run up to 10 minutes
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		// The answer may take as long as the hooks do (each is clamped to
+		// 10 min); a client that gives up cancels them through the
+		// request's context, so this only bounds a pathological chain.
+		WriteTimeout:   11 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	listenerClosed := make(chan struct{})
+	srv.RegisterOnShutdown(func() { close(listenerClosed) })
 	fmt.Fprintf(s.out, "luahook serve: listening on http://%s (%d hooks from %s)\n", ln.Addr(), eng.Stats().Hooks, eng.Dir())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -76,11 +104,16 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		return err
 	case <-ctx.Done():
 	}
-	// Requests in flight finish; new connections are refused.
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(sctx) }()
+	<-listenerClosed // from here on no new request starts
+	fmt.Fprintf(s.out, "luahook serve: shutting down, finishing %d request(s) in flight\n", inFlight.Load())
+	if err := <-shut; err != nil {
+		srv.Close()
+		<-errc
+		return fmt.Errorf("shutdown: %d request(s) still running after --grace %s were cut off: %w", inFlight.Load(), o.grace, err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/luahook/luahook"
+)
+
+// payloadKeys are the top-level keys of a payload, exactly as the contract
+// spells them.
+var payloadKeys = [...]string{
+	"event", "toolName", "toolInput", "toolCapabilities", "toolMutating", "toolResult",
+	"prompt", "compaction", "subagent", "notification", "cwd", "sessionId",
+}
+
+// nestedKeys are the keys of the payload's nested objects.
+var nestedKeys = map[string][]string{
+	"toolResult":   jsonKeys[luahook.ToolResult](),
+	"compaction":   jsonKeys[luahook.Compaction](),
+	"subagent":     jsonKeys[luahook.Subagent](),
+	"notification": jsonKeys[luahook.NotificationInfo](),
+}
+
+// DecodeInput parses a payload strictly, leaving the event to the caller: the
+// data must be exactly one JSON object whose keys, and those of its nested
+// objects, are the contract's, spelled exactly (encoding/json alone would
+// take "TOOLINPUT" for "toolInput"), each at most once (so that a proxy that
+// reads the first "toolInput" and this server cannot see different
+// payloads), and whose toolInput, when present and not null, is an object.
+// Unknown keys are errors: a typo must not turn into an empty payload that
+// every policy lets through. A null value counts as absent. Errors name the
+// key or the byte offset at fault.
+func DecodeInput(data []byte) (*luahook.Input, error) {
+	data = bytes.Trim(data, " \t\r\n")
+	if len(data) == 0 {
+		return nil, errors.New("payload: empty; want a JSON object")
+	}
+	if data[0] != '{' {
+		return nil, fmt.Errorf("payload: want a JSON object, got %s", snippet(data))
+	}
+	in := &luahook.Input{}
+	var seen uint32
+	err := walkObject(data, func(key string, off int, value []byte) error {
+		i := slices.Index(payloadKeys[:], key)
+		switch {
+		case i < 0:
+			return unknownKey(key, payloadKeys[:])
+		case seen&(1<<i) != 0:
+			return fmt.Errorf("duplicate key %q", key)
+		}
+		seen |= 1 << i
+		if keys, ok := nestedKeys[key]; ok && value[0] == '{' {
+			var nested uint32
+			err := walkObject(value, func(k string, _ int, _ []byte) error {
+				j := slices.Index(keys, k)
+				switch {
+				case j < 0:
+					return fmt.Errorf("%s: %w", key, unknownKey(k, keys))
+				case nested&(1<<j) != 0:
+					return fmt.Errorf("%s: duplicate key %q", key, k)
+				}
+				nested |= 1 << j
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if err := json.Unmarshal(value, field(in, i)); err != nil {
+			return valueError(key, off, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("payload: %w", err)
+	}
+	switch {
+	case string(in.ToolInput) == "null":
+		in.ToolInput = nil
+	case in.ToolInput != nil && in.ToolInput[0] != '{':
+		return nil, fmt.Errorf("payload: toolInput must be an object, got %s", snippet(in.ToolInput))
+	}
+	return in, nil
+}
+
+// DecodePayload parses a hook-protocol request body: DecodeInput, and the
+// event must be a known one.
+func DecodePayload(data []byte) (*luahook.Input, error) {
+	in, err := DecodeInput(data)
+	if err != nil {
+		return nil, err
+	}
+	if in.Event == "" {
+		return nil, errors.New(`payload: no "event"`)
+	}
+	if _, err := luahook.ParseEvent(string(in.Event)); err != nil {
+		return nil, fmt.Errorf("payload: %w", err)
+	}
+	return in, nil
+}
+
+// jsonKeys lists the JSON keys of a struct type's fields.
+func jsonKeys[T any]() []string {
+	t := reflect.TypeFor[T]()
+	keys := make([]string, 0, t.NumField())
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}
+
+// field returns a pointer to the Input field of payloadKeys[i].
+func field(in *luahook.Input, i int) any {
+	switch payloadKeys[i] {
+	case "event":
+		return &in.Event
+	case "toolName":
+		return &in.ToolName
+	case "toolInput":
+		return &in.ToolInput
+	case "toolCapabilities":
+		return &in.ToolCapabilities
+	case "toolMutating":
+		return &in.ToolMutating
+	case "toolResult":
+		return &in.ToolResult
+	case "prompt":
+		return &in.Prompt
+	case "compaction":
+		return &in.Compaction
+	case "subagent":
+		return &in.Subagent
+	case "notification":
+		return &in.Notification
+	case "cwd":
+		return &in.Cwd
+	}
+	return &in.SessionID
+}
+
+func unknownKey(key string, keys []string) error {
+	for _, k := range keys {
+		if strings.EqualFold(k, key) {
+			return fmt.Errorf("unknown key %q (did you mean %q?)", key, k)
+		}
+	}
+	return fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(keys, ", "))
+}
+
+func valueError(key string, off int, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		where := key
+		if te.Field != "" {
+			where = key + "." + te.Field
+		}
+		return fmt.Errorf("%s must be %s, got %s: %w", where, jsonKind(te.Type.Kind()), te.Value, err)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// se.Offset counts the bytes read, the bad one included.
+		return fmt.Errorf("invalid JSON at byte %d: %w", off+max(int(se.Offset)-1, 0), err)
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}
+
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	}
+	return "a number"
+}
+
+func snippet(b []byte) string {
+	const max = 40
+	if len(b) <= max {
+		return string(b)
+	}
+	return luahook.TruncateChars(string(b), max) + "…"
+}
