@@ -19,12 +19,13 @@ const (
 	// callStackSize bounds the Lua call depth: deeper recursion is the error
 	// "stack overflow".
 	callStackSize = 256
-	// Registry (the value stack) sizes, in slots of 16 bytes: 32 KiB at start,
-	// at most 4 MiB in 8 steps (unpack of a huge table is the error "registry
-	// overflow").
-	registrySize     = 2048
+	// Registry (the value stack) sizes, in slots of 16 bytes: 4 KiB at start
+	// (enough for ordinary hooks, so that an idle pooled state stays small),
+	// growing 256 KiB at a time to at most 4 MiB (unpack of a huge table is the
+	// error "registry overflow").
+	registrySize     = 256
 	registryMaxSize  = 1 << 18
-	registryGrowStep = registryMaxSize / 8
+	registryGrowStep = 1 << 14
 	// maxDepth bounds the nesting of JSON documents and of tables encoded to JSON.
 	maxDepth = 1000
 )
