@@ -93,12 +93,21 @@ func (r *Runner) runBackground(key bgKey, e *registry.Entry, in *luahook.Input) 
 // session's next PostToolUse or UserPromptSubmit takes it. The zero value is
 // ready to use.
 type contextBuffer struct {
-	sessions atomic.Int32 // sessions holding parts: the lock-free empty check
+	sessions atomic.Int32  // sessions holding parts: the lock-free empty check
+	seq      atomic.Uint64 // numbers the parts, so a call takes only those buffered before it started
 
 	mu    sync.Mutex
-	parts map[string][]string
+	parts map[string][]bufferedPart
 	order []string // sessions, oldest inserted first
 }
+
+type bufferedPart struct {
+	seq  uint64
+	text string
+}
+
+// mark returns the number of the newest part buffered so far.
+func (b *contextBuffer) mark() uint64 { return b.seq.Load() }
 
 // pending reports whether any session has buffered parts, without locking.
 func (b *contextBuffer) pending() bool { return b.sessions.Load() > 0 }
@@ -110,7 +119,7 @@ func (b *contextBuffer) add(session, part string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.parts == nil {
-		b.parts = make(map[string][]string)
+		b.parts = make(map[string][]bufferedPart)
 	}
 	ps, ok := b.parts[session]
 	if !ok {
@@ -121,7 +130,7 @@ func (b *contextBuffer) add(session, part string) {
 		copy(ps, ps[1:])
 		ps = ps[:len(ps)-1]
 	}
-	b.parts[session] = append(ps, part)
+	b.parts[session] = append(ps, bufferedPart{seq: b.seq.Add(1), text: part})
 	if len(b.order) > MaxBufferedSessions {
 		for _, s := range b.order {
 			if s != session {
@@ -132,18 +141,33 @@ func (b *contextBuffer) add(session, part string) {
 	}
 }
 
-// drain takes and clears the parts of session, oldest first.
-func (b *contextBuffer) drain(session string) []string {
+// drain takes the parts of session numbered up to cut, oldest first. Parts
+// buffered after cut (by background hooks that this very call scheduled) stay
+// for the session's next turn.
+func (b *contextBuffer) drain(session string, cut uint64) []string {
 	if !b.pending() {
 		return nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ps := b.parts[session]
-	if ps != nil {
-		b.remove(session)
+	var out []string
+	keep := ps[:0]
+	for _, p := range ps {
+		if p.seq <= cut {
+			out = append(out, p.text)
+		} else {
+			keep = append(keep, p)
+		}
 	}
-	return ps
+	if len(keep) == 0 {
+		if ps != nil {
+			b.remove(session)
+		}
+	} else {
+		b.parts[session] = keep
+	}
+	return out
 }
 
 // remove drops session; b.mu is held.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -221,7 +222,7 @@ func TestBackgroundSessionFallsBackToOptionsThenDefault(t *testing.T) {
 			gt := newGate()
 			rg.add(registry.Spec{Event: luahook.PostToolUse, Background: true, Hook: luahook.HookFunc(gt.hook)})
 			gt.runOnce(rg, post("", "1"))
-			if parts := rg.r.buf.drain(c.session); !slices.Equal(parts, []string{"bg :1"}) {
+			if parts := rg.r.buf.drain(c.session, math.MaxUint64); !slices.Equal(parts, []string{"bg :1"}) {
 				t.Errorf("buffer of %q holds %q", c.session, parts)
 			}
 		})
@@ -247,11 +248,11 @@ func TestContextBufferKeepsNewestPartsAndSessions(t *testing.T) {
 	for i := range MaxBufferedParts + 4 {
 		b.add("s", fmt.Sprint(i))
 	}
-	parts := b.drain("s")
+	parts := b.drain("s", math.MaxUint64)
 	if len(parts) != MaxBufferedParts || parts[0] != "4" || parts[len(parts)-1] != fmt.Sprint(MaxBufferedParts+3) {
 		t.Errorf("parts %v, want the newest %d in order", parts, MaxBufferedParts)
 	}
-	if b.pending() || b.drain("s") != nil {
+	if b.pending() || b.drain("s", math.MaxUint64) != nil {
 		t.Error("drain did not clear the session")
 	}
 
@@ -260,10 +261,10 @@ func TestContextBufferKeepsNewestPartsAndSessions(t *testing.T) {
 	}
 	b.add("s0", "again") // s0 stays the oldest inserted session
 	b.add("new", "y")    // one too many: the oldest inserted (s0) goes
-	if b.drain("s0") != nil {
+	if b.drain("s0", math.MaxUint64) != nil {
 		t.Error("oldest session not evicted")
 	}
-	if got := b.drain("new"); !slices.Equal(got, []string{"y"}) {
+	if got := b.drain("new", math.MaxUint64); !slices.Equal(got, []string{"y"}) {
 		t.Errorf("current session %v", got)
 	}
 	if b.sessions.Load() != MaxBufferedSessions-1 {
@@ -285,5 +286,43 @@ func TestBackgroundContextIsDeliveredExactlyOnce(t *testing.T) {
 	got := []string{first.AdditionalContext, second.AdditionalContext, third.AdditionalContext}
 	if slices.Index(got, "done") < 0 || len(slices.DeleteFunc(got, func(s string) bool { return s == "" })) != 1 {
 		t.Errorf("contexts %q, want \"done\" exactly once", got)
+	}
+}
+
+// TestBackgroundContextWaitsForTheNextTurn: a background hook that finishes
+// before the PostToolUse call that scheduled it returns does not deliver into
+// that call's own result, only into the session's next turn.
+func TestBackgroundContextWaitsForTheNextTurn(t *testing.T) {
+	reg := registry.New()
+	done := make(chan struct{}, 16)
+	if _, err := reg.Register(registry.Spec{Event: luahook.PostToolUse, Background: true,
+		Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+			defer func() { done <- struct{}{} }()
+			return luahook.Context("from the background"), nil
+		})}); err != nil {
+		t.Fatal(err)
+	}
+	// A foreground hook that waits until the background run has finished, so
+	// its context is buffered while the scheduling call is still running.
+	if _, err := reg.Register(registry.Spec{Event: luahook.PostToolUse,
+		Hook: luahook.HookFunc(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+			time.Sleep(5 * time.Millisecond) // let the background run buffer its part
+			return nil, nil
+		})}); err != nil {
+		t.Fatal(err)
+	}
+	r := New(Options{Registry: reg})
+	defer r.Close()
+	in := &luahook.Input{Event: luahook.PostToolUse, ToolName: "edit", SessionID: "s"}
+	if res := r.PostToolUse(context.Background(), in); res.AdditionalContext != "" {
+		t.Fatalf("the scheduling call got its own background context: %q", res.AdditionalContext)
+	}
+	res := r.UserPromptSubmit(context.Background(), &luahook.Input{Event: luahook.UserPromptSubmit, SessionID: "s"})
+	if res.AdditionalContext != "from the background" {
+		t.Fatalf("next turn got %q", res.AdditionalContext)
 	}
 }

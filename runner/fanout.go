@@ -91,6 +91,7 @@ func (m fanMode) selects(e *registry.Entry, key string) bool {
 // waits for all, and fills the trace in registration order.
 func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Input, key string, mode fanMode) Result {
 	res := Result{Event: ev}
+	cut := r.buf.mark() // background context buffered from here on is for the next turn
 	entries := r.reg.Entries(ev)
 	n, fg := 0, 0
 	for _, e := range entries {
@@ -147,7 +148,7 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 		if session == "" {
 			session = r.sessionKey(tmpl)
 		}
-		if parts := r.buf.drain(session); len(parts) > 0 {
+		if parts := r.buf.drain(session, cut); len(parts) > 0 {
 			if res.ContextAs == "" {
 				res.ContextAs = luahook.ContextInline
 			}

@@ -50,7 +50,7 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result
 	}
 	res.AdditionalContext, res.ContextAs = j.result()
 	if ctx.Err() == nil && r.buf.pending() {
-		if parts := r.buf.drain(r.sessionKey(&tmpl)); len(parts) > 0 {
+		if parts := r.buf.drain(r.sessionKey(&tmpl), r.buf.mark()); len(parts) > 0 {
 			bg := strings.Join(parts, "\n")
 			if res.AdditionalContext == "" {
 				res.AdditionalContext, res.ContextAs = bg, luahook.ContextInline
