@@ -101,7 +101,7 @@ type Tool struct {
 
 // GrantableLibs returns the names [lua] allow_libs accepts: the standard
 // libraries the sandbox withholds or cuts down.
-func GrantableLibs() []string { return []string{"coroutine", "debug", "io", "os"} }
+func GrantableLibs() []string { return []string{"io", "os"} }
 
 // Default returns the configuration used when there is no file.
 func Default() *Config {
