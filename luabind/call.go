@@ -100,6 +100,13 @@ func (st *state) callFailure(ctx context.Context, err error) *luahook.Failure {
 	var ae *lua.ApiError
 	if errors.As(err, &ae) {
 		msg = errorText(ae.Object)
+		if _, isString := ae.Object.(lua.LString); !isString {
+			// error({...}) carries no position of its own: take it from the
+			// traceback, so every error names file and line.
+			if line := lineIn(st.sh.path, "", ae.StackTrace); line > 0 {
+				msg = fmt.Sprintf("%s:%d: %s", st.sh.path, line, msg)
+			}
+		}
 	}
 	if strings.HasSuffix(msg, "stack overflow") {
 		msg += fmt.Sprintf(" (Lua calls nest at most %d deep)", callStackSize)

@@ -21,7 +21,8 @@
 // error is closed, never reused. Failures are *luahook.Failure values:
 // FailTimeout, FailAborted, FailError ("file.lua:LINE: message"),
 // FailInvalidOutput (a result that is not nil or a valid outcome table),
-// FailRejected (a closed file).
+// FailRejected (a nil input). A closed (retired) file still serves the calls
+// that reach it, on states it closes as they return.
 //
 // # The Lua side
 //

@@ -79,8 +79,8 @@ func TestLuaErrorIsAFailureCarryingFileAndLine(t *testing.T) {
 // names the hook's file and line.
 func TestLuaErrorWithATableValueIsAFailError(t *testing.T) {
 	for _, c := range []struct{ body, message string }{
-		{`error({ message = "quota exceeded" })`, "quota exceeded"},
-		{`error({ code = 7 })`, "error object is a table (raise a string, or a table with a message field)"},
+		{`error({ message = "quota exceeded" })`, "10-guard.lua:2: quota exceeded"},
+		{`error({ code = 7 })`, "10-guard.lua:2: error object is a table (raise a string, or a table with a message field)"},
 	} {
 		t.Run(c.body, func(t *testing.T) {
 			g := newLuaRig(t, runner.Options{})
