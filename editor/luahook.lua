@@ -1,0 +1,285 @@
+---@meta luahook
+-- Type annotations for lua-language-server (LuaLS): the luahook hook API, the
+-- payload, the outcome and the modules. Point your editor at this folder
+-- (hooks.d/.luarc.json does: "workspace.library": ["../editor"]) to get
+-- completion, hover docs and type checks in hook files.
+
+---@alias luahook.Event
+---| "PreToolUse"       # before a tool runs: deny it or rewrite its input
+---| "PostToolUse"      # after a tool returns: add context to its result
+---| "UserPromptSubmit" # before a user turn: block it or add context
+---| "SessionStart"     # once per session: add context to the system prompt
+---| "Stop"             # at the end of every turn: side effects
+---| "PreCompact"       # observational
+---| "PostCompact"      # observational
+---| "SubagentStart"    # observational
+---| "SubagentStop"     # observational
+---| "SessionEnd"       # observational
+---| "Notification"     # observational
+
+---@alias luahook.Action "allow"|"deny"|"mutate"
+---@alias luahook.ContextAs "inline"|"separate"
+
+---@class luahook.ToolResult
+---@field content string
+---@field isError boolean
+
+---@class luahook.Compaction
+---@field trigger "auto"|"manual"|"overflow"|"tool"
+---@field aggressive boolean
+---@field tokensBefore? integer
+---@field tokensAfter? integer
+
+---@class luahook.Subagent
+---@field target string
+---@field task string
+---@field subagentId? string
+---@field delegationId? string
+---@field mode? "background"|"wait"
+---@field ok? boolean
+---@field status? string
+---@field summary? string
+---@field durationMs? integer
+
+---@class luahook.Notification
+---@field kind "permission"|"input"
+---@field message string
+---@field toolName? string
+
+--- The payload, shaped exactly like its JSON form. A fresh table per call:
+--- changing it changes nothing unless you return it with hook.mutate.
+---@class luahook.Input
+---@field event luahook.Event
+---@field toolName? string                 PreToolUse, PostToolUse
+---@field toolInput? table<string, any>     PreToolUse, PostToolUse: the tool's arguments
+---@field toolCapabilities? string[]        when the host declares them
+---@field toolMutating? boolean             when the host declares it
+---@field toolResult? luahook.ToolResult    PostToolUse
+---@field prompt? string                    UserPromptSubmit
+---@field compaction? luahook.Compaction    PreCompact, PostCompact
+---@field subagent? luahook.Subagent        SubagentStart, SubagentStop
+---@field notification? luahook.Notification Notification
+---@field cwd string
+---@field sessionId? string
+
+--- What a hook returns. Every field is optional; nil or {} means "no objection".
+--- Legacy keys are accepted: decision = "block"|"allow", modifiedInput = {...}.
+---@class luahook.Outcome
+---@field action? luahook.Action
+---@field reason? string                    required with "deny"
+---@field input? table<string, any>         required with "mutate": the rewritten tool input
+---@field additionalContext? string
+---@field contextAs? luahook.ContextAs
+
+--- The second argument of every hook function.
+---@class luahook.Runtime
+---@field deadline_ms? integer  the call's deadline, in epoch milliseconds
+---@field session_id? string
+---@field cwd string
+---@field name string           the hook's name
+---@field event luahook.Event
+local Runtime = {}
+--- Milliseconds left before the call's deadline.
+---@return integer
+function Runtime.remaining_ms() end
+--- Whether the caller cancelled this call.
+---@return boolean
+function Runtime.cancelled() end
+
+---@alias luahook.HookFunction fun(input: luahook.Input, rt: luahook.Runtime): luahook.Outcome|nil
+
+---@class luahook.Options
+---@field name? string
+---@field stage? "mutate"|"validate"          PreToolUse only; default "mutate"
+---@field timeout_ms? integer                  default 5000 (60000 for background); 1 ms to 10 min
+---@field failure_policy? "open"|"closed"      default "open"; "closed" denies on failure (PreToolUse, UserPromptSubmit)
+---@field policy? boolean                      still runs under --no-hooks
+---@field background? boolean                  PostToolUse only: not awaited; context delivered next turn
+---@field run_when_tool_skipped? boolean       PostToolUse only
+
+---@class luahook.hook
+---@field events table<luahook.Event, luahook.Event>
+hook = {}
+
+--- Registers a hook. matcher: nil, "" or "*" for every tool, else "bash|edit"
+--- (exact names, case-insensitive). Returns the hook's id.
+---@param event luahook.Event
+---@param matcher string|nil
+---@param fn luahook.HookFunction
+---@param opts? luahook.Options
+---@return string id
+function hook.register(event, matcher, fn, opts) end
+
+--- An explicit allow (no objection; it never bypasses the host's permission policy).
+---@return luahook.Outcome
+function hook.allow() end
+
+--- Denies the tool call (PreToolUse) or blocks the turn (UserPromptSubmit).
+---@param reason string shown to the model; cut to 2,000 characters
+---@return luahook.Outcome
+function hook.deny(reason) end
+
+--- Rewrites the tool input (PreToolUse, mutate stage). The result is
+--- re-validated against the tool's JSON Schema.
+---@param input table<string, any>
+---@param reason? string
+---@return luahook.Outcome
+function hook.mutate(input, reason) end
+
+--- Adds context for the model.
+---@param text string
+---@param as? luahook.ContextAs
+---@return luahook.Outcome
+function hook.context(text, as) end
+
+---@class luahook.json
+---@field null userdata  JSON null (keys with null values survive a round trip)
+json = {}
+---@param value any
+---@return string
+function json.encode(value) end
+---@param text string
+---@return any
+function json.decode(text) end
+--- Marks t so that it encodes as a JSON array, even when empty.
+---@generic T: table
+---@param t? T
+---@return T
+function json.array(t) end
+--- Marks t so that it encodes as a JSON object, even when empty.
+---@generic T: table
+---@param t? T
+---@return T
+function json.object(t) end
+--- "null", "array", "object", "string", "number", "boolean".
+---@param value any
+---@return string
+function json.type(value) end
+
+---@class luahook.log
+log = {}
+---@param msg string
+---@param fields? table<string, any>
+function log.debug(msg, fields) end
+---@param msg string
+---@param fields? table<string, any>
+function log.info(msg, fields) end
+---@param msg string
+---@param fields? table<string, any>
+function log.warn(msg, fields) end
+---@param msg string
+---@param fields? table<string, any>
+function log.error(msg, fields) end
+
+--- Go RE2 regular expressions (linear time), compiled once and cached.
+---@class luahook.re
+re = {}
+---@param pattern string
+---@param s string
+---@return boolean
+function re.match(pattern, s) end
+--- The first match and its captures, or nil.
+---@param pattern string
+---@param s string
+---@return string|nil match
+---@return string|nil ...
+function re.find(pattern, s) end
+---@param pattern string
+---@param s string
+---@param n? integer at most n matches
+---@return string[]
+function re.find_all(pattern, s, n) end
+--- Replaces matches with a "$1"/"${name}" template or a function's result.
+---@param s string
+---@param pattern string
+---@param repl string|fun(match: string, ...: string): string|nil
+---@param n? integer
+---@return string result
+---@return integer count
+function re.gsub(s, pattern, repl, n) end
+---@param pattern string
+---@param s string
+---@param n? integer
+---@return string[]
+function re.split(pattern, s, n) end
+--- A pattern that matches s literally.
+---@param s string
+---@return string
+function re.quote(s) end
+
+--- The process-wide store shared by every state and file: the only way to
+--- keep state between calls.
+---@class luahook.store
+store = {}
+---@param key string
+---@return string|number|boolean|table|nil
+function store.get(key) end
+--- Sets key; nil deletes; tables are stored as JSON.
+---@param key string
+---@param value string|number|boolean|table|nil
+---@param ttl_ms? integer
+function store.set(key, value, ttl_ms) end
+--- Atomically adds delta (default 1) and returns the new value; ttl_ms applies
+--- when the key is created.
+---@param key string
+---@param delta? number
+---@param ttl_ms? integer
+---@return number
+function store.incr(key, delta, ttl_ms) end
+---@param key string
+function store.delete(key) end
+
+--- Environment variables the config allows ([lua] allow_env).
+---@class luahook.env
+env = {}
+--- The variable's value, or nil when unset; a name the config does not allow is an error.
+---@param name string
+---@return string|nil
+function env.get(name) end
+
+-- In *_test.lua files (luahook test):
+
+---@class luahook.Result
+---@field event luahook.Event
+---@field denied boolean
+---@field reason? string
+---@field input? table<string, any>
+---@field additionalContext? string
+---@field contextAs? luahook.ContextAs
+---@field trace table[]
+---@field outcome table   what `luahook fire` prints
+
+--- Declares a test case.
+---@param name string
+---@param fn fun()
+function test(name, fn) end
+
+--- Fires an event at the loaded hooks.
+---@param event luahook.Event
+---@param payload? table<string, any>
+---@return luahook.Result
+function fire(event, payload) end
+
+---@class luahook.expect
+expect = {}
+---@param r luahook.Result
+---@param substring? string
+function expect.denied(r, substring) end
+---@param r luahook.Result
+function expect.allowed(r) end
+---@param r luahook.Result
+---@param subset? table<string, any>
+function expect.mutated(r, subset) end
+---@param r luahook.Result
+---@param substring string
+function expect.context(r, substring) end
+---@param actual any
+---@param expected any
+---@param msg? string
+function expect.eq(actual, expected, msg) end
+---@param v any
+---@param msg? string
+function expect.truthy(v, msg) end
+---@param s string|table
+---@param sub any
+function expect.contains(s, sub) end
