@@ -116,16 +116,12 @@ func (st *state) guardMeta() *lua.LTable {
 func (st *state) freeze() {
 	L := st.L
 	g := st.globals
-	backing := L.CreateTable(0, 64)
-	var keys []lua.LValue
-	for k, v := g.Next(lua.LNil); k != lua.LNil; k, v = g.Next(k) {
-		backing.RawSet(k, v)
-		keys = append(keys, k)
-	}
-	for _, k := range keys {
-		g.RawSet(k, lua.LNil)
-	}
-	backing.Metatable = g.Metatable
+	// Move the globals into a backing table rather than copy them: the globals
+	// table keeps its identity (environments point at it) and becomes an empty
+	// proxy, and no second set of maps is built per state.
+	backing := &lua.LTable{}
+	*backing = *g
+	*g = lua.LTable{}
 	mt := L.CreateTable(0, 3)
 	mt.RawSetString("__index", backing)
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
