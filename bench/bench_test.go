@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -267,4 +268,18 @@ func stateMemory(b *testing.B, chunk *luabind.Chunk, states int) float64 {
 		b.Fatalf("%d states created, want %d", st.Created, states)
 	}
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(states)
+}
+
+// BenchmarkCalibrateParallel is CPU-bound work with no allocation and no
+// sharing (SHA-256 of 1 KiB) fired from every core: its -cpu 1,2 scaling is
+// what the machine lets any code reach at that moment, the yardstick for
+// BenchmarkLuaValidateParallel on a shared machine.
+func BenchmarkCalibrateParallel(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var buf [1024]byte
+		for pb.Next() {
+			sum := sha256.Sum256(buf[:])
+			buf[0] = sum[0]
+		}
+	})
 }

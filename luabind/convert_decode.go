@@ -21,10 +21,21 @@ type decoder struct {
 	data  []byte
 	pos   int
 	depth int
-	keys  []string          // object keys being collected, all levels
-	vals  []lua.LValue      // object values and array items being collected
-	names map[string]string // interned object keys
+	keys  []string              // object keys being collected, all levels
+	vals  []lua.LValue          // object values and array items being collected
+	names map[string]string     // interned object keys
+	boxed map[string]lua.LValue // interned short string values, boxed once
 }
+
+// Bounds of the decoder's interning: keys and short values repeat from call
+// to call (field names, tool names, the cwd, the session id), so a state
+// converts each once; a state that sees many distinct values starts over
+// rather than grow.
+const (
+	maxInternLen = 64   // longer strings are never interned
+	maxNames     = 4096 // interned keys per state
+	maxBoxed     = 256  // interned values per state
+)
 
 // decodeError is a JSON syntax error with its byte offset.
 type decodeError struct {
@@ -87,8 +98,7 @@ func (d *decoder) value() (lua.LValue, error) {
 	case '[':
 		return d.array()
 	case '"':
-		s, err := d.str(false)
-		return lua.LString(s), err
+		return d.strValue()
 	case 't':
 		return lua.LTrue, d.literal("true")
 	case 'f':
@@ -241,7 +251,7 @@ func (d *decoder) str(key bool) (string, error) {
 }
 
 func (d *decoder) intern(raw []byte) string {
-	if len(raw) > 64 {
+	if len(raw) > maxInternLen {
 		return string(raw)
 	}
 	if s, ok := d.names[string(raw)]; ok {
@@ -251,35 +261,93 @@ func (d *decoder) intern(raw []byte) string {
 	if d.names == nil {
 		d.names = make(map[string]string)
 	}
-	if len(d.names) < 4096 {
+	if len(d.names) < maxNames {
 		d.names[s] = s
 	}
 	return s
 }
 
-func (d *decoder) strEscaped(start int, key bool) (string, error) {
-	buf := make([]byte, 0, d.pos-start+16)
-	buf = append(buf, d.data[start:d.pos]...)
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		switch {
-		case c == '"':
-			d.pos++
-			if key {
-				return d.intern(buf), nil
-			}
-			return string(buf), nil
-		case c < 0x20:
-			return "", d.errorf("invalid control character %q in a string", d.data[d.pos])
-		case c != '\\':
-			buf = append(buf, c)
-			d.pos++
-			continue
+// strValue reads a string value. A short one is boxed once per state and
+// reused: converting a string to an lua.LValue allocates, and the same short
+// values come back on every call.
+func (d *decoder) strValue() (lua.LValue, error) {
+	start := d.pos + 1
+	end := start
+	for end < len(d.data) && end-start <= maxInternLen {
+		c := d.data[end]
+		if c == '"' {
+			d.pos = end + 1
+			return d.box(d.data[start:end]), nil
 		}
-		d.pos++
-		if d.pos >= len(d.data) {
+		if c == '\\' || c < 0x20 {
 			break
 		}
+		end++
+	}
+	s, err := d.str(false)
+	if err != nil {
+		return nil, err
+	}
+	return lua.LString(s), nil
+}
+
+// box returns raw as a boxed Lua string, interned when it is short.
+func (d *decoder) box(raw []byte) lua.LValue {
+	if len(raw) > maxInternLen {
+		return lua.LString(raw)
+	}
+	if v, ok := d.boxed[string(raw)]; ok {
+		return v
+	}
+	v := lua.LValue(lua.LString(raw))
+	if d.boxed == nil || len(d.boxed) >= maxBoxed {
+		d.boxed = make(map[string]lua.LValue)
+	}
+	d.boxed[string(raw)] = v
+	return v
+}
+
+// boxString is box for a Go string (the payload's fixed fields).
+func (d *decoder) boxString(s string) lua.LValue {
+	if len(s) > maxInternLen {
+		return lua.LString(s)
+	}
+	if v, ok := d.boxed[s]; ok {
+		return v
+	}
+	v := lua.LValue(lua.LString(s))
+	if d.boxed == nil || len(d.boxed) >= maxBoxed {
+		d.boxed = make(map[string]lua.LValue)
+	}
+	d.boxed[s] = v
+	return v
+}
+
+// strEscaped reads the rest of a string that has an escape at d.pos. The
+// unescaped text is never longer than the raw text, so the buffer is sized
+// once from the closing quote; runs without escapes are copied whole; and
+// the buffer becomes the string without another copy.
+func (d *decoder) strEscaped(start int, key bool) (string, error) {
+	end := d.closingQuote()
+	if end < 0 {
+		return "", d.errorf("unexpected end of JSON input in a string")
+	}
+	buf := make([]byte, 0, end-start)
+	buf = append(buf, d.data[start:d.pos]...)
+	for d.pos < end {
+		run := d.pos
+		for run < end && d.data[run] != '\\' && d.data[run] >= 0x20 {
+			run++
+		}
+		buf = append(buf, d.data[d.pos:run]...)
+		d.pos = run
+		if d.pos == end {
+			break
+		}
+		if d.data[d.pos] < 0x20 {
+			return "", d.errorf("invalid control character %q in a string", d.data[d.pos])
+		}
+		d.pos++ // '\\'
 		e := d.data[d.pos]
 		d.pos++
 		switch e {
@@ -320,7 +388,27 @@ func (d *decoder) strEscaped(start int, key bool) (string, error) {
 			return "", d.unexpected("in a string escape")
 		}
 	}
-	return "", d.errorf("unexpected end of JSON input in a string")
+	d.pos = end + 1
+	if key {
+		return d.intern(buf), nil
+	}
+	// buf is this string's own memory, never written again.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+}
+
+// closingQuote returns the offset of the quote that ends the string the
+// decoder is in (d.pos at or after its start), or -1. A backslash escapes
+// the byte after it.
+func (d *decoder) closingQuote() int {
+	for i := d.pos; i < len(d.data); i++ {
+		switch d.data[i] {
+		case '"':
+			return i
+		case '\\':
+			i++
+		}
+	}
+	return -1
 }
 
 func (d *decoder) hex4() (rune, bool) {

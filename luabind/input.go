@@ -9,14 +9,16 @@ import (
 // inputTable converts the payload into a fresh Lua table shaped exactly like
 // its JSON form: the same keys, in the same order, omitted when encoding/json
 // omits them. The fixed fields come straight from the struct; toolInput is
-// decoded from its raw JSON.
+// decoded from its raw JSON. Short strings that repeat from call to call
+// (the event, the tool name, the cwd, the session id) are boxed once per
+// state.
 func (st *state) inputTable(in *luahook.Input) (*lua.LTable, error) {
 	L := st.L
 	t := L.CreateTable(0, 6)
 	t.Metatable = st.objectMT
-	t.RawSetString("event", lua.LString(in.Event))
+	t.RawSetString("event", st.dec.boxString(string(in.Event)))
 	if in.ToolName != "" {
-		t.RawSetString("toolName", lua.LString(in.ToolName))
+		t.RawSetString("toolName", st.dec.boxString(in.ToolName))
 	}
 	if len(in.ToolInput) > 0 {
 		v, err := st.dec.decode(in.ToolInput)
@@ -29,7 +31,7 @@ func (st *state) inputTable(in *luahook.Input) (*lua.LTable, error) {
 		caps := L.CreateTable(len(in.ToolCapabilities), 0)
 		caps.Metatable = st.arrayMT
 		for i, c := range in.ToolCapabilities {
-			caps.RawSetInt(i+1, lua.LString(c))
+			caps.RawSetInt(i+1, st.dec.boxString(c))
 		}
 		t.RawSetString("toolCapabilities", caps)
 	}
@@ -77,9 +79,9 @@ func (st *state) inputTable(in *luahook.Input) (*lua.LTable, error) {
 		setString(nt, "toolName", n.ToolName)
 		t.RawSetString("notification", nt)
 	}
-	t.RawSetString("cwd", lua.LString(in.Cwd))
+	t.RawSetString("cwd", st.dec.boxString(in.Cwd))
 	if in.SessionID != "" {
-		t.RawSetString("sessionId", lua.LString(in.SessionID))
+		t.RawSetString("sessionId", st.dec.boxString(in.SessionID))
 	}
 	return t, nil
 }

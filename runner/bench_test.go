@@ -137,3 +137,25 @@ func BenchmarkPostToolUseFanOut4(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPreToolUseNonMatching: 0, 10 and 100 hooks on PreToolUse, none of
+// which matches the tool. (hooks=N - hooks=0) / N is what each non-matching
+// hook costs a call; hooks=0 is the empty path.
+func BenchmarkPreToolUseNonMatching(b *testing.B) {
+	for _, n := range []int{0, 10, 100} {
+		b.Run(fmt.Sprintf("hooks=%d", n), func(b *testing.B) {
+			r, reg := benchRig(b)
+			mustRegister(b, reg, registry.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(rmGuard)})
+			for i := range n {
+				mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Matcher: fmt.Sprintf("edit%d|write%d", i, i), Hook: luahook.HookFunc(rmGuard)})
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := r.PreToolUse(ctx, benchBash); res.Trace != nil {
+					b.Fatal("a hook ran")
+				}
+			}
+		})
+	}
+}

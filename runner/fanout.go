@@ -92,28 +92,29 @@ func (m fanMode) selects(e *registry.Entry, key string) bool {
 func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Input, key string, mode fanMode) Result {
 	res := Result{Event: ev}
 	cut := r.buf.mark() // background context buffered from here on is for the next turn
-	entries := r.reg.Entries(ev)
-	n, fg := 0, 0
-	for _, e := range entries {
+	// Select each entry once; the usual few selected ones stay on the stack.
+	var buf [8]*registry.Entry
+	selected := buf[:0]
+	fg := 0
+	for _, e := range r.reg.Entries(ev) {
 		if mode.selects(e, key) {
-			n++
+			selected = append(selected, e)
 			if mode != fanPost || !e.Background {
 				fg++
 			}
 		}
 	}
-	if n > 0 {
-		res.Trace = make([]HookTrace, n)
+	if len(selected) > 0 {
+		res.Trace = make([]HookTrace, len(selected))
 	}
-	var wg sync.WaitGroup
+	var wg *sync.WaitGroup // only when a hook runs on a goroutine of its own
+	if fg > 1 {
+		wg = new(sync.WaitGroup)
+	}
 	var session string
-	i, started := 0, 0
-	for _, e := range entries {
-		if !mode.selects(e, key) {
-			continue
-		}
+	started := 0
+	for i, e := range selected {
 		tr := &res.Trace[i]
-		i++
 		if mode == fanPost && e.Background {
 			if session == "" {
 				session = r.sessionKey(tmpl)
@@ -133,7 +134,9 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 			r.invoke(ctx, e, tmpl, tr, false)
 		}()
 	}
-	wg.Wait()
+	if wg != nil {
+		wg.Wait()
+	}
 	if mode == fanObserve || mode == fanSkipped {
 		return res
 	}

@@ -19,22 +19,24 @@ func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if len(entries) == 0 {
 		return res
 	}
-	n := 0
+	// Match each entry once; the usual few matching ones stay on the stack.
+	var buf [8]*registry.Entry
+	matched := buf[:0]
 	for _, e := range entries {
 		if e.Matches(in.ToolName) {
-			n++
+			matched = append(matched, e)
 		}
 	}
-	if n == 0 {
+	if len(matched) == 0 {
 		return res
 	}
-	res.Trace = make([]HookTrace, 0, n)
+	res.Trace = make([]HookTrace, 0, len(matched))
 	tmpl := *in
 	tmpl.Event = luahook.PreToolUse
 	var j joiner
 	for _, validators := range [2]bool{false, true} {
-		for _, e := range entries {
-			if (e.Stage == luahook.StageValidate) != validators || !e.Matches(in.ToolName) {
+		for _, e := range matched {
+			if (e.Stage == luahook.StageValidate) != validators {
 				continue
 			}
 			res.Trace = append(res.Trace, HookTrace{})
