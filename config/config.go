@@ -30,6 +30,7 @@ const (
 	DefaultHooksDir       = "hooks.d"
 	DefaultMaxStringBytes = 16 << 20 // 16 MiB
 	DefaultLoadTimeoutMs  = 2000
+	DefaultMaxInputBytes  = 8 << 20 // 8 MiB
 	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
 	// MaxFileBytes bounds what Load reads: a configuration file is small.
 	MaxFileBytes = 4 << 20
@@ -60,6 +61,11 @@ type Runner struct {
 	// AllowNonPolicy (allow_non_policy, default true) lets every hook run;
 	// false runs only hooks marked policy = true, as --no-hooks does.
 	AllowNonPolicy bool
+	// MaxInputBytes (max_input_bytes, default 8 MiB, at least 1) caps the
+	// payload that Lua, command and HTTP hooks are called with: a larger one
+	// is refused before the hook runs, a failure of kind rejected that each
+	// hook's failure policy handles (fail-closed hooks deny).
+	MaxInputBytes int
 }
 
 // Lua is the [lua] section: what Lua hook files may use.
@@ -76,6 +82,13 @@ type Lua struct {
 	// LoadTimeoutMs (load_timeout_ms, default 2000, 1 to 600000) bounds the
 	// first run of a file, when it registers its hooks.
 	LoadTimeoutMs int
+	// AllowLoosePermissions (allow_loose_permissions, default false) loads
+	// hook files, and the hooks folder and its lib folder, even when they
+	// are writable by group or others or owned by another user than the
+	// process (or root). By default such a file or folder is refused, as
+	// sshd refuses a loose key file: whoever can write it can run code in
+	// the host.
+	AllowLoosePermissions bool
 }
 
 // Command is the [command] section: settings shared by command hooks.
@@ -107,7 +120,7 @@ func GrantableLibs() []string { return []string{"io", "os"} }
 func Default() *Config {
 	return &Config{
 		HooksDir: DefaultHooksDir,
-		Runner:   Runner{AllowNonPolicy: true},
+		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: DefaultMaxInputBytes},
 		Lua:      Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs},
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 	want := &Config{
 		HooksDir: "hooks.d",
-		Runner:   Runner{AllowNonPolicy: true},
+		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000},
 	}
 	if got := Default(); !reflect.DeepEqual(got, want) {

@@ -214,8 +214,12 @@ func (d *decoder) top(root *node, c *Config) {
 				c.HooksDir = s
 			}
 		case "runner":
-			d.table(v, []string{"allow_non_policy"}, func(_ string, v *node) {
-				c.Runner.AllowNonPolicy, _ = d.boolean(v)
+			d.table(v, []string{"allow_non_policy", "max_input_bytes"}, func(key string, v *node) {
+				if key == "allow_non_policy" {
+					c.Runner.AllowNonPolicy, _ = d.boolean(v)
+				} else if i, ok := d.integer(v, 1, math.MaxInt); ok {
+					c.Runner.MaxInputBytes = i
+				}
 			})
 		case "lua":
 			d.lua(v, &c.Lua)
@@ -236,7 +240,7 @@ func (d *decoder) top(root *node, c *Config) {
 }
 
 func (d *decoder) lua(n *node, l *Lua) {
-	d.table(n, []string{"allow_libs", "max_string_bytes", "allow_env", "load_timeout_ms"}, func(key string, v *node) {
+	d.table(n, []string{"allow_libs", "max_string_bytes", "allow_env", "load_timeout_ms", "allow_loose_permissions"}, func(key string, v *node) {
 		switch key {
 		case "allow_libs":
 			l.AllowLibs, _ = d.strList(v, checkLib)
@@ -250,6 +254,8 @@ func (d *decoder) lua(n *node, l *Lua) {
 			if i, ok := d.integer(v, 1, MaxTimeoutMs); ok {
 				l.LoadTimeoutMs = i
 			}
+		case "allow_loose_permissions":
+			l.AllowLoosePermissions, _ = d.boolean(v)
 		}
 	})
 }

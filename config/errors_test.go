@@ -23,7 +23,7 @@ func TestParseRejectsBadFilesWithExactErrors(t *testing.T) {
 		{"unknown key close to a known one", "luahook.toml", "hooksDir = \"x\"\n",
 			`luahook.toml:1: hooksDir: unknown key; did you mean hooks_dir?`},
 		{"unknown key in a section", "luahook.toml", "[runner]\nallow_non_policy = true\nstrict = true\n",
-			`luahook.toml:3: runner.strict: unknown key (known: allow_non_policy)`},
+			`luahook.toml:3: runner.strict: unknown key (known: allow_non_policy, max_input_bytes)`},
 		{"unknown key in an entry", "luahook.toml", "[[hooks.Stop]]\ncommand = \"x\"\ntimeoutMs = 5\n",
 			`luahook.toml:3: hooks.Stop[0].timeoutMs: unknown key; did you mean timeout_ms?`},
 		{"unknown event lists the known ones", "luahook.toml", "[[hooks.PreToolUs]]\ncommand = \"x\"\n",
@@ -210,7 +210,7 @@ type = "http"
 		`luahook.toml:9: hooks.PreToolUse[0].failure_policy: "maybe" is not a failure policy (want open or closed)`,
 		`luahook.toml:10: hooks.PreToolUse[0].stage: "late" is not a stage (want mutate or validate)`,
 		`luahook.toml:13: lua.max_string_bytes: must be at least 1, not -3`,
-		`luahook.toml:14: lua.nope: unknown key (known: allow_libs, max_string_bytes, allow_env, load_timeout_ms)`,
+		`luahook.toml:14: lua.nope: unknown key (known: allow_libs, max_string_bytes, allow_env, load_timeout_ms, allow_loose_permissions)`,
 		`luahook.toml:16: hooks.PostToolUse[0].url: an http hook needs a url`,
 	}
 	_, err := Parse("luahook.toml", []byte(text))

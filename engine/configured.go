@@ -66,6 +66,7 @@ func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 		e.configured = specs
 		closeSpecs(prev)
 	}
+	e.maxInput.Store(int64(maxInputBytes(e.opts.MaxInputBytes, cfg.Runner.MaxInputBytes)))
 	e.run.SetSchemas(schemas)
 	e.run.SetPolicyOnly(e.opts.PolicyOnly || !cfg.Runner.AllowNonPolicy)
 	e.cfg = cfg
@@ -112,7 +113,7 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 					closeSpecs(specs)
 					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
 				}
-				spec.Kind, spec.Hook = luahook.KindHTTP, hook
+				spec.Kind, spec.Hook = luahook.KindHTTP, &cappedHook{hook: hook, limit: &e.maxInput}
 				if spec.Name == "" {
 					spec.Name = h.URL
 				}
@@ -127,7 +128,7 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 					closeSpecs(specs)
 					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
 				}
-				spec.Kind, spec.Hook = luahook.KindCommand, hook
+				spec.Kind, spec.Hook = luahook.KindCommand, &cappedHook{hook: hook, limit: &e.maxInput}
 				if spec.Name == "" {
 					spec.Name = h.Command
 				}

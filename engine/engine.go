@@ -23,6 +23,24 @@
 // reads one registry snapshot, so the hooks of one file it runs all come from
 // one version, and a replaced file's states are closed as its last calls
 // return.
+//
+// # Trust
+//
+// Whoever can write a hook file can run code in the host, so the engine
+// refuses, before every load, a hook file (and the lib modules it requires
+// as it loads), the hooks folder or its lib folder when it is writable by
+// group or others or owned by another user than the process
+// (root excepted), as sshd refuses a loose key file (*PermissionError); and
+// a hook file that is a symbolic link to a file outside the hooks folder
+// (*SymlinkError). Options.AllowLoosePermissions, or [lua]
+// allow_loose_permissions in the config, lifts the permission rule, never
+// the link rule. A refused file is listed by Errors and, like a file that
+// fails to load, keeps its previous good version live.
+//
+// Every Lua, command and HTTP hook call is refused before it runs when the
+// payload is over Options.MaxInputBytes ([runner] max_input_bytes, 8 MiB by
+// default): a failure of kind rejected, which a fail-closed hook turns into
+// a denial.
 package engine
 
 import (
@@ -82,6 +100,20 @@ type Options struct {
 	// LookupEnv reads the environment for the Lua env module and HTTP header
 	// expansion. Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// MaxInputBytes caps the payload of every Lua, command and HTTP hook
+	// call, as luabind.InputBytes counts it: a larger payload is refused
+	// before the hook runs, a failure of kind rejected that the hook's
+	// failure policy handles (a fail-closed hook denies). Zero means the
+	// config's [runner] max_input_bytes (default 8 MiB); a negative value
+	// turns the cap off. Go hooks registered by the host are not capped.
+	MaxInputBytes int
+	// AllowLoosePermissions loads hook files, and the hooks and lib folders,
+	// even when another user than the process's (or root) owns them or they
+	// are writable by group or others; by default they are refused with a
+	// *PermissionError. The config's [lua] allow_loose_permissions = true
+	// does the same. Hook files that are links to files outside the hooks
+	// folder are refused (*SymlinkError) either way.
+	AllowLoosePermissions bool
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
@@ -122,6 +154,9 @@ type Engine struct {
 	later     change
 
 	view atomic.Pointer[view] // what Errors, Stats and Config read
+	// maxInput is the cap on hook input in force (negative: none), read by
+	// the configured hooks on every call.
+	maxInput atomic.Int64
 
 	retiredMu sync.Mutex
 	retired   []*luabind.File // replaced files whose states may still be busy

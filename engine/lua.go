@@ -70,6 +70,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		LibDir:         e.libDir(),
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
+		MaxInputBytes:  int(e.maxInput.Load()),
 		AllowEnv:       cfg.Lua.AllowEnv,
 		LookupEnv:      e.opts.LookupEnv,
 		Logger:         e.logger,
@@ -101,9 +102,34 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 	default:
 		e.dirErr = nil
 	}
+	trust := e.trust()
+	if err == nil {
+		for _, dir := range []string{e.dir, e.libDir()} {
+			if err := trust.checkDir(dir); err != nil {
+				// Nothing from a folder others can write is loaded, and what
+				// was loaded before stays live, as for an unreadable folder.
+				err = fmt.Errorf("hooks folder: %w (the hooks loaded from it stay live)", err)
+				if e.dirErr == nil || e.dirErr.Error() != err.Error() {
+					e.logger.Error("hooks folder refused", "dir", dir, "err", err)
+					did = append(did, dir+" (refused)")
+				}
+				e.dirErr = err
+				return did
+			}
+		}
+	}
 	present := make(map[string]bool, len(names))
 	for _, name := range names {
 		path := filepath.Join(e.dir, name)
+		if err := trust.checkFile(e.dir, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			present[name] = true
+			if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
+				e.logger.Error("hook file refused; "+keeps(e.files[name]), "file", path, "err", err)
+				did = append(did, name+" (refused)")
+			}
+			e.fileErrs[name] = err
+			continue
+		}
 		src, fresh, err := readFile(path, -1, e.settleWindow())
 		if errors.Is(err, fs.ErrNotExist) { // removed since the listing
 			continue
@@ -197,6 +223,16 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 	f, err := luabind.Load(ctx, chunk, e.luaOptions())
 	if err != nil {
 		return err
+	}
+	// The lib modules the file required while it loaded pass the same
+	// checks as hook files (a module first required during a call is read
+	// by luabind alone, inside the lib folder, which is checked).
+	trust := e.trust()
+	for _, m := range f.Requires() {
+		if err := trust.checkFile(e.libDir(), filepath.Join(e.libDir(), filepath.FromSlash(moduleFile(m)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			f.Close()
+			return fmt.Errorf("%s: require %q: %w", path, m, err)
+		}
 	}
 	regs := f.Registrations()
 	specs := make([]registry.Spec, len(regs))

@@ -214,7 +214,7 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 		prev := e.cfg
 		if err = e.applyConfig(cfg, false); err == nil {
 			e.cfgSum, e.cfgErr = sum, nil
-			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua)
+			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua) || prev.Runner.MaxInputBytes != cfg.Runner.MaxInputBytes
 			if e.opts.Dir == "" && filepath.Clean(cfg.HooksDir) != filepath.Clean(prev.HooksDir) {
 				e.logger.Warn("hooks_dir changed; the engine keeps loading the folder it opened until it is restarted",
 					"file", path, "hooks_dir", cfg.HooksDir, "loading", e.dir)
@@ -226,7 +226,7 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 				did = name + " (settings; configured hooks unchanged)"
 			}
 			if luaChanged {
-				did += ", [lua] changed: every hook file reloads"
+				did += ", [lua] or max_input_bytes changed: every hook file reloads"
 			}
 			return did, luaChanged
 		}

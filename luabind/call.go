@@ -39,6 +39,12 @@ func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (out *luahook.Out
 	if ctx.Err() != nil {
 		return nil, contextFailure(ctx, "before the Lua hook started")
 	}
+	if limit := h.file.sh.opts.MaxInputBytes; limit > 0 {
+		if n := InputBytes(in); n > limit {
+			return nil, luahook.Failf(luahook.FailRejected,
+				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", h.file.sh.path, n, mib(limit))
+		}
+	}
 	st, err := h.file.pool.get(ctx)
 	if err != nil {
 		return nil, err
@@ -58,6 +64,29 @@ func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (out *luahook.Out
 	}()
 	out, reuse, err = st.call(ctx, h.index, h.name, in)
 	return out, err
+}
+
+// InputBytes returns the size of a payload as the input caps count it: the
+// bytes of its tool input and of every string it carries. It is close to the
+// size of the payload's JSON form, and costs no encoding.
+func InputBytes(in *luahook.Input) int {
+	n := len(in.Event) + len(in.ToolName) + len(in.ToolInput) + len(in.Prompt) + len(in.Cwd) + len(in.SessionID)
+	for _, c := range in.ToolCapabilities {
+		n += len(c)
+	}
+	if r := in.ToolResult; r != nil {
+		n += len(r.Content)
+	}
+	if c := in.Compaction; c != nil {
+		n += len(c.Trigger)
+	}
+	if s := in.Subagent; s != nil {
+		n += len(s.Target) + len(s.Task) + len(s.SubagentID) + len(s.DelegationID) + len(s.Mode) + len(s.Status) + len(s.Summary)
+	}
+	if m := in.Notification; m != nil {
+		n += len(m.Kind) + len(m.Message) + len(m.ToolName)
+	}
+	return n
 }
 
 // call runs registered function i. reuse reports whether the state is fit for

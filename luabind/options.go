@@ -12,6 +12,7 @@ import (
 const (
 	DefaultMaxStringBytes = 16 << 20        // 16 MiB
 	DefaultLoadTimeout    = 2 * time.Second // running a file's top level
+	DefaultMaxInputBytes  = 8 << 20         // 8 MiB, what luahook serve accepts
 )
 
 // Limits of every Lua state. They are per state (lua.Options), not process-wide.
@@ -59,6 +60,12 @@ type Options struct {
 	// LoadTimeout bounds one run of the file's top level (loading, and
 	// building each further state of the pool). Zero means DefaultLoadTimeout.
 	LoadTimeout time.Duration
+	// MaxInputBytes caps the payload a hook of the file is called with, as
+	// counted by InputBytes: a larger one is refused before it reaches Lua,
+	// with a failure of kind FailRejected that the hook's failure policy
+	// then handles. Zero means DefaultMaxInputBytes; a negative value turns
+	// the cap off.
+	MaxInputBytes int
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int
@@ -67,6 +74,9 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.MaxStringBytes <= 0 {
 		o.MaxStringBytes = DefaultMaxStringBytes
+	}
+	if o.MaxInputBytes == 0 {
+		o.MaxInputBytes = DefaultMaxInputBytes
 	}
 	if o.LoadTimeout <= 0 {
 		o.LoadTimeout = DefaultLoadTimeout

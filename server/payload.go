@@ -12,6 +12,9 @@ import (
 	"github.com/luahook/luahook"
 )
 
+// maxNesting is how deep encoding/json lets JSON values nest.
+const maxNesting = 10000
+
 // payloadKeys are the top-level keys of a payload, exactly as the contract
 // spells them.
 var payloadKeys = [...]string{
@@ -166,7 +169,11 @@ func valueError(key string, off int, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		// se.Offset counts the bytes read, the bad one included.
-		return fmt.Errorf("invalid JSON at byte %d: %w", off+max(int(se.Offset)-1, 0), err)
+		at := off + max(int(se.Offset)-1, 0)
+		if strings.HasSuffix(se.Error(), "exceeded max depth") {
+			return fmt.Errorf("%s: nested more than %d levels deep at byte %d", key, maxNesting, at)
+		}
+		return fmt.Errorf("invalid JSON at byte %d: %w", at, err)
 	}
 	return fmt.Errorf("%s: %w", key, err)
 }

@@ -55,6 +55,8 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 		{"truncated", `{"event":"Stop"`, "unexpected end of input"},
 		{"a trailing comma", `{"event":"Stop",}`, "invalid JSON at byte"},
 		{"an array", `[{"event":"Stop"}]`, "want a JSON object"},
+		{"nested 100,000 deep", `{"event":"PreToolUse","toolInput":{"a":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}}`,
+			"toolInput: nested more than 10000 levels deep at byte 10038"},
 		{"null", `null`, "want a JSON object"},
 		{"white space", " \n\t", "empty"},
 		{"no event", `{"cwd":"/"}`, `no "event"`},

@@ -6,7 +6,10 @@
 //	http.ListenAndServe("127.0.0.1:8787", h)
 //
 // The Handler is stateless between requests (the hooks' own store aside), so
-// any number of them can run behind a load balancer.
+// any number of them can run behind a load balancer. Limits builds the
+// http.Server and listener that keep abusive clients (slowloris, huge
+// headers, thousands of idle connections) from taking the process's
+// resources; `luahook serve` runs with its defaults.
 package server
 
 import (

@@ -25,6 +25,8 @@ type globalOptions struct {
 	config   string
 	noHooks  bool
 	logLevel string // "": the subcommand's default
+	// looseOK loads hook files and folders that others can write.
+	looseOK bool
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -51,6 +53,7 @@ Start with: luahook demo`,
 	f.StringVar(&g.dir, "dir", envOr("LUAHOOK_DIR", ""), "hooks folder (default: the config's hooks_dir, else ./hooks.d; env LUAHOOK_DIR)")
 	f.StringVar(&g.config, "config", envOr("LUAHOOK_CONFIG", ""), "config file (default: ./luahook.toml when it exists; env LUAHOOK_CONFIG)")
 	f.BoolVar(&g.noHooks, "no-hooks", false, "run only hooks marked policy = true")
+	f.BoolVar(&g.looseOK, "allow-loose-permissions", false, "load hook files and folders writable by group or others, or owned by another user (refused by default)")
 	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: info for serve, error for fire and demo, warn otherwise)")
 	root.AddCommand(
 		newFireCmd(g, s),
@@ -173,6 +176,8 @@ func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.En
 		Logger:     logger,
 		PolicyOnly: g.noHooks,
 		NoWatch:    !o.watch,
+
+		AllowLoosePermissions: g.looseOK,
 	})
 	if gate != nil {
 		gate.on.Store(false)

@@ -21,6 +21,7 @@ type serveOptions struct {
 	addr    string
 	maxBody int64
 	grace   time.Duration
+	limits  server.Limits
 }
 
 func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -38,6 +39,12 @@ previous good version of a broken file stays live). GET /metrics serves
 Prometheus metrics: requests, decisions, per-hook calls, denials, failures by
 kind and latency, and the number of load errors.
 
+Abusive clients cannot take the process's resources: a client has
+--read-header-timeout to send its headers (slowloris), 30 s for the whole
+request and 2 min idle between requests; headers over 64 KiB are answered 431;
+at most --max-conns connections are open at once, and further clients wait
+for one to close.
+
 serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
 stops accepting connections, finishes the requests in flight (for at most
 --grace) and exits 0.`,
@@ -47,6 +54,8 @@ stops accepting connections, finishes the requests in flight (for at most
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8787", "listen address (port 0 picks a free port)")
 	cmd.Flags().Int64Var(&o.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413 past it)")
 	cmd.Flags().DurationVar(&o.grace, "grace", 10*time.Second, "how long shutdown waits for requests in flight")
+	cmd.Flags().IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "most connections open at once; further clients wait (negative: no bound)")
+	cmd.Flags().DurationVar(&o.limits.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its request headers")
 	return cmd
 }
 
@@ -76,24 +85,12 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 			"addr", ln.Addr().String())
 	}
 	var inFlight atomic.Int64
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			inFlight.Add(1)
-			defer inFlight.Add(-1)
-			h.ServeHTTP(w, r)
-		}),
-		// Slow clients cannot hold a connection: headers within 5 s, the
-		// whole body within 30 s, idle keep-alive connections for 2 min.
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// The answer may take as long as the hooks do (each is clamped to
-		// 10 min); a client that gives up cancels them through the
-		// request's context, so this only bounds a pathological chain.
-		WriteTimeout:   11 * time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := o.limits.HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
+		h.ServeHTTP(w, r)
+	}), logger)
+	ln = o.limits.Listener(ln)
 	listenerClosed := make(chan struct{})
 	srv.RegisterOnShutdown(func() { close(listenerClosed) })
 	fmt.Fprintf(s.out, "luahook serve: listening on http://%s (%d hooks from %s)\n", ln.Addr(), eng.Stats().Hooks, eng.Dir())

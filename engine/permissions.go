@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// PermissionError refuses a hook file, or the hooks folder or its lib
+// folder, that someone other than the process's user could change: whoever
+// can write a hook file can run code in the host, as sshd refuses a key file
+// that others can write. Options.AllowLoosePermissions and the config's
+// [lua] allow_loose_permissions load them anyway. A refused file keeps its
+// previous good version live, as a file that fails to load does.
+type PermissionError struct {
+	Path    string      // the file or folder refused
+	Mode    fs.FileMode // its mode
+	Problem string      // "writable by group", "owned by uid 1000", ...
+	Fix     string      // what the operator can do
+}
+
+// Error names the path, the mode and the problem, and says how to fix it.
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("%s: refused: mode %s is %s; %s, or set [lua] allow_loose_permissions = true (--allow-loose-permissions) to load it anyway",
+		e.Path, e.Mode, e.Problem, e.Fix)
+}
+
+// SymlinkError refuses a hook file that is a symbolic link to a file outside
+// the hooks folder: what the folder holds is what an operator reviews. A
+// link to a file inside the folder (a sub-folder of variants, say) is fine.
+type SymlinkError struct {
+	Path   string // the link in the hooks folder
+	Target string // where it leads, all links resolved
+	Dir    string // the hooks folder, all links resolved
+}
+
+// Error names the link, its target and the folder.
+func (e *SymlinkError) Error() string {
+	return fmt.Sprintf("%s: refused: symbolic link to %s, outside the hooks folder %s; copy the file into the folder or link to a file inside it",
+		e.Path, e.Target, e.Dir)
+}
+
+// trust checks files and folders against the rules above. uid is the user
+// the process runs as; files it or root owns are trusted.
+type trust struct {
+	loose bool // allow_loose_permissions
+	uid   int  // -1: ownership is not checked (no such notion here)
+}
+
+func (e *Engine) trust() trust {
+	return trust{loose: e.opts.AllowLoosePermissions || e.cfg.Lua.AllowLoosePermissions, uid: processUID()}
+}
+
+// check refuses fi, the status of path (links followed), when another user
+// may change it.
+func (t trust) check(path string, fi fs.FileInfo) error {
+	if t.loose || t.uid < 0 {
+		return nil
+	}
+	mode := fi.Mode()
+	fix := "chmod go-w " + path
+	switch {
+	case mode.Perm()&0o022 == 0o022:
+		return &PermissionError{Path: path, Mode: mode, Problem: "writable by group and others", Fix: fix}
+	case mode.Perm()&0o020 != 0:
+		return &PermissionError{Path: path, Mode: mode, Problem: "writable by group", Fix: fix}
+	case mode.Perm()&0o002 != 0:
+		return &PermissionError{Path: path, Mode: mode, Problem: "writable by others", Fix: fix}
+	}
+	if owner, ok := fileOwner(fi); ok && owner != t.uid && owner != 0 {
+		return &PermissionError{Path: path, Mode: mode,
+			Problem: fmt.Sprintf("owned by uid %d, not by the user luahook runs as (uid %d) nor root", owner, t.uid),
+			Fix:     fmt.Sprintf("chown %d %s", t.uid, path)}
+	}
+	return nil
+}
+
+// checkDir refuses a hooks or lib folder that another user may change. A
+// folder that does not exist passes: there is nothing in it to load.
+func (t trust) checkDir(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	return t.check(path, fi)
+}
+
+// checkFile refuses a hook file that another user may change, or that is a
+// link leading outside dir. It runs before every load of the file.
+func (t trust) checkFile(dir, path string) error {
+	lfi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if lfi.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return err
+		}
+		root, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return err
+		}
+		if !isUnder(root, target) {
+			return &SymlinkError{Path: path, Target: target, Dir: root}
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return t.check(path, fi)
+}
