@@ -63,7 +63,7 @@ func (t trust) check(path string, fi fs.FileInfo) error {
 	switch {
 	case mode.Perm()&0o022 == 0o022:
 		return &PermissionError{Path: path, Mode: mode, Problem: "writable by group and others", Fix: fix}
-	case mode.Perm()&0o020 != 0:
+	case mode.Perm()&0o020 != 0 && !privateGroup(fi):
 		return &PermissionError{Path: path, Mode: mode, Problem: "writable by group", Fix: fix}
 	case mode.Perm()&0o002 != 0:
 		return &PermissionError{Path: path, Mode: mode, Problem: "writable by others", Fix: fix}

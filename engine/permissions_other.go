@@ -9,3 +9,5 @@ import "io/fs"
 func processUID() int { return -1 }
 
 func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+
+func privateGroup(fs.FileInfo) bool { return false }
