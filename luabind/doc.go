@@ -57,7 +57,7 @@
 //
 // Limits: every string a Go function builds (string.rep, string.format,
 // string.gsub, table.concat, json.encode, re.gsub, ...) is capped at
-// Options.MaxStringBytes; Lua calls nest at most 256 deep; the value stack
+// Options.MaxStringBytes; Lua calls nest at most 200 deep; the value stack
 // holds at most 2^18 slots; Lua patterns run on an interruptible port of Lua
 // 5.1's matcher; re calls collect at most 65536 matches. The '..' operator
 // cannot be intercepted, so a concatenation loop is stopped by the deadline.
