@@ -234,24 +234,7 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 			return fmt.Errorf("%s: require %q: %w", path, m, err)
 		}
 	}
-	regs := f.Registrations()
-	specs := make([]registry.Spec, len(regs))
-	for i, r := range regs {
-		specs[i] = registry.Spec{
-			Event:              r.Event,
-			Matcher:            r.Matcher,
-			Name:               r.Name,
-			Kind:               luahook.KindLua,
-			Stage:              r.Stage,
-			Timeout:            r.Timeout,
-			FailurePolicy:      r.FailurePolicy,
-			Policy:             r.Policy,
-			Source:             r.Source,
-			Background:         r.Background,
-			RunWhenToolSkipped: r.RunWhenToolSkipped,
-			Hook:               r.Hook,
-		}
-	}
+	specs := LuaSpecs(f.Registrations())
 	if err := e.reg.ReplaceOwner(name, specs); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", path, err)
@@ -335,4 +318,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// LuaSpecs turns a Lua file's registrations into registry specs (kind lua),
+// for registering them under the file's owner with Registry.ReplaceOwner, as
+// the engine does for every hooks.d file.
+func LuaSpecs(regs []luabind.Registration) []registry.Spec {
+	specs := make([]registry.Spec, len(regs))
+	for i, r := range regs {
+		specs[i] = registry.Spec{
+			Event:              r.Event,
+			Matcher:            r.Matcher,
+			Name:               r.Name,
+			Kind:               luahook.KindLua,
+			Stage:              r.Stage,
+			Timeout:            r.Timeout,
+			FailurePolicy:      r.FailurePolicy,
+			Policy:             r.Policy,
+			Source:             r.Source,
+			Background:         r.Background,
+			RunWhenToolSkipped: r.RunWhenToolSkipped,
+			Hook:               r.Hook,
+		}
+	}
+	return specs
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -68,7 +69,7 @@ func luaRunner(b *testing.B) *runner.Runner {
 	}
 	b.Cleanup(f.Close)
 	reg := registry.New()
-	if err := reg.ReplaceOwner("10-bash-safety.lua", specsOf(f)); err != nil {
+	if err := reg.ReplaceOwner("10-bash-safety.lua", engine.LuaSpecs(f.Registrations())); err != nil {
 		b.Fatal(err)
 	}
 	r := runner.New(runner.Options{Registry: reg})

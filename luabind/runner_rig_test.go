@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -67,7 +68,7 @@ func (g *luaRig) loadWith(name, src string, opts luabind.Options) *luabind.File 
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	if err := g.reg.ReplaceOwner(name, specsOf(f)); err != nil {
+	if err := g.reg.ReplaceOwner(name, engine.LuaSpecs(f.Registrations())); err != nil {
 		f.Close()
 		g.t.Fatal(err)
 	}
@@ -76,30 +77,6 @@ func (g *luaRig) loadWith(name, src string, opts luabind.Options) *luabind.File 
 	}
 	g.files[name] = f
 	return f
-}
-
-// specsOf turns a loaded file's registrations into registry specs, field for
-// field as engine/lua.go does.
-func specsOf(f *luabind.File) []registry.Spec {
-	regs := f.Registrations()
-	specs := make([]registry.Spec, len(regs))
-	for i, r := range regs {
-		specs[i] = registry.Spec{
-			Event:              r.Event,
-			Matcher:            r.Matcher,
-			Name:               r.Name,
-			Kind:               luahook.KindLua,
-			Stage:              r.Stage,
-			Timeout:            r.Timeout,
-			FailurePolicy:      r.FailurePolicy,
-			Policy:             r.Policy,
-			Source:             r.Source,
-			Background:         r.Background,
-			RunWhenToolSkipped: r.RunWhenToolSkipped,
-			Hook:               r.Hook,
-		}
-	}
-	return specs
 }
 
 // count returns the number the Lua hooks keep under key with store.incr (0 if absent).

@@ -33,7 +33,6 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -250,7 +249,7 @@ func (tf *testFile) runCase(ctx context.Context, c testCase) error {
 	}
 	defer eng.Close()
 	if regs := tf.sess.Registrations(); len(regs) > 0 {
-		if err := eng.Registry().ReplaceOwner(filepath.Base(tf.path), Specs(regs)); err != nil {
+		if err := eng.Registry().ReplaceOwner(filepath.Base(tf.path), engine.LuaSpecs(regs)); err != nil {
 			return err
 		}
 	}
@@ -301,20 +300,6 @@ func (tf *testFile) bind(L *lua.LState) error {
 		return 0
 	}))
 	return nil
-}
-
-// Specs turns the registrations of a Lua session into registry specs of
-// kind lua, as the engine does for hook files.
-func Specs(regs []luabind.Registration) []registry.Spec {
-	out := make([]registry.Spec, len(regs))
-	for i, r := range regs {
-		out[i] = registry.Spec{
-			Event: r.Event, Matcher: r.Matcher, Name: r.Name, Kind: luahook.KindLua, Stage: r.Stage,
-			Timeout: r.Timeout, FailurePolicy: r.FailurePolicy, Policy: r.Policy, Source: r.Source,
-			Background: r.Background, RunWhenToolSkipped: r.RunWhenToolSkipped, Hook: r.Hook,
-		}
-	}
-	return out
 }
 
 // loadFailure words a test file's load error: a syntax error as it is, a

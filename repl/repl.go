@@ -310,7 +310,7 @@ func (r *repl) sync() {
 	if slices.Equal(ids, r.synced) {
 		return
 	}
-	specs := policytest.Specs(regs)
+	specs := engine.LuaSpecs(regs)
 	for i := range specs {
 		if specs[i].Name == "" {
 			specs[i].Name = regs[i].ID
