@@ -343,3 +343,13 @@ func LuaSpecs(regs []luabind.Registration) []registry.Spec {
 	}
 	return specs
 }
+
+// LuaOptions returns the options the engine builds its Lua states with: the
+// lib folder, the granted libraries, the caps, the environment allowlist, the
+// logger and the process-wide store. A REPL or test session built with them
+// behaves like a hook file and shares the hooks' store.
+func (e *Engine) LuaOptions() luabind.Options {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.luaOptions()
+}

@@ -24,7 +24,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -128,11 +127,11 @@ func (r *repl) setup(ctx context.Context) error {
 	lopts := luabind.Options{Logger: r.opts.Logger}
 	if r.eng != nil {
 		r.reg, r.run = r.eng.Registry(), r.eng.Runner()
-		cfg := r.eng.Config()
-		lopts.LibDir = filepath.Join(r.eng.Dir(), "lib")
-		lopts.AllowLibs = cfg.Lua.AllowLibs
-		lopts.MaxStringBytes = cfg.Lua.MaxStringBytes
-		lopts.AllowEnv = cfg.Lua.AllowEnv
+		// The engine's own options: the prompt shares the hooks' store, caps and lib folder.
+		lopts = r.eng.LuaOptions()
+		if r.opts.Logger != nil {
+			lopts.Logger = r.opts.Logger
+		}
 	} else {
 		r.reg = registry.New()
 		r.run = runner.New(runner.Options{Registry: r.reg, Logger: r.opts.Logger})

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 )
 
@@ -384,5 +385,28 @@ func waitFor(t *testing.T, b *syncBuffer, want string) {
 		case <-timeout:
 			t.Fatalf("waited 20s for %q; got %q", want, b.String())
 		}
+	}
+}
+
+// TestPromptSharesTheHooksStore: store values the engine's hooks keep are
+// visible at the prompt, because the session uses the engine's Lua options.
+func TestPromptSharesTheHooksStore(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "10-count.lua"), []byte(`hook.register("Stop", nil, function() store.incr("stops") end)`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	eng.Runner().Stop(context.Background(), &luahook.Input{Event: luahook.Stop})
+	var out bytes.Buffer
+	err = Run(context.Background(), Options{In: strings.NewReader("=store.get(\"stops\")\n"), Out: &out, Err: &out, Engine: eng})
+	if err != nil {
+		t.Fatal(err, out.String())
+	}
+	if strings.TrimSpace(out.String()) != "1" {
+		t.Fatalf("the prompt sees store.get(\"stops\") = %q, want 1", out.String())
 	}
 }
