@@ -1,18 +1,16 @@
 package policytest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
+	"github.com/luahook/luahook/server"
 )
 
 // Bind installs the test API in a session: fire(event[, payload]), which runs
@@ -82,46 +80,13 @@ func (a *api) fire(L *lua.LState) int {
 	return 1
 }
 
-// payloadKeys are the payload's top-level keys, spelled exactly.
-var payloadKeys = func() map[string]bool {
-	keys := map[string]bool{}
-	t := reflect.TypeFor[luahook.Input]()
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			keys[name] = true
-		}
-	}
-	return keys
-}()
-
-// ParsePayload parses a payload as fire() does: the JSON payload of the hook
-// contract (an event is optional), strictly, so that a typo does not fire an
-// empty payload: unknown keys are errors, even those encoding/json would
-// match regardless of case.
+// ParsePayload parses a payload as fire() does: strictly, exactly as luahook
+// serve and luahook fire do (server.DecodeInput), so that a typo is an error
+// rather than an empty payload; the event is optional.
 func ParsePayload(raw []byte) (*luahook.Input, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, fmt.Errorf("the payload: %w", err)
-	}
-	for k := range top {
-		if payloadKeys[k] {
-			continue
-		}
-		for known := range payloadKeys {
-			if strings.EqualFold(k, known) {
-				return nil, fmt.Errorf("the payload: unknown field %q (did you mean %q?)", k, known)
-			}
-		}
-		return nil, fmt.Errorf("the payload: unknown field %q", k)
-	}
-	in := &luahook.Input{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(in); err != nil {
-		return nil, fmt.Errorf("the payload: %w", err)
-	}
-	if in.ToolInput != nil && !luahook.IsJSONObject(in.ToolInput) {
-		return nil, fmt.Errorf("the payload: toolInput must be a table of named fields, got %s", in.ToolInput)
+	in, err := server.DecodeInput(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the %w", err)
 	}
 	return in, nil
 }

@@ -124,8 +124,8 @@ func TestAssertionsFailWithWhatWentWrong(t *testing.T) {
 		{"contains an item", "expect.contains({ 'a', 'b' }, 'c')", `expected { "a", "b" } to contain "c"`},
 		{"contains passes", "expect.contains({ 'a', { 1 } }, { 1 })", ""},
 		{"not a result", "expect.denied('x')", "expect.denied: argument #1 must be what fire returned, got string"},
-		{"unknown payload key", "fire('PreToolUse', { toolname = 'bash' })", `fire: the payload: unknown field "toolname" (did you mean "toolName"?)`},
-		{"unknown key", "fire('PreToolUse', { toolName = 'bash', tool_input = {} })", `fire: the payload: unknown field "tool_input"`},
+		{"unknown payload key", "fire('PreToolUse', { toolname = 'bash' })", `fire: the payload: unknown key "toolname" (did you mean "toolName"?)`},
+		{"unknown key", "fire('PreToolUse', { toolName = 'bash', tool_input = {} })", `fire: the payload: unknown key "tool_input" (known: event, toolName`},
 		{"unknown event", "fire('PreToolUsee')", `unknown event "PreToolUsee"`},
 		{"plain error", "error('boom')", "boom"},
 	}

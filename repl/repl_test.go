@@ -153,7 +153,7 @@ func TestFireRefusesBadPayloads(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Errorf("Run = %v, want ErrFailed", err)
 	}
-	for _, want := range []string{"which event?", `unknown event "Nope"`, `unknown field "toolname" (did you mean "toolName"?)`, "neither JSON nor a Lua table"} {
+	for _, want := range []string{"which event?", `unknown event "Nope"`, `unknown key "toolname" (did you mean "toolName"?)`, "neither JSON nor a Lua table"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("errors\n%s\nwant %q", errs, want)
 		}
