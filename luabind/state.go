@@ -44,11 +44,12 @@ type state struct {
 // newState builds a sandboxed state and runs the file's chunk in it.
 func newState(ctx context.Context, sh *shared) (*state, error) {
 	L := lua.NewState(lua.Options{
-		SkipOpenLibs:     true,
-		CallStackSize:    callStackSize,
-		RegistrySize:     registrySize,
-		RegistryMaxSize:  registryMaxSize,
-		RegistryGrowStep: registryGrowStep,
+		SkipOpenLibs:        true,
+		MinimizeStackMemory: true,
+		CallStackSize:       callStackSize,
+		RegistrySize:        registrySize,
+		RegistryMaxSize:     registryMaxSize,
+		RegistryGrowStep:    registryGrowStep,
 	})
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
 	st.dec.st = st
