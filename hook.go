@@ -26,6 +26,20 @@ type ContextBound interface {
 	BoundByContext() bool
 }
 
+// CallScoped is implemented by hooks that use their Input and their context
+// only while Call runs: they never change the Input, and keep neither after
+// Call returns (a context derived from it through the context package may
+// outlive the call). Lua and command hooks convert or encode the Input at
+// once and wait for everything they started.
+//
+// The runner lends such a hook, when it also runs on the caller's goroutine
+// (ContextBound), its own payload and a recycled deadline context, instead of
+// allocating a private deep copy of the payload and a context.WithTimeout on
+// every call. Any other hook gets both of its own.
+type CallScoped interface {
+	ScopedToCall() bool
+}
+
 // HookKind names the transport of a hook, for traces and listings.
 type HookKind string
 

@@ -55,6 +55,12 @@ func (c *cappedHook) BoundByContext() bool {
 	return ok && cb.BoundByContext()
 }
 
+// ScopedToCall reports whether the wrapped hook is.
+func (c *cappedHook) ScopedToCall() bool {
+	s, ok := c.hook.(luahook.CallScoped)
+	return ok && s.ScopedToCall()
+}
+
 // Close closes the wrapped transport, if it holds resources.
 func (c *cappedHook) Close() {
 	if cl, ok := c.hook.(closer); ok {

@@ -100,8 +100,12 @@ func testPayload(t *testing.T, s *suite) {
 	for _, ev := range luahook.Events() {
 		t.Run(string(ev), func(t *testing.T) {
 			g := s.rig(t, EchoPayload, hookSpec{Event: ev})
-			want := payloadFor(ev, t.TempDir())
+			dir := t.TempDir()
+			want := payloadFor(ev, dir)
 			_, tr := g.call(want)
+			if diff := payloadDiff(want, payloadFor(ev, dir)); diff != "" {
+				t.Fatalf("the hook changed the caller's payload: %s", diff)
+			}
 			g.answered(tr)
 			if tr.Outcome == nil || tr.Outcome.AdditionalContext == "" {
 				t.Fatalf("the hook answered %s, want the payload as additionalContext", describe(tr.Outcome))

@@ -22,7 +22,14 @@ type luaHook struct {
 var (
 	_ luahook.Hook         = (*luaHook)(nil)
 	_ luahook.ContextBound = (*luaHook)(nil)
+	_ luahook.CallScoped   = (*luaHook)(nil)
 )
+
+// ScopedToCall reports true: the input is converted to a fresh Lua table as
+// the call starts, rt's fields read the Go value only while the call runs,
+// and the state lets go of the context when the call ends (coroutines
+// derive theirs through the context package).
+func (h *luaHook) ScopedToCall() bool { return true }
 
 // BoundByContext reports true: the Lua VM checks the context before every
 // instruction, so a call returns promptly once its context is done.

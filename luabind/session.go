@@ -406,6 +406,9 @@ func (s *Session) FromJSON(data []byte) (lua.LValue, error) { return s.st.dec.de
 // BoundByContext reports true: the hook returns promptly once ctx is done.
 func (h *sessionHook) BoundByContext() bool { return true }
 
+// ScopedToCall reports true, as for hook files' hooks.
+func (h *sessionHook) ScopedToCall() bool { return true }
+
 // Call runs the hook's function in the session's state, waiting for the
 // state on ctx (or borrowing it, see Session). Failures are those of hook
 // files' hooks.

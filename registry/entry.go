@@ -71,6 +71,13 @@ func (e *Entry) BoundByContext() bool {
 	return ok && cb.BoundByContext()
 }
 
+// ScopedToCall reports whether the entry's hook uses its Input and context
+// only while Call runs (see luahook.CallScoped).
+func (e *Entry) ScopedToCall() bool {
+	s, ok := e.Hook.(luahook.CallScoped)
+	return ok && s.ScopedToCall()
+}
+
 const (
 	tierConfigured = iota
 	tierLua

@@ -58,13 +58,27 @@ func call(ctx context.Context, e *registry.Entry, tmpl *luahook.Input) (*luahook
 	if ctx.Err() != nil {
 		return nil, aborted(ctx)
 	}
-	hctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
-	in := cloneInput(tmpl)
+	var hctx context.Context
 	var rep reply
 	if e.BoundByContext() {
-		rep = safeCall(hctx, e.Hook, in)
+		if e.ScopedToCall() {
+			dc := withDeadline(ctx, e.Timeout)
+			defer dc.release()
+			hctx = dc
+			rep = safeCall(hctx, e.Hook, tmpl)
+		} else {
+			var cancel context.CancelFunc
+			hctx, cancel = context.WithTimeout(ctx, e.Timeout)
+			defer cancel()
+			rep = safeCall(hctx, e.Hook, cloneInput(tmpl))
+		}
 	} else {
+		// An abandoned hook may still use its context and read its input
+		// after call returns: both are its own.
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(ctx, e.Timeout)
+		defer cancel()
+		in := cloneInput(tmpl)
 		done := make(chan reply, 1) // buffered: an abandoned hook never blocks on it
 		go func() { done <- safeCall(hctx, e.Hook, in) }()
 		select {

@@ -372,6 +372,40 @@ func TestEachHookGetsItsOwnCopyOfTheInput(t *testing.T) {
 	}
 }
 
+// Hooks that use their input only while Call runs, on the caller's
+// goroutine, are lent the runner's payload; every other hook gets its own.
+func TestOnlyBoundCallScopedHooksAreLentTheRunnersPayload(t *testing.T) {
+	g := newRig(t, Options{})
+	var got [5]*luahook.Input
+	record := func(i int) func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+		return func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+			got[i] = in
+			return nil, nil
+		}
+	}
+	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: borrower(record(0))})
+	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: bound(record(1))})
+	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: borrower(record(2))})
+	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: lateBorrower(record(3))})
+	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(record(4))})
+	in := &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)}
+	g.r.PreToolUse(t.Context(), in)
+	if got[0] == nil || got[0] != got[2] {
+		t.Errorf("two bound borrowers got %p and %p, want the same payload", got[0], got[2])
+	}
+	if got[0] == in {
+		t.Error("a borrower got the caller's own Input, want the runner's copy (with the event set)")
+	}
+	if got[0] != nil && got[0].Event != luahook.PreToolUse {
+		t.Errorf("lent payload has event %q", got[0].Event)
+	}
+	for i, name := range map[int]string{1: "bound hook", 3: "borrower on its own goroutine", 4: "Go hook"} {
+		if got[i] == nil || got[i] == got[0] || got[i] == in {
+			t.Errorf("%s got %p (lent %p, caller's %p), want a copy of its own", name, got[i], got[0], in)
+		}
+	}
+}
+
 func testInputCopy(t *testing.T, caps []string) {
 	g := newRig(t, Options{})
 	yes := true

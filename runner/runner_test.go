@@ -56,6 +56,24 @@ func (f bound) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, e
 }
 func (bound) BoundByContext() bool { return true }
 
+// borrower is a bound Go hook that promises to use its input and context
+// only while Call runs.
+type borrower func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error)
+
+func (f borrower) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	return f(ctx, in)
+}
+func (borrower) BoundByContext() bool { return true }
+func (borrower) ScopedToCall() bool   { return true }
+
+// lateBorrower makes the same promise, but runs on its own goroutine.
+type lateBorrower func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error)
+
+func (f lateBorrower) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	return f(ctx, in)
+}
+func (lateBorrower) ScopedToCall() bool { return true }
+
 // fixed returns a Go hook that always answers out.
 func fixed(out *luahook.Outcome) luahook.HookFunc {
 	return func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return out, nil }

@@ -106,6 +106,10 @@ func (c *Command) String() string { return c.command }
 // BoundByContext reports true: Call returns promptly once ctx is done.
 func (c *Command) BoundByContext() bool { return true }
 
+// ScopedToCall reports true: the payload is encoded as Call starts, and the
+// command's context watcher ends when Wait returns, before Call does.
+func (c *Command) ScopedToCall() bool { return true }
+
 // Call runs the command once with in as its payload. Failures are
 // *luahook.Failure values whose messages name the command.
 func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {

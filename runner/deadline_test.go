@@ -1,0 +1,190 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+type deadlineKey struct{}
+
+func TestDeadlineContextExpiresLikeWithTimeout(t *testing.T) {
+	parent := context.WithValue(context.Background(), deadlineKey{}, "v")
+	start := time.Now()
+	c := withDeadline(parent, 20*time.Millisecond)
+	defer c.release()
+	if d, ok := c.Deadline(); !ok || d.Before(start.Add(20*time.Millisecond)) || d.After(time.Now().Add(20*time.Millisecond)) {
+		t.Errorf("deadline %v, %v; want 20ms after the call", d, ok)
+	}
+	if c.Err() != nil {
+		t.Fatalf("fresh context has error %v", c.Err())
+	}
+	if got := c.Value(deadlineKey{}); got != "v" {
+		t.Errorf("value %v, want the parent's", got)
+	}
+	derived, cancel := context.WithCancel(c)
+	defer cancel()
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("deadline never fired")
+	}
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Errorf("err %v, want DeadlineExceeded", c.Err())
+	}
+	select {
+	case <-derived.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a context derived from it was not cancelled")
+	}
+}
+
+func TestDeadlineContextFollowsItsParent(t *testing.T) {
+	parent, cancel := context.WithCancelCause(context.Background())
+	c := withDeadline(parent, time.Minute)
+	defer c.release()
+	why := errors.New("the host gave up")
+	cancel(why)
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("parent's cancellation did not reach the hook's context")
+	}
+	if !errors.Is(c.Err(), context.Canceled) {
+		t.Errorf("err %v, want Canceled", c.Err())
+	}
+	if got := context.Cause(c); got != why {
+		t.Errorf("cause %v, want the parent's", got)
+	}
+}
+
+func TestDeadlineContextTakesTheEarlierDeadline(t *testing.T) {
+	parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	pd, _ := parent.Deadline()
+	c := withDeadline(parent, time.Hour)
+	defer c.release()
+	if d, _ := c.Deadline(); !d.Equal(pd) {
+		t.Errorf("deadline %v, want the parent's %v", d, pd)
+	}
+	<-c.Done()
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Errorf("err %v, want DeadlineExceeded", c.Err())
+	}
+}
+
+// A recycled context starts open, and one that fired (deadline or parent) is
+// never handed out again, whatever the order in which release and the timer
+// race.
+func TestDeadlineContextIsRecycledOnlyWhenUnfired(t *testing.T) {
+	var mu sync.Mutex
+	fired := map[*deadlineCtx]bool{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 500 {
+				parent, cancel := context.WithCancel(context.Background())
+				d := time.Duration(i%3) * 50 * time.Microsecond // often fires while in use
+				c := withDeadline(parent, d+time.Microsecond)
+				mu.Lock()
+				seen := fired[c]
+				mu.Unlock()
+				if seen {
+					t.Errorf("worker %d: a fired context was handed out again", w)
+				}
+				if err := c.Err(); err != nil {
+					select {
+					case <-c.Done():
+					default:
+						t.Errorf("context has error %v but Done is open", err)
+					}
+				}
+				if i%7 == 0 {
+					cancel()
+				}
+				time.Sleep(time.Duration(i%2) * 100 * time.Microsecond)
+				done := false
+				select {
+				case <-c.Done():
+					done = true
+				default:
+				}
+				if done {
+					mu.Lock()
+					fired[c] = true
+					mu.Unlock()
+				}
+				c.release()
+				cancel()
+				select {
+				case <-c.Done():
+					mu.Lock()
+					fired[c] = true
+					mu.Unlock()
+				default:
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Nearly every call ends before its deadline: such a context is recycled.
+func TestDeadlineContextRecyclesAnUnfiredContext(t *testing.T) {
+	seen := map[*deadlineCtx]bool{}
+	again := 0
+	for range 100 {
+		c := withDeadline(context.Background(), time.Minute)
+		if seen[c] {
+			again++
+		}
+		seen[c] = true
+		c.release()
+	}
+	// sync.Pool may drop any Put (the race detector drops some on purpose);
+	// most must come back.
+	if again < 50 {
+		t.Errorf("%d of 100 contexts were recycled", again)
+	}
+}
+
+// A derived context may outlive the call: it is cancelled when the call
+// ends, and its parent is never handed out again.
+func TestDeadlineContextWithChildrenIsCancelledAndNotRecycled(t *testing.T) {
+	c := withDeadline(context.Background(), time.Minute)
+	child, cancel := context.WithCancel(c)
+	defer cancel()
+	grandchild, cancel2 := context.WithTimeout(child, time.Hour)
+	defer cancel2()
+	c.release()
+	for _, ctx := range []context.Context{child, grandchild} {
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("a derived context was not cancelled when the call ended")
+		}
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			t.Errorf("derived context err %v, want Canceled", ctx.Err())
+		}
+	}
+	for range 100 {
+		n := withDeadline(context.Background(), time.Minute)
+		if n == c {
+			t.Fatal("a context with children was recycled")
+		}
+		n.release()
+	}
+	// A child derived from a context whose deadline passed starts done.
+	d := withDeadline(context.Background(), time.Millisecond)
+	<-d.Done()
+	late, cancel3 := context.WithCancel(d)
+	defer cancel3()
+	select {
+	case <-late.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a child of an expired context is not done")
+	}
+	d.release()
+}
