@@ -21,9 +21,9 @@ type decoder struct {
 	data  []byte
 	pos   int
 	depth int
-	keys  []string              // object keys being collected, all levels
+	keys  []lua.LValue          // object keys being collected (LStrings), all levels
 	vals  []lua.LValue          // object values and array items being collected
-	names map[string]string     // interned object keys
+	names map[string]lua.LValue // interned object keys, boxed
 	boxed map[string]lua.LValue // interned short string values, boxed once
 }
 
@@ -144,7 +144,7 @@ func (d *decoder) object() (lua.LValue, error) {
 			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 				return nil, d.unexpected("looking for an object key")
 			}
-			key, err := d.str(true)
+			key, err := d.key()
 			if err != nil {
 				return nil, err
 			}
@@ -172,12 +172,9 @@ func (d *decoder) object() (lua.LValue, error) {
 		}
 	}
 	n := len(d.keys) - base
-	t := d.st.L.CreateTable(0, n)
-	t.Metatable = d.st.objectMT
 	vbase := len(d.vals) - n
-	for i := 0; i < n; i++ {
-		t.RawSetString(d.keys[base+i], d.vals[vbase+i])
-	}
+	t := newObjectTable(d.st.L, d.st.objectMT, d.keys[base:], d.vals[vbase:])
+	clear(d.keys[base:])
 	clear(d.vals[vbase:])
 	d.keys, d.vals = d.keys[:base], d.vals[:vbase]
 	d.depth--
@@ -224,9 +221,10 @@ func (d *decoder) array() (lua.LValue, error) {
 	return t, nil
 }
 
-// str reads a string; object keys are interned, so that the same key in
-// every item of an array is allocated once per state.
-func (d *decoder) str(key bool) (string, error) {
+// key reads an object key as a boxed Lua string. Keys are interned, so that
+// the same key in every item of an array, and in every call, is allocated
+// once per state.
+func (d *decoder) key() (lua.LValue, error) {
 	d.pos++ // '"'
 	start := d.pos
 	for d.pos < len(d.data) {
@@ -234,13 +232,34 @@ func (d *decoder) str(key bool) (string, error) {
 		if c == '"' {
 			raw := d.data[start:d.pos]
 			d.pos++
-			if key {
-				return d.intern(raw), nil
+			return d.intern(raw), nil
+		}
+		if c == '\\' || c < 0x20 {
+			d.pos = start - 1
+			s, err := d.str()
+			if err != nil {
+				return nil, err
 			}
+			return d.intern(unsafe.Slice(unsafe.StringData(s), len(s))), nil
+		}
+		d.pos++
+	}
+	return nil, d.errorf("unexpected end of JSON input in a string")
+}
+
+// str reads a string.
+func (d *decoder) str() (string, error) {
+	d.pos++ // '"'
+	start := d.pos
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if c == '"' {
+			raw := d.data[start:d.pos]
+			d.pos++
 			return string(raw), nil
 		}
 		if c == '\\' {
-			return d.strEscaped(start, key)
+			return d.strEscaped(start)
 		}
 		if c < 0x20 {
 			return "", d.errorf("invalid control character %q in a string", d.data[d.pos])
@@ -250,21 +269,24 @@ func (d *decoder) str(key bool) (string, error) {
 	return "", d.errorf("unexpected end of JSON input in a string")
 }
 
-func (d *decoder) intern(raw []byte) string {
+// intern returns raw as a boxed Lua string, the same value for the same
+// short key every time.
+func (d *decoder) intern(raw []byte) lua.LValue {
 	if len(raw) > maxInternLen {
-		return string(raw)
+		return lua.LString(raw)
 	}
-	if s, ok := d.names[string(raw)]; ok {
-		return s
+	if v, ok := d.names[string(raw)]; ok {
+		return v
 	}
 	s := string(raw)
+	v := lua.LValue(lua.LString(s))
 	if d.names == nil {
-		d.names = make(map[string]string)
+		d.names = make(map[string]lua.LValue)
 	}
 	if len(d.names) < maxNames {
-		d.names[s] = s
+		d.names[s] = v
 	}
-	return s
+	return v
 }
 
 // strValue reads a string value. A short one is boxed once per state and
@@ -284,7 +306,7 @@ func (d *decoder) strValue() (lua.LValue, error) {
 		}
 		end++
 	}
-	s, err := d.str(false)
+	s, err := d.str()
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +349,7 @@ func (d *decoder) boxString(s string) lua.LValue {
 // unescaped text is never longer than the raw text, so the buffer is sized
 // once from the closing quote; runs without escapes are copied whole; and
 // the buffer becomes the string without another copy.
-func (d *decoder) strEscaped(start int, key bool) (string, error) {
+func (d *decoder) strEscaped(start int) (string, error) {
 	end := d.closingQuote()
 	if end < 0 {
 		return "", d.errorf("unexpected end of JSON input in a string")
@@ -389,9 +411,6 @@ func (d *decoder) strEscaped(start int, key bool) (string, error) {
 		}
 	}
 	d.pos = end + 1
-	if key {
-		return d.intern(buf), nil
-	}
 	// buf is this string's own memory, never written again.
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 }

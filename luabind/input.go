@@ -11,96 +11,75 @@ import (
 // omits them. The fixed fields come straight from the struct; toolInput is
 // decoded from its raw JSON. Short strings that repeat from call to call
 // (the event, the tool name, the cwd, the session id) are boxed once per
-// state.
+// state, and every table is built at its final size (newObjectTable).
 func (st *state) inputTable(in *luahook.Input) (*lua.LTable, error) {
-	L := st.L
-	t := L.CreateTable(0, 6)
-	t.Metatable = st.objectMT
-	t.RawSetString("event", st.dec.boxString(string(in.Event)))
+	var f fields
+	f.set(kEvent, st.dec.boxString(string(in.Event)))
 	if in.ToolName != "" {
-		t.RawSetString("toolName", st.dec.boxString(in.ToolName))
+		f.set(kToolName, st.dec.boxString(in.ToolName))
 	}
 	if len(in.ToolInput) > 0 {
 		v, err := st.dec.decode(in.ToolInput)
 		if err != nil {
 			return nil, err
 		}
-		t.RawSetString("toolInput", v)
+		f.set(kToolInput, v)
 	}
 	if in.ToolCapabilities != nil {
-		caps := L.CreateTable(len(in.ToolCapabilities), 0)
+		caps := st.L.CreateTable(len(in.ToolCapabilities), 0)
 		caps.Metatable = st.arrayMT
 		for i, c := range in.ToolCapabilities {
 			caps.RawSetInt(i+1, st.dec.boxString(c))
 		}
-		t.RawSetString("toolCapabilities", caps)
+		f.set(kToolCapabilities, caps)
 	}
 	if in.ToolMutating != nil {
-		t.RawSetString("toolMutating", lua.LBool(*in.ToolMutating))
+		f.set(kToolMutating, lua.LBool(*in.ToolMutating))
 	}
 	if r := in.ToolResult; r != nil {
-		rt := st.object(2)
-		rt.RawSetString("content", lua.LString(r.Content))
-		rt.RawSetString("isError", lua.LBool(r.IsError))
-		t.RawSetString("toolResult", rt)
+		var rt fields
+		rt.set(kContent, lua.LString(r.Content))
+		rt.set(kIsError, lua.LBool(r.IsError))
+		f.set(kToolResult, rt.table(st))
 	}
 	if in.Prompt != "" {
-		t.RawSetString("prompt", lua.LString(in.Prompt))
+		f.set(kPrompt, lua.LString(in.Prompt))
 	}
 	if c := in.Compaction; c != nil {
-		ct := st.object(4)
-		ct.RawSetString("trigger", lua.LString(c.Trigger))
-		ct.RawSetString("aggressive", lua.LBool(c.Aggressive))
-		setInt(ct, "tokensBefore", c.TokensBefore)
-		setInt(ct, "tokensAfter", c.TokensAfter)
-		t.RawSetString("compaction", ct)
+		var ct fields
+		ct.set(kTrigger, lua.LString(c.Trigger))
+		ct.set(kAggressive, lua.LBool(c.Aggressive))
+		ct.setInt(kTokensBefore, c.TokensBefore)
+		ct.setInt(kTokensAfter, c.TokensAfter)
+		f.set(kCompaction, ct.table(st))
 	}
 	if s := in.Subagent; s != nil {
-		sa := st.object(9)
-		sa.RawSetString("target", lua.LString(s.Target))
-		sa.RawSetString("task", lua.LString(s.Task))
-		setString(sa, "subagentId", s.SubagentID)
-		setString(sa, "delegationId", s.DelegationID)
-		setString(sa, "mode", s.Mode)
+		var sa fields
+		sa.set(kTarget, lua.LString(s.Target))
+		sa.set(kTask, lua.LString(s.Task))
+		sa.setString(kSubagentID, s.SubagentID)
+		sa.setString(kDelegationID, s.DelegationID)
+		sa.setString(kMode, s.Mode)
 		if s.OK != nil {
-			sa.RawSetString("ok", lua.LBool(*s.OK))
+			sa.set(kOK, lua.LBool(*s.OK))
 		}
-		setString(sa, "status", s.Status)
-		setString(sa, "summary", s.Summary)
+		sa.setString(kStatus, s.Status)
+		sa.setString(kSummary, s.Summary)
 		if s.DurationMs != nil {
-			sa.RawSetString("durationMs", lua.LNumber(*s.DurationMs))
+			sa.set(kDurationMs, lua.LNumber(*s.DurationMs))
 		}
-		t.RawSetString("subagent", sa)
+		f.set(kSubagent, sa.table(st))
 	}
 	if n := in.Notification; n != nil {
-		nt := st.object(3)
-		nt.RawSetString("kind", lua.LString(n.Kind))
-		nt.RawSetString("message", lua.LString(n.Message))
-		setString(nt, "toolName", n.ToolName)
-		t.RawSetString("notification", nt)
+		var nt fields
+		nt.set(kKind, lua.LString(n.Kind))
+		nt.set(kMessage, lua.LString(n.Message))
+		nt.setString(kToolName, n.ToolName)
+		f.set(kNotification, nt.table(st))
 	}
-	t.RawSetString("cwd", st.dec.boxString(in.Cwd))
+	f.set(kCwd, st.dec.boxString(in.Cwd))
 	if in.SessionID != "" {
-		t.RawSetString("sessionId", st.dec.boxString(in.SessionID))
+		f.set(kSessionID, st.dec.boxString(in.SessionID))
 	}
-	return t, nil
-}
-
-// object returns a new table marked as a JSON object.
-func (st *state) object(n int) *lua.LTable {
-	t := st.L.CreateTable(0, n)
-	t.Metatable = st.objectMT
-	return t
-}
-
-func setString(t *lua.LTable, key, s string) {
-	if s != "" {
-		t.RawSetString(key, lua.LString(s))
-	}
-}
-
-func setInt(t *lua.LTable, key string, n *int) {
-	if n != nil {
-		t.RawSetString(key, lua.LNumber(*n))
-	}
+	return f.table(st), nil
 }

@@ -1,0 +1,140 @@
+package luabind
+
+import (
+	"reflect"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// rawTable mirrors lua.LTable's fields (gopher-lua v1.1.2). A table built
+// key by key with RawSetString grows its key list from nothing, rehashes its
+// key-index map as it fills, and boxes every key into an interface twice;
+// the tables the payload becomes on every call have their keys known up
+// front, so newObjectTable builds them at their final size instead, with
+// keys boxed once per state. If a gopher-lua release changes the layout,
+// directTables is false and tables are built with RawSetString as before.
+type rawTable struct {
+	Metatable lua.LValue
+	array     []lua.LValue
+	dict      map[lua.LValue]lua.LValue
+	strdict   map[string]lua.LValue
+	keys      []lua.LValue
+	k2i       map[lua.LValue]int
+}
+
+// directTables reports whether rawTable matches lua.LTable field for field.
+var directTables = sameLayout(reflect.TypeFor[lua.LTable](), reflect.TypeFor[rawTable]())
+
+func sameLayout(got, want reflect.Type) bool {
+	if got.Size() != want.Size() || got.NumField() != want.NumField() {
+		return false
+	}
+	for i := range got.NumField() {
+		g, w := got.Field(i), want.Field(i)
+		if g.Name != w.Name || g.Type != w.Type || g.Offset != w.Offset {
+			return false
+		}
+	}
+	return true
+}
+
+// newObjectTable returns a table with metatable mt holding keys[i] =
+// vals[i], iterated in that order: the table RawSetString would build, key
+// by key. Every key is an LString; a repeated key keeps its first place and
+// its last value.
+func newObjectTable(L *lua.LState, mt lua.LValue, keys, vals []lua.LValue) *lua.LTable {
+	n := len(keys)
+	if !directTables {
+		t := L.CreateTable(0, n)
+		t.Metatable = mt
+		for i, k := range keys {
+			t.RawSetString(string(k.(lua.LString)), vals[i])
+		}
+		return t
+	}
+	t := &lua.LTable{Metatable: mt}
+	if n == 0 {
+		return t
+	}
+	r := (*rawTable)(unsafe.Pointer(t))
+	r.strdict = make(map[string]lua.LValue, n)
+	r.k2i = make(map[lua.LValue]int, n)
+	r.keys = make([]lua.LValue, 0, n)
+	for i, k := range keys {
+		v := vals[i]
+		s := string(k.(lua.LString))
+		if v == lua.LNil {
+			delete(r.strdict, s)
+			continue
+		}
+		r.strdict[s] = v
+		if _, ok := r.k2i[k]; !ok {
+			r.k2i[k] = len(r.keys)
+			r.keys = append(r.keys, k)
+		}
+	}
+	return t
+}
+
+// fields collects an object's keys and values for newObjectTable, on the
+// stack; the payload's largest object has 12 keys.
+type fields struct {
+	n    int
+	keys [12]lua.LValue
+	vals [12]lua.LValue
+}
+
+func (f *fields) set(key, v lua.LValue) {
+	f.keys[f.n], f.vals[f.n] = key, v
+	f.n++
+}
+
+func (f *fields) setString(key lua.LValue, s string) {
+	if s != "" {
+		f.set(key, lua.LString(s))
+	}
+}
+
+func (f *fields) setInt(key lua.LValue, n *int) {
+	if n != nil {
+		f.set(key, lua.LNumber(*n))
+	}
+}
+
+func (f *fields) table(st *state) *lua.LTable {
+	return newObjectTable(st.L, st.objectMT, f.keys[:f.n], f.vals[:f.n])
+}
+
+// The payload's keys, boxed once for every state (an LString is immutable).
+var (
+	kEvent            lua.LValue = lua.LString("event")
+	kToolName         lua.LValue = lua.LString("toolName")
+	kToolInput        lua.LValue = lua.LString("toolInput")
+	kToolCapabilities lua.LValue = lua.LString("toolCapabilities")
+	kToolMutating     lua.LValue = lua.LString("toolMutating")
+	kToolResult       lua.LValue = lua.LString("toolResult")
+	kPrompt           lua.LValue = lua.LString("prompt")
+	kCompaction       lua.LValue = lua.LString("compaction")
+	kSubagent         lua.LValue = lua.LString("subagent")
+	kNotification     lua.LValue = lua.LString("notification")
+	kCwd              lua.LValue = lua.LString("cwd")
+	kSessionID        lua.LValue = lua.LString("sessionId")
+	kContent          lua.LValue = lua.LString("content")
+	kIsError          lua.LValue = lua.LString("isError")
+	kTrigger          lua.LValue = lua.LString("trigger")
+	kAggressive       lua.LValue = lua.LString("aggressive")
+	kTokensBefore     lua.LValue = lua.LString("tokensBefore")
+	kTokensAfter      lua.LValue = lua.LString("tokensAfter")
+	kTarget           lua.LValue = lua.LString("target")
+	kTask             lua.LValue = lua.LString("task")
+	kSubagentID       lua.LValue = lua.LString("subagentId")
+	kDelegationID     lua.LValue = lua.LString("delegationId")
+	kMode             lua.LValue = lua.LString("mode")
+	kOK               lua.LValue = lua.LString("ok")
+	kStatus           lua.LValue = lua.LString("status")
+	kSummary          lua.LValue = lua.LString("summary")
+	kDurationMs       lua.LValue = lua.LString("durationMs")
+	kKind             lua.LValue = lua.LString("kind")
+	kMessage          lua.LValue = lua.LString("message")
+)
