@@ -33,6 +33,7 @@ type pool struct {
 	next atomic.Uint32
 
 	retired   atomic.Bool
+	live      atomic.Int64 // states built and not closed
 	busy      atomic.Int64
 	created   atomic.Int64
 	discarded atomic.Int64
@@ -65,6 +66,7 @@ func (p *pool) shard() *shard {
 // adopt puts an already built state (the one that loaded the file) in the pool.
 func (p *pool) adopt(st *state) {
 	p.created.Add(1)
+	p.live.Add(1)
 	p.keep(p.shard(), st)
 }
 
@@ -75,6 +77,7 @@ func (p *pool) keep(s *shard, st *state) {
 	s.mu.Lock()
 	if p.retired.Load() {
 		s.mu.Unlock()
+		p.live.Add(-1)
 		st.close()
 		return
 	}
@@ -109,24 +112,46 @@ func (p *pool) get(ctx context.Context) (*state, error) {
 	}
 	p.busy.Add(1)
 	home := p.shard()
+	for {
+		if st := p.takeIdle(home); st != nil {
+			return st, nil
+		}
+		// Build a state only while fewer than max exist. With max alive and
+		// this caller holding a token, fewer than max are busy elsewhere, so
+		// one is idle, or about to be: a scan can miss a state that another
+		// caller put back in a shard already scanned while a third took the
+		// one ahead. Look again.
+		if n := p.live.Load(); n < int64(cap(p.sem)) {
+			if !p.live.CompareAndSwap(n, n+1) {
+				continue
+			}
+			st, err := p.grow(ctx)
+			if err != nil {
+				p.live.Add(-1)
+				p.busy.Add(-1)
+				<-p.sem
+				return nil, err
+			}
+			p.created.Add(1)
+			return st, nil
+		}
+		runtime.Gosched()
+	}
+}
+
+// takeIdle takes an idle state from the caller's shard, or from any other.
+func (p *pool) takeIdle(home *shard) *state {
 	if st := home.take(); st != nil {
-		return st, nil
+		return st
 	}
 	for i := range p.shards {
 		if s := &p.shards[i]; s != home {
 			if st := s.take(); st != nil {
-				return st, nil
+				return st
 			}
 		}
 	}
-	st, err := p.grow(ctx)
-	if err != nil {
-		p.busy.Add(-1)
-		<-p.sem
-		return nil, err
-	}
-	p.created.Add(1)
-	return st, nil
+	return nil
 }
 
 // put returns a state that is fit for another call to the caller's shard; a
@@ -141,6 +166,7 @@ func (p *pool) put(st *state) {
 func (p *pool) discard(st *state) {
 	p.busy.Add(-1)
 	p.discarded.Add(1)
+	p.live.Add(-1)
 	st.close()
 	<-p.sem
 }
@@ -153,6 +179,7 @@ func (p *pool) retire() {
 		s := &p.shards[i]
 		s.mu.Lock()
 		for j, st := range s.idle {
+			p.live.Add(-1)
 			st.close()
 			s.idle[j] = nil
 		}
