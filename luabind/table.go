@@ -41,8 +41,8 @@ func sameLayout(got, want reflect.Type) bool {
 
 // newObjectTable returns a table with metatable mt holding keys[i] =
 // vals[i], iterated in that order: the table RawSetString would build, key
-// by key. Every key is an LString; a repeated key keeps its first place and
-// its last value.
+// by key. Every key is an LString and no value is nil (a JSON null is
+// json.null); a repeated key keeps its first place and its last value.
 func newObjectTable(L *lua.LState, mt lua.LValue, keys, vals []lua.LValue) *lua.LTable {
 	n := len(keys)
 	if !directTables {
@@ -62,13 +62,7 @@ func newObjectTable(L *lua.LState, mt lua.LValue, keys, vals []lua.LValue) *lua.
 	r.k2i = make(map[lua.LValue]int, n)
 	r.keys = make([]lua.LValue, 0, n)
 	for i, k := range keys {
-		v := vals[i]
-		s := string(k.(lua.LString))
-		if v == lua.LNil {
-			delete(r.strdict, s)
-			continue
-		}
-		r.strdict[s] = v
+		r.strdict[string(k.(lua.LString))] = vals[i]
 		if _, ok := r.k2i[k]; !ok {
 			r.k2i[k] = len(r.keys)
 			r.keys = append(r.keys, k)

@@ -37,9 +37,10 @@ type deadlineCtx struct {
 
 var deadlinePool sync.Pool
 
-// withDeadline returns a context like context.WithTimeout(parent, d) and its
-// release, which ends the context and recycles it when it can.
-func withDeadline(parent context.Context, d time.Duration) *deadlineCtx {
+// withDeadline returns a context like context.WithTimeout(parent, d) for a
+// call that started at now (the caller's clock reading, not taken again);
+// its release ends the context and recycles it when it can.
+func withDeadline(parent context.Context, now time.Time, d time.Duration) *deadlineCtx {
 	c, _ := deadlinePool.Get().(*deadlineCtx)
 	if c == nil {
 		c = &deadlineCtx{done: make(chan struct{})}
@@ -47,7 +48,7 @@ func withDeadline(parent context.Context, d time.Duration) *deadlineCtx {
 		c.timer.Stop()
 	}
 	c.parent = parent
-	c.deadline = time.Now().Add(d)
+	c.deadline = now.Add(d)
 	if pd, ok := parent.Deadline(); ok && pd.Before(c.deadline) {
 		c.deadline = pd
 	}

@@ -13,7 +13,7 @@ type deadlineKey struct{}
 func TestDeadlineContextExpiresLikeWithTimeout(t *testing.T) {
 	parent := context.WithValue(context.Background(), deadlineKey{}, "v")
 	start := time.Now()
-	c := withDeadline(parent, 20*time.Millisecond)
+	c := withDeadline(parent, time.Now(), 20*time.Millisecond)
 	defer c.release()
 	if d, ok := c.Deadline(); !ok || d.Before(start.Add(20*time.Millisecond)) || d.After(time.Now().Add(20*time.Millisecond)) {
 		t.Errorf("deadline %v, %v; want 20ms after the call", d, ok)
@@ -43,7 +43,7 @@ func TestDeadlineContextExpiresLikeWithTimeout(t *testing.T) {
 
 func TestDeadlineContextFollowsItsParent(t *testing.T) {
 	parent, cancel := context.WithCancelCause(context.Background())
-	c := withDeadline(parent, time.Minute)
+	c := withDeadline(parent, time.Now(), time.Minute)
 	defer c.release()
 	why := errors.New("the host gave up")
 	cancel(why)
@@ -64,7 +64,7 @@ func TestDeadlineContextTakesTheEarlierDeadline(t *testing.T) {
 	parent, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	pd, _ := parent.Deadline()
-	c := withDeadline(parent, time.Hour)
+	c := withDeadline(parent, time.Now(), time.Hour)
 	defer c.release()
 	if d, _ := c.Deadline(); !d.Equal(pd) {
 		t.Errorf("deadline %v, want the parent's %v", d, pd)
@@ -87,7 +87,7 @@ func TestDeadlineContextIsRecycledOnlyWhenUnfired(t *testing.T) {
 			for i := range 500 {
 				parent, cancel := context.WithCancel(context.Background())
 				d := time.Duration(i%3) * 50 * time.Microsecond // often fires while in use
-				c := withDeadline(parent, d+time.Microsecond)
+				c := withDeadline(parent, time.Now(), d+time.Microsecond)
 				mu.Lock()
 				seen := fired[c]
 				mu.Unlock()
@@ -136,7 +136,7 @@ func TestDeadlineContextRecyclesAnUnfiredContext(t *testing.T) {
 	seen := map[*deadlineCtx]bool{}
 	again := 0
 	for range 100 {
-		c := withDeadline(context.Background(), time.Minute)
+		c := withDeadline(context.Background(), time.Now(), time.Minute)
 		if seen[c] {
 			again++
 		}
@@ -153,7 +153,7 @@ func TestDeadlineContextRecyclesAnUnfiredContext(t *testing.T) {
 // A derived context may outlive the call: it is cancelled when the call
 // ends, and its parent is never handed out again.
 func TestDeadlineContextWithChildrenIsCancelledAndNotRecycled(t *testing.T) {
-	c := withDeadline(context.Background(), time.Minute)
+	c := withDeadline(context.Background(), time.Now(), time.Minute)
 	child, cancel := context.WithCancel(c)
 	defer cancel()
 	grandchild, cancel2 := context.WithTimeout(child, time.Hour)
@@ -170,14 +170,14 @@ func TestDeadlineContextWithChildrenIsCancelledAndNotRecycled(t *testing.T) {
 		}
 	}
 	for range 100 {
-		n := withDeadline(context.Background(), time.Minute)
+		n := withDeadline(context.Background(), time.Now(), time.Minute)
 		if n == c {
 			t.Fatal("a context with children was recycled")
 		}
 		n.release()
 	}
 	// A child derived from a context whose deadline passed starts done.
-	d := withDeadline(context.Background(), time.Millisecond)
+	d := withDeadline(context.Background(), time.Now(), time.Millisecond)
 	<-d.Done()
 	late, cancel3 := context.WithCancel(d)
 	defer cancel3()

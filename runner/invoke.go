@@ -26,7 +26,7 @@ type reply struct {
 	err error
 }
 
-// invoke calls one hook with its own copy of tmpl and fills tr. It returns
+// invoke calls one hook with tmpl (see call) and fills tr. It returns
 // the hook's valid outcome, or the failure that replaced it (already logged).
 // Gated hooks are neither called nor failed.
 func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.Input, tr *HookTrace, background bool) (*luahook.Outcome, *luahook.Failure) {
@@ -36,7 +36,7 @@ func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.In
 		return nil, nil
 	}
 	start := time.Now()
-	out, f := call(ctx, e, tmpl)
+	out, f := call(ctx, start, e, tmpl)
 	tr.Duration = time.Since(start)
 	tr.Outcome = out
 	if f != nil {
@@ -51,34 +51,33 @@ func newTrace(e *registry.Entry, background bool) HookTrace {
 	return HookTrace{ID: e.ID, Name: e.Name, Source: e.Source, Kind: e.Kind, Stage: e.Stage, Background: background}
 }
 
-// call runs the hook under a deadline derived from ctx. Hooks bound by their
-// context run on the caller's goroutine; any other hook runs on its own, and
-// is abandoned once its context is done, so that it cannot hold the caller.
-func call(ctx context.Context, e *registry.Entry, tmpl *luahook.Input) (*luahook.Outcome, *luahook.Failure) {
+// call runs the hook, started at start, under a deadline derived from ctx.
+// Hooks bound by their context run on the caller's goroutine; any other hook
+// runs on its own, and is abandoned once its context is done, so that it
+// cannot hold the caller. A bound hook that is also call-scoped is lent tmpl
+// and a recycled deadline context; every other hook gets a deep copy and a
+// context of its own, which an abandoned hook may go on using.
+func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook.Input) (*luahook.Outcome, *luahook.Failure) {
 	if ctx.Err() != nil {
 		return nil, aborted(ctx)
 	}
+	bound := e.BoundByContext()
 	var hctx context.Context
-	var rep reply
-	if e.BoundByContext() {
-		if e.ScopedToCall() {
-			dc := withDeadline(ctx, e.Timeout)
-			defer dc.release()
-			hctx = dc
-			rep = safeCall(hctx, e.Hook, tmpl)
-		} else {
-			var cancel context.CancelFunc
-			hctx, cancel = context.WithTimeout(ctx, e.Timeout)
-			defer cancel()
-			rep = safeCall(hctx, e.Hook, cloneInput(tmpl))
-		}
+	in := tmpl
+	if bound && e.ScopedToCall() {
+		dc := withDeadline(ctx, start, e.Timeout)
+		defer dc.release()
+		hctx = dc
 	} else {
-		// An abandoned hook may still use its context and read its input
-		// after call returns: both are its own.
 		var cancel context.CancelFunc
 		hctx, cancel = context.WithTimeout(ctx, e.Timeout)
 		defer cancel()
-		in := cloneInput(tmpl)
+		in = cloneInput(tmpl)
+	}
+	var rep reply
+	if bound {
+		rep = safeCall(hctx, e.Hook, in)
+	} else {
 		done := make(chan reply, 1) // buffered: an abandoned hook never blocks on it
 		go func() { done <- safeCall(hctx, e.Hook, in) }()
 		select {
