@@ -159,16 +159,11 @@ func (d *decoder) object() (lua.LValue, error) {
 			}
 			d.keys = append(d.keys, key)
 			d.vals = append(d.vals, v)
-			d.ws()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
-				d.pos++
-				continue
-			}
-			if d.pos < len(d.data) && d.data[d.pos] == '}' {
-				d.pos++
+			if more, err := d.after('}', "after an object value"); err != nil {
+				return nil, err
+			} else if !more {
 				break
 			}
-			return nil, d.unexpected("after an object value")
 		}
 	}
 	n := len(d.keys) - base
@@ -197,16 +192,11 @@ func (d *decoder) array() (lua.LValue, error) {
 				return nil, err
 			}
 			d.vals = append(d.vals, v)
-			d.ws()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
-				d.pos++
-				continue
-			}
-			if d.pos < len(d.data) && d.data[d.pos] == ']' {
-				d.pos++
+			if more, err := d.after(']', "after an array item"); err != nil {
+				return nil, err
+			} else if !more {
 				break
 			}
-			return nil, d.unexpected("after an array item")
 		}
 	}
 	n := len(d.vals) - base
@@ -219,6 +209,23 @@ func (d *decoder) array() (lua.LValue, error) {
 	d.vals = d.vals[:base]
 	d.depth--
 	return t, nil
+}
+
+// after reads what follows an object's value or an array's item: a comma
+// (more follows) or the closing byte.
+func (d *decoder) after(closing byte, where string) (more bool, err error) {
+	d.ws()
+	if d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			return true, nil
+		case closing:
+			d.pos++
+			return false, nil
+		}
+	}
+	return false, d.unexpected(where)
 }
 
 // key reads an object key as a boxed Lua string. Keys are interned, so that
