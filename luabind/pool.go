@@ -8,14 +8,26 @@ import (
 )
 
 // pool holds the states of one file. It never holds more than max states:
-// a token in sem stands for each busy state, idle states hold none, and a state
-// is built only when a caller holds a token and no idle state is left.
+// live counts the states built and not yet closed, and a caller builds one
+// only by raising live from below max. A caller that finds no idle state
+// while max are alive waits for one to come back.
 //
-// Idle states wait in shards, one per P: a call takes a state from its own
-// P's shard first, and gives it back there, so that a state's memory stays
-// in one core's cache instead of bouncing between cores with every call
-// (one shared stack made two cores slower than one). A caller whose shard is
-// empty takes an idle state from another shard before building one.
+// A call touches only its own P's memory: idle states wait in shards, one
+// per P, each with its own lock and busy count; a call takes a state from
+// its own P's shard and gives it back there, so a state's memory stays in
+// one core's cache instead of bouncing between cores with every call. A
+// caller whose shard is empty takes an idle state from another shard before
+// building one. (A shared semaphore channel and busy counter, written by
+// every call, made two cores barely faster than one.)
+//
+// Waiting: a caller that must wait registers in waiters and then looks
+// again; put and discard wake one waiter when any is registered. A put
+// pushes the state before it reads nwait and a waiter raises nwait before it
+// looks again, so one of them sees the other: no waiter sleeps while a state
+// is idle. A wake-up is a hint (another caller may take the state first):
+// the woken caller looks again and waits again. A waiter that leaves with a
+// wake-up it did not use (it found a state on its own, or its context ended)
+// passes the wake-up on.
 //
 // A retired pool (File.Close) keeps serving: a call that arrives after
 // retirement, typically one that read the registry just before a reload
@@ -23,7 +35,7 @@ import (
 // compiled chunk, since retirement closed the idle ones), and the state is
 // closed when the call returns. A retired pool never keeps a state.
 type pool struct {
-	sem    chan struct{}
+	max    int64
 	grow   func(context.Context) (*state, error)
 	shards []shard
 	// home hands each P the index of its shard: sync.Pool keeps what a P
@@ -32,22 +44,36 @@ type pool struct {
 	home sync.Pool
 	next atomic.Uint32
 
-	retired   atomic.Bool
-	live      atomic.Int64 // states built and not closed
-	busy      atomic.Int64
+	// Read by every call, written rarely (a state built or closed, a caller
+	// starting or ending a wait, retirement).
+	retired atomic.Bool
+	live    atomic.Int64
+	nwait   atomic.Int32
+
+	wmu     sync.Mutex
+	waiters []chan struct{}
+
+	// beforeRegister, when set (tests only), runs between a caller's
+	// finding nothing and its registering as a waiter.
+	beforeRegister func()
+
 	created   atomic.Int64
 	discarded atomic.Int64
 }
 
-// shard is one P's idle states, padded to its own cache lines.
+// shard is one P's idle states and its count of calls in progress, padded to
+// its own cache lines. A call counts itself in the shard it started on and
+// ends in the shard it returns to, so one shard's count may go below zero;
+// the sum is the number of busy states.
 type shard struct {
 	mu   sync.Mutex
 	idle []*state
-	_    [32]byte // 64 bytes in all
+	busy atomic.Int64
+	_    [64 - 8 - 24 - 8]byte
 }
 
 func newPool(max int, grow func(context.Context) (*state, error)) *pool {
-	p := &pool{sem: make(chan struct{}, max), grow: grow, shards: make([]shard, runtime.GOMAXPROCS(0))}
+	p := &pool{max: int64(max), grow: grow, shards: make([]shard, runtime.GOMAXPROCS(0))}
 	p.home.New = func() any {
 		i := int(p.next.Add(1)-1) % len(p.shards)
 		return &i
@@ -72,17 +98,21 @@ func (p *pool) adopt(st *state) {
 
 // keep puts an idle state in s, or closes it if the pool is retired. The
 // flag is read under the shard's lock, and retire sets it before taking each
-// shard's lock, so a state is either seen by retire or closed here.
+// shard's lock, so a state is either seen by retire or closed here. Either
+// way a waiter is woken: it takes the state, or builds one in its place.
 func (p *pool) keep(s *shard, st *state) {
 	s.mu.Lock()
 	if p.retired.Load() {
 		s.mu.Unlock()
 		p.live.Add(-1)
 		st.close()
-		return
+	} else {
+		s.idle = append(s.idle, st)
+		s.mu.Unlock()
 	}
-	s.idle = append(s.idle, st)
-	s.mu.Unlock()
+	if p.nwait.Load() > 0 {
+		p.wakeOne()
+	}
 }
 
 // take pops an idle state from s, or returns nil.
@@ -101,42 +131,103 @@ func (s *shard) take() *state {
 
 // get returns an idle state, or builds one, or waits for one until ctx is done.
 func (p *pool) get(ctx context.Context) (*state, error) {
-	select {
-	case p.sem <- struct{}{}:
-	default:
+	home := p.shard()
+	home.busy.Add(1)
+	st, err := p.acquire(ctx, home, nil)
+	if err != nil {
+		home.busy.Add(-1)
+	}
+	return st, err
+}
+
+// acquire takes an idle state, builds one while fewer than max are alive, or
+// waits. w is the caller's wake-up channel once it has waited.
+func (p *pool) acquire(ctx context.Context, home *shard, w chan struct{}) (*state, error) {
+	for {
+		st, built, err := p.takeOrBuild(ctx, home)
+		if st != nil || err != nil || built {
+			return st, err
+		}
+		// Nothing idle and max alive: register, then look once more (a
+		// state may have come back before the registration was seen).
+		if w == nil {
+			w = make(chan struct{}, 1)
+		}
+		if p.beforeRegister != nil {
+			p.beforeRegister()
+		}
+		p.wmu.Lock()
+		p.waiters = append(p.waiters, w)
+		p.nwait.Add(1)
+		p.wmu.Unlock()
+		if st, built, err := p.takeOrBuild(ctx, home); st != nil || err != nil || built {
+			p.leave(w)
+			return st, err
+		}
 		select {
-		case p.sem <- struct{}{}:
+		case <-w: // woken and unregistered by the waker: look again
 		case <-ctx.Done():
+			p.leave(w)
 			return nil, contextFailure(ctx, "while waiting for a free Lua state (all busy)")
 		}
 	}
-	p.busy.Add(1)
-	home := p.shard()
+}
+
+// takeOrBuild takes an idle state, or builds one if fewer than max are
+// alive. built with a nil state means a build failed (err says why).
+func (p *pool) takeOrBuild(ctx context.Context, home *shard) (st *state, built bool, err error) {
 	for {
 		if st := p.takeIdle(home); st != nil {
-			return st, nil
+			return st, false, nil
 		}
-		// Build a state only while fewer than max exist. With max alive and
-		// this caller holding a token, fewer than max are busy elsewhere, so
-		// one is idle, or about to be: a scan can miss a state that another
-		// caller put back in a shard already scanned while a third took the
-		// one ahead. Look again.
-		if n := p.live.Load(); n < int64(cap(p.sem)) {
-			if !p.live.CompareAndSwap(n, n+1) {
-				continue
-			}
-			st, err := p.grow(ctx)
-			if err != nil {
-				p.live.Add(-1)
-				p.busy.Add(-1)
-				<-p.sem
-				return nil, err
-			}
-			p.created.Add(1)
-			return st, nil
+		n := p.live.Load()
+		if n >= p.max {
+			return nil, false, nil
 		}
-		runtime.Gosched()
+		if !p.live.CompareAndSwap(n, n+1) {
+			continue
+		}
+		st, err := p.grow(ctx)
+		if err != nil {
+			p.live.Add(-1)
+			if p.nwait.Load() > 0 {
+				p.wakeOne() // the slot is free again
+			}
+			return nil, true, err
+		}
+		p.created.Add(1)
+		return st, true, nil
 	}
+}
+
+// leave unregisters w; if a waker already took w off the list, the wake-up
+// it sent was not used, and goes to the next waiter.
+func (p *pool) leave(w chan struct{}) {
+	p.wmu.Lock()
+	for i, x := range p.waiters {
+		if x == w {
+			p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
+			p.nwait.Add(-1)
+			p.wmu.Unlock()
+			return
+		}
+	}
+	p.wmu.Unlock()
+	<-w // the waker's send is buffered: drain it so w is clean
+	p.wakeOne()
+}
+
+// wakeOne takes the longest-waiting caller off the list and wakes it.
+func (p *pool) wakeOne() {
+	p.wmu.Lock()
+	if len(p.waiters) > 0 {
+		w := p.waiters[0]
+		p.waiters[0] = nil
+		p.waiters = p.waiters[1:]
+		p.nwait.Add(-1)
+		w <- struct{}{}
+	}
+	p.wmu.Unlock()
 }
 
 // takeIdle takes an idle state from the caller's shard, or from any other.
@@ -157,18 +248,20 @@ func (p *pool) takeIdle(home *shard) *state {
 // put returns a state that is fit for another call to the caller's shard; a
 // retired pool closes it.
 func (p *pool) put(st *state) {
-	p.busy.Add(-1)
-	p.keep(p.shard(), st)
-	<-p.sem
+	s := p.shard()
+	s.busy.Add(-1)
+	p.keep(s, st)
 }
 
 // discard closes a state that must not run again (timeout, cancel, error).
 func (p *pool) discard(st *state) {
-	p.busy.Add(-1)
+	p.shard().busy.Add(-1)
 	p.discarded.Add(1)
 	p.live.Add(-1)
 	st.close()
-	<-p.sem
+	if p.nwait.Load() > 0 {
+		p.wakeOne() // a waiter may build a state in its place
+	}
 }
 
 // retire closes the idle states and makes put close every state that comes
@@ -189,12 +282,13 @@ func (p *pool) retire() {
 }
 
 func (p *pool) stats() Stats {
-	idle := 0
+	idle, busy := 0, int64(0)
 	for i := range p.shards {
 		s := &p.shards[i]
 		s.mu.Lock()
 		idle += len(s.idle)
 		s.mu.Unlock()
+		busy += s.busy.Load()
 	}
-	return Stats{Idle: idle, Busy: int(p.busy.Load()), Created: int(p.created.Load()), Discarded: int(p.discarded.Load()), Retired: p.retired.Load()}
+	return Stats{Idle: idle, Busy: int(busy), Created: int(p.created.Load()), Discarded: int(p.discarded.Load()), Retired: p.retired.Load()}
 }

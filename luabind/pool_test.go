@@ -3,7 +3,14 @@ package luabind
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A caller whose own shard is empty takes an idle state from any other shard
@@ -35,5 +42,124 @@ func TestPoolTakesAnIdleStateFromAnyShardBeforeBuildingOne(t *testing.T) {
 	}
 	if s := p.stats(); s.Busy != 0 || s.Idle != 1 {
 		t.Fatalf("stats %+v", s)
+	}
+}
+
+// Callers that wait for a state, some of them giving up while they wait,
+// never deadlock and never raise the pool past max: every state that comes
+// back, and every wake-up a leaving waiter did not use, reaches a waiter.
+func TestPoolWaitersGivingUpNeverStrandTheOthers(t *testing.T) {
+	const max, callers, rounds = 2, 16, 300
+	var built atomic.Int64
+	p := newPool(max, func(context.Context) (*state, error) {
+		built.Add(1)
+		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
+	})
+	var inUse atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	for c := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if (c+r)%3 == 0 {
+					// A third of the waits end early, many while registered.
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(r%50)*time.Microsecond)
+				}
+				st, err := p.get(ctx)
+				cancel()
+				if err != nil {
+					continue
+				}
+				if n := inUse.Add(1); n > max {
+					errs <- fmt.Errorf("%d states in use at once, max %d", n, max)
+				}
+				runtime.Gosched()
+				inUse.Add(-1)
+				if r%17 == 0 {
+					p.discard(st) // a waiter builds one in its place
+				} else {
+					p.put(st)
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("callers still waiting after 30 s: a wake-up was lost (stats %+v, %d waiting)", p.stats(), p.nwait.Load())
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if s := p.stats(); s.Busy != 0 || s.Idle > max || p.live.Load() > max || p.nwait.Load() != 0 {
+		t.Errorf("stats %+v, live %d, waiting %d after every caller left", s, p.live.Load(), p.nwait.Load())
+	}
+	if built.Load() < 2 {
+		t.Errorf("built %d states", built.Load())
+	}
+}
+
+// A state that comes back between a caller's finding nothing and its
+// registering as a waiter wakes nobody (no one is registered yet): the
+// caller looks again after registering, and takes it.
+func TestPoolCallerLooksAgainAfterRegistering(t *testing.T) {
+	p := newPool(1, func(context.Context) (*state, error) {
+		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
+	})
+	held, err := p.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.beforeRegister = func() {
+		p.beforeRegister = nil
+		p.put(held)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got, err := p.get(ctx)
+	if err != nil || got != held {
+		t.Fatalf("get = %p, %v; want the state put back while it registered", got, err)
+	}
+}
+
+// A waiter that leaves with a wake-up it did not use (its context ended as
+// the wake-up came) passes it to the next waiter, which takes the state.
+func TestPoolLeavingWaiterPassesItsWakeUpOn(t *testing.T) {
+	p := newPool(1, func(context.Context) (*state, error) {
+		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
+	})
+	held, err := p.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A registers first, then B waits behind it.
+	a := make(chan struct{}, 1)
+	p.wmu.Lock()
+	p.waiters = append(p.waiters, a)
+	p.nwait.Add(1)
+	p.wmu.Unlock()
+	got := make(chan *state, 1)
+	go func() {
+		st, _ := p.get(context.Background())
+		got <- st
+	}()
+	for p.nwait.Load() != 2 {
+		time.Sleep(time.Millisecond)
+	}
+	p.put(held) // wakes A, the longest waiting
+	p.leave(a)  // A gives up without looking
+	select {
+	case st := <-got:
+		if st != held {
+			t.Errorf("B got %p, want the state put back", st)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("B still waits with a state idle: A's wake-up was lost")
 	}
 }
