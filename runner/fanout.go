@@ -27,9 +27,9 @@ func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
 	if !r.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}
-	tmpl := *in
-	tmpl.Event = luahook.PostToolUse
-	return r.fanout(ctx, luahook.PostToolUse, &tmpl, in.ToolName, fanPost)
+	tmpl := template(in, luahook.PostToolUse)
+	defer releaseTemplate(tmpl)
+	return r.fanout(ctx, luahook.PostToolUse, tmpl, in.ToolName, fanPost)
 }
 
 // SessionStart runs every SessionStart hook in parallel, waits for all, and
@@ -74,9 +74,9 @@ func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Inp
 	if !r.reg.Has(ev) {
 		return Result{Event: ev}
 	}
-	tmpl := *in
-	tmpl.Event = ev
-	return r.fanout(ctx, ev, &tmpl, key, mode)
+	tmpl := template(in, ev)
+	defer releaseTemplate(tmpl)
+	return r.fanout(ctx, ev, tmpl, key, mode)
 }
 
 // selects reports whether e takes part in a fan-out of mode for key.

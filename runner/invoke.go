@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/luahook/luahook"
@@ -169,6 +170,27 @@ type inputBox struct {
 	durationMs   int64
 	notification luahook.NotificationInfo
 	caps         [4]string // room for the usual few capabilities
+}
+
+// templates recycles the runner's working copy of a payload (the template
+// that sequential hooks see, and that a rewrite replaces the toolInput of).
+// Only call-scoped hooks are lent it, and every hook given it has returned
+// before the event's method does (others get cloneInput's copy), so nothing
+// holds a template once it is given back.
+var templates = sync.Pool{New: func() any { return new(luahook.Input) }}
+
+// template returns a recycled copy of in for event ev; give it back with
+// release once the event's hooks have all returned.
+func template(in *luahook.Input, ev luahook.Event) *luahook.Input {
+	t := templates.Get().(*luahook.Input)
+	*t = *in
+	t.Event = ev
+	return t
+}
+
+func releaseTemplate(t *luahook.Input) {
+	*t = luahook.Input{}
+	templates.Put(t)
 }
 
 // cloneInput gives a hook its own copy of the payload, so that a hook that

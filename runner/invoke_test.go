@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -377,9 +378,10 @@ func TestEachHookGetsItsOwnCopyOfTheInput(t *testing.T) {
 func TestOnlyBoundCallScopedHooksAreLentTheRunnersPayload(t *testing.T) {
 	g := newRig(t, Options{})
 	var got [5]*luahook.Input
+	var events [5]luahook.Event
 	record := func(i int) func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 		return func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
-			got[i] = in
+			got[i], events[i] = in, in.Event
 			return nil, nil
 		}
 	}
@@ -396,8 +398,13 @@ func TestOnlyBoundCallScopedHooksAreLentTheRunnersPayload(t *testing.T) {
 	if got[0] == in {
 		t.Error("a borrower got the caller's own Input, want the runner's copy (with the event set)")
 	}
-	if got[0] != nil && got[0].Event != luahook.PreToolUse {
-		t.Errorf("lent payload has event %q", got[0].Event)
+	if events[0] != luahook.PreToolUse {
+		t.Errorf("lent payload has event %q", events[0])
+	}
+	// The lent copy is recycled for the next event once every hook has
+	// returned, and holds nothing of this payload while it waits.
+	if got[0] != nil && !reflect.DeepEqual(*got[0], luahook.Input{}) {
+		t.Errorf("the lent payload after the call: %+v, want it cleared", *got[0])
 	}
 	for i, name := range map[int]string{1: "bound hook", 3: "borrower on its own goroutine", 4: "Go hook"} {
 		if got[i] == nil || got[i] == got[0] || got[i] == in {

@@ -31,8 +31,8 @@ func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 		return res
 	}
 	res.Trace = make([]HookTrace, 0, len(matched))
-	tmpl := *in
-	tmpl.Event = luahook.PreToolUse
+	tmpl := template(in, luahook.PreToolUse)
+	defer releaseTemplate(tmpl)
 	var j joiner
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
@@ -46,7 +46,7 @@ func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 				tr.Skipped = SkipNotReached
 				continue
 			}
-			out, f := r.invoke(ctx, e, &tmpl, tr, false)
+			out, f := r.invoke(ctx, e, tmpl, tr, false)
 			if f != nil {
 				if e.FailurePolicy == luahook.FailClosed {
 					res.deny(failClosedReason(luahook.PreToolUse, e.Name, f.Kind))
