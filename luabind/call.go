@@ -102,8 +102,11 @@ func InputBytes(in *luahook.Input) int {
 func (st *state) call(ctx context.Context, i int, name string, in *luahook.Input) (out *luahook.Outcome, reuse bool, err error) {
 	L := st.L
 	st.ctx, st.in, st.name = ctx, in, name
+	st.stock.filling = true
 	input, err := st.inputTable(in)
+	st.stock.filling = false
 	if err != nil {
+		st.stock.done(false, st.arrayMT)
 		return nil, true, &luahook.Failure{Kind: luahook.FailError,
 			Message: "the payload's toolInput is not valid JSON: " + err.Error(), Err: err}
 	}
@@ -114,9 +117,11 @@ func (st *state) call(ctx context.Context, i int, name string, in *luahook.Input
 	L.Push(input)
 	L.Push(st.rt)
 	if err := L.PCall(2, 1, nil); err != nil {
+		st.stock.done(false, st.arrayMT)
 		return nil, false, st.callFailure(ctx, err)
 	}
 	out, err = st.outcome(L.Get(-1))
+	st.stock.done(st.lean[i], st.arrayMT)
 	return out, true, err
 }
 

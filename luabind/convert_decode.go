@@ -168,7 +168,7 @@ func (d *decoder) object() (lua.LValue, error) {
 	}
 	n := len(d.keys) - base
 	vbase := len(d.vals) - n
-	t := newObjectTable(d.st.L, d.st.objectMT, d.keys[base:], d.vals[vbase:])
+	t := d.st.objectTable(d.keys[base:], d.vals[vbase:])
 	clear(d.keys[base:])
 	clear(d.vals[vbase:])
 	d.keys, d.vals = d.keys[:base], d.vals[:vbase]
@@ -199,12 +199,7 @@ func (d *decoder) array() (lua.LValue, error) {
 			}
 		}
 	}
-	n := len(d.vals) - base
-	t := d.st.L.CreateTable(n, 0)
-	t.Metatable = d.st.arrayMT
-	for i, v := range d.vals[base:] {
-		t.RawSetInt(i+1, v)
-	}
+	t := d.st.arrayTable(d.vals[base:])
 	clear(d.vals[base:])
 	d.vals = d.vals[:base]
 	d.depth--

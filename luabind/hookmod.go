@@ -70,6 +70,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	r.ID = fmt.Sprintf("%s#%d", st.sh.path, len(st.regs)+1)
 	st.regs = append(st.regs, r)
 	st.fns = append(st.fns, fn)
+	st.lean = append(st.lean, leavesInput(fn))
 	L.Push(lua.LString(r.ID))
 	return 1
 }

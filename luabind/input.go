@@ -26,12 +26,12 @@ func (st *state) inputTable(in *luahook.Input) (*lua.LTable, error) {
 		f.set(kToolInput, v)
 	}
 	if in.ToolCapabilities != nil {
-		caps := st.L.CreateTable(len(in.ToolCapabilities), 0)
-		caps.Metatable = st.arrayMT
-		for i, c := range in.ToolCapabilities {
-			caps.RawSetInt(i+1, st.dec.boxString(c))
+		var vals [16]lua.LValue
+		items := vals[:0]
+		for _, c := range in.ToolCapabilities {
+			items = append(items, st.dec.boxString(c))
 		}
-		f.set(kToolCapabilities, caps)
+		f.set(kToolCapabilities, st.arrayTable(items))
 	}
 	if in.ToolMutating != nil {
 		f.set(kToolMutating, lua.LBool(*in.ToolMutating))

@@ -16,10 +16,15 @@ import (
 //	json.type(v) -> string         "object", "array", "null", "string", ...
 func (st *state) openJSON() {
 	L := st.L
-	st.arrayMT = L.CreateTable(0, 1)
+	// The marks are hidden from getmetatable (which returns their name) and
+	// cannot be replaced by setmetatable: Lua code cannot give JSON tables
+	// metamethods, which leavesInput counts on.
+	st.arrayMT = L.CreateTable(0, 2)
 	st.arrayMT.RawSetString("__name", lua.LString("json.array"))
-	st.objectMT = L.CreateTable(0, 1)
+	st.arrayMT.RawSetString("__metatable", lua.LString("json.array"))
+	st.objectMT = L.CreateTable(0, 2)
 	st.objectMT.RawSetString("__name", lua.LString("json.object"))
+	st.objectMT.RawSetString("__metatable", lua.LString("json.object"))
 
 	nullMT := L.CreateTable(0, 3)
 	nullMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {

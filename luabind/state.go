@@ -17,6 +17,8 @@ type state struct {
 	sh   *shared
 	regs []Registration // collected while the chunk runs
 	fns  []*lua.LFunction
+	// lean[i]: fns[i] provably keeps no reference to its input (leavesInput)
+	lean []bool
 
 	loading   bool
 	frozen    bool
@@ -37,8 +39,9 @@ type state struct {
 	in   *luahook.Input
 	name string
 
-	dec decoder
-	enc encoder
+	dec   decoder
+	enc   encoder
+	stock stock // the tables of earlier payloads, for the next one
 }
 
 // newState builds a sandboxed state and runs the file's chunk in it.

@@ -57,10 +57,22 @@ func newObjectTable(L *lua.LState, mt lua.LValue, keys, vals []lua.LValue) *lua.
 	if n == 0 {
 		return t
 	}
-	r := (*rawTable)(unsafe.Pointer(t))
-	r.strdict = make(map[string]lua.LValue, n)
-	r.k2i = make(map[lua.LValue]int, n)
-	r.keys = make([]lua.LValue, 0, n)
+	fillObject((*rawTable)(unsafe.Pointer(t)), keys, vals)
+	return t
+}
+
+// fillObject sets keys[i] = vals[i] in an empty object table (one with no
+// keys, or none yet), in that order.
+func fillObject(r *rawTable, keys, vals []lua.LValue) {
+	n := len(keys)
+	if n == 0 {
+		return
+	}
+	if r.strdict == nil {
+		r.strdict = make(map[string]lua.LValue, n)
+		r.k2i = make(map[lua.LValue]int, n)
+		r.keys = make([]lua.LValue, 0, n)
+	}
 	for i, k := range keys {
 		r.strdict[string(k.(lua.LString))] = vals[i]
 		if _, ok := r.k2i[k]; !ok {
@@ -68,7 +80,6 @@ func newObjectTable(L *lua.LState, mt lua.LValue, keys, vals []lua.LValue) *lua.
 			r.keys = append(r.keys, k)
 		}
 	}
-	return t
 }
 
 // fields collects an object's keys and values for newObjectTable, on the
@@ -97,7 +108,7 @@ func (f *fields) setInt(key lua.LValue, n *int) {
 }
 
 func (f *fields) table(st *state) *lua.LTable {
-	return newObjectTable(st.L, st.objectMT, f.keys[:f.n], f.vals[:f.n])
+	return st.objectTable(f.keys[:f.n], f.vals[:f.n])
 }
 
 // The payload's keys, boxed once for every state (an LString is immutable).

@@ -1,0 +1,192 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// hookFn compiles "local kept; f = function(input, rt) <body> end" and
+// returns f.
+func hookFn(t *testing.T, params, body string) *lua.LFunction {
+	t.Helper()
+	L := lua.NewState()
+	t.Cleanup(L.Close)
+	if err := L.DoString("local kept, other\nf = function(" + params + ")\n" + body + "\nend"); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	return L.GetGlobal("f").(*lua.LFunction)
+}
+
+// The analysis answers yes for hooks that only read their input, and no for
+// every way a hook can keep a reference to it.
+func TestLeavesInputSeesEveryWayAHookCanKeepItsInput(t *testing.T) {
+	lean := []string{
+		`local cmd = input.toolInput.command or ""
+		 if cmd:find("rm -rf", 1, true) then return hook.deny("no") end`,
+		`if input.toolName == "bash" and #input.toolInput.args > 2 then return hook.deny("many") end`,
+		`return hook.deny("tool " .. input.toolName .. " in " .. input.cwd .. ": " .. #input.toolInput.args)`,
+		`local n = input.toolInput.n
+		 if n and n > 3 and -n < 0 then return hook.deny("big") end`,
+		`for i = 1, 3 do local x = input.cwd end`,
+		`local s = input.toolInput.command
+		 local a, b = s:match("^(%w+) (.*)$")
+		 if a == "rm" then return hook.deny(b) end`,
+		`local t = {}
+		 t.x = 1
+		 return hook.deny(t.x .. input.cwd:sub(1, 2))`,
+		``,
+	}
+	for _, body := range lean {
+		if !leavesInput(hookFn(t, "input, rt", body)) {
+			t.Errorf("leavesInput = false, want true for:\n%s", body)
+		}
+	}
+	kept := map[string]string{
+		"global":                    `seen = input`,
+		"upvalue":                   `kept = input.toolInput`,
+		"table value":               `local t = {} t.x = input`,
+		"table key":                 `local t = {} t[input.toolInput] = true`,
+		"table constructor":         `local t = {input}`,
+		"call argument":             `print(input)`,
+		"tail call argument":        `return hook.mutate(input.toolInput)`,
+		"return":                    `return input.toolInput`,
+		"closure":                   `local g = function() return input end`,
+		"closure, assigned later":   `local x local g = function() return x end x = input.toolInput`,
+		"written":                   `input.toolInput.command = "x"`,
+		"iterated":                  `for k, v in pairs(input.toolInput) do end`,
+		"method argument":           `local c = input.toolInput.command c:gsub("x", input.toolInput)`,
+		"method on a table":         `local t = {f = print} t:f(input)`,
+		"index key":                 `local t = kept local v = t[input.toolInput]`,
+		"arithmetic with unknown":   `local v = kept + input.toolInput.n`,
+		"concatenation of unknown":  `local v = kept .. input.cwd`,
+		"length of unknown":         `local v = #kept .. input.cwd`,
+		"after a loop":              `local v = kept for i = 1, 2 do v = input end other = v`,
+		"through a branch":          `local v if kept then v = input.toolInput else v = 1 end other = v`,
+		"through a logical or":      `other = kept or input.toolInput`,
+		"passed to a local closure": `local function g(x) other = x end g(input)`,
+	}
+	for name, body := range kept {
+		if leavesInput(hookFn(t, "input, rt", body)) {
+			t.Errorf("%s: leavesInput = true, want false for:\n%s", name, body)
+		}
+	}
+	if leavesInput(hookFn(t, "...", `local input = ...`)) {
+		t.Error("a vararg function that reads its input: leavesInput = true")
+	}
+	if !leavesInput(hookFn(t, "", `return 1`)) {
+		t.Error("a function without parameters: leavesInput = false")
+	}
+	L := lua.NewState()
+	defer L.Close()
+	if leavesInput(L.NewFunction(func(*lua.LState) int { return 0 })) {
+		t.Error("a Go function: leavesInput = true")
+	}
+}
+
+// The instruction decoding matches gopher-lua's own listing of a function.
+func TestEscapeDecodesInstructions(t *testing.T) {
+	fn := hookFn(t, "input, rt", `local t = {} t.x = input.cwd return hook.deny(t.x)`)
+	names := map[int]string{lua.OP_NEWTABLE: "NEWTABLE", lua.OP_GETTABLEKS: "GETTABLEKS", lua.OP_SETTABLEKS: "SETTABLEKS",
+		lua.OP_GETGLOBAL: "GETGLOBAL", lua.OP_TAILCALL: "TAILCALL", lua.OP_RETURN: "RETURN"}
+	listing := fn.Proto.String()
+	seen := 0
+	for pc, inst := range fn.Proto.Code {
+		name, ok := names[op(inst)]
+		if !ok {
+			continue
+		}
+		seen++
+		want := fmt.Sprintf("[%03d] %s      |  %d, %d, %d;", pc+1, name, argA(inst), argB(inst), argC(inst))
+		if op(inst) == lua.OP_GETGLOBAL {
+			want = fmt.Sprintf("[%03d] %s      |  %d, %d;", pc+1, name, argA(inst), argBx(inst))
+		}
+		if !strings.Contains(listing, want) {
+			t.Errorf("decoded %q, not in the listing:\n%s", want, listing)
+		}
+	}
+	if seen < 8 {
+		t.Errorf("decoded %d known instructions, want 8; listing:\n%s", seen, listing)
+	}
+}
+
+// A hook that keeps its input still sees that input, unchanged, in later
+// calls: its tables are never refilled with another payload.
+func TestKeptInputIsNeverRefilled(t *testing.T) {
+	f := load(t, `local kept
+hook.register("PreToolUse", "bash", function(input)
+  if kept == nil then kept = input.toolInput end
+  return hook.deny(kept.command)
+end)`, Options{MaxStates: 1})
+	for i, cmd := range []string{"first", "second", "third"} {
+		out, err := call(t, f, 0, preToolUse("bash", `{"command":"`+cmd+`"}`))
+		if err != nil || out == nil || out.Reason != "first" {
+			t.Fatalf("call %d (%s): %v, %v; want deny \"first\"", i, cmd, out, err)
+		}
+	}
+}
+
+// A hook that only reads its input gets payloads built from recycled tables,
+// and reads each payload exactly as sent: no key of an earlier payload is
+// left over, whatever the shapes in between.
+func TestLeanHookReadsEveryPayloadAsSent(t *testing.T) {
+	f := load(t, `hook.register("PreToolUse", "bash", function(input)
+  local ti = input.toolInput
+  local args = ti.args
+  return hook.deny((ti.command or "-") .. "|" .. (ti.extra or "-") .. "|" .. (args and #args or "-") ..
+    "|" .. (args and args[1] or "-") .. "|" .. input.toolName .. "|" .. (input.sessionId or "-"))
+end)`, Options{MaxStates: 1})
+	if !anyLean(f) {
+		t.Fatal("the hook is not seen as leaving its input")
+	}
+	cases := []struct{ toolInput, want string }{
+		{`{"command":"a","extra":"b","args":["x","y"]}`, "a|b|2|x|bash|s1"},
+		{`{"command":"c"}`, "c|-|-|-|bash|s1"},
+		{`{"extra":"d","args":[]}`, "-|d|0|-|bash|s1"},
+		{`{}`, "-|-|-|-|bash|s1"},
+		{`{"args":["p","q","r"],"command":"e"}`, "e|-|3|p|bash|s1"},
+		{`{"command":"f","nested":{"command":"g"}}`, "f|-|-|-|bash|s1"},
+	}
+	for round := range 3 {
+		for _, c := range cases {
+			out, err := call(t, f, 0, preToolUse("bash", c.toolInput))
+			if err != nil || out == nil || out.Reason != c.want {
+				t.Fatalf("round %d, %s: %v, %v; want deny %q", round, c.toolInput, out, err, c.want)
+			}
+		}
+	}
+	st, err := f.pool.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recycled := len(st.stock.objects) + len(st.stock.arrays)
+	f.pool.put(st)
+	if directTables && recycled == 0 {
+		t.Error("no tables in the state's stock after calls of a lean hook")
+	}
+}
+
+func anyLean(f *File) bool {
+	st, err := f.pool.get(context.Background())
+	if err != nil {
+		return false
+	}
+	defer f.pool.put(st)
+	return len(st.lean) > 0 && st.lean[0]
+}
+
+// JSON tables' marks cannot be reached or replaced from Lua, so input's
+// tables never get metamethods that Lua code wrote (leavesInput counts on it).
+func TestJSONTablesCannotBeGivenMetamethods(t *testing.T) {
+	load(t, `
+local o, a = json.decode('{"a":[1]}'), json.array({})
+assert(getmetatable(o) == "json.object" and getmetatable(o.a) == "json.array" and getmetatable(a) == "json.array")
+local ok, err = pcall(setmetatable, o, {__index = function(t) kept = t end})
+assert(not ok and err:find("protected metatable"), err)
+assert(not pcall(setmetatable, a, {}))
+assert(json.encode(o) == '{"a":[1]}')
+`, Options{})
+}
