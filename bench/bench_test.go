@@ -15,6 +15,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
+	"github.com/luahook/luahook/runner"
 )
 
 // validateHook is the typical policy: read one field, look for a pattern.
@@ -182,6 +183,29 @@ end)`
 // thousand calls: bench/report runs it again with GOGC=400 to show what the
 // collector's pace costs.
 func BenchmarkLuaValidateParallel(b *testing.B) {
+	eng := openDir(b, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
+	data := payload("bash", `{"command":"ls -la /tmp"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var in luahook.Input
+		if err := json.Unmarshal(data, &in); err != nil {
+			b.Error(err)
+			return
+		}
+		var res runner.Result // one per host goroutine: FireInto reuses its trace
+		for pb.Next() {
+			if eng.Runner().FireInto(context.Background(), &in, &res); res.Denied {
+				b.Error("denied")
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkLuaValidateParallelFire is the same load through Fire, which
+// returns a fresh Result (and trace) every call.
+func BenchmarkLuaValidateParallelFire(b *testing.B) {
 	eng := openDir(b, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
 	data := payload("bash", `{"command":"ls -la /tmp"}`)
 	b.ReportAllocs()

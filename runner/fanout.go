@@ -24,34 +24,42 @@ const (
 // Background hooks are started (or coalesced) and not awaited. Deny and
 // mutate outcomes are ignored; failures are logged and skipped.
 func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
+	return r.postToolUse(ctx, in, nil)
+}
+
+func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	if !r.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}
 	tmpl := template(in, luahook.PostToolUse)
 	defer releaseTemplate(tmpl)
-	return r.fanout(ctx, luahook.PostToolUse, tmpl, in.ToolName, fanPost)
+	return r.fanout(ctx, luahook.PostToolUse, tmpl, in.ToolName, fanPost, trace)
 }
 
 // SessionStart runs every SessionStart hook in parallel, waits for all, and
 // joins their context in registration order.
 func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
-	return r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin)
+	return r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin, nil)
 }
 
 // Stop runs every Stop hook in parallel and waits for all. Their context is
 // joined into the Result, though the contract's Stop outcome is always {}.
 func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
-	return r.fanEvent(ctx, luahook.Stop, in, "", fanJoin)
+	return r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, nil)
 }
 
 // Observe runs the hooks of an observational event (in.Event) that match
 // in.MatchKey() in parallel and waits for all. Outcomes are ignored; failures
 // are logged, whatever the failure policy. Another event runs nothing.
 func (r *Runner) Observe(ctx context.Context, in *luahook.Input) Result {
+	return r.observe(ctx, in, nil)
+}
+
+func (r *Runner) observe(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	if !in.Event.Observational() {
 		return Result{Event: in.Event}
 	}
-	return r.fanEvent(ctx, in.Event, in, in.MatchKey(), fanObserve)
+	return r.fanEvent(ctx, in.Event, in, in.MatchKey(), fanObserve, trace)
 }
 
 // ToolSkipped tells the PostToolUse hooks marked run_when_tool_skipped that a
@@ -67,16 +75,16 @@ func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason stri
 	tmpl := *in
 	tmpl.Event = luahook.PostToolUse
 	tmpl.ToolResult = &luahook.ToolResult{Content: reason, IsError: true}
-	return r.fanout(ctx, luahook.PostToolUse, &tmpl, in.ToolName, fanSkipped)
+	return r.fanout(ctx, luahook.PostToolUse, &tmpl, in.ToolName, fanSkipped, nil)
 }
 
-func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Input, key string, mode fanMode) Result {
+func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Input, key string, mode fanMode, trace []HookTrace) Result {
 	if !r.reg.Has(ev) {
 		return Result{Event: ev}
 	}
 	tmpl := template(in, ev)
 	defer releaseTemplate(tmpl)
-	return r.fanout(ctx, ev, tmpl, key, mode)
+	return r.fanout(ctx, ev, tmpl, key, mode, trace)
 }
 
 // selects reports whether e takes part in a fan-out of mode for key.
@@ -89,7 +97,7 @@ func (m fanMode) selects(e *registry.Entry, key string) bool {
 
 // fanout runs the selected hooks of ev in parallel (one alone runs inline),
 // waits for all, and fills the trace in registration order.
-func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Input, key string, mode fanMode) Result {
+func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Input, key string, mode fanMode, trace []HookTrace) Result {
 	res := Result{Event: ev}
 	cut := r.buf.mark() // background context buffered from here on is for the next turn
 	// Select each entry once; the usual few selected ones stay on the stack.
@@ -105,7 +113,7 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 		}
 	}
 	if len(selected) > 0 {
-		res.Trace = make([]HookTrace, len(selected))
+		res.Trace = traceArray(trace, len(selected))
 	}
 	var wg *sync.WaitGroup // only when a hook runs on a goroutine of its own
 	if fg > 1 {

@@ -14,6 +14,11 @@ import (
 // fail-closed failure) ends the call. A rewritten input is re-validated
 // against the tool's schema; Result.Input carries it when it changed.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
+	return r.preToolUse(ctx, in, nil)
+}
+
+// preToolUse is PreToolUse filling buf's array with the trace when it is big enough.
+func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	res := Result{Event: luahook.PreToolUse}
 	entries := r.reg.Entries(luahook.PreToolUse)
 	if len(entries) == 0 {
@@ -30,7 +35,7 @@ func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if len(matched) == 0 {
 		return res
 	}
-	res.Trace = make([]HookTrace, 0, len(matched))
+	res.Trace = traceArray(trace, len(matched))[:0]
 	tmpl := template(in, luahook.PreToolUse)
 	defer releaseTemplate(tmpl)
 	var j joiner

@@ -15,6 +15,10 @@ import (
 //
 // A blocked prompt leaves the background buffer in place for the next turn.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
+	return r.userPromptSubmit(ctx, in, nil)
+}
+
+func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	res := Result{Event: luahook.UserPromptSubmit}
 	entries := r.reg.Entries(luahook.UserPromptSubmit)
 	if len(entries) == 0 && !r.buf.pending() {
@@ -24,7 +28,7 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result
 	tmpl.Event = luahook.UserPromptSubmit
 	var j joiner
 	if len(entries) > 0 {
-		res.Trace = make([]HookTrace, len(entries))
+		res.Trace = traceArray(trace, len(entries))
 	}
 	for i, e := range entries {
 		tr := &res.Trace[i]

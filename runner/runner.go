@@ -108,19 +108,47 @@ func (r *Runner) Has(e luahook.Event) bool {
 // Fire runs in through the method for in.Event. An unknown event runs
 // nothing and returns an empty Result.
 func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
+	return r.fire(ctx, in, nil)
+}
+
+// FireInto is Fire writing its Result over *res, with the trace in
+// res.Trace's array when that is big enough: a host that fires event after
+// event with one Result allocates nothing for the trace once the array has
+// grown. The previous call's trace is overwritten, so take what you need
+// from *res before firing again. With no matching hook, res.Trace is empty
+// (not nil: the array is kept).
+func (r *Runner) FireInto(ctx context.Context, in *luahook.Input, res *Result) {
+	buf := res.Trace[:0]
+	*res = r.fire(ctx, in, buf)
+	if res.Trace == nil {
+		res.Trace = buf
+	}
+}
+
+func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {
 	switch in.Event {
 	case luahook.PreToolUse:
-		return r.PreToolUse(ctx, in)
+		return r.preToolUse(ctx, in, buf)
 	case luahook.PostToolUse:
-		return r.PostToolUse(ctx, in)
+		return r.postToolUse(ctx, in, buf)
 	case luahook.UserPromptSubmit:
-		return r.UserPromptSubmit(ctx, in)
+		return r.userPromptSubmit(ctx, in, buf)
 	case luahook.SessionStart:
-		return r.SessionStart(ctx, in)
+		return r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin, buf)
 	case luahook.Stop:
-		return r.Stop(ctx, in)
+		return r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, buf)
 	}
-	return r.Observe(ctx, in)
+	return r.observe(ctx, in, buf)
+}
+
+// traceArray returns n zeroed trace entries, in buf's array when it holds n.
+func traceArray(buf []HookTrace, n int) []HookTrace {
+	if cap(buf) < n {
+		return make([]HookTrace, n)
+	}
+	t := buf[:n]
+	clear(t)
+	return t
 }
 
 // Close cancels the context of running background hooks, drops their pending

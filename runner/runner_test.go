@@ -325,3 +325,49 @@ func TestEventsWithoutHooksAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// FireInto gives what Fire gives, with the trace written into the Result's
+// own array: a host firing event after event with one Result allocates
+// nothing for it.
+func TestFireIntoReusesTheResultsTrace(t *testing.T) {
+	g := newRig(t, Options{})
+	deny := &luahook.Outcome{Action: luahook.ActionDeny, Reason: "no"}
+	note := &luahook.Outcome{AdditionalContext: "seen"}
+	g.add(registry.Spec{Name: "pass", Event: luahook.PreToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })})
+	g.add(registry.Spec{Name: "deny", Event: luahook.PreToolUse, Matcher: "rm", Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return deny, nil })})
+	g.add(registry.Spec{Name: "note", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return note, nil })})
+	g.add(registry.Spec{Name: "note2", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return note, nil })})
+	inputs := []*luahook.Input{
+		{Event: luahook.PreToolUse, ToolName: "rm", ToolInput: []byte(`{}`)},
+		{Event: luahook.PreToolUse, ToolName: "ls", ToolInput: []byte(`{}`)},
+		{Event: luahook.PostToolUse, ToolName: "ls", ToolInput: []byte(`{}`), ToolResult: &luahook.ToolResult{Content: "ok"}},
+		{Event: luahook.Stop},
+	}
+	var res Result
+	for round := range 2 {
+		for _, in := range inputs {
+			want := g.r.Fire(t.Context(), in)
+			g.r.FireInto(t.Context(), in, &res)
+			if res.Denied != want.Denied || res.Reason != want.Reason || res.AdditionalContext != want.AdditionalContext || len(res.Trace) != len(want.Trace) {
+				t.Fatalf("round %d, %s %s: FireInto %+v, Fire %+v", round, in.Event, in.ToolName, res, want)
+			}
+			for i := range want.Trace {
+				if w, got := want.Trace[i], res.Trace[i]; got.Name != w.Name || got.Outcome != w.Outcome || got.Skipped != w.Skipped {
+					t.Errorf("round %d, %s: trace[%d] = %+v, want %+v", round, in.Event, i, got, w)
+				}
+			}
+		}
+	}
+	in := inputs[0]
+	g.r.FireInto(t.Context(), in, &res)
+	first := &res.Trace[0]
+	g.r.FireInto(t.Context(), in, &res)
+	if &res.Trace[0] != first {
+		t.Error("the second call's trace is in a new array")
+	}
+	in = inputs[1]
+	ctx := context.Background() // a parent that is never cancelled: no watch to register
+	if n := testing.AllocsPerRun(100, func() { g.r.FireInto(ctx, in, &res) }); n != 0 {
+		t.Errorf("FireInto with call-scoped hooks: %v allocations per call, want 0", n)
+	}
+}
