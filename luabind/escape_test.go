@@ -190,3 +190,24 @@ assert(not pcall(setmetatable, a, {}))
 assert(json.encode(o) == '{"a":[1]}')
 `, Options{})
 }
+
+// A call of a lean hook allocates nothing once its state's stock holds the
+// payload's tables; a hook that keeps its input gets new tables every call.
+func TestLeanHookCallAllocatesNothing(t *testing.T) {
+	src := `hook.register("PreToolUse", "bash", function(input)
+  local cmd = input.toolInput.command or ""
+  if cmd:find("rm -rf", 1, true) then return hook.deny("no") end
+end)
+local kept
+hook.register("PreToolUse", "bash", function(input) kept = input end)`
+	f := load(t, src, Options{MaxStates: 1})
+	in := preToolUse("bash", `{"command":"ls -la /tmp","args":["-l"]}`)
+	ctx := context.Background()
+	lean, keeping := f.Registrations()[0].Hook, f.Registrations()[1].Hook
+	if n := testing.AllocsPerRun(100, func() { lean.Call(ctx, in) }); n != 0 && !raceEnabled && directTables {
+		t.Errorf("lean hook: %v allocations per call, want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { keeping.Call(ctx, in) }); n < 4 {
+		t.Errorf("hook keeping its input: %v allocations per call, want new tables (at least 4 allocations)", n)
+	}
+}
