@@ -14,10 +14,13 @@ import (
 // fail-closed failure) ends the call. A rewritten input is re-validated
 // against the tool's schema; Result.Input carries it when it changed.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
+	if !r.reg.Has(luahook.PreToolUse) {
+		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
+	}
 	return r.preToolUse(ctx, in, nil)
 }
 
-// preToolUse is PreToolUse filling buf's array with the trace when it is big enough.
+// preToolUse is PreToolUse with the trace in trace's array when it is big enough.
 func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	res := Result{Event: luahook.PreToolUse}
 	entries := r.reg.Entries(luahook.PreToolUse)
@@ -36,8 +39,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		return res
 	}
 	res.Trace = traceArray(trace, len(matched))[:0]
-	tmpl := template(in, luahook.PreToolUse)
-	defer releaseTemplate(tmpl)
+	tmpl := template(in, luahook.PreToolUse) // given back below (hooks' panics are recovered)
 	var j joiner
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
@@ -86,6 +88,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		}
 	}
 	res.AdditionalContext, res.ContextAs = j.result()
+	releaseTemplate(tmpl)
 	return res
 }
 
