@@ -211,3 +211,16 @@ hook.register("PreToolUse", "bash", function(input) kept = input end)`
 		t.Errorf("hook keeping its input: %v allocations per call, want new tables (at least 4 allocations)", n)
 	}
 }
+
+// Writing string.__concat or string.__add gives strings no metamethods: the
+// string metatable is out of Lua's reach (leavesInput counts on "x" .. t
+// calling no Lua code).
+func TestStringLibraryFieldsAreNotStringMetamethods(t *testing.T) {
+	load(t, `
+string.__concat = function() return "concat" end
+string.__add = function() return "add" end
+assert(not pcall(function() return "x" .. {} end), "string.__concat reached")
+assert(not pcall(function() return "1" + {} end), "string.__add reached")
+assert(("abc"):upper() == "ABC" and type(getmetatable("")) == "string")
+`, Options{})
+}

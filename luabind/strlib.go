@@ -9,9 +9,12 @@ import (
 // capStrings replaces the standard functions that can build a string far
 // larger than their arguments with versions capped at Options.MaxStringBytes,
 // and the pattern functions with an interruptible matcher (pattern.go).
-// The string module table is also the __index of the string metatable, so
-// patching the table covers ("x"):rep(n) too; its __metatable field hides it
-// from getmetatable and setmetatable.
+// The string module table is the __index of the string metatable, so
+// patching the table covers ("x"):rep(n) too. gopher-lua makes the module
+// table the metatable itself; it gets a metatable of its own here, out of
+// Lua's reach (__metatable hides it from getmetatable), so that a file that
+// writes string.__concat or string.__add gives strings no metamethods:
+// leavesInput counts on "x" .. t calling no Lua code.
 func (st *state) capStrings() {
 	L := st.L
 	mod := L.G.Global.RawGetString("string").(*lua.LTable)
@@ -29,6 +32,10 @@ func (st *state) capStrings() {
 		return 0
 	}))
 	mod.RawSetString("__metatable", lua.LString("protected"))
+	mt := L.CreateTable(0, 2)
+	mt.RawSetString("__index", mod)
+	mt.RawSetString("__metatable", lua.LString("protected"))
+	L.SetMetatable(lua.LString(""), mt)
 	tab := L.G.Global.RawGetString("table").(*lua.LTable)
 	tab.RawSetString("concat", L.NewFunction(st.tableConcat))
 }
