@@ -183,29 +183,21 @@ end)`
 // thousand calls: bench/report runs it again with GOGC=400 to show what the
 // collector's pace costs.
 func BenchmarkLuaValidateParallel(b *testing.B) {
-	eng := openDir(b, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
-	data := payload("bash", `{"command":"ls -la /tmp"}`)
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		var in luahook.Input
-		if err := json.Unmarshal(data, &in); err != nil {
-			b.Error(err)
-			return
-		}
-		var res runner.Result // one per host goroutine: FireInto reuses its trace
-		for pb.Next() {
-			if eng.Runner().FireInto(context.Background(), &in, &res); res.Denied {
-				b.Error("denied")
-				return
-			}
-		}
+	luaValidateParallel(b, func(r *runner.Runner, in *luahook.Input, res *runner.Result) bool {
+		r.FireInto(context.Background(), in, res) // one Result per host goroutine, its trace reused
+		return res.Denied
 	})
 }
 
 // BenchmarkLuaValidateParallelFire is the same load through Fire, which
 // returns a fresh Result (and trace) every call.
 func BenchmarkLuaValidateParallelFire(b *testing.B) {
+	luaValidateParallel(b, func(r *runner.Runner, in *luahook.Input, _ *runner.Result) bool {
+		return r.Fire(context.Background(), in).Denied
+	})
+}
+
+func luaValidateParallel(b *testing.B, fire func(*runner.Runner, *luahook.Input, *runner.Result) bool) {
 	eng := openDir(b, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
 	data := payload("bash", `{"command":"ls -la /tmp"}`)
 	b.ReportAllocs()
@@ -216,8 +208,9 @@ func BenchmarkLuaValidateParallelFire(b *testing.B) {
 			b.Error(err)
 			return
 		}
+		var res runner.Result
 		for pb.Next() {
-			if eng.Runner().Fire(context.Background(), &in).Denied {
+			if fire(eng.Runner(), &in, &res) {
 				b.Error("denied")
 				return
 			}
