@@ -62,14 +62,14 @@ type pool struct {
 }
 
 // shard is one P's idle states and its count of calls in progress, padded to
-// its own cache lines. A call counts itself in the shard it started on and
+// two cache lines of its own (cores fetch lines in pairs). A call counts itself in the shard it started on and
 // ends in the shard it returns to, so one shard's count may go below zero;
 // the sum is the number of busy states.
 type shard struct {
 	mu   sync.Mutex
 	idle []*state
 	busy atomic.Int64
-	_    [64 - 8 - 24 - 8]byte
+	_    [128 - 8 - 24 - 8]byte // two lines: a core prefetches pairs
 }
 
 func newPool(max int, grow func(context.Context) (*state, error)) *pool {
