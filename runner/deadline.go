@@ -9,10 +9,17 @@ import (
 // deadlineCtx is the context of one hook called on the caller's goroutine:
 // its parent's values and cancellation, and the hook's own deadline. It does
 // what context.WithTimeout does, but is recycled: a call that ends before its
-// deadline (nearly every call) leaves the channel open and the timer
-// stopped, so the next call reuses both instead of allocating a timer
-// context, a timer and a channel each time. A context whose deadline passed
-// or whose parent was cancelled is never reused.
+// deadline (nearly every call) leaves the channel open, so the next call
+// reuses context, timer and channel instead of allocating them each time. A
+// context whose deadline passed or whose parent was cancelled is never
+// reused.
+//
+// The timer is not reset and stopped around every call either (a tenth of a
+// Lua hook call went to that): it stays armed for the deadline of an earlier
+// call, and is reset only when a call's deadline comes before that. When it
+// fires, tick looks at the call in progress, if any: past its deadline, the
+// context expires; before it, the timer is armed again for what is left. So
+// a context in use always has its timer armed for its deadline or earlier.
 //
 // Only hooks that keep the context no longer than Call runs, on the
 // caller's goroutine (luahook.CallScoped and ContextBound), get one. A context
@@ -30,6 +37,10 @@ type deadlineCtx struct {
 
 	mu  sync.Mutex
 	err error
+	// inUse: a call holds the context. armedFor: the timer is armed to fire
+	// at this time or earlier (zero: not armed, or not known to be).
+	inUse    bool
+	armedFor time.Time
 	// children is done when this context is; created by the first AfterFunc.
 	children       context.Context
 	cancelChildren context.CancelFunc
@@ -44,45 +55,78 @@ func withDeadline(parent context.Context, now time.Time, d time.Duration) *deadl
 	c, _ := deadlinePool.Get().(*deadlineCtx)
 	if c == nil {
 		c = &deadlineCtx{done: make(chan struct{})}
-		c.timer = time.AfterFunc(time.Hour, c.expire)
+		c.timer = time.AfterFunc(time.Hour, c.tick)
 		c.timer.Stop()
 	}
-	c.parent = parent
-	c.deadline = now.Add(d)
-	if pd, ok := parent.Deadline(); ok && pd.Before(c.deadline) {
-		c.deadline = pd
-	}
-	c.timer.Reset(d)
-	if parent.Done() != nil {
-		c.stopParent = context.AfterFunc(parent, c.parentDone)
-	}
+	c.start(parent, now, d)
 	return c
 }
 
-// release ends the context. It is recycled only when neither its timer nor
-// the watch on its parent has fired (nor can fire any more), so its channel
-// is still open and nothing refers to it.
-func (c *deadlineCtx) release() {
-	stopped := c.timer.Stop()
-	if c.stopParent != nil {
-		stopped = c.stopParent() && stopped
+// start readies c (new, or released and not done) for a call.
+func (c *deadlineCtx) start(parent context.Context, now time.Time, d time.Duration) {
+	c.parent = parent
+	deadline := now.Add(d)
+	if pd, ok := parent.Deadline(); ok && pd.Before(deadline) {
+		deadline = pd
 	}
 	c.mu.Lock()
-	derived := c.children != nil
+	c.deadline, c.inUse = deadline, true
+	if c.armedFor.IsZero() || c.armedFor.After(deadline) {
+		c.armedFor = deadline
+		c.timer.Reset(deadline.Sub(now))
+	}
 	c.mu.Unlock()
-	if !stopped || derived {
-		c.finish(context.Canceled) // like a CancelFunc; no-op when already done
+	if parent.Done() != nil {
+		c.stopParent = context.AfterFunc(parent, c.parentDone)
+	}
+}
+
+// release ends the context. It is recycled only when it is not done, had no
+// child derived from it, and the watch on its parent has not fired (nor can
+// fire any more), so its channel is still open and nothing refers to it; its
+// timer may still fire, and tick then finds it idle or serving a later call.
+func (c *deadlineCtx) release() {
+	watchStopped := true
+	if c.stopParent != nil {
+		watchStopped = c.stopParent()
+	}
+	c.mu.Lock()
+	c.inUse = false
+	if c.err != nil || c.children != nil || !watchStopped {
+		c.finishLocked(context.Canceled) // like a CancelFunc; no-op when already done
+		c.timer.Stop()
+		c.mu.Unlock()
 		return
 	}
+	c.mu.Unlock()
 	c.parent, c.stopParent = nil, nil
 	deadlinePool.Put(c)
 }
 
-func (c *deadlineCtx) expire()     { c.finish(context.DeadlineExceeded) }
-func (c *deadlineCtx) parentDone() { c.finish(c.parent.Err()) }
-
-func (c *deadlineCtx) finish(err error) {
+// tick runs when the timer fires: the call in progress expires if its
+// deadline has passed, and the timer is armed again for it if not.
+func (c *deadlineCtx) tick() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.armedFor = time.Time{}
+	if !c.inUse || c.err != nil {
+		return
+	}
+	if left := time.Until(c.deadline); left > 0 {
+		c.armedFor = c.deadline
+		c.timer.Reset(left)
+		return
+	}
+	c.finishLocked(context.DeadlineExceeded)
+}
+
+func (c *deadlineCtx) parentDone() {
+	c.mu.Lock()
+	c.finishLocked(c.parent.Err())
+	c.mu.Unlock()
+}
+
+func (c *deadlineCtx) finishLocked(err error) {
 	if c.err == nil {
 		c.err = err
 		close(c.done)
@@ -90,7 +134,6 @@ func (c *deadlineCtx) finish(err error) {
 			c.cancelChildren()
 		}
 	}
-	c.mu.Unlock()
 }
 
 // AfterFunc arranges for f to run in its own goroutine once the context is

@@ -188,3 +188,68 @@ func TestDeadlineContextWithChildrenIsCancelledAndNotRecycled(t *testing.T) {
 	}
 	d.release()
 }
+
+// reused returns a context released by a call with deadline first and
+// started again, as the pool would hand it out, for a call with deadline then.
+func reused(t *testing.T, first, then time.Duration) *deadlineCtx {
+	t.Helper()
+	c := withDeadline(context.Background(), time.Now(), first)
+	c.release()
+	if c.Err() != nil {
+		t.Fatalf("released context is done: %v", c.Err())
+	}
+	for deadlinePool.Get() != nil {
+		// Take c back out of the pool: this test hands it out itself.
+	}
+	c.start(context.Background(), time.Now(), then)
+	return c
+}
+
+// The timer stays armed for an earlier call's deadline; a call whose own
+// deadline comes sooner still expires on time.
+func TestDeadlineContextReusedWithAnEarlierDeadlineExpiresOnTime(t *testing.T) {
+	c := reused(t, time.Hour, 30*time.Millisecond)
+	defer c.release()
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the shorter deadline never fired: the timer stayed armed for the earlier call's hour")
+	}
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Errorf("err %v, want DeadlineExceeded", c.Err())
+	}
+}
+
+// When the timer fires for an earlier call's deadline while a later call
+// with a later deadline holds the context, the context does not expire: the
+// timer is armed again, and the context expires at its own deadline, never
+// before.
+func TestDeadlineContextReusedWithALaterDeadlineExpiresAtItsOwn(t *testing.T) {
+	start := time.Now()
+	c := reused(t, 20*time.Millisecond, 150*time.Millisecond)
+	defer c.release()
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the later deadline never fired: the timer was not armed again")
+	}
+	if took := time.Since(start); took < 150*time.Millisecond {
+		t.Errorf("expired after %v, before its deadline (150ms): the earlier call's timer ended it", took)
+	}
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Errorf("err %v, want DeadlineExceeded", c.Err())
+	}
+
+	long := reused(t, 20*time.Millisecond, time.Hour)
+	defer long.release()
+	time.Sleep(100 * time.Millisecond) // the first call's timer fires meanwhile
+	if err := long.Err(); err != nil {
+		t.Fatalf("a call with an hour left is done after 100ms: %v", err)
+	}
+	long.mu.Lock()
+	armed := long.armedFor
+	long.mu.Unlock()
+	if d, _ := long.Deadline(); !armed.Equal(d) {
+		t.Errorf("timer armed for %v after it fired early, want the call's deadline %v", armed, d)
+	}
+}
