@@ -15,9 +15,12 @@
 //
 // A call takes an idle state (or builds one, up to Options.MaxStates, checking
 // that the file registers exactly what it registered at load; or waits on the
-// context), sets the context on the VM, converts the payload into a fresh
-// table, calls the function with (input, rt), converts the result, and puts
-// the state back. A state whose call timed out, was cancelled or raised an
+// context), sets the context on the VM, converts the payload into a table,
+// calls the function with (input, rt), converts the result, and puts the
+// state back. The payload's tables are new to the call unless the function
+// provably keeps no reference to them (leavesInput reads its bytecode when it
+// is registered): then they are the previous call's tables, emptied and
+// refilled, and the call allocates nothing. A state whose call timed out, was cancelled or raised an
 // error is closed, never reused. Failures are *luahook.Failure values:
 // FailTimeout, FailAborted, FailError ("file.lua:LINE: message"),
 // FailInvalidOutput (a result that is not nil or a valid outcome table),
@@ -45,7 +48,10 @@
 // newproxy, module, _printregs, string.dump, io, debug, package, coroutine and
 // channel are withheld, and reaching for one is an error saying so. Options
 // can grant the full os and io libraries to trusted files. setmetatable works
-// on tables only, and the string metatable is hidden.
+// on tables only; the string metatable and the JSON marks are hidden (the
+// marks read as "json.object" and "json.array" through getmetatable) and
+// cannot be replaced, and fields written into the string library are not
+// string metamethods.
 //
 // Once a file has loaded, its globals are read-only: assigning a global inside
 // a hook call is an error (rawset on _G too), so that calls cannot leave state
