@@ -21,6 +21,13 @@ import (
 // context expires; before it, the timer is armed again for what is left. So
 // a context in use always has its timer armed for its deadline or earlier.
 //
+// A parent that can be cancelled is followed the same way, by the timer,
+// not by context.AfterFunc (three allocations per call, and a registration
+// in the parent): while a call runs, the timer fires at least every
+// parentPoll, and tick ends the context with the parent's error once the
+// parent is done. A cancelled parent thus reaches a running hook within
+// parentPoll; calls shorter than that never see a tick.
+//
 // Only hooks that keep the context no longer than Call runs, on the
 // caller's goroutine (luahook.CallScoped and ContextBound), get one. A context
 // derived from it through the context package may outlive the call (net/http
@@ -32,21 +39,24 @@ type deadlineCtx struct {
 	deadline time.Time
 	done     chan struct{}
 	timer    *time.Timer
-	// stopParent undoes the watch on a cancellable parent (context.AfterFunc).
-	stopParent func() bool
 
 	mu  sync.Mutex
 	err error
-	// inUse: a call holds the context. armedFor: the timer is armed to fire
-	// at this time or earlier (zero: not armed, or not known to be).
-	inUse    bool
-	armedFor time.Time
+	// inUse: a call holds the context; watch: its parent can be cancelled.
+	// armedFor: the timer is armed to fire at this time or earlier (zero:
+	// not armed, or not known to be).
+	inUse, watch bool
+	armedFor     time.Time
 	// children is done when this context is; created by the first AfterFunc.
 	children       context.Context
 	cancelChildren context.CancelFunc
 }
 
 var deadlinePool sync.Pool
+
+// parentPoll is how often a running call looks at a parent that can be
+// cancelled.
+const parentPoll = 10 * time.Millisecond
 
 // withDeadline returns a context like context.WithTimeout(parent, d) for a
 // call that started at now (the caller's clock reading, not taken again);
@@ -64,47 +74,45 @@ func withDeadline(parent context.Context, now time.Time, d time.Duration) *deadl
 
 // start readies c (new, or released and not done) for a call.
 func (c *deadlineCtx) start(parent context.Context, now time.Time, d time.Duration) {
-	c.parent = parent
 	deadline := now.Add(d)
 	if pd, ok := parent.Deadline(); ok && pd.Before(deadline) {
 		deadline = pd
 	}
+	watch := parent.Done() != nil
+	due := deadline
+	if poll := now.Add(parentPoll); watch && poll.Before(due) {
+		due = poll
+	}
 	c.mu.Lock()
-	c.deadline, c.inUse = deadline, true
-	if c.armedFor.IsZero() || c.armedFor.After(deadline) {
-		c.armedFor = deadline
-		c.timer.Reset(deadline.Sub(now))
+	c.parent, c.deadline, c.inUse, c.watch = parent, deadline, true, watch
+	if c.armedFor.IsZero() || c.armedFor.After(due) {
+		c.armedFor = due
+		c.timer.Reset(due.Sub(now))
 	}
 	c.mu.Unlock()
-	if parent.Done() != nil {
-		c.stopParent = context.AfterFunc(parent, c.parentDone)
-	}
 }
 
-// release ends the context. It is recycled only when it is not done, had no
-// child derived from it, and the watch on its parent has not fired (nor can
-// fire any more), so its channel is still open and nothing refers to it; its
-// timer may still fire, and tick then finds it idle or serving a later call.
+// release ends the context. It is recycled only when it is not done and had
+// no child derived from it, so its channel is still open and nothing refers
+// to it; its timer may still fire, and tick then finds it idle or serving a
+// later call.
 func (c *deadlineCtx) release() {
-	watchStopped := true
-	if c.stopParent != nil {
-		watchStopped = c.stopParent()
-	}
 	c.mu.Lock()
 	c.inUse = false
-	if c.err != nil || c.children != nil || !watchStopped {
+	if c.err != nil || c.children != nil {
 		c.finishLocked(context.Canceled) // like a CancelFunc; no-op when already done
 		c.timer.Stop()
 		c.mu.Unlock()
 		return
 	}
+	c.parent = nil
 	c.mu.Unlock()
-	c.parent, c.stopParent = nil, nil
 	deadlinePool.Put(c)
 }
 
-// tick runs when the timer fires: the call in progress expires if its
-// deadline has passed, and the timer is armed again for it if not.
+// tick runs when the timer fires: the call in progress ends if its parent
+// is done or its deadline has passed, and the timer is armed again for it
+// if not.
 func (c *deadlineCtx) tick() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -112,18 +120,23 @@ func (c *deadlineCtx) tick() {
 	if !c.inUse || c.err != nil {
 		return
 	}
-	if left := time.Until(c.deadline); left > 0 {
-		c.armedFor = c.deadline
-		c.timer.Reset(left)
+	if c.watch {
+		if err := c.parent.Err(); err != nil {
+			c.finishLocked(err)
+			return
+		}
+	}
+	now := time.Now()
+	left := c.deadline.Sub(now)
+	if left <= 0 {
+		c.finishLocked(context.DeadlineExceeded)
 		return
 	}
-	c.finishLocked(context.DeadlineExceeded)
-}
-
-func (c *deadlineCtx) parentDone() {
-	c.mu.Lock()
-	c.finishLocked(c.parent.Err())
-	c.mu.Unlock()
+	if c.watch && left > parentPoll {
+		left = parentPoll
+	}
+	c.armedFor = now.Add(left)
+	c.timer.Reset(left)
 }
 
 func (c *deadlineCtx) finishLocked(err error) {

@@ -253,3 +253,54 @@ func TestDeadlineContextReusedWithALaterDeadlineExpiresAtItsOwn(t *testing.T) {
 		t.Errorf("timer armed for %v after it fired early, want the call's deadline %v", armed, d)
 	}
 }
+
+// A parent that can be cancelled is followed by the timer: no registration
+// in the parent, no allocation, and its cancellation still reaches a call in
+// progress, within parentPoll.
+func TestDeadlineContextFollowsACancellableParentWithoutAllocating(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if n := testing.AllocsPerRun(100, func() { withDeadline(parent, time.Now(), time.Minute).release() }); n != 0 && !raceEnabled {
+		t.Errorf("%v allocations per call under a cancellable parent, want 0", n)
+	}
+	c := withDeadline(parent, time.Now(), time.Minute)
+	defer c.release()
+	time.Sleep(3 * parentPoll) // a few ticks while the parent is alive
+	if err := c.Err(); err != nil {
+		t.Fatalf("done while the parent is alive: %v", err)
+	}
+	cancelled := time.Now()
+	cancel()
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the parent's cancellation never reached the call")
+	}
+	if took := time.Since(cancelled); took > 50*parentPoll {
+		t.Errorf("the parent's cancellation took %v to reach the call (poll every %v)", took, parentPoll)
+	}
+	if !errors.Is(c.Err(), context.Canceled) {
+		t.Errorf("err %v, want Canceled", c.Err())
+	}
+}
+
+// A parent cancelled after its call ended does not end a later call that
+// reuses the context under another parent.
+func TestDeadlineContextForgetsAnEarlierCallsParent(t *testing.T) {
+	first, cancel := context.WithCancel(context.Background())
+	c := withDeadline(first, time.Now(), time.Hour)
+	c.release()
+	for deadlinePool.Get() != nil {
+		// Take c back out of the pool: this test hands it out itself.
+	}
+	cancel()
+	time.Sleep(3 * parentPoll) // the timer fires while c is idle
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	c.start(live, time.Now(), time.Hour)
+	defer c.release()
+	time.Sleep(3 * parentPoll) // ticks, looking at the parent
+	if err := c.Err(); err != nil {
+		t.Fatalf("a call under a live parent was ended by an earlier call's parent: %v", err)
+	}
+}
