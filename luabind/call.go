@@ -25,8 +25,8 @@ var (
 	_ luahook.CallScoped   = (*luaHook)(nil)
 )
 
-// ScopedToCall reports true: the input is converted to a fresh Lua table as
-// the call starts, rt's fields read the Go value only while the call runs,
+// ScopedToCall reports true: the input is converted to Lua tables as the
+// call starts, rt's fields read the Go value only while the call runs,
 // and the state lets go of the context when the call ends (coroutines
 // derive theirs through the context package).
 func (h *luaHook) ScopedToCall() bool { return true }

@@ -227,26 +227,33 @@ func (d *decoder) after(closing byte, where string) (more bool, err error) {
 // the same key in every item of an array, and in every call, is allocated
 // once per state.
 func (d *decoder) key() (lua.LValue, error) {
-	d.pos++ // '"'
-	start := d.pos
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
+	if raw, ok := d.plain(len(d.data)); ok {
+		return d.intern(raw), nil
+	}
+	s, err := d.str()
+	if err != nil {
+		return nil, err
+	}
+	return d.intern(unsafe.Slice(unsafe.StringData(s), len(s))), nil
+}
+
+// plain reads a string of at most limit bytes with neither escapes nor
+// control characters, the common case, as the bytes between its quotes; ok
+// is false, and nothing read, for any other string (str reads those, and
+// reports what is wrong with them).
+func (d *decoder) plain(limit int) (raw []byte, ok bool) {
+	start := d.pos + 1
+	for end := start; end < len(d.data) && end-start <= limit; end++ {
+		c := d.data[end]
 		if c == '"' {
-			raw := d.data[start:d.pos]
-			d.pos++
-			return d.intern(raw), nil
+			d.pos = end + 1
+			return d.data[start:end], true
 		}
 		if c == '\\' || c < 0x20 {
-			d.pos = start - 1
-			s, err := d.str()
-			if err != nil {
-				return nil, err
-			}
-			return d.intern(unsafe.Slice(unsafe.StringData(s), len(s))), nil
+			break
 		}
-		d.pos++
 	}
-	return nil, d.errorf("unexpected end of JSON input in a string")
+	return nil, false
 }
 
 // str reads a string.
@@ -295,18 +302,8 @@ func (d *decoder) intern(raw []byte) lua.LValue {
 // reused: converting a string to an lua.LValue allocates, and the same short
 // values come back on every call.
 func (d *decoder) strValue() (lua.LValue, error) {
-	start := d.pos + 1
-	end := start
-	for end < len(d.data) && end-start <= maxInternLen {
-		c := d.data[end]
-		if c == '"' {
-			d.pos = end + 1
-			return d.box(d.data[start:end]), nil
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		end++
+	if raw, ok := d.plain(maxInternLen); ok {
+		return d.box(raw), nil
 	}
 	s, err := d.str()
 	if err != nil {

@@ -62,9 +62,9 @@ type pool struct {
 }
 
 // shard is one P's idle states and its count of calls in progress, padded to
-// two cache lines of its own (cores fetch lines in pairs). A call counts itself in the shard it started on and
-// ends in the shard it returns to, so one shard's count may go below zero;
-// the sum is the number of busy states.
+// two cache lines of its own (cores fetch lines in pairs). A call counts
+// itself in the shard it started on and ends in the shard it returns to, so
+// one shard's count may go below zero; the sum is the number of busy states.
 type shard struct {
 	mu   sync.Mutex
 	idle []*state
@@ -133,7 +133,7 @@ func (s *shard) take() *state {
 func (p *pool) get(ctx context.Context) (*state, error) {
 	home := p.shard()
 	home.busy.Add(1)
-	st, err := p.acquire(ctx, home, nil)
+	st, err := p.acquire(ctx, home)
 	if err != nil {
 		home.busy.Add(-1)
 	}
@@ -141,11 +141,11 @@ func (p *pool) get(ctx context.Context) (*state, error) {
 }
 
 // acquire takes an idle state, builds one while fewer than max are alive, or
-// waits. w is the caller's wake-up channel once it has waited.
-func (p *pool) acquire(ctx context.Context, home *shard, w chan struct{}) (*state, error) {
+// waits.
+func (p *pool) acquire(ctx context.Context, home *shard) (*state, error) {
+	var w chan struct{} // the caller's wake-up channel, once it waits
 	for {
-		st, built, err := p.takeOrBuild(ctx, home)
-		if st != nil || err != nil || built {
+		if st, err := p.takeOrBuild(ctx, home); st != nil || err != nil {
 			return st, err
 		}
 		// Nothing idle and max alive: register, then look once more (a
@@ -160,7 +160,7 @@ func (p *pool) acquire(ctx context.Context, home *shard, w chan struct{}) (*stat
 		p.waiters = append(p.waiters, w)
 		p.nwait.Add(1)
 		p.wmu.Unlock()
-		if st, built, err := p.takeOrBuild(ctx, home); st != nil || err != nil || built {
+		if st, err := p.takeOrBuild(ctx, home); st != nil || err != nil {
 			p.leave(w)
 			return st, err
 		}
@@ -174,15 +174,15 @@ func (p *pool) acquire(ctx context.Context, home *shard, w chan struct{}) (*stat
 }
 
 // takeOrBuild takes an idle state, or builds one if fewer than max are
-// alive. built with a nil state means a build failed (err says why).
-func (p *pool) takeOrBuild(ctx context.Context, home *shard) (st *state, built bool, err error) {
+// alive; neither a state nor an error means max are alive and none is idle.
+func (p *pool) takeOrBuild(ctx context.Context, home *shard) (*state, error) {
 	for {
 		if st := p.takeIdle(home); st != nil {
-			return st, false, nil
+			return st, nil
 		}
 		n := p.live.Load()
 		if n >= p.max {
-			return nil, false, nil
+			return nil, nil
 		}
 		if !p.live.CompareAndSwap(n, n+1) {
 			continue
@@ -193,10 +193,10 @@ func (p *pool) takeOrBuild(ctx context.Context, home *shard) (st *state, built b
 			if p.nwait.Load() > 0 {
 				p.wakeOne() // the slot is free again
 			}
-			return nil, true, err
+			return nil, err
 		}
 		p.created.Add(1)
-		return st, true, nil
+		return st, nil
 	}
 }
 

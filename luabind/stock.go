@@ -33,18 +33,15 @@ const (
 // (newObjectTable's rules), from the stock when it can.
 func (st *state) objectTable(keys, vals []lua.LValue) *lua.LTable {
 	s := &st.stock
-	if !s.filling || !directTables || len(keys) > maxStockKeys {
+	if !s.takes(len(keys)) {
 		return newObjectTable(st.L, st.objectMT, keys, vals)
 	}
-	var t *lua.LTable
-	if n := len(s.objects); n > 0 {
-		t = s.objects[n-1]
-		s.objects[n-1] = nil
-		s.objects = s.objects[:n-1]
+	t := pop(&s.objects)
+	if t == nil {
+		t = newObjectTable(st.L, st.objectMT, keys, vals)
+	} else {
 		t.Metatable = st.objectMT
 		fillObject((*rawTable)(unsafe.Pointer(t)), keys, vals)
-	} else {
-		t = newObjectTable(st.L, st.objectMT, keys, vals)
 	}
 	s.note(t)
 	return t
@@ -54,26 +51,42 @@ func (st *state) objectTable(keys, vals []lua.LValue) *lua.LTable {
 // from the stock when it can.
 func (st *state) arrayTable(vals []lua.LValue) *lua.LTable {
 	s := &st.stock
-	if s.filling && directTables && len(vals) <= maxStockKeys {
-		if n := len(s.arrays); n > 0 {
-			t := s.arrays[n-1]
-			s.arrays[n-1] = nil
-			s.arrays = s.arrays[:n-1]
-			t.Metatable = st.arrayMT
-			r := (*rawTable)(unsafe.Pointer(t))
-			r.array = append(r.array, vals...)
-			s.note(t)
-			return t
+	stocked := s.takes(len(vals))
+	var t *lua.LTable
+	if stocked {
+		t = pop(&s.arrays)
+	}
+	if t == nil {
+		t = st.L.CreateTable(len(vals), 0)
+		for i, v := range vals {
+			t.RawSetInt(i+1, v)
 		}
+	} else {
+		r := (*rawTable)(unsafe.Pointer(t))
+		r.array = append(r.array, vals...)
 	}
-	t := st.L.CreateTable(len(vals), 0)
 	t.Metatable = st.arrayMT
-	for i, v := range vals {
-		t.RawSetInt(i+1, v)
-	}
-	if s.filling && directTables && len(vals) <= maxStockKeys {
+	if stocked {
 		s.note(t)
 	}
+	return t
+}
+
+// takes reports whether a table of n keys or items is built from the stock
+// and goes back to it.
+func (s *stock) takes(n int) bool {
+	return s.filling && directTables && n <= maxStockKeys
+}
+
+// pop takes the last table of list, or returns nil.
+func pop(list *[]*lua.LTable) *lua.LTable {
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	t := (*list)[n-1]
+	(*list)[n-1] = nil
+	*list = (*list)[:n-1]
 	return t
 }
 
