@@ -72,10 +72,10 @@ func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason stri
 	if !r.reg.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}
-	tmpl := *in
-	tmpl.Event = luahook.PostToolUse
+	tmpl := template(in, luahook.PostToolUse)
+	defer releaseTemplate(tmpl)
 	tmpl.ToolResult = &luahook.ToolResult{Content: reason, IsError: true}
-	return r.fanout(ctx, luahook.PostToolUse, &tmpl, in.ToolName, fanSkipped, nil)
+	return r.fanout(ctx, luahook.PostToolUse, tmpl, in.ToolName, fanSkipped, nil)
 }
 
 func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Input, key string, mode fanMode, trace []HookTrace) Result {

@@ -39,7 +39,8 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		return res
 	}
 	res.Trace = traceArray(trace, len(matched))[:0]
-	tmpl := template(in, luahook.PreToolUse) // given back below (hooks' panics are recovered)
+	tmpl := template(in, luahook.PreToolUse)
+	defer releaseTemplate(tmpl)
 	var j joiner
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
@@ -88,7 +89,6 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		}
 	}
 	res.AdditionalContext, res.ContextAs = j.result()
-	releaseTemplate(tmpl)
 	return res
 }
 

@@ -24,8 +24,8 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 	if len(entries) == 0 && !r.buf.pending() {
 		return res
 	}
-	tmpl := *in
-	tmpl.Event = luahook.UserPromptSubmit
+	tmpl := template(in, luahook.UserPromptSubmit)
+	defer releaseTemplate(tmpl)
 	var j joiner
 	if len(entries) > 0 {
 		res.Trace = traceArray(trace, len(entries))
@@ -37,7 +37,7 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 			tr.Skipped = SkipNotReached
 			continue
 		}
-		out, f := r.invoke(ctx, e, &tmpl, tr, false)
+		out, f := r.invoke(ctx, e, tmpl, tr, false)
 		switch {
 		case f != nil:
 			if e.FailurePolicy == luahook.FailClosed {
@@ -54,7 +54,7 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 	}
 	res.AdditionalContext, res.ContextAs = j.result()
 	if ctx.Err() == nil && r.buf.pending() {
-		if parts := r.buf.drain(r.sessionKey(&tmpl), r.buf.mark()); len(parts) > 0 {
+		if parts := r.buf.drain(r.sessionKey(tmpl), r.buf.mark()); len(parts) > 0 {
 			bg := strings.Join(parts, "\n")
 			if res.AdditionalContext == "" {
 				res.AdditionalContext, res.ContextAs = bg, luahook.ContextInline
