@@ -127,13 +127,11 @@ func newFlow(p *lua.FunctionProto) *flow {
 
 // Instruction fields, as gopher-lua v1.1.2 lays them out (checked by
 // TestEscapeDecodesInstructions against its own opcode listing).
-func op(i uint32) int   { return int(i >> 26) }
-func argA(i uint32) int { return int(i>>18) & 0xff }
-func argB(i uint32) int { return int(i & 0x1ff) }
-func argC(i uint32) int { return int(i>>9) & 0x1ff }
-func argBx(i uint32) int {
-	return int(i & 0x3ffff)
-}
+func op(i uint32) int     { return int(i >> 26) }
+func argA(i uint32) int   { return int(i>>18) & 0xff }
+func argB(i uint32) int   { return int(i & 0x1ff) }
+func argC(i uint32) int   { return int(i>>9) & 0x1ff }
+func argBx(i uint32) int  { return int(i & 0x3ffff) }
 func argSBx(i uint32) int { return argBx(i) - (1<<18-1)>>1 }
 
 const rkConst = 1 << 8 // an RK operand with this bit names a constant

@@ -26,26 +26,24 @@ import (
 )
 
 // suite is what each package contributes: the benchmarks (a -test.bench
-// pattern), the -cpu list, and GOGC for the run ("" inherits it; results
-// are then keyed "pkg[GOGC=n].Benchmark...").
+// pattern) and the -cpu list.
 type suite struct {
 	pkg   string
 	bench string
 	cpu   string
-	gogc  string
 }
 
 var suites = []suite{
-	{"runner", `^BenchmarkPreToolUseNonMatching$|^BenchmarkPreToolUseOneGoHook$|^BenchmarkPostToolUseFanOut4$`, "", ""},
-	{"luabind", `^BenchmarkRunnerLuaValidate$|^BenchmarkRunnerGoValidate$|^BenchmarkRunnerGoBoundValidate$`, "", ""},
+	{"runner", `^BenchmarkPreToolUseNonMatching$|^BenchmarkPreToolUseOneGoHook$|^BenchmarkPostToolUseFanOut4$`, ""},
+	{"luabind", `^BenchmarkRunnerLuaValidate$|^BenchmarkRunnerGoValidate$|^BenchmarkRunnerGoBoundValidate$`, ""},
 	// Two runs: the HTTP pair measured right after thousands of exec'd
 	// processes paid for their aftermath (1.28x then, 1.1x apart).
-	{"transports", `^BenchmarkCommandHook$|^BenchmarkBareExec$`, "", ""},
-	{"transports", `^BenchmarkHTTPHook$|^BenchmarkRawPOST$`, "", ""},
-	{"server", `^BenchmarkServeHook$`, "", ""},
+	{"transports", `^BenchmarkCommandHook$|^BenchmarkBareExec$`, ""},
+	{"transports", `^BenchmarkHTTPHook$|^BenchmarkRawPOST$`, ""},
+	{"server", `^BenchmarkServeHook$`, ""},
 	{"bench", `^BenchmarkMatchingLuaHooks$|^BenchmarkTenLuaHooksOneMatching$|^BenchmarkPayloadSize$|^BenchmarkDecodeJSON$|` +
-		`^BenchmarkPostToolUseFanOut$|^BenchmarkStateMemory$|^BenchmarkLoadFiles$|^BenchmarkServeThroughput$`, "", ""},
-	{"bench", `^BenchmarkLuaValidateParallel$|^BenchmarkLuaValidateParallelFire$|^BenchmarkCalibrateParallel$`, "1,2", ""},
+		`^BenchmarkPostToolUseFanOut$|^BenchmarkStateMemory$|^BenchmarkLoadFiles$|^BenchmarkServeThroughput$`, ""},
+	{"bench", `^BenchmarkLuaValidateParallel$|^BenchmarkLuaValidateParallelFire$|^BenchmarkCalibrateParallel$`, "1,2"},
 }
 
 func main() {
@@ -77,23 +75,18 @@ func main() {
 	res := results{}
 	for round := 1; round <= *count; round++ {
 		for _, s := range suites {
-			fmt.Fprintf(os.Stderr, "round %d/%d: %s %s %s\n", round, *count, s.pkg, s.bench, s.gogc)
+			fmt.Fprintf(os.Stderr, "round %d/%d: %s %s\n", round, *count, s.pkg, s.bench)
 			args := []string{"-test.run", "^$", "-test.bench", s.bench, "-test.benchmem", "-test.benchtime", *benchtime}
 			if s.cpu != "" {
 				args = append(args, "-test.cpu", s.cpu)
 			}
 			cmd := exec.Command(bins[s.pkg], args...)
 			cmd.Dir, cmd.Stderr = filepath.Join(root, s.pkg), os.Stderr
-			tag := s.pkg
-			if s.gogc != "" {
-				cmd.Env = append(os.Environ(), "GOGC="+s.gogc)
-				tag += "[GOGC=" + s.gogc + "]"
-			}
 			out, err := cmd.Output()
 			if err != nil {
-				fail(fmt.Errorf("%s: %w\n%s", tag, err, out))
+				fail(fmt.Errorf("%s: %w\n%s", s.pkg, err, out))
 			}
-			res.parse(tag, out)
+			res.parse(s.pkg, out)
 		}
 	}
 	printReport(os.Stdout, res, *count, *benchtime)
