@@ -10,6 +10,16 @@ import (
 
 type deadlineKey struct{}
 
+// awaitDone fails the test with why unless ctx is done within 5 s.
+func awaitDone(t *testing.T, ctx context.Context, why string) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal(why)
+	}
+}
+
 func TestDeadlineContextExpiresLikeWithTimeout(t *testing.T) {
 	parent := context.WithValue(context.Background(), deadlineKey{}, "v")
 	start := time.Now()
@@ -26,19 +36,11 @@ func TestDeadlineContextExpiresLikeWithTimeout(t *testing.T) {
 	}
 	derived, cancel := context.WithCancel(c)
 	defer cancel()
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("deadline never fired")
-	}
+	awaitDone(t, c, "deadline never fired")
 	if !errors.Is(c.Err(), context.DeadlineExceeded) {
 		t.Errorf("err %v, want DeadlineExceeded", c.Err())
 	}
-	select {
-	case <-derived.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("a context derived from it was not cancelled")
-	}
+	awaitDone(t, derived, "a context derived from it was not cancelled")
 }
 
 func TestDeadlineContextFollowsItsParent(t *testing.T) {
@@ -47,11 +49,7 @@ func TestDeadlineContextFollowsItsParent(t *testing.T) {
 	defer c.release()
 	why := errors.New("the host gave up")
 	cancel(why)
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("parent's cancellation did not reach the hook's context")
-	}
+	awaitDone(t, c, "parent's cancellation did not reach the hook's context")
 	if !errors.Is(c.Err(), context.Canceled) {
 		t.Errorf("err %v, want Canceled", c.Err())
 	}
@@ -160,11 +158,7 @@ func TestDeadlineContextWithChildrenIsCancelledAndNotRecycled(t *testing.T) {
 	defer cancel2()
 	c.release()
 	for _, ctx := range []context.Context{child, grandchild} {
-		select {
-		case <-ctx.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatal("a derived context was not cancelled when the call ended")
-		}
+		awaitDone(t, ctx, "a derived context was not cancelled when the call ended")
 		if !errors.Is(ctx.Err(), context.Canceled) {
 			t.Errorf("derived context err %v, want Canceled", ctx.Err())
 		}
@@ -181,11 +175,7 @@ func TestDeadlineContextWithChildrenIsCancelledAndNotRecycled(t *testing.T) {
 	<-d.Done()
 	late, cancel3 := context.WithCancel(d)
 	defer cancel3()
-	select {
-	case <-late.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("a child of an expired context is not done")
-	}
+	awaitDone(t, late, "a child of an expired context is not done")
 	d.release()
 }
 
@@ -210,11 +200,7 @@ func reused(t *testing.T, first, then time.Duration) *deadlineCtx {
 func TestDeadlineContextReusedWithAnEarlierDeadlineExpiresOnTime(t *testing.T) {
 	c := reused(t, time.Hour, 30*time.Millisecond)
 	defer c.release()
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the shorter deadline never fired: the timer stayed armed for the earlier call's hour")
-	}
+	awaitDone(t, c, "the shorter deadline never fired: the timer stayed armed for the earlier call's hour")
 	if !errors.Is(c.Err(), context.DeadlineExceeded) {
 		t.Errorf("err %v, want DeadlineExceeded", c.Err())
 	}
@@ -228,11 +214,7 @@ func TestDeadlineContextReusedWithALaterDeadlineExpiresAtItsOwn(t *testing.T) {
 	start := time.Now()
 	c := reused(t, 20*time.Millisecond, 150*time.Millisecond)
 	defer c.release()
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the later deadline never fired: the timer was not armed again")
-	}
+	awaitDone(t, c, "the later deadline never fired: the timer was not armed again")
 	if took := time.Since(start); took < 150*time.Millisecond {
 		t.Errorf("expired after %v, before its deadline (150ms): the earlier call's timer ended it", took)
 	}
@@ -271,11 +253,7 @@ func TestDeadlineContextFollowsACancellableParentWithoutAllocating(t *testing.T)
 	}
 	cancelled := time.Now()
 	cancel()
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the parent's cancellation never reached the call")
-	}
+	awaitDone(t, c, "the parent's cancellation never reached the call")
 	if took := time.Since(cancelled); took > 50*parentPoll {
 		t.Errorf("the parent's cancellation took %v to reach the call (poll every %v)", took, parentPoll)
 	}
