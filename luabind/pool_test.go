@@ -51,10 +51,7 @@ func TestPoolTakesAnIdleStateFromAnyShardBeforeBuildingOne(t *testing.T) {
 func TestPoolWaitersGivingUpNeverStrandTheOthers(t *testing.T) {
 	const max, callers, rounds = 2, 16, 300
 	var built atomic.Int64
-	p := newPool(max, func(context.Context) (*state, error) {
-		built.Add(1)
-		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
-	})
+	p := barePool(max, &built)
 	var inUse atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, callers)
@@ -109,9 +106,7 @@ func TestPoolWaitersGivingUpNeverStrandTheOthers(t *testing.T) {
 // registering as a waiter wakes nobody (no one is registered yet): the
 // caller looks again after registering, and takes it.
 func TestPoolCallerLooksAgainAfterRegistering(t *testing.T) {
-	p := newPool(1, func(context.Context) (*state, error) {
-		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
-	})
+	p := barePool(1, nil)
 	held, err := p.get(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -131,9 +126,7 @@ func TestPoolCallerLooksAgainAfterRegistering(t *testing.T) {
 // A waiter that leaves with a wake-up it did not use (its context ended as
 // the wake-up came) passes it to the next waiter, which takes the state.
 func TestPoolLeavingWaiterPassesItsWakeUpOn(t *testing.T) {
-	p := newPool(1, func(context.Context) (*state, error) {
-		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
-	})
+	p := barePool(1, nil)
 	held, err := p.get(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -162,4 +155,15 @@ func TestPoolLeavingWaiterPassesItsWakeUpOn(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("B still waits with a state idle: A's wake-up was lost")
 	}
+}
+
+// barePool is a pool of up to max bare Lua states, counting the states it
+// builds in built (when not nil).
+func barePool(max int, built *atomic.Int64) *pool {
+	return newPool(max, func(context.Context) (*state, error) {
+		if built != nil {
+			built.Add(1)
+		}
+		return &state{L: lua.NewState(lua.Options{SkipOpenLibs: true})}, nil
+	})
 }
