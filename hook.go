@@ -1,6 +1,9 @@
 package luahook
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Hook is anything that can answer a lifecycle event: a Lua function, a
 // subprocess, an HTTP endpoint or a Go function. The context carries the
@@ -38,6 +41,26 @@ type ContextBound interface {
 // every call. Any other hook gets both of its own.
 type CallScoped interface {
 	ScopedToCall() bool
+}
+
+// Preparer is implemented by hooks whose calls begin with work that the
+// hook's own deadline should not pay for: waiting for an executor (a Lua
+// state) and converting the payload into the executor's values. For a hook
+// that is also ContextBound and CallScoped, the runner calls Prepare under
+// the caller's context, then starts the hook's deadline and calls Run on
+// what Prepare returned, exactly once. Prepare waits for an executor at most
+// timeout; a wait that runs out is a FailRejected failure (the hook never
+// ran), which the runner reports as an overload. Hooks that implement
+// Preparer keep Call, which must do the same as Prepare followed by Run.
+type Preparer interface {
+	Prepare(ctx context.Context, in *Input, timeout time.Duration) (Prepared, error)
+}
+
+// Prepared is a hook call made ready by Preparer.Prepare. Run runs it under
+// ctx, which carries the hook's deadline, and frees whatever Prepare took;
+// it is called exactly once.
+type Prepared interface {
+	Run(ctx context.Context) (*Outcome, error)
 }
 
 // HookKind names the transport of a hook, for traces and listings.

@@ -63,6 +63,11 @@ func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook
 		return nil, aborted(ctx)
 	}
 	bound := e.BoundByContext()
+	if bound && e.ScopedToCall() {
+		if p, ok := e.Hook.(luahook.Preparer); ok {
+			return callPrepared(ctx, e, p, tmpl)
+		}
+	}
 	var hctx context.Context
 	in := tmpl
 	if bound && e.ScopedToCall() {
@@ -103,15 +108,65 @@ func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook
 	return rep.out, nil
 }
 
+// callPrepared runs a hook that prepares its calls (luahook.Preparer): the
+// wait for an executor and the payload's conversion happen before the hook's
+// deadline starts, so that a large payload or a busy pool cannot use up the
+// time the hook itself is given.
+func callPrepared(ctx context.Context, e *registry.Entry, p luahook.Preparer, tmpl *luahook.Input) (*luahook.Outcome, *luahook.Failure) {
+	prep, err := safePrepare(ctx, p, tmpl, e.Timeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, aborted(ctx)
+		}
+		return nil, luahook.AsFailure(err)
+	}
+	dc := withDeadline(ctx, time.Now(), e.Timeout)
+	defer dc.release()
+	rep := safeRun(dc, prep)
+	if rep.err != nil {
+		if dc.Err() != nil {
+			return rep.out, contextFailure(ctx, e)
+		}
+		return rep.out, luahook.AsFailure(rep.err)
+	}
+	if err := rep.out.Validate(); err != nil {
+		return rep.out, luahook.AsFailure(err)
+	}
+	return rep.out, nil
+}
+
+func safePrepare(ctx context.Context, p luahook.Preparer, in *luahook.Input, timeout time.Duration) (prep luahook.Prepared, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prep, err = nil, panicFailure(r)
+		}
+	}()
+	return p.Prepare(ctx, in, timeout)
+}
+
+func safeRun(ctx context.Context, p luahook.Prepared) (rep reply) {
+	defer func() {
+		if r := recover(); r != nil {
+			rep = reply{err: panicFailure(r)}
+		}
+	}()
+	out, err := p.Run(ctx)
+	return reply{out: out, err: err}
+}
+
+func panicFailure(p any) *luahook.Failure {
+	f := luahook.Failf(luahook.FailError, "panic: %v", p)
+	if err, ok := p.(error); ok {
+		f.Err = err
+	}
+	return f
+}
+
 // safeCall calls h and turns a panic into a failure of kind error.
 func safeCall(ctx context.Context, h luahook.Hook, in *luahook.Input) (rep reply) {
 	defer func() {
 		if p := recover(); p != nil {
-			f := luahook.Failf(luahook.FailError, "panic: %v", p)
-			if err, ok := p.(error); ok {
-				f.Err = err
-			}
-			rep = reply{err: f}
+			rep = reply{err: panicFailure(p)}
 		}
 	}()
 	out, err := h.Call(ctx, in)
