@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +14,7 @@ import (
 // Bounds of the buffer of background hook context.
 const (
 	MaxBufferedParts    = 16            // newest parts kept per session
+	MaxBufferedBytes    = 64 << 10      // bytes of newest parts kept per session
 	MaxBufferedSessions = 32            // sessions kept; the oldest inserted goes first
 	DefaultSession      = "__default__" // the session of a payload without one, absent Options.SessionID
 )
@@ -112,10 +114,13 @@ func (b *contextBuffer) mark() uint64 { return b.seq.Load() }
 // pending reports whether any session has buffered parts, without locking.
 func (b *contextBuffer) pending() bool { return b.sessions.Load() > 0 }
 
-// add buffers part for session, keeping the newest MaxBufferedParts parts and
-// at most MaxBufferedSessions sessions (evicting the oldest inserted one other
-// than session).
+// add buffers part for session, cut to luahook.MaxContextChars, keeping the
+// newest MaxBufferedParts parts and MaxBufferedBytes bytes of it and at most
+// MaxBufferedSessions sessions (evicting the oldest inserted one other than
+// session).
 func (b *contextBuffer) add(session, part string) {
+	// A copy: a short part may share the memory of a huge string.
+	part = strings.Clone(luahook.TruncateContext(part))
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.parts == nil {
@@ -126,8 +131,14 @@ func (b *contextBuffer) add(session, part string) {
 		b.order = append(b.order, session)
 		b.sessions.Add(1)
 	}
-	if len(ps) == MaxBufferedParts {
+	size := len(part)
+	for _, p := range ps {
+		size += len(p.text)
+	}
+	for len(ps) > 0 && (len(ps) == MaxBufferedParts || size > MaxBufferedBytes) {
+		size -= len(ps[0].text)
 		copy(ps, ps[1:])
+		ps[len(ps)-1] = bufferedPart{}
 		ps = ps[:len(ps)-1]
 	}
 	b.parts[session] = append(ps, bufferedPart{seq: b.seq.Add(1), text: part})

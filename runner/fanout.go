@@ -148,26 +148,23 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	if mode == fanObserve || mode == fanSkipped {
 		return res
 	}
-	var j joiner
+	j := r.newJoiner()
 	for k := range res.Trace {
 		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
 			j.contribute(tr.Outcome)
 		}
 	}
-	res.AdditionalContext, res.ContextAs = j.result()
 	if mode == fanPost && ctx.Err() == nil && r.buf.pending() {
 		if session == "" {
 			session = r.sessionKey(tmpl)
 		}
 		if parts := r.buf.drain(session, cut); len(parts) > 0 {
-			if res.ContextAs == "" {
-				res.ContextAs = luahook.ContextInline
-			}
+			j.note(luahook.ContextInline)
 			for _, p := range parts {
 				j.add(p)
 			}
-			res.AdditionalContext, _ = j.result()
 		}
 	}
+	res.AdditionalContext, res.ContextAs = j.result()
 	return res
 }

@@ -41,7 +41,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	res.Trace = traceArray(trace, len(matched))[:0]
 	tmpl := template(in, luahook.PreToolUse)
 	defer releaseTemplate(tmpl)
-	var j joiner
+	j := r.newJoiner()
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {

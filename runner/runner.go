@@ -36,6 +36,12 @@ type Options struct {
 	// SessionID names the session when a payload has none; it keys the
 	// buffer of background hook context. Nil means "__default__".
 	SessionID func() string
+	// MaxContextBytes caps the additionalContext one event delivers, joined
+	// from every hook (each already cut to luahook.MaxContextChars) and the
+	// session's buffered background context; the parts past it are left out
+	// and a marker says how many and how big. 0 means DefaultMaxContextBytes;
+	// a value under 1 KiB counts as 1 KiB (room for the marker).
+	MaxContextBytes int
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -52,6 +58,7 @@ type Runner struct {
 	sessionID  func() string
 	policyOnly atomic.Bool
 	schemas    atomic.Pointer[map[string]*jsonschema.Schema]
+	maxContext int // bytes of one event's joined context
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
@@ -70,7 +77,8 @@ func New(opts Options) *Runner {
 		reg:       opts.Registry,
 		log:       opts.Logger,
 		sessionID: opts.SessionID,
-		bgRunning: make(map[bgKey]*bgRun),
+		bgRunning:  make(map[bgKey]*bgRun),
+		maxContext: contextLimit(opts.MaxContextBytes),
 	}
 	if r.reg == nil {
 		r.reg = registry.New()
