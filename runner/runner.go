@@ -74,9 +74,9 @@ type Runner struct {
 // New returns a Runner over opts.Registry.
 func New(opts Options) *Runner {
 	r := &Runner{
-		reg:       opts.Registry,
-		log:       opts.Logger,
-		sessionID: opts.SessionID,
+		reg:        opts.Registry,
+		log:        opts.Logger,
+		sessionID:  opts.SessionID,
 		bgRunning:  make(map[bgKey]*bgRun),
 		maxContext: contextLimit(opts.MaxContextBytes),
 	}
