@@ -31,6 +31,9 @@ func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []Hoo
 	if !r.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}
+	if refusal, ok := r.refused(ctx, luahook.PostToolUse, in); ok {
+		return refusal
+	}
 	tmpl := template(in, luahook.PostToolUse)
 	defer releaseTemplate(tmpl)
 	return r.fanout(ctx, luahook.PostToolUse, tmpl, in.ToolName, fanPost, trace)
@@ -72,6 +75,9 @@ func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason stri
 	if !r.reg.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}
+	if refusal, ok := r.refused(ctx, luahook.PostToolUse, in); ok {
+		return refusal
+	}
 	tmpl := template(in, luahook.PostToolUse)
 	defer releaseTemplate(tmpl)
 	tmpl.ToolResult = &luahook.ToolResult{Content: reason, IsError: true}
@@ -81,6 +87,9 @@ func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason stri
 func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Input, key string, mode fanMode, trace []HookTrace) Result {
 	if !r.reg.Has(ev) {
 		return Result{Event: ev}
+	}
+	if refusal, ok := r.refused(ctx, ev, in); ok {
+		return refusal
 	}
 	tmpl := template(in, ev)
 	defer releaseTemplate(tmpl)

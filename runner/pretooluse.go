@@ -27,6 +27,9 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	if len(entries) == 0 {
 		return res
 	}
+	if refusal, ok := r.refused(ctx, luahook.PreToolUse, in); ok {
+		return refusal
+	}
 	// Match each entry once; the usual few matching ones stay on the stack.
 	var buf [8]*registry.Entry
 	matched := buf[:0]
@@ -56,8 +59,8 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			}
 			out, f := r.invoke(ctx, e, tmpl, tr, false)
 			if f != nil {
-				if e.FailurePolicy == luahook.FailClosed {
-					res.deny(failClosedReason(luahook.PreToolUse, e.Name, f.Kind))
+				if reason := failureDenial(luahook.PreToolUse, e, f); reason != "" {
+					res.deny(reason)
 				}
 				continue
 			}

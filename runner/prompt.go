@@ -23,6 +23,9 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 	if len(entries) == 0 && !r.buf.pending() {
 		return res
 	}
+	if refusal, ok := r.refused(ctx, luahook.UserPromptSubmit, in); ok {
+		return refusal
+	}
 	tmpl := template(in, luahook.UserPromptSubmit)
 	defer releaseTemplate(tmpl)
 	if len(entries) > 0 {
@@ -38,8 +41,8 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 		out, f := r.invoke(ctx, e, tmpl, tr, false)
 		switch {
 		case f != nil:
-			if e.FailurePolicy == luahook.FailClosed {
-				res.deny(failClosedReason(luahook.UserPromptSubmit, e.Name, f.Kind))
+			if reason := failureDenial(luahook.UserPromptSubmit, e, f); reason != "" {
+				res.deny(reason)
 			}
 		case out != nil && out.Action == luahook.ActionDeny:
 			res.deny(out.Reason)
