@@ -19,6 +19,7 @@ const (
 	SkipValidatorMutation  = "validator mutation ignored"          // a validate-stage hook returned mutate
 	SkipBackground         = "background"                          // scheduled, not awaited
 	SkipBackgroundDisabled = "background: runner closed"           // Close was called
+	SkipBackgroundDropped  = "background: queue full, dropped"     // Options.BackgroundQueue payloads wait already
 )
 
 // reply is what one call of a hook gave back.
