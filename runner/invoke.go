@@ -200,7 +200,7 @@ func (r *Runner) logFailure(ctx context.Context, ev luahook.Event, e *registry.E
 		what = " background hook \""
 	}
 	r.log.LogAttrs(ctx, slog.LevelWarn,
-		string(ev)+what+e.Name+"\" failed ("+string(f.Kind)+"): "+f.Message,
+		string(ev)+what+e.Name+"\" failed ("+string(f.Kind)+"): "+luahook.TruncateReason(f.Message),
 		slog.String("hook", e.Name), slog.String("kind", string(f.Kind)), slog.String("source", e.Source))
 }
 
