@@ -21,8 +21,10 @@ const (
 // PostToolUse runs the foreground hooks matching in.ToolName in parallel and
 // waits for all of them; their additionalContext values are joined in
 // registration order, followed by the session's buffered background context.
-// Background hooks are started (or coalesced) and not awaited. Deny and
-// mutate outcomes are ignored; failures are logged and skipped.
+// Background hooks are queued for the runner's workers (or coalesced with
+// the payload waiting for the same hook and session, or dropped when the
+// queue is full) and not awaited. Deny and mutate outcomes are ignored;
+// failures are logged and skipped.
 func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
 	return r.postToolUse(ctx, in, nil)
 }

@@ -11,7 +11,7 @@ import (
 // PreToolUse runs the hooks matching in.ToolName before a tool call: every
 // mutate-stage hook in order, each seeing the input as rewritten so far, then
 // every validate-stage hook in order on the final input. The first deny (or
-// fail-closed failure) ends the call. A rewritten input is re-validated
+// fail-closed failure, or hook rejected before it ran) ends the call. A rewritten input is re-validated
 // against the tool's schema; Result.Input carries it when it changed.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if !r.reg.Has(luahook.PreToolUse) {
