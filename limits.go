@@ -19,6 +19,14 @@ const (
 // error naming the field. It allocates nothing when every field is within
 // its limit.
 func (in *Input) CheckLimits() error {
+	if max(len(in.Event), len(in.ToolName), len(in.SessionID)) <= MaxIDBytes && len(in.Cwd) <= MaxCwdBytes &&
+		in.ToolCapabilities == nil && in.Compaction == nil && in.Subagent == nil && in.Notification == nil {
+		return nil // the usual payload, checked in a few comparisons the caller inlines
+	}
+	return in.checkAllLimits()
+}
+
+func (in *Input) checkAllLimits() error {
 	if err := idLimit("event", len(in.Event), MaxIDBytes); err != nil {
 		return err
 	}

@@ -29,6 +29,14 @@ const (
 // MaxReasonChars is how many characters of a deny reason reach the model.
 const MaxReasonChars = 2000
 
+// MaxContextChars is how many characters of one hook's additionalContext
+// reach the model. A longer context is cut so that, with ContextCutMarker
+// at its end, it is exactly MaxContextChars characters.
+const MaxContextChars = 10000
+
+// ContextCutMarker ends a hook's context that was cut to MaxContextChars.
+const ContextCutMarker = "\n[luahook: this context was cut at 10000 characters]"
+
 // DefaultBlockReason replaces the empty reason of a legacy {"decision":"block"}.
 const DefaultBlockReason = "blocked by hook"
 
@@ -241,6 +249,29 @@ func TruncateChars(s string, n int) string {
 
 // TruncateReason cuts a deny reason to MaxReasonChars characters.
 func TruncateReason(s string) string { return TruncateChars(s, MaxReasonChars) }
+
+// CutContext returns the part of a hook's context that reaches the model:
+// s itself when it has at most MaxContextChars characters (cut is false),
+// else its first characters, to be followed by ContextCutMarker (cut is
+// true). It allocates nothing; TruncateContext joins the two.
+func CutContext(s string) (head string, cut bool) {
+	if len(s) <= MaxContextChars || len(TruncateChars(s, MaxContextChars)) == len(s) {
+		return s, false
+	}
+	return TruncateChars(s, MaxContextChars-contextCutMarkerChars), true
+}
+
+// TruncateContext cuts a hook's context to MaxContextChars characters, the
+// ContextCutMarker at its end included. Cutting a cut context again leaves
+// it as it is.
+func TruncateContext(s string) string {
+	if head, cut := CutContext(s); cut {
+		return head + ContextCutMarker
+	}
+	return s
+}
+
+var contextCutMarkerChars = utf8.RuneCountInString(ContextCutMarker)
 
 // ValidUTF8 replaces invalid UTF-8 sequences in s with U+FFFD, leaving valid text untouched.
 func ValidUTF8(s string) string {

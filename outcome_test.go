@@ -2,6 +2,7 @@ package luahook
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -96,6 +97,27 @@ func TestTruncateReasonKeepsWholeCharacters(t *testing.T) {
 	}
 	if TruncateReason("short") != "short" {
 		t.Fatal("short reason changed")
+	}
+}
+
+func TestContextIsCutToMaxContextCharsWithAMarker(t *testing.T) {
+	at := strings.Repeat("é€😀", MaxContextChars/3) + "x" // exactly the cap
+	if utf8.RuneCountInString(at) != MaxContextChars || TruncateContext(at) != at {
+		t.Fatal("a context at the cap was changed")
+	}
+	got := TruncateContext(at + "y")
+	if n := utf8.RuneCountInString(got); n != MaxContextChars {
+		t.Fatalf("one past the cap: %d characters, want %d", n, MaxContextChars)
+	}
+	head, cut := CutContext(at + "y")
+	if !cut || got != head+ContextCutMarker || !utf8.ValidString(got) || !strings.HasPrefix(at, head) {
+		t.Fatalf("one past the cap: cut %v, ends %q; want whole characters then the marker", cut, got[len(got)-80:])
+	}
+	if TruncateContext(got) != got {
+		t.Fatal("cutting a cut context changed it")
+	}
+	if !strings.Contains(ContextCutMarker, fmt.Sprint(MaxContextChars)) {
+		t.Fatalf("the marker %q does not name MaxContextChars (%d)", ContextCutMarker, MaxContextChars)
 	}
 }
 

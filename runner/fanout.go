@@ -21,8 +21,10 @@ const (
 // PostToolUse runs the foreground hooks matching in.ToolName in parallel and
 // waits for all of them; their additionalContext values are joined in
 // registration order, followed by the session's buffered background context.
-// Background hooks are started (or coalesced) and not awaited. Deny and
-// mutate outcomes are ignored; failures are logged and skipped.
+// Background hooks are queued for the runner's workers (or coalesced with
+// the payload waiting for the same hook and session, or dropped when the
+// queue is full) and not awaited. Deny and mutate outcomes are ignored;
+// failures are logged and skipped.
 func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
 	return r.postToolUse(ctx, in, nil)
 }
@@ -30,6 +32,9 @@ func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
 func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	if !r.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
+	}
+	if refusal, ok := r.refused(ctx, luahook.PostToolUse, in); ok {
+		return refusal
 	}
 	tmpl := template(in, luahook.PostToolUse)
 	defer releaseTemplate(tmpl)
@@ -72,6 +77,9 @@ func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason stri
 	if !r.reg.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}
+	if refusal, ok := r.refused(ctx, luahook.PostToolUse, in); ok {
+		return refusal
+	}
 	tmpl := template(in, luahook.PostToolUse)
 	defer releaseTemplate(tmpl)
 	tmpl.ToolResult = &luahook.ToolResult{Content: reason, IsError: true}
@@ -81,6 +89,9 @@ func (r *Runner) ToolSkipped(ctx context.Context, in *luahook.Input, reason stri
 func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Input, key string, mode fanMode, trace []HookTrace) Result {
 	if !r.reg.Has(ev) {
 		return Result{Event: ev}
+	}
+	if refusal, ok := r.refused(ctx, ev, in); ok {
+		return refusal
 	}
 	tmpl := template(in, ev)
 	defer releaseTemplate(tmpl)
@@ -148,26 +159,23 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	if mode == fanObserve || mode == fanSkipped {
 		return res
 	}
-	var j joiner
+	j := r.newJoiner()
 	for k := range res.Trace {
 		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
 			j.contribute(tr.Outcome)
 		}
 	}
-	res.AdditionalContext, res.ContextAs = j.result()
 	if mode == fanPost && ctx.Err() == nil && r.buf.pending() {
 		if session == "" {
 			session = r.sessionKey(tmpl)
 		}
 		if parts := r.buf.drain(session, cut); len(parts) > 0 {
-			if res.ContextAs == "" {
-				res.ContextAs = luahook.ContextInline
-			}
+			j.note(luahook.ContextInline)
 			for _, p := range parts {
 				j.add(p)
 			}
-			res.AdditionalContext, _ = j.result()
 		}
 	}
+	res.AdditionalContext, res.ContextAs = j.result()
 	return res
 }

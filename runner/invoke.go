@@ -19,6 +19,7 @@ const (
 	SkipValidatorMutation  = "validator mutation ignored"          // a validate-stage hook returned mutate
 	SkipBackground         = "background"                          // scheduled, not awaited
 	SkipBackgroundDisabled = "background: runner closed"           // Close was called
+	SkipBackgroundDropped  = "background: queue full, dropped"     // Options.BackgroundQueue payloads wait already
 )
 
 // reply is what one call of a hook gave back.
@@ -199,7 +200,7 @@ func (r *Runner) logFailure(ctx context.Context, ev luahook.Event, e *registry.E
 		what = " background hook \""
 	}
 	r.log.LogAttrs(ctx, slog.LevelWarn,
-		string(ev)+what+e.Name+"\" failed ("+string(f.Kind)+"): "+f.Message,
+		string(ev)+what+e.Name+"\" failed ("+string(f.Kind)+"): "+luahook.TruncateReason(f.Message),
 		slog.String("hook", e.Name), slog.String("kind", string(f.Kind)), slog.String("source", e.Source))
 }
 

@@ -11,7 +11,7 @@ import (
 // PreToolUse runs the hooks matching in.ToolName before a tool call: every
 // mutate-stage hook in order, each seeing the input as rewritten so far, then
 // every validate-stage hook in order on the final input. The first deny (or
-// fail-closed failure) ends the call. A rewritten input is re-validated
+// fail-closed failure, or hook rejected before it ran) ends the call. A rewritten input is re-validated
 // against the tool's schema; Result.Input carries it when it changed.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if !r.reg.Has(luahook.PreToolUse) {
@@ -27,6 +27,9 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	if len(entries) == 0 {
 		return res
 	}
+	if refusal, ok := r.refused(ctx, luahook.PreToolUse, in); ok {
+		return refusal
+	}
 	// Match each entry once; the usual few matching ones stay on the stack.
 	var buf [8]*registry.Entry
 	matched := buf[:0]
@@ -41,7 +44,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	res.Trace = traceArray(trace, len(matched))[:0]
 	tmpl := template(in, luahook.PreToolUse)
 	defer releaseTemplate(tmpl)
-	var j joiner
+	j := r.newJoiner()
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {
@@ -56,8 +59,8 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			}
 			out, f := r.invoke(ctx, e, tmpl, tr, false)
 			if f != nil {
-				if e.FailurePolicy == luahook.FailClosed {
-					res.deny(failClosedReason(luahook.PreToolUse, e.Name, f.Kind))
+				if reason := failureDenial(luahook.PreToolUse, e, f); reason != "" {
+					res.deny(reason)
 				}
 				continue
 			}

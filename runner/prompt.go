@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"strings"
 
 	"github.com/luahook/luahook"
 )
@@ -24,9 +23,11 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 	if len(entries) == 0 && !r.buf.pending() {
 		return res
 	}
+	if refusal, ok := r.refused(ctx, luahook.UserPromptSubmit, in); ok {
+		return refusal
+	}
 	tmpl := template(in, luahook.UserPromptSubmit)
 	defer releaseTemplate(tmpl)
-	var j joiner
 	if len(entries) > 0 {
 		res.Trace = traceArray(trace, len(entries))
 	}
@@ -40,28 +41,30 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 		out, f := r.invoke(ctx, e, tmpl, tr, false)
 		switch {
 		case f != nil:
-			if e.FailurePolicy == luahook.FailClosed {
-				res.deny(failClosedReason(luahook.UserPromptSubmit, e.Name, f.Kind))
+			if reason := failureDenial(luahook.UserPromptSubmit, e, f); reason != "" {
+				res.deny(reason)
 			}
 		case out != nil && out.Action == luahook.ActionDeny:
 			res.deny(out.Reason)
-		default:
-			j.contribute(out)
 		}
 	}
 	if res.Denied {
 		return res
 	}
-	res.AdditionalContext, res.ContextAs = j.result()
+	j := r.newJoiner()
 	if ctx.Err() == nil && r.buf.pending() {
 		if parts := r.buf.drain(r.sessionKey(tmpl), r.buf.mark()); len(parts) > 0 {
-			bg := strings.Join(parts, "\n")
-			if res.AdditionalContext == "" {
-				res.AdditionalContext, res.ContextAs = bg, luahook.ContextInline
-			} else {
-				res.AdditionalContext = bg + "\n" + res.AdditionalContext
+			j.note(luahook.ContextInline)
+			for _, p := range parts {
+				j.add(p)
 			}
 		}
 	}
+	for k := range res.Trace {
+		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
+			j.contribute(tr.Outcome)
+		}
+	}
+	res.AdditionalContext, res.ContextAs = j.result()
 	return res
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/luahook/luahook"
@@ -88,70 +87,4 @@ func (r Result) Outcome() *luahook.Outcome {
 func (r *Result) deny(reason string) {
 	r.Denied = true
 	r.Reason = luahook.TruncateReason(reason)
-}
-
-// joiner joins context parts with "\n" and works out contextAs. A single part
-// is kept without copying.
-type joiner struct {
-	first string
-	b     strings.Builder
-	n     int
-	as    luahook.ContextAs
-}
-
-// add appends a non-empty part.
-func (j *joiner) add(text string) {
-	if text == "" {
-		return
-	}
-	switch j.n {
-	case 0:
-		j.first = text
-	case 1:
-		j.b.WriteString(j.first)
-		fallthrough
-	default:
-		j.b.WriteByte('\n')
-		j.b.WriteString(text)
-	}
-	j.n++
-}
-
-// note records a hook's contextAs: separate wins, inline only fills a gap.
-func (j *joiner) note(as luahook.ContextAs) {
-	switch as {
-	case luahook.ContextSeparate:
-		j.as = as
-	case luahook.ContextInline:
-		if j.as == "" {
-			j.as = as
-		}
-	}
-}
-
-// contribute adds a hook's context; its contextAs counts only with text.
-func (j *joiner) contribute(o *luahook.Outcome) {
-	if o == nil || o.AdditionalContext == "" {
-		return
-	}
-	j.add(o.AdditionalContext)
-	j.note(o.ContextAs)
-}
-
-// result returns the joined text and its contextAs ("" when there is no text).
-func (j *joiner) result() (string, luahook.ContextAs) {
-	switch j.n {
-	case 0:
-		return "", ""
-	case 1:
-		return j.first, j.contextAs()
-	}
-	return j.b.String(), j.contextAs()
-}
-
-func (j *joiner) contextAs() luahook.ContextAs {
-	if j.as == "" {
-		return luahook.ContextInline
-	}
-	return j.as
 }

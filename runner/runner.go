@@ -36,6 +36,20 @@ type Options struct {
 	// SessionID names the session when a payload has none; it keys the
 	// buffer of background hook context. Nil means "__default__".
 	SessionID func() string
+	// MaxContextBytes caps the additionalContext one event delivers, joined
+	// from every hook (each already cut to luahook.MaxContextChars) and the
+	// session's buffered background context; the parts past it are left out
+	// and a marker says how many and how big. 0 means DefaultMaxContextBytes;
+	// a value under 1 KiB counts as 1 KiB (room for the marker).
+	MaxContextBytes int
+	// BackgroundWorkers is how many background PostToolUse hooks run at
+	// once, whatever the sessions. 0 means DefaultBackgroundWorkers.
+	BackgroundWorkers int
+	// BackgroundQueue is how many background payloads may wait for a worker
+	// (one per hook and session: a newer payload replaces the waiting one).
+	// When it is full, new payloads are dropped and counted
+	// (BackgroundStats). 0 means DefaultBackgroundQueue.
+	BackgroundQueue int
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -52,25 +66,26 @@ type Runner struct {
 	sessionID  func() string
 	policyOnly atomic.Bool
 	schemas    atomic.Pointer[map[string]*jsonschema.Schema]
+	maxContext int // bytes of one event's joined context
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
 	cancel context.CancelFunc
 
-	bgMu      sync.Mutex
-	bgClosed  bool
-	bgRunning map[bgKey]*bgRun
-	bgWG      sync.WaitGroup
-	buf       contextBuffer
+	bgMu sync.Mutex
+	bg   background
+	bgWG sync.WaitGroup // the background workers
+	buf  contextBuffer
 }
 
 // New returns a Runner over opts.Registry.
 func New(opts Options) *Runner {
 	r := &Runner{
-		reg:       opts.Registry,
-		log:       opts.Logger,
-		sessionID: opts.SessionID,
-		bgRunning: make(map[bgKey]*bgRun),
+		reg:        opts.Registry,
+		log:        opts.Logger,
+		sessionID:  opts.SessionID,
+		bg:         newBackground(opts.BackgroundWorkers, opts.BackgroundQueue),
+		maxContext: contextLimit(opts.MaxContextBytes),
 	}
 	if r.reg == nil {
 		r.reg = registry.New()
@@ -158,9 +173,7 @@ func traceArray(buf []HookTrace, n int) []HookTrace {
 // A Go hook that ignores its context is abandoned, not waited for: Close
 // waits for the runner's own goroutines only.
 func (r *Runner) Close() {
-	r.bgMu.Lock()
-	r.bgClosed = true
-	r.bgMu.Unlock()
+	r.closeBackground()
 	r.cancel()
 	r.bgWG.Wait()
 }

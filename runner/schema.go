@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/luahook/luahook"
@@ -30,11 +31,23 @@ func (r *Runner) schemaFor(tool string) *jsonschema.Schema {
 	return nil
 }
 
+// MaxRewriteValues bounds the JSON values of a tool input that the runner
+// decodes, to compare a rewritten input with the original and to validate it
+// against the tool's schema: decoding costs an object per value, and
+// validating up to an error object per value (about 2 KiB each), so that an
+// input of millions of small values would cost gigabytes. A rewrite over it
+// counts as a change, and is denied when the tool has a schema.
+const MaxRewriteValues = 10000
+
 // sameJSON reports whether two JSON texts hold equal values. Numbers are
-// compared by their text, so a doubtful case counts as a change.
+// compared by their text, so a doubtful case counts as a change, and so does
+// a text of more than MaxRewriteValues values.
 func sameJSON(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
+	}
+	if jsonValues(a) > MaxRewriteValues || jsonValues(b) > MaxRewriteValues {
+		return false
 	}
 	va, errA := decodeJSON(a)
 	vb, errB := decodeJSON(b)
@@ -58,6 +71,11 @@ func decodeJSON(raw []byte) (any, error) {
 // or a denial reason that lists each schema error with its path, so that the
 // model can correct its call.
 func schemaViolation(sch *jsonschema.Schema, tool string, input json.RawMessage) string {
+	if jsonValues(input) > MaxRewriteValues {
+		return luahook.TruncateReason(`A PreToolUse hook rewrote the arguments for "` + tool + `" into an input of more than ` +
+			strconv.Itoa(MaxRewriteValues) + " JSON values, over the limit of " + strconv.Itoa(MaxRewriteValues) +
+			" that luahook validates against the tool's schema; the action was denied because luahook could not decide")
+	}
 	var lines []string
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if err == nil {
@@ -79,10 +97,45 @@ func schemaViolation(sch *jsonschema.Schema, tool string, input json.RawMessage)
 	b.WriteString(tool)
 	b.WriteString("\" into an invalid shape.\n\nValidation errors:")
 	for _, l := range slices.Compact(lines) {
+		if b.Len() > 4*luahook.MaxReasonChars {
+			break // the rest would be cut anyway
+		}
 		b.WriteString("\n  - ")
 		b.WriteString(l)
 	}
 	return luahook.TruncateReason(b.String())
+}
+
+// jsonValues counts the values of a JSON text (objects, arrays, strings
+// other than keys, numbers, literals), up to MaxRewriteValues+1. It
+// allocates nothing, and reads the text once.
+func jsonValues(raw []byte) int {
+	n := 0
+	for i := 0; i < len(raw) && n <= MaxRewriteValues; i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+			j := i + 1
+			for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
+				j++
+			}
+			if j >= len(raw) || raw[j] != ':' {
+				n++
+			}
+		case c == '{' || c == '[':
+			n++
+		case c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n':
+			n++
+			for i+1 < len(raw) && strings.IndexByte(",]}: \t\r\n", raw[i+1]) < 0 {
+				i++
+			}
+		}
+	}
+	return n
 }
 
 // schemaErrors flattens the cause tree into "path: message" lines, one per

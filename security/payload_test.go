@@ -91,6 +91,27 @@ func checkRefused(t *testing.T, res runner.Result, kind luahook.FailureKind, wan
 	}
 }
 
+// checkUndecided checks that the first hook, fail-open, was rejected before
+// it ran (its failure saying want) and that this denied the call, since no
+// hook could judge it: the fail-closed hook after it was not reached.
+func checkUndecided(t *testing.T, res runner.Result, want string) {
+	t.Helper()
+	if !res.Denied || !strings.Contains(res.Reason, `-open" could not run (rejected: `) || !strings.Contains(res.Reason, "luahook could not decide") {
+		t.Errorf("denied %v, reason %q; want the rejected fail-open hook to deny", res.Denied, res.Reason)
+	}
+	if len(res.Trace) != 2 {
+		t.Fatalf("trace %+v, want both hooks", res.Trace)
+	}
+	if tr := res.Trace[0]; tr.Outcome != nil || tr.Failure == nil || tr.Failure.Kind != luahook.FailRejected || !strings.Contains(tr.Failure.Message, want) {
+		t.Errorf("hook %s: outcome %+v, failure %v; want a failure of kind rejected saying %q", tr.Name, tr.Outcome, tr.Failure, want)
+	}
+	if tr := res.Trace[1]; tr.Skipped != runner.SkipNotReached {
+		t.Errorf("hook %s: %+v, want it not reached", tr.Name, tr)
+	}
+}
+
+// An over-cap payload is refused before any hook runs; since no hook could
+// judge it, the call is denied whatever the hooks' failure policy.
 func TestOversizedPayloadsAreRefusedBeforeAnyHookRuns(t *testing.T) {
 	in := &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", ToolInput: hugeInput(64 << 20), Cwd: t.TempDir()}
 	for _, kind := range transportKinds {
@@ -100,7 +121,7 @@ func TestOversizedPayloadsAreRefusedBeforeAnyHookRuns(t *testing.T) {
 			defer cancel()
 			var res runner.Result
 			_, growth := heapPeak(func() { res = e.Runner().Fire(ctx, in) })
-			checkRefused(t, res, luahook.FailRejected, "over the")
+			checkUndecided(t, res, "over the")
 			if !strings.Contains(failures(res), "max_input_bytes") {
 				t.Errorf("failures %q do not name max_input_bytes", failures(res))
 			}

@@ -1,0 +1,53 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
+)
+
+// canBlock reports whether ev is an event whose hooks can stop what it
+// announces (PreToolUse, UserPromptSubmit): when luahook cannot decide on
+// such an event, it denies and says why.
+func canBlock(ev luahook.Event) bool {
+	return ev == luahook.PreToolUse || ev == luahook.UserPromptSubmit
+}
+
+// failureDenial returns the denial that replaces a hook's failure on an
+// event that can block, or "" when the failure is only skipped. A hook
+// refused before it ran (kind rejected: the payload is over a limit, the
+// hook is overloaded) judged nothing, so it denies whatever its failure
+// policy; any other failure denies when the hook is fail-closed.
+func failureDenial(ev luahook.Event, e *registry.Entry, f *luahook.Failure) string {
+	switch {
+	case f.Kind == luahook.FailRejected:
+		return string(ev) + " hook \"" + e.Name + "\" could not run (" + f.Error() +
+			"); the action was denied because luahook could not decide"
+	case e.FailurePolicy == luahook.FailClosed:
+		return failClosedReason(ev, e.Name, f.Kind)
+	}
+	return ""
+}
+
+// refused checks in's identifiers against their limits
+// (luahook.Input.CheckLimits) before any hook of ev sees it. It reports
+// whether in was refused, with the Result to return: a denial naming the
+// field and the limit on an event that can block, else an empty Result and
+// a log record. A payload within its limits costs a few comparisons.
+func (r *Runner) refused(ctx context.Context, ev luahook.Event, in *luahook.Input) (Result, bool) {
+	err := in.CheckLimits()
+	if err == nil {
+		return Result{}, false
+	}
+	res := Result{Event: ev}
+	if canBlock(ev) {
+		res.deny(string(ev) + " payload refused before any hook ran: " + err.Error() +
+			"; the action was denied because luahook could not decide")
+		return res, true
+	}
+	r.log.LogAttrs(ctx, slog.LevelWarn, string(ev)+" payload refused, no hook ran: "+err.Error(),
+		slog.String("event", string(ev)))
+	return res, true
+}
