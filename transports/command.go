@@ -58,9 +58,9 @@ type CommandSpec struct {
 // on stdin, runs in the payload's working directory (empty: the host's), so
 // that hooks that lint the project find it, with a sanitised environment
 // (ChildEnv) that names the configuration folder in LUAHOOK_CONFIG_DIR, and
-// in a process group of its own that is killed as a whole when the call's
-// context ends. Exit code 2 denies, with stderr
-// (or stdout, or luahook.DefaultBlockReason) as the reason; another non-zero
+// in a process group of its own that is killed as a whole when the call
+// ends (see Call). Exit code 2 denies, with stderr (or stdout, or
+// luahook.DefaultBlockReason) as the reason; another non-zero
 // exit is a FailExit failure; exit 0 with blank stdout is no objection; any
 // other stdout must be one outcome object (luahook.ParseOutcome). More than
 // MaxOutputBytes on stdout stops the hook and fails it (FailInvalidOutput).
@@ -73,11 +73,13 @@ type Command struct {
 	pass     []string
 	environ  func() []string
 	logger   *slog.Logger
+	sweeper  sweeper
 }
 
 var (
 	_ luahook.Hook         = (*Command)(nil)
 	_ luahook.ContextBound = (*Command)(nil)
+	_ interface{ Close() } = (*Command)(nil)
 )
 
 // NewCommand checks spec and returns its hook. The command is split, its
@@ -128,8 +130,14 @@ func NewCommand(spec CommandSpec) (*Command, error) {
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
+	c.sweeper.logger = c.logger
 	return c, nil
 }
+
+// Close waits until the processes that finished calls left behind have been
+// swept (see Call). The hook stays usable; Close may be called more than
+// once.
+func (c *Command) Close() { c.sweeper.wait() }
 
 // String returns the configured command string.
 func (c *Command) String() string { return c.command }
@@ -148,6 +156,15 @@ func (c *Command) ScopedToCall() bool { return true }
 
 // Call runs the command once with in as its payload. Failures are
 // *luahook.Failure values whose messages name the command.
+//
+// Nothing the call started outlives it. The child's environment carries a
+// marker unique to the call (LUAHOOK_CALL). When the call ends, however it
+// ends (exit, timeout, cancel, output overflow), the child's process group
+// is killed, background jobs included; on Linux the processes of the same
+// user that carry the marker but left the group (setsid, double-forked
+// daemons) are then found in /proc and killed, off the caller's path (Close
+// waits for it), in rounds until none is left. A descendant that both
+// clears its environment and leaves the group, or changes user, escapes.
 func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	start := time.Now()
 	if in == nil {
@@ -185,7 +202,8 @@ func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 	stderr := &capture{limit: MaxOutputBytes}
 	stdout.onOverflow = func() { _ = killTree(cmd.Process) }
 	cmd.Dir = in.Cwd
-	cmd.Env = ChildEnv(c.environ(), c.pass, in, c.dirVar)
+	marker := newMarker()
+	cmd.Env = ChildEnv(c.environ(), c.pass, in, c.dirVar, callVar+"="+marker)
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	isolate(cmd)
@@ -198,7 +216,18 @@ func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 		}
 		return nil, &luahook.Failure{Kind: luahook.FailError, Message: c.who + ": spawn failed: " + err.Error(), Err: err}
 	}
+	watch := watchCall() // after Start, so that it overlaps the child's run
+	var left *leftovers
+	if pid := cmd.Process.Pid; holdExited(pid) {
+		// The child is gone but not reaped: its pid, the group's id, is
+		// still ours, so the group kill below cannot hit another group.
+		_ = killTree(cmd.Process)
+		left = watch.ended(pid, marker)
+	}
 	waitErr := cmd.Wait()
+	if left != nil {
+		c.sweeper.schedule(left)
+	}
 	out, ferr := c.result(ctx, start, cmd.ProcessState, waitErr, stdout, stderr)
 	if c.logger.Enabled(ctx, slog.LevelDebug) {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "command hook finished",
