@@ -28,7 +28,7 @@ type sweeper struct {
 	mu      sync.Mutex
 	pending []*leftovers
 	running bool
-	done    sync.WaitGroup
+	idle    sync.Cond // signalled, with mu, when running turns false
 	buf     []byte // the running goroutine's scratch space
 }
 
@@ -39,13 +39,11 @@ func (s *sweeper) schedule(l *leftovers) {
 	s.pending = append(s.pending, l)
 	if !s.running {
 		s.running = true
-		s.done.Add(1)
 		go s.run()
 	}
 }
 
 func (s *sweeper) run() {
-	defer s.done.Done()
 	if s.buf == nil {
 		s.buf = make([]byte, 32<<10)
 	}
@@ -55,6 +53,9 @@ func (s *sweeper) run() {
 		s.pending = nil
 		if len(jobs) == 0 {
 			s.running = false
+			if s.idle.L != nil {
+				s.idle.Broadcast()
+			}
 			s.mu.Unlock()
 			return
 		}
@@ -72,5 +73,15 @@ func (s *sweeper) run() {
 	}
 }
 
-// wait blocks until every scheduled sweep has run.
-func (s *sweeper) wait() { s.done.Wait() }
+// wait blocks until every sweep scheduled so far has run. Calls may go on
+// scheduling meanwhile.
+func (s *sweeper) wait() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle.L == nil {
+		s.idle.L = &s.mu
+	}
+	for s.running {
+		s.idle.Wait()
+	}
+}
