@@ -29,7 +29,7 @@ type sweeper struct {
 	pending []*leftovers
 	running bool
 	idle    sync.Cond // signalled, with mu, when running turns false
-	buf     []byte // the running goroutine's scratch space
+	buf     []byte    // the running goroutine's scratch space
 }
 
 // schedule queues l for sweeping.
