@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -83,8 +84,21 @@ func closeSpecs(specs []registry.Spec) {
 
 // configuredSpecs builds a registry spec, with its transport, for every
 // configured hook, in config order.
+//
+// A command hook's relative paths are resolved against the folder of the
+// config file (transports.CommandSpec.Dir), and a hook whose name defaulted
+// to its command is named by the resolved command, so that list, check and
+// traces show what runs.
 func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 	var specs []registry.Spec
+	confDir := ""
+	if cfg.Path != "" {
+		abs, err := filepath.Abs(cfg.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+		}
+		confDir = filepath.Dir(abs)
+	}
 	for _, ev := range luahook.Events() {
 		for _, h := range cfg.Hooks[ev] {
 			spec := registry.Spec{
@@ -120,6 +134,7 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 			default:
 				hook, err := transports.NewCommand(transports.CommandSpec{
 					Command: h.Command,
+					Dir:     confDir,
 					Allow:   cfg.Command.Allow,
 					PassEnv: cfg.Command.PassEnv,
 					Logger:  e.logger,
@@ -129,8 +144,8 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
 				}
 				spec.Kind, spec.Hook = luahook.KindCommand, &cappedHook{hook: hook, limit: &e.maxInput}
-				if spec.Name == "" {
-					spec.Name = h.Command
+				if spec.Name == "" || spec.Name == h.Command {
+					spec.Name = hook.Resolved()
 				}
 			}
 			specs = append(specs, spec)

@@ -33,10 +33,10 @@ func TestExampleConfigAndPoliciesLoadCleanly(t *testing.T) {
 	if st := e.Stats(); st.Files != len(files) || st.Files < 4 || st.Hooks < st.Files+2 {
 		t.Errorf("stats %+v for %d policy files, want every file loaded", st, len(files))
 	}
-	// The configured command hook runs from the repository root, where its
-	// script path is relative to.
+	// The configured command hook's script path is relative to the config
+	// file, wherever the payload's cwd is.
 	in := &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash",
-		ToolInput: json.RawMessage(`{"command":"git push --force origin feature"}`), Cwd: root, SessionID: "s"}
+		ToolInput: json.RawMessage(`{"command":"git push --force origin feature"}`), Cwd: t.TempDir(), SessionID: "s"}
 	res := e.Runner().PreToolUse(context.Background(), in)
 	if !res.Denied || !strings.Contains(res.Reason, "force-push is not allowed") || res.Trace[0].Kind != luahook.KindCommand {
 		t.Errorf("force push: %+v, want the configured guard-bash.sh to deny it first", res)

@@ -148,3 +148,93 @@ func TestHTTPHooksNeverDialAnAddressThatFailsTheCheck(t *testing.T) {
 		t.Errorf("the loopback listener accepted %d connections", n)
 	}
 }
+
+// The environment of a command hook is an allowlist: the names known to be
+// harmless, LUAHOOK_*, and [command] pass_env. Every other inherited name is
+// dropped, and a kept name whose value carries a credential (URL user info,
+// a query-string credential, an authentication header, a known token shape)
+// is dropped too.
+func TestCommandHooksGetOnlyHarmlessOrPassedEnvironment(t *testing.T) {
+	secrets := []struct{ name, value string }{
+		// from the review
+		{"CI_REGISTRY_PW", "s01-registry-pw"},
+		{"NODE_PW", "s02-node-pw"},
+		{"GIT_CONFIG_VALUE_0", "PRIVATE-TOKEN: s03-glpat"},
+		{"GIT_CONFIG_PARAMETERS", "'http.extraheader=X-Api-Key: s04-api-key'"},
+		{"GIT_REMOTE_URL", "https://git.example.com/r.git?token=s05-query"},
+		{"GIT_ASKPASS", "/opt/s06-askpass-helper"},
+		{"GIT_SSH_COMMAND", "ssh -i /home/op/.ssh/s07-deploy-key"},
+		// more realistic shapes
+		{"SSH_AUTH_SOCK", "/tmp/ssh-s08/agent.1"},
+		{"ANTHROPIC_API_KEY", "sk-ant-api03-s09"},
+		{"AWS_SESSION_TOKEN", "s10-aws-session"},
+		{"AZURE_CLIENT_SECRET", "s11-azure"},
+		{"GOOGLE_APPLICATION_CREDENTIALS", "/home/op/s12-sa.json"},
+		{"KUBECONFIG", "/home/op/.kube/s13-config"},
+		{"DOCKER_AUTH_CONFIG", `{"auths":{"r":{"auth":"s14"}}}`},
+		{"VAULT_TOKEN", "hvs.s15"},
+		{"SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T0/B0/s16"},
+		{"SENTRY_DSN", "https://s17@o1.ingest.sentry.io/1"},
+		{"PGPASSWORD", "s18-pg"},
+		{"MYSQL_PWD", "s19-mysql"},
+		{"REDIS_URL", "redis://:s20@cache:6379"},
+		{"TWINE_PASSWORD", "s21-pypi"},
+		{"CARGO_REGISTRY_TOKEN", "s22-cargo"},
+		{"HF_TOKEN", "hf_s23abcdefghijklmnopqrstuvwxyz"},
+		{"NODE_AUTH_TOKEN", "s24-node-auth"},
+		{"NPM_CONFIG_USERCONFIG", "/home/op/s25-npmrc"},
+		{"GH_ENTERPRISE_TOKEN", "s26-ghe"},
+		{"DATADOG_APP_KEY", "s27-dd"},
+		{"LD_PRELOAD", "/tmp/s28-evil.so"},
+		{"NODE_OPTIONS", "--require /tmp/s29-evil.js"},
+		{"DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/0/s30-bus"},
+		// credentials smuggled into names that are otherwise kept
+		{"LUAHOOK_FEED", "https://feeds.example.com/x?access_token=s31-feed"},
+		{"LUAHOOK_BLOB", "https://b.s3.amazonaws.com/o?X-Amz-Credential=a&X-Amz-Signature=s32-sig"},
+		{"LUAHOOK_HEADER", "Cookie: session=s33-cookie"},
+		{"LUAHOOK_NOTE", "use Bearer s34abcdefghijklmnop"},
+		{"LUAHOOK_GH", "ghp_s35abcdefghijklmnopqrstuvwxyz0123"},
+		{"LUAHOOK_DB_PW", "s36-pw"},
+		{"LUAHOOK_SMTP_PASSWD_FILE", "/run/s37"},
+		{"LUAHOOK_PROXY", "http://op:s38@proxy:3128"},
+		{"LUAHOOK_KEY_PEM", "-----BEGIN OPENSSH PRIVATE KEY-----s39"},
+		{"LUAHOOK_SIGNED", "https://cdn.example.com/f?Expires=1&Signature=s40-sig&Key-Pair-Id=K"},
+	}
+	for _, s := range secrets {
+		t.Setenv(s.name, s.value)
+	}
+	harmless := map[string]string{
+		"PATH": os.Getenv("PATH"), "HOME": "/home/op", "USER": "op", "LOGNAME": "op", "LANG": "C.UTF-8",
+		"LC_ALL": "C.UTF-8", "TERM": "xterm-256color", "TZ": "UTC", "TMPDIR": os.TempDir(), "SHELL": "/bin/sh",
+		"CI": "true", "EDITOR": "vi", "XDG_CONFIG_HOME": "/home/op/.config", "GIT_AUTHOR_NAME": "Op",
+		"LUAHOOK_MODE": "strict", "LUAHOOK_DOCS": "https://example.com/luahook?page=env",
+	}
+	for k, v := range harmless {
+		t.Setenv(k, v)
+	}
+	t.Setenv("PASSED_ON_PURPOSE", "https://api.example.com/?token=explicit-consent")
+	out := filepath.Join(t.TempDir(), "env")
+	dir := hooksDir(t, nil)
+	cfg := fmt.Sprintf("[command]\npass_env = [\"PASSED_ON_PURPOSE\"]\n[[hooks.PreToolUse]]\ncommand = \"sh -c 'env > \\\"$1\\\"' sh %s\"\n", out)
+	e := open(t, engine.Options{Dir: dir, ConfigPath: writeConfig(t, dir, cfg)})
+	if res := pre(e, "bash", `{}`); failures(res) != "" {
+		t.Fatalf("the hook failed: %s", failures(res))
+	}
+	env, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range secrets {
+		if tag := fmt.Sprintf("s%02d", i+1); strings.Contains(string(env), tag) {
+			t.Errorf("the hook saw %s=%s", s.name, s.value)
+		}
+	}
+	for k, v := range harmless {
+		if !strings.Contains(string(env), "\n"+k+"="+v+"\n") && !strings.HasPrefix(string(env), k+"="+v+"\n") {
+			t.Errorf("the hook's environment lacks the harmless %s=%s", k, v)
+		}
+	}
+	if !strings.Contains(string(env), "PASSED_ON_PURPOSE=https://api.example.com/?token=explicit-consent\n") {
+		t.Error("pass_env is the operator's consent: the named variable must reach the hook as it is")
+	}
+}

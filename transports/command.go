@@ -25,8 +25,15 @@ const pipeGrace = 250 * time.Millisecond
 // CommandSpec configures a command hook. Only Command is required; the zero
 // value of every other field is useful.
 type CommandSpec struct {
-	// Command is the configured command string, split by SplitArgv.
+	// Command is the configured command string, split by SplitArgv. Its
+	// relative paths are resolved against Dir when NewCommand runs (see
+	// Command).
 	Command string
+	// Dir is the folder relative paths in Command are resolved against,
+	// normally the folder of the configuration file that defined the hook;
+	// the child finds it in LUAHOOK_CONFIG_DIR. Empty: the current directory
+	// when NewCommand runs. Never the payload's working directory.
+	Dir string
 	// Allow lists extra first words the command may start with (config
 	// [command] allow), on top of the built-in allowlist (see Allowed).
 	Allow []string
@@ -42,32 +49,43 @@ type CommandSpec struct {
 // Command is a command hook: a program spawned without a shell for each call.
 // It is safe for concurrent use.
 //
-// The child gets the payload JSON and a newline on stdin, runs in the
-// payload's working directory (empty: the host's) with a sanitised
-// environment (ChildEnv), and in a process group of its own that is killed
-// as a whole when the call's context ends. Exit code 2 denies, with stderr
-// (or stdout, or luahook.DefaultBlockReason) as the reason; another non-zero
+// Paths in the command are fixed when the hook is built, never by a payload:
+// argv[0] when it is a relative path, the script operand of a shell or
+// interpreter ("sh ./scripts/guard.sh", "python3 hook.py") and every
+// argument that starts with ./ or ../ are made absolute against
+// CommandSpec.Dir, and a shell -c script that names a relative path is
+// refused (see resolvePaths). The child gets the payload JSON and a newline
+// on stdin, runs in the payload's working directory (empty: the host's), so
+// that hooks that lint the project find it, with a sanitised environment
+// (ChildEnv) that names the configuration folder in LUAHOOK_CONFIG_DIR, and
+// in a process group of its own that is killed as a whole when the call
+// ends (see Call). Exit code 2 denies, with stderr (or stdout, or
+// luahook.DefaultBlockReason) as the reason; another non-zero
 // exit is a FailExit failure; exit 0 with blank stdout is no objection; any
 // other stdout must be one outcome object (luahook.ParseOutcome). More than
 // MaxOutputBytes on stdout stops the hook and fails it (FailInvalidOutput).
 type Command struct {
-	command string
-	who     string // `command "<command>"`, the prefix of every failure message
-	argv    []string
-	pass    []string
-	environ func() []string
-	logger  *slog.Logger
+	command  string
+	resolved string // command with its paths resolved (see Resolved)
+	who      string // `command "<command>"`, the prefix of every failure message
+	argv     []string
+	dirVar   string // LUAHOOK_CONFIG_DIR=<dir>
+	pass     []string
+	environ  func() []string
+	logger   *slog.Logger
+	sweeper  sweeper
 }
 
 var (
 	_ luahook.Hook         = (*Command)(nil)
 	_ luahook.ContextBound = (*Command)(nil)
+	_ interface{ Close() } = (*Command)(nil)
 )
 
-// NewCommand checks spec and returns its hook. The command is split and its
-// first word checked against the allowlist now, so that a bad entry is
-// reported when the configuration loads; such errors are *luahook.Failure
-// values of kind FailRejected.
+// NewCommand checks spec and returns its hook. The command is split, its
+// first word checked against the allowlist and its paths resolved now, so
+// that a bad entry is reported when the configuration loads; such errors are
+// *luahook.Failure values of kind FailRejected.
 func NewCommand(spec CommandSpec) (*Command, error) {
 	argv, err := SplitArgv(spec.Command)
 	if err != nil {
@@ -83,13 +101,28 @@ func NewCommand(spec CommandSpec) (*Command, error) {
 				"run it through an allowed program (e.g. \"bash %s\"), give its absolute path, "+
 				"or add %q to [command] allow", spec.Command, argv[0], argv[0], argv[0])
 	}
+	dir, err := baseDir(spec.Dir)
+	if err != nil {
+		return nil, &luahook.Failure{Kind: luahook.FailRejected,
+			Message: fmt.Sprintf("command %q: the folder to resolve its paths against: %v", spec.Command, err), Err: err}
+	}
+	resolved, err := resolvePaths(argv, dir)
+	if err != nil {
+		return nil, &luahook.Failure{Kind: luahook.FailRejected,
+			Message: fmt.Sprintf("command %q: %v", spec.Command, err), Err: err}
+	}
 	c := &Command{
-		command: spec.Command,
-		who:     fmt.Sprintf("command %q", spec.Command),
-		argv:    argv,
-		pass:    slices.Clone(spec.PassEnv),
-		environ: spec.Environ,
-		logger:  spec.Logger,
+		command:  spec.Command,
+		resolved: spec.Command,
+		who:      fmt.Sprintf("command %q", spec.Command),
+		argv:     resolved,
+		dirVar:   configDirVar + "=" + dir,
+		pass:     slices.Clone(spec.PassEnv),
+		environ:  spec.Environ,
+		logger:   spec.Logger,
+	}
+	if !slices.Equal(argv, resolved) {
+		c.resolved = joinArgv(resolved)
 	}
 	if c.environ == nil {
 		c.environ = os.Environ
@@ -97,11 +130,22 @@ func NewCommand(spec CommandSpec) (*Command, error) {
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
+	c.sweeper.logger = c.logger
 	return c, nil
 }
 
+// Close waits until the processes that finished calls left behind have been
+// swept (see Call). The hook stays usable; Close may be called more than
+// once.
+func (c *Command) Close() { c.sweeper.wait() }
+
 // String returns the configured command string.
 func (c *Command) String() string { return c.command }
+
+// Resolved returns the command that runs: the configured string when no
+// path in it was resolved, else its words with the paths made absolute,
+// quoted so that SplitArgv splits them back.
+func (c *Command) Resolved() string { return c.resolved }
 
 // BoundByContext reports true: Call returns promptly once ctx is done.
 func (c *Command) BoundByContext() bool { return true }
@@ -112,6 +156,15 @@ func (c *Command) ScopedToCall() bool { return true }
 
 // Call runs the command once with in as its payload. Failures are
 // *luahook.Failure values whose messages name the command.
+//
+// Nothing the call started outlives it. The child's environment carries a
+// marker unique to the call (LUAHOOK_CALL). When the call ends, however it
+// ends (exit, timeout, cancel, output overflow), the child's process group
+// is killed, background jobs included; on Linux the processes of the same
+// user that carry the marker but left the group (setsid, double-forked
+// daemons) are then found in /proc and killed, off the caller's path (Close
+// waits for it), in rounds until none is left. A descendant that both
+// clears its environment and leaves the group, or changes user, escapes.
 func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	start := time.Now()
 	if in == nil {
@@ -149,7 +202,8 @@ func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 	stderr := &capture{limit: MaxOutputBytes}
 	stdout.onOverflow = func() { _ = killTree(cmd.Process) }
 	cmd.Dir = in.Cwd
-	cmd.Env = ChildEnv(c.environ(), c.pass, in)
+	marker := newMarker()
+	cmd.Env = ChildEnv(c.environ(), c.pass, in, c.dirVar, callVar+"="+marker)
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	isolate(cmd)
@@ -162,7 +216,18 @@ func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 		}
 		return nil, &luahook.Failure{Kind: luahook.FailError, Message: c.who + ": spawn failed: " + err.Error(), Err: err}
 	}
+	watch := watchCall() // after Start, so that it overlaps the child's run
+	var left *leftovers
+	if pid := cmd.Process.Pid; holdExited(pid) {
+		// The child is gone but not reaped: its pid, the group's id, is
+		// still ours, so the group kill below cannot hit another group.
+		_ = killTree(cmd.Process)
+		left = watch.ended(pid, marker)
+	}
 	waitErr := cmd.Wait()
+	if left != nil {
+		c.sweeper.schedule(left)
+	}
 	out, ferr := c.result(ctx, start, cmd.ProcessState, waitErr, stdout, stderr)
 	if c.logger.Enabled(ctx, slog.LevelDebug) {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "command hook finished",

@@ -111,20 +111,31 @@ func TestCommandThatIgnoresStdinIsFineWithABigPayload(t *testing.T) {
 	}
 }
 
-func TestCommandRunsInThePayloadWorkingDirectory(t *testing.T) {
+// The child runs in the payload's working directory, but its script comes
+// from the hook's configuration folder: a script of the same name in the
+// payload's folder never runs.
+func TestCommandRunsInThePayloadWorkingDirectoryWithItsScriptFromTheConfigFolder(t *testing.T) {
 	in := payload(t)
 	dir, err := filepath.EvalSymlinks(in.Cwd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.Cwd = dir
-	writeFile(t, dir, "hook.sh", `printf '%s|%s' "$(pwd -P)" "$PWD" >&2; exit 2`)
-	c := newCommand(t, CommandSpec{Command: "sh ./hook.sh"}) // relative to the payload's cwd
+	conf, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, conf, "hook.sh", `printf '%s|%s|%s' "$(pwd -P)" "$PWD" "$LUAHOOK_CONFIG_DIR" >&2; exit 2`)
+	writeFile(t, dir, "hook.sh", `echo "the payload's hook.sh ran" >&2; exit 2`)
+	c := newCommand(t, CommandSpec{Command: "sh ./hook.sh", Dir: conf})
+	if want := "sh " + filepath.Join(conf, "hook.sh"); c.Resolved() != want {
+		t.Errorf("Resolved() = %q, want %q", c.Resolved(), want)
+	}
 	o, err := c.Call(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := dir + "|" + dir; o == nil || o.Reason != want {
+	if want := dir + "|" + dir + "|" + conf; o == nil || o.Reason != want {
 		t.Fatalf("outcome = %+v, want reason %q", o, want)
 	}
 }

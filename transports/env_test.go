@@ -37,8 +37,18 @@ func TestChildEnvKeepsSystemNamesAndDropsSecrets(t *testing.T) {
 		{"GIT_AUTHOR_NAME=Op", true},
 		{"XDG_CONFIG_HOME=/home/op/.config", true},
 		{"LUAHOOK_CONFIG=/etc/luahook.toml", true},
-		{"NODE_PATH=/usr/lib/node", true},
-		{"NPM_CONFIG_CACHE=/tmp/npm", true},
+		{"XDG_CACHE_HOME=/home/op/.cache", true},
+		{"GIT_COMMITTER_EMAIL=op@example.com", true},
+		{"COLORTERM=truecolor", true},
+		// no longer kept by prefix: the allowlist names what is harmless
+		{"NODE_PATH=/usr/lib/node", false},
+		{"NPM_CONFIG_CACHE=/tmp/npm", false},
+		{"GIT_EXEC_PATH=/usr/lib/git-core", false},
+		{"XDG_RUNTIME_DIR=/run/user/1000", false},
+		{"GIT_ASKPASS=/usr/bin/ask", false},
+		{"GIT_SSH_COMMAND=ssh -i /k", false},
+		{"GIT_CONFIG_COUNT=1", false},
+		{"HTTPS_PROXY=http://proxy:3128", false},
 		{"EDITOR=vim", true},
 		{"PAGER=less", true},
 		{"CI=true", true},
@@ -68,9 +78,14 @@ func TestChildEnvKeepsSystemNamesAndDropsSecrets(t *testing.T) {
 		{"LUAHOOK_OAUTH_CLIENT=abc", false},
 		{"GIT_AUTHOR_EMAIL=op@example.com", true},
 		// words that only look like secret words
-		{"GIT_EXEC_PATH=/usr/lib/git-core", true},
-		{"XDG_KEYBOARD=us", true},
+		{"LUAHOOK_KEYBOARD=us", true},
 		{"LUAHOOK_SESSION_ID_FILE=/tmp/s", true},
+		{"LUAHOOK_AUTHOR=op", true},
+		// secret-looking LUAHOOK_ names
+		{"LUAHOOK_DB_PW=abc", false},
+		{"LUAHOOK_ASKPASS=/bin/ask", false},
+		{"LUAHOOK_OLD_PWD=abc", false},
+		{"LUAHOOK_SIG=abc", false},
 		// credentials in values, whatever the name
 		{"LUAHOOK_DB=postgres://u:p@h/db", false},
 		{"GIT_REMOTE=https://ghp_token@github.com/o/r", false},
@@ -78,8 +93,22 @@ func TestChildEnvKeepsSystemNamesAndDropsSecrets(t *testing.T) {
 		{"GIT_CONFIG_PARAMETERS='http.extraheader=Authorization: Bearer abc'", false},
 		{"NPM_PROXY=Proxy-Authorization: Basic abc", false},
 		{"HOME=https://u:p@example.com/", false},
-		{"GIT_REMOTE_SSH=ssh://git@github.com/o/r", true}, // a user name without a password is no credential
-		{"NODE_URL=https://example.com/a@b", true},        // @ in the path, not in user info
+		{"LUAHOOK_REMOTE_SSH=ssh://git@github.com/o/r", true}, // a user name without a password is no credential
+		{"LUAHOOK_URL=https://example.com/a@b", true},         // @ in the path, not in user info
+		{"LUAHOOK_DOCS=https://example.com/doc?page=env&lang=en", true},
+		{"PATH=/home/op/api-key:/usr/bin:/bin", true}, // a folder named like a header is not one
+		{"LUAHOOK_URL=https://example.com/x?token=abc", false},
+		{"LUAHOOK_URL=https://example.com/x?a=1&Signature=abc", false},
+		{"LUAHOOK_ARGS=--password=abc", false},
+		{"LUAHOOK_GITCFG=http.extraheader=X-Api-Key: abc", false},
+		{"LUAHOOK_HDR=PRIVATE-TOKEN: abc", false},
+		{"LUAHOOK_HDR=Cookie: sid=abc", false},
+		{"LUAHOOK_NOTE=Bearer abcdefghij", false},
+		{"LUAHOOK_GH=ghp_abcdefghijklmnopqrstuvwxyz", false},
+		{"LUAHOOK_AWS=AKIAABCDEFGHIJKLMNOP", false},
+		{"LUAHOOK_JWT_LIKE=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", false},
+		{"LUAHOOK_PEM=-----BEGIN RSA PRIVATE KEY-----", false},
+		{"LUAHOOK_TASK=task-runner-with-a-long-name", true}, // sk- inside a word is no token
 		// NODE_OPTIONS could preload code into every node hook
 		{"NODE_OPTIONS=--require ./evil.js", false},
 		// anything else
