@@ -33,10 +33,7 @@ func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]
 	if fresh {
 		return nil, sum, true, nil
 	}
-	if len(data) > config.MaxFileBytes {
-		return nil, sum, false, &config.Error{File: path, Msg: fmt.Sprintf("file is larger than %d bytes", config.MaxFileBytes)}
-	}
-	cfg, err = config.Parse(path, data)
+	cfg, err = config.Parse(path, data) // refuses more than MaxFileBytes
 	return cfg, sum, false, err
 }
 
