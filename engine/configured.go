@@ -25,7 +25,7 @@ type closer interface{ Close() }
 // file as it was (a chmod, a touch) from a change. fresh reports a file that
 // is still settling (see readFile); it is not parsed.
 func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]byte, fresh bool, err error) {
-	data, fresh, err := readFile(path, config.MaxFileBytes+1, settle)
+	data, fresh, err := readFile(path, config.MaxFileBytes+1, settle, nil)
 	if err != nil {
 		return nil, sum, false, fmt.Errorf("load config: %w", err)
 	}
