@@ -99,8 +99,8 @@ type Lua struct {
 	// first run of a file, when it registers its hooks.
 	LoadTimeoutMs int
 	// AllowLoosePermissions (allow_loose_permissions, default false) loads
-	// hook files, and the hooks folder and its lib folder, even when they
-	// are writable by group or others or owned by another user than the
+	// hook files and lib modules, and the hooks folder, its lib folder and
+	// the folders below it, even when they are writable by group or others or owned by another user than the
 	// process (or root). By default such a file or folder is refused, as
 	// sshd refuses a loose key file: whoever can write it can run code in
 	// the host.
