@@ -210,3 +210,23 @@ schema_file = "ref.json"
 		t.Errorf("inline schema: %v\nwant %s", err, want)
 	}
 }
+
+// TestKeyPathsAreSpelledOnlyForErrors: a node's key path is spelled out
+// when an error names it, not stored per node, so a long key over many keys
+// costs their sum, not their product (a JSON configuration has no key
+// length limit; it needs none).
+func TestKeyPathsAreSpelledOnlyForErrors(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tools": {"t": {"schema": {"` + strings.Repeat("k", 16<<10) + `": {`)
+	for i := 0; b.Len() < 64<<10; i++ {
+		fmt.Fprintf(&b, `"k%d": 1, `, i)
+	}
+	b.WriteString(`"z": 1}}}}}`)
+	err, took, alloc := parseCost(t, "luahook.json", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > time.Second || alloc > 8<<20 {
+		t.Errorf("Parse took %v and allocated %d bytes; want under 1s and 8 MiB", took, alloc)
+	}
+}
