@@ -32,8 +32,24 @@ const (
 	DefaultLoadTimeoutMs  = 2000
 	DefaultMaxInputBytes  = 8 << 20 // 8 MiB
 	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
-	// MaxFileBytes bounds what Load reads: a configuration file is small.
-	MaxFileBytes = 4 << 20
+)
+
+// Limits of what a configuration file, and a JSON Schema file it names, may
+// hold. They are checked before the TOML or JSON library sees the text: the
+// libraries recurse once per level of nesting, and the TOML library spells
+// out a key's whole path for every key it reads, so what they cost grows
+// with the product of these bounds.
+const (
+	// MaxFileBytes bounds the size of a configuration file and of a schema
+	// file (1 MiB). A larger one is refused as it is read.
+	MaxFileBytes = 1 << 20
+	// MaxNesting bounds how deep values nest (64 levels). In TOML the parts
+	// of table names and dotted keys count as levels too, as arrays and
+	// inline tables do: [a.b] c.d = [[1]] is 6 levels deep.
+	MaxNesting = 64
+	// MaxKeyBytes bounds the full path of a TOML key, its table's name
+	// included (1024 bytes).
+	MaxKeyBytes = 1024
 )
 
 // Config is a loaded configuration. Start from Default, Load or Parse: the
@@ -83,8 +99,8 @@ type Lua struct {
 	// first run of a file, when it registers its hooks.
 	LoadTimeoutMs int
 	// AllowLoosePermissions (allow_loose_permissions, default false) loads
-	// hook files, and the hooks folder and its lib folder, even when they
-	// are writable by group or others or owned by another user than the
+	// hook files and lib modules, and the hooks folder, its lib folder and
+	// the folders below it, even when they are writable by group or others or owned by another user than the
 	// process (or root). By default such a file or folder is refused, as
 	// sshd refuses a loose key file: whoever can write it can run code in
 	// the host.
@@ -135,20 +151,24 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("load config: %w", err)
 	}
 	defer f.Close()
+	// One byte more than the limit tells a file at the limit from a
+	// larger one, which Parse refuses.
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileBytes)}
 	}
 	return Parse(path, data)
 }
 
 // Parse parses configuration text. name is the file it came from: it names
 // the file in errors and Sources, chooses the format as in Load, and its
-// folder anchors relative paths. Parse does no I/O.
+// folder anchors relative paths. Parse does no I/O. Text larger than
+// MaxFileBytes is refused; a caller reading a file need read no more than
+// MaxFileBytes+1 bytes of it.
 func Parse(name string, data []byte) (*Config, error) {
+	if err := checkSize(name, len(data)); err != nil {
+		return nil, err
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	format := formatOf(name, data)
 	var root *node
@@ -162,6 +182,14 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	return decode(name, format, root)
+}
+
+// checkSize refuses a file of size bytes larger than MaxFileBytes.
+func checkSize(file string, size int) error {
+	if size <= MaxFileBytes {
+		return nil
+	}
+	return &Error{File: file, Msg: fmt.Sprintf("file is larger than %d MiB", MaxFileBytes>>20)}
 }
 
 type format uint8

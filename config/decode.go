@@ -98,7 +98,7 @@ func (d *decoder) arrayOfTablesName() string {
 }
 
 func (d *decoder) wrongType(n *node, want string) {
-	d.errorf(n.line, n.path, "must be %s, not %s", want, d.typeName(n))
+	d.errorf(n.line, n.path(), "must be %s, not %s", want, d.typeName(n))
 }
 
 // table checks that n is a table whose keys are all among known (canonical
@@ -133,11 +133,11 @@ func (d *decoder) unknownKey(v *node, key string, known []string) {
 	for i, c := range known {
 		spelled[i] = d.spell(c)
 		if fold(c) == fold(key) {
-			d.errorf(v.line, v.path, "unknown key; did you mean %s?", spelled[i])
+			d.errorf(v.line, v.path(), "unknown key; did you mean %s?", spelled[i])
 			return
 		}
 	}
-	d.errorf(v.line, v.path, "unknown key (known: %s)", strings.Join(spelled, ", "))
+	d.errorf(v.line, v.path(), "unknown key (known: %s)", strings.Join(spelled, ", "))
 }
 
 func (d *decoder) str(n *node) (string, bool) {
@@ -160,16 +160,16 @@ func (d *decoder) boolean(n *node) (bool, bool) {
 func (d *decoder) integer(n *node, lo, hi int64) (int, bool) {
 	switch {
 	case n.kind == kindFloat && d.format == formatJSON:
-		d.errorf(n.line, n.path, "must be an integer, not %s", n.str)
+		d.errorf(n.line, n.path(), "must be an integer, not %s", n.str)
 		return 0, false
 	case n.kind != kindInt:
 		d.wrongType(n, "an integer")
 		return 0, false
 	case n.num < lo || n.num > hi:
 		if hi == math.MaxInt {
-			d.errorf(n.line, n.path, "must be at least %d, not %d", lo, n.num)
+			d.errorf(n.line, n.path(), "must be at least %d, not %d", lo, n.num)
 		} else {
-			d.errorf(n.line, n.path, "must be between %d and %d, not %d", lo, hi, n.num)
+			d.errorf(n.line, n.path(), "must be between %d and %d, not %d", lo, hi, n.num)
 		}
 		return 0, false
 	}
@@ -196,7 +196,7 @@ func (d *decoder) strList(n *node, check func(string) string) ([]string, bool) {
 	if check != nil {
 		for _, lp := range checkList(out, check) {
 			e := n.elems[lp.index]
-			d.errorf(e.line, e.path, "%s", lp.msg)
+			d.errorf(e.line, e.path(), "%s", lp.msg)
 			ok = false
 		}
 	}
@@ -209,7 +209,7 @@ func (d *decoder) top(root *node, c *Config) {
 		case "hooks_dir":
 			if s, ok := d.str(v); ok {
 				if strings.TrimSpace(s) == "" {
-					d.errorf(v.line, v.path, "must not be empty")
+					d.errorf(v.line, v.path(), "must not be empty")
 				}
 				c.HooksDir = s
 			}
@@ -270,9 +270,9 @@ func (d *decoder) hooks(n *node, c *Config) {
 		ev, err := luahook.ParseEvent(name)
 		if err != nil {
 			if i := slices.IndexFunc(luahook.Events(), func(e luahook.Event) bool { return strings.EqualFold(string(e), name) }); i >= 0 {
-				d.errorf(v.line, v.path, "unknown event %q; event names are case-sensitive: did you mean %s?", name, luahook.Events()[i])
+				d.errorf(v.line, v.path(), "unknown event %q; event names are case-sensitive: did you mean %s?", name, luahook.Events()[i])
 			} else {
-				d.errorf(v.line, v.path, "%s", err.Error())
+				d.errorf(v.line, v.path(), "%s", err.Error())
 			}
 			continue
 		}
@@ -375,16 +375,16 @@ func (d *decoder) hook(ev luahook.Event, n *node) (Hook, bool) {
 			continue
 		}
 		at := n
-		path := joinKey(n.path, d.spell(p.field))
+		path := joinKey(n.path(), d.spell(p.field))
 		if v := n.fields[d.spell(p.field)]; v != nil {
 			at = v
 			switch {
 			case p.index >= 0 && p.index < len(v.elems):
 				at = v.elems[p.index]
-				path = at.path
+				path = at.path()
 			case p.key != "" && v.fields[p.key] != nil:
 				at = v.fields[p.key]
-				path = at.path
+				path = at.path()
 			}
 		}
 		d.errorf(at.line, path, "%s", p.msg)

@@ -142,7 +142,7 @@ func TestParseRejectsBadFilesWithExactErrors(t *testing.T) {
 		{"JSON duplicate key", "luahook.json", "{\n  \"lua\": {},\n  \"lua\": {}\n}",
 			`luahook.json:3: lua: duplicate key`},
 		{"JSON nesting depth", "luahook.json", "{\"tools\": {\"t\": {\"schema\": " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "}}}",
-			`luahook.json:1: invalid JSON: nested more than 200 levels deep`},
+			`luahook.json:1: invalid JSON: nested more than 64 levels deep`},
 		{"JSON top level is an object", "luahook.json", "[]",
 			`luahook.json:1: must be an object, not an array`},
 		{"JSON keys are camelCase", "luahook.json", "{\"hooks\": {\"Stop\": [\n  {\"command\": \"x\", \"timeout_ms\": 5}\n]}}",

@@ -3,7 +3,10 @@ package config
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // checkParse is what both fuzz targets assert beyond "never panics": a
@@ -61,9 +64,53 @@ func FuzzParseTOML(f *testing.F) {
 	f.Add([]byte("a = \"\"\"\n[[x]]\n\"\"\"\n[hooks]\nStop = [{command = 'a'}, {command = 5}]\n"))
 	f.Add([]byte("[tools.t.schema]\nx = [1979-05-27, inf]\n"))
 	f.Add([]byte("[[hooks.Stop]]\n[hooks.Stop.headers]\n\"a b\" = 1\n"))
+	// Deep nesting, at and past MaxNesting, of every kind that counts.
+	f.Add([]byte("x = " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n"))
+	f.Add([]byte("x = " + strings.Repeat("[{a = ", 40) + "1" + strings.Repeat("}]", 40) + "\n"))
+	f.Add([]byte("[tools.t]\nschema = " + strings.Repeat("{not = ", 61) + "{}" + strings.Repeat("}", 61) + "\n"))
+	f.Add([]byte("[" + strings.Repeat("a.", 64) + "b]\n" + strings.Repeat("c.", 10) + "d = 1\n"))
+	f.Add([]byte("[tools.t]\nschema = '" + strings.Repeat(`{"not":`, 70) + "{}" + strings.Repeat("}", 70) + "'\n"))
+	f.Add([]byte("x = " + strings.Repeat("[", 5000)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "luahook.toml", data)
+		checkTOMLNesting(t, data)
 	})
+}
+
+// checkTOMLNesting is the tripwire of the nesting count: text that scanTOML
+// accepts decodes, by the TOML library, to values no deeper than
+// MaxNesting. If it fails, the scanner no longer reads TOML as the library
+// does (re-check it against the library's lexer, lex.go).
+func checkTOMLNesting(t *testing.T, data []byte) {
+	if _, err := scanTOML("luahook.toml", data); err != nil {
+		return
+	}
+	var m map[string]any
+	if _, err := toml.Decode(string(data), &m); err != nil {
+		return
+	}
+	var depth func(v any) int
+	depth = func(v any) int {
+		d := 0
+		switch v := v.(type) {
+		case map[string]any:
+			for _, e := range v {
+				d = max(d, 1+depth(e))
+			}
+		case []map[string]any:
+			for _, e := range v {
+				d = max(d, 1+depth(e))
+			}
+		case []any:
+			for _, e := range v {
+				d = max(d, 1+depth(e))
+			}
+		}
+		return d
+	}
+	if d := depth(m); d > MaxNesting {
+		t.Fatalf("scanTOML accepted text the TOML library decodes %d levels deep (limit %d)", d, MaxNesting)
+	}
 }
 
 func FuzzParseJSON(f *testing.F) {
@@ -72,6 +119,10 @@ func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte("{\"a\": 1,\n \"a\": 2}"))
 	f.Add([]byte(`{"tools": {"t": {"schema": "{\"$ref\": 1}"}}}`))
 	f.Add([]byte(`[[[[{}]]]]`))
+	f.Add([]byte(`{"tools": ` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "}"))
+	f.Add([]byte(`{"tools": {"t": {"schema": ` + strings.Repeat(`{"not": `, 61) + "{}" + strings.Repeat("}", 61) + "}}}"))
+	f.Add([]byte(`{"tools": {"t": {"schema": "` + strings.Repeat(`[`, 70) + `"}}}`))
+	f.Add([]byte(strings.Repeat(`{"a": `, 5000)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "luahook.json", data)
 	})

@@ -9,17 +9,13 @@ import (
 	"strconv"
 )
 
-// maxJSONDepth bounds the nesting of a JSON configuration (tool schemas
-// included), so that a hostile file cannot exhaust the stack.
-const maxJSONDepth = 200
-
 // parseJSON parses JSON text into a node tree whose nodes carry their lines:
 // a key's value gets the key's line, an array entry the line it starts on.
 // Duplicate keys are errors (encoding/json would silently keep the last).
 func parseJSON(file string, data []byte) (*node, error) {
 	p := &jsonParser{file: file, dec: json.NewDecoder(bytes.NewReader(data)), lines: newLineIndex(data)}
 	p.dec.UseNumber()
-	root, err := p.value("", 0)
+	root, err := p.value(place{}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -55,16 +51,18 @@ func (p *jsonParser) token() (json.Token, error) {
 	return nil, p.fail(p.dec.InputOffset(), "invalid JSON: "+err.Error(), err)
 }
 
-func (p *jsonParser) value(path string, depth int) (*node, error) {
+// value reads a value at depth levels of nesting; a container may open
+// MaxNesting levels at most, so that a hostile file cannot exhaust the stack.
+func (p *jsonParser) value(at place, depth int) (*node, error) {
 	tok, err := p.token()
 	if err != nil {
 		return nil, err
 	}
-	n := &node{path: path, line: p.lines.at(p.dec.InputOffset())}
+	n := &node{place: at, line: p.lines.at(p.dec.InputOffset())}
 	switch t := tok.(type) {
 	case json.Delim:
-		if depth >= maxJSONDepth {
-			return nil, p.fail(p.dec.InputOffset(), "invalid JSON: nested more than "+strconv.Itoa(maxJSONDepth)+" levels deep", nil)
+		if depth >= MaxNesting {
+			return nil, p.fail(p.dec.InputOffset(), "invalid JSON: nested more than "+strconv.Itoa(MaxNesting)+" levels deep", nil)
 		}
 		if t == '{' {
 			return n, p.object(n, depth)
@@ -97,13 +95,13 @@ func (p *jsonParser) object(n *node, depth int) error {
 		}
 		key, _ := tok.(string) // More and Token guarantee a string key here
 		line := p.lines.at(p.dec.InputOffset())
-		child, err := p.value(joinKey(n.path, key), depth+1)
+		child, err := p.value(n.at(key), depth+1)
 		if err != nil {
 			return err
 		}
 		child.line = line
 		if _, dup := n.fields[key]; dup {
-			return &Error{File: p.file, Line: line, Key: child.path, Msg: "duplicate key"}
+			return &Error{File: p.file, Line: line, Key: child.path(), Msg: "duplicate key"}
 		}
 		n.keys = append(n.keys, key)
 		n.fields[key] = child
@@ -115,7 +113,7 @@ func (p *jsonParser) object(n *node, depth int) error {
 func (p *jsonParser) array(n *node, depth int) error {
 	n.kind = kindArray
 	for i := 0; p.dec.More(); i++ {
-		child, err := p.value(joinIndex(n.path, i), depth+1)
+		child, err := p.value(n.elem(i), depth+1)
 		if err != nil {
 			return err
 		}
@@ -142,4 +140,34 @@ func newLineIndex(data []byte) lineIndex {
 // (as json.Decoder.InputOffset reports) belongs to the token's line.
 func (idx lineIndex) at(offset int64) int {
 	return 1 + sort.Search(len(idx), func(i int) bool { return int64(idx[i]) >= offset })
+}
+
+// jsonNesting reports the line on which JSON text first opens more than
+// MaxNesting arrays and objects, or 0 when it never does. It reads the
+// bytes once, stepping over strings, and decodes nothing: it is the check
+// run before a JSON library that recurses once per level sees the text.
+func jsonNesting(data []byte) (line int) {
+	depth, line := 0, 1
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\n':
+			line++
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				switch data[i] {
+				case '\\':
+					i++
+				case '\n': // invalid JSON; the decoder will say so
+					line++
+				}
+			}
+		case '[', '{':
+			if depth++; depth > MaxNesting {
+				return line
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return 0
 }

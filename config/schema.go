@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,15 +40,15 @@ func (d *decoder) tools(n *node, c *Config) {
 		t := Tool{Source: d.file + ":" + strconv.Itoa(v.line)}
 		switch {
 		case schema != nil && file != nil:
-			d.errorf(file.line, file.path, "%s and %s exclude each other; keep one", d.spell("schema"), d.spell("schema_file"))
+			d.errorf(file.line, file.path(), "%s and %s exclude each other; keep one", d.spell("schema"), d.spell("schema_file"))
 		case schema == nil && file == nil:
-			d.errorf(v.line, v.path, "needs %s or %s", d.spell("schema"), d.spell("schema_file"))
+			d.errorf(v.line, v.path(), "needs %s or %s", d.spell("schema"), d.spell("schema_file"))
 		case schema != nil:
 			t.Schema = d.schema(schema)
 		default:
 			if s, ok := d.str(file); ok {
 				if strings.TrimSpace(s) == "" {
-					d.errorf(file.line, file.path, "must not be empty")
+					d.errorf(file.line, file.path(), "must not be empty")
 				}
 				t.SchemaFile = c.resolve(s)
 			}
@@ -68,26 +69,30 @@ func (d *decoder) schema(n *node) json.RawMessage {
 	var v any
 	switch n.kind {
 	case kindString:
+		if line := jsonNesting([]byte(n.str)); line > 0 {
+			d.errorf(n.line, n.path(), "not valid JSON: nested more than %d levels deep (line %d of the string)", MaxNesting, line)
+			return nil
+		}
 		dec := json.NewDecoder(strings.NewReader(n.str))
 		dec.UseNumber()
 		if err := dec.Decode(&v); err != nil {
-			d.errorf(n.line, n.path, "not valid JSON: %v", err)
+			d.errorf(n.line, n.path(), "not valid JSON: %v", err)
 			return nil
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			d.errorf(n.line, n.path, "not valid JSON: unexpected data after the schema")
+			d.errorf(n.line, n.path(), "not valid JSON: unexpected data after the schema")
 			return nil
 		}
 		switch v.(type) {
 		case map[string]any, bool:
 		default:
-			d.errorf(n.line, n.path, "must hold a JSON object (or true or false), not %s", strings.TrimSpace(n.str))
+			d.errorf(n.line, n.path(), "must hold a JSON object (or true or false), not %s", strings.TrimSpace(n.str))
 			return nil
 		}
 	case kindTable:
 		var bad *node
 		if v, bad = n.toJSONValue(); bad != nil {
-			d.errorf(bad.line, bad.path, "%s has no JSON equivalent", d.typeName(bad))
+			d.errorf(bad.line, bad.path(), "%s has no JSON equivalent", d.typeName(bad))
 			return nil
 		}
 	default:
@@ -102,7 +107,7 @@ func (d *decoder) schema(n *node) json.RawMessage {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		d.errorf(n.line, n.path, "cannot be written as JSON: %v", err)
+		d.errorf(n.line, n.path(), "cannot be written as JSON: %v", err)
 		return nil
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
@@ -120,6 +125,7 @@ func (c *Config) CompileSchemas() (map[string]*jsonschema.Schema, error) {
 	out := make(map[string]*jsonschema.Schema, len(c.Tools))
 	comp := jsonschema.NewCompiler()
 	comp.DefaultDraft(jsonschema.Draft2020)
+	comp.UseLoader(schemaLoader{})
 	dir := "."
 	if c.Path != "" {
 		dir = filepath.Dir(c.Path)
@@ -178,6 +184,35 @@ func compileTool(comp *jsonschema.Compiler, dir, name string, t Tool) (*jsonsche
 		return nil, "schema", &inlineSchemaError{loc: loc, err: err}
 	}
 	return sch, "schema", nil
+}
+
+// schemaLoader reads the schema files the compiler asks for (a schema_file
+// and the files its $refs name): file URLs only, never the network, each
+// held to MaxFileBytes and MaxNesting before it is decoded.
+type schemaLoader struct{}
+
+// Load reads and decodes the schema file at url.
+func (schemaLoader) Load(url string) (any, error) {
+	path, err := jsonschema.FileLoader{}.ToFile(url)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(path, len(data)); err != nil {
+		return nil, err
+	}
+	if line := jsonNesting(data); line > 0 {
+		return nil, &Error{File: path, Line: line, Msg: fmt.Sprintf("JSON nested more than %d levels deep", MaxNesting)}
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
 }
 
 // inlineSchemaError words a compiler error about an inline schema without

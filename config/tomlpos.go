@@ -1,28 +1,70 @@
 package config
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
-// tomlLines scans TOML text and returns the line on which every key path
-// (in joinKey/joinIndex form, array-of-tables entries indexed) is defined.
+// scanTOML scans TOML text and returns the line on which every value is
+// defined, as a tree that follows the key paths (array-of-tables entries
+// indexed). It refuses, with an *Error naming the line and the key, text
+// nested more than MaxNesting levels deep or with a key path longer than
+// MaxKeyBytes, so that it runs before the TOML library and keeps the
+// library's recursion and per-key work bounded.
 //
 // BurntSushi/toml v1.6.0 keeps key positions private, and keys of different
 // [[array]] entries share one position slot, so the lines are found here by a
-// small scanner of our own. It runs after the library has accepted the text,
-// so it may assume valid TOML; on anything else it still terminates and never
-// panics, it merely records less.
-func tomlLines(src []byte) map[string]int {
-	s := &tomlScanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
+// small scanner of our own. It follows TOML's lexical rules (strings,
+// comments, brackets) closely enough to count nesting as the library will
+// see it; on text the library then refuses it merely records less. Its work
+// is linear in the text: a value's path is never spelled out, only its
+// place.
+func scanTOML(file string, src []byte) (*tomlPos, error) {
+	s := &tomlScanner{file: file, src: src, line: 1, root: &tomlPos{}}
+	s.table = s.root
 	s.scan()
-	return s.lines
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.root, nil
+}
+
+// tomlPos is the line a value of a TOML file is defined on, and the
+// positions of the values below it.
+type tomlPos struct {
+	place
+	line   int
+	depth  int // parts of the key path
+	bytes  int // bytes of the key path's keys and dots, as the TOML library spells it
+	fields map[string]*tomlPos
+	elems  []*tomlPos
+	tables bool // an array of tables: a [header] naming it means its latest entry
+}
+
+// field returns the position of key below p, or nil.
+func (p *tomlPos) field(key string) *tomlPos {
+	if p == nil {
+		return nil
+	}
+	return p.fields[key]
+}
+
+// elem returns the position of entry i of p, or nil.
+func (p *tomlPos) elem(i int) *tomlPos {
+	if p == nil || i >= len(p.elems) {
+		return nil
+	}
+	return p.elems[i]
 }
 
 type tomlScanner struct {
-	src    []byte
-	i      int
-	line   int
-	lines  map[string]int
-	arrays map[string]int // array-of-tables path -> number of entries so far
-	table  string         // path of the current [table]
+	file  string
+	src   []byte
+	i     int
+	line  int
+	root  *tomlPos
+	table *tomlPos // the current [table]
+	err   *Error   // the first limit passed; the scan stops there
 }
 
 func (s *tomlScanner) eof() bool { return s.i >= len(s.src) }
@@ -44,10 +86,48 @@ func (s *tomlScanner) advance() {
 	}
 }
 
-func (s *tomlScanner) record(path string, line int) {
-	if _, ok := s.lines[path]; !ok {
-		s.lines[path] = line
+// key returns the position of key below p, defined on line if it is new.
+func (s *tomlScanner) key(p *tomlPos, key string, line int) *tomlPos {
+	if c := p.fields[key]; c != nil {
+		return c
 	}
+	c := &tomlPos{place: p.at(key), line: line, depth: p.depth + 1, bytes: p.bytes + len(key)}
+	if p.depth > 0 {
+		c.bytes++ // the dot
+	}
+	if p.fields == nil {
+		p.fields = map[string]*tomlPos{}
+	}
+	p.fields[key] = c
+	s.limit(c)
+	return c
+}
+
+// entry returns the position of a new entry of the array p, on line.
+func (s *tomlScanner) entry(p *tomlPos, line int) *tomlPos {
+	c := &tomlPos{place: p.place.elem(len(p.elems)), line: line, depth: p.depth + 1, bytes: p.bytes}
+	p.elems = append(p.elems, c)
+	s.limit(c)
+	return c
+}
+
+// limit stops the scan at the first position past MaxNesting or
+// MaxKeyBytes.
+func (s *tomlScanner) limit(c *tomlPos) {
+	if s.err != nil {
+		return
+	}
+	var msg string
+	switch {
+	case c.depth > MaxNesting:
+		msg = fmt.Sprintf("nested more than %d levels deep (arrays, inline tables and the parts of keys and table names count)", MaxNesting)
+	case c.bytes > MaxKeyBytes:
+		msg = fmt.Sprintf("key path is longer than %d bytes", MaxKeyBytes)
+	default:
+		return
+	}
+	s.err = &Error{File: s.file, Line: c.line, Key: c.briefPath(), Msg: msg}
+	s.i = len(s.src)
 }
 
 // skipSpace skips blanks on the current line.
@@ -94,7 +174,7 @@ func (s *tomlScanner) scan() {
 			s.header()
 		default:
 			line := s.line
-			keys := s.key()
+			keys := s.keys()
 			s.skipSpace()
 			if s.peek(0) == '=' && len(keys) > 0 {
 				s.i++
@@ -116,7 +196,7 @@ func (s *tomlScanner) header() {
 	if array {
 		s.i++
 	}
-	keys := s.key()
+	keys := s.keys()
 	if len(keys) == 0 {
 		return
 	}
@@ -124,40 +204,35 @@ func (s *tomlScanner) header() {
 		s.table = s.resolve(keys, line)
 		return
 	}
-	p := joinKey(s.resolve(keys[:len(keys)-1], line), keys[len(keys)-1])
-	s.record(p, line)
-	n := s.arrays[p]
-	s.arrays[p] = n + 1
-	s.table = joinIndex(p, n)
-	s.record(s.table, line)
+	p := s.key(s.resolve(keys[:len(keys)-1], line), keys[len(keys)-1], line)
+	p.tables = true
+	s.table = s.entry(p, line)
 }
 
-// resolve turns header keys into a path: a key naming an array of tables
-// means its latest entry.
-func (s *tomlScanner) resolve(keys []string, line int) string {
-	p := ""
+// resolve returns the position of a table named in a header: a key naming
+// an array of tables means its latest entry.
+func (s *tomlScanner) resolve(keys []string, line int) *tomlPos {
+	p := s.root
 	for _, k := range keys {
-		p = joinKey(p, k)
-		s.record(p, line)
-		if n := s.arrays[p]; n > 0 {
-			p = joinIndex(p, n-1)
+		p = s.key(p, k, line)
+		if p.tables && len(p.elems) > 0 {
+			p = p.elems[len(p.elems)-1]
 		}
 	}
 	return p
 }
 
-// dotted records a dotted key (a.b.c = ...) below base and returns its path.
-func (s *tomlScanner) dotted(base string, keys []string, line int) string {
+// dotted returns the position of a dotted key (a.b.c = ...) below base.
+func (s *tomlScanner) dotted(base *tomlPos, keys []string, line int) *tomlPos {
 	p := base
 	for _, k := range keys {
-		p = joinKey(p, k)
-		s.record(p, line)
+		p = s.key(p, k, line)
 	}
 	return p
 }
 
-// key reads a possibly dotted key and returns its parts.
-func (s *tomlScanner) key() []string {
+// keys reads a possibly dotted key and returns its parts.
+func (s *tomlScanner) keys() []string {
 	var keys []string
 	for {
 		s.skipSpace()
@@ -192,9 +267,9 @@ func isBareKeyByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c >= 0x80
 }
 
-// value skips one value, recording the paths of array entries and of keys of
-// inline tables below path.
-func (s *tomlScanner) value(path string) {
+// value skips one value, recording the positions of its array entries and
+// of the keys of its inline tables below p.
+func (s *tomlScanner) value(p *tomlPos) {
 	switch s.peek(0) {
 	case '"':
 		if s.peek(1) == '"' && s.peek(2) == '"' {
@@ -210,16 +285,14 @@ func (s *tomlScanner) value(path string) {
 		}
 	case '[':
 		s.i++
-		for n := 0; ; n++ {
+		for {
 			s.skipBlank()
 			if s.eof() || s.peek(0) == ']' {
 				s.advance()
 				return
 			}
 			start := s.i
-			p := joinIndex(path, n)
-			s.record(p, s.line)
-			s.value(p)
+			s.value(s.entry(p, s.line))
 			s.skipBlank()
 			if s.peek(0) == ',' {
 				s.i++
@@ -236,12 +309,12 @@ func (s *tomlScanner) value(path string) {
 				return
 			}
 			start, line := s.i, s.line
-			keys := s.key()
+			keys := s.keys()
 			s.skipSpace()
 			if s.peek(0) == '=' && len(keys) > 0 {
 				s.i++
 				s.skipSpace()
-				s.value(s.dotted(path, keys, line))
+				s.value(s.dotted(p, keys, line))
 			}
 			s.skipBlank()
 			if s.peek(0) == ',' {

@@ -43,7 +43,30 @@ p = 'x'
 	if _, err := toml.Decode(src, new(map[string]any)); err != nil {
 		t.Fatalf("the test input is not valid TOML: %v", err)
 	}
-	if got := tomlLines([]byte(src)); !reflect.DeepEqual(got, want) {
-		t.Errorf("tomlLines:\n got %v\nwant %v", got, want)
+	pos, err := scanTOML("t.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
 	}
+	if got := tomlLines(pos); !reflect.DeepEqual(got, want) {
+		t.Errorf("scanTOML:\n got %v\nwant %v", got, want)
+	}
+}
+
+// tomlLines flattens the positions below p into lines by key path.
+func tomlLines(p *tomlPos) map[string]int {
+	lines := map[string]int{}
+	var walk func(*tomlPos)
+	walk = func(p *tomlPos) {
+		if p.parent != nil {
+			lines[p.path()] = p.line
+		}
+		for _, c := range p.fields {
+			walk(c)
+		}
+		for _, c := range p.elems {
+			walk(c)
+		}
+	}
+	walk(p)
+	return lines
 }

@@ -26,7 +26,7 @@ type closer interface{ Close() }
 // file as it was (a chmod, a touch) from a change. fresh reports a file that
 // is still settling (see readFile); it is not parsed.
 func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]byte, fresh bool, err error) {
-	data, fresh, err := readFile(path, config.MaxFileBytes+1, settle)
+	data, fresh, err := readFile(path, config.MaxFileBytes+1, settle, nil)
 	if err != nil {
 		return nil, sum, false, fmt.Errorf("load config: %w", err)
 	}
@@ -34,10 +34,7 @@ func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]
 	if fresh {
 		return nil, sum, true, nil
 	}
-	if len(data) > config.MaxFileBytes {
-		return nil, sum, false, &config.Error{File: path, Msg: fmt.Sprintf("file is larger than %d bytes", config.MaxFileBytes)}
-	}
-	cfg, err = config.Parse(path, data)
+	cfg, err = config.Parse(path, data) // refuses more than MaxFileBytes
 	return cfg, sum, false, err
 }
 

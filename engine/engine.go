@@ -27,10 +27,13 @@
 // # Trust
 //
 // Whoever can write a hook file can run code in the host, so the engine
-// refuses, before every load, a hook file (and the lib modules it requires
-// as it loads), the hooks folder or its lib folder when it is writable by
-// group or others or owned by another user than the process
-// (root excepted), as sshd refuses a loose key file (*PermissionError); and
+// refuses, before anything of it is read or run, a hook file, a lib module
+// (at any depth, required as its file loads or first during a call), the
+// hooks folder, the lib folder or a folder below it on the way to a module,
+// when it is writable by group or others or owned by another user than the
+// process (root excepted), as sshd refuses a loose key file
+// (*PermissionError; during a call, a hook error naming it, which a
+// fail-closed hook turns into a deny); and
 // a hook file that is a symbolic link to a file outside the hooks folder
 // (*SymlinkError). Options.AllowLoosePermissions, or [lua]
 // allow_loose_permissions in the config, lifts the permission rule, never
@@ -107,8 +110,8 @@ type Options struct {
 	// config's [runner] max_input_bytes (default 8 MiB); a negative value
 	// turns the cap off. Go hooks registered by the host are not capped.
 	MaxInputBytes int
-	// AllowLoosePermissions loads hook files, and the hooks and lib folders,
-	// even when another user than the process's (or root) owns them or they
+	// AllowLoosePermissions loads hook files and lib modules, and the hooks
+	// and lib folders and those below lib, even when another user than the process's (or root) owns them or they
 	// are writable by group or others; by default they are refused with a
 	// *PermissionError. The config's [lua] allow_loose_permissions = true
 	// does the same. Hook files that are links to files outside the hooks

@@ -68,6 +68,7 @@ func (e *Engine) luaOptions() luabind.Options {
 	cfg := e.cfg
 	return luabind.Options{
 		LibDir:         e.libDir(),
+		CheckLib:       e.trust().libCheck(e.dir, e.libDir()),
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
 		MaxInputBytes:  int(e.maxInput.Load()),
@@ -121,7 +122,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 	present := make(map[string]bool, len(names))
 	for _, name := range names {
 		path := filepath.Join(e.dir, name)
-		if err := trust.checkFile(e.dir, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := trust.checkLink(e.dir, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			present[name] = true
 			if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
 				e.logger.Error("hook file refused; "+keeps(e.files[name]), "file", path, "err", err)
@@ -130,7 +131,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 			e.fileErrs[name] = err
 			continue
 		}
-		src, fresh, err := readFile(path, -1, e.settleWindow())
+		src, fresh, err := readFile(path, -1, e.settleWindow(), trust.fileCheck(path))
 		if errors.Is(err, fs.ErrNotExist) { // removed since the listing
 			continue
 		}
@@ -142,8 +143,13 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 		}
 		if err != nil {
 			if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
-				e.logger.Error("hook file not readable; "+keeps(old), "file", path, "err", err)
-				did = append(did, name+" (unreadable)")
+				if pe := (*PermissionError)(nil); errors.As(err, &pe) {
+					e.logger.Error("hook file refused; "+keeps(old), "file", path, "err", err)
+					did = append(did, name+" (refused)")
+				} else {
+					e.logger.Error("hook file not readable; "+keeps(old), "file", path, "err", err)
+					did = append(did, name+" (unreadable)")
+				}
 			}
 			e.fileErrs[name] = err
 			continue
@@ -220,19 +226,11 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 	if err != nil {
 		return err
 	}
+	// The lib modules the file requires, now or during calls, are checked
+	// by luabind before they are read (Options.CheckLib).
 	f, err := luabind.Load(ctx, chunk, e.luaOptions())
 	if err != nil {
 		return err
-	}
-	// The lib modules the file required while it loaded pass the same
-	// checks as hook files (a module first required during a call is read
-	// by luabind alone, inside the lib folder, which is checked).
-	trust := e.trust()
-	for _, m := range f.Requires() {
-		if err := trust.checkFile(e.libDir(), filepath.Join(e.libDir(), filepath.FromSlash(moduleFile(m)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			f.Close()
-			return fmt.Errorf("%s: require %q: %w", path, m, err)
-		}
 	}
 	specs := LuaSpecs(f.Registrations())
 	if err := e.reg.ReplaceOwner(name, specs); err != nil {

@@ -86,29 +86,58 @@ func (t trust) checkDir(path string) error {
 	return t.check(path, fi)
 }
 
-// checkFile refuses a hook file that another user may change, or that is a
-// link leading outside dir. It runs before every load of the file.
-func (t trust) checkFile(dir, path string) error {
+// checkLink refuses a hook file that is a link leading outside dir. It runs
+// before every load of the file, whatever allow_loose_permissions says; the
+// file's own mode and owner are checked on the descriptor it is read
+// through (see readFile).
+func (t trust) checkLink(dir, path string) error {
 	lfi, err := os.Lstat(path)
 	if err != nil {
 		return err
 	}
-	if lfi.Mode()&fs.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return err
-		}
-		root, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return err
-		}
-		if !isUnder(root, target) {
-			return &SymlinkError{Path: path, Target: target, Dir: root}
-		}
+	if lfi.Mode()&fs.ModeSymlink == 0 {
+		return nil
 	}
-	fi, err := os.Stat(path)
+	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return err
 	}
-	return t.check(path, fi)
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if !isUnder(root, target) {
+		return &SymlinkError{Path: path, Target: target, Dir: root}
+	}
+	return nil
+}
+
+// fileCheck returns the check of a hook file read from path, for readFile
+// (nil when nothing is checked).
+func (t trust) fileCheck(path string) func(fs.FileInfo) error {
+	if t.loose || t.uid < 0 {
+		return nil
+	}
+	return func(fi fs.FileInfo) error { return t.check(path, fi) }
+}
+
+// libCheck returns the check luabind runs on the lib folder, each folder
+// below it on the way to a module and the module's file, before require
+// reads the module (nil when nothing is checked): every file that runs as
+// code passes the rules of hook files, whenever it is first required. With
+// the lib folder it checks the hooks folder above it again, so that a lib
+// folder swapped in through a hooks folder gone loose since the last reload
+// is refused too.
+func (t trust) libCheck(hooksDir, libDir string) func(string, fs.FileInfo) error {
+	if t.loose || t.uid < 0 {
+		return nil
+	}
+	return func(path string, fi fs.FileInfo) error {
+		if path == libDir {
+			if err := t.checkDir(hooksDir); err != nil {
+				return err
+			}
+		}
+		return t.check(path, fi)
+	}
 }

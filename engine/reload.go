@@ -139,13 +139,24 @@ func (e *Engine) settleWindow() time.Duration {
 // negative). With settle > 0, fresh reports that the file is empty and was
 // written less than settle ago: most likely truncated by a rewrite in place
 // and not written yet. The file's time is read on the open file after its
-// content, so that a rewrite between two looks cannot slip through.
-func readFile(path string, limit int64, settle time.Duration) (data []byte, fresh bool, err error) {
+// content, so that a rewrite between two looks cannot slip through. A
+// non-nil check vets the status of the open file before anything is read
+// from it, so that the file checked is the file read.
+func readFile(path string, limit int64, settle time.Duration, check func(fs.FileInfo) error) (data []byte, fresh bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
+	if check != nil {
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, false, err
+		}
+		if err := check(fi); err != nil {
+			return nil, false, err
+		}
+	}
 	var r io.Reader = f
 	if limit >= 0 {
 		r = io.LimitReader(f, limit)

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"runtime"
@@ -43,6 +44,14 @@ type Options struct {
 	// LibDir is the only directory require loads from (hooks.d/lib).
 	// Empty disables require.
 	LibDir string
+	// CheckLib vets what require is about to read, before any of a module
+	// is read or run: the lib folder, every folder below it on the way to
+	// the module, and the module's file, each with the status of the
+	// descriptor require reads it through (so what is checked is what is
+	// read). An error refuses the module: require raises it, naming the
+	// module, and a *LoadError of a file that fails to load on it wraps it.
+	// Nil checks nothing.
+	CheckLib func(path string, fi fs.FileInfo) error
 	// AllowLibs grants extra standard libraries to trusted files: "os" (the
 	// full os library, instead of time/clock/date/difftime) and "io".
 	AllowLibs []string

@@ -2,6 +2,8 @@ package luabind
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,25 +51,20 @@ func validModule(name string) bool {
 }
 
 // chunk returns the compiled module, reading it from the lib directory the
-// first time. The file is opened through an os.Root, so neither ".." nor a
-// symbolic link can lead outside the directory.
-func (c *libCache) chunk(libDir, name string) (*Chunk, error) {
+// first time, through readLib.
+func (c *libCache) chunk(libDir, name string, check func(string, fs.FileInfo) error) (*Chunk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ch, ok := c.chunks[name]; ok {
 		return ch, nil
 	}
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua"
-	root, err := os.OpenRoot(libDir)
+	path := filepath.Join(libDir, filepath.FromSlash(rel))
+	src, err := readLib(libDir, rel, check)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	src, err := root.ReadFile(rel)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := Compile(filepath.Join(libDir, filepath.FromSlash(rel)), src)
+	ch, err := Compile(path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +74,57 @@ func (c *libCache) chunk(libDir, name string) (*Chunk, error) {
 	c.chunks[name] = ch
 	c.order = append(c.order, name)
 	return ch, nil
+}
+
+// readLib reads the module file rel (slash-separated) below libDir. Every
+// open goes through an os.Root of libDir, so neither ".." nor a symbolic
+// link leads outside it. The lib folder, each folder on the way and the
+// file are opened in turn and given to check with the status of the open
+// descriptor (fstat) before the file is read: the file checked is the file
+// read, and each folder checked is one that only trusted users can change,
+// so the path through them stays what was checked.
+func readLib(libDir, rel string, check func(string, fs.FileInfo) error) ([]byte, error) {
+	root, err := os.OpenRoot(libDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	vet := func(name, path string, dir bool) (*os.File, error) {
+		f, err := root.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err == nil && !dir && !fi.Mode().IsRegular() {
+			err = fmt.Errorf("%s: not a regular file (mode %s)", path, fi.Mode())
+		}
+		if err == nil && check != nil {
+			err = check(path, fi)
+		}
+		if err != nil || dir {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+	if check != nil {
+		if _, err := vet(".", libDir, true); err != nil {
+			return nil, err
+		}
+		for i := range len(rel) {
+			if rel[i] == '/' {
+				if _, err := vet(rel[:i], filepath.Join(libDir, filepath.FromSlash(rel[:i])), true); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	f, err := vet(rel, filepath.Join(libDir, filepath.FromSlash(rel)), false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // require is require(name) limited to Options.LibDir: "util" loads
@@ -99,17 +147,15 @@ func (st *state) require(L *lua.LState) int {
 	if slices.Contains(st.requiring, name) {
 		L.RaiseError("require %q: cycle (%s -> %s)", name, strings.Join(st.requiring, " -> "), name)
 	}
-	ch, err := st.sh.libs.chunk(libDir, name)
+	ch, err := st.sh.libs.chunk(libDir, name, st.sh.opts.CheckLib)
 	if err != nil {
-		var le *LoadError
-		switch {
-		case errors.As(err, &le):
-			L.RaiseError("require %q: %v", name, err)
-		case errors.Is(err, fs.ErrNotExist):
+		// A file that fails to load on it wraps err (a refusal by CheckLib
+		// stays an error of the engine's type).
+		st.requireErr = err
+		if errors.Is(err, fs.ErrNotExist) {
 			L.RaiseError("require %q: module not found in %s (looked for %s.lua)", name, libDir, strings.ReplaceAll(name, ".", "/"))
-		default:
-			L.RaiseError("require %q: %v", name, err)
 		}
+		L.RaiseError("require %q: %v", name, err)
 	}
 	st.requiring = append(st.requiring, name)
 	defer func() { st.requiring = st.requiring[:len(st.requiring)-1] }()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -33,6 +34,8 @@ type state struct {
 
 	loaded    map[string]lua.LValue // require's cache: module name -> value
 	requiring []string              // modules being loaded, for cycle errors
+	// requireErr is the Go error behind the last require that failed.
+	requireErr error
 
 	// The call in progress (zero between calls).
 	ctx  context.Context
@@ -104,6 +107,9 @@ func (st *state) loadError(ctx, lctx context.Context, err error) *LoadError {
 		msg, trace = errorText(ae.Object), ae.StackTrace
 	}
 	le := &LoadError{Path: path, Line: lineIn(path, msg, trace), Message: msg, Err: err}
+	if re := st.requireErr; re != nil && strings.Contains(msg, re.Error()) {
+		le.Err = re // the load failed on it: keep its type (a refused lib module)
+	}
 	if src, _, text := splitPosition(msg); src == path {
 		le.Message = text
 	}
