@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/termtext"
 )
 
 // SessionOptions configure a Session. The zero value is useful: the default
@@ -129,16 +130,21 @@ func (s *Session) register(L *lua.LState) int {
 	return n
 }
 
+// print writes its arguments to the session's output, escaped for a
+// terminal (termtext), after checking that the line stays under the string
+// cap: a print of many references to one large string is refused, not built.
 func (s *Session) print(L *lua.LState) int {
-	var b strings.Builder
-	for i := 1; i <= L.GetTop(); i++ {
-		if i > 1 {
-			b.WriteByte('\t')
+	top := L.GetTop()
+	parts := make([]string, top)
+	size := top
+	for i := 1; i <= top; i++ {
+		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
+		size += len(parts[i-1])
+		if size > s.st.sh.opts.MaxStringBytes {
+			s.st.tooBig(L, "print", size)
 		}
-		b.WriteString(L.ToStringMeta(L.Get(i)).String())
 	}
-	b.WriteByte('\n')
-	io.WriteString(s.out, b.String())
+	io.WriteString(s.out, termtext.Block(strings.Join(parts, "\t"))+"\n")
 	return 0
 }
 

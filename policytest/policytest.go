@@ -32,6 +32,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
 )
@@ -220,11 +221,11 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 		d := time.Since(start)
 		if err != nil {
 			sum.Failed++
-			fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, c.name, indent(err.Error()))
+			fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, termtext.Line(c.name), indent(err.Error()))
 			continue
 		}
 		sum.Passed++
-		fmt.Fprintf(opts.Out, "ok   %s %s (%s)\n", path, c.name, roundDuration(d))
+		fmt.Fprintf(opts.Out, "ok   %s %s (%s)\n", path, termtext.Line(c.name), roundDuration(d))
 	}
 }
 
@@ -316,7 +317,7 @@ func indent(msg string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
 		b.WriteString("    ")
-		b.WriteString(line)
+		b.WriteString(termtext.Line(line))
 		b.WriteByte('\n')
 	}
 	return b.String()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/policytest"
 	"github.com/luahook/luahook/runner"
 )
@@ -125,7 +126,9 @@ func (r *repl) fire(ctx context.Context, args string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(r.out, "%s\n", out)
+	// Escaping the C1 controls and direction overrides that JSON leaves as
+	// they are keeps the line valid JSON with the same meaning.
+	fmt.Fprintf(r.out, "%s\n", termtext.Line(string(out)))
 	return nil
 }
 
@@ -150,7 +153,7 @@ func (r *repl) printTrace(trace []runner.HookTrace) {
 		if stage == "" {
 			stage = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\t%s\n", t.Kind, t.Name, stage, t.Duration.Round(time.Microsecond), status)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\t%s\n", t.Kind, termtext.Line(t.Name), stage, t.Duration.Round(time.Microsecond), termtext.Line(status))
 	}
 	tw.Flush()
 }
@@ -172,7 +175,7 @@ func (r *repl) list() error {
 			if stage == "" {
 				stage = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", ev, i+1, e.Name, matcher, stage, e.Kind, e.Source)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", ev, i+1, termtext.Line(e.Name), termtext.Line(matcher), stage, e.Kind, termtext.Line(e.Source))
 		}
 	}
 	return tw.Flush()

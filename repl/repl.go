@@ -29,6 +29,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/policytest"
 	"github.com/luahook/luahook/registry"
@@ -248,7 +249,7 @@ func (r *repl) evalChunk(ctx context.Context, lines []string, final bool) (done 
 		if slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "\n") }) {
 			sep = "\n"
 		}
-		fmt.Fprintln(r.out, strings.Join(vals, sep))
+		fmt.Fprintln(r.out, termtext.Block(strings.Join(vals, sep)))
 	}
 	return true
 }
@@ -263,9 +264,9 @@ func (r *repl) report(err error) {
 	case errors.As(err, &f) && f.Kind == luahook.FailAborted:
 		fmt.Fprintln(r.errw, "interrupted")
 	case errors.As(err, &f):
-		fmt.Fprintln(r.errw, f.Message)
+		fmt.Fprintln(r.errw, termtext.Block(f.Message))
 	default:
-		fmt.Fprintln(r.errw, err)
+		fmt.Fprintln(r.errw, termtext.Block(err.Error()))
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/luahook/luahook/internal/termtext"
 	"log/slog"
 
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ checked without it. Exit status 1 on any error.`,
 				errs = append(errs, eng.Errors()...)
 			}
 			for _, err := range errs {
-				fmt.Fprintln(s.err, err)
+				fmt.Fprintln(s.err, termtext.Block(err.Error()))
 			}
 			if len(errs) > 0 {
 				return fmt.Errorf("check failed: %d error(s)", len(errs))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/luahook/luahook"
 	hooksd "github.com/luahook/luahook/hooks.d"
+	"github.com/luahook/luahook/internal/termtext"
 )
 
 func newDemoCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -98,19 +99,19 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 			return fmt.Errorf("interrupted")
 		}
 		for _, t := range res.Trace {
-			fmt.Fprintf(s.out, "    %-7s %-24s %8s  %s\n", t.Kind, t.Name, t.Duration.Round(time.Microsecond), traceStatus(&t))
+			fmt.Fprintf(s.out, "    %-7s %-24s %8s  %s\n", t.Kind, termtext.Line(t.Name), t.Duration.Round(time.Microsecond), termtext.Line(traceStatus(&t)))
 		}
 		if len(res.Trace) == 0 {
 			fmt.Fprintf(s.out, "    (no hook matched)\n")
 		}
 		switch {
 		case res.Denied:
-			fmt.Fprintf(s.out, "  ✗ denied: %s\n", res.Reason)
+			fmt.Fprintf(s.out, "  ✗ denied: %s\n", termtext.Block(res.Reason))
 		case in.Event == luahook.PreToolUse:
 			input := in.ToolInput
 			if res.Input != nil {
 				input = res.Input
-				fmt.Fprintf(s.out, "  ✎ rewritten to %s\n", res.Input)
+				fmt.Fprintf(s.out, "  ✎ rewritten to %s\n", termtext.Line(string(res.Input)))
 			}
 			if step.run != nil {
 				out, err := step.run(ws, input)
@@ -127,7 +128,7 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 		if res.AdditionalContext != "" {
 			fmt.Fprintf(s.out, "  + context for the model (%s):\n", res.ContextAs)
 			for line := range strings.SplitSeq(res.AdditionalContext, "\n") {
-				fmt.Fprintf(s.out, "      %s\n", line)
+				fmt.Fprintf(s.out, "      %s\n", termtext.Line(line))
 			}
 		}
 		fmt.Fprintf(s.out, "  (%s)\n\n", took.Round(time.Microsecond))

@@ -2,17 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/server"
 )
@@ -21,9 +25,10 @@ import (
 const maxPayloadBytes = server.DefaultMaxBody
 
 type fireOptions struct {
-	input string
-	tool  string
-	trace bool
+	readTimeout time.Duration
+	input       string
+	tool        string
+	trace       bool
 }
 
 func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -49,7 +54,12 @@ EVENT overrides the payload's "event", --tool its "toolName"; a payload without
 "cwd" gets the current folder. Exit status 2 when the call was denied or the
 prompt blocked (the reason is also printed on standard error, where hosts of
 command hooks read it), 0 otherwise, 1 on bad usage, a bad payload or a load
-error. So "luahook fire" is itself a valid command hook.`,
+error. So "luahook fire" is itself a valid command hook.
+
+Standard input is read up to the end of the payload's JSON object (the host
+may keep the pipe open), for at most --read-timeout. fire then ends within
+the hooks' own deadlines; a SIGTERM or interrupt stops the hooks at once and
+ends the process within 3 seconds whatever it is doing, a second one at once.`,
 		Example: `  luahook fire PreToolUse --tool bash --input '{"toolInput":{"command":"rm -rf /"}}'
   echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire`,
 		Args: cobra.MaximumNArgs(1),
@@ -67,11 +77,12 @@ error. So "luahook fire" is itself a valid command hook.`,
 	cmd.Flags().StringVar(&o.input, "input", "", "payload JSON, or @file (default: standard input)")
 	cmd.Flags().StringVar(&o.tool, "tool", "", "set the payload's toolName")
 	cmd.Flags().BoolVar(&o.trace, "trace", false, "print the per-hook trace to standard error")
+	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "how long to wait for the payload on standard input")
 	return cmd
 }
 
 func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string) error {
-	data, err := readPayload(o.input, s.in)
+	data, err := readPayload(cmd.Context(), o.input, s.in, o.readTimeout)
 	if err != nil {
 		return err
 	}
@@ -122,7 +133,7 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	}
 	if res.Denied {
 		// A command hook that exits 2 is read for its reason on stderr.
-		fmt.Fprintln(s.err, res.Reason)
+		fmt.Fprintln(s.err, termtext.Block(res.Reason))
 		return &exitError{code: 2}
 	}
 	return nil
@@ -139,10 +150,13 @@ func writeJSON(w io.Writer, v any) error {
 // readPayload reads the payload of --input: JSON text, @file, or, when the
 // flag is empty, standard input. A terminal on standard input counts as an
 // empty payload, so that "luahook fire SessionStart" does not wait for one.
-func readPayload(flag string, stdin io.Reader) ([]byte, error) {
+// Standard input is read up to the end of its first JSON object (a host that
+// writes the payload and keeps the pipe open is answered at once) or to its
+// end, and for at most timeout.
+func readPayload(ctx context.Context, flag string, stdin io.Reader, timeout time.Duration) ([]byte, error) {
 	switch {
 	case strings.HasPrefix(flag, "@"):
-		f, err := os.Open(flag[1:])
+		f, err := openRegular(flag[1:])
 		if err != nil {
 			return nil, fmt.Errorf("--input: %w", err)
 		}
@@ -153,7 +167,120 @@ func readPayload(flag string, stdin io.Reader) ([]byte, error) {
 	case stdin == nil || isTerminal(stdin):
 		return nil, nil
 	}
-	return readCapped(stdin, "standard input", maxPayloadBytes)
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := readFirstValue(stdin, "standard input", maxPayloadBytes)
+		done <- read{data, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-timer.C:
+		return nil, fmt.Errorf("standard input: no complete payload within --read-timeout %v", timeout)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("standard input: %w", context.Cause(ctx))
+	}
+}
+
+// openRegular opens path for reading without blocking on a FIFO or a device,
+// and refuses anything but a regular file.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	return f, nil
+}
+
+// readFirstValue reads r until the JSON object or array it starts with is
+// complete, or to its end, refusing more than limit bytes. What follows the
+// first value is not read.
+func readFirstValue(r io.Reader, what string, limit int) ([]byte, error) {
+	var sc valueEnd
+	buf := make([]byte, 0, 4096)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), limit+1-len(buf)))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		if sc.scan(buf[len(buf) : len(buf)+n]) {
+			buf = buf[:len(buf)+n]
+			if len(buf) > limit {
+				return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+			}
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) > limit {
+			return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, err)
+		}
+	}
+}
+
+// valueEnd finds where the first JSON object or array of a stream ends.
+type valueEnd struct {
+	started, inString, escaped, scalar bool
+	depth                              int
+}
+
+// scan reads the next bytes of the stream and reports whether the first value
+// ended in them. A stream that starts with anything but '{' or '[' is read to
+// its end (the decoder refuses it).
+func (v *valueEnd) scan(p []byte) bool {
+	for _, c := range p {
+		switch {
+		case v.scalar:
+			return false
+		case !v.started:
+			switch c {
+			case ' ', '\t', '\n', '\r':
+			case '{', '[':
+				v.started, v.depth = true, 1
+			default:
+				v.scalar = true
+			}
+		case v.inString:
+			switch {
+			case v.escaped:
+				v.escaped = false
+			case c == '\\':
+				v.escaped = true
+			case c == '"':
+				v.inString = false
+			}
+		case c == '"':
+			v.inString = true
+		case c == '{' || c == '[':
+			v.depth++
+		case c == '}' || c == ']':
+			v.depth--
+			if v.depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isTerminal(r io.Reader) bool {
@@ -203,7 +330,7 @@ func printTrace(w io.Writer, trace []runner.HookTrace) {
 		if stage == "" {
 			stage = "-"
 		}
-		fmt.Fprintf(w, "%-8s %-28s %-8s %9s  %s\n", t.Kind, t.Name, stage, t.Duration.Round(time.Microsecond), traceStatus(&t))
+		fmt.Fprintf(w, "%-8s %-28s %-8s %9s  %s\n", t.Kind, termtext.Line(t.Name), stage, t.Duration.Round(time.Microsecond), termtext.Line(traceStatus(&t)))
 	}
 }
 

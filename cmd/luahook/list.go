@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/registry"
 )
 
@@ -131,8 +132,8 @@ func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
 		if h.Background {
 			timeout += " (background)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, h.Name, h.Matcher,
-			stage, h.Kind, h.Source, policy, timeout, h.FailurePolicy)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, termtext.Line(h.Name), termtext.Line(h.Matcher),
+			stage, h.Kind, termtext.Line(h.Source), policy, timeout, h.FailurePolicy)
 	}
 	return tw.Flush()
 }

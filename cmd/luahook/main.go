@@ -7,20 +7,53 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/luahook/luahook/internal/termtext"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal cancels ctx (serve finishes its requests, fire stops
-	// its hooks); a second one gets the default behaviour and ends the process.
-	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	st := &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	st.stopGrace.Store(int64(defaultStopGrace))
+	go endOnSignals(sigs, cancel, st, os.Exit)
+	code := runStreams(ctx, os.Args[1:], st)
+	signal.Stop(sigs)
 	os.Exit(code)
+}
+
+// defaultStopGrace is how long a command may go on after the first SIGTERM
+// or interrupt before the process ends anyway. serve raises it to its own
+// --grace plus this much.
+const defaultStopGrace = 3 * time.Second
+
+// endOnSignals turns the first signal into a cancellation of the command's
+// context (serve finishes its requests, fire stops its hooks) and ends the
+// process at the second signal, or when the command is still running
+// stopGrace after the first: work that does not watch the context (a read
+// that never returns, an open(2) of a FIFO) cannot keep the process alive.
+func endOnSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, st *streams, exit func(int)) {
+	sig := <-sigs
+	cancel(fmt.Errorf("received %v", sig))
+	grace := time.Duration(st.stopGrace.Load())
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case sig = <-sigs:
+		fmt.Fprintf(st.err, "luahook: second %v: exiting now\n", sig)
+	case <-timer.C:
+		fmt.Fprintf(st.err, "luahook: still running %v after %v: exiting\n", grace, sig)
+	}
+	code := 128 + 15
+	if s, ok := sig.(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	exit(code)
 }
 
 // exitError carries an exit status other than 1 (2 = denied or blocked), or
@@ -39,7 +72,12 @@ func (e *exitError) Error() string {
 
 // run executes the CLI and returns the process exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(&streams{in: stdin, out: stdout, err: stderr})
+	return runStreams(ctx, args, &streams{in: stdin, out: stdout, err: stderr})
+}
+
+func runStreams(ctx context.Context, args []string, s *streams) int {
+	stdin, stdout, stderr := s.in, s.out, s.err
+	root := newRootCmd(s)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -51,10 +89,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "luahook:", ee.err)
+			fmt.Fprintln(stderr, "luahook:", termtext.Block(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "luahook:", err)
+	fmt.Fprintln(stderr, "luahook:", termtext.Block(err.Error()))
 	return 1
 }

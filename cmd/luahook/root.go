@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/luahook/luahook/internal/termtext"
 	"io"
 	"log/slog"
 	"os"
@@ -17,6 +18,9 @@ import (
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	// stopGrace is how long the process goes on after the first signal
+	// (a time.Duration; see endOnSignals).
+	stopGrace atomic.Int64
 }
 
 // globalOptions are the flags every subcommand shares.
@@ -209,6 +213,6 @@ func (q *quietGate) WithGroup(name string) slog.Handler {
 // reportLoadErrors prints each load error on its own line.
 func reportLoadErrors(w io.Writer, errs []error) {
 	for _, err := range errs {
-		fmt.Fprintln(w, "luahook:", err)
+		fmt.Fprintln(w, "luahook:", termtext.Block(err.Error()))
 	}
 }

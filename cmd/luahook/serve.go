@@ -60,6 +60,7 @@ stops accepting connections, finishes the requests in flight (for at most
 }
 
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
+	s.stopGrace.Store(int64(o.grace + defaultStopGrace))
 	logger, err := g.loggerAt(s.err, slog.LevelInfo, true)
 	if err != nil {
 		return err
