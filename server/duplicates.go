@@ -186,7 +186,7 @@ func duplicateError(name string, v, arena []byte, frames []dupFrame, ref uint32)
 
 // writeMember writes .key, or ["key"] when key is not a plain name.
 func writeMember(b *strings.Builder, key []byte) {
-	plain := len(key) > 0
+	plain := len(key) > 0 && len(key) <= maxKeyInError
 	for _, c := range key {
 		if !(c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
 			plain = false
@@ -198,5 +198,5 @@ func writeMember(b *strings.Builder, key []byte) {
 		b.Write(key)
 		return
 	}
-	fmt.Fprintf(b, "[%q]", key)
+	fmt.Fprintf(b, "[%q]", keyName(string(key)))
 }

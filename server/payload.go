@@ -160,10 +160,22 @@ func field(in *luahook.Input, i int) any {
 func unknownKey(key string, keys []string) error {
 	for _, k := range keys {
 		if strings.EqualFold(k, key) {
-			return fmt.Errorf("unknown key %q (did you mean %q?)", key, k)
+			return fmt.Errorf("unknown key %q (did you mean %q?)", keyName(key), k)
 		}
 	}
-	return fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(keys, ", "))
+	return fmt.Errorf("unknown key %q (known: %s)", keyName(key), strings.Join(keys, ", "))
+}
+
+// maxKeyInError is how much of a key an error quotes: a key is the client's
+// text, and an error goes back to the client and into the log.
+const maxKeyInError = 64
+
+// keyName returns key, cut to maxKeyInError bytes (and marked so) when longer.
+func keyName(key string) string {
+	if len(key) <= maxKeyInError {
+		return key
+	}
+	return luahook.TruncateChars(key, maxKeyInError) + "…"
 }
 
 func valueError(key string, off int, err error) error {

@@ -43,6 +43,7 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 	tests := []struct{ name, data, want string }{
 		{"a key in the wrong case", `{"event":"Stop","toolinput":{}}`, `unknown key "toolinput" (did you mean "toolInput"?)`},
 		{"an unknown key", `{"event":"Stop","transcript":"x"}`, `unknown key "transcript" (known: event, toolName`},
+		{"a long unknown key, cut in the error", `{"event":"Stop","` + strings.Repeat("k", 1<<20) + `":"x"}`, `unknown key "` + strings.Repeat("k", 64) + `…" (known:`},
 		{"a duplicate key", `{"event":"PreToolUse","toolInput":{"command":"ls"},"toolInput":{"command":"rm -rf /"}}`, `duplicate key "toolInput"`},
 		{"an unknown nested key", `{"event":"PostToolUse","toolResult":{"content":"x","iserror":true}}`, `toolResult: unknown key "iserror"`},
 		{"a nested duplicate key", `{"event":"PostToolUse","toolResult":{"content":"a","content":"b"}}`, `toolResult: duplicate key "content"`},
@@ -181,6 +182,8 @@ func TestDecodePayloadRefusesDuplicateKeysAtEveryDepth(t *testing.T) {
 		{"an odd key", `{"a b":{"k":1,"k":2}}`, `toolInput["a b"].k: duplicate key`},
 		{"in a large object", `{` + manyKeys(500) + `,"k250":0}`, "toolInput.k250: duplicate key"},
 		{"an empty key", `{"":1,"":2}`, `toolInput[""]: duplicate key`},
+		{"a long key, cut in the error", `{"` + strings.Repeat("k", 1<<20) + `":1,"` + strings.Repeat("k", 1<<20) + `":2}`,
+			`toolInput["` + strings.Repeat("k", 64) + `…"]: duplicate key`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
