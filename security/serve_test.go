@@ -29,13 +29,18 @@ type serving struct {
 
 func serve(t *testing.T, lim server.Limits) *serving {
 	t.Helper()
-	dir := hooksDir(t, map[string]string{"rm.lua": `
+	return serveHooks(t, lim, map[string]string{"rm.lua": `
 hook.register("PreToolUse", "bash", function(input)
   if (input.toolInput.command or ""):find("rm -rf", 1, true) then return hook.deny("rm -rf is blocked") end
 end)`})
-	e := open(t, engine.Options{Dir: dir})
+}
+
+// serveHooks is serve with the hook files given.
+func serveHooks(t *testing.T, lim server.Limits, files map[string]string) *serving {
+	t.Helper()
+	e := open(t, engine.Options{Dir: hooksDir(t, files)})
 	s := &serving{}
-	srv := lim.HTTPServer(server.New(e.Runner(), server.Options{}), nil)
+	srv := lim.HTTPServer(server.New(e.Runner(), server.Options{Limits: lim}), nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -53,3 +53,24 @@ func BenchmarkServeHook(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDuplicateKey measures the scan of a tool input for duplicate keys
+// at every depth, alone.
+func BenchmarkDuplicateKey(b *testing.B) {
+	for _, bc := range []struct{ name, data string }{
+		{"small", `{"command":"npm install left-pad","timeout":120000}`},
+		{"64KiB-string", `{"path":"a.txt","content":"` + strings.Repeat("x", 64<<10) + `"}`},
+		{"1000-keys", `{` + manyKeys(1000) + `}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			data := []byte(bc.data)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := duplicateKey("toolInput", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -19,11 +19,21 @@ const (
 	// context, so this only bounds a pathological chain.
 	DefaultWriteTimeout   = 11 * time.Minute
 	DefaultMaxHeaderBytes = 64 << 10
+	// DefaultMaxBytesInFlight is the default budget of body bytes that the
+	// requests in flight hold at once: 16 bodies at the default 8 MiB cap.
+	DefaultMaxBytesInFlight = 128 << 20
+	// DefaultMaxClientRequests bounds the requests one client has in flight.
+	// Agents behind one address (every local agent, with serve on loopback)
+	// share it; further requests wait their turn, which for the small
+	// payloads of ordinary tool calls is a matter of microseconds.
+	DefaultMaxClientRequests = 8
 )
 
 // Limits bound what clients can hold of a serving process: connections,
-// time to send headers and body, idle keep-alive time, header size. The
-// zero value applies the defaults above; `luahook serve` runs with them.
+// time to send headers and body, idle keep-alive time, header size, and the
+// body bytes and requests in flight, overall and per client. The zero value
+// applies the defaults above; `luahook serve` runs with them. HTTPServer and
+// Listener apply the connection limits, Options.Limits the others.
 //
 // A client that sends its headers byte by byte (slowloris) holds a
 // connection for at most ReadHeaderTimeout; one that sends a large header
@@ -48,6 +58,29 @@ type Limits struct {
 	// MaxHeaderBytes caps the request line and headers; past it (and net/http's
 	// 4 KiB of slack) the answer is 431.
 	MaxHeaderBytes int
+
+	// MaxBytesInFlight is the budget of request body bytes that the hook
+	// requests in flight hold at once. A request reserves its announced
+	// Content-Length (the body cap when it announces none) before reading
+	// its body and holds it until its answer is written; requests that do
+	// not fit wait their turn, in arrival order. Zero means
+	// DefaultMaxBytesInFlight; negative means no bound.
+	MaxBytesInFlight int64
+	// MaxClientRequests bounds the hook requests one client (an IP address;
+	// an IPv6 /64) has in flight; further ones wait their turn. Zero means
+	// DefaultMaxClientRequests; negative means no bound.
+	MaxClientRequests int
+	// MaxClientBytes is one client's share of MaxBytesInFlight: the body
+	// bytes its requests in flight hold at once. Zero means an eighth of
+	// MaxBytesInFlight (16 MiB by default: two bodies at the default cap,
+	// so that one client's large payloads leave Lua states and CPU to the
+	// others); negative means no bound.
+	//
+	// A request waits at most ReadTimeout for its turn (a client that goes
+	// away stops waiting) and is then answered 429 (its client's share was
+	// taken) or 503 (the whole budget was), with a body that denies; once
+	// admitted it has ReadTimeout again to send its body.
+	MaxClientBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -65,6 +98,15 @@ func (l Limits) withDefaults() Limits {
 	def(&l.WriteTimeout, DefaultWriteTimeout)
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if l.MaxBytesInFlight == 0 {
+		l.MaxBytesInFlight = DefaultMaxBytesInFlight
+	}
+	if l.MaxClientRequests == 0 {
+		l.MaxClientRequests = DefaultMaxClientRequests
+	}
+	if l.MaxClientBytes == 0 && l.MaxBytesInFlight > 0 {
+		l.MaxClientBytes = l.MaxBytesInFlight / 8
 	}
 	return l
 }

@@ -24,7 +24,7 @@ type metrics struct {
 	decision  prometheus.Histogram
 }
 
-func newMetrics(reg prometheus.Registerer, loadErrors func() int) *metrics {
+func newMetrics(reg prometheus.Registerer, loadErrors func() int, bodyBytes func() int64) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "luahook_requests_total", Help: "Hook-protocol requests (POST / and /hook) by HTTP status; 499: the client went away.",
@@ -53,7 +53,10 @@ func newMetrics(reg prometheus.Registerer, loadErrors func() int) *metrics {
 	reg.MustRegister(m.requests, m.decisions, m.calls, m.denials, m.failures, m.latency, m.decision,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "luahook_load_errors", Help: "Hook files or configs that currently fail to load (their previous good version, if any, is live).",
-		}, func() float64 { return float64(loadErrors()) }))
+		}, func() float64 { return float64(loadErrors()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "luahook_body_bytes_reserved", Help: "Request body bytes reserved by the hook requests in flight (see --max-bytes-in-flight).",
+		}, func() float64 { return float64(bodyBytes()) }))
 	return m
 }
 

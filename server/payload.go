@@ -35,7 +35,10 @@ var nestedKeys = map[string][]string{
 // objects, are the contract's, spelled exactly (encoding/json alone would
 // take "TOOLINPUT" for "toolInput"), each at most once (so that a proxy that
 // reads the first "toolInput" and this server cannot see different
-// payloads), and whose toolInput, when present and not null, is an object.
+// payloads; inside toolInput too, at every depth, so that a policy and the
+// tool that runs cannot read different values of one key), and whose
+// toolInput, when present and not null, is an object. Identifiers over their
+// limits (luahook.Input.CheckLimits) are errors naming the field.
 // Unknown keys are errors: a typo must not turn into an empty payload that
 // every policy lets through. A null value counts as absent. Errors name the
 // key or the byte offset at fault.
@@ -78,6 +81,9 @@ func DecodeInput(data []byte) (*luahook.Input, error) {
 		if err := json.Unmarshal(value, field(in, i)); err != nil {
 			return valueError(key, off, err)
 		}
+		if key == "toolInput" && value[0] == '{' {
+			return duplicateKey(key, value)
+		}
 		return nil
 	})
 	if err != nil {
@@ -88,6 +94,9 @@ func DecodeInput(data []byte) (*luahook.Input, error) {
 		in.ToolInput = nil
 	case in.ToolInput != nil && in.ToolInput[0] != '{':
 		return nil, fmt.Errorf("payload: toolInput must be an object, got %s", snippet(in.ToolInput))
+	}
+	if err := in.CheckLimits(); err != nil {
+		return nil, fmt.Errorf("payload: %w", err)
 	}
 	return in, nil
 }
@@ -151,10 +160,22 @@ func field(in *luahook.Input, i int) any {
 func unknownKey(key string, keys []string) error {
 	for _, k := range keys {
 		if strings.EqualFold(k, key) {
-			return fmt.Errorf("unknown key %q (did you mean %q?)", key, k)
+			return fmt.Errorf("unknown key %q (did you mean %q?)", keyName(key), k)
 		}
 	}
-	return fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(keys, ", "))
+	return fmt.Errorf("unknown key %q (known: %s)", keyName(key), strings.Join(keys, ", "))
+}
+
+// maxKeyInError is how much of a key an error quotes: a key is the client's
+// text, and an error goes back to the client and into the log.
+const maxKeyInError = 64
+
+// keyName returns key, cut to maxKeyInError bytes (and marked so) when longer.
+func keyName(key string) string {
+	if len(key) <= maxKeyInError {
+		return key
+	}
+	return luahook.TruncateChars(key, maxKeyInError) + "…"
 }
 
 func valueError(key string, off int, err error) error {

@@ -43,6 +43,7 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 	tests := []struct{ name, data, want string }{
 		{"a key in the wrong case", `{"event":"Stop","toolinput":{}}`, `unknown key "toolinput" (did you mean "toolInput"?)`},
 		{"an unknown key", `{"event":"Stop","transcript":"x"}`, `unknown key "transcript" (known: event, toolName`},
+		{"a long unknown key, cut in the error", `{"event":"Stop","` + strings.Repeat("k", 1<<20) + `":"x"}`, `unknown key "` + strings.Repeat("k", 64) + `…" (known:`},
 		{"a duplicate key", `{"event":"PreToolUse","toolInput":{"command":"ls"},"toolInput":{"command":"rm -rf /"}}`, `duplicate key "toolInput"`},
 		{"an unknown nested key", `{"event":"PostToolUse","toolResult":{"content":"x","iserror":true}}`, `toolResult: unknown key "iserror"`},
 		{"a nested duplicate key", `{"event":"PostToolUse","toolResult":{"content":"a","content":"b"}}`, `toolResult: duplicate key "content"`},
@@ -137,13 +138,23 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		`{"\u0065vent":"Stop"}`,
 		`{"event":"Stop",}`,
 		`{"event":"Stop"}}`,
+		`{"event":"PreToolUse","toolInput":{"command":"rm -rf /","c\u006fmmand":"ls"}}`,
+		`{"event":"PreToolUse","toolInput":{"a":[{"k":1},{"k":2,"k":3}],"\u00ff":1,"ÿ":2}}`,
+		"{\"event\":\"PreToolUse\",\"toolInput\":{\"\xff\":1,\"\xfe\":2}}",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := DecodePayload(data)
+		dup := json.Valid(data) && hasDuplicateKey(data)
 		if err != nil {
+			if json.Valid(data) && strings.Contains(err.Error(), "duplicate key") && !dup {
+				t.Fatalf("%q: %v, but encoding/json finds no duplicate key", data, err)
+			}
 			return
+		}
+		if dup {
+			t.Fatalf("accepted %q, which has a duplicate key", data)
 		}
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
@@ -159,4 +170,130 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 			t.Fatalf("%q:\n got  %+v\n want %+v", data, in, &want)
 		}
 	})
+}
+
+func TestDecodePayloadRefusesDuplicateKeysAtEveryDepth(t *testing.T) {
+	tests := []struct{ name, toolInput, want string }{
+		{"in toolInput", `{"command":"rm -rf /","command":"ls"}`, "toolInput.command: duplicate key"},
+		{"escaped the second time", `{"command":"rm -rf /","c\u006fmmand":"ls"}`, "toolInput.command: duplicate key"},
+		{"escaped both times", `{"\u0063ommand":"rm -rf /","c\u006fmmand":"ls"}`, "toolInput.command: duplicate key"},
+		{"in a nested object", `{"opts":{"a":1,"b":{"x":1,"y":2,"x":3}}}`, "toolInput.opts.b.x: duplicate key"},
+		{"in an array element", `{"edits":[{"path":"a"},{"path":"b","path":"/etc/passwd"}]}`, "toolInput.edits[1].path: duplicate key"},
+		{"an odd key", `{"a b":{"k":1,"k":2}}`, `toolInput["a b"].k: duplicate key`},
+		{"in a large object", `{` + manyKeys(500) + `,"k250":0}`, "toolInput.k250: duplicate key"},
+		{"an empty key", `{"":1,"":2}`, `toolInput[""]: duplicate key`},
+		{"a long key, cut in the error", `{"` + strings.Repeat("k", 1<<20) + `":1,"` + strings.Repeat("k", 1<<20) + `":2}`,
+			`toolInput["` + strings.Repeat("k", 64) + `…"]: duplicate key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := `{"event":"PreToolUse","toolName":"bash","toolInput":` + tt.toolInput + `}`
+			in, err := DecodePayload([]byte(data))
+			if err == nil || err.Error() != "payload: "+tt.want {
+				t.Errorf("DecodePayload(%.80s) = %v, %v; want the error %q", data, in != nil, err, "payload: "+tt.want)
+			}
+		})
+	}
+	// The same key in different objects, and keys equal only up to case or
+	// escapes that differ in meaning, are not duplicates.
+	for _, ti := range []string{
+		`{"a":{"k":1},"b":{"k":2},"k":[{"k":1},{"k":2}]}`,
+		`{"Command":"a","command":"b","c\u006fmmand2":"c"}`,
+		`{` + manyKeys(500) + `}`,
+		`{"a":"\"k\":1,\"k\":2","k":"{\"k\":1}"}`,
+	} {
+		if _, err := DecodePayload([]byte(`{"event":"PreToolUse","toolInput":` + ti + `}`)); err != nil {
+			t.Errorf("toolInput %.60s: %v", ti, err)
+		}
+	}
+}
+
+// hasDuplicateKey reports whether an object in the valid JSON data holds a
+// key twice, as encoding/json's tokenizer decodes keys: the fuzz oracle for
+// duplicateKey.
+func hasDuplicateKey(data []byte) bool {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	type frame struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			switch tok {
+			case '{', '[':
+				if top != nil && top.keys != nil {
+					top.wantKey = true
+				}
+				f := &frame{}
+				if tok == '{' {
+					f.keys, f.wantKey = map[string]bool{}, true
+				}
+				stack = append(stack, f)
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+			continue
+		case string:
+			if top != nil && top.keys != nil && top.wantKey {
+				if top.keys[tok] {
+					return true
+				}
+				top.keys[tok], top.wantKey = true, false
+				continue
+			}
+		}
+		if top != nil && top.keys != nil {
+			top.wantKey = true
+		}
+	}
+}
+
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	return b.String()
+}
+
+func TestDecodeInputRefusesIdentifiersOverTheirLimits(t *testing.T) {
+	at, past := strings.Repeat("s", luahook.MaxIDBytes), strings.Repeat("s", luahook.MaxIDBytes+1)
+	cwdAt, cwdPast := "/"+strings.Repeat("d", luahook.MaxCwdBytes-1), "/"+strings.Repeat("d", luahook.MaxCwdBytes)
+	ok := []string{
+		`{"event":"Stop","sessionId":"` + at + `","toolName":"` + at + `","cwd":"` + cwdAt + `"}`,
+		`{"event":"PreToolUse","toolCapabilities":[` + strings.TrimSuffix(strings.Repeat(`"c",`, luahook.MaxCapabilities), ",") + `]}`,
+	}
+	for _, data := range ok {
+		if _, err := DecodeInput([]byte(data)); err != nil {
+			t.Errorf("at the limits: %v", err)
+		}
+	}
+	tests := []struct{ data, want string }{
+		{`{"event":"Stop","sessionId":"` + past + `"}`, "payload: sessionId is 257 bytes, over the limit of 256"},
+		{`{"event":"Stop","toolName":"` + past + `"}`, "payload: toolName is 257 bytes, over the limit of 256"},
+		{`{"event":"Stop","cwd":"` + cwdPast + `"}`, "payload: cwd is 4097 bytes, over the limit of 4096"},
+		{`{"event":"Stop","subagent":{"subagentId":"` + past + `"}}`, "payload: subagent.subagentId is 257 bytes, over the limit of 256"},
+		{`{"event":"PreToolUse","toolCapabilities":[` + strings.Repeat(`"c",`, luahook.MaxCapabilities) + `"c"]}`, "payload: toolCapabilities has 65 entries, over the limit of 64"},
+	}
+	for _, tt := range tests {
+		if in, err := DecodeInput([]byte(tt.data)); err == nil || err.Error() != tt.want {
+			t.Errorf("DecodeInput(%.60s…) = %v, %v; want %q", tt.data, in != nil, err, tt.want)
+		}
+	}
 }

@@ -56,6 +56,11 @@ type Options struct {
 	// Health returns the current load errors (engine.Engine.Errors). They
 	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
 	Health func() []error
+	// Limits bound the body bytes and the requests in flight, overall and
+	// per client (MaxBytesInFlight, MaxClientRequests, MaxClientBytes), and
+	// how long a request waits for its turn (ReadTimeout). Pass the same
+	// Limits as to HTTPServer and Listener.
+	Limits Limits
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, the health
@@ -73,6 +78,8 @@ type Handler struct {
 	health  func() []error
 	mux     *http.ServeMux
 	m       *metrics
+	adm     *admission
+	reread  time.Duration // the time an admitted request has to send its body
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -93,7 +100,9 @@ func New(f Firer, opts Options) *Handler {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	h.m = newMetrics(reg, func() int { return len(h.health()) })
+	lim := opts.Limits.withDefaults()
+	h.adm, h.reread = newAdmission(lim), lim.ReadTimeout
+	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("GET /healthz", h.serveHealth)
@@ -106,7 +115,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 
 func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	body, err := h.readBody(w, r)
+	if r.ContentLength > h.maxBody {
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody))
+		return
+	}
+	reserve := r.ContentLength
+	if reserve < 0 {
+		reserve = h.maxBody
+	}
+	t, err := h.adm.admit(r.Context(), r.RemoteAddr, reserve)
+	if err != nil {
+		var o *overloaded
+		if errors.As(err, &o) {
+			h.refuseOverloaded(w, r, o)
+			return
+		}
+		h.m.requests.WithLabelValues("499").Inc()
+		return
+	}
+	defer t.release()
+	// The wait for a turn does not eat the time to send the body.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.reread))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
 	if err != nil {
 		code := http.StatusBadRequest
 		var mbe *http.MaxBytesError
@@ -140,25 +170,23 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// readBody reads the whole body, refusing one over the cap before reading it
-// when its declared length already says so.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > h.maxBody {
-		return nil, &http.MaxBytesError{Limit: h.maxBody}
-	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, h.maxBody))
-	return buf.Bytes(), err
-}
-
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code int, err error) {
 	h.m.requests.WithLabelValues(fmt.Sprint(code)).Inc()
 	h.logger.LogAttrs(r.Context(), slog.LevelInfo, "request refused", slog.Int("status", code),
 		slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
 	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+// refuseOverloaded answers a request that waited in vain for its turn. The
+// status says overloaded (429 or 503, with Retry-After) and the body is a
+// denial with the reason as well as an error: agents take an error status for
+// "proceed", so a client that reads the body must find "deny" there.
+func (h *Handler) refuseOverloaded(w http.ResponseWriter, r *http.Request, o *overloaded) {
+	h.m.requests.WithLabelValues(fmt.Sprint(o.code)).Inc()
+	h.logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.Int("status", o.code),
+		slog.String("remote", r.RemoteAddr), slog.String("err", o.msg))
+	w.Header().Set("Retry-After", "1")
+	writeJSON(w, o.code, map[string]string{"action": "deny", "reason": "luahook serve could not decide: " + o.msg, "error": o.msg})
 }
 
 // healthStatus is the body of /healthz.

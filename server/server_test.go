@@ -171,6 +171,9 @@ func TestMalformedPayloadIs400NamingTheProblem(t *testing.T) {
 		{"no event", `{"prompt":"hi"}`, `no "event"`},
 		{"unknown key", `{"event":"Stop","tool":"bash"}`, `unknown key "tool"`},
 		{"toolInput not an object", `{"event":"PreToolUse","toolInput":"rm -rf /"}`, "toolInput must be an object"},
+		{"a duplicate key in toolInput", `{"event":"PreToolUse","toolInput":{"command":"rm -rf /","command":"ls"}}`, "toolInput.command: duplicate key"},
+		{"a sessionId one byte over its limit", `{"event":"Stop","sessionId":"` + strings.Repeat("s", luahook.MaxIDBytes+1) + `"}`,
+			"sessionId is 257 bytes, over the limit of 256"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,7 +43,13 @@ Abusive clients cannot take the process's resources: a client has
 --read-header-timeout to send its headers (slowloris), 30 s for the whole
 request and 2 min idle between requests; headers over 64 KiB are answered 431;
 at most --max-conns connections are open at once, and further clients wait
-for one to close.
+for one to close. Memory follows the bytes a client sends, not the length it
+announces; the bodies of the requests in flight hold at most
+--max-bytes-in-flight bytes together, and one client (an IP address) at most
+--max-client-bytes of them in at most --max-client-requests requests, so one
+busy client cannot starve the others of memory or Lua states. A request over
+a limit waits its turn (at most 30 s), then is answered 429 or 503 with a
+body that denies.
 
 serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
 stops accepting connections, finishes the requests in flight (for at most
@@ -56,6 +62,9 @@ stops accepting connections, finishes the requests in flight (for at most
 	cmd.Flags().DurationVar(&o.grace, "grace", 10*time.Second, "how long shutdown waits for requests in flight")
 	cmd.Flags().IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "most connections open at once; further clients wait (negative: no bound)")
 	cmd.Flags().DurationVar(&o.limits.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its request headers")
+	cmd.Flags().Int64Var(&o.limits.MaxBytesInFlight, "max-bytes-in-flight", server.DefaultMaxBytesInFlight, "body bytes the requests in flight may hold together; further requests wait their turn (negative: no bound)")
+	cmd.Flags().IntVar(&o.limits.MaxClientRequests, "max-client-requests", server.DefaultMaxClientRequests, "requests one client (IP address) may have in flight; further ones wait their turn (negative: no bound)")
+	cmd.Flags().Int64Var(&o.limits.MaxClientBytes, "max-client-bytes", 0, "body bytes one client's requests in flight may hold together (0: an eighth of --max-bytes-in-flight; negative: no bound)")
 	return cmd
 }
 
@@ -75,7 +84,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors})
+	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits})
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package security
+
+const raceEnabled = false

@@ -1,0 +1,174 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// admission decides when a hook request may read its body: it bounds the
+// body bytes that the requests in flight hold, overall and per client, and
+// the requests each client has in flight, so that neither one client nor a
+// crowd of them can take the memory or the Lua states that the others need.
+//
+// A request reserves its announced Content-Length (the body cap when it
+// announces none) before it reads a byte, in three places and always in the
+// same order: a request slot of its client, its client's share of bytes,
+// then the global budget. Each is served in arrival order, and a request
+// holds its reservations until its answer is written, so requests never wait
+// on one another in a cycle. A request that cannot get them all within the
+// wait bound is refused (errOverloaded); one whose client goes away stops
+// waiting.
+type admission struct {
+	global      *budget // nil: no global bound
+	clientReqs  int64   // <= 0: no bound
+	clientBytes int64   // <= 0: no bound
+	wait        time.Duration
+	mu          sync.Mutex
+	clients     map[netip.Addr]*clientShare // clients with a request in flight or waiting
+}
+
+// clientShare is what one client holds.
+type clientShare struct {
+	holders int     // requests holding or waiting for this share
+	reqs    *budget // nil: no bound
+	bytes   *budget // nil: no bound
+}
+
+// ticket is an admitted request's reservation.
+type ticket struct {
+	a *admission
+	c *clientShare
+	k netip.Addr
+	n int64
+}
+
+// overloaded is the refusal of a request that could not be admitted in time.
+type overloaded struct {
+	code int // 429: its client's own share was taken; 503: the whole budget
+	msg  string
+}
+
+func (e *overloaded) Error() string { return e.msg }
+
+func newAdmission(l Limits) *admission {
+	a := &admission{clientReqs: int64(l.MaxClientRequests), clientBytes: l.MaxClientBytes, wait: l.ReadTimeout,
+		clients: map[netip.Addr]*clientShare{}}
+	if l.MaxBytesInFlight > 0 {
+		a.global = newBudget(l.MaxBytesInFlight)
+	}
+	return a
+}
+
+// clientKey names the client a request comes from: its IP address, IPv6
+// addresses grouped by /64 (what one host or one customer usually holds).
+// Addresses that do not parse (a host's own transport) share one key.
+func clientKey(remote string) netip.Addr {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return netip.Addr{}
+	}
+	a := ap.Addr().Unmap().WithZone("")
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		a = p.Addr()
+	}
+	return a
+}
+
+// admit reserves n body bytes for a request from remote, waiting at most
+// the wait bound. The error is an *overloaded, or ctx's error.
+func (a *admission) admit(ctx context.Context, remote string, n int64) (*ticket, error) {
+	t := &ticket{a: a, k: clientKey(remote)}
+	a.mu.Lock()
+	c := a.clients[t.k]
+	if c == nil {
+		c = &clientShare{}
+		if a.clientReqs > 0 {
+			c.reqs = newBudget(a.clientReqs)
+		}
+		if a.clientBytes > 0 {
+			c.bytes = newBudget(a.clientBytes)
+		}
+		a.clients[t.k] = c
+	}
+	c.holders++
+	a.mu.Unlock()
+	t.c = c
+
+	wctx, cancel := context.WithTimeout(ctx, a.wait)
+	defer cancel()
+	steps := [...]struct {
+		b *budget
+		n int64
+	}{{c.reqs, 1}, {c.bytes, n}, {a.global, n}}
+	for i, s := range steps {
+		if s.b == nil {
+			continue
+		}
+		if err := s.b.acquire(wctx, min(s.n, s.b.size)); err != nil {
+			for _, done := range steps[:i] {
+				if done.b != nil {
+					done.b.release(min(done.n, done.b.size))
+				}
+			}
+			a.leave(t)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, a.refusal(i, n)
+		}
+	}
+	t.n = n
+	return t, nil
+}
+
+// refusal says which of admit's steps a request of n bytes waited for in
+// vain.
+func (a *admission) refusal(step int, n int64) *overloaded {
+	code, what := http.StatusTooManyRequests, ""
+	switch step {
+	case 0:
+		what = fmt.Sprintf("this client already has %d requests in flight (the limit)", a.clientReqs)
+	case 1:
+		what = fmt.Sprintf("this client's requests in flight already hold its share of %d body bytes", a.clientBytes)
+	default:
+		code, what = http.StatusServiceUnavailable, fmt.Sprintf("the requests in flight already hold the budget of %d body bytes", a.global.size)
+	}
+	return &overloaded{code: code, msg: fmt.Sprintf("overloaded: %s; a request of %d body bytes waited %s for its turn", what, n, a.wait)}
+}
+
+// release gives back what the ticket holds.
+func (t *ticket) release() {
+	a, c := t.a, t.c
+	for _, b := range [...]*budget{a.global, c.bytes} {
+		if b != nil {
+			b.release(min(t.n, b.size))
+		}
+	}
+	if c.reqs != nil {
+		c.reqs.release(1)
+	}
+	a.leave(t)
+}
+
+// leave drops the ticket's client share once nobody holds or waits for it,
+// so that the map holds only the clients with a request in the handler.
+func (a *admission) leave(t *ticket) {
+	a.mu.Lock()
+	if t.c.holders--; t.c.holders == 0 {
+		delete(a.clients, t.k)
+	}
+	a.mu.Unlock()
+}
+
+// inUse returns the body bytes reserved now.
+func (a *admission) inUse() int64 {
+	if a.global == nil {
+		return 0
+	}
+	return a.global.inUse()
+}
