@@ -22,8 +22,14 @@ import (
 // on one another in a cycle. A request that cannot get them all within the
 // wait bound is refused (errOverloaded); one whose client goes away stops
 // waiting.
+//
+// Bodies of at most smallBody bytes (the size of ordinary hook payloads)
+// reserve from a lane of their own, a sixteenth of the global budget, so
+// that large or slow bodies holding the rest can delay them only within
+// their own client's share.
 type admission struct {
 	global      *budget // nil: no global bound
+	small       *budget // the lane of small bodies; nil when global is
 	clientReqs  int64   // <= 0: no bound
 	clientBytes int64   // <= 0: no bound
 	wait        time.Duration
@@ -40,11 +46,15 @@ type clientShare struct {
 
 // ticket is an admitted request's reservation.
 type ticket struct {
-	a *admission
-	c *clientShare
-	k netip.Addr
-	n int64
+	a    *admission
+	c    *clientShare
+	k    netip.Addr
+	n    int64
+	lane *budget // the global budget or the small lane; nil: neither
 }
+
+// smallBody is the largest body that reserves from the small lane.
+const smallBody = 64 << 10
 
 // overloaded is the refusal of a request that could not be admitted in time.
 type overloaded struct {
@@ -58,7 +68,13 @@ func newAdmission(l Limits) *admission {
 	a := &admission{clientReqs: int64(l.MaxClientRequests), clientBytes: l.MaxClientBytes, wait: l.ReadTimeout,
 		clients: map[netip.Addr]*clientShare{}}
 	if l.MaxBytesInFlight > 0 {
-		a.global = newBudget(l.MaxBytesInFlight)
+		small := max(l.MaxBytesInFlight/16, min(l.MaxBytesInFlight, smallBody))
+		a.small = newBudget(small)
+		if rest := l.MaxBytesInFlight - small; rest > 0 {
+			a.global = newBudget(rest)
+		} else {
+			a.global = a.small
+		}
 	}
 	return a
 }
@@ -99,12 +115,16 @@ func (a *admission) admit(ctx context.Context, remote string, n int64) (*ticket,
 	a.mu.Unlock()
 	t.c = c
 
+	t.lane = a.global
+	if n <= smallBody && a.small != nil {
+		t.lane = a.small
+	}
 	wctx, cancel := context.WithTimeout(ctx, a.wait)
 	defer cancel()
 	steps := [...]struct {
 		b *budget
 		n int64
-	}{{c.reqs, 1}, {c.bytes, n}, {a.global, n}}
+	}{{c.reqs, 1}, {c.bytes, n}, {t.lane, n}}
 	for i, s := range steps {
 		if s.b == nil {
 			continue
@@ -136,7 +156,7 @@ func (a *admission) refusal(step int, n int64) *overloaded {
 	case 1:
 		what = fmt.Sprintf("this client's requests in flight already hold its share of %d body bytes", a.clientBytes)
 	default:
-		code, what = http.StatusServiceUnavailable, fmt.Sprintf("the requests in flight already hold the budget of %d body bytes", a.global.size)
+		code, what = http.StatusServiceUnavailable, fmt.Sprintf("the requests in flight already hold the budget of %d body bytes", a.budget())
 	}
 	return &overloaded{code: code, msg: fmt.Sprintf("overloaded: %s; a request of %d body bytes waited %s for its turn", what, n, a.wait)}
 }
@@ -144,7 +164,7 @@ func (a *admission) refusal(step int, n int64) *overloaded {
 // release gives back what the ticket holds.
 func (t *ticket) release() {
 	a, c := t.a, t.c
-	for _, b := range [...]*budget{a.global, c.bytes} {
+	for _, b := range [...]*budget{t.lane, c.bytes} {
 		if b != nil {
 			b.release(min(t.n, b.size))
 		}
@@ -165,10 +185,21 @@ func (a *admission) leave(t *ticket) {
 	a.mu.Unlock()
 }
 
+// budget returns the bytes of the global budget and the small lane together.
+func (a *admission) budget() int64 {
+	if a.global == a.small {
+		return a.global.size
+	}
+	return a.global.size + a.small.size
+}
+
 // inUse returns the body bytes reserved now.
 func (a *admission) inUse() int64 {
 	if a.global == nil {
 		return 0
 	}
-	return a.global.inUse()
+	if a.global == a.small {
+		return a.global.inUse()
+	}
+	return a.global.inUse() + a.small.inUse()
 }

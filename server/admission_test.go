@@ -81,3 +81,36 @@ func TestAdmissionHoldsOnlyTheClientsWithARequestInFlight(t *testing.T) {
 		t.Errorf("after every release: %d clients held, %d bytes reserved", len(a.clients), a.inUse())
 	}
 }
+
+func TestSmallBodiesAreAdmittedWhileLargeOnesHoldTheBudget(t *testing.T) {
+	a := newAdmission(Limits{MaxBytesInFlight: 16 << 20, MaxClientRequests: 8, MaxClientBytes: 2 << 20, ReadTimeout: 200 * time.Millisecond})
+	var tickets []*ticket
+	for i := 0; ; i++ { // clients of their own fill what large bodies may hold
+		tk, err := a.admit(context.Background(), fmt.Sprintf("10.0.1.%d:1", i), 1<<20)
+		if err != nil {
+			break
+		}
+		tickets = append(tickets, tk)
+	}
+	if len(tickets) >= 16 {
+		t.Fatalf("large bodies took the whole budget (%d of 1 MiB)", len(tickets))
+	}
+	start := time.Now()
+	tk, err := a.admit(context.Background(), "10.0.2.1:1", 2<<10)
+	if err != nil {
+		t.Fatalf("a 2 KiB body was refused while large ones held the budget: %v", err)
+	}
+	if took := time.Since(start); took > 100*time.Millisecond {
+		t.Errorf("a 2 KiB body waited %v behind large ones", took)
+	}
+	tickets = append(tickets, tk)
+	if got := a.inUse(); got > 16<<20 {
+		t.Errorf("reserved %d bytes, over the 16 MiB budget", got)
+	}
+	for _, tk := range tickets {
+		tk.release()
+	}
+	if a.inUse() != 0 {
+		t.Errorf("%d bytes still reserved", a.inUse())
+	}
+}
