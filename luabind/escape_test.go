@@ -158,7 +158,7 @@ end)`, Options{MaxStates: 1})
 			}
 		}
 	}
-	st, err := f.pool.get(context.Background())
+	st, err := f.pool.get(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ end)`, Options{MaxStates: 1})
 }
 
 func anyLean(f *File) bool {
-	st, err := f.pool.get(context.Background())
+	st, err := f.pool.get(context.Background(), 0)
 	if err != nil {
 		return false
 	}

@@ -35,9 +35,12 @@ type state struct {
 	requiring []string              // modules being loaded, for cycle errors
 
 	// The call in progress (zero between calls).
-	ctx  context.Context
-	in   *luahook.Input
-	name string
+	ctx   context.Context // set by run
+	in    *luahook.Input
+	name  string
+	fn    int         // the registered function called
+	input *lua.LTable // the converted payload, between prepare and run
+	prep  prepared    // what luaHook.Prepare returns
 
 	dec   decoder
 	enc   encoder
@@ -57,6 +60,7 @@ func newState(ctx context.Context, sh *shared) (*state, error) {
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
 	st.dec.st = st
 	st.enc.st = st
+	st.prep.st = st
 	if err := st.open(); err != nil {
 		L.Close()
 		return nil, &LoadError{Path: sh.path, Message: "building the sandbox: " + err.Error(), Err: err}
