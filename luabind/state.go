@@ -20,11 +20,11 @@ type state struct {
 	// lean[i]: fns[i] provably keeps no reference to its input (leavesInput)
 	lean []bool
 
-	loading   bool
-	frozen    bool
-	globals   *lua.LTable   // _G: after loading, an empty proxy of backing
-	backing   *lua.LTable   // the globals once frozen
-	protected []*lua.LTable // tables rawset must not write (the proxies)
+	loading  bool
+	frozen   bool
+	globals  *lua.LTable              // _G: after loading, an empty proxy of backing
+	backing  *lua.LTable              // the globals once frozen
+	readonly map[*lua.LTable]readOnly // tables Lua code must not write (readonly.go)
 
 	null     *lua.LUserData // json.null
 	arrayMT  *lua.LTable    // marks tables that encode as JSON arrays
@@ -91,6 +91,7 @@ func (st *state) open() (err error) {
 	}()
 	st.openSandbox()
 	st.openModules()
+	st.sealModules()
 	st.L.SetTop(0)
 	return nil
 }
