@@ -104,3 +104,31 @@ func TestPayloadConversionStopsWhenTheCallersContextEnds(t *testing.T) {
 		t.Errorf("the call returned %v after it started, its caller gave up after 10ms", took)
 	}
 }
+
+// json.decode in a hook keeps the same bounds as the payload's conversion:
+// the cap on values, and the hook's deadline (a prompt of 2.5 million empty
+// arrays is refused, or stopped, rather than converted for seconds).
+func TestJSONDecodeIsBoundedLikeThePayload(t *testing.T) {
+	src := `hook.register("Stop", nil, function(input) json.decode(input.prompt) return hook.deny("decoded") end)`
+	f := load(t, src, Options{MaxInputValues: 1000})
+	prompt := func(n int) *luahook.Input { return &luahook.Input{Event: luahook.Stop, Prompt: valuesPayload(n)} }
+	if out, err := call(t, f, 0, prompt(1000)); err != nil || out == nil {
+		t.Errorf("at the cap: %v, %v", out, err)
+	}
+	_, err := call(t, f, 0, prompt(1001))
+	if fl := failure(t, err); fl.Kind != luahook.FailError || !strings.Contains(fl.Message, "json.decode: more than 1000 JSON values (max_input_values)") {
+		t.Errorf("one past the cap: %v", fl)
+	}
+	f = load(t, src, Options{MaxInputValues: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	in := prompt(2_500_000)
+	start := time.Now()
+	_, err = f.Registrations()[0].Hook.Call(ctx, in)
+	if fl := failure(t, err); fl.Kind != luahook.FailTimeout {
+		t.Errorf("a json.decode past the deadline: %v, want a timeout", fl)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Errorf("the call returned after %v with a 20ms deadline", took)
+	}
+}
