@@ -148,6 +148,7 @@ func TestLuaArrayShapedAndOddOutcomeTablesAreInvalidOutput(t *testing.T) {
 		`setmetatable({}, { __index = { action = "deny", reason = "hidden" } })`,
 		`{ action = "deny", reason = { "r" } }`,
 		`{ action = "deny", reason = json.null }`,
+		`{ action = "mutate", input = setmetatable({}, { __index = { command = "ls" } }) }`,
 	} {
 		for _, policy := range policies {
 			t.Run(ret+"/"+string(policy), func(t *testing.T) {
