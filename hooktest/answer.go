@@ -61,9 +61,14 @@ func Answer(b Behaviour, payload []byte) ([]byte, error) {
 		return []byte(`{"action":"block"}`), nil
 	case DenyWithoutReason:
 		return []byte(`{"action":"deny"}`), nil
+	case ArrayOutput:
+		return []byte(arrayAnswer), nil
 	}
 	return nil, fmt.Errorf("hooktest: %s has no answer: the transport must produce it itself", b)
 }
+
+// arrayAnswer is the answer of ArrayOutput.
+const arrayAnswer = `[{"action":"deny","reason":"` + DenyReason + `"}]`
 
 // RepeatInput is the toolInput the VerifyRepeat behaviour reads.
 type RepeatInput struct {

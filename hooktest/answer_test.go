@@ -47,6 +47,7 @@ func TestAnswerGivesEachBehaviourInTheContractsWireShape(t *testing.T) {
 		{hooktest.InvalidOutput, nil, true},
 		{hooktest.UnknownAction, nil, true},
 		{hooktest.DenyWithoutReason, nil, true},
+		{hooktest.ArrayOutput, nil, true},
 	}
 	for _, tt := range tests {
 		out, err := hooktest.Answer(tt.b, append(payload, '\n'))

@@ -78,6 +78,12 @@ const (
 	// Crash fails the way its transport fails: a command exits 1, an HTTP
 	// endpoint answers 500, a Lua hook calls error(), a Go hook panics.
 	Crash
+	// ArrayOutput answers an array holding a deny outcome,
+	// [{"action":"deny","reason":DenyReason}]: a Lua hook returns
+	// { hook.deny(DenyReason) }, a Go hook (which cannot) a mutate whose
+	// input is that array. An outcome is an object: this is invalid output,
+	// neither no objection nor its first item's deny.
+	ArrayOutput
 
 	numBehaviours
 )
@@ -101,6 +107,7 @@ var behaviourNames = [numBehaviours]string{
 	UnknownAction:     "unknown-action",
 	DenyWithoutReason: "deny-without-reason",
 	Crash:             "crash",
+	ArrayOutput:       "array-output",
 }
 
 // String returns the behaviour's name, such as "mutate-echo": a word that

@@ -34,6 +34,7 @@ const (
 	ruleCancel         = "cancelling the caller aborts a hung hook"
 	rulePreCancelled   = "an already cancelled call aborts without calling the hook"
 	ruleInvalid        = "output that is not a valid outcome is invalid_output"
+	ruleArray          = "an array answer is invalid_output, never no objection"
 	ruleCrash          = "a crashing hook is a failure and never crashes the host"
 	ruleFailClosed     = "a failure of a fail-closed hook denies and names the hook"
 	ruleConcurrentDeny = "concurrent calls all get the deny"
@@ -125,6 +126,12 @@ var breakages = []breakage{
 	{"a deny without reason still denies", hooktest.DenyWithoutReason,
 		func(testing.TB) luahook.Hook { return answer(luahook.Deny("filled in by the transport")) },
 		[]string{ruleInvalid, ruleFailClosed}},
+	{"an array answer taken for no objection", hooktest.ArrayOutput,
+		func(testing.TB) luahook.Hook { return answer(nil) },
+		[]string{ruleArray}},
+	{"an array answer unwrapped to its first item", hooktest.ArrayOutput,
+		func(testing.TB) luahook.Hook { return answer(luahook.Deny(hooktest.DenyReason)) },
+		[]string{ruleArray}},
 	{"a crash swallowed as no objection", hooktest.Crash,
 		func(testing.TB) luahook.Hook { return answer(nil) },
 		[]string{ruleCrash, ruleFailClosed}},

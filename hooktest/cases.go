@@ -206,6 +206,26 @@ func testInvalidOutput(t *testing.T, s *suite) {
 	}
 }
 
+func testArrayOutput(t *testing.T, s *suite) {
+	for _, policy := range []luahook.FailurePolicy{luahook.FailOpen, luahook.FailClosed} {
+		t.Run(string(policy), func(t *testing.T) {
+			g := s.rig(t, ArrayOutput, hookSpec{Event: luahook.PreToolUse, FailurePolicy: policy})
+			res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+			g.failed(tr, luahook.FailInvalidOutput)
+			if policy == luahook.FailOpen {
+				if res.Denied || res.Input != nil {
+					t.Fatalf("result denied=%v (%s) input=%.80s; a fail-open hook with invalid output must change nothing",
+						res.Denied, res.Reason, res.Input)
+				}
+				return
+			}
+			if !res.Denied || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(res.Reason, g.name) {
+				t.Fatalf("result denied=%v reason=%q; want the fail-closed denial naming the hook", res.Denied, res.Reason)
+			}
+		})
+	}
+}
+
 func testCrash(t *testing.T, s *suite) {
 	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.PostToolUse} {
 		t.Run(string(ev), func(t *testing.T) {

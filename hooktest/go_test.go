@@ -64,6 +64,8 @@ func goFactory(tb testing.TB, b hooktest.Behaviour) luahook.Hook {
 		return answer(&luahook.Outcome{Action: "block"})
 	case hooktest.DenyWithoutReason:
 		return answer(&luahook.Outcome{Action: luahook.ActionDeny})
+	case hooktest.ArrayOutput:
+		return answer(luahook.Mutate(json.RawMessage(`[{"action":"deny","reason":"` + hooktest.DenyReason + `"}]`)))
 	case hooktest.Crash:
 		return luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			panic("hooktest: crash")

@@ -195,9 +195,13 @@ func newProbe(h luahook.Hook) *probe { return &probe{inner: h, entered: make(cha
 
 // Call counts the call and passes it on.
 func (p *probe) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	p.count()
+	return p.inner.Call(ctx, in)
+}
+
+func (p *probe) count() {
 	p.calls.Add(1)
 	p.once.Do(func() { close(p.entered) })
-	return p.inner.Call(ctx, in)
 }
 
 // boundProbe is a probe of a hook that returns promptly once its context is done.
@@ -206,9 +210,35 @@ type boundProbe struct{ *probe }
 // BoundByContext reports true, as the probed hook does.
 func (boundProbe) BoundByContext() bool { return true }
 
+// preparedProbe is a probe of a hook that is bound by its context, scoped to
+// its call and prepares its calls (a Lua hook): the runner prepares it and
+// runs it under its deadline, as it does the bare hook. A call counts as it
+// is prepared.
+type preparedProbe struct {
+	*probe
+	prep luahook.Preparer
+}
+
+// BoundByContext reports true, as the probed hook does.
+func (preparedProbe) BoundByContext() bool { return true }
+
+// ScopedToCall reports true, as the probed hook does.
+func (preparedProbe) ScopedToCall() bool { return true }
+
+// Prepare counts the call and passes it on.
+func (p preparedProbe) Prepare(ctx context.Context, in *luahook.Input, timeout time.Duration) (luahook.Prepared, error) {
+	p.count()
+	return p.prep.Prepare(ctx, in, timeout)
+}
+
 func (p *probe) hook() luahook.Hook {
-	if cb, ok := p.inner.(luahook.ContextBound); ok && cb.BoundByContext() {
-		return boundProbe{p}
+	cb, ok := p.inner.(luahook.ContextBound)
+	if !ok || !cb.BoundByContext() {
+		return p
 	}
-	return p
+	cs, scoped := p.inner.(luahook.CallScoped)
+	if prep, ok := p.inner.(luahook.Preparer); ok && scoped && cs.ScopedToCall() {
+		return preparedProbe{p, prep}
+	}
+	return boundProbe{p}
 }

@@ -28,6 +28,7 @@ var luaBodies = map[hooktest.Behaviour]string{
 	hooktest.UnknownAction:     `return { action = "block" }`,
 	hooktest.DenyWithoutReason: `return { action = "deny" }`,
 	hooktest.Crash:             `error("hooktest: crash")`,
+	hooktest.ArrayOutput:       `return { hook.deny("hooktest: denied") }`,
 }
 
 // luaFactory compiles and loads a one-hook Lua file per behaviour, with the

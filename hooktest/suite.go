@@ -52,6 +52,7 @@ var cases = [...]conformance{
 	{"cancelling the caller aborts a hung hook", testCancel},
 	{"an already cancelled call aborts without calling the hook", testPreCancelled},
 	{"output that is not a valid outcome is invalid_output", testInvalidOutput},
+	{"an array answer is invalid_output, never no objection", testArrayOutput},
 	{"a crashing hook is a failure and never crashes the host", testCrash},
 	{"a failure of a fail-closed hook denies and names the hook", testFailClosed},
 	{"concurrent calls all get the deny", testConcurrentDeny},

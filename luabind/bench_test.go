@@ -195,3 +195,44 @@ func BenchmarkPoolMiss(b *testing.B) {
 		st.close()
 	}
 }
+
+// capPayloads are the costliest toolInputs to convert that the default caps
+// let through (DefaultMaxInputValues values, DefaultMaxInputBytes bytes).
+func capPayloads() map[string]string {
+	n := DefaultMaxInputValues
+	keys := make([]string, n-1)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(`"k%d":0`, i)
+	}
+	return map[string]string{
+		"empty-arrays":  valuesPayload(n),
+		"empty-objects": `{"command":"x","pad":[` + strings.TrimSuffix(strings.Repeat("{},", n-3), ",") + `]}`,
+		"distinct-keys": "{" + strings.Join(keys, ",") + "}",
+		"strings":       `{"command":"x","pad":[` + strings.TrimSuffix(strings.Repeat(`"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789",`, n-3), ",") + `]}`,
+		"nested":        strings.Repeat(`{"a":`, maxDepth-1) + "[]" + strings.Repeat("}", maxDepth-1),
+		"one-string":    `{"command":"` + strings.Repeat("x", DefaultMaxInputBytes-100) + `"}`,
+	}
+}
+
+// BenchmarkPayloadConversionAtTheCaps measures the worst payload conversion
+// the default caps allow: the time Prepare may take, under the caller's
+// context, before a hook's deadline starts (on top of the wait for a state).
+func BenchmarkPayloadConversionAtTheCaps(b *testing.B) {
+	f := load(b, `hook.register("PreToolUse", nil, function() end)`, Options{})
+	h := f.Registrations()[0].Hook.(luahook.Preparer)
+	for name, ti := range capPayloads() {
+		b.Run(name, func(b *testing.B) {
+			in := preToolUse("bash", ti)
+			ctx := benchCtx(b)
+			b.SetBytes(int64(len(ti)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := h.Prepare(ctx, in, time.Second)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Run(ctx)
+			}
+		})
+	}
+}

@@ -23,6 +23,8 @@ var (
 	_ luahook.Hook         = (*luaHook)(nil)
 	_ luahook.ContextBound = (*luaHook)(nil)
 	_ luahook.CallScoped   = (*luaHook)(nil)
+	_ luahook.Preparer     = (*luaHook)(nil)
+	_ luahook.Prepared     = (*prepared)(nil)
 )
 
 // ScopedToCall reports true: the input is converted to Lua tables as the
@@ -35,27 +37,82 @@ func (h *luaHook) ScopedToCall() bool { return true }
 // instruction, so a call returns promptly once its context is done.
 func (h *luaHook) BoundByContext() bool { return true }
 
-// Call runs the Lua function on a state of the file's pool. A deadline is a
+// Call runs the Lua function on a state of the file's pool: Prepare, with
+// no bound on the wait for a state but ctx, then Run. A deadline is a
 // FailTimeout, a cancellation FailAborted, a Lua error FailError carrying
 // "file:line: message", and a return value that is not an outcome
 // FailInvalidOutput.
-func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (out *luahook.Outcome, err error) {
+func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	p, err := h.Prepare(ctx, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx)
+}
+
+// Prepare takes a state of the file's pool, waiting at most timeout (when
+// positive) under ctx, and converts the payload into it. A payload over
+// Options.MaxInputBytes or Options.MaxInputValues, or with a key twice in an
+// object of its toolInput, is a FailRejected failure, and so is a wait that
+// runs out: the file's states are all busy, luahook is overloaded. The
+// payload's conversion watches ctx. What Prepare returns belongs to the
+// state, so that preparing allocates nothing.
+func (h *luaHook) Prepare(ctx context.Context, in *luahook.Input, timeout time.Duration) (_ luahook.Prepared, err error) {
 	if in == nil {
 		return nil, luahook.Failf(luahook.FailRejected, "nil input")
 	}
 	if ctx.Err() != nil {
 		return nil, contextFailure(ctx, "before the Lua hook started")
 	}
-	if limit := h.file.sh.opts.MaxInputBytes; limit > 0 {
+	sh := h.file.sh
+	if limit := sh.opts.MaxInputBytes; limit > 0 {
 		if n := InputBytes(in); n > limit {
 			return nil, luahook.Failf(luahook.FailRejected,
-				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", h.file.sh.path, n, mib(limit))
+				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", sh.path, n, mib(limit))
 		}
 	}
-	st, err := h.file.pool.get(ctx)
+	pool := h.file.pool
+	st, err := pool.get(ctx, timeout)
 	if err != nil {
+		if err == errOverloaded {
+			return nil, luahook.Failf(luahook.FailRejected,
+				"no Lua state of %s became free within %dms (%d of %d busy): luahook is overloaded",
+				sh.path, timeout.Milliseconds(), pool.live.Load(), pool.max)
+		}
 		return nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			st.endCall()
+			pool.discard(st)
+			err = luahook.Failf(luahook.FailError, "%s: panic while converting the payload: %v", sh.path, r)
+		}
+	}()
+	if err := st.prepare(ctx, h.index, h.name, in); err != nil {
+		st.endCall()
+		pool.put(st) // no Lua code ran: the state is sound
+		return nil, err
+	}
+	st.prep.h = h
+	return &st.prep, nil
+}
+
+// prepared is a call made ready by Prepare: the payload is converted into
+// the state, which Run runs the function on and then gives back. One
+// lives in each state.
+type prepared struct {
+	h  *luaHook // nil once Run has started
+	st *state
+}
+
+// Run runs the prepared call under ctx, and puts the state back in the pool
+// or, after a Lua error, a timeout or a cancellation, discards it.
+func (p *prepared) Run(ctx context.Context) (out *luahook.Outcome, err error) {
+	h, st := p.h, p.st
+	if h == nil {
+		return nil, luahook.Failf(luahook.FailError, "%s: a prepared Lua call was run twice", st.sh.path)
+	}
+	p.h = nil
 	reuse := false
 	defer func() {
 		if r := recover(); r != nil {
@@ -69,7 +126,7 @@ func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (out *luahook.Out
 			h.file.pool.discard(st)
 		}
 	}()
-	out, reuse, err = st.call(ctx, h.index, h.name, in)
+	out, reuse, err = st.run(ctx)
 	return out, err
 }
 
@@ -96,26 +153,61 @@ func InputBytes(in *luahook.Input) int {
 	return n
 }
 
-// call runs registered function i. reuse reports whether the state is fit for
-// another call: not after a Lua error, a timeout or a cancellation, which may
-// have left the state half-way through something.
+// call runs registered function i (prepare, then run). reuse reports
+// whether the state is fit for another call.
 func (st *state) call(ctx context.Context, i int, name string, in *luahook.Input) (out *luahook.Outcome, reuse bool, err error) {
-	L := st.L
-	st.ctx, st.in, st.name = ctx, in, name
+	if err := st.prepare(ctx, i, name, in); err != nil {
+		return nil, true, err
+	}
+	return st.run(ctx)
+}
+
+// prepare converts the payload for a call of registered function i, watching
+// ctx. A conversion that fails runs no Lua code and leaves the state sound.
+func (st *state) prepare(ctx context.Context, i int, name string, in *luahook.Input) error {
+	st.in, st.name, st.fn = in, name, i
 	st.stock.filling = true
-	input, err := st.inputTable(in)
+	input, err := st.inputTable(ctx, in)
 	st.stock.filling = false
 	if err != nil {
 		st.stock.done(false, st.arrayMT)
-		return nil, true, &luahook.Failure{Kind: luahook.FailError,
-			Message: "the payload's toolInput is not valid JSON: " + err.Error(), Err: err}
+		return st.inputFailure(ctx, err)
 	}
+	st.input = input
+	return nil
+}
+
+// inputFailure classifies an error of the payload's conversion.
+func (st *state) inputFailure(ctx context.Context, err error) *luahook.Failure {
+	var de *decodeError
+	if !errors.As(err, &de) {
+		return &luahook.Failure{Kind: luahook.FailError, Message: "converting the payload: " + err.Error(), Err: err}
+	}
+	switch de.why {
+	case faultTooMany:
+		return &luahook.Failure{Kind: luahook.FailRejected, Message: st.sh.path + ": the payload's toolInput has " + de.msg, Err: err}
+	case faultDuplicate:
+		return &luahook.Failure{Kind: luahook.FailRejected,
+			Message: fmt.Sprintf("%s: %s in toolInput (at offset %d): the payload is ambiguous", st.sh.path, de.msg, de.offset), Err: err}
+	case faultDone:
+		return contextFailure(ctx, "while converting the payload")
+	}
+	return &luahook.Failure{Kind: luahook.FailError, Message: "the payload's toolInput is not valid JSON: " + err.Error(), Err: err}
+}
+
+// run runs the prepared call under ctx. reuse reports whether the state is
+// fit for another call: not after a Lua error, a timeout or a cancellation,
+// which may have left the state half-way through something.
+func (st *state) run(ctx context.Context) (out *luahook.Outcome, reuse bool, err error) {
+	L, i := st.L, st.fn
+	st.ctx = ctx
 	if ctx.Done() != nil {
 		L.SetContext(ctx)
 	}
 	L.Push(st.fns[i])
-	L.Push(input)
+	L.Push(st.input)
 	L.Push(st.rt)
+	st.input = nil
 	if err := L.PCall(2, 1, nil); err != nil {
 		st.stock.done(false, st.arrayMT)
 		return nil, false, st.callFailure(ctx, err)
@@ -132,7 +224,7 @@ func (st *state) endCall() {
 	}
 	st.L.RemoveContext()
 	st.L.SetTop(0)
-	st.ctx, st.in, st.name = nil, nil, ""
+	st.ctx, st.in, st.name, st.input = nil, nil, "", nil
 }
 
 // callFailure classifies an error raised by a hook call.

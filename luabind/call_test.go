@@ -276,7 +276,7 @@ func TestCallWithADoneContextDoesNotRun(t *testing.T) {
 
 func TestCallerWaitsForAFreeStateUntilItsDeadline(t *testing.T) {
 	f := load(t, `hook.register("Stop", nil, function() return hook.deny("ran") end)`, Options{MaxStates: 1})
-	held, err := f.pool.get(context.Background())
+	held, err := f.pool.get(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestCallerWaitsForAFreeStateUntilItsDeadline(t *testing.T) {
 
 func TestRetiredFileServesLateCallsAndKeepsNoState(t *testing.T) {
 	f := load(t, `hook.register("Stop", nil, function() return hook.deny("ran") end)`, Options{MaxStates: 2})
-	held, err := f.pool.get(context.Background())
+	held, err := f.pool.get(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ end)`, i), Options{}))
 func TestGoPanicInAHookIsAFailError(t *testing.T) {
 	f := load(t, `hook.register("Stop", nil, function() boom() end)
 hook.register("Stop", nil, function() return hook.deny("alive") end)`, Options{MaxStates: 1})
-	st, err := f.pool.get(context.Background())
+	st, err := f.pool.get(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,18 +10,28 @@ import (
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
 )
 
 // decoder turns JSON text straight into Lua values, without a detour through
 // Go maps: objects become tables marked as objects (keys set in document
 // order, which LTable iteration keeps), arrays become tables marked as arrays,
 // null becomes json.null, numbers become float64 (integers exact up to 2^53).
+// A document is bounded: at most maxDepth levels, at most
+// Options.MaxInputValues values, no key twice in one object (which value
+// counts would be a guess: Lua would see the last, another reader the
+// first), and the decoding stops once its context is done.
 // One decoder belongs to one state and is reused across calls.
 type decoder struct {
 	st    *state
 	data  []byte
 	pos   int
 	depth int
+	ctx   context.Context       // checked every ctxEvery values; nil: never
+	count int                   // values read so far
+	limit int                   // the cap on count; 0: none
+	check int                   // count at which limit or ctx is next checked
 	keys  []lua.LValue          // object keys being collected (LStrings), all levels
 	vals  []lua.LValue          // object values and array items being collected
 	names map[string]lua.LValue // interned object keys, boxed
@@ -37,20 +48,48 @@ const (
 	maxBoxed     = 256  // interned values per state
 )
 
-// decodeError is a JSON syntax error with its byte offset.
+// ctxEvery is how many values the decoder reads between two looks at its
+// context: about 250 µs of work at most.
+const ctxEvery = 1024
+
+// decodeError is why a document was not converted, with its byte offset.
 type decodeError struct {
 	offset int
 	msg    string
+	why    decodeFault
+	err    error // the context's error, for faultDone
 }
+
+// decodeFault classifies a decodeError.
+type decodeFault int
+
+const (
+	faultSyntax    decodeFault = iota // not valid JSON
+	faultTooMany                      // more values than the cap
+	faultDuplicate                    // a key twice in one object
+	faultDone                         // the context ended
+)
 
 func (e *decodeError) Error() string { return fmt.Sprintf("%s at offset %d", e.msg, e.offset) }
 
-// decode converts one JSON document (with optional surrounding white space).
-func (d *decoder) decode(data []byte) (v lua.LValue, err error) {
+func (e *decodeError) Unwrap() error { return e.err }
+
+// decode converts one JSON document (with optional surrounding white space)
+// for Lua code running in the state: json.decode, the store. It watches the
+// state's context, the one Lua runs under.
+func (d *decoder) decode(data []byte) (lua.LValue, error) {
+	return d.decodeIn(d.st.L.Context(), data)
+}
+
+// decodeIn converts one JSON document, watching ctx (nil: not at all) and the
+// state's cap on values.
+func (d *decoder) decodeIn(ctx context.Context, data []byte) (v lua.LValue, err error) {
 	d.data, d.pos, d.depth = data, 0, 0
+	d.ctx, d.count, d.limit = ctx, 0, max(0, d.st.sh.opts.MaxInputValues)
+	d.check = d.nextCheck()
 	defer func() {
 		clear(d.vals)
-		d.keys, d.vals, d.data = d.keys[:0], d.vals[:0], nil
+		d.keys, d.vals, d.data, d.ctx = d.keys[:0], d.vals[:0], nil, nil
 	}()
 	v, err = d.value()
 	if err != nil {
@@ -65,6 +104,31 @@ func (d *decoder) decode(data []byte) (v lua.LValue, err error) {
 
 func (d *decoder) errorf(format string, args ...any) error {
 	return &decodeError{offset: d.pos, msg: fmt.Sprintf(format, args...)}
+}
+
+// nextCheck returns the count at which the cap or the context is next
+// checked, so that reading a value costs one comparison.
+func (d *decoder) nextCheck() int {
+	next := d.count + ctxEvery
+	if d.limit > 0 && d.limit+1 < next {
+		next = d.limit + 1
+	}
+	return next
+}
+
+// counted checks the cap and the context when the count reaches d.check.
+func (d *decoder) counted() error {
+	if d.limit > 0 && d.count > d.limit {
+		return &decodeError{offset: d.pos, why: faultTooMany,
+			msg: fmt.Sprintf("more than %d JSON values (max_input_values)", d.limit)}
+	}
+	if d.ctx != nil {
+		if err := d.ctx.Err(); err != nil {
+			return &decodeError{offset: d.pos, why: faultDone, err: err, msg: "stopped: " + err.Error()}
+		}
+	}
+	d.check = d.nextCheck()
+	return nil
 }
 
 // unexpected reports the character at the current offset, or the end of the
@@ -88,6 +152,11 @@ func (d *decoder) ws() {
 }
 
 func (d *decoder) value() (lua.LValue, error) {
+	if d.count++; d.count >= d.check {
+		if err := d.counted(); err != nil {
+			return nil, err
+		}
+	}
 	d.ws()
 	if d.pos >= len(d.data) {
 		return nil, d.errorf("unexpected end of JSON input")
@@ -133,6 +202,7 @@ func (d *decoder) object() (lua.LValue, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
+	start := d.pos
 	d.pos++ // '{'
 	base := len(d.keys)
 	d.ws()
@@ -169,6 +239,13 @@ func (d *decoder) object() (lua.LValue, error) {
 	n := len(d.keys) - base
 	vbase := len(d.vals) - n
 	t := d.st.objectTable(d.keys[base:], d.vals[vbase:])
+	if n > 1 && keyCount(t) < n {
+		k := string(firstRepeat(d.keys[base:]).(lua.LString))
+		if short := luahook.TruncateChars(k, 64); short != k {
+			k = short + "…"
+		}
+		return nil, &decodeError{offset: start, why: faultDuplicate, msg: "duplicate key " + strconv.Quote(k)}
+	}
 	clear(d.keys[base:])
 	clear(d.vals[vbase:])
 	d.keys, d.vals = d.keys[:base], d.vals[:vbase]
@@ -204,6 +281,30 @@ func (d *decoder) array() (lua.LValue, error) {
 	d.vals = d.vals[:base]
 	d.depth--
 	return t, nil
+}
+
+// keyCount returns the number of keys of an object table.
+func keyCount(t *lua.LTable) int {
+	if directTables {
+		return len((*rawTable)(unsafe.Pointer(t)).keys)
+	}
+	n := 0
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		n++
+	}
+	return n
+}
+
+// firstRepeat returns the first key of keys that an earlier one repeats.
+func firstRepeat(keys []lua.LValue) lua.LValue {
+	seen := make(map[lua.LValue]bool, len(keys))
+	for _, k := range keys {
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+	}
+	return nil
 }
 
 // after reads what follows an object's value or an array's item: a comma

@@ -13,18 +13,24 @@
 //
 // # Calls
 //
-// A call takes an idle state (or builds one, up to Options.MaxStates, checking
-// that the file registers exactly what it registered at load; or waits on the
-// context), sets the context on the VM, converts the payload into a table,
-// calls the function with (input, rt), converts the result, and puts the
-// state back. The payload's tables are new to the call unless the function
+// A call is prepared, then run (luahook.Preparer): Prepare, under the
+// caller's context and before the hook's deadline starts, takes an idle state
+// (or builds one, up to Options.MaxStates, checking that the file registers
+// exactly what it registered at load; or waits, at most the hook's timeout,
+// for the longest-waiting caller to be served first) and converts the
+// payload into a table; Run sets the hook's context on the VM, calls the
+// function with (input, rt), converts the result, and puts the state back.
+// Call is Prepare then Run, waiting on its context only. The payload's tables are new to the call unless the function
 // provably keeps no reference to them (leavesInput reads its bytecode when it
 // is registered): then they are the previous call's tables, emptied and
 // refilled, and the call allocates nothing. A state whose call timed out, was cancelled or raised an
 // error is closed, never reused. Failures are *luahook.Failure values:
 // FailTimeout, FailAborted, FailError ("file.lua:LINE: message"),
-// FailInvalidOutput (a result that is not nil or a valid outcome table),
-// FailRejected (a nil input). A closed (retired) file still serves the calls
+// FailInvalidOutput (a result that is not nil or a valid outcome table: an
+// object, so not an array, nor a table with other keys than strings or a
+// metatable of its own), FailRejected (a nil input, a payload over
+// Options.MaxInputBytes or Options.MaxInputValues or with a key twice in one
+// object, or a wait for a state that ran out: an overload). A closed (retired) file still serves the calls
 // that reach it, on states it closes as they return.
 //
 // # The Lua side
@@ -56,10 +62,14 @@
 // Once a file has loaded, its globals are read-only: assigning a global inside
 // a hook call is an error (rawset on _G too), so that calls cannot leave state
 // behind in a pooled state; the store module is the way to keep state.
-// pairs(_G) then sees nothing. A lib module first required inside a hook call
-// cannot define globals either. Module tables (string, json, ...) stay
-// writable and belong to one state: changing them inside a call is not
-// isolated.
+// A lib module first required inside a hook call cannot define globals
+// either. The module tables (string, table, math, os, json, hook and
+// hook.events, log, re, store, env) are read-only from the file's top level
+// on, so that no call can change what a later call sees (a guard's re.match,
+// say): writing a field is an error naming the module, and rawset and
+// table.insert/remove/sort refuse them; pairs, ipairs, next, #, unpack and
+// table.concat read them as usual. Tables returned by require'd lib modules
+// are the file's own, and stay writable.
 //
 // Limits: every string a Go function builds (string.rep, string.format,
 // string.gsub, table.concat, json.encode, re.gsub, ...) is capped at

@@ -153,7 +153,7 @@ end
 		t.Run(tt.name, func(t *testing.T) {
 			f := load(t, tt.src, Options{MaxStates: 2})
 			ctx := context.Background()
-			held, err := f.pool.get(ctx) // the first state, so that the next call needs a new one
+			held, err := f.pool.get(ctx, 0) // the first state, so that the next call needs a new one
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestPoolGrowsWithIdenticalRegistrations(t *testing.T) {
 	f := load(t, `hook.register("Stop", nil, function() return hook.deny("ok") end)`, Options{MaxStates: 3})
 	var held []*state
 	for i := 0; i < 3; i++ {
-		st, err := f.pool.get(context.Background())
+		st, err := f.pool.get(context.Background(), 0)
 		if err != nil {
 			t.Fatalf("get %d: %v", i, err)
 		}

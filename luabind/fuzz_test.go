@@ -62,7 +62,7 @@ func FuzzStockTablesMatchFresh(f *testing.F) {
 		f.Add([]byte(s[0]), []byte(s[1]))
 	}
 	file := load(f, `hook.register("Stop", nil, function() end)`, Options{MaxStates: 1})
-	st, err := file.pool.get(context.Background())
+	st, err := file.pool.get(context.Background(), 0)
 	if err != nil {
 		f.Fatal(err)
 	}

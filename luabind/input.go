@@ -1,6 +1,8 @@
 package luabind
 
 import (
+	"context"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
@@ -12,14 +14,15 @@ import (
 // decoded from its raw JSON. Short strings that repeat from call to call
 // (the event, the tool name, the cwd, the session id) are boxed once per
 // state, and every table is built at its final size (newObjectTable).
-func (st *state) inputTable(in *luahook.Input) (*lua.LTable, error) {
+// Decoding toolInput watches ctx and the state's cap on values.
+func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable, error) {
 	var f fields
 	f.set(kEvent, st.dec.boxString(string(in.Event)))
 	if in.ToolName != "" {
 		f.set(kToolName, st.dec.boxString(in.ToolName))
 	}
 	if len(in.ToolInput) > 0 {
-		v, err := st.dec.decode(in.ToolInput)
+		v, err := st.dec.decodeIn(ctx, in.ToolInput)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,10 @@ const (
 	DefaultMaxStringBytes = 16 << 20        // 16 MiB
 	DefaultLoadTimeout    = 2 * time.Second // running a file's top level
 	DefaultMaxInputBytes  = 8 << 20         // 8 MiB, what luahook serve accepts
+	// DefaultMaxInputValues bounds the JSON values (scalars, arrays and
+	// objects) of a payload's toolInput, and of a json.decode: converting
+	// 100000 values into Lua tables takes about 25 ms and 10 MiB.
+	DefaultMaxInputValues = 100_000
 )
 
 // Limits of every Lua state. They are per state (lua.Options), not process-wide.
@@ -78,6 +82,14 @@ type Options struct {
 	// then handles. Zero means DefaultMaxInputBytes; a negative value turns
 	// the cap off.
 	MaxInputBytes int
+	// MaxInputValues caps the JSON values (every scalar, array and object,
+	// at any depth) of the toolInput a hook of the file is called with, and
+	// of every json.decode: converting them into Lua tables costs time and
+	// memory that the byte cap alone does not bound (8 MiB of "[]," is 2.8
+	// million tables). A larger payload is refused before the hook runs with
+	// a failure of kind FailRejected. Zero means DefaultMaxInputValues; a
+	// negative value turns the cap off.
+	MaxInputValues int
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int
@@ -89,6 +101,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxInputBytes == 0 {
 		o.MaxInputBytes = DefaultMaxInputBytes
+	}
+	if o.MaxInputValues == 0 {
+		o.MaxInputValues = DefaultMaxInputValues
 	}
 	if o.LoadTimeout <= 0 {
 		o.LoadTimeout = DefaultLoadTimeout

@@ -2,15 +2,23 @@ package luabind
 
 import (
 	"bytes"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
 )
 
-// outcome converts what a hook function returned. nil means no objection. A
-// table with only the contract's own keys, all strings (input a table), is
-// read directly and checked with Outcome.Validate; any other table (legacy
+// wantOutcome ends the message of a return value that is not an outcome.
+const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.mutate(input), hook.context(text))"
+
+// outcome converts what a hook function returned. nil means no objection. An
+// outcome table is a JSON object, as on every transport: a table with array
+// items or any key that is not a string, a table marked json.array, and one
+// with a metatable of its own (whose fields a raw read would miss) are
+// FailInvalidOutput, as [1,2] from a command hook is. A table with only the
+// contract's own keys, all strings (input a table), is read directly and
+// checked with Outcome.Validate; any other table (legacy
 // decision/modifiedInput keys, mistyped values) is encoded to JSON and goes
 // through luahook.ParseOutcome, so that the normalisation rules live in one
 // place. Anything else is FailInvalidOutput.
@@ -20,9 +28,10 @@ func (st *state) outcome(v lua.LValue) (*luahook.Outcome, error) {
 		if v == lua.LNil {
 			return nil, nil
 		}
-		return nil, luahook.Failf(luahook.FailInvalidOutput,
-			"the hook returned a %s; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.mutate(input), hook.context(text))",
-			v.Type().String())
+		return nil, luahook.Failf(luahook.FailInvalidOutput, "the hook returned a %s"+wantOutcome, v.Type().String())
+	}
+	if what := st.notAnObject(t); what != "" {
+		return nil, luahook.Failf(luahook.FailInvalidOutput, "the hook returned %s"+wantOutcome, what)
 	}
 	if t.RawGetString("decision") == lua.LNil && t.RawGetString("modifiedInput") == lua.LNil {
 		if o, ok, err := st.directOutcome(t); ok {
@@ -60,6 +69,10 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 	switch in := t.RawGetString("input").(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
+		if hasOwnMetatable(in, st) {
+			return nil, true, luahook.Failf(luahook.FailInvalidOutput,
+				"the outcome's input is a table with a metatable of its own (its fields are read raw); return a plain table")
+		}
 		raw, err := st.enc.encode(in)
 		if err != nil {
 			return nil, true, &luahook.Failure{Kind: luahook.FailInvalidOutput, Message: "the outcome's input: " + err.Error(), Err: err}
@@ -75,4 +88,34 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 		return nil, true, nil
 	}
 	return &out, true, nil
+}
+
+// notAnObject says what t is when it is not an outcome object (a table with
+// string keys only, plain or marked json.object), and "" when it is one.
+func (st *state) notAnObject(t *lua.LTable) string {
+	switch {
+	case t.Metatable == st.arrayMT:
+		return "a table marked json.array"
+	case hasOwnMetatable(t, st):
+		return "a table with a metatable of its own (its fields are read raw); return a plain table"
+	case t.MaxN() > 0:
+		return "a table with array items (an array, where an outcome is an object)"
+	}
+	if directTables {
+		if len((*rawTable)(unsafe.Pointer(t)).dict) == 0 {
+			return "" // every key is a string
+		}
+	}
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		if _, ok := k.(lua.LString); !ok {
+			return "a table with a key of type " + k.Type().String() + " (" + k.String() + "); outcome keys are strings"
+		}
+	}
+	return ""
+}
+
+// hasOwnMetatable reports whether t has a metatable other than the JSON marks.
+func hasOwnMetatable(t *lua.LTable, st *state) bool {
+	mt := t.Metatable
+	return mt != nil && mt != lua.LNil && mt != st.objectMT && mt != st.arrayMT
 }

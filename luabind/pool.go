@@ -2,10 +2,15 @@ package luabind
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// errOverloaded is the error of a wait for a state that ran out.
+var errOverloaded = errors.New("no Lua state became free in time")
 
 // pool holds the states of one file. It never holds more than max states:
 // live counts the states built and not yet closed, and a caller builds one
@@ -20,14 +25,18 @@ import (
 // building one. (A shared semaphore channel and busy counter, written by
 // every call, made two cores barely faster than one.)
 //
-// Waiting: a caller that must wait registers in waiters and then looks
-// again; put and discard wake one waiter when any is registered. A put
-// pushes the state before it reads nwait and a waiter raises nwait before it
-// looks again, so one of them sees the other: no waiter sleeps while a state
-// is idle. A wake-up is a hint (another caller may take the state first):
-// the woken caller looks again and waits again. A waiter that leaves with a
-// wake-up it did not use (it found a state on its own, or its context ended)
-// passes the wake-up on.
+// Waiting: a caller that must wait registers in waiters, in arrival
+// order, and then looks again. A state that comes back while callers wait
+// is handed to the longest-waiting one (put sends it on the waiter's
+// channel), so that callers arriving meanwhile find nothing idle and queue
+// behind: under a flood of new calls, a waiting caller is served in its
+// turn. A put that finds no waiter pushes the state before it reads nwait,
+// and a waiter raises nwait before it looks again, so one of them sees the
+// other: no waiter sleeps while a state is idle. A state closed (discard,
+// a failed build, retirement) frees a slot instead: the longest waiter is
+// woken with no state, and looks again (it may build one). A waiter that
+// leaves with something it did not use (it found a state on its own, or its
+// wait ended) passes it on.
 //
 // A retired pool (File.Close) keeps serving: a call that arrives after
 // retirement, typically one that read the registry just before a reload
@@ -51,7 +60,7 @@ type pool struct {
 	nwait   atomic.Int32
 
 	wmu     sync.Mutex
-	waiters []chan struct{}
+	waiters []chan *state // each buffered: a state handed over, or nil to look again
 
 	// beforeRegister, when set (tests only), runs between a caller's
 	// finding nothing and its registering as a waiter.
@@ -96,11 +105,15 @@ func (p *pool) adopt(st *state) {
 	p.keep(p.shard(), st)
 }
 
-// keep puts an idle state in s, or closes it if the pool is retired. The
-// flag is read under the shard's lock, and retire sets it before taking each
-// shard's lock, so a state is either seen by retire or closed here. Either
-// way a waiter is woken: it takes the state, or builds one in its place.
+// keep hands a state that is free again to the longest waiter, or puts it
+// idle in s, or closes it if the pool is retired. The flag is read under the
+// shard's lock, and retire sets it before taking each shard's lock, so a
+// state is either seen by retire or closed here. Either way a waiter is
+// woken: it takes the state, or builds one in its place.
 func (p *pool) keep(s *shard, st *state) {
+	if p.nwait.Load() > 0 && p.handOff(st) {
+		return
+	}
 	s.mu.Lock()
 	if p.retired.Load() {
 		s.mu.Unlock()
@@ -129,11 +142,13 @@ func (s *shard) take() *state {
 	return st
 }
 
-// get returns an idle state, or builds one, or waits for one until ctx is done.
-func (p *pool) get(ctx context.Context) (*state, error) {
+// get returns an idle state, or builds one, or waits for one until ctx is
+// done or, when wait is positive, for at most wait: a wait that runs out
+// returns errOverloaded.
+func (p *pool) get(ctx context.Context, wait time.Duration) (*state, error) {
 	home := p.shard()
 	home.busy.Add(1)
-	st, err := p.acquire(ctx, home)
+	st, err := p.acquire(ctx, home, wait)
 	if err != nil {
 		home.busy.Add(-1)
 	}
@@ -142,8 +157,12 @@ func (p *pool) get(ctx context.Context) (*state, error) {
 
 // acquire takes an idle state, builds one while fewer than max are alive, or
 // waits.
-func (p *pool) acquire(ctx context.Context, home *shard) (*state, error) {
-	var w chan struct{} // the caller's wake-up channel, once it waits
+func (p *pool) acquire(ctx context.Context, home *shard, wait time.Duration) (*state, error) {
+	var (
+		w     chan *state // the caller's wake-up channel, once it waits
+		timer *time.Timer
+		out   <-chan time.Time
+	)
 	for {
 		if st, err := p.takeOrBuild(ctx, home); st != nil || err != nil {
 			return st, err
@@ -151,7 +170,12 @@ func (p *pool) acquire(ctx context.Context, home *shard) (*state, error) {
 		// Nothing idle and max alive: register, then look once more (a
 		// state may have come back before the registration was seen).
 		if w == nil {
-			w = make(chan struct{}, 1)
+			w = make(chan *state, 1)
+			if wait > 0 {
+				timer = time.NewTimer(wait)
+				defer timer.Stop()
+				out = timer.C
+			}
 		}
 		if p.beforeRegister != nil {
 			p.beforeRegister()
@@ -161,13 +185,25 @@ func (p *pool) acquire(ctx context.Context, home *shard) (*state, error) {
 		p.nwait.Add(1)
 		p.wmu.Unlock()
 		if st, err := p.takeOrBuild(ctx, home); st != nil || err != nil {
-			p.leave(w)
+			if got := p.leave(w); got != nil {
+				p.keep(home, got) // handed one as well: pass it on
+			}
 			return st, err
 		}
 		select {
-		case <-w: // woken and unregistered by the waker: look again
+		case st := <-w: // unregistered by the waker
+			if st != nil {
+				return st, nil
+			}
+		case <-out:
+			if st := p.leave(w); st != nil {
+				return st, nil // handed over as the wait ran out
+			}
+			return nil, errOverloaded
 		case <-ctx.Done():
-			p.leave(w)
+			if st := p.leave(w); st != nil {
+				p.keep(home, st)
+			}
 			return nil, contextFailure(ctx, "while waiting for a free Lua state (all busy)")
 		}
 	}
@@ -200,34 +236,55 @@ func (p *pool) takeOrBuild(ctx context.Context, home *shard) (*state, error) {
 	}
 }
 
-// leave unregisters w; if a waker already took w off the list, the wake-up
-// it sent was not used, and goes to the next waiter.
-func (p *pool) leave(w chan struct{}) {
+// leave unregisters w. If a waker already took w off the list, what it sent
+// was not used: a state is returned to the caller, and a wake-up with no
+// state goes to the next waiter.
+func (p *pool) leave(w chan *state) *state {
 	p.wmu.Lock()
 	for i, x := range p.waiters {
 		if x == w {
 			p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
 			p.nwait.Add(-1)
 			p.wmu.Unlock()
-			return
+			return nil
 		}
 	}
 	p.wmu.Unlock()
-	<-w // the waker's send is buffered: drain it so w is clean
-	p.wakeOne()
+	st := <-w // the waker's send is buffered: drain it so w is clean
+	if st == nil {
+		p.wakeOne()
+	}
+	return st
 }
 
-// wakeOne takes the longest-waiting caller off the list and wakes it.
+// handOff gives st to the longest-waiting caller, and reports whether there
+// was one.
+func (p *pool) handOff(st *state) bool {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if len(p.waiters) == 0 {
+		return false
+	}
+	p.popWaiter() <- st
+	return true
+}
+
+// wakeOne wakes the longest-waiting caller, if any, to look again.
 func (p *pool) wakeOne() {
 	p.wmu.Lock()
 	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters[0] = nil
-		p.waiters = p.waiters[1:]
-		p.nwait.Add(-1)
-		w <- struct{}{}
+		p.popWaiter() <- nil
 	}
 	p.wmu.Unlock()
+}
+
+// popWaiter takes the longest-waiting caller off the list; p.wmu is held.
+func (p *pool) popWaiter() chan *state {
+	w := p.waiters[0]
+	p.waiters[0] = nil
+	p.waiters = p.waiters[1:]
+	p.nwait.Add(-1)
+	return w
 }
 
 // takeIdle takes an idle state from the caller's shard, or from any other.

@@ -28,7 +28,7 @@ func TestPoolTakesAnIdleStateFromAnyShardBeforeBuildingOne(t *testing.T) {
 			p.shards[j].idle = nil
 		}
 		p.shards[i].idle = []*state{st}
-		got, err := p.get(context.Background())
+		got, err := p.get(context.Background(), 0)
 		if err != nil || got != st {
 			t.Fatalf("idle state in shard %d: got %p, %v", i, got, err)
 		}
@@ -65,7 +65,7 @@ func TestPoolWaitersGivingUpNeverStrandTheOthers(t *testing.T) {
 					// A third of the waits end early, many while registered.
 					ctx, cancel = context.WithTimeout(ctx, time.Duration(r%50)*time.Microsecond)
 				}
-				st, err := p.get(ctx)
+				st, err := p.get(ctx, 0)
 				cancel()
 				if err != nil {
 					continue
@@ -107,7 +107,7 @@ func TestPoolWaitersGivingUpNeverStrandTheOthers(t *testing.T) {
 // caller looks again after registering, and takes it.
 func TestPoolCallerLooksAgainAfterRegistering(t *testing.T) {
 	p := barePool(1, nil)
-	held, err := p.get(context.Background())
+	held, err := p.get(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,43 +117,89 @@ func TestPoolCallerLooksAgainAfterRegistering(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	got, err := p.get(ctx)
+	got, err := p.get(ctx, 0)
 	if err != nil || got != held {
 		t.Fatalf("get = %p, %v; want the state put back while it registered", got, err)
 	}
 }
 
-// A waiter that leaves with a wake-up it did not use (its context ended as
-// the wake-up came) passes it to the next waiter, which takes the state.
+// A waiter that leaves with what it was sent and did not use (its wait
+// ended as it came) passes it to the next waiter: a state handed over, or a
+// wake-up to build one in place of a discarded state.
 func TestPoolLeavingWaiterPassesItsWakeUpOn(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		t.Run(fmt.Sprintf("discard=%v", discard), func(t *testing.T) {
+			p := barePool(1, nil)
+			held, err := p.get(context.Background(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A registers first, then B waits behind it.
+			a := make(chan *state, 1)
+			p.wmu.Lock()
+			p.waiters = append(p.waiters, a)
+			p.nwait.Add(1)
+			p.wmu.Unlock()
+			got := make(chan *state, 1)
+			go func() {
+				st, _ := p.get(context.Background(), 0)
+				got <- st
+			}()
+			for p.nwait.Load() != 2 {
+				time.Sleep(time.Millisecond)
+			}
+			if discard {
+				p.discard(held) // wakes A, the longest waiting, to build one
+			} else {
+				p.put(held) // hands the state to A
+			}
+			// A gives up without looking, as acquire does when its wait ends.
+			if st := p.leave(a); st != nil {
+				p.keep(p.shard(), st)
+			}
+			select {
+			case st := <-got:
+				if st == nil || (!discard && st != held) {
+					t.Errorf("B got %p, want the state put back (or a new one)", st)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("B still waits: what A was sent was lost")
+			}
+		})
+	}
+}
+
+// A state that comes back while callers wait goes to the longest-waiting
+// caller, not to one that arrives just then: under a flood of new calls, a
+// caller that waits is served in its turn instead of starving until its
+// timeout.
+func TestPoolHandsAReturnedStateToTheLongestWaiter(t *testing.T) {
 	p := barePool(1, nil)
-	held, err := p.get(context.Background())
+	held, err := p.get(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A registers first, then B waits behind it.
-	a := make(chan struct{}, 1)
-	p.wmu.Lock()
-	p.waiters = append(p.waiters, a)
-	p.nwait.Add(1)
-	p.wmu.Unlock()
 	got := make(chan *state, 1)
 	go func() {
-		st, _ := p.get(context.Background())
+		st, _ := p.get(context.Background(), 0)
 		got <- st
 	}()
-	for p.nwait.Load() != 2 {
+	for p.nwait.Load() != 1 {
 		time.Sleep(time.Millisecond)
 	}
-	p.put(held) // wakes A, the longest waiting
-	p.leave(a)  // A gives up without looking
+	p.put(held)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if st, err := p.get(ctx, 0); err == nil {
+		t.Fatalf("a caller arriving as the state came back took it (%p) ahead of the waiting caller", st)
+	}
 	select {
 	case st := <-got:
 		if st != held {
-			t.Errorf("B got %p, want the state put back", st)
+			t.Errorf("the waiter got %p, want the state put back", st)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("B still waits with a state idle: A's wake-up was lost")
+		t.Fatal("the waiter never got the state")
 	}
 }
 

@@ -130,6 +130,34 @@ func TestLuaInvalidOutcomeTablesAreInvalidOutput(t *testing.T) {
 	}
 }
 
+// A returned table is an outcome object, as on every transport: one with
+// array items or any key that is not a string, one marked json.array, or one
+// with a metatable of its own (whose fields a raw read would miss) is
+// invalid_output, never "no objection".
+func TestLuaArrayShapedAndOddOutcomeTablesAreInvalidOutput(t *testing.T) {
+	for _, ret := range []string{
+		`{ 1, 2 }`,
+		`json.array({ 1 })`,
+		`json.array({})`,
+		`json.array({ action = "deny", reason = "r" })`,
+		`json.object({ 1 })`,
+		`{ action = "allow", "extra" }`,
+		`{ action = "deny", reason = "r", [true] = 1 }`,
+		`{ [1.5] = "x" }`,
+		`{ [3] = "sparse" }`,
+		`setmetatable({}, { __index = { action = "deny", reason = "hidden" } })`,
+		`{ action = "deny", reason = { "r" } }`,
+		`{ action = "deny", reason = json.null }`,
+		`{ action = "mutate", input = setmetatable({}, { __index = { command = "ls" } }) }`,
+	} {
+		for _, policy := range policies {
+			t.Run(ret+"/"+string(policy), func(t *testing.T) {
+				checkInvalidOutput(t, "return "+ret, policy)
+			})
+		}
+	}
+}
+
 func checkInvalidOutput(t *testing.T, body string, policy luahook.FailurePolicy) {
 	t.Helper()
 	g := newLuaRig(t, runner.Options{})

@@ -133,7 +133,7 @@ func (st *state) freeze() {
 	g.Metatable = mt
 	st.backing = backing
 	st.frozen = true
-	st.protected = append(st.protected, g)
+	st.protect(g, readOnly{backing: backing})
 }
 
 // basePrint sends print's output to the logger at level info.
@@ -147,16 +147,14 @@ func (st *state) basePrint(L *lua.LState) int {
 	return 0
 }
 
-// baseRawset is rawset that refuses the protected proxies (the frozen globals,
-// rt), whose __newindex guards would otherwise be bypassed.
+// baseRawset is rawset that refuses the read-only tables (the modules, the
+// frozen globals, rt), whose __newindex guards would otherwise be bypassed.
 func (st *state) baseRawset(L *lua.LState) int {
 	t := L.CheckTable(1)
 	k := L.CheckAny(2)
 	v := L.CheckAny(3)
-	for _, p := range st.protected {
-		if t == p {
-			L.RaiseError("rawset: this table is read-only")
-		}
+	if r, ok := st.readOnlyOf(t); ok {
+		L.RaiseError("rawset: %s is read-only", r.describe())
 	}
 	if k == lua.LNil {
 		L.ArgError(2, "table index is nil")
@@ -189,5 +187,5 @@ func (st *state) openModules() {
 	st.openStore()
 	st.openEnv()
 	st.rt = st.newRT()
-	st.protected = append(st.protected, st.rt)
+	st.protect(st.rt, readOnly{})
 }

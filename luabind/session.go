@@ -110,8 +110,7 @@ func NewSession(opts SessionOptions) (*Session, error) {
 	}
 	st.loading = true // hook.register works at any time
 	s := &Session{st: st, sem: make(chan struct{}, 1), name: name, out: opts.Stdout}
-	hookMod := L.G.Global.RawGetString("hook").(*lua.LTable)
-	hookMod.RawSetString("register", L.NewFunction(s.register))
+	st.module("hook").RawSetString("register", L.NewFunction(s.register))
 	if s.out != nil {
 		L.G.Global.RawSetString("print", L.NewFunction(s.print))
 	}

@@ -25,12 +25,12 @@ const (
 // line when they fit; a table met again inside itself prints as <cycle>. Call
 // it with the state held, or on values no hook can be changing.
 func (s *Session) Format(v lua.LValue) string {
-	f := formatter{null: s.st.null}
+	f := formatter{st: s.st}
 	return f.value(v, 0)
 }
 
 type formatter struct {
-	null  lua.LValue
+	st    *state
 	stack []*lua.LTable // the tables being formatted, for cycles
 }
 
@@ -50,7 +50,7 @@ func (f *formatter) value(v lua.LValue, indent int) string {
 		}
 		return fmt.Sprintf("function: %s:%d", v.Proto.SourceName, v.Proto.LineDefined)
 	case *lua.LUserData:
-		if v == f.null {
+		if v == f.st.null {
 			return "json.null"
 		}
 		return "userdata"
@@ -61,6 +61,7 @@ func (f *formatter) value(v lua.LValue, indent int) string {
 }
 
 func (f *formatter) table(t *lua.LTable, indent int) string {
+	t = f.st.contents(t) // a module prints its fields
 	if slices.Contains(f.stack, t) {
 		return "<cycle>"
 	}

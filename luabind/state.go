@@ -21,11 +21,11 @@ type state struct {
 	// lean[i]: fns[i] provably keeps no reference to its input (leavesInput)
 	lean []bool
 
-	loading   bool
-	frozen    bool
-	globals   *lua.LTable   // _G: after loading, an empty proxy of backing
-	backing   *lua.LTable   // the globals once frozen
-	protected []*lua.LTable // tables rawset must not write (the proxies)
+	loading  bool
+	frozen   bool
+	globals  *lua.LTable              // _G: after loading, an empty proxy of backing
+	backing  *lua.LTable              // the globals once frozen
+	readonly map[*lua.LTable]readOnly // tables Lua code must not write (readonly.go)
 
 	null     *lua.LUserData // json.null
 	arrayMT  *lua.LTable    // marks tables that encode as JSON arrays
@@ -38,9 +38,12 @@ type state struct {
 	requireErr error
 
 	// The call in progress (zero between calls).
-	ctx  context.Context
-	in   *luahook.Input
-	name string
+	ctx   context.Context // set by run
+	in    *luahook.Input
+	name  string
+	fn    int         // the registered function called
+	input *lua.LTable // the converted payload, between prepare and run
+	prep  prepared    // what luaHook.Prepare returns
 
 	dec   decoder
 	enc   encoder
@@ -60,6 +63,7 @@ func newState(ctx context.Context, sh *shared) (*state, error) {
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
 	st.dec.st = st
 	st.enc.st = st
+	st.prep.st = st
 	if err := st.open(); err != nil {
 		L.Close()
 		return nil, &LoadError{Path: sh.path, Message: "building the sandbox: " + err.Error(), Err: err}
@@ -90,6 +94,7 @@ func (st *state) open() (err error) {
 	}()
 	st.openSandbox()
 	st.openModules()
+	st.sealModules()
 	st.L.SetTop(0)
 	return nil
 }

@@ -1,0 +1,194 @@
+package luabind
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+// readOnly is a table that Lua code cannot write: a module's proxy (whose
+// contents are in backing), the frozen globals, rt.
+type readOnly struct {
+	what    string      // "the string module", for errors; "" for "this table"
+	backing *lua.LTable // the contents the table shows; nil for rt
+}
+
+func (r readOnly) describe() string {
+	if r.what == "" {
+		return "this table"
+	}
+	return r.what
+}
+
+// moduleNames are the sandbox's module tables, read-only to Lua code (io
+// only where it is granted).
+var moduleNames = []string{"string", "table", "math", "os", "io", "json", "hook", "log", "re", "store", "env"}
+
+// sealModules makes every module table read-only, from the file's own top
+// level on: a hook call that replaced re.match or string.find would change
+// every later call on the pooled state, a fail-closed guard's included, and
+// a file has no business changing the sandbox's modules. Each module table
+// becomes, in place (so that every reference to it, such as the string
+// metatable's __index, sees the change), an empty proxy whose metatable
+// reads from the contents, refuses writes naming the module, and is
+// protected from getmetatable and setmetatable. Tables nested in a module
+// (hook.events) are sealed too. The base and table functions that read or
+// write a table's contents raw see through a proxy or refuse it, so that
+// pairs, ipairs, #, unpack and table.concat keep working on modules, and
+// rawset and table.insert cannot get round the proxy. Reading a module
+// field goes through __index tables only: no Lua code runs, as escape.go
+// counts on for string methods.
+func (st *state) sealModules() {
+	L := st.L
+	g := L.G.Global
+	base := func(name string) *lua.LFunction { return g.RawGetString(name).(*lua.LFunction) }
+	// pairs' and ipairs' own iterators, for every table but a proxy.
+	pairsAux, ipairsAux := base("pairs").Upvalues[0].Value(), base("ipairs").Upvalues[0].Value()
+	seeNext, seeIpairsAux := L.NewFunction(st.baseNext), L.NewFunction(st.ipairsAux)
+	g.RawSetString("next", seeNext)
+	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if st.contents(t) != t {
+			L.Push(seeNext)
+		} else {
+			L.Push(pairsAux)
+		}
+		L.Push(t)
+		L.Push(lua.LNil)
+		return 3
+	}))
+	g.RawSetString("ipairs", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if st.contents(t) != t {
+			L.Push(seeIpairsAux)
+		} else {
+			L.Push(ipairsAux)
+		}
+		L.Push(t)
+		L.Push(lua.LNumber(0))
+		return 3
+	}))
+	g.RawSetString("unpack", L.NewFunction(st.seeThrough(base("unpack").GFunction)))
+	tab := g.RawGetString("table").(*lua.LTable)
+	for _, name := range []string{"concat", "getn", "maxn"} {
+		tab.RawSetString(name, L.NewFunction(st.seeThrough(tab.RawGetString(name).(*lua.LFunction).GFunction)))
+	}
+	for _, name := range []string{"insert", "remove", "sort"} {
+		tab.RawSetString(name, L.NewFunction(st.refuseReadOnly("table."+name, tab.RawGetString(name).(*lua.LFunction).GFunction)))
+	}
+	for _, name := range moduleNames {
+		if t, ok := g.RawGetString(name).(*lua.LTable); ok {
+			st.seal(t, name, "the "+name+" module")
+		}
+	}
+}
+
+// seal turns t, in place, into a read-only proxy of its contents.
+func (st *state) seal(t *lua.LTable, path, what string) {
+	L := st.L
+	backing := &lua.LTable{}
+	*backing = *t
+	*t = lua.LTable{}
+	for k, v := backing.Next(lua.LNil); k != lua.LNil; k, v = backing.Next(k) {
+		name, isName := k.(lua.LString)
+		if sub, ok := v.(*lua.LTable); ok && isName && (sub.Metatable == nil || sub.Metatable == lua.LNil) {
+			st.seal(sub, path+"."+string(name), "the "+path+"."+string(name)+" table")
+		}
+	}
+	mt := L.CreateTable(0, 4)
+	mt.RawSetString("__index", backing)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("%s is read-only (assignment to %s.%s)", what, path, L.Get(2).String())
+		return 0
+	}))
+	mt.RawSetString("__len", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(backing.Len()))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString("protected"))
+	t.Metatable = mt
+	st.protect(t, readOnly{what: what, backing: backing})
+}
+
+// protect records t as read-only.
+func (st *state) protect(t *lua.LTable, r readOnly) {
+	if st.readonly == nil {
+		st.readonly = make(map[*lua.LTable]readOnly)
+	}
+	st.readonly[t] = r
+}
+
+// readOnlyOf reports whether t is read-only, and how. Tables without a
+// metatable, the common case, cost one comparison.
+func (st *state) readOnlyOf(t *lua.LTable) (readOnly, bool) {
+	if t.Metatable == lua.LNil || t.Metatable == nil || t.Metatable == st.objectMT || t.Metatable == st.arrayMT {
+		return readOnly{}, false
+	}
+	r, ok := st.readonly[t]
+	return r, ok
+}
+
+// contents returns the table whose contents t shows: a module proxy's
+// backing, or t itself.
+func (st *state) contents(t *lua.LTable) *lua.LTable {
+	if r, ok := st.readOnlyOf(t); ok && r.backing != nil {
+		return r.backing
+	}
+	return t
+}
+
+// module returns the contents of a sealed module, for Go code that installs
+// a function in it.
+func (st *state) module(name string) *lua.LTable {
+	return st.contents(st.L.G.Global.RawGetString(name).(*lua.LTable))
+}
+
+// baseNext is next, reading a module proxy's contents.
+func (st *state) baseNext(L *lua.LState) int {
+	t := st.contents(L.CheckTable(1))
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+// ipairsAux is ipairs' iterator for a module proxy.
+func (st *state) ipairsAux(L *lua.LState) int {
+	t := st.contents(L.CheckTable(1))
+	i := L.CheckInt(2) + 1
+	v := t.RawGetInt(i)
+	if v == lua.LNil {
+		return 0
+	}
+	L.Push(lua.LNumber(i))
+	L.Push(v)
+	return 2
+}
+
+// seeThrough wraps a function that reads its first argument's contents raw
+// so that it reads a module proxy's contents.
+func (st *state) seeThrough(fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if c := st.contents(t); c != t {
+				L.Replace(1, c)
+			}
+		}
+		return fn(L)
+	}
+}
+
+// refuseReadOnly wraps a function that writes its first argument raw so that
+// it refuses a read-only table.
+func (st *state) refuseReadOnly(name string, fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if r, ok := st.readOnlyOf(t); ok {
+				L.RaiseError("%s: %s is read-only", name, r.describe())
+			}
+		}
+		return fn(L)
+	}
+}
