@@ -107,11 +107,13 @@ type Store struct {
 	lim     StoreLimits
 	now     func() time.Time // nil: time.Now (tests set a fake clock)
 	sweeper storeSweeper
+	spare   *storeEntry // a removed entry, reused by the next new key
 }
 
 type storeEntry struct {
 	key     string
-	value   any
+	value   any       // a string, a bool or a json.RawMessage; nil for a number
+	num     float64   // the number, when value is nil (not boxed: Incr allocates nothing)
 	size    int       // the value's size in bytes
 	expires time.Time // zero: never
 	index   int       // in Store.exp; -1 when not there
@@ -175,7 +177,7 @@ func (s *Store) Get(key string) (any, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.live(key, s.clock()); e != nil {
-		return e.value, true
+		return e.get(), true
 	}
 	return nil, false
 }
@@ -210,7 +212,11 @@ func (s *Store) Set(key string, value any, ttl time.Duration) error {
 	if err != nil {
 		return err
 	}
-	e.value = value
+	if f, ok := value.(float64); ok {
+		e.value, e.num = nil, f
+	} else {
+		e.value = value
+	}
 	s.setExpiry(e, expiry(now, ttl), now)
 	return nil
 }
@@ -236,14 +242,14 @@ func (s *Store) Incr(key string, delta float64, ttl time.Duration) (float64, err
 	}
 	now := s.clock()
 	if e := s.live(key, now); e != nil {
-		v, ok := e.value.(float64)
-		if !ok {
+		if e.value != nil {
 			return 0, fmt.Errorf("store: the value of %q is a %s, not a number", truncKey(key), storeType(e.value))
 		}
+		v := e.num
 		if r := v + delta; math.IsInf(r, 0) || math.IsNaN(r) {
 			return 0, fmt.Errorf("store: %v + %v under %q is not a finite number", v, delta, truncKey(key))
 		}
-		e.value = v + delta
+		e.num = v + delta
 		s.sweepSome(now, writeSweep)
 		return v + delta, nil
 	}
@@ -251,7 +257,7 @@ func (s *Store) Incr(key string, delta float64, ttl time.Duration) (float64, err
 	if err != nil {
 		return 0, err
 	}
-	e.value = delta
+	e.value, e.num = nil, delta
 	s.setExpiry(e, expiry(now, ttl), now)
 	return delta, nil
 }
@@ -301,7 +307,12 @@ func (s *Store) reserve(lim StoreLimits, key string, size int, now time.Time) (*
 		if s.m == nil {
 			s.m = make(map[string]*storeEntry)
 		}
-		e = &storeEntry{key: key, index: -1}
+		e = s.spare
+		if e == nil {
+			e = &storeEntry{}
+		}
+		s.spare = nil
+		*e = storeEntry{key: key, index: -1}
 		s.m[key] = e
 		s.bytes += len(key)
 	}
@@ -326,6 +337,16 @@ func (s *Store) remove(e *storeEntry) {
 	if e.index >= 0 {
 		s.exp.remove(e)
 	}
+	*e = storeEntry{index: -1}
+	s.spare = e
+}
+
+// get returns the entry's value as Store.Get does.
+func (e *storeEntry) get() any {
+	if e.value == nil {
+		return e.num
+	}
+	return e.value
 }
 
 func checkTTL(ttl time.Duration) error {

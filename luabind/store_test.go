@@ -444,3 +444,38 @@ func TestStoreKeysAreStrings(t *testing.T) {
 		t.Error(msg)
 	}
 }
+
+// BenchmarkStoreIncr is a rate limiter's call: a counter with a TTL, counted
+// once per call, in a store holding 10,000 other such counters.
+func BenchmarkStoreIncr(b *testing.B) {
+	s := NewStore()
+	defer s.Close()
+	for i := range 10_000 {
+		s.Incr(fmt.Sprint("calls:", i), 1, time.Minute)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Incr("calls:42", 1, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStoreSetNewKeys writes distinct keys with a short TTL: the
+// store's worst case, where each write creates an entry and expires others.
+func BenchmarkStoreSetNewKeys(b *testing.B) {
+	s := NewStore()
+	defer s.Close()
+	keys := make([]string, 1<<16)
+	for i := range keys {
+		keys[i] = fmt.Sprint("session:", i)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := s.Set(keys[i%len(keys)], "v", time.Millisecond); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
