@@ -32,6 +32,11 @@ const (
 	DefaultLoadTimeoutMs  = 2000
 	DefaultMaxInputBytes  = 8 << 20 // 8 MiB
 	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
+	// The defaults of [store], the same as luabind's.
+	DefaultStoreMaxKeyBytes   = 1 << 10 // 1 KiB
+	DefaultStoreMaxValueBytes = 1 << 20 // 1 MiB
+	DefaultStoreMaxKeys       = 100_000
+	DefaultStoreMaxBytes      = 64 << 20 // 64 MiB
 )
 
 // Limits of what a configuration file, and a JSON Schema file it names, may
@@ -64,6 +69,7 @@ type Config struct {
 	HooksDir string
 	Runner   Runner
 	Lua      Lua
+	Store    Store
 	Command  Command
 	// Hooks lists the configured command and HTTP hooks of each event, in
 	// file order. Events without hooks have no key.
@@ -107,6 +113,25 @@ type Lua struct {
 	AllowLoosePermissions bool
 }
 
+// Store is the [store] section: the bounds of the process-wide store that
+// Lua hooks keep state in (the store module). Every key and value a hook
+// writes counts; a write past a bound fails the hook, and its failure policy
+// decides (a fail-closed hook denies). Expired entries are dropped before a
+// write is refused; live ones are never evicted.
+type Store struct {
+	// MaxKeyBytes (max_key_bytes, default 1 KiB, at least 1) caps a key.
+	MaxKeyBytes int
+	// MaxValueBytes (max_value_bytes, default 1 MiB, at least 1) caps a
+	// value: a string's length, a table's JSON text.
+	MaxValueBytes int
+	// MaxKeys (max_keys, default 100000, at least 1) caps the number of keys.
+	MaxKeys int
+	// MaxBytes (max_bytes, default 64 MiB, at least 1) caps the store's
+	// total: every key's length plus every value's size (8 bytes for a
+	// number or a boolean).
+	MaxBytes int
+}
+
 // Command is the [command] section: settings shared by command hooks.
 type Command struct {
 	// Allow (allow) adds command names to the first-word allowlist.
@@ -138,6 +163,8 @@ func Default() *Config {
 		HooksDir: DefaultHooksDir,
 		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: DefaultMaxInputBytes},
 		Lua:      Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs},
+		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
+			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes},
 	}
 }
 

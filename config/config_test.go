@@ -17,6 +17,7 @@ func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 		HooksDir: "hooks.d",
 		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000},
+		Store:    Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20},
 	}
 	if got := Default(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
@@ -220,6 +221,9 @@ func TestTOMLAndJSONFormsLoadToEqualConfigs(t *testing.T) {
 	}
 	if ct.NumHooks() != 5 || len(ct.Tools) != 3 {
 		t.Fatalf("full.toml loaded %d hooks and %d tools, want 5 and 3", ct.NumHooks(), len(ct.Tools))
+	}
+	if want := (Store{MaxKeyBytes: 512, MaxValueBytes: 65536, MaxKeys: 10000, MaxBytes: 16 << 20}); ct.Store != want {
+		t.Errorf("full.toml [store] = %+v, want %+v", ct.Store, want)
 	}
 	for _, c := range []*Config{ct, cj} {
 		c.Path = ""

@@ -204,7 +204,7 @@ func (d *decoder) strList(n *node, check func(string) string) ([]string, bool) {
 }
 
 func (d *decoder) top(root *node, c *Config) {
-	d.table(root, []string{"hooks_dir", "runner", "lua", "command", "hooks", "tools"}, func(key string, v *node) {
+	d.table(root, []string{"hooks_dir", "runner", "lua", "store", "command", "hooks", "tools"}, func(key string, v *node) {
 		switch key {
 		case "hooks_dir":
 			if s, ok := d.str(v); ok {
@@ -223,6 +223,8 @@ func (d *decoder) top(root *node, c *Config) {
 			})
 		case "lua":
 			d.lua(v, &c.Lua)
+		case "store":
+			d.store(v, &c.Store)
 		case "command":
 			d.table(v, []string{"allow", "pass_env"}, func(key string, v *node) {
 				if key == "allow" {
@@ -256,6 +258,16 @@ func (d *decoder) lua(n *node, l *Lua) {
 			}
 		case "allow_loose_permissions":
 			l.AllowLoosePermissions, _ = d.boolean(v)
+		}
+	})
+}
+
+func (d *decoder) store(n *node, s *Store) {
+	fields := map[string]*int{"max_key_bytes": &s.MaxKeyBytes, "max_value_bytes": &s.MaxValueBytes,
+		"max_keys": &s.MaxKeys, "max_bytes": &s.MaxBytes}
+	d.table(n, []string{"max_key_bytes", "max_value_bytes", "max_keys", "max_bytes"}, func(key string, v *node) {
+		if i, ok := d.integer(v, 1, math.MaxInt); ok {
+			*fields[key] = i
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/transports"
 )
@@ -65,6 +66,8 @@ func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 		closeSpecs(prev)
 	}
 	e.maxInput.Store(int64(maxInputBytes(e.opts.MaxInputBytes, cfg.Runner.MaxInputBytes)))
+	e.store.SetLimits(luabind.StoreLimits{MaxKeyBytes: cfg.Store.MaxKeyBytes, MaxValueBytes: cfg.Store.MaxValueBytes,
+		MaxKeys: cfg.Store.MaxKeys, MaxBytes: cfg.Store.MaxBytes})
 	e.run.SetSchemas(schemas)
 	e.run.SetPolicyOnly(e.opts.PolicyOnly || !cfg.Runner.AllowNonPolicy)
 	e.cfg = cfg

@@ -307,8 +307,8 @@ func (e *Engine) Stats() Stats {
 	return s
 }
 
-// Close stops watching, stops the background hooks, closes every Lua pool
-// and the configured transports, and returns once the engine's goroutines
+// Close stops watching, stops the background hooks, closes every Lua pool,
+// the configured transports and the store's sweeper, and returns once the engine's goroutines
 // have ended. A Lua call still in flight finishes, and its state is closed
 // when it returns. Hooks stay registered: a call made after Close still runs
 // them (a Lua hook on a state built for that call alone), but nothing reloads
@@ -328,6 +328,7 @@ func (e *Engine) Close() error {
 			delete(e.files, name)
 		}
 		closeSpecs(e.configured)
+		e.store.Close()
 		e.publish()
 	})
 	return nil

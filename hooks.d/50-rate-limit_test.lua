@@ -34,3 +34,37 @@ test("other tools do not count", function()
   end
   expect.allowed(bash("busy"))
 end)
+
+test("a new session id per command does not dodge the limit", function()
+  for i = 1, 600 do
+    expect.allowed(bash("fresh-" .. i))
+  end
+  expect.denied(bash("fresh-601"), "rate limit: more than 600 shell commands in the last minute across all sessions")
+  expect.denied(bash("busy"), "across all sessions")
+end)
+
+test("a session denied by its own limit does not use up the others' budget", function()
+  for _ = 1, 700 do
+    bash("runaway")
+  end
+  expect.denied(bash("runaway"), "rate limit: 701 shell commands in the last minute (limit 60)")
+  expect.allowed(bash("calm"))
+end)
+
+test("commands without a session id share one limit", function()
+  for _ = 1, 60 do
+    expect.allowed(bash(""))
+  end
+  expect.denied(bash(""), "rate limit: 61 shell commands")
+  expect.allowed(bash("named"))
+end)
+
+test("a session id too long to count is denied, not let through", function()
+  local r = bash(("x"):rep(2000))
+  expect.eq(r.denied, true, "a 2000-byte session id")
+  local failed
+  for _, t in ipairs(r.trace) do
+    if t.name == "bash-rate-limit" then failed = t.failure end
+  end
+  expect.eq(failed ~= nil, true, "the rate limit failed, closed")
+end)

@@ -50,8 +50,14 @@ func (e *encodeError) Error() string { return e.msg + " at " + e.path }
 // encode returns the JSON text of v in the encoder's buffer, which stays valid
 // until the next call.
 func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
+	return e.encodeWithin(v, e.st.sh.opts.MaxStringBytes)
+}
+
+// encodeWithin is encode with a cap of its own on the text, below
+// Options.MaxStringBytes (the store's value limit).
+func (e *encoder) encodeWithin(v lua.LValue, limit int) (out []byte, err error) {
 	e.buf, e.stack, e.path = e.buf[:0], e.stack[:0], e.path[:0]
-	e.limit = e.st.sh.opts.MaxStringBytes
+	e.limit = min(limit, e.st.sh.opts.MaxStringBytes)
 	err = e.value(v)
 	clear(e.stack[:cap(e.stack)])
 	clear(e.path[:cap(e.path)])

@@ -71,7 +71,9 @@ type Options struct {
 	// with the file and the hook name. Nil discards them.
 	Logger *slog.Logger
 	// Store is the process-wide store behind the store module, shared by
-	// every file given the same Store. Nil means a store private to the file.
+	// every file given the same Store; its bounds are its StoreLimits, and
+	// its owner closes it. Nil means a store private to the file, with the
+	// default limits (its sweeper timer stops once no entry has a TTL).
 	Store *Store
 	// LoadTimeout bounds one run of the file's top level (loading, and
 	// building each further state of the pool). Zero means DefaultLoadTimeout.

@@ -1,0 +1,123 @@
+package luabind
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// openStore opens the store module over Options.Store:
+//
+//	store.get(key) -> value | nil
+//	store.set(key, value[, ttl_ms])    value nil deletes; tables are stored as JSON
+//	store.incr(key[, delta[, ttl_ms]]) -> new value (atomic; ttl_ms applies when the key is created)
+//	store.delete(key)
+//
+// A write that would pass one of the store's limits (StoreLimits) raises an
+// error naming it, as do a TTL or a delta that is not a finite number in
+// range: the hook fails, and its failure policy decides.
+func (st *state) openStore() {
+	L := st.L
+	mod := L.CreateTable(0, 4)
+	mod.RawSetString("get", L.NewFunction(st.storeGet))
+	mod.RawSetString("set", L.NewFunction(st.storeSet))
+	mod.RawSetString("incr", L.NewFunction(st.storeIncr))
+	mod.RawSetString("delete", L.NewFunction(func(L *lua.LState) int {
+		st.sh.store.Delete(L.CheckString(1))
+		return 0
+	}))
+	L.G.Global.RawSetString("store", mod)
+}
+
+func (st *state) storeGet(L *lua.LState) int {
+	v, ok := st.sh.store.Get(L.CheckString(1))
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	switch v := v.(type) {
+	case string:
+		L.Push(lua.LString(v))
+	case float64:
+		L.Push(lua.LNumber(v))
+	case bool:
+		L.Push(lua.LBool(v))
+	case json.RawMessage:
+		lv, err := st.dec.decode(v)
+		if err != nil {
+			L.RaiseError("store.get: the stored table is not valid JSON: %v", err)
+		}
+		L.Push(lv)
+	}
+	return 1
+}
+
+// maxTTLms is MaxStoreTTL in milliseconds, the largest ttl_ms.
+var maxTTLms = float64(MaxStoreTTL / time.Millisecond)
+
+func ttlArg(L *lua.LState, n int) time.Duration {
+	ms := float64(L.OptNumber(n, 0))
+	if !(ms >= 0 && ms <= maxTTLms) { // NaN fails both
+		L.ArgError(n, "ttl_ms must be a number of milliseconds from 0 (never expires) to "+
+			strconv.FormatFloat(maxTTLms, 'f', -1, 64)+" (10 years), got "+strconv.FormatFloat(ms, 'g', -1, 64))
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+func (st *state) storeSet(L *lua.LState) int {
+	key := L.CheckString(1)
+	v := L.Get(2)
+	ttl := ttlArg(L, 3)
+	var value any
+	switch v := v.(type) {
+	case *lua.LNilType:
+		st.sh.store.Delete(key)
+		return 0
+	case lua.LString:
+		value = string(v)
+	case lua.LNumber:
+		value = float64(v)
+	case lua.LBool:
+		value = bool(v)
+	case *lua.LTable:
+		// The encoding stops at the value limit, so that a huge table costs
+		// no more than the limit; the copy is made once it fits.
+		limit := st.sh.store.Limits().MaxValueBytes
+		raw, err := st.enc.encodeWithin(v, limit)
+		if err != nil {
+			L.RaiseError("store.set: cannot store the table under %q: %v", truncKey(key), err)
+		}
+		value = json.RawMessage(append([]byte(nil), raw...))
+	default:
+		L.ArgError(2, "string, number, boolean, table or nil expected, got "+v.Type().String())
+	}
+	if err := st.sh.store.Set(key, value, ttl); err != nil {
+		raiseStoreError(L, "store.set", err)
+	}
+	return 0
+}
+
+func (st *state) storeIncr(L *lua.LState) int {
+	key := L.CheckString(1)
+	delta := float64(L.OptNumber(2, 1))
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		L.ArgError(2, "delta must be a finite number, got "+strconv.FormatFloat(delta, 'g', -1, 64))
+	}
+	ttl := ttlArg(L, 3)
+	n, err := st.sh.store.Incr(key, delta, ttl)
+	if err != nil {
+		raiseStoreError(L, "store.incr", err)
+	}
+	L.Push(lua.LNumber(n))
+	return 1
+}
+
+// raiseStoreError raises a Store error as the error of the Lua function fn:
+// "store.set: the value for ...".
+func raiseStoreError(L *lua.LState, fn string, err error) {
+	L.RaiseError("%s: %s", fn, strings.TrimPrefix(err.Error(), "store: "))
+}
