@@ -32,6 +32,12 @@ const (
 	DefaultLoadTimeoutMs  = 2000
 	DefaultMaxInputBytes  = 8 << 20 // 8 MiB
 	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
+	// The defaults of [runner]'s context and background bounds and of
+	// [lua] max_input_values, the same as the runner's and luabind's.
+	DefaultMaxContextBytes   = 64 << 10
+	DefaultBackgroundWorkers = 4
+	DefaultBackgroundQueue   = 256
+	DefaultMaxInputValues    = 100_000
 	// The defaults of [store], the same as luabind's.
 	DefaultStoreMaxKeyBytes   = 1 << 10 // 1 KiB
 	DefaultStoreMaxValueBytes = 1 << 20 // 1 MiB
@@ -88,6 +94,18 @@ type Runner struct {
 	// is refused before the hook runs, a failure of kind rejected that each
 	// hook's failure policy handles (fail-closed hooks deny).
 	MaxInputBytes int
+	// MaxContextBytes (max_context_bytes, default 64 KiB, at least 1024)
+	// caps the additionalContext one event delivers, every hook's context
+	// and the buffered background context joined; each hook's own context is
+	// cut at 10,000 characters first.
+	MaxContextBytes int
+	// BackgroundWorkers (background_workers, default 4, 1 to 256) is how many
+	// background PostToolUse hooks run at once, whatever the sessions.
+	BackgroundWorkers int
+	// BackgroundQueue (background_queue, default 256, 1 to 100000) is how
+	// many background payloads wait for a worker; past it new ones are
+	// dropped, counted and logged.
+	BackgroundQueue int
 }
 
 // Lua is the [lua] section: what Lua hook files may use.
@@ -111,6 +129,11 @@ type Lua struct {
 	// sshd refuses a loose key file: whoever can write it can run code in
 	// the host.
 	AllowLoosePermissions bool
+	// MaxInputValues (max_input_values, default 100000, at least 1) caps the
+	// JSON values (scalars, arrays and objects) of a payload's toolInput, and
+	// of any json.decode, that a Lua hook converts; a larger payload is
+	// refused before the hook runs (rejected: blocking events deny).
+	MaxInputValues int
 }
 
 // Store is the [store] section: the bounds of the process-wide store that
@@ -161,8 +184,9 @@ func GrantableLibs() []string { return []string{"io", "os"} }
 func Default() *Config {
 	return &Config{
 		HooksDir: DefaultHooksDir,
-		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: DefaultMaxInputBytes},
-		Lua:      Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs},
+		Runner: Runner{AllowNonPolicy: true, MaxInputBytes: DefaultMaxInputBytes, MaxContextBytes: DefaultMaxContextBytes,
+			BackgroundWorkers: DefaultBackgroundWorkers, BackgroundQueue: DefaultBackgroundQueue},
+		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
 			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes},
 	}

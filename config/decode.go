@@ -214,13 +214,7 @@ func (d *decoder) top(root *node, c *Config) {
 				c.HooksDir = s
 			}
 		case "runner":
-			d.table(v, []string{"allow_non_policy", "max_input_bytes"}, func(key string, v *node) {
-				if key == "allow_non_policy" {
-					c.Runner.AllowNonPolicy, _ = d.boolean(v)
-				} else if i, ok := d.integer(v, 1, math.MaxInt); ok {
-					c.Runner.MaxInputBytes = i
-				}
-			})
+			d.runner(v, &c.Runner)
 		case "lua":
 			d.lua(v, &c.Lua)
 		case "store":
@@ -241,8 +235,29 @@ func (d *decoder) top(root *node, c *Config) {
 	})
 }
 
+func (d *decoder) runner(n *node, r *Runner) {
+	ints := map[string]struct {
+		dst      *int
+		min, max int64
+	}{
+		"max_input_bytes":    {&r.MaxInputBytes, 1, math.MaxInt},
+		"max_context_bytes":  {&r.MaxContextBytes, 1024, math.MaxInt},
+		"background_workers": {&r.BackgroundWorkers, 1, 256},
+		"background_queue":   {&r.BackgroundQueue, 1, 100_000},
+	}
+	d.table(n, []string{"allow_non_policy", "max_input_bytes", "max_context_bytes", "background_workers", "background_queue"}, func(key string, v *node) {
+		if key == "allow_non_policy" {
+			r.AllowNonPolicy, _ = d.boolean(v)
+		} else if f := ints[key]; f.dst != nil {
+			if i, ok := d.integer(v, f.min, f.max); ok {
+				*f.dst = i
+			}
+		}
+	})
+}
+
 func (d *decoder) lua(n *node, l *Lua) {
-	d.table(n, []string{"allow_libs", "max_string_bytes", "allow_env", "load_timeout_ms", "allow_loose_permissions"}, func(key string, v *node) {
+	d.table(n, []string{"allow_libs", "max_string_bytes", "allow_env", "load_timeout_ms", "allow_loose_permissions", "max_input_values"}, func(key string, v *node) {
 		switch key {
 		case "allow_libs":
 			l.AllowLibs, _ = d.strList(v, checkLib)
@@ -258,6 +273,10 @@ func (d *decoder) lua(n *node, l *Lua) {
 			}
 		case "allow_loose_permissions":
 			l.AllowLoosePermissions, _ = d.boolean(v)
+		case "max_input_values":
+			if i, ok := d.integer(v, 1, math.MaxInt); ok {
+				l.MaxInputValues = i
+			}
 		}
 	})
 }

@@ -214,10 +214,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		e.dir = config.DefaultHooksDir
 	}
 	e.run = runner.New(runner.Options{
-		Registry:   e.reg,
-		Logger:     logger,
-		PolicyOnly: opts.PolicyOnly || !cfg.Runner.AllowNonPolicy,
-		SessionID:  opts.SessionID,
+		Registry:          e.reg,
+		Logger:            logger,
+		PolicyOnly:        opts.PolicyOnly || !cfg.Runner.AllowNonPolicy,
+		SessionID:         opts.SessionID,
+		MaxContextBytes:   cfg.Runner.MaxContextBytes,
+		BackgroundWorkers: cfg.Runner.BackgroundWorkers,
+		BackgroundQueue:   cfg.Runner.BackgroundQueue,
 	})
 	start := time.Now()
 	e.mu.Lock()

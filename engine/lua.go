@@ -72,6 +72,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
 		MaxInputBytes:  int(e.maxInput.Load()),
+		MaxInputValues: cfg.Lua.MaxInputValues,
 		AllowEnv:       cfg.Lua.AllowEnv,
 		LookupEnv:      e.opts.LookupEnv,
 		Logger:         e.logger,

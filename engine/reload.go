@@ -226,6 +226,10 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 		if err = e.applyConfig(cfg, false); err == nil {
 			e.cfgSum, e.cfgErr = sum, nil
 			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua) || prev.Runner.MaxInputBytes != cfg.Runner.MaxInputBytes
+			if r, p := cfg.Runner, prev.Runner; r.MaxContextBytes != p.MaxContextBytes || r.BackgroundWorkers != p.BackgroundWorkers || r.BackgroundQueue != p.BackgroundQueue {
+				e.logger.Warn("[runner] max_context_bytes, background_workers and background_queue take effect when the engine is restarted",
+					"file", path)
+			}
 			if e.opts.Dir == "" && filepath.Clean(cfg.HooksDir) != filepath.Clean(prev.HooksDir) {
 				e.logger.Warn("hooks_dir changed; the engine keeps loading the folder it opened until it is restarted",
 					"file", path, "hooks_dir", cfg.HooksDir, "loading", e.dir)
