@@ -76,3 +76,13 @@ func (st *state) logValue(v lua.LValue) slog.Value {
 	}
 	return slog.StringValue(v.String())
 }
+
+// Bounds of one log record (print's output or a log call). A part past its
+// bound is cut, and says how many bytes were cut; fields past the last one
+// that fits are dropped.
+const (
+	maxLogMessageBytes = 32 << 10 // the message: print's joined arguments, log's msg
+	maxLogValueBytes   = 8 << 10  // one field's value (a table: its JSON text)
+	maxLogFields       = 64       // fields of one record
+	maxLogRecordBytes  = 64 << 10 // message, field names and values together
+)

@@ -1,0 +1,4 @@
+package luabind
+
+// maxDateFormatBytes bounds os.date's format.
+const maxDateFormatBytes = 256
