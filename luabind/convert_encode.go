@@ -39,10 +39,12 @@ type pathElem struct {
 	index int
 }
 
-// encodeError is a value that has no JSON form; path locates it.
+// encodeError is a value that has no JSON form, or a text past the limit
+// (tooLong); path locates it.
 type encodeError struct {
-	path string
-	msg  string
+	path    string
+	msg     string
+	tooLong bool
 }
 
 func (e *encodeError) Error() string { return e.msg + " at " + e.path }
@@ -50,8 +52,14 @@ func (e *encodeError) Error() string { return e.msg + " at " + e.path }
 // encode returns the JSON text of v in the encoder's buffer, which stays valid
 // until the next call.
 func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
+	return e.encodeAtMost(v, e.st.sh.opts.MaxStringBytes)
+}
+
+// encodeAtMost is encode with a JSON text of at most limit bytes. On the
+// error that the limit was reached, out holds the text up to there.
+func (e *encoder) encodeAtMost(v lua.LValue, limit int) (out []byte, err error) {
 	e.buf, e.stack, e.path = e.buf[:0], e.stack[:0], e.path[:0]
-	e.limit = e.st.sh.opts.MaxStringBytes
+	e.limit = limit
 	err = e.value(v)
 	clear(e.stack[:cap(e.stack)])
 	clear(e.path[:cap(e.path)])
@@ -62,6 +70,12 @@ func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
 		return out, nil
 	}
 	return e.buf, err
+}
+
+func (e *encoder) tooLong() error {
+	err := e.fail("JSON text exceeds the %s limit", mib(e.limit))
+	err.(*encodeError).tooLong = true
+	return err
 }
 
 func (e *encoder) fail(format string, args ...any) error {
@@ -118,10 +132,7 @@ func (e *encoder) value(v lua.LValue) error {
 		}
 		e.buf = appendFloat(e.buf, f)
 	case lua.LString:
-		e.buf = appendString(e.buf, string(v))
-		if len(e.buf) > e.limit {
-			return e.fail("JSON text exceeds the %s limit", mib(e.limit))
-		}
+		return e.str(string(v))
 	case *lua.LUserData:
 		if v != e.st.null {
 			return e.fail("cannot encode a userdata")
@@ -164,7 +175,7 @@ func (e *encoder) table(t *lua.LTable) error {
 	}
 	e.stack = e.stack[:len(e.stack)-1]
 	if err == nil && len(e.buf) > e.limit {
-		err = e.fail("JSON text exceeds the %s limit", mib(e.limit))
+		err = e.tooLong()
 	}
 	return err
 }
@@ -249,7 +260,9 @@ func (e *encoder) object(t *lua.LTable) error {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
-		e.buf = appendString(e.buf, string(s))
+		if err := e.str(string(s)); err != nil {
+			return err
+		}
 		e.buf = append(e.buf, ':')
 		if err := e.value(v); err != nil {
 			return err
@@ -277,6 +290,47 @@ func appendFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
+}
+
+// str appends s quoted, checking first that the text stays within the
+// limit: quoting writes up to 6 bytes for one ("\u0001").
+func (e *encoder) str(s string) error {
+	if len(e.buf)+6*len(s)+2 > e.limit && len(e.buf)+quotedLen(s) > e.limit {
+		return e.tooLong()
+	}
+	e.buf = appendString(e.buf, s)
+	return nil
+}
+
+// quotedLen is the length of appendString's quoting of s.
+func quotedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+				n++
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 const hexDigits = "0123456789abcdef"

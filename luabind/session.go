@@ -130,15 +130,7 @@ func (s *Session) register(L *lua.LState) int {
 }
 
 func (s *Session) print(L *lua.LState) int {
-	var b strings.Builder
-	for i := 1; i <= L.GetTop(); i++ {
-		if i > 1 {
-			b.WriteByte('\t')
-		}
-		b.WriteString(L.ToStringMeta(L.Get(i)).String())
-	}
-	b.WriteByte('\n')
-	io.WriteString(s.out, b.String())
+	io.WriteString(s.out, printText(L, s.st.sh.opts.MaxStringBytes)+"\n")
 	return 0
 }
 
