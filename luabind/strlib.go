@@ -38,6 +38,7 @@ func (st *state) capStrings() {
 	L.SetMetatable(lua.LString(""), mt)
 	tab := L.G.Global.RawGetString("table").(*lua.LTable)
 	tab.RawSetString("concat", L.NewFunction(st.tableConcat))
+	tab.RawSetString("sort", L.NewFunction(st.tableSort))
 }
 
 // tooBig raises the error of a function whose result would pass the cap.
