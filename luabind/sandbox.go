@@ -67,6 +67,7 @@ func (st *state) openSandbox() {
 	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
 	g.RawSetString("require", L.NewFunction(st.require))
 	st.capStrings()
+	st.capDate()
 	if !st.sh.opts.allows("os") {
 		st.restrictOS()
 	}
