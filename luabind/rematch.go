@@ -28,9 +28,9 @@ const (
 	// uninterruptible call when the interruptible reader cannot be used:
 	// about 1.5 s at worst, and far less for most patterns.
 	maxRegexpWork = 1 << 24
-	// reCheckPeriod is how many runes the reader reads between two checks
-	// of the context.
-	reCheckPeriod = 1 << 12
+	// reCheckPeriod is the work (instructions times runes) between two checks
+	// of the context: about 10 ms at worst.
+	reCheckPeriod = 1 << 17
 )
 
 // compiledRe is a compiled re pattern and what bounding its searches needs.
@@ -38,6 +38,9 @@ type compiledRe struct {
 	*regexp.Regexp
 	insts   int  // instructions of its program
 	literal bool // the pattern is a literal string: a search is strings.Index
+	// anchored: it matches only at the start of the text (\A, or ^ outside
+	// (?m)), as regexp knows from the program
+	anchored bool
 	// behind is set when the program tests the text before a match's start
 	// (^, \A, \b, \B). A reader always starts a text, so a search of such a
 	// pattern from a later position reads from the rune before it, with
@@ -62,6 +65,7 @@ func compileRe(pattern string) (*compiledRe, error) {
 	}
 	c := &compiledRe{Regexp: re, insts: len(prog.Inst)}
 	_, c.literal = re.LiteralPrefix()
+	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
 	for _, in := range prog.Inst {
 		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&looksBehind != 0 {
@@ -91,17 +95,22 @@ func (c *compiledRe) work(s string) int {
 type interrupted struct{ err error }
 
 // ctxReader reads a string from an offset as runes, as regexp decodes a
-// string, and panics with interrupted once the context is done.
+// string, and panics with interrupted once the context is done: it checks
+// every period runes.
 type ctxReader struct {
-	s   string
-	pos int
-	n   int
-	ctx context.Context
+	s      string
+	pos    int
+	n      int
+	period int
+	ctx    context.Context
 }
 
 func (r *ctxReader) ReadRune() (rune, int, error) {
-	if r.n++; r.n%reCheckPeriod == 0 && r.ctx != nil && r.ctx.Err() != nil {
-		panic(interrupted{r.ctx.Err()})
+	if r.n++; r.n >= r.period {
+		r.n = 0
+		if r.ctx != nil && r.ctx.Err() != nil {
+			panic(interrupted{r.ctx.Err()})
+		}
 	}
 	if r.pos >= len(r.s) {
 		return 0, 0, io.EOF
@@ -136,7 +145,7 @@ func (sr *searcher) spend(n int) {
 }
 
 func newSearcher(L *lua.LState, fn string, re *compiledRe, s string) *searcher {
-	return &searcher{L: L, fn: fn, re: re, s: s, rd: ctxReader{s: s, ctx: L.Context()}}
+	return &searcher{L: L, fn: fn, re: re, s: s, rd: ctxReader{s: s, period: max(1, reCheckPeriod/re.insts), ctx: L.Context()}}
 }
 
 // from returns the reader set to read s from pos.
@@ -258,6 +267,9 @@ func (sr *searcher) readAll(n int) [][]int {
 // next returns the first match from pos, as regexp finds it in s from pos.
 func (sr *searcher) next(pos int) []int {
 	re, start := sr.re.Regexp, pos
+	if pos > 0 && sr.re.anchored {
+		return nil
+	}
 	if pos > 0 && sr.re.behind != nil {
 		_, w := utf8.DecodeLastRuneInString(sr.s[:pos])
 		re, start = sr.re.behind, pos-w
