@@ -295,7 +295,8 @@ func appendFloat(b []byte, f float64) []byte {
 // str appends s quoted, checking first that the text stays within the
 // limit: quoting writes up to 6 bytes for one ("\u0001").
 func (e *encoder) str(s string) error {
-	if len(e.buf)+6*len(s)+2 > e.limit && len(e.buf)+quotedLen(s) > e.limit {
+	room := e.limit - len(e.buf)
+	if len(s)+2 > room || (6*len(s)+2 > room && quotedLen(s) > room) {
 		return e.tooLong()
 	}
 	e.buf = appendString(e.buf, s)
