@@ -39,10 +39,12 @@ type pathElem struct {
 	index int
 }
 
-// encodeError is a value that has no JSON form; path locates it.
+// encodeError is a value that has no JSON form, or a text past the limit
+// (tooLong); path locates it.
 type encodeError struct {
-	path string
-	msg  string
+	path    string
+	msg     string
+	tooLong bool
 }
 
 func (e *encodeError) Error() string { return e.msg + " at " + e.path }
@@ -50,12 +52,14 @@ func (e *encodeError) Error() string { return e.msg + " at " + e.path }
 // encode returns the JSON text of v in the encoder's buffer, which stays valid
 // until the next call.
 func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
-	return e.encodeWithin(v, e.st.sh.opts.MaxStringBytes)
+	return e.encodeAtMost(v, e.st.sh.opts.MaxStringBytes)
 }
 
-// encodeWithin is encode with a cap of its own on the text, below
-// Options.MaxStringBytes (the store's value limit).
-func (e *encoder) encodeWithin(v lua.LValue, limit int) (out []byte, err error) {
+// encodeAtMost is encode with a JSON text of at most limit bytes (and never
+// more than Options.MaxStringBytes): the store's value limit, a log record's
+// room. On the error that the limit was reached, out holds the text up to
+// there.
+func (e *encoder) encodeAtMost(v lua.LValue, limit int) (out []byte, err error) {
 	e.buf, e.stack, e.path = e.buf[:0], e.stack[:0], e.path[:0]
 	e.limit = min(limit, e.st.sh.opts.MaxStringBytes)
 	err = e.value(v)
@@ -68,6 +72,12 @@ func (e *encoder) encodeWithin(v lua.LValue, limit int) (out []byte, err error) 
 		return out, nil
 	}
 	return e.buf, err
+}
+
+func (e *encoder) tooLong() error {
+	err := e.fail("JSON text exceeds the %s limit", mib(e.limit))
+	err.(*encodeError).tooLong = true
+	return err
 }
 
 func (e *encoder) fail(format string, args ...any) error {
@@ -124,10 +134,7 @@ func (e *encoder) value(v lua.LValue) error {
 		}
 		e.buf = appendFloat(e.buf, f)
 	case lua.LString:
-		e.buf = appendString(e.buf, string(v))
-		if len(e.buf) > e.limit {
-			return e.fail("JSON text exceeds the %s limit", mib(e.limit))
-		}
+		return e.str(string(v))
 	case *lua.LUserData:
 		if v != e.st.null {
 			return e.fail("cannot encode a userdata")
@@ -170,7 +177,7 @@ func (e *encoder) table(t *lua.LTable) error {
 	}
 	e.stack = e.stack[:len(e.stack)-1]
 	if err == nil && len(e.buf) > e.limit {
-		err = e.fail("JSON text exceeds the %s limit", mib(e.limit))
+		err = e.tooLong()
 	}
 	return err
 }
@@ -255,7 +262,9 @@ func (e *encoder) object(t *lua.LTable) error {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
-		e.buf = appendString(e.buf, string(s))
+		if err := e.str(string(s)); err != nil {
+			return err
+		}
 		e.buf = append(e.buf, ':')
 		if err := e.value(v); err != nil {
 			return err
@@ -283,6 +292,48 @@ func appendFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
+}
+
+// str appends s quoted, checking first that the text stays within the
+// limit: quoting writes up to 6 bytes for one ("\u0001").
+func (e *encoder) str(s string) error {
+	room := e.limit - len(e.buf)
+	if len(s)+2 > room || (6*len(s)+2 > room && quotedLen(s) > room) {
+		return e.tooLong()
+	}
+	e.buf = appendString(e.buf, s)
+	return nil
+}
+
+// quotedLen is the length of appendString's quoting of s.
+func quotedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+				n++
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 const hexDigits = "0123456789abcdef"

@@ -79,4 +79,18 @@
 // cannot be intercepted, so a concatenation loop is stopped by the deadline.
 // The package sets gopher-lua's process-wide lua.MaxArrayIndex to 2^20 (see
 // sandbox.go for why and what it changes).
+//
+// Builders check the size they are about to allocate before allocating it:
+// string.format accepts Lua 5.1's conversions only (no %[n], %v or *) and
+// checks an upper bound of its result; gsub and re.gsub check each
+// replacement's size, computed from the template and the captures, before
+// building it; os.date takes a format of at most 256 bytes. print checks the
+// log level before converting anything, and a log record is bounded (message
+// 32 KiB, 64 fields of at most 8 KiB, 64 KiB in all; what is cut says so).
+// Long Go-side work watches the context: table.sort (Lua 5.1's quicksort)
+// counts comparisons and the bytes they compare, the pattern matcher counts
+// the bytes of bracket classes and back-references it walks, and a re search
+// whose worst case (program size times text length) is over 2^20 reads the
+// text through a reader that checks the context; re patterns are at most
+// 16 KiB.
 package luabind

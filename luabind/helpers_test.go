@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -66,4 +67,27 @@ func failure(t testing.TB, err error) *luahook.Failure {
 
 func preToolUse(tool, toolInput string) *luahook.Input {
 	return &luahook.Input{Event: luahook.PreToolUse, ToolName: tool, ToolInput: json.RawMessage(toolInput), Cwd: "/work", SessionID: "s1"}
+}
+
+// bounded is what runBounded measured of one hook call.
+type bounded struct {
+	err     error
+	elapsed time.Duration
+	alloc   uint64 // bytes allocated during the call, by the whole process
+}
+
+// runBounded loads code as the body of a Stop hook and calls it once under
+// deadline, measuring the time it took and the memory it allocated.
+func runBounded(t *testing.T, code string, opts Options, deadline time.Duration) bounded {
+	t.Helper()
+	f := load(t, "hook.register('Stop', nil, function(input, rt)\n"+code+"\nend)", opts)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	_, err := f.Registrations()[0].Hook.Call(ctx, &luahook.Input{Event: luahook.Stop})
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return bounded{err, elapsed, after.TotalAlloc - before.TotalAlloc}
 }

@@ -2,7 +2,11 @@ package luabind
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -35,32 +39,56 @@ func (st *state) openLog() {
 	L.G.Global.RawSetString("log", mod)
 }
 
-func (st *state) logAt(L *lua.LState, level slog.Level, msg string, fields *lua.LTable) {
-	ctx := context.Background()
+// logContext is the context records are logged with: the call's.
+func (st *state) logContext() context.Context {
 	if st.ctx != nil {
-		ctx = st.ctx
+		return st.ctx
 	}
+	return context.Background()
+}
+
+// logAt logs msg and fields at level, within the bounds of a record: nothing
+// is built when the level is disabled.
+func (st *state) logAt(L *lua.LState, level slog.Level, msg string, fields *lua.LTable) {
+	ctx := st.logContext()
 	logger := st.sh.log
 	if !logger.Enabled(ctx, level) {
 		return
 	}
+	budget := maxLogRecordBytes
+	msg = cut(msg, min(maxLogMessageBytes, budget))
+	budget -= len(msg)
 	attrs := make([]slog.Attr, 0, 4)
 	attrs = append(attrs, slog.String("file", st.sh.path))
 	if st.name != "" {
 		attrs = append(attrs, slog.String("hook", st.name))
 	}
 	if fields != nil {
+		n := 0
 		for k, v := fields.Next(lua.LNil); k != lua.LNil; k, v = fields.Next(k) {
-			attrs = append(attrs, slog.Attr{Key: lua.LVAsString(k), Value: st.logValue(v)})
+			if n == maxLogFields || budget <= 0 {
+				attrs = append(attrs, slog.String("fields_dropped", fmt.Sprintf("the fields past the first %d (%d bytes of the %d-byte record limit)", n, maxLogRecordBytes-budget, maxLogRecordBytes)))
+				break
+			}
+			n++
+			key := cut(lua.LVAsString(k), min(maxLogValueBytes, budget))
+			budget -= len(key)
+			val := st.logValue(v, max(min(maxLogValueBytes, budget), 0))
+			if val.Kind() == slog.KindString {
+				budget -= len(val.String())
+			}
+			attrs = append(attrs, slog.Attr{Key: key, Value: val})
 		}
 	}
 	logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-func (st *state) logValue(v lua.LValue) slog.Value {
+// logValue is a field's value, a string cut at limit bytes; a table is its
+// JSON text.
+func (st *state) logValue(v lua.LValue, limit int) slog.Value {
 	switch v := v.(type) {
 	case lua.LString:
-		return slog.StringValue(string(v))
+		return slog.StringValue(cut(string(v), limit))
 	case lua.LNumber:
 		f := float64(v)
 		if f == float64(int64(f)) {
@@ -70,9 +98,61 @@ func (st *state) logValue(v lua.LValue) slog.Value {
 	case lua.LBool:
 		return slog.BoolValue(bool(v))
 	case *lua.LTable, *lua.LUserData:
-		if raw, err := st.enc.encode(v); err == nil {
+		raw, err := st.enc.encodeAtMost(v, limit)
+		if err == nil {
 			return slog.StringValue(string(raw))
 		}
+		if ee, ok := err.(*encodeError); ok && ee.tooLong {
+			return slog.StringValue(string(raw[:min(len(raw), limit)]) + "…[JSON text cut at " + strconv.Itoa(limit) + " bytes]")
+		}
 	}
-	return slog.StringValue(v.String())
+	return slog.StringValue(cut(v.String(), limit))
 }
+
+// cut returns s cut to at most limit bytes (and never inside a UTF-8
+// sequence), saying how many bytes were cut.
+func cut(s string, limit int) string { return cutText(s, len(s), limit) }
+
+// cutText is cut of a text of total bytes of which s holds the first ones,
+// at least min(total, limit+1).
+func cutText(s string, total, limit int) string {
+	if total <= limit {
+		return s
+	}
+	i := max(limit, 0)
+	for j := 0; j < utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]); j++ {
+		i--
+	}
+	return s[:i] + "…[" + strconv.Itoa(total-i) + " bytes cut]"
+}
+
+// printText is print's arguments converted with tostring (metamethods
+// included, as Lua 5.1 does) and joined by tabs, cut at limit bytes: every
+// argument is converted, only what fits is kept.
+func printText(L *lua.LState, limit int) string {
+	var b strings.Builder
+	total := 0
+	keep := func(s string) {
+		if room := limit + 1 - b.Len(); room > 0 {
+			b.WriteString(s[:min(len(s), room)])
+		}
+		total += len(s)
+	}
+	for i := 1; i <= L.GetTop(); i++ {
+		if i > 1 {
+			keep("\t")
+		}
+		keep(L.ToStringMeta(L.Get(i)).String())
+	}
+	return cutText(b.String(), total, limit)
+}
+
+// Bounds of one log record (print's output or a log call). A part past its
+// bound is cut, and says how many bytes were cut; fields past the last one
+// that fits are dropped.
+const (
+	maxLogMessageBytes = 32 << 10 // the message: print's joined arguments, log's msg
+	maxLogValueBytes   = 8 << 10  // one field's value (a table: its JSON text)
+	maxLogFields       = 64       // fields of one record
+	maxLogRecordBytes  = 64 << 10 // message, field names and values together
+)

@@ -8,7 +8,10 @@ import (
 // match can be interrupted. gopher-lua's own matcher runs to completion inside
 // one Go call: a pattern like ".-.-b" over a few KiB of text takes minutes
 // that no deadline can stop. Here the matcher counts its steps and checks the
-// call's context every few thousand of them.
+// call's context every few thousand of them. A step of the matcher is not one
+// unit of work: a bracket class is walked for every character it is tried on,
+// and a back-reference compares the whole capture, so these count the bytes
+// they walk.
 
 const (
 	patEsc         = '%'
@@ -30,16 +33,24 @@ type matchState struct {
 	level   int
 	capture [maxCaptures]struct{ init, len int }
 	depth   int
-	steps   int
+	steps   int             // work done so far
+	check   int             // the steps at which to check the context next
 	ctx     context.Context // nil: never interrupted
 }
 
 func (ms *matchState) fail(msg string) { panic(&patternError{msg}) }
 
-// step counts work and stops the match once the context is done.
-func (ms *matchState) step() {
-	ms.steps++
-	if ms.steps%patCheckPeriod == 0 && ms.ctx != nil && ms.ctx.Err() != nil {
+// step counts one unit of work.
+func (ms *matchState) step() { ms.work(1) }
+
+// work counts n units of work (characters tried, bytes of a class or of a
+// capture compared) and stops the match once the context is done.
+func (ms *matchState) work(n int) {
+	if ms.steps += n; ms.steps < ms.check {
+		return
+	}
+	ms.check = ms.steps + patCheckPeriod
+	if ms.ctx != nil && ms.ctx.Err() != nil {
 		ms.fail(ms.ctx.Err().Error())
 	}
 }
@@ -88,6 +99,7 @@ func (ms *matchState) classEnd(p int) int {
 		}
 		return p + 1
 	case '[':
+		start := p
 		if ms.p(p) == '^' {
 			p++
 		}
@@ -104,6 +116,7 @@ func (ms *matchState) classEnd(p int) int {
 				break
 			}
 		}
+		ms.work(p - start)
 		return p + 1
 	}
 	return p
@@ -154,6 +167,7 @@ func matchClass(c, cl byte) bool {
 
 // matchBracketClass matches c against the set [..] from p to ec (the ']').
 func (ms *matchState) matchBracketClass(c byte, p, ec int) bool {
+	ms.work(ec - p)
 	sig := true
 	if ms.p(p+1) == '^' {
 		sig = false
@@ -268,6 +282,7 @@ func (ms *matchState) endCapture(s, p int) int {
 func (ms *matchState) matchCapture(s int, l byte) int {
 	i := ms.checkCapture(int(l))
 	c := ms.capture[i]
+	ms.work(c.len)
 	if len(ms.src)-s >= c.len && ms.src[c.init:c.init+c.len] == ms.src[s:s+c.len] {
 		return s + c.len
 	}

@@ -143,7 +143,8 @@ func (st *state) strGmatch(L *lua.LState) int {
 }
 
 // strGsub is string.gsub with Lua 5.1's semantics (lstrlib.c's str_gsub),
-// its result capped at MaxStringBytes.
+// its result capped at MaxStringBytes: each piece's size is checked before
+// it is appended.
 func (st *state) strGsub(L *lua.LState) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
@@ -156,8 +157,20 @@ func (st *state) strGsub(L *lua.LState) int {
 	if anchor {
 		p = 1
 	}
+	var tmpl *template
+	if _, ok := repl.(*lua.LTable); !ok {
+		if _, ok := repl.(*lua.LFunction); !ok {
+			tmpl = luaTemplate(lua.LVAsString(repl))
+		}
+	}
 	ms := newMatch(L, src, pat)
 	var b strings.Builder
+	// grow checks that the result can take n more bytes.
+	grow := func(n int) {
+		if b.Len()+n > capBytes {
+			st.tooBig(L, "string.gsub", b.Len()+n)
+		}
+	}
 	n := 0
 	protect(L, func() {
 		s := 0
@@ -166,62 +179,45 @@ func (st *state) strGsub(L *lua.LState) int {
 			e := ms.match(s, p)
 			if e >= 0 {
 				n++
-				st.addValue(L, ms, &b, repl, s, e)
+				if tmpl != nil {
+					tmpl.resolveLua(ms, s, e)
+					grow(tmpl.size())
+					ms.work(tmpl.write(&b))
+				} else {
+					text := st.replacement(L, ms, repl, s, e)
+					grow(len(text))
+					b.WriteString(text)
+				}
 			}
 			switch {
 			case e > s:
 				s = e
 			case s < len(src):
+				grow(1)
 				b.WriteByte(src[s])
 				s++
 			default:
 				s = len(src) + 1
-			}
-			if b.Len() > capBytes {
-				st.tooBig(L, "string.gsub", b.Len())
 			}
 			if s > len(src) || anchor {
 				break
 			}
 		}
 		if s <= len(src) {
+			grow(len(src) - s)
 			b.WriteString(src[s:])
 		}
 	})
-	if b.Len() > capBytes {
-		st.tooBig(L, "string.gsub", b.Len())
-	}
 	L.Push(lua.LString(b.String()))
 	L.Push(lua.LNumber(n))
 	return 2
 }
 
-// addValue appends the replacement of the match s..e (lstrlib.c's add_value).
-func (st *state) addValue(L *lua.LState, ms *matchState, b *strings.Builder, repl lua.LValue, s, e int) {
+// replacement returns the text that replaces the match s..e when the
+// replacement is a table or a function (lstrlib.c's add_value).
+func (st *state) replacement(L *lua.LState, ms *matchState, repl lua.LValue, s, e int) string {
 	var val lua.LValue
 	switch r := repl.(type) {
-	case lua.LString, lua.LNumber:
-		news := lua.LVAsString(r)
-		for i := 0; i < len(news); i++ {
-			c := news[i]
-			if c != patEsc {
-				b.WriteByte(c)
-				continue
-			}
-			i++
-			switch {
-			case i == len(news):
-			case !isDigit(news[i]):
-				b.WriteByte(news[i])
-			case news[i] == '0':
-				b.WriteString(ms.src[s:e])
-			default:
-				ms.pushCapture(L, int(news[i]-'1'), s, e)
-				b.WriteString(lua.LVAsString(L.Get(-1)))
-				L.Pop(1)
-			}
-		}
-		return
 	case *lua.LTable:
 		ms.pushCapture(L, 0, s, e)
 		val = L.GetTable(r, L.Get(-1))
@@ -235,11 +231,11 @@ func (st *state) addValue(L *lua.LState, ms *matchState, b *strings.Builder, rep
 	}
 	switch v := val.(type) {
 	case lua.LString, lua.LNumber:
-		b.WriteString(lua.LVAsString(v))
+		return lua.LVAsString(v)
 	default:
 		if lua.LVAsBool(val) {
 			L.RaiseError("invalid replacement value (a %s)", val.Type().String())
 		}
-		b.WriteString(ms.src[s:e]) // nil or false: keep the original text
+		return ms.src[s:e] // nil or false: keep the original text
 	}
 }

@@ -12,28 +12,28 @@ import (
 // (a *regexp.Regexp is safe for concurrent use).
 type reCache struct {
 	mu       sync.Mutex
-	m        map[string]*regexp.Regexp
+	m        map[string]*compiledRe
 	compiles int // patterns compiled so far
 }
 
 // reCacheSize bounds the cache; past it, patterns are compiled per use.
 const reCacheSize = 512
 
-func (c *reCache) get(pattern string) (*regexp.Regexp, error) {
+func (c *reCache) get(pattern string) (*compiledRe, error) {
 	c.mu.Lock()
 	re, ok := c.m[pattern]
 	c.mu.Unlock()
 	if ok {
 		return re, nil
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := compileRe(pattern)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	c.compiles++
 	if c.m == nil {
-		c.m = make(map[string]*regexp.Regexp)
+		c.m = make(map[string]*compiledRe)
 	}
 	if len(c.m) < reCacheSize {
 		c.m[pattern] = re
@@ -60,48 +60,36 @@ func (st *state) openRe() {
 	mod.RawSetString("find_all", L.NewFunction(st.reFindAll))
 	mod.RawSetString("gsub", L.NewFunction(st.reGsub))
 	mod.RawSetString("split", L.NewFunction(st.reSplit))
-	mod.RawSetString("quote", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(regexp.QuoteMeta(L.CheckString(1))))
-		return 1
-	}))
+	mod.RawSetString("quote", L.NewFunction(st.reQuote))
 	L.G.Global.RawSetString("re", mod)
 }
 
 // maxMatches bounds the matches one re call collects (each costs a slice).
 const maxMatches = 1 << 16
 
-// allMatches returns up to n matches (n < 0: all) with their submatch
-// indexes; more than maxMatches is an error.
-func allMatches(L *lua.LState, fn string, re *regexp.Regexp, s string, n int) [][]int {
-	if n < 0 || n > maxMatches {
-		n = maxMatches + 1
-	}
-	locs := re.FindAllStringSubmatchIndex(s, n)
-	if len(locs) > maxMatches {
-		L.RaiseError("re.%s: more than %d matches", fn, maxMatches)
-	}
-	return locs
-}
-
-func (st *state) regexp(L *lua.LState, fn string, n int) *regexp.Regexp {
+// search compiles the pattern in argument n (checking its size) and returns
+// a searcher of s for the re function fn.
+func (st *state) search(L *lua.LState, fn string, n int, s string) *searcher {
 	pattern := L.CheckString(n)
+	if len(pattern) > maxRegexpBytes {
+		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), maxRegexpBytes)
+	}
 	re, err := st.sh.re.get(pattern)
 	if err != nil {
 		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
 	}
-	return re
+	return newSearcher(L, fn, re, s)
 }
 
 func (st *state) reMatch(L *lua.LState) int {
-	re := st.regexp(L, "match", 1)
-	L.Push(lua.LBool(re.MatchString(L.CheckString(2))))
+	sr := st.search(L, "match", 1, L.CheckString(2))
+	L.Push(lua.LBool(sr.matches()))
 	return 1
 }
 
 func (st *state) reFind(L *lua.LState) int {
-	re := st.regexp(L, "find", 1)
 	s := L.CheckString(2)
-	loc := re.FindStringSubmatchIndex(s)
+	loc := st.search(L, "find", 1, s).first()
 	if loc == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -117,12 +105,12 @@ func (st *state) reFind(L *lua.LState) int {
 }
 
 func (st *state) reFindAll(L *lua.LState) int {
-	re := st.regexp(L, "find_all", 1)
 	s := L.CheckString(2)
+	sr := st.search(L, "find_all", 1, s)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
 	t.Metatable = st.arrayMT
-	for i, loc := range allMatches(L, "find_all", re, s, n) {
+	for i, loc := range sr.all(n) {
 		t.RawSetInt(i+1, lua.LString(s[loc[0]:loc[1]]))
 	}
 	L.Push(t)
@@ -130,8 +118,8 @@ func (st *state) reFindAll(L *lua.LState) int {
 }
 
 func (st *state) reSplit(L *lua.LState) int {
-	re := st.regexp(L, "split", 1)
 	s := L.CheckString(2)
+	sr := st.search(L, "split", 1, s)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
 	t.Metatable = st.arrayMT
@@ -139,14 +127,14 @@ func (st *state) reSplit(L *lua.LState) int {
 		L.Push(t)
 		return 1
 	}
-	if len(re.String()) > 0 && len(s) == 0 {
+	if len(sr.re.String()) > 0 && len(s) == 0 {
 		t.RawSetInt(1, lua.LString(""))
 		L.Push(t)
 		return 1
 	}
 	// As regexp.Split, with the number of matches bounded.
 	parts, beg, end := 0, 0, 0
-	for _, loc := range allMatches(L, "split", re, s, n) {
+	for _, loc := range sr.all(n) {
 		if n > 0 && parts == n-1 {
 			break
 		}
@@ -166,20 +154,32 @@ func (st *state) reSplit(L *lua.LState) int {
 
 func (st *state) reGsub(L *lua.LState) int {
 	s := L.CheckString(1)
-	re := st.regexp(L, "gsub", 2)
+	sr := st.search(L, "gsub", 2, s)
 	L.CheckTypes(3, lua.LTString, lua.LTFunction)
 	repl := L.Get(3)
 	n := L.OptInt(4, -1)
 	capBytes := st.sh.opts.MaxStringBytes
+	var tmpl *template
+	if r, ok := repl.(lua.LString); ok {
+		tmpl = goTemplate(string(r), sr.re.SubexpNames())
+	}
 	var b strings.Builder
+	// grow checks that the result can take n more bytes.
+	grow := func(n int) {
+		if b.Len()+n > capBytes {
+			st.tooBig(L, "re.gsub", b.Len()+n)
+		}
+	}
 	last, count := 0, 0
-	for _, loc := range allMatches(L, "gsub", re, s, n) {
+	for _, loc := range sr.all(n) {
+		grow(loc[0] - last)
 		b.WriteString(s[last:loc[0]])
-		switch r := repl.(type) {
-		case lua.LString:
-			b.Write(re.ExpandString(nil, string(r), s, loc))
-		case *lua.LFunction:
-			L.Push(r)
+		if tmpl != nil {
+			tmpl.resolveGo(s, loc)
+			grow(tmpl.size())
+			sr.spend(tmpl.write(&b))
+		} else {
+			L.Push(repl)
 			for i := 0; i < len(loc); i += 2 {
 				if loc[i] < 0 {
 					L.Push(lua.LNil)
@@ -188,32 +188,48 @@ func (st *state) reGsub(L *lua.LState) int {
 				}
 			}
 			L.Call(len(loc)/2, 1)
+			text := s[loc[0]:loc[1]] // nil or false: keep the match
 			switch v := L.Get(-1).(type) {
 			case lua.LString, lua.LNumber:
-				b.WriteString(lua.LVAsString(v))
+				text = lua.LVAsString(v)
 			case *lua.LNilType:
-				b.WriteString(s[loc[0]:loc[1]])
 			case lua.LBool:
 				if v {
 					L.RaiseError("re.gsub: invalid replacement value (a boolean)")
 				}
-				b.WriteString(s[loc[0]:loc[1]])
 			default:
 				L.RaiseError("re.gsub: invalid replacement value (a %s)", v.Type().String())
 			}
 			L.Pop(1)
+			grow(len(text))
+			b.WriteString(text)
 		}
 		last = loc[1]
 		count++
-		if b.Len() > capBytes {
-			st.tooBig(L, "re.gsub", b.Len())
-		}
 	}
+	grow(len(s) - last)
 	b.WriteString(s[last:])
-	if b.Len() > capBytes {
-		st.tooBig(L, "re.gsub", b.Len())
-	}
 	L.Push(lua.LString(b.String()))
 	L.Push(lua.LNumber(count))
 	return 2
+}
+
+// maxRegexpBytes bounds the source of one re pattern.
+const maxRegexpBytes = 16 << 10
+
+// reQuote is re.quote: regexp.QuoteMeta, which doubles each special
+// character, with its result capped.
+func (st *state) reQuote(L *lua.LState) int {
+	s := L.CheckString(1)
+	size := len(s)
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`\.+*?()|[]{}^$`, s[i]) >= 0 {
+			size++
+		}
+	}
+	if size > st.sh.opts.MaxStringBytes {
+		st.tooBig(L, "re.quote", size)
+	}
+	L.Push(lua.LString(regexp.QuoteMeta(s)))
+	return 1
 }

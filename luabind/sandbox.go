@@ -1,8 +1,6 @@
 package luabind
 
 import (
-	"strings"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -69,6 +67,7 @@ func (st *state) openSandbox() {
 	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
 	g.RawSetString("require", L.NewFunction(st.require))
 	st.capStrings()
+	st.capDate()
 	if !st.sh.opts.allows("os") {
 		st.restrictOS()
 	}
@@ -136,14 +135,12 @@ func (st *state) freeze() {
 	st.protect(g, readOnly{backing: backing})
 }
 
-// basePrint sends print's output to the logger at level info.
+// basePrint sends print's output to the logger at level info, cut as a log
+// message is; at a disabled level it converts nothing.
 func (st *state) basePrint(L *lua.LState) int {
-	top := L.GetTop()
-	parts := make([]string, top)
-	for i := 1; i <= top; i++ {
-		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
+	if st.sh.log.Enabled(st.logContext(), levelInfo) {
+		st.logAt(L, levelInfo, printText(L, maxLogMessageBytes), nil)
 	}
-	st.logAt(L, levelInfo, strings.Join(parts, "\t"), nil)
 	return 0
 }
 

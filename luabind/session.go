@@ -129,21 +129,10 @@ func (s *Session) register(L *lua.LState) int {
 	return n
 }
 
-// print writes its arguments to the session's output, escaped for a
-// terminal (termtext), after checking that the line stays under the string
-// cap: a print of many references to one large string is refused, not built.
+// print writes its arguments to the session's output, cut to the string cap
+// (printText) and escaped for a terminal (termtext).
 func (s *Session) print(L *lua.LState) int {
-	top := L.GetTop()
-	parts := make([]string, top)
-	size := top
-	for i := 1; i <= top; i++ {
-		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
-		size += len(parts[i-1])
-		if size > s.st.sh.opts.MaxStringBytes {
-			s.st.tooBig(L, "print", size)
-		}
-	}
-	io.WriteString(s.out, termtext.Block(strings.Join(parts, "\t"))+"\n")
+	io.WriteString(s.out, termtext.Block(printText(L, s.st.sh.opts.MaxStringBytes))+"\n")
 	return 0
 }
 

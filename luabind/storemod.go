@@ -87,7 +87,7 @@ func (st *state) storeSet(L *lua.LState) int {
 		// The encoding stops at the value limit, so that a huge table costs
 		// no more than the limit; the copy is made once it fits.
 		limit := st.sh.store.Limits().MaxValueBytes
-		raw, err := st.enc.encodeWithin(v, limit)
+		raw, err := st.enc.encodeAtMost(v, limit)
 		if err != nil {
 			L.RaiseError("store.set: cannot store the table under %q: %v", truncKey(key), err)
 		}

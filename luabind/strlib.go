@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"fmt"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -18,9 +19,8 @@ import (
 func (st *state) capStrings() {
 	L := st.L
 	mod := L.G.Global.RawGetString("string").(*lua.LTable)
-	format := mod.RawGetString("format").(*lua.LFunction).GFunction
 	mod.RawSetString("rep", L.NewFunction(st.strRep))
-	mod.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return st.strFormat(L, format) }))
+	mod.RawSetString("format", L.NewFunction(st.strFormat))
 	mod.RawSetString("find", L.NewFunction(st.strFind))
 	mod.RawSetString("match", L.NewFunction(st.strMatch))
 	mod.RawSetString("gsub", L.NewFunction(st.strGsub))
@@ -38,6 +38,7 @@ func (st *state) capStrings() {
 	L.SetMetatable(lua.LString(""), mt)
 	tab := L.G.Global.RawGetString("table").(*lua.LTable)
 	tab.RawSetString("concat", L.NewFunction(st.tableConcat))
+	tab.RawSetString("sort", L.NewFunction(st.tableSort))
 }
 
 // tooBig raises the error of a function whose result would pass the cap.
@@ -60,53 +61,98 @@ func (st *state) strRep(L *lua.LState) int {
 	return 1
 }
 
-// strFormat checks the size string.format may produce, then runs gopher-lua's
-// own. Widths and precisions have at most two digits, as in Lua 5.1.
-func (st *state) strFormat(L *lua.LState, format lua.LGFunction) int {
+// strFormat is string.format with Lua 5.1's conversions (%c %d %i %o %u %x
+// %X %e %E %f %g %G %q %s, flags "-+ #0", widths and precisions of at most
+// two digits), rendered as gopher-lua renders them, by Go's fmt. Anything
+// else, such as Go's %v or %[1]s, is refused, and an upper bound of the
+// result's size is checked before formatting.
+func (st *state) strFormat(L *lua.LState) int {
 	f := L.CheckString(1)
-	size, arg := len(f), 2
+	size, arg := 0, 1
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
+			size++
 			continue
 		}
 		i++
 		if i < len(f) && f[i] == '%' {
+			size++
 			continue
 		}
+		flags := i
 		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
 			i++
 		}
-		digits := 0
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			i, digits = i+1, digits+1
+		if i-flags > 5 {
+			L.RaiseError("invalid format (repeated flags)")
+		}
+		width := 0
+		for d := 0; i < len(f) && isDigit(f[i]); d++ {
+			if d == 2 {
+				L.RaiseError("invalid format (width or precision too long)")
+			}
+			width = width*10 + int(f[i]-'0')
+			i++
 		}
 		if i < len(f) && f[i] == '.' {
 			i++
-			prec := 0
-			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-				i, prec = i+1, prec+1
+			for d := 0; i < len(f) && isDigit(f[i]); d++ {
+				if d == 2 {
+					L.RaiseError("invalid format (width or precision too long)")
+				}
+				i++
 			}
-			digits = max(digits, prec)
 		}
-		if digits > 2 {
-			L.RaiseError("invalid format (width or precision too long)")
+		if i == len(f) {
+			L.RaiseError("invalid option '%s' to 'format'", "%")
 		}
-		size += 100
-		if s, ok := L.Get(arg).(lua.LString); ok {
-			if i < len(f) && f[i] == 'q' {
-				size += 4*len(s) + 2
-			} else {
-				size += len(s)
-			}
-		} else {
-			size += 320 // the longest float with %f
+		if strings.IndexByte("cdiouxXeEfgGqs", f[i]) < 0 {
+			L.RaiseError("invalid option '%%%c' to 'format'", f[i])
 		}
-		arg++
+		if arg++; arg > L.GetTop() {
+			L.ArgError(arg, "no value")
+		}
+		size += width + formatBound(f[i], f[flags:i], L.Get(arg))
 	}
 	if size > st.sh.opts.MaxStringBytes {
 		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, mib(st.sh.opts.MaxStringBytes))
 	}
-	return format(L)
+	args := make([]any, arg-1)
+	for i := range args {
+		args[i] = L.Get(i + 2)
+	}
+	L.Push(lua.LString(fmt.Sprintf(f, args...)))
+	return 1
+}
+
+// formatBound is the most that Go's fmt writes for the conversion verb of v,
+// before padding to a width: LString and LNumber format themselves
+// (gopher-lua's value.go), every other value through its String, at most a
+// type name and an address.
+func formatBound(verb byte, flags string, v lua.LValue) int {
+	s, ok := v.(lua.LString)
+	if !ok {
+		return 512 // a number: 309 digits of 1e308, a point and 99 of precision
+	}
+	n := len(s)
+	switch verb {
+	case 's', 'd', 'i': // %d of a string is the string, or 0
+		return n
+	case 'q': // "\xff" for a byte, at most
+		return 4*n + 2
+	case 'x', 'X': // "ff", "0xff" with '#', separated by spaces with ' '
+		space, sharp := strings.IndexByte(flags, ' ') >= 0, strings.IndexByte(flags, '#') >= 0
+		switch {
+		case space && sharp:
+			return 5 * n
+		case space:
+			return 3 * n
+		case sharp:
+			return 2*n + 2
+		}
+		return 2 * n
+	}
+	return n + 32 // Go's "%!c(string=...)"
 }
 
 func (st *state) tableConcat(L *lua.LState) int {

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,116 @@ func TestPatternTooComplexIsAnError(t *testing.T) {
 	_, err := runHook(t, `return ("a"):rep(300):match(("a?"):rep(300))`, Options{})
 	if fl := failure(t, err); !strings.Contains(fl.Message, "pattern too complex") {
 		t.Errorf("failure %v", fl)
+	}
+}
+
+func TestStringFormatRefusesWhatLua51Refuses(t *testing.T) {
+	for _, tt := range []struct{ code, want string }{
+		{`return string.format(("%[1]s"):rep(100), ("x"):rep(2^16))`, "invalid option '%[' to 'format'"},
+		{`return string.format("%v", {})`, "invalid option '%v' to 'format'"},
+		{`return string.format("%#v", {})`, "invalid option '%v' to 'format'"},
+		{`return string.format("%*d", 5, 1)`, "invalid option '%*' to 'format'"},
+		{`return string.format("%T", 1)`, "invalid option '%T' to 'format'"},
+		{`return string.format("abc%")`, "invalid option '%' to 'format'"},
+		{`return string.format("%------s", "x")`, "invalid format (repeated flags)"},
+		{`return string.format("%100d", 1)`, "invalid format (width or precision too long)"},
+		{`return string.format("%s %s", "x")`, "bad argument #3 to format (no value)"},
+	} {
+		_, err := runHook(t, tt.code, Options{MaxStringBytes: 1 << 20})
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tt.code, tt.want)
+			continue
+		}
+		if fl := failure(t, err); !strings.Contains(fl.Message, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.code, fl.Message, tt.want)
+		}
+	}
+}
+
+// TestStringFormatSizeBoundCoversEveryConversion: the size checked before
+// formatting is an upper bound of what Go's fmt writes for each conversion.
+func TestStringFormatSizeBoundCoversEveryConversion(t *testing.T) {
+	const capBytes = 1 << 20
+	for _, tt := range []struct {
+		code string
+		ok   bool
+	}{
+		{`return string.format("%s", ("x"):rep(2^20))`, true},   // at the cap
+		{`return string.format("%s.", ("x"):rep(2^20))`, false}, // one past
+		{`return string.format("%99s", ("x"):rep(2^20 - 99))`, true},
+		{`return string.format("% #x", ("x"):rep(300000))`, false}, // "0x78 " per byte
+		{`return string.format("%X", ("x"):rep(2^19))`, true},
+		{`return string.format("%q", ("\255"):rep(300000))`, false}, // "\xff" per byte
+		{`return string.format("%c", ("x"):rep(2^20))`, false},      // %!c(string=...)
+		{`return string.format("%d", ("1"):rep(2^20))`, true},
+		{`return string.format("%99.99f %e %g", 1e308, -1e-300, 2^63)`, true},
+		{`return string.format("%5s|%-5d|%x|%o|%u|%i", {}, true, 255, 8, 1, 2)`, true},
+	} {
+		out, err := runHook(t, `local ok, r = pcall(function() `+tt.code+` end)
+if not ok then error(r, 0) end
+if #r > `+strconv.Itoa(capBytes)+` then error("result of " .. #r .. " bytes passed the cap", 0) end`, Options{MaxStringBytes: capBytes})
+		switch {
+		case tt.ok && err != nil:
+			t.Errorf("%s: %v, want it formatted", tt.code, err)
+		case !tt.ok && err == nil:
+			t.Errorf("%s: formatted %v, want the cap error", tt.code, out)
+		case !tt.ok && !strings.Contains(failure(t, err).Message, "exceeds the 1 MiB limit"):
+			t.Errorf("%s: %v, want the cap error", tt.code, err)
+		}
+	}
+}
+
+// TestReplacementSizeIsCheckedBeforeAppending: gsub and re.gsub refuse a
+// replacement that would pass the cap before they build it.
+func TestReplacementSizeIsCheckedBeforeAppending(t *testing.T) {
+	const capBytes = 1 << 20
+	for _, tt := range []struct{ code, want string }{
+		{`local s = ("x"):rep(2^16) return s:gsub(".+", ("%0"):rep(1000))`, "string.gsub: result of 65536000 bytes exceeds the 1 MiB limit"},
+		{`local s = ("x"):rep(2^16) return s:gsub("(.+)", ("%1"):rep(1000))`, "string.gsub: result of 65536000 bytes exceeds the 1 MiB limit"},
+		{`local s = ("x"):rep(2^16) return re.gsub(s, ".+", ("$0"):rep(1000))`, "re.gsub: result of 65536000 bytes exceeds the 1 MiB limit"},
+		{`local s = ("x"):rep(2^16) return re.gsub(s, "(?P<a>.+)", ("${a}"):rep(1000))`, "re.gsub: result of 65536000 bytes exceeds the 1 MiB limit"},
+		{`local s = ("x"):rep(2^16) return (("x"):rep(100)):gsub("x", function() return s end)`, "string.gsub: result of 1114112 bytes exceeds the 1 MiB limit"},
+		{`local s = ("x"):rep(2^16) return re.gsub(("x"):rep(100), "x", function() return s end)`, "re.gsub: result of 1114112 bytes exceeds the 1 MiB limit"},
+	} {
+		r := runBounded(t, tt.code, Options{MaxStringBytes: capBytes}, 10*time.Second)
+		if r.err == nil {
+			t.Errorf("%s: no error, want %q", tt.code, tt.want)
+			continue
+		}
+		if fl := failure(t, r.err); !strings.Contains(fl.Message, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.code, fl.Message, tt.want)
+		}
+		if r.alloc > 8*capBytes {
+			t.Errorf("%s: allocated %d MiB before refusing, want at most a few times the 1 MiB cap", tt.code, r.alloc>>20)
+		}
+	}
+	for _, code := range []string{
+		`assert(#(("x"):rep(2^10):gsub("x", ("y"):rep(2^10))) == 2^20)`,
+		`assert(#re.gsub(("x"):rep(2^10), "x", ("y"):rep(2^10)) == 2^20)`,
+		`assert(not pcall(string.gsub, ("x"):rep(2^10), "x", ("y"):rep(2^10) .. "z"))`,
+		`assert(not pcall(re.gsub, ("x"):rep(2^10), "x", ("y"):rep(2^10) .. "z"))`,
+		`assert(not pcall(string.gsub, ("x"):rep(2^19) .. "zw", "z", ("y"):rep(2^19)))`,
+	} {
+		if _, err := runHook(t, code, Options{MaxStringBytes: capBytes}); err != nil {
+			t.Errorf("%s: %v", code, err)
+		}
+	}
+}
+
+// TestPatternWorkInsideAClassIsCounted: a bracket class is walked for every
+// character tried; the deadline must be checked by that work, not by steps.
+func TestPatternWorkInsideAClassIsCounted(t *testing.T) {
+	for _, code := range []string{
+		`local cl = "[" .. ("b"):rep(2^20) .. "]" return (("a"):rep(2^12)):find(cl)`,
+		`local cl = "[" .. ("b"):rep(2^20) .. "]" return (("a"):rep(2^12)):gsub(cl .. "*", "")`,
+		`local cl = "%f[" .. ("b"):rep(2^20) .. "]" return (("a"):rep(2^12)):find(cl)`,
+	} {
+		r := runBounded(t, code, Options{}, 100*time.Millisecond)
+		if r.elapsed > 2*time.Second {
+			t.Errorf("%.40s: returned after %v, want within 2 s of a 100 ms deadline", code, r.elapsed)
+		}
+		if fl := failure(t, r.err); fl.Kind != luahook.FailTimeout {
+			t.Errorf("%.40s: failure %v, want FailTimeout", code, fl)
+		}
 	}
 }

@@ -1,0 +1,112 @@
+package luabind
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRegexpMatchingIsBounded: Go's regexp costs up to the program's size
+// times the text's length in one uninterruptible call.
+func TestRegexpMatchingIsBounded(t *testing.T) {
+	pat := `("(?:a?)"):rep(500) .. "b"`
+	text := `("ab"):rep(20000)`
+	for _, fn := range []string{
+		`re.match(` + pat + `, ` + text + `)`,
+		`re.find(` + pat + `, ` + text + `)`,
+		`re.find_all(` + pat + `, ` + text + `)`,
+		`re.split(` + pat + `, ` + text + `)`,
+		`re.gsub(` + text + `, ` + pat + `, "")`,
+	} {
+		r := runBounded(t, "return "+fn, Options{}, 100*time.Millisecond)
+		if r.elapsed > time.Second {
+			t.Errorf("%.30s: returned after %v, want within 1 s of a 100 ms deadline", fn, r.elapsed)
+		}
+		if r.err == nil {
+			t.Errorf("%.30s: no error, want a timeout", fn)
+		}
+	}
+}
+
+func TestRegexpPatternSizeIsCapped(t *testing.T) {
+	at := `re.match(("a"):rep(` + strconv.Itoa(maxRegexpBytes) + `), "")`
+	if _, err := runHook(t, "assert(not "+at+")", Options{}); err != nil {
+		t.Errorf("a pattern at the cap: %v", err)
+	}
+	past := `re.match(("a"):rep(` + strconv.Itoa(maxRegexpBytes+1) + `), "")`
+	_, err := runHook(t, past, Options{})
+	want := "re.match: pattern of " + strconv.Itoa(maxRegexpBytes+1) + " bytes exceeds the " + strconv.Itoa(maxRegexpBytes) + "-byte limit"
+	if err == nil || !strings.Contains(failure(t, err).Message, want) {
+		t.Errorf("a pattern one past the cap: %v, want %q", err, want)
+	}
+}
+
+// TestRegexpSemanticsHoldAcrossTheInterruptiblePath runs the re functions
+// over texts long enough to take the path that checks the deadline, with
+// patterns whose matches depend on the text before them.
+func TestRegexpSemanticsHoldAcrossTheInterruptiblePath(t *testing.T) {
+	code := `
+local pad = ("-"):rep(2^16)
+local s = pad .. "ab abc ab" .. pad
+local function big(p) return p .. ("(?:z?)"):rep(200) end
+assert(re.match(big("abc"), s))
+assert(not re.match(big("^abc"), s))
+local m, c = re.find(big("\\b(ab)c"), s) assert(m == "abc" and c == "ab")
+local all = re.find_all(big("\\bab\\b"), s) assert(#all == 2, #all)
+all = re.find_all(big("b|"), "abc") assert(#all == 3, #all)
+all = re.find_all(big("^-"), s) assert(#all == 1, #all)
+all = re.find_all(big("(?m)^x"), "x\nx\nax") assert(#all == 2, #all)
+local parts = re.split(big(" "), s) assert(#parts == 3 and parts[2] == "abc")
+local r, n = re.gsub(s, big("\\bab\\b"), "X") assert(n == 2 and #r == #s - 2, n)
+r, n = re.gsub("abc", big(""), "-") assert(r == "-a-b-c-" and n == 4, r)
+r, n = re.gsub("aaa", big("a*"), "-") assert(r == "-" and n == 1, r)
+`
+	if _, err := runHook(t, code, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReQuoteIsCapped(t *testing.T) {
+	const capBytes = 1 << 20
+	if _, err := runHook(t, `assert(#re.quote(("."):rep(2^19)) == 2^20)`, Options{MaxStringBytes: capBytes}); err != nil {
+		t.Errorf("re.quote at the cap: %v", err)
+	}
+	_, err := runHook(t, `return re.quote(("."):rep(2^19 + 1))`, Options{MaxStringBytes: capBytes})
+	if fl := failure(t, err); !strings.Contains(fl.Message, "re.quote: result of 1048578 bytes exceeds the 1 MiB limit") {
+		t.Errorf("re.quote one past the cap: %v", fl)
+	}
+}
+
+// TestSteppedSearchesFindWhatRegexpFinds: the interruptible path (a reader
+// from each position, and for patterns that look behind the pattern wrapped
+// to start one rune early) finds exactly the matches of regexp's own
+// FindAllStringSubmatchIndex. If this fails after a Go release, re-check
+// rematch.go's readAll and the wrapping in compileRe.
+func TestSteppedSearchesFindWhatRegexpFinds(t *testing.T) {
+	patterns := []string{`a`, `a*`, `b|`, `\bab\b`, `\Bb`, `^a`, `(?m)^a|b$`, `\Aa|c`, `(a)(b)?`, `(?P<x>\w+)\s*`,
+		`(?i)AB`, `\b`, `$`, `(?m)$`, `\Qa)\E`, `(?s).`, `x*?`, `(é|e)\b`, `[^a]+\b`, `(?U)a+`}
+	texts := []string{"", "a", "ab abc ab", "aaa", "ba\nab\nb", "é é e", "xaxbx\n", "ab\nab\n\nab"}
+	for _, p := range patterns {
+		c, err := compileRe(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, s := range texts {
+			want := c.FindAllStringSubmatchIndex(s, -1)
+			sr := &searcher{re: c, s: s, rd: ctxReader{s: s, period: 1}}
+			got := sr.readAll(maxMatches)
+			if len(got) != len(want) {
+				t.Errorf("%q in %q: %v, want %v", p, s, got, want)
+				continue
+			}
+			for i := range got {
+				if !slices.Equal(got[i], want[i]) {
+					t.Errorf("%q in %q: %v, want %v", p, s, got, want)
+					break
+				}
+			}
+		}
+	}
+}
