@@ -23,7 +23,9 @@ import (
 //   - json.null is null; integers print without a fraction;
 //   - NaN and infinities, functions and other userdata, cycles, sparse
 //     arrays, tables mixing keys, and keys that are neither strings nor array
-//     indexes are errors naming the path ($.a.b[2]).
+//     indexes are errors naming the path ($.a.b[2]);
+//   - a mutate's input (encodeInput, encodeOutcome) copies the original text
+//     of every number, string and key it has unchanged (see origin).
 //
 // Tables are read raw: no metamethod runs, so no Lua code runs while encoding.
 // One encoder belongs to one state; its buffer is reused.
@@ -291,7 +293,7 @@ func (e *encoder) items(t *lua.LTable, n int, at int) error {
 // each alongside the original object's value of the same key.
 func (e *encoder) object(t *lua.LTable, at int) error {
 	e.buf = append(e.buf, '{')
-	ks := keys{obj: -1}
+	ks := originKeys{obj: -1}
 	if at >= 0 {
 		ks = e.orig.keysOf(at)
 	}

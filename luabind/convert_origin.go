@@ -39,15 +39,15 @@ type onode struct {
 const maxOriginNodes = 1 << 14
 
 // index indexes data, a JSON document, and reports whether it could: a text
-// that is not a JSON document (the caller's input was changed after it was
-// decoded) is not indexed, and what it decodes to is then formatted.
+// that is not one (the caller changed its input after it was decoded) is not
+// indexed, and a mutate's input is then formatted whole.
 func (o *origin) index(data []byte) bool {
 	o.data, o.nodes = data, o.nodes[:0]
 	if len(data) >= math.MaxInt32 {
 		return false
 	}
 	end, ok := o.value(0, 0)
-	return ok && skipSpace(data, end) == len(data)
+	return ok && o.space(end) == len(data)
 }
 
 // release lets go of the text and of an index too big to keep.
@@ -62,10 +62,12 @@ func (o *origin) release() {
 }
 
 // value indexes the value at or after offset i and returns the offset after
-// it. It checks the structure only: the text was decoded before.
+// it. The text was decoded before, so this only fails on a text changed
+// since; it checks JSON's grammar all the same, so that every text the
+// encoder copies from it is JSON.
 func (o *origin) value(i, depth int) (int, bool) {
 	data := o.data
-	i = skipSpace(data, i)
+	i = o.space(i)
 	if i >= len(data) || depth > maxDepth {
 		return 0, false
 	}
@@ -78,14 +80,15 @@ func (o *origin) value(i, depth int) (int, bool) {
 	case '[':
 		i, ok = o.items(i+1, depth)
 	case '"':
-		i, ok = stringEnd(data, i)
+		i, ok = o.stringEnd(i)
+	case 't':
+		i, ok = o.literal(i, "true")
+	case 'f':
+		i, ok = o.literal(i, "false")
+	case 'n':
+		i, ok = o.literal(i, "null")
 	default:
-		start := i
-		for i < len(data) && (data[i] == '-' || data[i] == '+' || data[i] == '.' || (data[i] >= '0' && data[i] <= '9') ||
-			(data[i] >= 'a' && data[i] <= 'z') || data[i] == 'E') {
-			i++
-		}
-		ok = i > start
+		i, ok = o.numberEnd(i)
 	}
 	if !ok {
 		return 0, false
@@ -97,26 +100,26 @@ func (o *origin) value(i, depth int) (int, bool) {
 // members indexes an object's keys and values, from the offset after its '{'.
 func (o *origin) members(i, depth int) (int, bool) {
 	data := o.data
-	if i = skipSpace(data, i); i < len(data) && data[i] == '}' {
+	if i = o.space(i); i < len(data) && data[i] == '}' {
 		return i + 1, true
 	}
 	for {
-		i = skipSpace(data, i)
+		i = o.space(i)
 		if i >= len(data) || data[i] != '"' {
 			return 0, false
 		}
-		end, ok := stringEnd(data, i)
+		end, ok := o.stringEnd(i)
 		if !ok {
 			return 0, false
 		}
 		o.nodes = append(o.nodes, onode{start: int32(i), end: int32(end), next: int32(len(o.nodes) + 1)})
-		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+		if i = o.space(end); i >= len(data) || data[i] != ':' {
 			return 0, false
 		}
 		if i, ok = o.value(i+1, depth+1); !ok {
 			return 0, false
 		}
-		if i = skipSpace(data, i); i < len(data) && data[i] == ',' {
+		if i = o.space(i); i < len(data) && data[i] == ',' {
 			i++
 			continue
 		}
@@ -130,7 +133,7 @@ func (o *origin) members(i, depth int) (int, bool) {
 // items indexes an array's items, from the offset after its '['.
 func (o *origin) items(i, depth int) (int, bool) {
 	data := o.data
-	if i = skipSpace(data, i); i < len(data) && data[i] == ']' {
+	if i = o.space(i); i < len(data) && data[i] == ']' {
 		return i + 1, true
 	}
 	for {
@@ -138,7 +141,7 @@ func (o *origin) items(i, depth int) (int, bool) {
 		if i, ok = o.value(i, depth+1); !ok {
 			return 0, false
 		}
-		if i = skipSpace(data, i); i < len(data) && data[i] == ',' {
+		if i = o.space(i); i < len(data) && data[i] == ',' {
 			i++
 			continue
 		}
@@ -149,24 +152,77 @@ func (o *origin) items(i, depth int) (int, bool) {
 	}
 }
 
-func skipSpace(data []byte, i int) int {
+// space returns the offset of the first byte at or after i that is not
+// white space.
+func (o *origin) space(i int) int {
+	data := o.data
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// stringEnd returns the offset after the string that starts at data[i].
-func stringEnd(data []byte, i int) (int, bool) {
+// stringEnd returns the offset after the string that starts at offset i.
+// A control character in it is an error: whatever the index copies is JSON.
+func (o *origin) stringEnd(i int) (int, bool) {
+	data := o.data
 	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '"':
+		switch c := data[i]; {
+		case c == '"':
 			return i + 1, true
-		case '\\':
+		case c == '\\':
 			i++
+		case c < 0x20:
+			return 0, false
 		}
 	}
 	return 0, false
+}
+
+// literal returns the offset after word, which must start at offset i.
+func (o *origin) literal(i int, word string) (int, bool) {
+	if len(o.data)-i < len(word) || string(o.data[i:i+len(word)]) != word {
+		return 0, false
+	}
+	return i + len(word), true
+}
+
+// numberEnd returns the offset after the JSON number that starts at offset
+// i: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (o *origin) numberEnd(i int) (int, bool) {
+	data := o.data
+	digits := func() bool {
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case !digits():
+		return 0, false
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if !digits() {
+			return 0, false
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return 0, false
+		}
+	}
+	return i, true
 }
 
 // text returns node n's original text.
@@ -214,9 +270,9 @@ func (o *origin) sameString(n int, s string) bool {
 	return err == nil && string(o.scratch) == s
 }
 
-// keys walks an object's keys for the encoder: along the original order,
+// originKeys walks an object's keys for the encoder: along the original order,
 // and through a map from decoded key to key node once a key is out of it.
-type keys struct {
+type originKeys struct {
 	obj    int // the object's node, or -1
 	next   int // the key node the next key is expected at
 	byName map[string]int
@@ -224,16 +280,16 @@ type keys struct {
 
 // keysOf returns the walk of node n's keys; none when n is not an object
 // or has no keys.
-func (o *origin) keysOf(n int) keys {
+func (o *origin) keysOf(n int) originKeys {
 	if o.kind(n) != '{' || n+1 == int(o.nodes[n].next) {
-		return keys{obj: -1}
+		return originKeys{obj: -1}
 	}
-	return keys{obj: n, next: n + 1}
+	return originKeys{obj: n, next: n + 1}
 }
 
 // member returns the key node and the value node of key s in the object
 // that k walks, or -1, -1.
-func (o *origin) member(k *keys, s string) (key, val int) {
+func (o *origin) member(k *originKeys, s string) (key, val int) {
 	if k.obj < 0 {
 		return -1, -1
 	}

@@ -187,3 +187,34 @@ hook.register("PreToolUse", nil, function(input) return hook.mutate(reversed(inp
 		}
 	})
 }
+
+// FuzzEncodeInputAlongsideAnyText encodes a decoded document alongside an
+// arbitrary text, as if the payload's toolInput had changed after it was
+// decoded: the encoder never panics and writes valid JSON whatever the text.
+func FuzzEncodeInputAlongsideAnyText(f *testing.F) {
+	for i, s := range fuzzToolInputSeeds {
+		f.Add([]byte(s), []byte(fuzzToolInputSeeds[(i+1)%len(fuzzToolInputSeeds)]))
+		f.Add([]byte(s), []byte(s))
+	}
+	f.Add([]byte(`{"a":1,"b":"x"}`), []byte(`{"a":0x1p0,"b":"x`+"\x01"+`"}`))
+	f.Add([]byte(`{"a":1,"b":true}`), []byte(`{"a":1_0,"b":tru}`))
+	file := load(f, `hook.register("Stop", nil, function() end)`, Options{MaxStates: 1})
+	st, err := file.pool.get(context.Background(), 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { file.pool.put(st) })
+	f.Fuzz(func(t *testing.T, doc, text []byte) {
+		v, err := st.dec.decode(doc)
+		if err != nil {
+			return
+		}
+		out, err := st.enc.encodeInput(v, text)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q encoded alongside %q as invalid JSON %q", doc, text, out)
+		}
+	})
+}
