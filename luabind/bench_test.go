@@ -115,6 +115,25 @@ func BenchmarkMutateRoundTrip(b *testing.B) {
 	}
 }
 
+// BenchmarkMutateBigInput returns the 100 KiB toolInput with one field
+// changed as a mutate.
+func BenchmarkMutateBigInput(b *testing.B) {
+	f := load(b, `hook.register("PreToolUse", nil, function(input)
+  local t = input.toolInput
+  t.command = "ls"
+  return hook.mutate(t)
+end)`, Options{})
+	h, in := f.Registrations()[0].Hook, preToolUse("bash", bigToolInput())
+	b.SetBytes(int64(len(in.ToolInput)))
+	ctx := benchCtx(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if out, err := h.Call(ctx, in); err != nil || out == nil {
+			b.Fatal(out, err)
+		}
+	}
+}
+
 // thirtyLines is a 30-line hook file.
 const thirtyLines = `-- a policy file of 30 lines
 local blocked = { "rm -rf", "mkfs", "dd if=", ":(){", "chmod -R 777 /" }

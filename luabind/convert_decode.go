@@ -456,6 +456,20 @@ func (d *decoder) strEscaped(start int) (string, error) {
 	}
 	buf := make([]byte, 0, end-start)
 	buf = append(buf, d.data[start:d.pos]...)
+	buf, err := d.unescape(buf, end)
+	if err != nil {
+		return "", err
+	}
+	d.pos = end + 1
+	// buf is this string's own memory, never written again.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+}
+
+// unescape appends the string text from d.pos up to end (its closing quote)
+// to buf, escapes resolved, and leaves d.pos at end. The origin compares a
+// string's original text with a Lua string through it, so that both read
+// escapes exactly alike.
+func (d *decoder) unescape(buf []byte, end int) ([]byte, error) {
 	for d.pos < end {
 		run := d.pos
 		for run < end && d.data[run] != '\\' && d.data[run] >= 0x20 {
@@ -467,7 +481,7 @@ func (d *decoder) strEscaped(start int) (string, error) {
 			break
 		}
 		if d.data[d.pos] < 0x20 {
-			return "", d.errorf("invalid control character %q in a string", d.data[d.pos])
+			return nil, d.errorf("invalid control character %q in a string", d.data[d.pos])
 		}
 		d.pos++ // '\\'
 		e := d.data[d.pos]
@@ -488,7 +502,7 @@ func (d *decoder) strEscaped(start int) (string, error) {
 		case 'u':
 			r, ok := d.hex4()
 			if !ok {
-				return "", d.errorf("invalid \\u escape in a string")
+				return nil, d.errorf("invalid \\u escape in a string")
 			}
 			if utf16.IsSurrogate(r) {
 				r2 := utf8.RuneError
@@ -507,12 +521,10 @@ func (d *decoder) strEscaped(start int) (string, error) {
 			buf = utf8.AppendRune(buf, r)
 		default:
 			d.pos--
-			return "", d.unexpected("in a string escape")
+			return nil, d.unexpected("in a string escape")
 		}
 	}
-	d.pos = end + 1
-	// buf is this string's own memory, never written again.
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+	return buf, nil
 }
 
 // closingQuote returns the offset of the quote that ends the string the

@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,7 +23,9 @@ import (
 //   - json.null is null; integers print without a fraction;
 //   - NaN and infinities, functions and other userdata, cycles, sparse
 //     arrays, tables mixing keys, and keys that are neither strings nor array
-//     indexes are errors naming the path ($.a.b[2]).
+//     indexes are errors naming the path ($.a.b[2]);
+//   - a mutate's input (encodeInput, encodeOutcome) copies the original text
+//     of every number, string and key it has unchanged (see origin).
 //
 // Tables are read raw: no metamethod runs, so no Lua code runs while encoding.
 // One encoder belongs to one state; its buffer is reused.
@@ -32,6 +35,8 @@ type encoder struct {
 	stack []*lua.LTable // tables being encoded, for cycle errors
 	path  []pathElem
 	limit int
+	orig  origin // the text encodeInput and encodeOutcome walk alongside
+	input bool   // the root's input and modifiedInput fields walk orig
 }
 
 type pathElem struct {
@@ -50,9 +55,10 @@ type encodeError struct {
 func (e *encodeError) Error() string { return e.msg + " at " + e.path }
 
 // encode returns the JSON text of v in the encoder's buffer, which stays valid
-// until the next call.
+// until the next call. Numbers and strings are formatted as encoding/json
+// formats them.
 func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
-	return e.encodeAtMost(v, e.st.sh.opts.MaxStringBytes)
+	return e.run(v, -1, e.st.sh.opts.MaxStringBytes)
 }
 
 // encodeAtMost is encode with a JSON text of at most limit bytes (and never
@@ -60,9 +66,36 @@ func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
 // room. On the error that the limit was reached, out holds the text up to
 // there.
 func (e *encoder) encodeAtMost(v lua.LValue, limit int) (out []byte, err error) {
+	return e.run(v, -1, limit)
+}
+
+// encodeInput is encode for a mutate's input, v, walking orig (the JSON text
+// the payload's toolInput came as) alongside: what v holds at a path where
+// orig has the same value is written as orig's text (see origin).
+func (e *encoder) encodeInput(v lua.LValue, orig []byte) (out []byte, err error) {
+	defer e.orig.release()
+	if len(orig) > 0 && e.orig.index(orig) {
+		return e.run(v, 0, e.st.sh.opts.MaxStringBytes)
+	}
+	return e.run(v, -1, e.st.sh.opts.MaxStringBytes)
+}
+
+// encodeOutcome is encode for an outcome table t whose input or
+// modifiedInput field holds a mutate's input: those fields are encoded as
+// encodeInput encodes them.
+func (e *encoder) encodeOutcome(t *lua.LTable, orig []byte) (out []byte, err error) {
+	defer e.orig.release()
+	e.input = len(orig) > 0 && e.orig.index(orig)
+	return e.run(t, -1, e.st.sh.opts.MaxStringBytes)
+}
+
+// run encodes v, whose original text is node at of e.orig (-1: none), into
+// at most limit bytes (never more than Options.MaxStringBytes).
+func (e *encoder) run(v lua.LValue, at, limit int) (out []byte, err error) {
 	e.buf, e.stack, e.path = e.buf[:0], e.stack[:0], e.path[:0]
 	e.limit = min(limit, e.st.sh.opts.MaxStringBytes)
-	err = e.value(v)
+	err = e.value(v, at)
+	e.input = false
 	clear(e.stack[:cap(e.stack)])
 	clear(e.path[:cap(e.path)])
 	if cap(e.buf) > 1<<20 && err == nil {
@@ -121,7 +154,8 @@ func luaLiteral(v lua.LValue) string {
 	return v.String()
 }
 
-func (e *encoder) value(v lua.LValue) error {
+// value writes v, whose original text is node at of e.orig (-1: none).
+func (e *encoder) value(v lua.LValue, at int) error {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		e.buf = append(e.buf, "null"...)
@@ -132,8 +166,16 @@ func (e *encoder) value(v lua.LValue) error {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return e.fail("cannot encode the number %v", f)
 		}
+		mark := len(e.buf)
 		e.buf = appendFloat(e.buf, f)
+		if at >= 0 && !bytes.Equal(e.buf[mark:], e.orig.text(at)) && e.orig.sameNumber(at, f) {
+			e.buf = e.buf[:mark]
+			return e.original(at)
+		}
 	case lua.LString:
+		if at >= 0 && e.orig.sameString(at, string(v)) {
+			return e.original(at)
+		}
 		return e.str(string(v))
 	case *lua.LUserData:
 		if v != e.st.null {
@@ -141,14 +183,24 @@ func (e *encoder) value(v lua.LValue) error {
 		}
 		e.buf = append(e.buf, "null"...)
 	case *lua.LTable:
-		return e.table(v)
+		return e.table(v, at)
 	default:
 		return e.fail("cannot encode a %s", v.Type().String())
 	}
 	return nil
 }
 
-func (e *encoder) table(t *lua.LTable) error {
+// original writes node at's original text, within the limit.
+func (e *encoder) original(at int) error {
+	text := e.orig.text(at)
+	if len(e.buf)+len(text) > e.limit {
+		return e.tooLong()
+	}
+	e.buf = append(e.buf, text...)
+	return nil
+}
+
+func (e *encoder) table(t *lua.LTable, at int) error {
 	if len(e.stack) >= maxDepth {
 		return e.fail("tables nested deeper than %d levels", maxDepth)
 	}
@@ -161,18 +213,18 @@ func (e *encoder) table(t *lua.LTable) error {
 	var err error
 	switch t.Metatable {
 	case e.st.arrayMT:
-		err = e.array(t)
+		err = e.array(t, at)
 	case e.st.objectMT:
-		err = e.object(t)
+		err = e.object(t, at)
 	default:
 		if n := t.MaxN(); n > 0 && dense(t, n) {
-			err = e.items(t, n)
+			err = e.items(t, n, at)
 		} else if k, _ := t.Next(lua.LNil); k == lua.LNil {
 			e.buf = append(e.buf, "{}"...)
 		} else if _, ok := k.(lua.LString); ok {
-			err = e.object(t)
+			err = e.object(t, at)
 		} else {
-			err = e.array(t)
+			err = e.array(t, at)
 		}
 	}
 	e.stack = e.stack[:len(e.stack)-1]
@@ -194,9 +246,9 @@ func dense(t *lua.LTable, n int) bool {
 }
 
 // array writes a table that must be an array: keys exactly 1..n.
-func (e *encoder) array(t *lua.LTable) error {
+func (e *encoder) array(t *lua.LTable, at int) error {
 	if n := t.MaxN(); n > 0 && dense(t, n) {
-		return e.items(t, n)
+		return e.items(t, n, at)
 	}
 	count, last := 0, 0
 	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
@@ -219,12 +271,17 @@ func (e *encoder) array(t *lua.LTable) error {
 			}
 		}
 	}
-	return e.items(t, last)
+	return e.items(t, last, at)
 }
 
-func (e *encoder) items(t *lua.LTable, n int) error {
+// items writes t[1..n], item i alongside the original array's item i.
+func (e *encoder) items(t *lua.LTable, n int, at int) error {
 	e.buf = append(e.buf, '[')
 	e.path = append(e.path, pathElem{})
+	item, end := -1, -1
+	if at >= 0 {
+		item, end = e.orig.itemsOf(at)
+	}
 	for i := 1; i <= n; i++ {
 		if i > 1 {
 			e.buf = append(e.buf, ',')
@@ -236,18 +293,25 @@ func (e *encoder) items(t *lua.LTable, n int) error {
 			v = t.RawGet(lua.LNumber(i))
 		}
 		e.path[len(e.path)-1].index = i
-		if err := e.value(v); err != nil {
+		if err := e.value(v, item); err != nil {
 			return err
 		}
+		item = e.orig.after(item, end)
 	}
 	e.path = e.path[:len(e.path)-1]
 	e.buf = append(e.buf, ']')
 	return nil
 }
 
-// object writes a table whose keys must all be strings, in insertion order.
-func (e *encoder) object(t *lua.LTable) error {
+// object writes a table whose keys must all be strings, in insertion order,
+// each alongside the original object's value of the same key.
+func (e *encoder) object(t *lua.LTable, at int) error {
 	e.buf = append(e.buf, '{')
+	ks := originKeys{obj: -1}
+	if at >= 0 {
+		ks = e.orig.keysOf(at)
+	}
+	input := e.input && len(e.stack) == 1
 	first := true
 	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
 		e.path = append(e.path, pathElem{key: k})
@@ -262,11 +326,19 @@ func (e *encoder) object(t *lua.LTable) error {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
-		if err := e.str(string(s)); err != nil {
+		key, val := e.orig.member(&ks, string(s))
+		if key >= 0 {
+			if err := e.original(key); err != nil {
+				return err
+			}
+		} else if err := e.str(string(s)); err != nil {
 			return err
 		}
 		e.buf = append(e.buf, ':')
-		if err := e.value(v); err != nil {
+		if input && (s == "input" || s == "modifiedInput") {
+			val = 0
+		}
+		if err := e.value(v, val); err != nil {
 			return err
 		}
 		e.path = e.path[:len(e.path)-1]

@@ -43,9 +43,16 @@
 //
 // The input table is shaped exactly like the JSON payload. JSON objects and
 // arrays become tables marked as such (json.object, json.array), null becomes
-// json.null, numbers are float64 (integers exact up to 2^53). Encoding keeps
-// the order in which keys were first set, so a toolInput returned unchanged
-// comes back byte for byte as its compact JSON.
+// json.null, numbers are float64 (integers exact up to 2^53; a number past
+// float64's range is refused). Encoding keeps the order in which keys were
+// first set. A mutate's input is encoded alongside the payload's toolInput
+// text, path by path: a number, string or key whose Lua value is what the
+// original text at the same path decodes to (bit for bit: -0 is not 0) is
+// written as that text, so that what the hook did not change leaves as it
+// came (9007199254740993, 0.1000000000000000055, 1E+2, "\u00e9") and a
+// toolInput returned unchanged comes back byte for byte as its compact text;
+// what the hook changed is formatted as encoding/json formats it, and so is
+// everything json.encode writes.
 //
 // # The sandbox
 //

@@ -21,7 +21,9 @@ const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(rea
 // checked with Outcome.Validate; any other table (legacy
 // decision/modifiedInput keys, mistyped values) is encoded to JSON and goes
 // through luahook.ParseOutcome, so that the normalisation rules live in one
-// place. Anything else is FailInvalidOutput.
+// place. Anything else is FailInvalidOutput. A mutate's input is encoded
+// alongside the payload's toolInput, so that what the hook left as it was
+// comes back as the text it came as.
 func (st *state) outcome(v lua.LValue) (*luahook.Outcome, error) {
 	t, ok := v.(*lua.LTable)
 	if !ok {
@@ -38,7 +40,7 @@ func (st *state) outcome(v lua.LValue) (*luahook.Outcome, error) {
 			return o, err
 		}
 	}
-	raw, err := st.enc.encode(t)
+	raw, err := st.enc.encodeOutcome(t, st.toolInput())
 	if err != nil {
 		return nil, &luahook.Failure{Kind: luahook.FailInvalidOutput, Message: "the returned outcome: " + err.Error(), Err: err}
 	}
@@ -73,7 +75,7 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 			return nil, true, luahook.Failf(luahook.FailInvalidOutput,
 				"the outcome's input is a table with a metatable of its own (its fields are read raw); return a plain table")
 		}
-		raw, err := st.enc.encode(in)
+		raw, err := st.enc.encodeInput(in, st.toolInput())
 		if err != nil {
 			return nil, true, &luahook.Failure{Kind: luahook.FailInvalidOutput, Message: "the outcome's input: " + err.Error(), Err: err}
 		}
@@ -88,6 +90,15 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 		return nil, true, nil
 	}
 	return &out, true, nil
+}
+
+// toolInput returns the JSON text of the call's toolInput, which a mutate's
+// input is encoded alongside (encoder.encodeInput), or nil.
+func (st *state) toolInput() []byte {
+	if st.in == nil {
+		return nil
+	}
+	return st.in.ToolInput
 }
 
 // notAnObject says what t is when it is not an outcome object (a table with
