@@ -13,6 +13,7 @@ const (
 	DefaultMaxStringBytes = 16 << 20        // 16 MiB
 	DefaultLoadTimeout    = 2 * time.Second // running a file's top level
 	DefaultMaxInputBytes  = 8 << 20         // 8 MiB, what luahook serve accepts
+	DefaultMaxSourceBytes = 1 << 20         // 1 MiB, a hook file or lib module
 )
 
 // Limits of every Lua state. They are per state (lua.Options), not process-wide.
@@ -69,6 +70,10 @@ type Options struct {
 	// then handles. Zero means DefaultMaxInputBytes; a negative value turns
 	// the cap off.
 	MaxInputBytes int
+	// MaxSourceBytes caps the size of a Lua file the engine compiles: a hook
+	// file (Options.Compile) or a lib module (require). A larger file is a
+	// *LoadError before it is parsed. Zero means DefaultMaxSourceBytes.
+	MaxSourceBytes int
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int
@@ -77,6 +82,9 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.MaxStringBytes <= 0 {
 		o.MaxStringBytes = DefaultMaxStringBytes
+	}
+	if o.MaxSourceBytes <= 0 {
+		o.MaxSourceBytes = DefaultMaxSourceBytes
 	}
 	if o.MaxInputBytes == 0 {
 		o.MaxInputBytes = DefaultMaxInputBytes

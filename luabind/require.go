@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,23 +52,29 @@ func validModule(name string) bool {
 // chunk returns the compiled module, reading it from the lib directory the
 // first time. The file is opened through an os.Root, so neither ".." nor a
 // symbolic link can lead outside the directory.
-func (c *libCache) chunk(libDir, name string) (*Chunk, error) {
+func (c *libCache) chunk(opts *Options, name string) (*Chunk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ch, ok := c.chunks[name]; ok {
 		return ch, nil
 	}
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua"
-	root, err := os.OpenRoot(libDir)
+	root, err := os.OpenRoot(opts.LibDir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	src, err := root.ReadFile(rel)
+	path := filepath.Join(opts.LibDir, filepath.FromSlash(rel))
+	f, err := root.Open(rel)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := Compile(filepath.Join(libDir, filepath.FromSlash(rel)), src)
+	defer f.Close()
+	src, err := readSource(f, path, opts.MaxSourceBytes)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := opts.Compile(path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +84,25 @@ func (c *libCache) chunk(libDir, name string) (*Chunk, error) {
 	c.chunks[name] = ch
 	c.order = append(c.order, name)
 	return ch, nil
+}
+
+// readSource reads a Lua source from r, refusing one of more than limit
+// bytes (opts.MaxSourceBytes, already defaulted) without reading it all.
+func readSource(r io.Reader, path string, limit int) ([]byte, error) {
+	src, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > limit {
+		n := len(src)
+		if f, ok := r.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				n = int(fi.Size())
+			}
+		}
+		return nil, sourceTooBig(path, n, limit)
+	}
+	return src, nil
 }
 
 // require is require(name) limited to Options.LibDir: "util" loads
@@ -99,7 +125,7 @@ func (st *state) require(L *lua.LState) int {
 	if slices.Contains(st.requiring, name) {
 		L.RaiseError("require %q: cycle (%s -> %s)", name, strings.Join(st.requiring, " -> "), name)
 	}
-	ch, err := st.sh.libs.chunk(libDir, name)
+	ch, err := st.sh.libs.chunk(&st.sh.opts, name)
 	if err != nil {
 		var le *LoadError
 		switch {

@@ -87,6 +87,7 @@ func (st *state) open() (err error) {
 	}()
 	st.openSandbox()
 	st.openModules()
+	setConcatCap(st.L, st.sh.opts.MaxStringBytes)
 	st.L.SetTop(0)
 	return nil
 }

@@ -1,0 +1,177 @@
+package luabind
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
+)
+
+// stopHook loads code as the body of a Stop hook under opts and calls it.
+func stopHook(t *testing.T, code string, opts Options) error {
+	t.Helper()
+	f := load(t, "hook.register('Stop', nil, function()\n"+code+"\nend)", opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := f.Registrations()[0].Hook.Call(ctx, &luahook.Input{Event: luahook.Stop})
+	return err
+}
+
+// Every `..` is checked against Options.MaxStringBytes before its result is
+// allocated: at the cap it is allowed, one byte past it is an error naming
+// the size and the limit, with the file and line of the concatenation.
+func TestConcatIsCappedBeforeAllocating(t *testing.T) {
+	const capBytes = 1 << 20
+	opts := Options{MaxStringBytes: capBytes}
+	if err := stopHook(t, `local s = ("x"):rep(2^19) local t = s .. s assert(#t == 2^20)`, opts); err != nil {
+		t.Fatalf("a result of exactly the cap: %v", err)
+	}
+	tests := []struct{ name, code, want string }{
+		{"one past the cap", `local s = ("x"):rep(2^19)
+local t = s .. s .. "y"`, testPath + ":3: ..: result of 1048577 bytes exceeds the 1 MiB limit"},
+		{"a hundred operands", `local s = ("x"):rep(2^20)
+return s` + strings.Repeat(" .. s", 99), testPath + ":3: ..: result of 104857600 bytes exceeds the 1 MiB limit"},
+		{"doubling in a loop", `local s = "x"
+while true do s = s .. s end`, testPath + ":3: ..: result of 2097152 bytes exceeds the 1 MiB limit"},
+		{"a number operand", `local s = ("x"):rep(2^20)
+return s .. 1`, testPath + ":3: ..: result of 1048577 bytes exceeds the 1 MiB limit"},
+		{"after a __concat", `local s = ("x"):rep(2^20)
+local t = setmetatable({}, {__concat = function(a, b) return "z" end})
+return s .. (t .. "a")`, testPath + ":4: ..: result of 1048577 bytes exceeds the 1 MiB limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			err := stopHook(t, tt.code, opts)
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if f := failure(t, err); f.Kind != luahook.FailError || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v (%s), want %q", err, f.Kind, tt.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// concatCases are expressions whose value or error must be what gopher-lua's
+// own OP_CONCAT gives.
+var concatCases = []string{
+	`"a" .. "b"`,
+	`"a" .. "b" .. "c" .. "d"`,
+	`1 .. 2`,
+	`1.5 .. "|" .. -0.25 .. "|" .. 1e100 .. "|" .. 2^53 .. "|" .. -0`,
+	`"" .. ""`,
+	`"x" .. nil`,
+	`nil .. "x"`,
+	`"x" .. true`,
+	`"x" .. {}`,
+	`{} .. "x"`,
+	`"a" .. "b" .. {} .. "c"`,
+	`"a" .. print`,
+	`("a" .. "b") .. ("c" .. "d")`,
+	`(function() return "a", "b" end)() .. "c"`,
+	`"c" .. (function() return "a", "b" end)()`,
+	`select("#", "c" .. (function() return "a", "b" end)())`,
+	`(function(...) return ... .. "z" end)("a", "b")`,
+	`(function(...) return "z" .. ... end)("a", "b")`,
+	`select("#", (function(...) return "z" .. ... end)("a", "b"))`,
+	`setmetatable({}, {__concat = function(a, b) return "L" end}) .. "x" .. "y"`,
+	`"x" .. "y" .. setmetatable({}, {__concat = function(a, b) return type(a) .. ":" .. tostring(b):sub(1, 5) end})`,
+	`"a" .. setmetatable({}, {__concat = function(a, b) return 7 end}) .. "b"`,
+	`setmetatable({}, {__concat = function(a, b) return {} end}) .. "b"`,
+	`"p" .. setmetatable({}, {__concat = function(a, b) return (type(a) == "table" and "T" or a) .. "|" .. (type(b) == "table" and "T" or b) end}) .. "q" .. 5`,
+	`setmetatable({}, {__concat = function(a, b) error("from meta") end}) .. "x"`,
+	`setmetatable({}, {__concat = 5}) .. "x"`,
+	`#("a" .. "bc")`,
+	`("a" .. "b"):upper()`,
+	`(function() local t = {} t["k" .. 1] = "v" .. 2 return t.k1 end)()`,
+	`(function() local a, b = "1", 2 return a .. b == "12" end)()`,
+}
+
+// runConcat runs "return <expr>" compiled by proto in a plain gopher-lua state
+// and renders its results or error.
+func runConcat(t *testing.T, proto *lua.FunctionProto) string {
+	t.Helper()
+	L := lua.NewState()
+	defer L.Close()
+	L.Push(L.NewFunctionFromProto(proto))
+	if err := L.PCall(0, lua.MultRet, nil); err != nil {
+		msg := err.Error()
+		if i := strings.Index(msg, "\nstack traceback"); i >= 0 {
+			msg = msg[:i]
+		}
+		return "error: " + msg
+	}
+	var out []string
+	for i := 1; i <= L.GetTop(); i++ {
+		v := L.Get(i)
+		out = append(out, v.Type().String()+" "+strings.Split(v.String(), ": 0x")[0])
+	}
+	return strings.Join(out, ", ")
+}
+
+// nativeProto compiles src with gopher-lua alone, without the rewrite.
+func nativeProto(t testing.TB, path, src string) (*lua.FunctionProto, error) {
+	L := lua.NewState()
+	defer L.Close()
+	fn, err := L.Load(strings.NewReader(src), path)
+	if err != nil {
+		return nil, err
+	}
+	return fn.Proto, nil
+}
+
+// The rewritten `..` gives what gopher-lua's OP_CONCAT gives: the same
+// values, conversions, metamethod calls, argument truncation and errors, at
+// the same line.
+func TestConcatMatchesGopherLua(t *testing.T) {
+	for _, expr := range concatCases {
+		src := "local _ = 1\nreturn " + expr
+		native, err := nativeProto(t, "x.lua", src)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		c, err := Compile("x.lua", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		want, got := runConcat(t, native), runConcat(t, c.proto)
+		if got != want {
+			t.Errorf("%s\n got: %s\nwant: %s", expr, got, want)
+		}
+	}
+}
+
+// A string literal equal to the rewrite's marker cannot become the concat
+// function.
+func TestConcatMarkerIsNotAStringLiteral(t *testing.T) {
+	src := `local s = "\0luahook.concat" return s .. 'x'`
+	if concatMarker != "\x00luahook.concat" {
+		t.Fatal("the marker changed: update this test")
+	}
+	_, err := Compile("x.lua", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Fatalf("Compile = %v, want the literal refused", err)
+	}
+}
+
+// BenchmarkConcat is a lean hook that builds strings with `..` from its input.
+func BenchmarkConcat(b *testing.B) {
+	f := load(b, `hook.register("PreToolUse", "bash", function(input)
+  local key = input.toolName .. ":" .. (input.toolInput.command or "") .. "@" .. input.cwd
+  local n = 0
+  for i = 1, 10 do
+    local line = "[" .. i .. "] " .. key
+    n = n + #line
+  end
+  if n < 0 then return hook.deny(key) end
+end)`, Options{})
+	benchHook(b, f.Registrations()[0].Hook, preToolUse("bash", `{"command":"ls -la /tmp"}`))
+}
