@@ -175,3 +175,21 @@ func BenchmarkConcat(b *testing.B) {
 end)`, Options{})
 	benchHook(b, f.Registrations()[0].Hook, preToolUse("bash", `{"command":"ls -la /tmp"}`))
 }
+
+// A hook that builds strings with `..` from its input is still proved to
+// keep none of it, so its payload tables are recycled: a call allocates its
+// strings (one each, and the value that holds it), and no table.
+func TestConcatHookStaysLean(t *testing.T) {
+	f := load(t, `hook.register("PreToolUse", "bash", function(input)
+  local key = input.toolName .. ":" .. (input.toolInput.command or "") .. "@" .. input.cwd
+  if key == "x" then return hook.deny(key) end
+end)`, Options{MaxStates: 1})
+	if !anyLean(f) {
+		t.Fatal("the hook is not lean")
+	}
+	in := preToolUse("bash", `{"command":"ls -la /tmp","args":["-l"]}`)
+	h := f.Registrations()[0].Hook
+	if n := testing.AllocsPerRun(100, func() { h.Call(context.Background(), in) }); n > 2 && !raceEnabled && directTables {
+		t.Errorf("%v allocations per call, want at most 2 (the string and its value)", n)
+	}
+}
