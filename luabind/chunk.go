@@ -67,8 +67,12 @@ func (o Options) Compile(path string, src []byte) (*Chunk, error) {
 	return &Chunk{path: path, proto: proto}, nil
 }
 
-// sourceTooBig is the error of a source of n bytes, past limit.
+// sourceTooBig is the error of a source of n bytes, past limit. A reader
+// stops at limit+1 bytes, so that size only says "larger".
 func sourceTooBig(path string, n, limit int) *LoadError {
+	if n == limit+1 {
+		return &LoadError{Path: path, Message: fmt.Sprintf("file larger than the %s limit on Lua source", mib(limit))}
+	}
 	return &LoadError{Path: path, Message: fmt.Sprintf("file of %d bytes exceeds the %s limit on Lua source", n, mib(limit))}
 }
 

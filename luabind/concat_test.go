@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -111,8 +112,7 @@ func runConcat(t *testing.T, proto *lua.FunctionProto) string {
 	}
 	var out []string
 	for i := 1; i <= L.GetTop(); i++ {
-		v := L.Get(i)
-		out = append(out, v.Type().String()+" "+strings.Split(v.String(), ": 0x")[0])
+		out = append(out, runConcatValue(L.Get(i)))
 	}
 	return strings.Join(out, ", ")
 }
@@ -192,4 +192,96 @@ end)`, Options{MaxStates: 1})
 	if n := testing.AllocsPerRun(100, func() { h.Call(context.Background(), in) }); n > 2 && !raceEnabled && directTables {
 		t.Errorf("%v allocations per call, want at most 2 (the string and its value)", n)
 	}
+}
+
+// concatOperand renders operand b of a fuzzed concatenation: its kind and size.
+func concatOperand(b byte) string {
+	n := int(b>>3) * 13
+	switch b & 7 {
+	case 0, 1:
+		return fmt.Sprintf("(%q):rep(%d)", string(rune('a'+n%26)), n)
+	case 2:
+		return fmt.Sprint(n)
+	case 3:
+		return fmt.Sprintf("%d.5", -n)
+	case 4:
+		return "setmetatable({}, mt)"
+	case 5:
+		return "nil"
+	case 6:
+		return "true"
+	}
+	return "{}"
+}
+
+// FuzzConcat concatenates operands of random types and sizes, some tables
+// with a __concat, under a random cap: the result never passes the cap, the
+// host never panics, and a result or an error other than the cap's is what
+// gopher-lua's own OP_CONCAT gives.
+func FuzzConcat(f *testing.F) {
+	for _, s := range []string{"\x00\x08\x08", "\x10\xf8\xf8\xf8", "\x03\x04\x50\x0a\x0b", "\x01\x05\x00",
+		"\x20\x04\xf8\xf8\x04", "\xff\x02\x03\x02\x03\x00\x08\x10", "\x00\x06\x00", "\x00\x00\x07"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 3 {
+			return
+		}
+		capBytes := 16 * (int(data[0]) + 1)
+		ops := data[1:min(len(data), 60)]
+		var src strings.Builder
+		src.WriteString("local mt = {__concat = function(a, b) return '<' .. type(a) .. '|' .. type(b) .. '>' end}\nlocal v = {}\n")
+		var expr []string
+		for i, b := range ops {
+			fmt.Fprintf(&src, "v[%d] = %s\n", i+1, concatOperand(b))
+			expr = append(expr, fmt.Sprintf("v[%d]", i+1))
+		}
+		src.WriteString("return " + strings.Join(expr, " .. "))
+		native, err := nativeProto(t, "x.lua", src.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Compile("x.lua", []byte(src.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := runConcat(t, native)
+		L := lua.NewState()
+		defer L.Close()
+		setConcatCap(L, capBytes)
+		L.Push(L.NewFunctionFromProto(c.proto))
+		err = L.PCall(0, 1, nil)
+		if err != nil {
+			if strings.Contains(err.Error(), "exceeds the") {
+				if strings.HasPrefix(want, "string ") && len(want)-len("string ") <= capBytes && !hasKind(ops, 4) {
+					t.Fatalf("cap error %v, but gopher-lua gives %d bytes, under the cap of %d", err, len(want)-7, capBytes)
+				}
+				return
+			}
+			got := "error: " + strings.SplitN(err.Error(), "\nstack traceback", 2)[0]
+			if got != want {
+				t.Fatalf("\n got: %s\nwant: %s", got, want)
+			}
+			return
+		}
+		if s, ok := L.Get(-1).(lua.LString); ok && len(s) > capBytes {
+			t.Fatalf("a result of %d bytes passed the cap of %d", len(s), capBytes)
+		}
+		if got := runConcatValue(L.Get(-1)); got != want {
+			t.Fatalf("\n got: %s\nwant: %s", got, want)
+		}
+	})
+}
+
+func hasKind(ops []byte, kind byte) bool {
+	for _, b := range ops {
+		if b&7 == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func runConcatValue(v lua.LValue) string {
+	return v.Type().String() + " " + strings.Split(v.String(), ": 0x")[0]
 }

@@ -126,10 +126,14 @@ func TestCompileRefusesSourceLargerThanTheLimit(t *testing.T) {
 	if _, err := opts.Compile("hooks.d/x.lua", []byte(src)); err != nil {
 		t.Fatalf("exactly %d bytes: %v", limit, err)
 	}
-	_, err := opts.Compile("hooks.d/x.lua", []byte(src+"x"))
-	want := "hooks.d/x.lua: file of 4097 bytes exceeds the 4096 bytes limit on Lua source"
-	if err == nil || err.Error() != want {
-		t.Fatalf("one byte more: %v, want %q", err, want)
+	for extra, want := range map[string]string{
+		"x":   "hooks.d/x.lua: file larger than the 4096 bytes limit on Lua source",
+		"xxx": "hooks.d/x.lua: file of 4099 bytes exceeds the 4096 bytes limit on Lua source",
+	} {
+		_, err := opts.Compile("hooks.d/x.lua", []byte(src+extra))
+		if err == nil || err.Error() != want {
+			t.Fatalf("%d bytes more: %v, want %q", len(extra), err, want)
+		}
 	}
 	if _, err := Compile("hooks.d/x.lua", []byte("--"+strings.Repeat("x", DefaultMaxSourceBytes))); err == nil {
 		t.Fatalf("Compile took a file past DefaultMaxSourceBytes")
@@ -185,4 +189,35 @@ func TestSessionCompilesWithTheLimits(t *testing.T) {
 	if out, err := s.Eval(ctx, "=repl", `1 .. "x" .. 2`); err != nil || fmt.Sprint(out) != `["1x2"]` {
 		t.Errorf("Eval of a concat: %v, %v", out, err)
 	}
+}
+
+// nestingTokens are the pieces FuzzNesting builds sources from: brackets,
+// blocks, operators and operands.
+var nestingTokens = []string{"{", "}", "(", ")", "a[", "]", "- ", "not ", "#", "1", " + ", " .. ", " ^ ", " or ",
+	" do ", " end ", "function() ", "if a then ", " elseif a then ", " else ", "return ", ", ", "a", "\n", "f(",
+	"local x = ", "repeat ", " until a ", "'s'", "[[s]]", "--[[", "]]", ";", " = "}
+
+// FuzzNesting compiles sources of random nesting shapes, each piece repeated
+// up to thousands of times: Compile returns a chunk or an error, quickly and
+// without panicking or overflowing the Go stack.
+func FuzzNesting(f *testing.F) {
+	for _, s := range []string{"\x00\xff\x01\xff", "\x02\xff\x09\x01\x03\xff", "\x06\xff\x09\x01", "\x07\x90\x09\x01",
+		"\x14\x10\x10\xff\x0f\xff", "\x11\x20\x0f\x20", "\x09\x01\x0b\xff\x09\x01", "\x1a\xff\x09\x01\x1b\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var src strings.Builder
+		for i := 0; i+1 < len(data) && src.Len() < 2*DefaultMaxSourceBytes; i += 2 {
+			tok := nestingTokens[int(data[i])%len(nestingTokens)]
+			src.WriteString(strings.Repeat(tok, 1+int(data[i+1])*int(data[i+1])/16))
+		}
+		start := time.Now()
+		c, err := Compile("hooks.d/x.lua", []byte(src.String()))
+		if err == nil && c == nil {
+			t.Fatal("no chunk and no error")
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("Compile took %v over %d bytes", d, src.Len())
+		}
+	})
 }
