@@ -132,7 +132,8 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 			e.fileErrs[name] = err
 			continue
 		}
-		src, fresh, err := readFile(path, -1, e.settleWindow(), trust.fileCheck(path))
+		// Read one byte past the cap, for Compile to refuse without reading it all.
+		src, fresh, err := readFile(path, luabind.DefaultMaxSourceBytes+1, e.settleWindow(), trust.fileCheck(path))
 		if errors.Is(err, fs.ErrNotExist) { // removed since the listing
 			continue
 		}
@@ -223,7 +224,7 @@ func keeps(old *luaFile) string {
 // then retires the version it replaces. On any error nothing changes.
 // e.mu is held.
 func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum [32]byte) error {
-	chunk, err := luabind.Compile(path, src)
+	chunk, err := e.luaOptions().Compile(path, src)
 	if err != nil {
 		return err
 	}

@@ -24,19 +24,56 @@ type Chunk struct {
 // registration sources name it.
 func (c *Chunk) Path() string { return c.path }
 
+// Compile parses and compiles Lua source, under the default limits of
+// Options (a source of at most DefaultMaxSourceBytes). It is
+// Options{}.Compile.
+func Compile(path string, src []byte) (*Chunk, error) { return Options{}.Compile(path, src) }
+
 // Compile parses and compiles Lua source. path becomes the chunk name, so
-// errors read "hooks.d/x.lua:12: ...". A syntax error is a *LoadError naming
-// the line.
-func Compile(path string, src []byte) (*Chunk, error) {
+// errors read "hooks.d/x.lua:12: ...". A syntax error, a source larger than
+// o.MaxSourceBytes or nested deeper than 200 levels is a *LoadError naming
+// the line; the size and the nesting are checked before the parser and the
+// compiler run, so that no source can exhaust their memory or Go stack.
+// Every `..` of the chunk is compiled as a call of a function that checks
+// the size of its result against the state's MaxStringBytes (concat.go).
+//
+// Every Lua source luahook runs goes through this function: hook files, lib
+// modules, and the code of sessions (the REPL, policy tests).
+func (o Options) Compile(path string, src []byte) (*Chunk, error) {
+	limit := o.MaxSourceBytes
+	if limit <= 0 {
+		limit = DefaultMaxSourceBytes
+	}
+	if len(src) > limit {
+		return nil, sourceTooBig(path, len(src), limit)
+	}
+	if err := scanNesting(path, src); err != nil {
+		return nil, err
+	}
 	stmts, err := parse.Parse(bytes.NewReader(src), path)
 	if err != nil {
 		return nil, syntaxError(path, src, err)
+	}
+	w := rewrite{path: path}
+	w.block(stmts, 0)
+	if w.err != nil {
+		return nil, w.err
 	}
 	proto, err := compileAST(stmts, path)
 	if err != nil {
 		return nil, syntaxError(path, src, err)
 	}
+	resolveConcat(proto)
 	return &Chunk{path: path, proto: proto}, nil
+}
+
+// sourceTooBig is the error of a source of n bytes, past limit. A reader
+// stops at limit+1 bytes, so that size only says "larger".
+func sourceTooBig(path string, n, limit int) *LoadError {
+	if n == limit+1 {
+		return &LoadError{Path: path, Message: fmt.Sprintf("file larger than the %s limit on Lua source", mib(limit))}
+	}
+	return &LoadError{Path: path, Message: fmt.Sprintf("file of %d bytes exceeds the %s limit on Lua source", n, mib(limit))}
 }
 
 func compileAST(stmts []ast.Stmt, path string) (proto *lua.FunctionProto, err error) {

@@ -79,11 +79,14 @@
 // are the file's own, and stay writable.
 //
 // Limits: every string a Go function builds (string.rep, string.format,
-// string.gsub, table.concat, json.encode, re.gsub, ...) is capped at
-// Options.MaxStringBytes; Lua calls nest at most 200 deep; the value stack
-// holds at most 2^18 slots; Lua patterns run on an interruptible port of Lua
-// 5.1's matcher; re calls collect at most 65536 matches. The '..' operator
-// cannot be intercepted, so a concatenation loop is stopped by the deadline.
+// string.gsub, table.concat, json.encode, re.gsub, ...) and every result of
+// the '..' operator (which Compile turns into a call of a Go function) is
+// capped at Options.MaxStringBytes before it is allocated; Lua calls nest at
+// most 200 deep; the value stack holds at most 2^18 slots; Lua patterns run
+// on an interruptible port of Lua 5.1's matcher; re calls collect at most
+// 65536 matches. A source (hook file, lib module) holds at most
+// Options.MaxSourceBytes and nests at most 200 levels, both checked before
+// gopher-lua parses or compiles it.
 // The package sets gopher-lua's process-wide lua.MaxArrayIndex to 2^20 (see
 // sandbox.go for why and what it changes).
 //

@@ -18,7 +18,8 @@ import (
 //   - captured: in a register a closure shares;
 //   - handed to a metamethod that Lua code may have written: used as a key
 //     (t[k] may call __index), or next to an operand of unknown type in
-//     arithmetic or a concatenation;
+//     arithmetic or a concatenation (OP_CONCAT, or the call of concatFn that
+//     Compile makes of every `..`, which is read as the same instruction);
 //
 // and input's tables are never written. Input's tables themselves carry
 // protected metatables without metamethods, so reading, comparing and
@@ -66,11 +67,12 @@ func (s *regs) from(r int) bool {
 
 // facts is what is known before one instruction: tainted registers (may
 // hold input or a value read from it, on some path), plain registers (hold
-// a nil, boolean, number or string on every path) and method registers (m:
+// a nil, boolean, number or string on every path), method registers (m:
 // R(m) is a method looked up by SELF on a tainted R(m+1), both untouched
-// since, on every path).
+// since, on every path) and concat registers (hold concatFn, loaded by
+// LOADK, on every path).
 type facts struct {
-	taint, plain, method regs
+	taint, plain, method, concat regs
 }
 
 func (f *facts) merge(o *facts) bool {
@@ -79,6 +81,7 @@ func (f *facts) merge(o *facts) bool {
 		f.taint[i] |= o.taint[i]
 		f.plain[i] &= o.plain[i]
 		f.method[i] &= o.method[i]
+		f.concat[i] &= o.concat[i]
 	}
 	return *f != before
 }
@@ -89,6 +92,7 @@ func (f *facts) set(r int, tainted, plain bool) {
 	f.plain.put(r, plain)
 	f.method.put(r, false)
 	f.method.put(r-1, false)
+	f.concat.put(r, false)
 }
 
 // clobber records writes of every register from r up.
@@ -184,7 +188,9 @@ func (fl *flow) step(pc int, f *facts) bool {
 	case lua.OP_MOVE, lua.OP_MOVEN:
 		f.set(a, f.taint.has(b), f.plain.has(b))
 	case lua.OP_LOADK:
-		f.set(a, false, true)
+		isConcat := argBx(inst) < len(fl.p.Constants) && fl.p.Constants[argBx(inst)] == lua.LValue(concatFn)
+		f.set(a, false, !isConcat)
+		f.concat.put(a, isConcat)
 	case lua.OP_LOADBOOL:
 		f.set(a, false, true)
 		if c != 0 {
@@ -228,15 +234,28 @@ func (fl *flow) step(pc int, f *facts) bool {
 		// A number, when the operand comes from input (no __unm, __len).
 		f.set(a, false, f.taint.has(b))
 	case lua.OP_CONCAT:
-		anyTaint, allKnown := false, true
-		for r := b; r <= c; r++ {
-			anyTaint = anyTaint || f.taint.has(r)
-			allKnown = allKnown && known(r)
+		if !fl.concat(f, a, b, c) {
+			return false
 		}
-		if anyTaint && !allKnown {
-			return false // the other operand may be a table with a __concat
+	case lua.OP_CALL:
+		if f.concat.has(a) && b >= 3 && c == 2 {
+			// R(A) := concatFn(R(A+1), ..., R(A+B-1)), as CONCAT does it. The
+			// operands' registers are temporaries the call consumes.
+			if !fl.concat(f, a, a+1, a+b-1) {
+				return false
+			}
+			for r := a + 1; r <= a+b-1; r++ {
+				f.set(r, false, false)
+			}
+			break
 		}
-		f.set(a, false, allKnown)
+		if !fl.call(f, inst) {
+			return false
+		}
+	case lua.OP_TAILCALL:
+		if !fl.call(f, inst) {
+			return false
+		}
 	case lua.OP_JMP:
 		next = pc + 1 + argSBx(inst)
 	case lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST:
@@ -249,31 +268,6 @@ func (fl *flow) step(pc int, f *facts) bool {
 		f.set(a, f.taint.has(a) || f.taint.has(b), f.plain.has(a) && f.plain.has(b))
 		if !fl.reach(pc+2, f) {
 			return false
-		}
-	case lua.OP_CALL, lua.OP_TAILCALL:
-		first := a + 1
-		if f.method.has(a) {
-			first = a + 2 // the method's own string (see leavesInput)
-		} else if f.taint.has(a) {
-			return false
-		}
-		if b == 0 {
-			if f.taint.from(first) {
-				return false
-			}
-		} else {
-			for r := first; r <= a+b-1; r++ {
-				if f.taint.has(r) {
-					return false
-				}
-			}
-		}
-		if c == 0 || op(inst) == lua.OP_TAILCALL {
-			f.clobber(a)
-		} else {
-			for r := a; r <= a+c-2; r++ {
-				f.set(r, false, false)
-			}
 		}
 	case lua.OP_RETURN:
 		if b == 0 {
@@ -342,4 +336,50 @@ func (fl *flow) step(pc int, f *facts) bool {
 		return false
 	}
 	return fl.reach(next, f)
+}
+
+// concat applies R(a) := R(b) .. ... .. R(c) to f; false means input may
+// escape.
+func (fl *flow) concat(f *facts, a, b, c int) bool {
+	known := func(r int) bool { return f.plain.has(r) || f.taint.has(r) }
+	anyTaint, allKnown := false, true
+	for r := b; r <= c; r++ {
+		anyTaint = anyTaint || f.taint.has(r)
+		allKnown = allKnown && known(r)
+	}
+	if anyTaint && !allKnown {
+		return false // the other operand may be a table with a __concat
+	}
+	f.set(a, false, allKnown)
+	return true
+}
+
+// call applies a CALL or TAILCALL to f; false means input may escape.
+func (fl *flow) call(f *facts, inst uint32) bool {
+	a, b, c := argA(inst), argB(inst), argC(inst)
+	first := a + 1
+	if f.method.has(a) {
+		first = a + 2 // the method's own string (see leavesInput)
+	} else if f.taint.has(a) {
+		return false
+	}
+	if b == 0 {
+		if f.taint.from(first) {
+			return false
+		}
+	} else {
+		for r := first; r <= a+b-1; r++ {
+			if f.taint.has(r) {
+				return false
+			}
+		}
+	}
+	if c == 0 || op(inst) == lua.OP_TAILCALL {
+		f.clobber(a)
+	} else {
+		for r := a; r <= a+c-2; r++ {
+			f.set(r, false, false)
+		}
+	}
+	return true
 }

@@ -9,21 +9,54 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// hookFn compiles "local kept; f = function(input, rt) <body> end" and
+// hookFn compiles "local kept; f = function(input, rt) <body> end" with
+// Compile, as every hook is compiled (`..` is a call of concatFn), and
 // returns f.
 func hookFn(t *testing.T, params, body string) *lua.LFunction {
 	t.Helper()
+	c, err := Compile("x.lua", []byte("local kept, other\nf = function("+params+")\n"+body+"\nend"))
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	return runHookFn(t, L(t), c.proto)
+}
+
+// nativeHookFn is hookFn compiled by gopher-lua alone (`..` is OP_CONCAT).
+func nativeHookFn(t *testing.T, params, body string) *lua.LFunction {
+	t.Helper()
+	p, err := nativeProto(t, "x.lua", "local kept, other\nf = function("+params+")\n"+body+"\nend")
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	return runHookFn(t, L(t), p)
+}
+
+// L returns a plain state closed when the test ends.
+func L(t *testing.T) *lua.LState {
 	L := lua.NewState()
 	t.Cleanup(L.Close)
-	if err := L.DoString("local kept, other\nf = function(" + params + ")\n" + body + "\nend"); err != nil {
-		t.Fatalf("%s: %v", body, err)
+	return L
+}
+
+func runHookFn(t *testing.T, L *lua.LState, p *lua.FunctionProto) *lua.LFunction {
+	t.Helper()
+	L.Push(L.NewFunctionFromProto(p))
+	if err := L.PCall(0, 0, nil); err != nil {
+		t.Fatal(err)
 	}
 	return L.GetGlobal("f").(*lua.LFunction)
 }
 
 // The analysis answers yes for hooks that only read their input, and no for
-// every way a hook can keep a reference to it.
+// every way a hook can keep a reference to it, whether `..` is compiled as
+// OP_CONCAT or as the call of concatFn.
 func TestLeavesInputSeesEveryWayAHookCanKeepItsInput(t *testing.T) {
+	for name, compile := range map[string]func(*testing.T, string, string) *lua.LFunction{"Compile": hookFn, "gopher-lua": nativeHookFn} {
+		t.Run(name, func(t *testing.T) { testLeavesInput(t, compile) })
+	}
+}
+
+func testLeavesInput(t *testing.T, hookFn func(*testing.T, string, string) *lua.LFunction) {
 	lean := []string{
 		`local cmd = input.toolInput.command or ""
 		 if cmd:find("rm -rf", 1, true) then return hook.deny("no") end`,
@@ -38,6 +71,13 @@ func TestLeavesInputSeesEveryWayAHookCanKeepItsInput(t *testing.T) {
 		`local t = {}
 		 t.x = 1
 		 return hook.deny(t.x .. input.cwd:sub(1, 2))`,
+		`return input.cwd .. "/" .. input.toolName`,
+		`local s = input.toolName .. ":" .. (input.toolInput.command or "") .. 1
+		 if s == "x" then return hook.deny(s .. "!") end`,
+		`rt = input.cwd .. "x"`,
+		`kept = input.cwd .. "x"`, // a new string, not input's`
+		`local a = "x" .. (input.cwd .. input.toolName) .. #input.cwd`,
+		`if (input.cwd .. "").x then end`,
 		``,
 	}
 	for _, body := range lean {
@@ -46,28 +86,31 @@ func TestLeavesInputSeesEveryWayAHookCanKeepItsInput(t *testing.T) {
 		}
 	}
 	kept := map[string]string{
-		"global":                    `seen = input`,
-		"upvalue":                   `kept = input.toolInput`,
-		"table value":               `local t = {} t.x = input`,
-		"table key":                 `local t = {} t[input.toolInput] = true`,
-		"table constructor":         `local t = {input}`,
-		"call argument":             `print(input)`,
-		"tail call argument":        `return hook.mutate(input.toolInput)`,
-		"return":                    `return input.toolInput`,
-		"closure":                   `local g = function() return input end`,
-		"closure, assigned later":   `local x local g = function() return x end x = input.toolInput`,
-		"written":                   `input.toolInput.command = "x"`,
-		"iterated":                  `for k, v in pairs(input.toolInput) do end`,
-		"method argument":           `local c = input.toolInput.command c:gsub("x", input.toolInput)`,
-		"method on a table":         `local t = {f = print} t:f(input)`,
-		"index key":                 `local t = kept local v = t[input.toolInput]`,
-		"arithmetic with unknown":   `local v = kept + input.toolInput.n`,
-		"concatenation of unknown":  `local v = kept .. input.cwd`,
-		"length of unknown":         `local v = #kept .. input.cwd`,
-		"after a loop":              `local v = kept for i = 1, 2 do v = input end other = v`,
-		"through a branch":          `local v if kept then v = input.toolInput else v = 1 end other = v`,
-		"through a logical or":      `other = kept or input.toolInput`,
-		"passed to a local closure": `local function g(x) other = x end g(input)`,
+		"global":                      `seen = input`,
+		"upvalue":                     `kept = input.toolInput`,
+		"table value":                 `local t = {} t.x = input`,
+		"table key":                   `local t = {} t[input.toolInput] = true`,
+		"table constructor":           `local t = {input}`,
+		"call argument":               `print(input)`,
+		"tail call argument":          `return hook.mutate(input.toolInput)`,
+		"return":                      `return input.toolInput`,
+		"closure":                     `local g = function() return input end`,
+		"closure, assigned later":     `local x local g = function() return x end x = input.toolInput`,
+		"written":                     `input.toolInput.command = "x"`,
+		"iterated":                    `for k, v in pairs(input.toolInput) do end`,
+		"method argument":             `local c = input.toolInput.command c:gsub("x", input.toolInput)`,
+		"method on a table":           `local t = {f = print} t:f(input)`,
+		"index key":                   `local t = kept local v = t[input.toolInput]`,
+		"arithmetic with unknown":     `local v = kept + input.toolInput.n`,
+		"concatenation of unknown":    `local v = kept .. input.cwd`,
+		"concatenation, unknown last": `local v = input.cwd .. "x" .. kept`,
+		"concatenation with a table":  `local t = setmetatable({}, {__concat = function(a, b) kept = b end}) local v = "x" .. input.cwd .. t`,
+		"concatenation of a call":     `local v = input.cwd .. tostring(1)`,
+		"length of unknown":           `local v = #kept .. input.cwd`,
+		"after a loop":                `local v = kept for i = 1, 2 do v = input end other = v`,
+		"through a branch":            `local v if kept then v = input.toolInput else v = 1 end other = v`,
+		"through a logical or":        `other = kept or input.toolInput`,
+		"passed to a local closure":   `local function g(x) other = x end g(input)`,
 	}
 	for name, body := range kept {
 		if leavesInput(hookFn(t, "input, rt", body)) {

@@ -18,6 +18,7 @@ const (
 	// objects) of a payload's toolInput, and of a json.decode: converting
 	// 100000 values into Lua tables takes about 25 ms and 10 MiB.
 	DefaultMaxInputValues = 100_000
+	DefaultMaxSourceBytes = 1 << 20 // 1 MiB, a hook file or lib module
 )
 
 // Limits of every Lua state. They are per state (lua.Options), not process-wide.
@@ -92,6 +93,10 @@ type Options struct {
 	// a failure of kind FailRejected. Zero means DefaultMaxInputValues; a
 	// negative value turns the cap off.
 	MaxInputValues int
+	// MaxSourceBytes caps the size of a Lua file the engine compiles: a hook
+	// file (Options.Compile) or a lib module (require). A larger file is a
+	// *LoadError before it is parsed. Zero means DefaultMaxSourceBytes.
+	MaxSourceBytes int
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int
@@ -100,6 +105,9 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.MaxStringBytes <= 0 {
 		o.MaxStringBytes = DefaultMaxStringBytes
+	}
+	if o.MaxSourceBytes <= 0 {
+		o.MaxSourceBytes = DefaultMaxSourceBytes
 	}
 	if o.MaxInputBytes == 0 {
 		o.MaxInputBytes = DefaultMaxInputBytes

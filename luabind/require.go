@@ -52,19 +52,19 @@ func validModule(name string) bool {
 
 // chunk returns the compiled module, reading it from the lib directory the
 // first time, through readLib.
-func (c *libCache) chunk(libDir, name string, check func(string, fs.FileInfo) error) (*Chunk, error) {
+func (c *libCache) chunk(opts *Options, name string) (*Chunk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ch, ok := c.chunks[name]; ok {
 		return ch, nil
 	}
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua"
-	path := filepath.Join(libDir, filepath.FromSlash(rel))
-	src, err := readLib(libDir, rel, check)
+	path := filepath.Join(opts.LibDir, filepath.FromSlash(rel))
+	src, err := readLib(opts.LibDir, rel, opts.CheckLib, opts.MaxSourceBytes)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := Compile(path, src)
+	ch, err := opts.Compile(path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (c *libCache) chunk(libDir, name string, check func(string, fs.FileInfo) er
 // descriptor (fstat) before the file is read: the file checked is the file
 // read, and each folder checked is one that only trusted users can change,
 // so the path through them stays what was checked.
-func readLib(libDir, rel string, check func(string, fs.FileInfo) error) ([]byte, error) {
+func readLib(libDir, rel string, check func(string, fs.FileInfo) error, limit int) ([]byte, error) {
 	root, err := os.OpenRoot(libDir)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,26 @@ func readLib(libDir, rel string, check func(string, fs.FileInfo) error) ([]byte,
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return readSource(f, filepath.Join(libDir, filepath.FromSlash(rel)), limit)
+}
+
+// readSource reads a Lua source from r, refusing one of more than limit
+// bytes (opts.MaxSourceBytes, already defaulted) without reading it all.
+func readSource(r io.Reader, path string, limit int) ([]byte, error) {
+	src, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > limit {
+		n := len(src)
+		if f, ok := r.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				n = int(fi.Size())
+			}
+		}
+		return nil, sourceTooBig(path, n, limit)
+	}
+	return src, nil
 }
 
 // require is require(name) limited to Options.LibDir: "util" loads
@@ -147,7 +166,7 @@ func (st *state) require(L *lua.LState) int {
 	if slices.Contains(st.requiring, name) {
 		L.RaiseError("require %q: cycle (%s -> %s)", name, strings.Join(st.requiring, " -> "), name)
 	}
-	ch, err := st.sh.libs.chunk(libDir, name, st.sh.opts.CheckLib)
+	ch, err := st.sh.libs.chunk(&st.sh.opts, name)
 	if err != nil {
 		// A file that fails to load on it wraps err (a refusal by CheckLib
 		// stays an error of the engine's type).

@@ -252,7 +252,7 @@ func (s *Session) use(ctx context.Context, fn func(ctx context.Context) error) (
 // error while running is a *luahook.Failure: FailError with the Lua message
 // ("stdin:1: ..."), FailAborted or FailTimeout when ctx ended it.
 func (s *Session) Eval(ctx context.Context, chunkName, src string) ([]string, error) {
-	chunk, err := compilePrompt(chunkName, src)
+	chunk, err := s.compilePrompt(chunkName, src)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (s *Session) Eval(ctx context.Context, chunkName, src string) ([]string, er
 // EvalJSON evaluates a Lua expression and returns its value as JSON text, as
 // the json module encodes it.
 func (s *Session) EvalJSON(ctx context.Context, chunkName, expr string) ([]byte, error) {
-	chunk, err := Compile(chunkName, []byte("return "+expr))
+	chunk, err := s.st.sh.opts.Compile(chunkName, []byte("return "+expr))
 	if err != nil {
 		return nil, err
 	}
@@ -292,14 +292,15 @@ func (s *Session) EvalJSON(ctx context.Context, chunkName, expr string) ([]byte,
 }
 
 // compilePrompt compiles a prompt line: "=expr", an expression, or statements.
-func compilePrompt(chunkName, src string) (*Chunk, error) {
+func (s *Session) compilePrompt(chunkName, src string) (*Chunk, error) {
+	opts := &s.st.sh.opts
 	if rest, ok := strings.CutPrefix(src, "="); ok {
-		return Compile(chunkName, []byte("return "+rest))
+		return opts.Compile(chunkName, []byte("return "+rest))
 	}
-	if c, err := Compile(chunkName, []byte("return "+src)); err == nil {
+	if c, err := opts.Compile(chunkName, []byte("return "+src)); err == nil {
 		return c, nil
 	}
-	return Compile(chunkName, []byte(src))
+	return opts.Compile(chunkName, []byte(src))
 }
 
 // run calls a compiled chunk in the held state and returns its results.
@@ -330,11 +331,16 @@ func Incomplete(err error) bool {
 // previous Load of the same path registered; if the file fails, the hooks it
 // registered before failing are dropped and the previous ones stay.
 func (s *Session) Load(ctx context.Context, path string) error {
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	chunk, err := Compile(path, src)
+	src, err := readSource(f, path, s.st.sh.opts.MaxSourceBytes)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	chunk, err := s.st.sh.opts.Compile(path, src)
 	if err != nil {
 		return err
 	}

@@ -95,6 +95,7 @@ func (st *state) open() (err error) {
 	st.openSandbox()
 	st.openModules()
 	st.sealModules()
+	setConcatCap(st.L, st.sh.opts.MaxStringBytes)
 	st.L.SetTop(0)
 	return nil
 }
