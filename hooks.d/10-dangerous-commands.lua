@@ -144,6 +144,7 @@ local function formats_disk(c)
 end
 
 local function device(w)
+  if w.whole then return false end
   local pat = w.pat:gsub("/%./", "/"):gsub("//+", "/")
   for _, d in ipairs(DEVICES) do
     if shell.glob.meet(shell.glob.items(pat), shell.glob.items(d)) then return true end

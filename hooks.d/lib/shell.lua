@@ -25,8 +25,10 @@
 --   upstream  the command before it in its pipeline
 --   func      the name of the shell function whose body holds it
 --   via       how it was reached when nested ("$(", "`", "<(", "bash -c", ...)
---   script    for shells and eval: the word holding the script when it
---             could not be read (an unknown -c string)
+--   script    for shells, interpreters and eval: the word holding the
+--             script (a script operand, python -c code, an unknown sh -c
+--             string); inline: it is code given on the command line
+--   reads_stdin  a shell or interpreter that reads its script from stdin
 --
 -- Each word is a table:
 --   text      its value after quote removal and expansion; unknown parts are "\0"
@@ -78,15 +80,21 @@ end
 -- sequence expands the inside of {x..y[..step]} or returns nil.
 local function sequence(pieces, a, b, limit)
   if b ~= a or pieces[a].k ~= "lit" or pieces[a].q then return nil end
+  -- one assignment per statement: gopher-lua mishandles some multiple
+  -- assignments whose right side reads a variable of the left side
   local s = pieces[a].s
-  local x, y, step = s:match("^(%-?%d+)%.%.(%-?%d+)%.?%.?(%-?%d*)$")
+  local xs, ys, step = s:match("^(%-?%d+)%.%.(%-?%d+)%.?%.?(%-?%d*)$")
   local chars = false
-  if not x then
-    x, y = s:match("^(%a)%.%.(%a)$")
-    if not x then return nil end
-    x, y, chars = x:byte(), y:byte(), true
+  local x, y
+  if xs then
+    x = tonumber(xs)
+    y = tonumber(ys)
   else
-    x, y = tonumber(x), tonumber(y)
+    local cx, cy = s:match("^(%a)%.%.(%a)$")
+    if not cx then return nil end
+    x = cx:byte()
+    y = cy:byte()
+    chars = true
   end
   step = math.abs(tonumber(step) or 1)
   if step == 0 then step = 1 end
@@ -471,8 +479,12 @@ local function finish(p, raw)
   end
   local redirs = {}
   for _, r in ipairs(raw.redirs) do
+    -- bash refuses a redirection to several words; each is kept anyway
     local t = expand(p, r.word, true)
-    redirs[#redirs + 1] = { op = r.op, fd = r.fd, target = t[1] or { text = "", pat = "" }, heredoc = r.heredoc }
+    if #t == 0 then t[1] = { text = "", pat = "" } end
+    for _, w in ipairs(t) do
+      redirs[#redirs + 1] = { op = r.op, fd = r.fd, target = w, heredoc = r.heredoc }
+    end
   end
   local cmd = { argv = argv, redirs = redirs, pipe_in = raw.pipe_in, pipe_out = raw.pipe_out, bg = raw.bg,
     pipeline = raw.pipeline, func = raw.func, via = raw.via, depth = raw.depth, wrappers = {} }

@@ -197,7 +197,7 @@ local function script(p, cmd, out, letters)
         local at = body:find("[" .. letters .. "]")
         if at < #body and not SHELLS[cmd.name] then
           -- python -c'code': the code is the rest of the word
-          cmd.script = plain(body:sub(at + 1))
+          cmd.script, cmd.inline = plain(body:sub(at + 1)), true
           return
         end
       end
@@ -221,10 +221,10 @@ local function script(p, cmd, out, letters)
       vars["@"] = #rest > 0 and rest or nil
       vars["*"] = vars["@"]
       nested(p, w.text, cmd.name .. " -c")
-      for n, v in pairs(saved) do vars[n] = v end
       for _, n in ipairs({ "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*" }) do vars[n] = saved[n] end
     end
     cmd.script = w
+    cmd.inline = true
     return
   end
   if w and not stdin then

@@ -26,7 +26,10 @@ local function class(s, i, fold)
   local j = i + 1
   local neg = false
   local c = s:sub(j, j)
-  if c == "!" or c == "^" then neg, j = true, j + 1 end
+  if c == "!" or c == "^" then
+    neg = true
+    j = j + 1
+  end
   local members, first = {}, true
   while j <= #s do
     c = s:sub(j, j)
@@ -94,15 +97,18 @@ function M.items(pat, fold)
 end
 
 -- single reports whether two one-character items can match one same byte.
+-- (No "a, b = b, a" swaps here: gopher-lua gets some of them wrong.)
 local function single(a, b)
-  if type(a) == "string" and type(b) == "string" then return a == b end
-  if type(b) == "string" then a, b = b, a end
-  if type(a) == "string" then
-    if b == QMARK then return a ~= "/" end
-    return b.set[a:byte()] == true
+  local sa, sb = type(a) == "string", type(b) == "string"
+  if sa and sb then return a == b end
+  if sa or sb then
+    local ch = sa and a or b
+    local other = sa and b or a
+    if other == QMARK then return ch ~= "/" end
+    return other.set[ch:byte()] == true
   end
   if a == QMARK and b == QMARK then return true end
-  if a == QMARK then a, b = b, a end
+  if a == QMARK then return next(b.set) ~= nil end
   if b == QMARK then return next(a.set) ~= nil end
   for k in pairs(a.set) do
     if b.set[k] then return true end
@@ -192,6 +198,11 @@ local function comp_meet(word, rule)
   if rule[1] == "." and word[1] ~= "." and word[1] ~= UNKNOWN then
     return false
   end
+  local lit = false
+  for _, it in ipairs(word) do
+    if type(it) == "string" or it == UNKNOWN then lit = true; break end
+  end
+  if not lit then return false end
   return M.meet(word, rule)
 end
 
@@ -204,8 +215,7 @@ local function compile(rule)
   for part in rule:gmatch("[^/]+") do
     comps[#comps + 1] = M.items(part, true)
   end
-  return { comps = comps, below = below, full = M.items("\\\0/" .. rule .. (below and "/\\\0" or ""), true),
-    fullself = below and M.items("\\\0/" .. rule, true) or nil }
+  return { comps = comps, below = below, full = M.items("\\\0/" .. rule, true) }
 end
 
 -- rules compiles a list of path rules for could_touch; rules are globs
@@ -218,30 +228,35 @@ function M.rules(list)
 end
 
 -- could_touch reports whether the path pattern pat could name a path
--- matched by one of the compiled rules.
+-- matched by one of the compiled rules. A path component made of glob
+-- characters only ("*", "??????", "[a-z]*") is not taken to name a file by
+-- itself: it names every file, and taking it would deny "grep x *".
 function M.could_touch(pat, rules)
   local items = M.items(pat, true)
-  if M.has_unknown(items) then
-    local full = M.items("/", true)
-    for _, it in ipairs(items) do full[#full + 1] = it end
-    for _, r in ipairs(rules) do
-      if M.meet(full, r.full) or (r.fullself and M.meet(full, r.fullself)) then return true end
-    end
-    return false
-  end
+  local unknown = M.has_unknown(items)
   local comps = M.components(items)
   while #comps > 1 and #comps[#comps] == 0 do comps[#comps] = nil end
+  local full
+  if unknown then
+    full = { "/" }
+    for _, it in ipairs(items) do full[#full + 1] = it end
+  end
   for _, r in ipairs(rules) do
     local k = #r.comps
     if r.below then
-      -- the folder anywhere in the path, itself or something below it
+      -- the folder anywhere in the path, itself or something below it; a
+      -- component that is all unknown ($X/...) is some folder, not this one
       for s = 1, #comps - k + 1 do
         local ok = true
         for q = 1, k do
-          if not comp_meet(comps[s + q - 1], r.comps[q]) then ok = false; break end
+          local c = comps[s + q - 1]
+          if (#c == 1 and c[1] == UNKNOWN) or not comp_meet(c, r.comps[q]) then ok = false; break end
         end
         if ok then return true end
       end
+    elseif unknown then
+      -- an unknown part may hold slashes: match the whole path
+      if M.meet(full, r.full) then return true end
     elseif #comps >= k then
       local ok = true
       for q = 1, k do

@@ -144,9 +144,13 @@ local function nest(p, via, fn)
     return out
   end
   local saved_out, saved_via = p.out, p.via
-  p.out, p.via, p.depth = out, via, p.depth + 1
+  p.out = out
+  p.via = via
+  p.depth = p.depth + 1
   fn()
-  p.out, p.via, p.depth = saved_out, saved_via, p.depth - 1
+  p.out = saved_out
+  p.via = saved_via
+  p.depth = p.depth - 1
   return out
 end
 
