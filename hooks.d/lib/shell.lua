@@ -109,9 +109,9 @@ local function sequence(pieces, a, b, limit)
   return out
 end
 
--- braces expands the brace groups of a word into out; false once the
--- results pass the limit.
-local function braces(pieces, out, limit)
+-- braces expands the brace groups of a word into out, outermost first;
+-- false once the results pass the limit.
+local function braces(pieces, out, limit, inner)
   local stack = {}
   for i, pc in ipairs(pieces) do
     if pc.k == "brace" then
@@ -123,7 +123,9 @@ local function braces(pieces, out, limit)
       elseif pc.c == "}" and #stack > 0 then
         local g = table.remove(stack)
         local alts
-        if #g.commas > 0 then
+        if #stack > 0 and not inner then
+          -- nested: the group around it goes first
+        elseif #g.commas > 0 then
           alts = {}
           local from = g.i + 1
           for _, ci in ipairs(g.commas) do
@@ -145,6 +147,10 @@ local function braces(pieces, out, limit)
         end
       end
     end
+  end
+  if not inner then
+    -- no outermost group expands ({x{a,b}}): try the nested ones
+    return braces(pieces, out, limit, true)
   end
   out[#out + 1] = pieces
   return #out <= limit

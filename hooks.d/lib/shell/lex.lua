@@ -578,10 +578,11 @@ function read_list(p, closer)
         p.i = p.i + 1 -- cannot happen; keeps the loop moving
       else
         if not charge(p, "words", 1) then break end
-        local t = #cmd.words == 0 and word_text(w)
         local nc = byte(s, p.i)
-        if t and t:find("^%d+$") and (nc == B_LT or nc == B_GT) then
-          redirect(p, cmd, t)
+        local fd = (nc == B_LT or nc == B_GT) and word_text(w)
+        local t = #cmd.words == 0 and word_text(w)
+        if fd and fd:find("^%d+$") then
+          redirect(p, cmd, fd)
         elseif t == "{" then
           p.funcs[#p.funcs + 1] = p.pending_func or p.funcs[#p.funcs] or false
           p.pending_func = nil
