@@ -143,11 +143,16 @@ local function formats_disk(c)
   return n:find("^mkfs") ~= nil or n == "mke2fs" or n == "mkswap" or n == "wipefs" or n:find("^newfs") ~= nil
 end
 
+local DEVICE_ITEMS = {}
+for _, d in ipairs(DEVICES) do DEVICE_ITEMS[#DEVICE_ITEMS + 1] = shell.glob.items(d) end
+
+-- device reports whether a word could name a disk device (a glob or an
+-- unknown part included, a whole unknown word not).
 local function device(w)
-  if w.whole then return false end
-  local pat = w.pat:gsub("/%./", "/"):gsub("//+", "/")
-  for _, d in ipairs(DEVICES) do
-    if shell.glob.meet(shell.glob.items(pat), shell.glob.items(d)) then return true end
+  if w.whole or not w.pat:find("^[/%z]") then return false end
+  local items = shell.glob.items((w.pat:gsub("/%./", "/"):gsub("//+", "/")))
+  for _, d in ipairs(DEVICE_ITEMS) do
+    if shell.glob.meet(items, d) then return true end
   end
   return false
 end

@@ -42,6 +42,7 @@ for i, t in ipairs(targets) do
 end
 
 local others = {
+  { "rm -rf /", "recursive delete" },
   -- rm reached through other programs
   { "echo / | xargs rm -rf", "recursive delete" },
   { "printf '%s\\n' / | xargs -I{} rm -rf {}", "recursive delete" },

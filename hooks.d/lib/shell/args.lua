@@ -1,6 +1,7 @@
 -- shell.args: command-line options, and the programs that run another
 -- program (sudo, env, xargs, timeout, sh -c, eval, find -exec, ...).
 
+local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
 local M = {}
 
 -- basename drops the folders of a program path ("/usr/bin/rm" -> "rm").

@@ -7,6 +7,7 @@
 -- string, slashes and leading dots included. Everything here is linear or
 -- bounded (MAX_ITEMS) and never raises on any string.
 
+local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
 local M = {}
 
 -- MAX_ITEMS bounds the items of one pattern that are compared. A longer
@@ -218,12 +219,34 @@ local function compile(rule)
   return { comps = comps, below = below, full = M.items("\\\0/" .. rule, true) }
 end
 
+-- regex turns a rule's glob text into an RE2 expression (path components
+-- of * and ? do not cross slashes).
+local function regex(rule)
+  local out = {}
+  for k = 1, #rule do
+    local c = rule:sub(k, k)
+    if c == "*" then out[#out + 1] = "[^/]*"
+    elseif c == "?" then out[#out + 1] = "[^/]"
+    else out[#out + 1] = re.quote(c) end
+  end
+  return table.concat(out)
+end
+
 -- rules compiles a list of path rules for could_touch; rules are globs
 -- matched case-insensitively: "name" matches a last path component,
 -- "a/b" the last two, "dir/" the folder and anything below it.
 function M.rules(list)
-  local out = {}
-  for _, r in ipairs(list) do out[#out + 1] = compile(r) end
+  local out, alts = {}, {}
+  for _, r in ipairs(list) do
+    out[#out + 1] = compile(r)
+    if r:sub(-1) == "/" then
+      alts[#alts + 1] = "(?:^|/)" .. regex(r:sub(1, -2)) .. "(?:/|$)"
+    else
+      alts[#alts + 1] = "(?:^|/)" .. regex(r) .. "/*$"
+    end
+  end
+  -- one expression for the common case, a path with no glob or unknown part
+  out.literal = "(?i)" .. table.concat(alts, "|")
   return out
 end
 
@@ -232,6 +255,9 @@ end
 -- characters only ("*", "??????", "[a-z]*") is not taken to name a file by
 -- itself: it names every file, and taking it would deny "grep x *".
 function M.could_touch(pat, rules)
+  if rules.literal and not pat:find("[\\*?%[%z]") then
+    return re.match(rules.literal, pat) and true or false
+  end
   local items = M.items(pat, true)
   local unknown = M.has_unknown(items)
   local comps = M.components(items)

@@ -18,6 +18,7 @@
 --   { k = "sub", cmds = {…}, q = quoted, kind = "$(" | "`" | "<(" | ">(" }
 --   { k = "unk", q = quoted }             arithmetic and other values not followed
 
+local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
 local M = {}
 
 local byte, sub, find = string.byte, string.sub, string.find
@@ -613,7 +614,11 @@ end
 -- parse reads src; p holds finish, limits, budget, vars and the output.
 function M.parse(p)
   p.s, p.i, p.n = p.src, 1, #p.src
-  p.heredocs, p.funcs, p.depth, p.deferred, p.pipe_seq = {}, {}, 0, {}, 1
+  p.heredocs = {}
+  p.funcs = {}
+  p.depth = 0
+  p.deferred = {}
+  p.pipe_seq = 1
   read_list(p, nil)
   M.flush(p)
 end
