@@ -56,10 +56,10 @@ local args = require("shell.args")
 local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
 local M = {}
 
--- limits bounds the work of one parse: bytes lexed (nested strings
--- included), words, commands, nesting depth, fields one word may expand to,
+-- limits bounds the work of one parse: bytes of the line, tokens (words,
+-- brace and glob characters), commands, nesting depth, fields one word may expand to,
 -- values one variable may hold, brace groups in a word.
-M.limits = { bytes = 65536, words = 8192, commands = 1024, depth = 12, fields = 64, values = 16, braces = 32 }
+M.limits = { bytes = 65536, tokens = 8192, commands = 1024, depth = 12, fields = 64, values = 16, braces = 32 }
 
 M.glob = glob
 M.options = args.options
@@ -525,15 +525,15 @@ function M.parse(src)
     return all, string.format("the command is %d bytes long, over the %d bytes the shell parser reads",
       #src, M.limits.bytes)
   end
-  local p = { src = src, limits = charged, budget = { bytes = #src, words = 0, commands = 0 }, vars = {},
+  local p = { src = src, limits = charged, budget = { bytes = #src, tokens = 0, commands = 0 }, vars = {},
     all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = M.output, depth = 0 }
   local ok, e
   if not src:find(PLAIN_LINE) then
     ok, e = pcall(function()
       local argv = {}
       for t in src:gmatch("%S+") do argv[#argv + 1] = { text = t, pat = t } end
-      if #argv > charged.words then
-        p.err = string.format("more than %d words", charged.words)
+      if #argv > charged.tokens then
+        p.err = string.format("more than %d tokens", charged.tokens)
       elseif #argv > 0 then
         args.unwrap(p, { argv = argv, redirs = {}, wrappers = {}, depth = 0, pipeline = 1 }, p.out, emit)
       end

@@ -373,8 +373,11 @@ local function read_word(p)
     elseif c == B_BQ then
       p.i = p.i + 1; w[#w + 1] = backquote(p)
     elseif c == B_LB or c == B_RB or c == B_COMMA then
+      -- brace and glob characters are tokens of their own, and counted
+      if not charge(p, "tokens", 1) then break end
       w[#w + 1] = { k = "brace", c = string.char(c) }; p.i = p.i + 1
     elseif c == B_STAR or c == B_Q then
+      if not charge(p, "tokens", 1) then break end
       w[#w + 1] = { k = "glob", s = string.char(c) }; p.i = p.i + 1
     elseif c == B_LBR then
       local e = bracket(s, p.i)
@@ -548,7 +551,7 @@ function read_list(p, closer)
       p.i = x + 2
       local piece = subst(p, c == B_LT and "<(" or ">(")
       cmd.words[#cmd.words + 1] = { piece }
-      if not charge(p, "words", 1) then break end
+      if not charge(p, "tokens", 1) then break end
     elseif c == B_LT or c == B_GT then
       redirect(p, cmd, nil)
     elseif c == B_LP then
@@ -578,7 +581,7 @@ function read_list(p, closer)
       if #w == 0 then
         p.i = p.i + 1 -- cannot happen; keeps the loop moving
       else
-        if not charge(p, "words", 1) then break end
+        if not charge(p, "tokens", 1) then break end
         local nc = byte(s, p.i)
         local fd = (nc == B_LT or nc == B_GT) and word_text(w)
         local t = #cmd.words == 0 and word_text(w)
