@@ -1,50 +1,139 @@
 -- Keeps the agent away from files that hold secrets: .env files, private keys,
--- cloud credentials. Reads, writes and edits of such paths are denied, and so
--- are shell commands that name them.
+-- cloud and git credentials. A tool call that touches such a path is denied:
+-- every path-like argument of every tool (read, write, edit, grep, glob, a
+-- notebook edit...), and every word and redirection of a shell command, read
+-- by lib/shell.lua as the shell reads it (quotes, escapes, braces, variables,
+-- $(…)). A glob that could match a secret file counts as touching it. Names
+-- are compared without regard to case.
 
-local secret_paths = {
-  [[(^|/)\.env(\.[\w.-]+)?$]],
-  [[(^|/)id_(rsa|dsa|ecdsa|ed25519)$]],
-  [[\.(pem|key|p12|pfx)$]],
-  [[(^|/)\.aws/credentials$]],
-  [[(^|/)\.netrc$]],
-  [[(^|/)\.ssh/]],
-}
-local allowed = { [[\.env\.(example|sample|template)$]] }
+local shell = require("shell")
 
-local function is_secret(path)
-  for _, p in ipairs(allowed) do
-    if re.match(p, path) then return false end
-  end
-  for _, p in ipairs(secret_paths) do
-    if re.match(p, path) then return true end
-  end
-  return false
+-- What holds secrets: "name" is a file name, "a/b" a path's last two
+-- components, "dir/" a folder and everything in it. Globs, any case.
+local SECRETS = shell.glob.rules({
+  ".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
+  "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+  ".netrc", "_netrc", ".git-credentials", ".pgpass", ".aws/credentials", ".kube/config",
+  ".docker/config.json", ".ssh/", ".gnupg/",
+})
+-- Templates that hold no secrets, by exact name.
+local TEMPLATES = { [".env.example"] = true, [".env.sample"] = true, [".env.template"] = true, [".env.dist"] = true }
+
+-- Shell tools by name, when the host does not declare capabilities.
+local SHELL_TOOLS = { bash = true, shell = true, run_shell_command = true, execute_command = true,
+  run_terminal_cmd = true, terminal = true, local_shell = true, exec_command = true }
+-- Arguments that hold text, not paths.
+local TEXT_KEYS = { content = true, new_string = true, old_string = true, new_source = true, text = true,
+  description = true, prompt = true, command = true }
+-- Programs whose arguments are text, not files (echo .env >> .gitignore).
+local TEXT_ONLY = { echo = true, printf = true }
+-- Programs that read, copy or send the files they are given: an argument
+-- of theirs whose value is unknown ($(…), $VAR) may be a secret file.
+local READERS = {}
+for n in ([[cat tac less more head tail nl od xxd hexdump strings base64 base32 uuencode sed awk gawk grep
+  egrep fgrep rg ag cp mv ln scp rsync tar zip gzip bzip2 xz 7z curl wget nc ncat socat source . vi vim nano
+  emacs diff cmp jq yq sort uniq cut paste tee dd openssl gpg python python3 perl ruby node install]]):gmatch("%S+") do
+  READERS[n] = true
 end
 
--- tool_args returns the tool input when it is an object, else an empty table.
-local function tool_args(input)
-  local args = input.toolInput
-  if type(args) == "table" then return args end
-  return {}
+-- secret returns the part of a word that could name a secret file: the
+-- word, or what follows an "=" or ":" in it (--env-file=.env, HEAD:.env,
+-- host:.ssh/x); nil if none.
+local function secret(w)
+  if not w.glob and not w.unknown then
+    local base = w.text:match("[^/]*$"):lower()
+    if TEMPLATES[base] then return nil end
+  end
+  if shell.glob.could_touch(w.pat, SECRETS) then return w.text end
+  local texts = w.text:gmatch("[=:@]([^=:@]+)")
+  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
+    local t = texts()
+    if rest ~= "\0" and shell.glob.could_touch(rest, SECRETS) then return t or rest end
+  end
+  return nil
 end
 
-hook.register("PreToolUse", "read|write|edit", function(input)
-  local args = tool_args(input)
-  local path = args.path or args.file_path
-  if type(path) == "string" and is_secret(path) then
-    return hook.deny("access to " .. path .. " is blocked: it may hold secrets")
+local function caps(input)
+  local set = {}
+  if type(input.toolCapabilities) == "table" then
+    for _, c in ipairs(input.toolCapabilities) do set[c] = true end
+  end
+  return set
+end
+
+-- is_shell reports whether the tool runs shell commands.
+local function is_shell(input)
+  local c = caps(input)
+  if next(c) ~= nil then return c.shell == true end
+  return SHELL_TOOLS[string.lower(tostring(input.toolName or ""))] == true
+end
+
+-- paths calls fn(value) for every string in the tool input that could be a
+-- path: one line, no blanks, at most 4 KiB, not under a text key.
+local function paths(v, fn, depth, key)
+  if depth > 8 then return nil end
+  if type(v) == "string" then
+    if not TEXT_KEYS[key] and #v <= 4096 and not v:find("[%s]") and v ~= "" then return fn(v) end
+  elseif type(v) == "table" then
+    for k, x in pairs(v) do
+      local hit = paths(x, fn, depth + 1, type(k) == "string" and k or key)
+      if hit then return hit end
+    end
+  end
+  return nil
+end
+
+hook.register("PreToolUse", nil, function(input)
+  local hit = paths(input.toolInput, function(p)
+    return secret({ text = p, pat = p:gsub("%z", "\\%0"), glob = p:find("[*?%[]") ~= nil })
+  end, 0, nil)
+  if hit then
+    return hook.deny("access to " .. shell.printable(hit) .. " is blocked: it may hold secrets")
   end
 end, { name = "protect-secrets-files", stage = "validate", policy = true, failure_policy = "closed" })
 
-hook.register("PreToolUse", "bash", function(input)
-  local cmd = tool_args(input).command
-  if type(cmd) ~= "string" then return nil end
-  -- Words are split at white space, quotes, redirections, command separators
-  -- and substitutions, and at '=' so that --file=.env is seen too.
-  for word in cmd:gmatch("[^%s;&|<>'\"=()`]+") do
-    if is_secret(word) then
-      return hook.deny("the command touches " .. word .. ", which may hold secrets")
+-- command returns the shell command line of a shell tool's input: a
+-- string, or an argv list (["bash", "-lc", "…"]) quoted back into one.
+local function command(args)
+  local c = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(c) == "table" then
+    local parts = {}
+    for _, a in ipairs(c) do
+      parts[#parts + 1] = "'" .. tostring(a):gsub("'", "'\\''") .. "'"
     end
+    return table.concat(parts, " ")
+  end
+  return type(c) == "string" and c or nil
+end
+
+hook.register("PreToolUse", nil, function(input)
+  if not is_shell(input) then return nil end
+  local line = command(input.toolInput)
+  if not line then return nil end
+  local cmds, err = shell.parse(line)
+  for _, c in ipairs(cmds) do
+    local words = {}
+    if c.word then words[1] = c.word end
+    if not TEXT_ONLY[c.name or ""] then
+      for _, a in ipairs(c.args) do words[#words + 1] = a end
+    end
+    for _, r in ipairs(c.redirs) do
+      if not r.heredoc and r.op ~= "<<<" then words[#words + 1] = r.target end
+    end
+    -- inline code (python -c '…', perl -e '…'): the names it quotes
+    if c.inline and c.script and not c.script.unknown then
+      for name in c.script.text:gmatch("[^%s'\"(),;=+]+") do
+        words[#words + 1] = { text = name, pat = name:gsub("[\\*?%[%]]", "\\%0") }
+      end
+    end
+    for _, w in ipairs(words) do
+      local hit = secret(w)
+      if hit and (not w.whole or READERS[c.name or ""]) then
+        return hook.deny("the command touches " .. shell.printable(hit) .. ", which may hold secrets")
+      end
+    end
+  end
+  if err then
+    return hook.deny("the command could not be checked for secrets files: " .. err)
   end
 end, { name = "protect-secrets-shell", stage = "validate", policy = true, failure_policy = "closed" })

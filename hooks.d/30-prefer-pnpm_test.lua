@@ -42,7 +42,7 @@ end
 
 test("the validators see the rewritten command", function()
   local r = bash("npm install x && rm -rf /")
-  expect.denied(r, "recursive forced delete")
+  expect.denied(r, "recursive delete")
   expect.eq(r.trace[1].name, "prefer-pnpm")
   expect.eq(r.trace[1].outcome.input.command, "pnpm add x && rm -rf /")
 end)

@@ -4,7 +4,8 @@ package hooksd
 
 import "embed"
 
-// FS holds the shipped hook files and their tests.
+// FS holds the shipped hook files, their tests and the lib modules they
+// require (lib/shell.lua and lib/shell/*.lua).
 //
-//go:embed *.lua
+//go:embed *.lua lib/*.lua lib/shell/*.lua
 var FS embed.FS

@@ -30,7 +30,7 @@ func TestDemoPlaysEveryEventThroughTheShippedPoliciesAndExitsZero(t *testing.T) 
 			}
 			got := out.String()
 			for _, want := range []string{
-				"✗ denied: dangerous command blocked: recursive forced delete of /, ~ or *.",
+				"✗ denied: dangerous command blocked: recursive delete of /, ~, * or an unknown folder.",
 				`✎ rewritten to {"command":"pnpm add left-pad"}`,
 				"✗ denied: access to .env is blocked: it may hold secrets",
 				"✗ denied: the command touches .env, which may hold secrets",

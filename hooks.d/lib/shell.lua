@@ -1,0 +1,634 @@
+-- shell: what a shell command line would run, for policies that judge it.
+--
+--   local shell = require("shell")
+--   local cmds, err = shell.parse("sudo env X=1 /bin/rm -r -f \"$HOME\"")
+--   -- cmds[1].name == "rm", cmds[1].wrappers == { "sudo", "env" }
+--   -- cmds[1].args[3].text == "~" and cmds[1].args[3].home == true
+--
+-- shell.parse(src) returns every simple command the line holds, flattened
+-- in the order the shell would reach them, including the ones inside $(…),
+-- `…`, <(…), >(…), bash -c '…' / sh -c / su -c / eval / env -S / watch
+-- strings, find -exec, function bodies, here-documents and text piped into a
+-- shell, and a second value err that is nil, or says which limit the line
+-- passed (shell.limits); a policy that must not be bypassed treats err as a
+-- denial. parse never raises.
+--
+-- Each command is a table:
+--   name      the program, its path dropped and lower-cased ("/bin/RM" ->
+--             "rm"), after the wrappers; nil when the program word is not
+--             known (a $VAR never set on the line, a $(…) output)
+--   word      the program word; args: the words after it
+--   wrappers  the wrappers that were unwrapped, in order ({ "sudo", "xargs" })
+--   redirs    { op = ">", fd = "2"|nil, target = word } ("<<" targets hold
+--             the here-document's text)
+--   pipe_in, pipe_out, bg      a | before / after it, a trailing &
+--   upstream  the command before it in its pipeline
+--   func      the name of the shell function whose body holds it
+--   via       how it was reached when nested ("$(", "`", "<(", "bash -c", ...)
+--   script    for shells, interpreters and eval: the word holding the
+--             script (a script operand, python -c code, an unknown sh -c
+--             string); inline: it is code given on the command line
+--   reads_stdin  a shell or interpreter that reads its script from stdin
+--
+-- Each word is a table:
+--   text      its value after quote removal and expansion; unknown parts are "\0"
+--   pat       the same as a glob pattern (see shell.glob): quoted glob
+--             characters escaped, unknown parts "\0"
+--   glob      it holds an active *, ? or [...]
+--   unknown   part of it is unknown; whole: all of it is
+--   source    what the unknown part is: "var", "subst", "proc", "arith",
+--             "stdin" (items xargs reads), "find" ({} of find -exec),
+--             "overflow" (an expansion past shell.limits.fields)
+--   home      it starts with the home folder (~, ~user, $HOME, ${HOME}, ${HOME:?}),
+--             which text spells "~"
+--   subs      lists of the commands whose output it holds
+--
+-- Quotes, \ escapes, $'…' (\xHH, \NNN, \uHHHH, \cX), "…" (\" \\ \$ \`),
+-- brace expansion ({a,b}, {1..3}, nested), variables assigned earlier on
+-- the same line (all the values a variable was given, so that a branch
+-- cannot hide one), ${X:-w} and friends, and unquoted field splitting are
+-- followed; globs are kept as globs.
+
+local lex = require("shell.lex")
+local glob = require("shell.glob")
+local args = require("shell.args")
+
+local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
+local M = {}
+
+-- limits bounds the work of one parse: bytes of the line, tokens (words,
+-- brace and glob characters), commands, nesting depth, fields one word may expand to,
+-- values one variable may hold, brace groups in a word.
+M.limits = { bytes = 65536, tokens = 8192, commands = 1024, depth = 12, fields = 64, values = 16, braces = 32 }
+
+M.glob = glob
+M.options = args.options
+M.basename = args.basename
+M.interpreter = args.interpreter
+
+local UNKNOWN_WORD = { text = "\0", pat = "\0", unknown = true, whole = true, source = "overflow" }
+
+local function esc_quoted(s) return (s:gsub("[\\*?%[%]\0]", "\\%0")) end
+local function esc_plain(s) return (s:gsub("[\\\0]", "\\%0")) end
+
+-- slice copies pieces a..b.
+local function slice(t, a, b, out)
+  out = out or {}
+  for k = a, b do out[#out + 1] = t[k] end
+  return out
+end
+
+-- sequence expands the inside of {x..y[..step]} or returns nil.
+local function sequence(pieces, a, b, limit)
+  if b ~= a or pieces[a].k ~= "lit" or pieces[a].q then return nil end
+  -- one assignment per statement: gopher-lua mishandles some multiple
+  -- assignments whose right side reads a variable of the left side
+  local s = pieces[a].s
+  local xs, ys, step = s:match("^(%-?%d+)%.%.(%-?%d+)%.?%.?(%-?%d*)$")
+  local chars = false
+  local x, y
+  if xs then
+    x = tonumber(xs)
+    y = tonumber(ys)
+  else
+    local cx, cy = s:match("^(%a)%.%.(%a)$")
+    if not cx then return nil end
+    x = cx:byte()
+    y = cy:byte()
+    chars = true
+  end
+  step = math.abs(tonumber(step) or 1)
+  if step == 0 then step = 1 end
+  if not x or not y then return nil end
+  local count = math.floor(math.abs(y - x) / step) + 1
+  if count > limit then return false end
+  local out = {}
+  local dir = y >= x and step or -step
+  for v = x, y, dir do
+    out[#out + 1] = { { k = "lit", s = chars and string.char(v) or tostring(v), q = false } }
+  end
+  return out
+end
+
+-- braces expands the brace groups of a word into out, outermost first;
+-- false once the results pass the limit.
+local function braces(pieces, out, limit, inner)
+  local stack = {}
+  for i, pc in ipairs(pieces) do
+    if pc.k == "brace" then
+      if pc.c == "{" then
+        stack[#stack + 1] = { i = i, commas = {} }
+      elseif pc.c == "," and #stack > 0 then
+        local g = stack[#stack]
+        g.commas[#g.commas + 1] = i
+      elseif pc.c == "}" and #stack > 0 then
+        local g = table.remove(stack)
+        local alts
+        if #stack > 0 and not inner then
+          -- nested: the group around it goes first
+        elseif #g.commas > 0 then
+          alts = {}
+          local from = g.i + 1
+          for _, ci in ipairs(g.commas) do
+            alts[#alts + 1] = slice(pieces, from, ci - 1); from = ci + 1
+          end
+          alts[#alts + 1] = slice(pieces, from, i - 1)
+        else
+          alts = sequence(pieces, g.i + 1, i - 1, limit)
+          if alts == false then return false end
+        end
+        if alts then
+          for _, a in ipairs(alts) do
+            local np = slice(pieces, 1, g.i - 1)
+            slice(a, 1, #a, np)
+            slice(pieces, i + 1, #pieces, np)
+            if not braces(np, out, limit) then return false end
+          end
+          return true
+        end
+      end
+    end
+  end
+  if not inner then
+    -- no outermost group expands ({x{a,b}}): try the nested ones
+    return braces(pieces, out, limit, true)
+  end
+  out[#out + 1] = pieces
+  return #out <= limit
+end
+
+-- output returns what a command prints when that is known from the line
+-- itself: echo and printf of known words, cat of a here-document or
+-- here-string. Otherwise nil.
+function M.output(cmd)
+  if not cmd or not cmd.name or #cmd.wrappers > 0 then return nil end
+  local a = cmd.args
+  local function known(from)
+    local parts = {}
+    for k = from, #a do
+      if a[k].unknown then return nil end
+      parts[#parts + 1] = a[k].text
+    end
+    return parts
+  end
+  if cmd.name == "echo" then
+    local k = 1
+    while a[k] and a[k].text:find("^%-[neE]+$") do k = k + 1 end
+    local parts = known(k)
+    return parts and table.concat(parts, " ")
+  elseif cmd.name == "printf" and a[1] and not a[1].unknown then
+    local f = a[1].text
+    if #a == 1 and not f:find("[%%\\]") then return f end
+    if f:find("^%%s[\\n ]*$") or f == "%s\\n" then
+      local parts = known(2)
+      return parts and table.concat(parts, " ")
+    end
+  elseif cmd.name == "cat" and #a == 0 then
+    for _, r in ipairs(cmd.redirs) do
+      if (r.op == "<<" or r.op == "<<-" or r.op == "<<<") and r.target and not r.target.unknown then
+        return r.target.text
+      end
+    end
+  end
+  return nil
+end
+
+-- subst_value is the value of $(…) holding cmds, or nil when unknown.
+local function subst_value(cmds)
+  local top
+  for _, c in ipairs(cmds) do
+    if c.depth == cmds[1].depth then
+      if top then return nil end
+      top = c
+    end
+  end
+  local v = M.output(top)
+  return v and (v:gsub("\n+$", ""))
+end
+
+-- builder: the alternatives of one word being expanded.
+local function new_alt() return { t = {}, g = {}, known = false } end
+
+local function copy_alt(a)
+  local b = { t = slice(a.t, 1, #a.t), g = slice(a.g, 1, #a.g), known = a.known, unknown = a.unknown,
+    home = a.home, source = a.source, glob = a.glob }
+  if a.subs then b.subs = slice(a.subs, 1, #a.subs) end
+  return b
+end
+
+local function add_text(alt, s, q)
+  alt.t[#alt.t + 1] = s
+  if q then
+    alt.g[#alt.g + 1] = esc_quoted(s)
+  else
+    alt.g[#alt.g + 1] = esc_plain(s)
+    if s:find("[*?%[]") then alt.glob = true end
+  end
+  if s ~= "" then alt.known = true end
+end
+
+local function add_unknown(alt, source, subs)
+  alt.t[#alt.t + 1] = "\0"
+  alt.g[#alt.g + 1] = "\0"
+  alt.unknown = true
+  alt.source = alt.source or source
+  if subs then
+    alt.subs = alt.subs or {}
+    alt.subs[#alt.subs + 1] = subs
+  end
+end
+
+-- add_word appends a resolved word (a variable's value) to an alternative.
+local function add_word(alt, w, q, first)
+  if w.home and first then alt.home = true end
+  if w.unknown then
+    alt.unknown = true
+    alt.source = alt.source or w.source
+  end
+  if w.subs then
+    alt.subs = alt.subs or {}
+    for _, s in ipairs(w.subs) do alt.subs[#alt.subs + 1] = s end
+  end
+  alt.t[#alt.t + 1] = w.text
+  if q then
+    -- a quoted expansion is literal text, but its unknown parts stay unknown
+    alt.g[#alt.g + 1] = esc_quoted(w.text):gsub("\\\0", "\0")
+  else
+    alt.g[#alt.g + 1] = w.pat
+    if w.glob then alt.glob = true end
+  end
+  if w.text:gsub("\0", "") ~= "" then alt.known = true end
+end
+
+local expand -- forward
+
+-- values returns the words a ${…} or $NAME piece may expand to, or nil
+-- when unknown.
+local function values(p, pc, first)
+  local name, op = pc.name, pc.op
+  local v
+  if name == "HOME" then
+    v = { { text = "~", pat = "~", home = first } }
+  else
+    v = p.vars[name]
+  end
+  if op == nil or op == ":?" or op == "?" then return v end
+  if op == ":-" or op == "-" or op == ":=" or op == "=" then
+    if v then return v end
+    local out = { UNKNOWN_WORD }
+    for _, w in ipairs(expand(p, pc.arg, true)) do out[#out + 1] = w end
+    return out
+  end
+  if op == ":+" or op == "+" then
+    local out = { { text = "", pat = "" } }
+    for _, w in ipairs(expand(p, pc.arg, true)) do out[#out + 1] = w end
+    return out
+  end
+  if v and (op == "%" or op == "%%") and name == "HOME" then return v end
+  return nil
+end
+
+-- fields expands one brace-free piece list into words.
+local function fields(p, pieces, limit, nosplit)
+  local alts = { new_alt() }
+  local single = #pieces == 1 and (pieces[1].k == "var" or pieces[1].k == "sub") and not pieces[1].q and not nosplit
+  for idx, pc in ipairs(pieces) do
+    local k = pc.k
+    if k == "lit" then
+      -- a quoted ~ at the start is taken for the home folder too: the value
+      -- of $HOME passed through a nested sh -c string comes back that way
+      local home = idx == 1 and pc.q and (pc.s:find("^~/") or pc.s == "~")
+      for _, a in ipairs(alts) do
+        add_text(a, pc.s, pc.q)
+        if home and idx == 1 then a.home = true end
+      end
+    elseif k == "brace" then
+      for _, a in ipairs(alts) do add_text(a, pc.c, true) end
+    elseif k == "glob" then
+      for _, a in ipairs(alts) do
+        a.t[#a.t + 1] = pc.s; a.g[#a.g + 1] = pc.s; a.glob = true; a.known = true
+      end
+    elseif k == "tilde" then
+      for _, a in ipairs(alts) do
+        if idx == 1 then
+          a.t[#a.t + 1] = "~"; a.g[#a.g + 1] = "~"; a.home = true; a.known = true
+        else
+          add_text(a, "~" .. pc.user, true)
+        end
+      end
+    elseif k == "var" then
+      local v = values(p, pc, idx == 1)
+      if v == nil then
+        -- a function's arguments come from its callers: not followed, so
+        -- treated as computed
+        local src = (p.cur_func and pc.name and pc.name:find("^[%d@*]$")) and "arg" or "var"
+        for _, a in ipairs(alts) do add_unknown(a, src) end
+      elseif #v == 1 then
+        for _, a in ipairs(alts) do add_word(a, v[1], pc.q, idx == 1) end
+      else
+        local nx = {}
+        for _, a in ipairs(alts) do
+          for _, w in ipairs(v) do
+            local b = copy_alt(a)
+            add_word(b, w, pc.q, idx == 1)
+            nx[#nx + 1] = b
+            if #nx > limit then return { UNKNOWN_WORD } end
+          end
+        end
+        alts = nx
+      end
+    elseif k == "sub" then
+      local v = pc.kind ~= "<(" and pc.kind ~= ">(" and subst_value(pc.cmds)
+      for _, a in ipairs(alts) do
+        if v then add_text(a, v, pc.q)
+        else add_unknown(a, (pc.kind == "<(" or pc.kind == ">(") and "proc" or "subst", pc.cmds) end
+      end
+    else -- unk
+      for _, a in ipairs(alts) do
+        add_unknown(a, "arith")
+        for _, s in ipairs(pc.subs or {}) do
+          if s.cmds then a.subs = a.subs or {}; a.subs[#a.subs + 1] = s.cmds end
+        end
+      end
+    end
+  end
+  local out = {}
+  for _, a in ipairs(alts) do
+    local text = table.concat(a.t)
+    local w = { text = text, pat = table.concat(a.g), glob = a.glob or nil, unknown = a.unknown or nil,
+      whole = (a.unknown and not a.known) or nil, home = a.home or nil, source = a.source, subs = a.subs }
+    if single and not w.unknown and text:find("[%s]") then
+      -- an unquoted expansion is split into fields at white space
+      for f in text:gmatch("%S+") do
+        out[#out + 1] = { text = f, pat = esc_plain(f), glob = f:find("[*?%[]") and true or nil,
+          home = (#out == 0 and w.home and f:sub(1, 1) == "~") or nil }
+      end
+    else
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
+-- expand returns the words one piece list expands to (brace expansion,
+-- then the rest).
+function expand(p, pieces, nosplit)
+  local limit = p.limits.fields
+  local groups = 0
+  for _, pc in ipairs(pieces) do
+    if pc.k == "brace" and pc.c == "{" then groups = groups + 1 end
+  end
+  local lists = {}
+  if groups == 0 then
+    lists[1] = pieces
+  elseif groups > p.limits.braces or not braces(pieces, lists, limit) then
+    return { UNKNOWN_WORD }
+  end
+  local out = {}
+  for _, l in ipairs(lists) do
+    for _, w in ipairs(fields(p, l, limit, nosplit)) do
+      out[#out + 1] = w
+      if #out > limit then return { UNKNOWN_WORD } end
+    end
+  end
+  return out
+end
+M.expand = expand
+
+-- assign records the values given to a variable (every value it was given
+-- on the line, up to limits.values).
+local function assign(p, name, ws)
+  local v = p.vars[name] or {}
+  if p.vars[name] == nil then p.vars[name] = v end
+  for _, w in ipairs(ws) do
+    local seen = false
+    for _, x in ipairs(v) do
+      if x.text == w.text and x.pat == w.pat then seen = true; break end
+    end
+    if not seen then
+      if #v >= p.limits.values then
+        v[1] = UNKNOWN_WORD
+      else
+        v[#v + 1] = w
+      end
+    end
+  end
+end
+
+-- assignment splits a raw word NAME=value into the name and the value's
+-- pieces, or returns nil.
+local function assignment(w)
+  local first = w[1]
+  if not first or first.k ~= "lit" or first.q then return nil end
+  local name, rest = first.s:match("^([%a_][%w_]*)%+?=(.*)$")
+  if not name then return nil end
+  local pieces = {}
+  if rest ~= "" then pieces[1] = { k = "lit", s = rest, q = false } end
+  slice(w, 2, #w, pieces)
+  return name, pieces
+end
+
+local DECLARE = { export = true, ["local"] = true, declare = true, typeset = true, readonly = true }
+
+-- emit adds a finished command to its list and to the flat list.
+local function emit(p, cmd, out)
+  if cmd.pipe_in then
+    for k = #out, 1, -1 do
+      local c = out[k]
+      if c.pipeline == cmd.pipeline and c.pipe_out then cmd.upstream = c; break end
+    end
+  end
+  out[#out + 1] = cmd
+  p.all[#p.all + 1] = cmd
+end
+
+-- finish resolves a raw command from the lexer and emits it (with the
+-- commands it runs in turn).
+local function finish(p, raw)
+  if not lex.charge(p, "commands", 1) then return end
+  p.cur_func = raw.func
+  local words = raw.words
+  if raw.kind == "for" or raw.kind == "select" then
+    local name = lex.word_text(words[2] or {})
+    if name and lex.word_text(words[3] or {}) == "in" then
+      local vs = {}
+      for k = 4, #words do
+        for _, w in ipairs(expand(p, words[k])) do vs[#vs + 1] = w end
+      end
+      assign(p, name, vs)
+    end
+    return
+  elseif raw.kind == "case" then
+    return
+  end
+  local k = 1
+  while words[k] do
+    local name, value = assignment(words[k])
+    if not name then break end
+    if words[k].array then
+      local vs = {}
+      for _, item in ipairs(words[k].array) do
+        for _, w in ipairs(expand(p, item)) do vs[#vs + 1] = w end
+      end
+      assign(p, name, vs)
+    else
+      assign(p, name, expand(p, value, true))
+    end
+    k = k + 1
+  end
+  local decl = words[k] and DECLARE[lex.word_text(words[k]) or ""]
+  local argv = {}
+  for i = k, #words do
+    local name, value = nil, nil
+    if decl and i > k then name, value = assignment(words[i]) end
+    if name then assign(p, name, expand(p, value, true)) end
+    for _, w in ipairs(expand(p, words[i])) do argv[#argv + 1] = w end
+  end
+  local redirs = {}
+  for _, r in ipairs(raw.redirs) do
+    -- bash refuses a redirection to several words; each is kept anyway
+    local t = expand(p, r.word, true)
+    if #t == 0 then t[1] = { text = "", pat = "" } end
+    for _, w in ipairs(t) do
+      redirs[#redirs + 1] = { op = r.op, fd = r.fd, target = w, heredoc = r.heredoc }
+    end
+  end
+  local cmd = { argv = argv, redirs = redirs, pipe_in = raw.pipe_in, pipe_out = raw.pipe_out, bg = raw.bg,
+    pipeline = raw.pipeline, func = raw.func, via = raw.via, depth = raw.depth, wrappers = {} }
+  if #argv == 0 then
+    -- assignments and redirections only: no program runs
+    if #redirs > 0 then
+      cmd.name, cmd.args = "", {}
+      emit(p, cmd, raw.out)
+    end
+    return
+  end
+  args.unwrap(p, cmd, raw.out, emit)
+end
+
+-- The limits as parse charges them: nested strings are read again, so the
+-- bytes lexed may reach three times the input cap.
+local charged = {}
+for k, v in pairs(M.limits) do charged[k] = v end
+charged.bytes = 3 * M.limits.bytes
+
+-- A line of plain words only (no quotes, expansions, globs, operators):
+-- read without the lexer, the common case made cheap.
+local PLAIN_LINE = "[^%w %-%./_:,@+%%]"
+
+-- parse returns the simple commands of src and nil, or the commands read
+-- before a limit was passed and a message naming the limit.
+function M.parse(src)
+  if type(src) ~= "string" then return {}, "the command is not a string" end
+  local all = {}
+  if #src > M.limits.bytes then
+    return all, string.format("the command is %d bytes long, over the %d bytes the shell parser reads",
+      #src, M.limits.bytes)
+  end
+  local p = { src = src, limits = charged, budget = { bytes = #src, tokens = 0, commands = 0 }, vars = {},
+    all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = M.output, depth = 0 }
+  local ok, e
+  if not src:find(PLAIN_LINE) then
+    ok, e = pcall(function()
+      local argv = {}
+      for t in src:gmatch("%S+") do argv[#argv + 1] = { text = t, pat = t } end
+      if #argv > charged.tokens then
+        p.err = string.format("more than %d tokens", charged.tokens)
+      elseif #argv > 0 then
+        args.unwrap(p, { argv = argv, redirs = {}, wrappers = {}, depth = 0, pipeline = 1 }, p.out, emit)
+      end
+    end)
+  else
+    ok, e = pcall(lex.parse, p)
+  end
+  if not ok then
+    -- a bug, not an input: reported as a limit so that policies deny
+    return all, "the shell parser failed: " .. tostring(e)
+  end
+  if p.err then
+    return all, "the command has " .. p.err .. ", more than the shell parser reads"
+  end
+  return all, nil
+end
+
+-- target classifies a path word as a place whose removal or recursive
+-- change wrecks the machine, the home folder or the project:
+--   "root"     / or a folder right below it (/usr, /*, /\*, /$X), or a
+--              home folder (/home/x, /Users/x)
+--   "home"     the home folder or everything in it (~, ~/, ~/*, ~/{*,.*}, $HOME/..)
+--   "cwd"      the working folder or everything in it (*, ., ./*, .., ../*)
+--   "prefix"   an unknown folder or everything in it ($X/, $X/*, "${X}"/*)
+--   "computed" a word that is all unknown and comes from a command's
+--              output ($(…), xargs input, an expansion past the limits)
+--   "variable" a word that is all unknown and comes from a variable
+-- or nil for anything else ("./build", "/tmp/x", "~/project/node_modules").
+function M.target(w)
+  if w.whole then
+    return w.source == "var" and "variable" or "computed"
+  end
+  local comps = glob.components(glob.items(w.pat, false))
+  local base
+  if w.home then
+    base = "home"; table.remove(comps, 1)
+  elseif #comps > 1 and #comps[1] == 0 then
+    base = "abs"; table.remove(comps, 1)
+  elseif comps[1] and comps[1][1] == glob.UNKNOWN and #comps[1] == 1 then
+    base = "prefix"; table.remove(comps, 1)
+  else
+    base = "rel"
+  end
+  local rest = {}
+  for _, c in ipairs(comps) do
+    local t = glob.literal(c)
+    if t == "" or t == "." then
+      -- nothing
+    elseif t == ".." and #rest > 0 and glob.literal(rest[#rest]) ~= ".." then
+      rest[#rest] = nil
+    else
+      rest[#rest + 1] = c
+    end
+  end
+  while #rest > 0 and (glob.wild(rest[#rest]) and glob.literal(rest[#rest]) ~= "..") do rest[#rest] = nil end
+  local ups = true
+  for _, c in ipairs(rest) do
+    if glob.literal(c) ~= ".." then ups = false end
+  end
+  if base == "abs" then
+    if #rest <= 1 or ups then return "root" end
+    local top = glob.literal(rest[1])
+    if #rest == 2 and (top == "home" or top == "Users") then return "root" end
+    return nil
+  elseif base == "home" then
+    if #rest == 0 or ups then return "home" end
+  elseif base == "prefix" then
+    if #rest == 0 then return "prefix" end
+  else
+    if #rest == 0 or ups then return "cwd" end
+  end
+  return nil
+end
+
+-- walk calls fn(cmd) for every command whose output a word holds
+-- ($(…), <(…), `…`), nested ones included.
+function M.producers(w, fn)
+  for _, list in ipairs(w.subs or {}) do
+    for _, c in ipairs(list) do fn(c) end
+  end
+end
+
+-- printable returns s cut to max bytes (default 80) with every byte that
+-- is not printable ASCII written as \xHH, for a reason the model and a
+-- terminal will read.
+function M.printable(s, max)
+  max = max or 80
+  s = tostring(s)
+  local cut = #s > max
+  if cut then s = s:sub(1, max) end
+  s = s:gsub("[^\32-\126]", function(c)
+    if c == "\0" then return "…" end
+    return string.format("\\x%02X", c:byte())
+  end)
+  return cut and s .. "…" or s
+end
+
+return M

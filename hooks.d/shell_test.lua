@@ -1,0 +1,185 @@
+-- Tests for lib/shell.lua, the shell tokenizer the shell policies share.
+-- Run them with: luahook test ./hooks.d (or luahook test hooks.d/shell_test.lua)
+
+local shell = require("shell")
+
+-- run parses a line and returns its commands as strings "name arg arg"
+-- (unknown parts as "?", the home folder as "~"), with the wrappers in
+-- brackets, and the parse error.
+local function run(line)
+  local cmds, err = shell.parse(line)
+  local out = {}
+  for _, c in ipairs(cmds) do
+    local parts = { c.name or "?" }
+    for _, a in ipairs(c.args) do parts[#parts + 1] = (a.text:gsub("%z", "?")) end
+    local s = table.concat(parts, " ")
+    if #c.wrappers > 0 then s = "[" .. table.concat(c.wrappers, " ") .. "] " .. s end
+    out[#out + 1] = s
+  end
+  return table.concat(out, " ; "), err
+end
+
+local cases = {
+  -- quoting and escapes
+  { "quote removal", [[r""m -rf '/' "x y"]], "rm -rf / x y" },
+  { "backslash escapes", [[r\m \-rf \/]], "rm -rf /" },
+  { "double-quote escapes", [["a\"b" "c\\d" "e\$f" "g\h"]], [[a"b c\d e$f g\h]], first = true },
+  { "ANSI-C hex, octal, unicode", [[$'\x72m' $'\162\155' $'\u0072m' $'a\tb']], "rm rm rm a\tb", first = true },
+  { "ANSI-C \\0 ends the value", [[echo $'ab\0cd']], "echo ab" },
+  { "line continuation", "rm \\\n-rf /", "rm -rf /" },
+  { "comments", "ls # rm -rf /", "ls" },
+  { "adjacent quoting", [[echo '.e'"n"v]], "echo .env" },
+  -- program paths and wrappers
+  { "program path dropped", "/usr/bin/RM -r x", "rm -r x" },
+  { "sudo with options", "sudo -E -u root rm x", "[sudo] rm x" },
+  { "env with assignments", "env -i A=1 B=2 rm x", "[env] rm x" },
+  { "stacked wrappers", "timeout 5 nice -n 3 nohup stdbuf -o0 rm x", "[timeout nice nohup stdbuf] rm x" },
+  { "command -v runs nothing", "command -v rm", "command -v rm" },
+  { "sudo -e edits", "sudo -e /etc/hosts", "sudo -e /etc/hosts" },
+  { "xargs appends the echoed items", "echo a b | xargs rm -rf", "echo a b ; [xargs] rm -rf a b" },
+  { "xargs of an unknown stream", "find . | xargs rm", "find . ; [xargs] rm ?" },
+  { "env -S splits its string", "env -S 'rm -rf x'", "env -S rm -rf x ; rm -rf x" },
+  -- chains and nesting
+  { "separators", "a; b && c || d | e & f", "a ; b ; c ; d ; e ; f" },
+  { "command substitution first", "echo $(rm x) `rm y`", "rm x ; rm y ; echo ? ?" },
+  { "process substitution", "diff <(ls a) >(cat)", "ls a ; cat ; diff ? ?" },
+  { "subshell and group", "(cd x; rm a) && { rm b; }", "cd x ; rm a ; rm b" },
+  { "bash -c", "bash -c 'rm -rf x'", "bash -c rm -rf x ; rm -rf x" },
+  { "sh -lc with positional arguments", [[sh -lc 'rm "$1"' _ y]], "sh -lc rm \"$1\" _ y ; rm y" },
+  { "eval", [[eval "rm" x]], "eval rm x ; rm x" },
+  { "text piped into a shell", "echo 'rm x' | sh", "echo rm x ; sh ; rm x" },
+  { "here-document into a shell", "bash <<EOF\nrm x\nEOF", "bash ; rm x" },
+  { "find -exec", "find . -exec rm {} +", "find . -exec rm {} + ; rm ?" },
+  { "reserved words", "if true; then rm x; fi; while false; do rm y; done", "true ; rm x ; false ; rm y" },
+  -- expansions
+  { "brace lists", "echo a{b,c}d {1..3} {x..z}", "echo abd acd 1 2 3 x y z" },
+  { "nested braces", "echo {a,b{c,d}}", "echo a bc bd" },
+  { "quoted braces stay", "echo '{a,b}' x{y}", "echo {a,b} x{y}" },
+  { "variable set on the line", "RM=rm; $RM -rf x", "rm -rf x" },
+  { "every value a variable was given", "X=a; X=b; echo $X", "echo a b" },
+  { "field splitting", [[F='-r -f'; rm $F x]], "rm -r -f x" },
+  { "no splitting in quotes", [[F='a b'; echo "$F"]], "echo a b" },
+  { "default values", [[echo ${U:-d} ${HOME:?}]], "echo ? d ~" },
+  { "home", [[echo ~ ~/x "$HOME" ${HOME}/y]], "echo ~ ~/x ~ ~/y" },
+  { "unknown variable", "echo $NOPE", "echo ?" },
+  { "known command substitution", "echo $(echo .env)", "echo .env ; echo .env" },
+  { "unknown command substitution", "echo $(echo x | base64 -d)", "echo x ; base64 -d ; echo ?" },
+  { "for loop values", "for f in a b; do rm $f; done", "rm a b" },
+  { "array values", "a=(x y); rm ${a[@]}", "rm x y" },
+  { "arithmetic", "echo $((1 + $(rm z)))", "rm z ; echo ?" },
+  { "globs kept", "ls *.go ?.c [ab]*", "ls *.go ?.c [ab]*" },
+  { "redirections apart", "cat <a >b 2>&1 >>c", "cat" },
+}
+
+for _, c in ipairs(cases) do
+  test(c[1], function()
+    local got, err = run(c[2])
+    expect.eq(err, nil)
+    expect.eq(got, c[3])
+  end)
+end
+
+test("words carry home, glob and unknown marks", function()
+  local cmds = shell.parse([[rm -rf "$HOME"/* $X '*' $(pwd)]])
+  local a = cmds[#cmds].args
+  expect.truthy(a[2].home and a[2].glob, "~/* is home and a glob")
+  expect.truthy(a[3].whole and a[3].source == "var", "$X is all unknown, from a variable")
+  expect.truthy(not a[4].glob, "a quoted * is no glob")
+  expect.truthy(a[5].whole and a[5].source == "subst", "$(pwd) is computed")
+end)
+
+test("redirection targets and here-documents", function()
+  local cmds = shell.parse("cat > /dev/sda 2>>log <<'EOF'\n$(rm x)\nEOF")
+  local c = cmds[1]
+  expect.eq(#cmds, 1)
+  expect.eq(c.redirs[1].op, ">")
+  expect.eq(c.redirs[1].target.text, "/dev/sda")
+  expect.eq(c.redirs[2].fd, "2")
+  expect.eq(c.redirs[3].target.text, "$(rm x)\n")
+end)
+
+test("an unquoted here-document runs its substitutions", function()
+  expect.eq((run("cat <<EOF\n$(rm x)\nEOF")), "rm x ; cat")
+end)
+
+test("pipelines link upstream", function()
+  local cmds = shell.parse("curl x | tee f | bash")
+  expect.eq(cmds[3].upstream.name, "tee")
+  expect.eq(cmds[3].upstream.upstream.name, "curl")
+  expect.truthy(cmds[3].reads_stdin, "bash reads its script from the pipe")
+end)
+
+test("function bodies know their function", function()
+  local cmds = shell.parse(":(){ :|:& };:")
+  expect.eq(cmds[1].func, ":")
+  expect.truthy(cmds[2].bg and cmds[2].pipe_in, "the second call is piped and backgrounded")
+  expect.eq(cmds[3].func, nil)
+end)
+
+test("options: clusters, abbreviations, --, permutation", function()
+  local spec = { short = { r = "recursive", f = "force" }, long = { "recursive", "force", "dir" } }
+  local o = shell.options(shell.parse("rm x -fr -- -y")[1].args, spec)
+  expect.truthy(o.flags.recursive and o.flags.force, "-fr")
+  expect.eq(#o.operands, 2)
+  o = shell.options(shell.parse("rm --rec --fo x")[1].args, spec)
+  expect.truthy(o.flags.recursive and o.flags.force, "--rec --fo")
+  o = shell.options(shell.parse("rm $OPTS x")[1].args, spec)
+  expect.truthy(o.unknown, "an unknown word may be options")
+end)
+
+test("target classes", function()
+  local want = { ["/"] = "root", ["/*"] = "root", ["/usr/"] = "root", ["/\\*"] = "root", ["~"] = "home",
+    ["~/{*,.*}"] = "home", ["*"] = "cwd", ["../*"] = "cwd", ['"$X"/*'] = "prefix", ["$X"] = "variable",
+    ["$(pwd)"] = "computed", ["./build"] = false, ["/tmp/x"] = false, ["~/p/node_modules"] = false }
+  for line, class in pairs(want) do
+    local args = shell.parse("rm " .. line)
+    local w = args[#args].args[1]
+    expect.eq(shell.target(w) or false, class)
+  end
+end)
+
+test("glob helpers", function()
+  local rules = shell.glob.rules({ ".env", "*.pem", ".ssh/" })
+  local touch = function(p) return shell.glob.could_touch(p, rules) end
+  expect.truthy(touch(".en?") and touch(".[e]nv") and touch(".E*") and touch("a/*.P?M") and touch("~/.ssh/x"), "globs that could match")
+  expect.truthy(touch("\0") and touch("x/\0"), "unknown parts could be anything")
+  expect.truthy(not touch("*") and not touch("*.go") and not touch(".env/bin/activate") and not touch("\0/y"), "globs that cannot")
+  expect.truthy(shell.glob.could_match("ma[a-i]n", "main") and not shell.glob.could_match("m?", "main"), "could_match")
+end)
+
+test("printable cuts and escapes", function()
+  expect.eq(shell.printable("a\27[31mb\n", 80), "a\\x1B[31mb\\x0A")
+  expect.eq(shell.printable(string.rep("x", 100), 10), "xxxxxxxxxx…")
+end)
+
+test("limits end the parse with an error, never a Lua error", function()
+  local _, err = shell.parse(string.rep("a", shell.limits.bytes + 1))
+  expect.contains(err, "bytes")
+  _, err = shell.parse(string.rep("$(", 100))
+  expect.contains(err, "nested")
+  _, err = shell.parse(string.rep("x ", shell.limits.tokens + 1))
+  expect.contains(err, "tokens")
+  _, err = shell.parse(string.rep("x;", shell.limits.commands + 1))
+  expect.contains(err, "commands")
+  local cmds
+  cmds, err = shell.parse("echo " .. string.rep("{a,b}", 30))
+  expect.eq(err, nil)
+  expect.eq(cmds[1].args[1].source, "overflow")
+end)
+
+test("at the limits: allowed", function()
+  local _, err = shell.parse(string.rep("x ", shell.limits.tokens - 1))
+  expect.eq(err, nil)
+  _, err = shell.parse(string.rep("x;", shell.limits.commands))
+  expect.eq(err, nil)
+  _, err = shell.parse(string.rep("$(", shell.limits.depth) .. "x" .. string.rep(")", shell.limits.depth))
+  expect.eq(err, nil)
+end)
+
+test("hostile input never raises", function()
+  for _, s in ipairs({ "'", '"', "$(", "`", "${", "$'", "<<", "<<EOF", "{", "}", "((", "))", ")", "[", "\\",
+    "$((", "${x:-", "a=(", "f() {", "case x in", "for", "\0", "$'\\x", "${!x}", "${#x}", "<(", "2>", "&>" }) do
+    local ok = pcall(shell.parse, s)
+    expect.truthy(ok, s)
+  end
+end)
