@@ -10,39 +10,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luahook/luahook/internal/fifotest"
 )
-
-// mkfifo makes a named pipe at path.
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-}
-
-// within runs f and fails the test if it takes more than a second; a run
-// stuck on a named pipe is released by opening the pipe's write end.
-func within(t *testing.T, fifo string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-		t.Errorf("still blocked after 1s (on %s)", fifo)
-		if fifo != "" {
-			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-		}
-		<-done
-	}
-}
 
 func TestOnlyRegularFilesAreOpenedAndNothingBlocks(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.lua")
-	mkfifo(t, fifo)
+	fifotest.Make(t, fifo)
 	if err := os.Mkdir(filepath.Join(dir, "sub.lua"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +45,12 @@ func TestOnlyRegularFilesAreOpenedAndNothingBlocks(t *testing.T) {
 					t.Errorf("err = %v, want a *NotRegularError naming %s and %q", err, tt.path, tt.kind)
 				}
 			}
-			within(t, fifo, func() {
+			fifotest.Within(t, time.Second, []string{fifo}, func() {
 				_, err := Read(tt.path, 1<<20)
 				check(err)
 			})
 			if rel, err := filepath.Rel(dir, tt.path); err == nil && filepath.IsLocal(rel) {
-				within(t, fifo, func() {
+				fifotest.Within(t, time.Second, []string{fifo}, func() {
 					_, err := ReadIn(root, rel, tt.path, 1<<20)
 					check(err)
 				})
@@ -90,13 +65,13 @@ func TestOnlyRegularFilesAreOpenedAndNothingBlocks(t *testing.T) {
 func TestRootOpenPassesNonBlockThrough(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "p")
-	mkfifo(t, fifo)
+	fifotest.Make(t, fifo)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	within(t, fifo, func() {
+	fifotest.Within(t, time.Second, []string{fifo}, func() {
 		f, err := root.OpenFile("p", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			t.Errorf("OpenFile: %v", err)
@@ -169,8 +144,8 @@ func TestReadInKeepsLinksInsideTheRoot(t *testing.T) {
 
 func TestOpenFileForAppendingRefusesANamedPipe(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "history")
-	mkfifo(t, fifo)
-	within(t, fifo, func() {
+	fifotest.Make(t, fifo)
+	fifotest.Within(t, time.Second, []string{fifo}, func() {
 		_, _, err := OpenFile(fifo, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 		var nr *NotRegularError
 		if !errors.As(err, &nr) {
