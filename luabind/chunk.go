@@ -12,6 +12,14 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
+// MaxSourceBytes is the most Lua source one file may hold: a hook file, a
+// lib module, a test file or a file the REPL loads. Files are read through
+// no more than this (and one byte to tell a larger file), and Compile
+// refuses a larger source before parsing it. Policies are kilobytes; the
+// limit only keeps a runaway or hostile file from costing the host its
+// memory.
+const MaxSourceBytes = 4 << 20 // 4 MiB
+
 // Chunk is a compiled Lua file: parsed and compiled once, then instantiated
 // in every state of every pool built from it. A Chunk is immutable and safe
 // for concurrent use.
@@ -26,8 +34,12 @@ func (c *Chunk) Path() string { return c.path }
 
 // Compile parses and compiles Lua source. path becomes the chunk name, so
 // errors read "hooks.d/x.lua:12: ...". A syntax error is a *LoadError naming
-// the line.
+// the line. A source larger than MaxSourceBytes is refused.
 func Compile(path string, src []byte) (*Chunk, error) {
+	if len(src) > MaxSourceBytes {
+		msg := fmt.Sprintf("source of %d bytes is larger than %s", len(src), mib(MaxSourceBytes))
+		return nil, &LoadError{Path: path, Message: msg, Err: errors.New(msg)}
+	}
 	stmts, err := parse.Parse(bytes.NewReader(src), path)
 	if err != nil {
 		return nil, syntaxError(path, src, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // SessionOptions configure a Session. The zero value is useful: the default
@@ -336,7 +336,7 @@ func Incomplete(err error) bool {
 // previous Load of the same path registered; if the file fails, the hooks it
 // registered before failing are dropped and the previous ones stay.
 func (s *Session) Load(ctx context.Context, path string) error {
-	src, err := os.ReadFile(path)
+	src, err := regfile.Read(path, MaxSourceBytes)
 	if err != nil {
 		return err
 	}

@@ -33,9 +33,9 @@ type TooLargeError struct {
 	Limit int64
 }
 
-// Error names the path and the limit.
+// Error names the path and the limit: "x.lua: file is larger than 4 MiB".
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: file is larger than the %s limit", e.Path, Size(e.Limit))
+	return fmt.Sprintf("%s: file is larger than %s", e.Path, Size(e.Limit))
 }
 
 // Kind names the type of file a mode describes, for errors: "a named pipe
@@ -98,7 +98,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 func OpenIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, named(err, path)
 	}
 	return vet(f, path)
 }
@@ -109,7 +109,7 @@ func OpenIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) {
 func OpenDirIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, named(err, path)
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.IsDir() {
@@ -120,6 +120,16 @@ func OpenDirIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) 
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// named gives an error of a root, which names the file relative to the
+// root, the file's full path.
+func named(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return err
 }
 
 func vet(f *os.File, path string) (*os.File, fs.FileInfo, error) {

@@ -107,7 +107,7 @@ func TestReadAllowsTheLimitAndRefusesOneByteMore(t *testing.T) {
 				continue
 			}
 			var tl *TooLargeError
-			if !errors.As(err, &tl) || err.Error() != path+": file is larger than the 4 KiB limit" {
+			if !errors.As(err, &tl) || err.Error() != path+": file is larger than 4 KiB" {
 				t.Errorf("%s of %d bytes: %v; want the 4 KiB limit named", how, size, err)
 			}
 		}
