@@ -5,7 +5,9 @@
 package fifotest
 
 import (
+	"fmt"
 	"os"
+	"runtime/metrics"
 	"syscall"
 	"testing"
 	"time"
@@ -21,10 +23,14 @@ func Make(t testing.TB, path string) string {
 }
 
 // Within runs f and fails the test when f has not returned after limit.
-// Then, so that f can end and the test run does not hang, it opens the
-// write end of every pipe in fifos and closes it again (an open blocked on
-// the read end returns, and a reader then sees the end of the file) until f
-// returns.
+// Then, so that f can end and the test run does not hang, it opens each
+// end of every pipe in fifos and closes it again (an open blocked on the
+// other end returns; a reader then sees the end of the file, a writer a
+// broken pipe) until f returns.
+//
+// While f runs, the process's live heap is watched: f reading a device
+// that never ends (/dev/zero) would take the machine's memory, so past
+// MaxHeap the test binary reports it and exits at once.
 func Within(t testing.TB, limit time.Duration, fifos []string, f func()) {
 	t.Helper()
 	done := make(chan struct{})
@@ -32,6 +38,7 @@ func Within(t testing.TB, limit time.Duration, fifos []string, f func()) {
 		defer close(done)
 		f()
 	}()
+	go watchHeap(t.Name(), done)
 	select {
 	case <-done:
 		return
@@ -43,11 +50,37 @@ func Within(t testing.TB, limit time.Duration, fifos []string, f func()) {
 			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 				w.Close()
 			}
+			if r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				time.Sleep(10 * time.Millisecond)
+				r.Close()
+			}
 		}
 		select {
 		case <-done:
 			return
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// MaxHeap is the live heap past which Within ends the test binary.
+const MaxHeap = 512 << 20
+
+func watchHeap(name string, done <-chan struct{}) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		metrics.Read(sample)
+		if heap := sample[0].Value.Uint64(); heap > MaxHeap {
+			fmt.Fprintf(os.Stderr, "%s: FAIL: the live heap reached %d MiB (more than %d MiB): something is read without a limit; exiting\n",
+				name, heap>>20, MaxHeap>>20)
+			os.Exit(3)
 		}
 	}
 }
