@@ -89,7 +89,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 	// Every hook file is opened through this root of the folder: neither a
 	// link nor ".." leads outside it, whatever is swapped in after the
 	// listing.
-	root, err := os.OpenRoot(e.dir)
+	root, err := regfile.OpenRoot(e.dir)
 	var names []string
 	if err == nil {
 		defer root.Close()
@@ -267,7 +267,7 @@ func (e *Engine) libSum(m string) [32]byte {
 }
 
 func readLibFile(libDir, rel string) ([]byte, error) {
-	root, err := os.OpenRoot(libDir)
+	root, err := regfile.OpenRoot(libDir)
 	if err != nil {
 		return nil, err
 	}

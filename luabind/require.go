@@ -3,7 +3,6 @@ package luabind
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -86,7 +85,7 @@ func (c *libCache) chunk(libDir, name string, check func(string, fs.FileInfo) er
 // trusted users can change, so the path through them stays what was
 // checked.
 func readLib(libDir, rel string, check func(string, fs.FileInfo) error) ([]byte, error) {
-	root, err := os.OpenRoot(libDir)
+	root, err := regfile.OpenRoot(libDir)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,16 @@ func TestANamedPipeWhereAFileIsExpectedIsRefusedAtOnce(t *testing.T) {
 			mkdir(t, filepath.Join(r.dir, "lib"))
 			r.fifo = fifotest.Make(t, filepath.Join(r.dir, "lib", "util"))
 		}, want: "not a folder: it is a named pipe (FIFO)"},
+		{name: "lib folder a pipe", setup: func(t *testing.T, r *rig) {
+			writeFile(t, filepath.Join(r.dir, "guard.lua"), guard("helper", true))
+			r.fifo = fifotest.Make(t, filepath.Join(r.dir, "lib"))
+		}, want: "not a folder: it is a named pipe (FIFO)"},
+		{name: "hooks folder a pipe", setup: func(t *testing.T, r *rig) {
+			if err := os.Remove(r.dir); err != nil {
+				t.Fatal(err)
+			}
+			r.fifo = fifotest.Make(t, r.dir)
+		}, want: "not a folder: it is a named pipe (FIFO)"},
 		{name: "lib module required during a call", setup: func(t *testing.T, r *rig) {
 			writeFile(t, filepath.Join(r.dir, "guard.lua"), guard("helper", false))
 			mkdir(t, filepath.Join(r.dir, "lib"))

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // NotRegularError refuses a path that is not a regular file: a named pipe,
@@ -101,6 +102,28 @@ func OpenIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, named(err, path)
 	}
 	return vet(f, path)
+}
+
+// OpenRoot opens the folder dir as an os.Root without blocking: os.OpenRoot
+// opens its path without O_DIRECTORY, so a named pipe there would block it
+// forever. The path is opened with a trailing separator, which makes the
+// system refuse anything but a folder (ENOTDIR) before opening it; the error
+// then says what dir is.
+func OpenRoot(dir string) (*os.Root, error) {
+	name := dir
+	if name != "" && !os.IsPathSeparator(name[len(name)-1]) {
+		name += string(os.PathSeparator)
+	}
+	root, err := os.OpenRoot(name)
+	if errors.Is(err, syscall.ENOTDIR) {
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("%s: not a folder: it is %s (mode %s)", dir, Kind(fi.Mode()), fi.Mode())
+		}
+	}
+	if err != nil {
+		return nil, named(err, dir)
+	}
+	return root, nil
 }
 
 // OpenDirIn opens the folder name inside root without blocking, and returns

@@ -153,3 +153,37 @@ func TestOpenFileForAppendingRefusesANamedPipe(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenRootRefusesANamedPipeAtOnce: os.OpenRoot opens its folder
+// without O_DIRECTORY, so a named pipe there blocks it; OpenRoot refuses it
+// at once, and opens a folder, a folder named with a trailing slash and a
+// link to a folder.
+func TestOpenRootRefusesANamedPipeAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	fifo := fifotest.Make(t, filepath.Join(dir, "lib"))
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o600)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+	os.Symlink("sub", filepath.Join(dir, "link"))
+	for name, want := range map[string]string{
+		"lib":  fifo + ": not a folder: it is a named pipe (FIFO)",
+		"file": filepath.Join(dir, "file") + ": not a folder: it is a regular file",
+	} {
+		fifotest.Within(t, time.Second, []string{fifo}, func() {
+			root, err := OpenRoot(filepath.Join(dir, name))
+			if err == nil {
+				root.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("OpenRoot(%s): %v, want %q", name, err, want)
+			}
+		})
+	}
+	for _, name := range []string{"sub", "sub/", "link", "."} {
+		root, err := OpenRoot(filepath.Join(dir, name) + map[bool]string{true: "/"}[strings.HasSuffix(name, "/")])
+		if err != nil {
+			t.Errorf("OpenRoot(%s): %v", name, err)
+			continue
+		}
+		root.Close()
+	}
+}
