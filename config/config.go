@@ -16,13 +16,13 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // Defaults and bounds of the configuration.
@@ -195,20 +195,30 @@ func Default() *Config {
 // Load reads and parses a configuration file. The format follows the
 // extension (.toml or .json); any other name is JSON when its first
 // non-blank byte is '{', TOML otherwise. A missing file is an error that
-// matches fs.ErrNotExist.
+// matches fs.ErrNotExist. The file is read as readConfigFile reads it.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	data, err := readConfigFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
-	}
-	defer f.Close()
-	// One byte more than the limit tells a file at the limit from a
-	// larger one, which Parse refuses.
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("load config: %w", err)
 	}
 	return Parse(path, data)
+}
+
+// readConfigFile reads a configuration or schema file: opened without blocking
+// (a named pipe would block open(2) forever), refused unless the opened
+// descriptor is a regular file, and refused, with the *Error Parse gives,
+// when it holds more than MaxFileBytes, of which no more is read.
+func readConfigFile(path string) ([]byte, error) {
+	data, err := regfile.Read(path, MaxFileBytes)
+	var tl *regfile.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, checkSize(path, MaxFileBytes+1)
+	}
+	return data, err
 }
 
 // Parse parses configuration text. name is the file it came from: it names

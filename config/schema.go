@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -188,7 +187,7 @@ func compileTool(comp *jsonschema.Compiler, dir, name string, t Tool) (*jsonsche
 
 // schemaLoader reads the schema files the compiler asks for (a schema_file
 // and the files its $refs name): file URLs only, never the network, each
-// held to MaxFileBytes and MaxNesting before it is decoded.
+// read as readConfigFile reads it and held to MaxNesting before it is decoded.
 type schemaLoader struct{}
 
 // Load reads and decodes the schema file at url.
@@ -197,16 +196,8 @@ func (schemaLoader) Load(url string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	data, err := readConfigFile(path)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSize(path, len(data)); err != nil {
 		return nil, err
 	}
 	if line := jsonNesting(data); line > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/transports"
@@ -24,10 +25,17 @@ type closer interface{ Close() }
 
 // readConfig reads and parses a configuration file, returning the checksum
 // of the text it parsed, so that a reload can tell an event that left the
-// file as it was (a chmod, a touch) from a change. fresh reports a file that
-// is still settling (see readFile); it is not parsed.
+// file as it was (a chmod, a touch) from a change. The file is opened
+// without blocking and must be a regular file of at most
+// config.MaxFileBytes (see regfile). fresh reports a file that is still
+// settling (see readSettled); it is not parsed.
 func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]byte, fresh bool, err error) {
-	data, fresh, err := readFile(path, config.MaxFileBytes+1, settle, nil)
+	f, fi, err := regfile.Open(path)
+	if err != nil {
+		return nil, sum, false, fmt.Errorf("load config: %w", err)
+	}
+	defer f.Close()
+	data, fresh, err := readSettled(f, fi, path, config.MaxFileBytes, settle)
 	if err != nil {
 		return nil, sum, false, fmt.Errorf("load config: %w", err)
 	}
@@ -35,7 +43,7 @@ func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]
 	if fresh {
 		return nil, sum, true, nil
 	}
-	cfg, err = config.Parse(path, data) // refuses more than MaxFileBytes
+	cfg, err = config.Parse(path, data)
 	return cfg, sum, false, err
 }
 

@@ -155,6 +155,10 @@ type Engine struct {
 	settle    bool
 	settleFor time.Duration
 	later     change
+	// beforeOpen, when set (by tests only), is called with a hook file's
+	// path after the folder was listed and before the file is opened: the
+	// moment a file swapped by someone else must not get past the checks.
+	beforeOpen func(path string)
 
 	view atomic.Pointer[view] // what Errors, Stats and Config read
 	// maxInput is the cap on hook input in force (negative: none), read by

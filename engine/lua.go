@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 )
@@ -37,26 +38,25 @@ func isHookFile(name string) bool {
 	return strings.HasSuffix(name, ".lua") && !strings.HasSuffix(name, "_test.lua") && !strings.HasPrefix(name, ".")
 }
 
-// hookFiles lists the hook files of dir in file-name order: regular files
-// and symbolic links to them, at the top level only.
-func hookFiles(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+// hookFiles lists the hook files of the folder root holds, in file-name
+// order, at the top level only: every entry with a hook file's name, whatever
+// it is, so that a named pipe, a folder or a dangling link in a hook file's
+// place is reported when it is opened rather than passed over in silence.
+func hookFiles(root *os.Root) ([]string, error) {
+	d, err := root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, d := range ents {
-		if !isHookFile(d.Name()) {
-			continue
+	for _, ent := range ents {
+		if isHookFile(ent.Name()) {
+			names = append(names, ent.Name())
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if st, err := os.Stat(filepath.Join(dir, d.Name())); err != nil || !st.Mode().IsRegular() {
-				continue
-			}
-		} else if !d.Type().IsRegular() {
-			continue
-		}
-		names = append(names, d.Name())
 	}
 	sort.Strings(names)
 	return names, nil
@@ -87,7 +87,15 @@ func (e *Engine) luaOptions() luabind.Options {
 // dropped. It returns what it did, for the reload line. e.mu is held.
 func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) []string {
 	var did []string
-	names, err := hookFiles(e.dir)
+	// Every hook file is opened through this root of the folder: neither a
+	// link nor ".." leads outside it, whatever is swapped in after the
+	// listing.
+	root, err := regfile.OpenRoot(e.dir)
+	var names []string
+	if err == nil {
+		defer root.Close()
+		names, err = hookFiles(root)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// No folder, no Lua hooks: the folder is the truth, as for a file.
@@ -107,7 +115,11 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 	trust := e.trust()
 	if err == nil {
 		for _, dir := range []string{e.dir, e.libDir()} {
-			if err := trust.checkDir(dir); err != nil {
+			check := trust.checkDir
+			if dir == e.dir {
+				check = func(string) error { return trust.checkRoot(dir, root) }
+			}
+			if err := check(dir); err != nil {
 				// Nothing from a folder others can write is loaded, and what
 				// was loaded before stays live, as for an unreadable folder.
 				err = fmt.Errorf("hooks folder: %w (the hooks loaded from it stay live)", err)
@@ -123,18 +135,11 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 	present := make(map[string]bool, len(names))
 	for _, name := range names {
 		path := filepath.Join(e.dir, name)
-		if err := trust.checkLink(e.dir, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			present[name] = true
-			if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
-				e.logger.Error("hook file refused; "+keeps(e.files[name]), "file", path, "err", err)
-				did = append(did, name+" (refused)")
-			}
-			e.fileErrs[name] = err
-			continue
+		if e.beforeOpen != nil {
+			e.beforeOpen(path)
 		}
-		// Read one byte past the cap, for Compile to refuse without reading it all.
-		src, fresh, err := readFile(path, luabind.DefaultMaxSourceBytes+1, e.settleWindow(), trust.fileCheck(path))
-		if errors.Is(err, fs.ErrNotExist) { // removed since the listing
+		src, fresh, err := readHookFile(root, name, path, e.settleWindow(), trust)
+		if errors.Is(err, fs.ErrNotExist) { // removed since the listing, or a dangling link
 			continue
 		}
 		present[name] = true
@@ -145,7 +150,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 		}
 		if err != nil {
 			if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
-				if pe := (*PermissionError)(nil); errors.As(err, &pe) {
+				if refused(err) {
 					e.logger.Error("hook file refused; "+keeps(old), "file", path, "err", err)
 					did = append(did, name+" (refused)")
 				} else {
@@ -252,13 +257,23 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 
 // libSum returns the checksum of lib module m's file, or of the error that
 // reading it gave (so that a module that appears or becomes readable counts as
-// a change).
+// a change). It reads the file as require does: through the lib folder's
+// root, a regular file only, at most luabind.DefaultMaxSourceBytes.
 func (e *Engine) libSum(m string) [32]byte {
-	src, err := os.ReadFile(filepath.Join(e.libDir(), filepath.FromSlash(moduleFile(m))))
+	src, err := readLibFile(e.libDir(), moduleFile(m))
 	if err != nil {
 		return sha256.Sum256([]byte("error: " + err.Error()))
 	}
 	return sha256.Sum256(src)
+}
+
+func readLibFile(libDir, rel string) ([]byte, error) {
+	root, err := regfile.OpenRoot(libDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return regfile.ReadIn(root, rel, filepath.Join(libDir, filepath.FromSlash(rel)), luabind.DefaultMaxSourceBytes)
 }
 
 // dependants returns the loaded files that required any of the lib modules,

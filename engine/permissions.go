@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/luabind"
 )
 
 // PermissionError refuses a hook file, or the hooks folder or its lib
@@ -86,39 +91,76 @@ func (t trust) checkDir(path string) error {
 	return t.check(path, fi)
 }
 
-// checkLink refuses a hook file that is a link leading outside dir. It runs
-// before every load of the file, whatever allow_loose_permissions says; the
-// file's own mode and owner are checked on the descriptor it is read
-// through (see readFile).
-func (t trust) checkLink(dir, path string) error {
-	lfi, err := os.Lstat(path)
+// checkRoot refuses the hooks folder that root holds open, at path, when
+// another user may change it; it is judged on the opened folder.
+func (t trust) checkRoot(path string, root *os.Root) error {
+	fi, err := root.Stat(".")
 	if err != nil {
 		return err
 	}
-	if lfi.Mode()&fs.ModeSymlink == 0 {
+	return t.check(path, fi)
+}
+
+// readHookFile opens the hook file name through root, the hooks folder's,
+// and reads it. The open never blocks and never leaves the folder: a link
+// is followed only to a file inside it (os.Root), a named pipe, device or
+// folder is refused (regfile), and the opened file's own mode and owner are
+// checked (when checks apply) before anything is read from it, so that the
+// file checked is the file read whatever is swapped in meanwhile. It reads
+// at most luabind.DefaultMaxSourceBytes; settle is readSettled's.
+func readHookFile(root *os.Root, name, path string, settle time.Duration, t trust) (src []byte, fresh bool, err error) {
+	f, fi, err := regfile.OpenIn(root, name, path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			// Most likely a link the root would not follow out of the
+			// folder: say so as the rule does.
+			if lerr := linkOut(root.Name(), path); lerr != nil {
+				return nil, false, lerr
+			}
+		}
+		return nil, false, err
+	}
+	defer f.Close()
+	if !t.loose && t.uid >= 0 {
+		if err := t.check(path, fi); err != nil {
+			return nil, false, err
+		}
+	}
+	return readSettled(f, fi, path, luabind.DefaultMaxSourceBytes, settle)
+}
+
+// linkOut returns a *SymlinkError when path is a symbolic link leading
+// outside dir, to explain a refusal by the folder's os.Root (which is what
+// enforces the rule); nil otherwise.
+func linkOut(dir, path string) error {
+	lfi, err := os.Lstat(path)
+	if err != nil || lfi.Mode()&fs.ModeSymlink == 0 {
 		return nil
 	}
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return err
+		if target, err = os.Readlink(path); err != nil {
+			return nil
+		}
 	}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return err
+		root = dir
 	}
-	if !isUnder(root, target) {
-		return &SymlinkError{Path: path, Target: target, Dir: root}
-	}
-	return nil
-}
-
-// fileCheck returns the check of a hook file read from path, for readFile
-// (nil when nothing is checked).
-func (t trust) fileCheck(path string) func(fs.FileInfo) error {
-	if t.loose || t.uid < 0 {
+	if isUnder(root, target) {
 		return nil
 	}
-	return func(fi fs.FileInfo) error { return t.check(path, fi) }
+	return &SymlinkError{Path: path, Target: target, Dir: root}
+}
+
+// refused reports whether err refuses a hook file for what it is (its
+// mode, owner or type, or where its link leads) rather than for failing to
+// read it.
+func refused(err error) bool {
+	var pe *PermissionError
+	var se *SymlinkError
+	var ne *regfile.NotRegularError
+	return errors.As(err, &pe) || errors.As(err, &se) || errors.As(err, &ne)
 }
 
 // libCheck returns the check luabind runs on the lib folder, each folder

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // ErrClosed is returned by Reload after Close.
@@ -135,33 +136,14 @@ func (e *Engine) settleWindow() time.Duration {
 	return e.settleFor
 }
 
-// readFile reads a watched file, at most limit bytes (no limit when
-// negative). With settle > 0, fresh reports that the file is empty and was
-// written less than settle ago: most likely truncated by a rewrite in place
-// and not written yet. The file's time is read on the open file after its
-// content, so that a rewrite between two looks cannot slip through. A
-// non-nil check vets the status of the open file before anything is read
-// from it, so that the file checked is the file read.
-func readFile(path string, limit int64, settle time.Duration, check func(fs.FileInfo) error) (data []byte, fresh bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	if check != nil {
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, false, err
-		}
-		if err := check(fi); err != nil {
-			return nil, false, err
-		}
-	}
-	var r io.Reader = f
-	if limit >= 0 {
-		r = io.LimitReader(f, limit)
-	}
-	if data, err = io.ReadAll(r); err != nil {
+// readSettled reads f, opened from path with status fi (see regfile), to
+// its end: at most limit bytes, more is an error naming the limit. With
+// settle > 0, fresh reports that the file is empty and was written less
+// than settle ago: most likely truncated by a rewrite in place and not
+// written yet. The file's time is read on the open file after its content,
+// so that a rewrite between two looks cannot slip through.
+func readSettled(f *os.File, fi fs.FileInfo, path string, limit int64, settle time.Duration) (data []byte, fresh bool, err error) {
+	if data, err = regfile.ReadAll(f, fi, path, limit); err != nil {
 		return nil, false, err
 	}
 	if len(data) == 0 && settle > 0 {

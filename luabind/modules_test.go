@@ -289,7 +289,7 @@ hook.register("Stop", nil, function(input) return require(input.prompt) end)
 		"../secret":    "a module name is dot-separated words",
 		"/etc/passwd":  "a module name is dot-separated words",
 		"os":           `require "os": module not found in ` + lib,
-		"link":         `require "link": openat link.lua: path escapes from parent`,
+		"link":         `require "link": openat ` + filepath.Join(lib, "link.lua") + `: path escapes from parent`,
 		"cycle_a":      `require "cycle_a": cycle (cycle_a -> cycle_b -> cycle_a)`,
 		"missing.deep": "looked for missing/deep.lua",
 	} {

@@ -2,16 +2,15 @@ package luabind
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // libCache holds the lib modules one file has required, compiled once and
@@ -76,74 +75,55 @@ func (c *libCache) chunk(opts *Options, name string) (*Chunk, error) {
 	return ch, nil
 }
 
-// readLib reads the module file rel (slash-separated) below libDir. Every
-// open goes through an os.Root of libDir, so neither ".." nor a symbolic
-// link leads outside it. The lib folder, each folder on the way and the
-// file are opened in turn and given to check with the status of the open
-// descriptor (fstat) before the file is read: the file checked is the file
-// read, and each folder checked is one that only trusted users can change,
-// so the path through them stays what was checked.
+// readLib reads the module file rel (slash-separated) below libDir, at
+// most limit bytes of it. Every open goes through an os.Root of libDir,
+// so neither ".." nor a symbolic link leads outside it, and none blocks (a
+// named pipe is refused, not waited on; see regfile). The lib folder, each
+// folder on the way and the file are opened in turn and given to check with
+// the status of the open descriptor (fstat) before the file is read: the
+// file checked is the file read, and each folder checked is one that only
+// trusted users can change, so the path through them stays what was
+// checked.
 func readLib(libDir, rel string, check func(string, fs.FileInfo) error, limit int) ([]byte, error) {
-	root, err := os.OpenRoot(libDir)
+	root, err := regfile.OpenRoot(libDir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	vet := func(name, path string, dir bool) (*os.File, error) {
-		f, err := root.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		fi, err := f.Stat()
-		if err == nil && !dir && !fi.Mode().IsRegular() {
-			err = fmt.Errorf("%s: not a regular file (mode %s)", path, fi.Mode())
-		}
-		if err == nil && check != nil {
-			err = check(path, fi)
-		}
-		if err != nil || dir {
-			f.Close()
-			return nil, err
-		}
-		return f, nil
-	}
 	if check != nil {
-		if _, err := vet(".", libDir, true); err != nil {
-			return nil, err
-		}
+		dirs := []string{"."}
 		for i := range len(rel) {
 			if rel[i] == '/' {
-				if _, err := vet(rel[:i], filepath.Join(libDir, filepath.FromSlash(rel[:i])), true); err != nil {
-					return nil, err
-				}
+				dirs = append(dirs, rel[:i])
+			}
+		}
+		for _, name := range dirs {
+			path := libDir
+			if name != "." {
+				path = filepath.Join(libDir, filepath.FromSlash(name))
+			}
+			d, fi, err := regfile.OpenDirIn(root, name, path)
+			if err != nil {
+				return nil, err
+			}
+			d.Close()
+			if err := check(path, fi); err != nil {
+				return nil, err
 			}
 		}
 	}
-	f, err := vet(rel, filepath.Join(libDir, filepath.FromSlash(rel)), false)
+	path := filepath.Join(libDir, filepath.FromSlash(rel))
+	f, fi, err := regfile.OpenIn(root, rel, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readSource(f, filepath.Join(libDir, filepath.FromSlash(rel)), limit)
-}
-
-// readSource reads a Lua source from r, refusing one of more than limit
-// bytes (opts.MaxSourceBytes, already defaulted) without reading it all.
-func readSource(r io.Reader, path string, limit int) ([]byte, error) {
-	src, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > limit {
-		n := len(src)
-		if f, ok := r.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-				n = int(fi.Size())
-			}
+	if check != nil {
+		if err := check(path, fi); err != nil {
+			return nil, err
 		}
-		return nil, sourceTooBig(path, n, limit)
 	}
-	return src, nil
+	return regfile.ReadAll(f, fi, path, int64(limit))
 }
 
 // require is require(name) limited to Options.LibDir: "util" loads

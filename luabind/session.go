@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/internal/termtext"
 )
 
@@ -331,12 +331,7 @@ func Incomplete(err error) bool {
 // previous Load of the same path registered; if the file fails, the hooks it
 // registered before failing are dropped and the previous ones stay.
 func (s *Session) Load(ctx context.Context, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	src, err := readSource(f, path, s.st.sh.opts.MaxSourceBytes)
-	f.Close()
+	src, err := regfile.Read(path, int64(s.st.sh.opts.MaxSourceBytes))
 	if err != nil {
 		return err
 	}

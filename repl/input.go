@@ -33,6 +33,7 @@ type terminalReader struct {
 	rl    *readline.Instance
 	stdin *readline.CancelableStdin
 	stop  func() bool
+	hist  *history // nil: no history file
 }
 
 func newTerminalReader(ctx context.Context, opts Options, c readline.AutoCompleter) (*terminalReader, error) {
@@ -40,10 +41,14 @@ func newTerminalReader(ctx context.Context, opts Options, c readline.AutoComplet
 	if !ok || !readline.IsTerminal(int(f.Fd())) {
 		return nil, fmt.Errorf("repl: interactive mode needs a terminal as input")
 	}
+	// The history file is ours to open and write, not readline's: readline
+	// would open it by path, blocking on a named pipe, and read all of it.
+	var hist *history
+	var entries []string
 	if opts.HistoryPath != "" {
-		// Private from the start: the history may hold what was typed at the prompt.
-		if h, err := os.OpenFile(opts.HistoryPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-			h.Close()
+		var err error
+		if hist, entries, err = openHistory(opts.HistoryPath); err != nil {
+			fmt.Fprintf(opts.Err, "repl: history not kept: %v\n", err)
 		}
 	}
 	fd := int(f.Fd())
@@ -51,8 +56,7 @@ func newTerminalReader(ctx context.Context, opts Options, c readline.AutoComplet
 	stdin := readline.NewCancelableStdin(f)
 	cfg := &readline.Config{
 		Prompt:                 "> ",
-		HistoryFile:            opts.HistoryPath,
-		HistoryLimit:           1000,
+		HistoryLimit:           historyLimit,
 		DisableAutoSaveHistory: true,
 		HistorySearchFold:      true,
 		AutoComplete:           c,
@@ -76,9 +80,15 @@ func newTerminalReader(ctx context.Context, opts Options, c readline.AutoComplet
 	}
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
+		if hist != nil {
+			hist.close()
+		}
 		return nil, err
 	}
-	t := &terminalReader{rl: rl, stdin: stdin}
+	for _, e := range entries {
+		rl.SaveHistory(e)
+	}
+	t := &terminalReader{rl: rl, stdin: stdin, hist: hist}
 	t.stop = context.AfterFunc(ctx, t.shut)
 	return t, nil
 }
@@ -92,11 +102,19 @@ func (t *terminalReader) readLine(prompt string) (string, error) {
 	return line, err
 }
 
-func (t *terminalReader) save(entry string) { t.rl.SaveHistory(entry) }
+func (t *terminalReader) save(entry string) {
+	t.rl.SaveHistory(entry)
+	if t.hist != nil {
+		t.hist.add(entry)
+	}
+}
 
 func (t *terminalReader) close() {
 	t.stop()
 	t.shut()
+	if t.hist != nil {
+		t.hist.close()
+	}
 }
 
 // shut ends a Readline in progress (it returns io.EOF) and restores the
