@@ -21,6 +21,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/registry"
+	"github.com/luahook/luahook/runner"
 )
 
 var duration = flag.Duration("stress.duration", 3*time.Second, "how long the stress test fires events (e.g. 3m for a soak)")
@@ -69,7 +70,34 @@ command = "sh -c 'cat >/dev/null; echo {\"additionalContext\":\"hello\"}'"
 
 type counts struct {
 	started, finished, denied, cancelled atomic.Int64
+	timedOut                             atomic.Int64 // deny hooks skipped at their own deadline
 	reloads, scopes                      atomic.Int64
+}
+
+// timedOut reports whether a hook of res failed on its own deadline.
+func timedOut(res runner.Result) bool {
+	for _, tr := range res.Trace {
+		if tr.Failure != nil && tr.Failure.Kind == luahook.FailTimeout {
+			return true
+		}
+	}
+	return false
+}
+
+// traceText renders res's trace in one line, for a failure message.
+func traceText(res runner.Result) string {
+	var b strings.Builder
+	for _, tr := range res.Trace {
+		fmt.Fprintf(&b, "[%s %s", tr.Name, tr.Duration.Round(time.Millisecond))
+		if tr.Failure != nil {
+			fmt.Fprintf(&b, " %s", tr.Failure.Error())
+		}
+		if tr.Skipped != "" {
+			fmt.Fprintf(&b, " skipped: %s", tr.Skipped)
+		}
+		b.WriteString("]")
+	}
+	return b.String()
 }
 
 func fdCount(t *testing.T) int {
@@ -259,8 +287,12 @@ func TestStressEverythingAtOnce(t *testing.T) {
 						// state until its deadline, its deny comes as a fail-closed one.
 						honoured := res.Denied && (strings.Contains(res.Reason, k.denied) ||
 							k.denied == "lua v" && strings.Contains(res.Reason, "fail-closed"))
-						if !honoured {
-							fail("%q: denied=%v reason=%q, want a deny containing %q", k.cmd, res.Denied, res.Reason, k.denied)
+						if !honoured && timedOut(res) {
+							// A fail-open deny hook that hit its own deadline on an
+							// overloaded machine is skipped, as documented.
+							c.timedOut.Add(1)
+						} else if !honoured {
+							fail("%q: denied=%v reason=%q trace=%s, want a deny containing %q", k.cmd, res.Denied, res.Reason, traceText(res), k.denied)
 						}
 					}
 				case n < 7:
@@ -304,8 +336,8 @@ func TestStressEverythingAtOnce(t *testing.T) {
 	if c.started.Load() != c.finished.Load() {
 		t.Errorf("calls started %d, finished %d", c.started.Load(), c.finished.Load())
 	}
-	t.Logf("%v: %d calls (%d denied, %d cancelled by the caller), %d file rewrites, %d plugin scopes, heap %d MiB after the run",
-		*duration, c.finished.Load(), c.denied.Load(), c.cancelled.Load(), c.reloads.Load(), c.scopes.Load(), peakHeap>>20)
+	t.Logf("%v: %d calls (%d denied, %d cancelled by the caller, %d deny hooks past their own deadline), %d file rewrites, %d plugin scopes, heap %d MiB after the run",
+		*duration, c.finished.Load(), c.denied.Load(), c.cancelled.Load(), c.timedOut.Load(), c.reloads.Load(), c.scopes.Load(), peakHeap>>20)
 
 	// Nothing leaks: goroutines (the abandoned Go hooks were released above),
 	// child processes, file descriptors, heap.
