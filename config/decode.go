@@ -300,11 +300,7 @@ func (d *decoder) hooks(n *node, c *Config) {
 		v := n.fields[name]
 		ev, err := luahook.ParseEvent(name)
 		if err != nil {
-			if i := slices.IndexFunc(luahook.Events(), func(e luahook.Event) bool { return strings.EqualFold(string(e), name) }); i >= 0 {
-				d.errorf(v.line, v.path(), "unknown event %q; event names are case-sensitive: did you mean %s?", name, luahook.Events()[i])
-			} else {
-				d.errorf(v.line, v.path(), "%s", err.Error())
-			}
+			d.errorf(v.line, v.path(), "%s", err.Error())
 			continue
 		}
 		if v.kind != kindArray {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -60,7 +58,7 @@ status 1; the hooks that did load are listed all the same.`,
 			reportLoadErrors(s.err, errs)
 			var hooks []listedHook
 			for _, ev := range luahook.Events() {
-				for i, e := range runOrder(eng.Registry().List(ev)) {
+				for i, e := range registry.RunOrder(eng.Registry().List(ev)) {
 					matcher := e.Matcher
 					if matcher == "" {
 						matcher = "*"
@@ -83,24 +81,6 @@ status 1; the hooks that did load are listed all the same.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return cmd
-}
-
-// runOrder returns entries in the order the runner calls them: on
-// PreToolUse every mutate-stage hook before every validate-stage one, each
-// stage in registration order; on other events registration order.
-func runOrder(entries []registry.Entry) []registry.Entry {
-	out := slices.Clone(entries)
-	slices.SortStableFunc(out, func(a, b registry.Entry) int {
-		return cmp.Compare(stageRank(a.Stage), stageRank(b.Stage))
-	})
-	return out
-}
-
-func stageRank(s luahook.Stage) int {
-	if s == luahook.StageValidate {
-		return 1
-	}
-	return 0
 }
 
 func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
