@@ -23,7 +23,7 @@ func failureDenial(ev luahook.Event, e *registry.Entry, f *luahook.Failure) stri
 		return string(ev) + " hook \"" + e.Name + "\" could not run (" + f.Error() +
 			"); the action was denied because luahook could not decide"
 	case e.FailurePolicy == luahook.FailClosed:
-		return failClosedReason(ev, e.Name, f.Kind)
+		return failClosedReason(ev, e.Name, f)
 	}
 	return ""
 }
