@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -42,14 +41,15 @@ validate-stage one. Each line gives the matcher, stage, kind, source, policy
 flag, timeout and failure policy. --json prints the same as a JSON array.
 
 Files that fail to load are reported on standard error and make the exit
-status 1; the hooks that did load are listed all the same.`,
+status 1; the hooks that did load are listed all the same. With no hooks
+folder and no config here, list says so and exits 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger, err := g.loggerAt(s.err, slog.LevelWarn, false)
+			logger, err := g.loggerFor("list", s.err, false)
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, needSomething: true})
 			if err != nil {
 				return err
 			}

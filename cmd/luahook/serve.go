@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -70,7 +69,7 @@ stops accepting connections, finishes the requests in flight (for at most
 
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
 	s.stopGrace.Store(int64(o.grace + defaultStopGrace))
-	logger, err := g.loggerAt(s.err, slog.LevelInfo, true)
+	logger, err := g.loggerFor("serve", s.err, true)
 	if err != nil {
 		return err
 	}
