@@ -168,6 +168,9 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if in.Event == "" {
 		return fmt.Errorf("no event: give EVENT or an \"event\" key in the payload")
 	}
+	if _, err := luahook.ParseEvent(string(in.Event)); err != nil {
+		return err
+	}
 	if in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()
 	}
