@@ -52,13 +52,11 @@ func (g *globalOptions) sources() (*sources, error) {
 	hereConfig, hereHooks := isFile(projectConfig), isDir(projectHooks)
 	if s.config == "" && hereConfig {
 		s.config, s.configFromProject = projectConfig, true
-		s.found = append(s.found, "./"+projectConfig)
 	}
 	if s.dir == "" && s.configFromProject {
 		s.dirFromProject = true // the project config's hooks_dir
 	} else if s.dir == "" && s.config == "" && hereHooks {
 		s.dir, s.dirFromProject = projectHooks, true
-		s.found = append(s.found, "./"+projectHooks)
 	}
 	if !hereConfig && !hereHooks {
 		if home, err := homeFolder(); err == nil {
@@ -80,7 +78,7 @@ func (g *globalOptions) sources() (*sources, error) {
 			return nil, err
 		}
 		s.project = wd
-		s.untrusted = checkTrust(wd, s.found)
+		s.found, s.untrusted = checkTrust(wd, s.configFromProject, s.dirFromProject)
 	}
 	return s, nil
 }
@@ -128,17 +126,28 @@ func folderContent(folder string) (*engine.Content, error) {
 	return engine.ReadContent(cfg, dir)
 }
 
-// checkTrust returns nil when folder is trusted with its current content.
-func checkTrust(folder string, found []string) error {
+// checkTrust returns nil when folder is trusted with its current content,
+// and what was found there that needs the trust: its config, its hooks
+// folder.
+func checkTrust(folder string, config, hooks bool) (found []string, err error) {
 	store, err := trustStore()
 	if err != nil {
-		return fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
 	}
 	c, err := folderContent(folder)
 	if err != nil {
-		return fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
 	}
-	return store.Check(folder, c, found)
+	if config {
+		found = append(found, "./"+projectConfig)
+	}
+	if rel := relTo(folder, c.Dir); hooks && isDir(c.Dir) {
+		if !filepath.IsAbs(rel) {
+			rel = "./" + rel
+		}
+		found = append(found, rel)
+	}
+	return found, store.Check(folder, c, found)
 }
 
 func isFile(path string) bool {
