@@ -33,8 +33,9 @@ hooks folder and the config: POST / (or /hook) with a payload as JSON, get the
 outcome as JSON, in the shapes "luahook fire" prints. A malformed payload is
 answered 400 with {"error": …}, a body over --max-body 413.
 
-GET /healthz answers {"status":"ok"}, or "degraded" with the load errors (the
-previous good version of a broken file stays live). GET /metrics serves
+GET /healthz (liveness) answers 200 {"status":"ok"}, or "degraded" with the
+load errors (the previous good version of a broken file stays live). GET
+/readyz (readiness) answers the same, with 503 while degraded. GET /metrics serves
 Prometheus metrics: requests, decisions, per-hook calls, denials, failures by
 kind and latency, and the number of load errors.
 
