@@ -116,7 +116,9 @@ func TestFireRefusesADeeplyNestedPayloadCleanly(t *testing.T) {
 	var out, errb bytes.Buffer
 	deep := `{"event":"PreToolUse","toolName":"bash","toolInput":{"a":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}}`
 	code := run(context.Background(), []string{"--dir", t.TempDir(), "fire"}, strings.NewReader(deep), &out, &errb)
-	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "toolInput: nested more than 10000 levels deep") {
-		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the nesting named", code, out.String(), errb.String())
+	// A PreToolUse payload that cannot be read is denied (fail closed), the
+	// reason naming the nesting.
+	if code != 2 || !strings.Contains(out.String(), `"action":"deny"`) || !strings.Contains(errb.String(), "toolInput: nested more than 10000 levels deep") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2, a denial and the nesting named", code, out.String(), errb.String())
 	}
 }
