@@ -1,6 +1,9 @@
 package luahook
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Event names a lifecycle point of the host.
 type Event string
@@ -81,11 +84,24 @@ func (e Event) Observational() bool {
 	return false
 }
 
-// ParseEvent returns the event named s, or an error that lists the known names.
+// CanBlock reports whether e is an event whose hooks can stop what it
+// announces (PreToolUse, UserPromptSubmit): when luahook cannot decide on
+// such an event, it denies and says why.
+func (e Event) CanBlock() bool { return e == PreToolUse || e == UserPromptSubmit }
+
+// ParseEvent returns the event named s, or an error that lists the known
+// names. Event names are case-sensitive everywhere (payloads, the command
+// line, configs, hook.register, the REPL): a name that differs from a known
+// one only by case is refused with the right spelling.
 func ParseEvent(s string) (Event, error) {
 	e := Event(s)
 	if e.Valid() {
 		return e, nil
+	}
+	for _, known := range lifecycleOrder {
+		if strings.EqualFold(string(known), s) {
+			return "", fmt.Errorf("unknown event %q; event names are case-sensitive: did you mean %s?", s, known)
+		}
 	}
 	return "", fmt.Errorf("unknown event %q (known: %s)", s, eventList())
 }

@@ -106,6 +106,26 @@ type Runner struct {
 	// many background payloads wait for a worker; past it new ones are
 	// dropped, counted and logged.
 	BackgroundQueue int
+	// OnLoadError (on_load_error, default "deny") is what a one-shot
+	// decision (luahook fire) does when a hook file, the config or the
+	// payload cannot be loaded, or the folder is not trusted: "deny" runs
+	// what loaded and denies an event that can block (PreToolUse,
+	// UserPromptSubmit) naming each problem; "skip" runs what loaded and
+	// warns; "fail" decides nothing and exits 1. Observational events never
+	// deny. luahook check always fails on any error.
+	OnLoadError string
+}
+
+// The choices of [runner] on_load_error.
+const (
+	OnLoadErrorDeny = "deny"
+	OnLoadErrorSkip = "skip"
+	OnLoadErrorFail = "fail"
+)
+
+// OnLoadErrorChoices returns the values [runner] on_load_error accepts.
+func OnLoadErrorChoices() []string {
+	return []string{OnLoadErrorDeny, OnLoadErrorSkip, OnLoadErrorFail}
 }
 
 // Lua is the [lua] section: what Lua hook files may use.
@@ -185,7 +205,7 @@ func Default() *Config {
 	return &Config{
 		HooksDir: DefaultHooksDir,
 		Runner: Runner{AllowNonPolicy: true, MaxInputBytes: DefaultMaxInputBytes, MaxContextBytes: DefaultMaxContextBytes,
-			BackgroundWorkers: DefaultBackgroundWorkers, BackgroundQueue: DefaultBackgroundQueue},
+			BackgroundWorkers: DefaultBackgroundWorkers, BackgroundQueue: DefaultBackgroundQueue, OnLoadError: OnLoadErrorDeny},
 		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
 			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes},
@@ -227,8 +247,24 @@ func readConfigFile(path string) ([]byte, error) {
 // MaxFileBytes is refused; a caller reading a file need read no more than
 // MaxFileBytes+1 bytes of it.
 func Parse(name string, data []byte) (*Config, error) {
-	if err := checkSize(name, len(data)); err != nil {
+	c, err := ParsePartial(name, data)
+	if err != nil {
 		return nil, err
+	}
+	return c, nil
+}
+
+// ParsePartial parses configuration text as Parse does, and returns, with
+// the problems, the configuration of everything that decoded: the defaults
+// where a value is missing or wrong, every hook entry with a problem left
+// out, hooks_dir resolved as Parse resolves it. Text that is not TOML or
+// JSON at all decodes to the defaults. It is for a one-shot run that must
+// go on with what is valid (luahook fire, luahook check); an engine that
+// reloads keeps its last good configuration instead (Parse).
+func ParsePartial(name string, data []byte) (*Config, error) {
+	if err := checkSize(name, len(data)); err != nil {
+		c, _ := decode(name, formatTOML, nil)
+		return c, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	format := formatOf(name, data)
@@ -240,7 +276,8 @@ func Parse(name string, data []byte) (*Config, error) {
 		root, err = parseTOML(name, data)
 	}
 	if err != nil {
-		return nil, err
+		c, _ := decode(name, format, nil)
+		return c, err
 	}
 	return decode(name, format, root)
 }

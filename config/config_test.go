@@ -15,7 +15,7 @@ import (
 func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 	want := &Config{
 		HooksDir: "hooks.d",
-		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20, MaxContextBytes: 64 << 10, BackgroundWorkers: 4, BackgroundQueue: 256},
+		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20, MaxContextBytes: 64 << 10, BackgroundWorkers: 4, BackgroundQueue: 256, OnLoadError: "deny"},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000, MaxInputValues: 100_000},
 		Store:    Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20},
 	}

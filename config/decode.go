@@ -19,21 +19,27 @@ type decoder struct {
 	errs   []*Error
 }
 
+// decode returns the configuration of root and its problems. The
+// configuration holds every value that decoded (the defaults elsewhere, a
+// hook entry with any problem left out): Parse drops it when there is a
+// problem, ParsePartial keeps it.
 func decode(file string, f format, root *node) (*Config, error) {
 	d := &decoder{file: file, format: f}
 	c := Default()
 	c.Path = file
-	d.top(root, c)
-	if len(d.errs) > 0 {
-		slices.SortStableFunc(d.errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
-		errs := make([]error, len(d.errs))
-		for i, e := range d.errs {
-			errs[i] = e
-		}
-		return nil, errors.Join(errs...)
+	if root != nil {
+		d.top(root, c)
 	}
 	c.HooksDir = c.resolve(c.HooksDir)
-	return c, nil
+	if len(d.errs) == 0 {
+		return c, nil
+	}
+	slices.SortStableFunc(d.errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	errs := make([]error, len(d.errs))
+	for i, e := range d.errs {
+		errs[i] = e
+	}
+	return c, errors.Join(errs...)
 }
 
 // spell returns a canonical (snake_case) key as the file spells it.
@@ -245,9 +251,19 @@ func (d *decoder) runner(n *node, r *Runner) {
 		"background_workers": {&r.BackgroundWorkers, 1, 256},
 		"background_queue":   {&r.BackgroundQueue, 1, 100_000},
 	}
-	d.table(n, []string{"allow_non_policy", "max_input_bytes", "max_context_bytes", "background_workers", "background_queue"}, func(key string, v *node) {
+	d.table(n, []string{"allow_non_policy", "max_input_bytes", "max_context_bytes", "background_workers", "background_queue", "on_load_error"}, func(key string, v *node) {
 		if key == "allow_non_policy" {
-			r.AllowNonPolicy, _ = d.boolean(v)
+			if b, ok := d.boolean(v); ok {
+				r.AllowNonPolicy = b
+			}
+		} else if key == "on_load_error" {
+			if s, ok := d.str(v); ok {
+				if !slices.Contains(OnLoadErrorChoices(), s) {
+					d.errorf(v.line, v.path(), "%q is not a choice (want %s)", s, strings.Join(OnLoadErrorChoices(), ", "))
+				} else {
+					r.OnLoadError = s
+				}
+			}
 		} else if f := ints[key]; f.dst != nil {
 			if i, ok := d.integer(v, f.min, f.max); ok {
 				*f.dst = i
@@ -300,11 +316,7 @@ func (d *decoder) hooks(n *node, c *Config) {
 		v := n.fields[name]
 		ev, err := luahook.ParseEvent(name)
 		if err != nil {
-			if i := slices.IndexFunc(luahook.Events(), func(e luahook.Event) bool { return strings.EqualFold(string(e), name) }); i >= 0 {
-				d.errorf(v.line, v.path(), "unknown event %q; event names are case-sensitive: did you mean %s?", name, luahook.Events()[i])
-			} else {
-				d.errorf(v.line, v.path(), "%s", err.Error())
-			}
+			d.errorf(v.line, v.path(), "%s", err.Error())
 			continue
 		}
 		if v.kind != kindArray {

@@ -23,7 +23,11 @@ func TestParseRejectsBadFilesWithExactErrors(t *testing.T) {
 		{"unknown key close to a known one", "luahook.toml", "hooksDir = \"x\"\n",
 			`luahook.toml:1: hooksDir: unknown key; did you mean hooks_dir?`},
 		{"unknown key in a section", "luahook.toml", "[runner]\nallow_non_policy = true\nstrict = true\n",
-			`luahook.toml:3: runner.strict: unknown key (known: allow_non_policy, max_input_bytes, max_context_bytes, background_workers, background_queue)`},
+			`luahook.toml:3: runner.strict: unknown key (known: allow_non_policy, max_input_bytes, max_context_bytes, background_workers, background_queue, on_load_error)`},
+		{"on_load_error is deny, skip or fail", "luahook.toml", "[runner]\non_load_error = \"ignore\"\n",
+			`luahook.toml:2: runner.on_load_error: "ignore" is not a choice (want deny, skip, fail)`},
+		{"on_load_error is a string", "luahook.json", "{\"runner\": {\"onLoadError\": false}}",
+			`luahook.json:1: runner.onLoadError: must be a string, not a boolean`},
 		{"background_workers is bounded", "luahook.toml", "[runner]\nbackground_workers = 1000\n",
 			`luahook.toml:2: runner.background_workers: must be between 1 and 256, not 1000`},
 		{"background_queue is at least 1", "luahook.toml", "[runner]\nbackground_queue = 0\n",
@@ -304,4 +308,45 @@ func errString(err error) string {
 		return "<nil>"
 	}
 	return err.Error()
+}
+
+// ParsePartial keeps what decoded of a broken file, so that a one-shot run
+// goes on with every valid setting and hook: the defaults where a value is
+// wrong, a broken hook entry left out, and every problem returned.
+func TestParsePartialKeepsWhatDecoded(t *testing.T) {
+	text := `hooks_dir = "policies"
+
+[runner]
+allow_non_policy = "yes"
+on_load_error = "skip"
+
+[[hooks.PreToolUse]]
+name = "guard"
+command = "sh -c 'exit 2'"
+failure_policy = "closed"
+
+[[hooks.PreToolUse]]
+name = "broken"
+command = "sh -c 'exit 0'"
+timeout_ms = "soon"
+`
+	c, err := ParsePartial("conf/luahook.toml", []byte(text))
+	if want := "conf/luahook.toml:4: runner.allow_non_policy: must be a boolean, not a string\n" +
+		"conf/luahook.toml:15: hooks.PreToolUse[1].timeout_ms: must be an integer, not a string"; err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	if c == nil || c.HooksDir != "conf/policies" || c.Runner.OnLoadError != "skip" || !c.Runner.AllowNonPolicy {
+		t.Fatalf("partial config = %+v, want hooks_dir, on_load_error kept and allow_non_policy at its default", c)
+	}
+	if hs := c.Hooks["PreToolUse"]; len(hs) != 1 || hs[0].Name != "guard" {
+		t.Fatalf("hooks = %+v, want the valid entry only", hs)
+	}
+	if c, err := Parse("conf/luahook.toml", []byte(text)); c != nil || err == nil {
+		t.Fatalf("Parse = %v, %v; want no config and the errors", c, err)
+	}
+	// Not TOML at all: the defaults, hooks_dir next to the file.
+	c, err = ParsePartial("conf/luahook.toml", []byte("[runner\n"))
+	if err == nil || c == nil || c.HooksDir != "conf/hooks.d" || c.Runner.OnLoadError != OnLoadErrorDeny {
+		t.Fatalf("ParsePartial of a syntax error = %+v, %v", c, err)
+	}
 }

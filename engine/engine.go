@@ -77,9 +77,17 @@ type Options struct {
 	// it appears.
 	Dir string
 	// ConfigPath is the luahook.toml (or JSON) file. Empty: no file, and the
-	// defaults of DESIGN.md apply. A file given here must load at Open; later
-	// a broken or deleted file keeps the last good configuration in force.
+	// defaults of DESIGN.md apply. A file given here must load at Open
+	// (unless PartialConfig); later a broken or deleted file keeps the last
+	// good configuration in force.
 	ConfigPath string
+	// PartialConfig opens the engine even when ConfigPath cannot be read or
+	// has problems: it runs with what of the file is valid (every setting
+	// and configured hook that decoded and builds, the defaults elsewhere;
+	// config.ParsePartial) and Errors lists the problems first, each naming
+	// the file, line and key. It is for one-shot decisions that must go on
+	// with every valid policy (luahook fire, luahook check).
+	PartialConfig bool
 	// Logger receives the reload lines, load errors, hook failures and the
 	// Lua log module's records. Nil discards them.
 	Logger *slog.Logger
@@ -191,10 +199,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	cfg := config.Default()
 	var sum [32]byte
+	var cfgErr error
 	if opts.ConfigPath != "" {
 		c, s, _, err := readConfig(opts.ConfigPath, 0)
-		if err != nil {
+		if err != nil && !opts.PartialConfig {
 			return nil, err
+		}
+		if err != nil {
+			c, cfgErr = partialConfig(opts.ConfigPath), err
 		}
 		cfg, sum = c, s
 	}
@@ -228,7 +240,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	})
 	start := time.Now()
 	e.mu.Lock()
+	if opts.PartialConfig {
+		var errs []error
+		cfg, errs = e.buildable(cfg)
+		cfgErr = errors.Join(append([]error{cfgErr}, errs...)...)
+	}
 	err := e.applyConfig(cfg, true)
+	e.cfgErr = cfgErr
 	if err == nil {
 		e.syncLua(ctx, nil, true)
 		e.publish()

@@ -227,3 +227,57 @@ func TestSessionIDSourceKeysPayloadsWithoutOne(t *testing.T) {
 		t.Errorf("context %q, want the background context of the host's session", res.AdditionalContext)
 	}
 }
+
+// With PartialConfig a config with problems does not stop Open: every valid
+// setting and configured hook is in force, each problem is in Errors with
+// its file and line, and the Lua files load. Without it Open fails.
+func TestPartialConfigOpensWithWhatIsValid(t *testing.T) {
+	dir := hooksDir(t, map[string]string{
+		"10-guard.lua": `hook.register("Stop", nil, function() end, { name = "lua-guard" })`,
+		"luahook.toml": `hooks_dir = "."
+
+[runner]
+allow_non_policy = "yes"
+
+[[hooks.PreToolUse]]
+name = "good"
+command = "sh -c 'exit 0'"
+
+[[hooks.PreToolUse]]
+name = "not-allowed"
+command = "./guard.sh arg"
+
+[[hooks.Stop]]
+name = "bad-key"
+command = "true"
+bogus = 1
+`,
+	})
+	cfgPath := filepath.Join(dir, "luahook.toml")
+	if _, err := Open(context.Background(), Options{ConfigPath: cfgPath, NoWatch: true}); err == nil {
+		t.Fatal("Open without PartialConfig accepted a broken config")
+	}
+	e := openEngine(t, Options{ConfigPath: cfgPath, NoWatch: true, PartialConfig: true})
+	var names []string
+	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.Stop} {
+		for _, en := range e.Registry().List(ev) {
+			names = append(names, en.Name)
+		}
+	}
+	if want := []string{"good", "lua-guard"}; !slices.Equal(names, want) {
+		t.Errorf("hooks %v, want %v", names, want)
+	}
+	msg := e.Err().Error()
+	for _, want := range []string{
+		cfgPath + ":4: runner.allow_non_policy: must be a boolean",
+		cfgPath + ":17: hooks.Stop[0].bogus: unknown key",
+		cfgPath + ":10: hooks.PreToolUse: ",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Errors:\n%s\nwant %q", msg, want)
+		}
+	}
+	if got := e.Stats().Errors; got != 1 {
+		t.Errorf("Stats.Errors = %d, want the config counted once", got)
+	}
+}

@@ -117,7 +117,8 @@ func (g *luaRig) fire(ctx context.Context, ev luahook.Event) runner.Result {
 		Notification: &luahook.NotificationInfo{Kind: "input", Message: "?"}})
 }
 
-// failClosedReason is the exact denial of the contract for a fail-closed hook.
+// failClosedReason is the denial of the contract for a fail-closed hook, up
+// to the cause that follows it.
 func failClosedReason(ev luahook.Event, name string, kind luahook.FailureKind) string {
 	return string(ev) + ` policy hook "` + name + `" failed (` + string(kind) +
 		"); the action was denied by fail-closed policy. This is not an approval request."

@@ -19,8 +19,14 @@ import (
 // payload leaves out. Test files get test(name, fn) as well; the REPL binds
 // the same API so that cases can be tried at the prompt.
 func Bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input)) error {
+	return bind(ctx, s, run, defaults, nil)
+}
+
+// bind is Bind with observe, if not nil, called with every result fire
+// returns (a test case collects the hooks that failed).
+func bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input), observe func(*runner.Result)) error {
 	return s.Do(ctx, func(L *lua.LState) error {
-		api := &api{s: s, run: run, defaults: defaults}
+		api := &api{s: s, run: run, defaults: defaults, observe: observe}
 		L.SetGlobal("fire", L.NewFunction(api.fire))
 		L.SetGlobal("expect", api.expectTable(L))
 		return nil
@@ -32,6 +38,7 @@ type api struct {
 	s        *luabind.Session
 	run      func() *runner.Runner
 	defaults func(*luahook.Input)
+	observe  func(*runner.Result)
 }
 
 // fire is fire(event[, payload]) -> result. payload is shaped like the JSON
@@ -65,6 +72,9 @@ func (a *api) fire(L *lua.LState) int {
 		L.RaiseError("fire: no hooks to fire at here (in a test file, call fire inside test(name, function() ... end))")
 	}
 	res := r.Fire(L.Context(), in)
+	if a.observe != nil {
+		a.observe(&res)
+	}
 	if err := L.Context().Err(); err != nil {
 		L.RaiseError("fire: %v", err) // the case was cancelled or timed out
 	}

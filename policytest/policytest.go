@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -159,6 +160,9 @@ type testFile struct {
 	sess  *luabind.Session
 	cases []testCase
 	eng   *engine.Engine
+	// failed lists the hooks that failed during the case in progress, one
+	// line each, printed under the case when it fails.
+	failed []string
 }
 
 type testCase struct {
@@ -200,7 +204,7 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 	lctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	err = sess.Do(lctx, tf.bind)
 	if err == nil {
-		err = Bind(lctx, sess, func() *runner.Runner { return tf.runner() }, tf.defaults)
+		err = bind(lctx, sess, func() *runner.Runner { return tf.runner() }, tf.defaults, tf.observe)
 	}
 	if err == nil {
 		err = sess.Load(lctx, path)
@@ -219,11 +223,15 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 			continue
 		}
 		start := time.Now()
+		tf.failed = nil
 		err := tf.runCase(ctx, c)
 		d := time.Since(start)
 		if err != nil {
 			sum.Failed++
 			fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, termtext.Line(c.name), indent(err.Error()))
+			for _, f := range tf.failed {
+				fmt.Fprint(opts.Out, indent(f))
+			}
 			continue
 		}
 		sum.Passed++
@@ -278,6 +286,20 @@ func (tf *testFile) runner() *runner.Runner {
 		return nil
 	}
 	return tf.eng.Runner()
+}
+
+// observe records the hooks that failed in a result of fire, each once per
+// case: a failed expectation is shown with the errors behind it.
+func (tf *testFile) observe(res *runner.Result) {
+	for _, t := range res.Trace {
+		if t.Failure == nil {
+			continue
+		}
+		line := fmt.Sprintf("hook %q (%s) failed (%s): %s", t.Name, t.Source, t.Failure.Kind, luahook.TruncateReason(t.Failure.Message))
+		if !slices.Contains(tf.failed, line) {
+			tf.failed = append(tf.failed, line)
+		}
+	}
 }
 
 // defaults fills what a test's payload leaves out: the folder of the test

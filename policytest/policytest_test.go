@@ -277,3 +277,34 @@ func BenchmarkCase(b *testing.B) {
 		}
 	}
 }
+
+// A failed expectation is shown with the errors of the hooks behind it, one
+// line each (name, source, kind, message with file:line), without any flag:
+// "expected context" alone does not say that the hook raised.
+func TestFailedExpectationShowsTheHooksErrors(t *testing.T) {
+	dir := folder(t, map[string]string{
+		"10-ctx.lua": `hook.register("SessionStart", nil, function()
+  local cfg = nil
+  return hook.context(cfg.greeting)
+end, { name = "greeter" })
+`,
+		"10-ctx_test.lua": `test("greets", function()
+  expect.context(fire("SessionStart"), "hello")
+end)
+test("passes", function()
+  expect.truthy(fire("SessionStart"))
+end)
+`,
+	})
+	sum, out := run(t, Options{Paths: []string{dir}})
+	if sum.Failed != 1 || sum.Passed != 1 {
+		t.Fatalf("%v\n%s", sum, out)
+	}
+	want := "    hook \"greeter\" (" + filepath.Join(dir, "10-ctx.lua") + ":1) failed (error): " + filepath.Join(dir, "10-ctx.lua") + ":3: attempt to index a non-table object(nil) with key 'greeting'\n"
+	if !strings.Contains(out, "expected additional context containing \"hello\", but there is none\n"+want) {
+		t.Errorf("output\n%s\nwant the failed expectation followed by\n%s", out, want)
+	}
+	if strings.Count(out, "failed (error)") != 1 {
+		t.Errorf("output\n%s\nwant the hook's error under the failing case only, once", out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/policytest"
+	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -78,7 +79,7 @@ Keys: Tab completes, Ctrl-C interrupts (or clears the line), Ctrl-D quits.
 }
 
 // fire is :fire EVENT [PAYLOAD]. The payload is JSON, or a Lua expression
-// giving a table; the event name is matched regardless of case.
+// giving a table; the event name is case-sensitive, as everywhere.
 func (r *repl) fire(ctx context.Context, args string) error {
 	name, payload, _ := strings.Cut(args, " ")
 	if name == "" {
@@ -86,14 +87,7 @@ func (r *repl) fire(ctx context.Context, args string) error {
 	}
 	event, err := luahook.ParseEvent(name)
 	if err != nil {
-		for _, e := range luahook.Events() {
-			if strings.EqualFold(string(e), name) {
-				event, err = e, nil
-			}
-		}
-		if err != nil {
-			return err
-		}
+		return err
 	}
 	raw := []byte(strings.TrimSpace(payload))
 	switch {
@@ -167,7 +161,7 @@ func (r *repl) list() error {
 	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE")
 	for _, ev := range luahook.Events() {
-		for i, e := range r.reg.List(ev) {
+		for i, e := range registry.RunOrder(r.reg.List(ev)) {
 			matcher, stage := e.Matcher, string(e.Stage)
 			if matcher == "" {
 				matcher = "*"

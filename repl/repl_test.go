@@ -121,7 +121,7 @@ func TestFireRunsTheEnginesHooksAndThePromptsHooks(t *testing.T) {
 		`hook.register("PreToolUse", "bash", function(input)`,
 		`  return hook.mutate({ command = input.toolInput.command .. " -la" })`,
 		`end, { name = "longer" })`,
-		`:fire pretooluse { toolName = "bash", toolInput = { command = "ls" } }`,
+		`:fire PreToolUse { toolName = "bash", toolInput = { command = "ls" } }`,
 		`:fire SessionStart`,
 		`r = fire("PreToolUse", { toolName = "bash", toolInput = { command = "rm -rf x" } })`,
 		`expect.denied(r, "no rm")`,
@@ -157,6 +157,35 @@ func TestFireRefusesBadPayloads(t *testing.T) {
 		if !strings.Contains(errs, want) {
 			t.Errorf("errors\n%s\nwant %q", errs, want)
 		}
+	}
+}
+
+// Event names are case-sensitive everywhere (luahook.ParseEvent): the
+// prompt refuses what fire, configs and hook.register refuse, and says the
+// right spelling.
+func TestEventNamesAreCaseSensitiveAtThePrompt(t *testing.T) {
+	_, errs, err := script(t, Options{}, ":fire pretooluse", `fire("stop")`)
+	if !errors.Is(err, ErrFailed) {
+		t.Errorf("Run = %v, want ErrFailed", err)
+	}
+	if n := strings.Count(errs, "event names are case-sensitive: did you mean"); n != 2 {
+		t.Errorf("errors\n%s\nwant both spellings refused with the right one", errs)
+	}
+}
+
+// :list shows the hooks in the order they run, as luahook list does: on
+// PreToolUse every mutate-stage hook before every validate-stage one.
+func TestListShowsTheRunOrder(t *testing.T) {
+	eng, _ := openEngine(t, map[string]string{"10-a.lua": `
+hook.register("PreToolUse", "bash", function() end, { name = "guard", stage = "validate" })
+hook.register("PreToolUse", "bash", function() end, { name = "rewrite", stage = "mutate" })
+`})
+	out, _, err := script(t, Options{Engine: eng}, ":list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?ms)^PreToolUse\s+1\s+rewrite\s.*^PreToolUse\s+2\s+guard\s`).MatchString(out) {
+		t.Errorf(":list output\n%s\nwant rewrite (mutate) as 1, guard (validate) as 2", out)
 	}
 }
 

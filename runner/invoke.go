@@ -204,11 +204,25 @@ func (r *Runner) logFailure(ctx context.Context, ev luahook.Event, e *registry.E
 		slog.String("hook", e.Name), slog.String("kind", string(f.Kind)), slog.String("source", e.Source))
 }
 
-// failClosedReason is the denial that replaces the failure of a fail-closed
-// hook on PreToolUse and UserPromptSubmit.
-func failClosedReason(ev luahook.Event, name string, kind luahook.FailureKind) string {
-	return string(ev) + " policy hook \"" + name + "\" failed (" + string(kind) +
+// MaxCauseChars bounds the cause a fail-closed denial carries (the
+// failure's message, which names file:line for a Lua hook): enough for a
+// Lua error and its position, short enough to leave the model room.
+const MaxCauseChars = 300
+
+// failClosedReason is the denial that replaces the failure f of a
+// fail-closed hook on PreToolUse and UserPromptSubmit; it ends with the
+// cause, cut to MaxCauseChars characters.
+func failClosedReason(ev luahook.Event, name string, f *luahook.Failure) string {
+	reason := string(ev) + " policy hook \"" + name + "\" failed (" + string(f.Kind) +
 		"); the action was denied by fail-closed policy. This is not an approval request."
+	if f.Message == "" {
+		return reason
+	}
+	cause := luahook.TruncateChars(f.Message, MaxCauseChars)
+	if len(cause) < len(f.Message) {
+		cause += " …"
+	}
+	return reason + " Cause: " + cause
 }
 
 // inputBox holds a deep copy of an Input and everything it points to, in one

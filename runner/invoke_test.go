@@ -283,7 +283,7 @@ func TestInvalidOutcomesAreFailures(t *testing.T) {
 				if res.Denied != want || res.Input != nil || res.AdditionalContext != "" {
 					t.Errorf("denied=%v input=%s context=%q; want denied=%v and nothing else", res.Denied, res.Input, res.AdditionalContext, want)
 				}
-				if want && res.Reason != failClosedReason(luahook.PreToolUse, "bad", luahook.FailInvalidOutput) {
+				if want && res.Reason != failClosedReason(luahook.PreToolUse, "bad", res.Trace[0].Failure) {
 					t.Errorf("reason %q", res.Reason)
 				}
 			})
@@ -329,8 +329,8 @@ func TestFailClosedDeniesOnlyOnPreToolUseAndUserPromptSubmit(t *testing.T) {
 				}
 				return
 			}
-			want := string(ev) + ` policy hook "guard" failed (error); the action was denied by fail-closed policy. This is not an approval request.`
-			if res.Reason != want {
+			want := string(ev) + ` policy hook "guard" failed (error); the action was denied by fail-closed policy. This is not an approval request. Cause: `
+			if !strings.HasPrefix(res.Reason, want) {
 				t.Errorf("reason %q\nwant   %q", res.Reason, want)
 			}
 			if later.Load() != 0 {
@@ -458,5 +458,30 @@ func testInputCopy(t *testing.T, caps []string) {
 	}
 	if in.ToolName != "bash" || in.Cwd != "/work" || in.ToolCapabilities[0] != "exec" || in.ToolCapabilities[1] != "network" || !*in.ToolMutating || in.ToolResult.Content != "out" || in.Event != "" {
 		t.Errorf("caller's payload changed: %+v", in)
+	}
+}
+
+// A fail-closed denial says why the hook failed (the failure's message,
+// file:line for a Lua hook), cut to MaxCauseChars characters: "failed
+// (invalid_output)" alone leaves the operator and the model guessing.
+func TestFailClosedDenialCarriesTheCause(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg, want string
+	}{
+		{"short", "hooks.d/10-guard.lua:3: attempt to call a nil value", "Cause: hooks.d/10-guard.lua:3: attempt to call a nil value"},
+		{"at the cap", strings.Repeat("é", MaxCauseChars), "Cause: " + strings.Repeat("é", MaxCauseChars)},
+		{"past the cap", strings.Repeat("é", MaxCauseChars) + "x", "Cause: " + strings.Repeat("é", MaxCauseChars) + " …"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newRig(t, Options{})
+			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "guard", FailurePolicy: luahook.FailClosed,
+				Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+					return nil, errors.New(tc.msg)
+				})})
+			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
+			if !res.Denied || !strings.HasSuffix(res.Reason, tc.want) {
+				t.Errorf("reason %q\nwant it to end with %q", res.Reason, tc.want)
+			}
+		})
 	}
 }

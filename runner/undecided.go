@@ -9,11 +9,8 @@ import (
 )
 
 // canBlock reports whether ev is an event whose hooks can stop what it
-// announces (PreToolUse, UserPromptSubmit): when luahook cannot decide on
-// such an event, it denies and says why.
-func canBlock(ev luahook.Event) bool {
-	return ev == luahook.PreToolUse || ev == luahook.UserPromptSubmit
-}
+// announces (luahook.Event.CanBlock).
+func canBlock(ev luahook.Event) bool { return ev.CanBlock() }
 
 // failureDenial returns the denial that replaces a hook's failure on an
 // event that can block, or "" when the failure is only skipped. A hook
@@ -26,7 +23,7 @@ func failureDenial(ev luahook.Event, e *registry.Entry, f *luahook.Failure) stri
 		return string(ev) + " hook \"" + e.Name + "\" could not run (" + f.Error() +
 			"); the action was denied because luahook could not decide"
 	case e.FailurePolicy == luahook.FailClosed:
-		return failClosedReason(ev, e.Name, f.Kind)
+		return failClosedReason(ev, e.Name, f)
 	}
 	return ""
 }

@@ -62,7 +62,8 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 		{"white space", " \n\t", "empty"},
 		{"no event", `{"cwd":"/"}`, `no "event"`},
 		{"an empty event", `{"event":""}`, `no "event"`},
-		{"an unknown event", `{"event":"pretooluse"}`, `unknown event "pretooluse" (known: SessionStart`},
+		{"an unknown event", `{"event":"PreToolUze"}`, `unknown event "PreToolUze" (known: SessionStart`},
+		{"event names are case-sensitive", `{"event":"pretooluse"}`, `unknown event "pretooluse"; event names are case-sensitive: did you mean PreToolUse?`},
 		{"an event not a string", `{"event":["Stop"]}`, `event must be a string`},
 	}
 	for _, tt := range tests {

@@ -64,7 +64,8 @@ type Options struct {
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, the health
-// status on GET /healthz and the Prometheus metrics on GET /metrics.
+// status on GET /healthz (liveness), readiness on GET /readyz (503 while
+// there are load errors) and the Prometheus metrics on GET /metrics.
 //
 // A hook request's body must be one payload object (DecodePayload) of at most
 // Options.MaxBody bytes: a malformed payload is answered 400 with
@@ -106,6 +107,7 @@ func New(f Firer, opts Options) *Handler {
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("GET /healthz", h.serveHealth)
+	h.mux.HandleFunc("GET /readyz", h.serveReady)
 	h.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return h
 }
@@ -189,7 +191,7 @@ func (h *Handler) refuseOverloaded(w http.ResponseWriter, r *http.Request, o *ov
 	writeJSON(w, o.code, map[string]string{"action": "deny", "reason": "luahook serve could not decide: " + o.msg, "error": o.msg})
 }
 
-// healthStatus is the body of /healthz.
+// healthStatus is the body of /healthz and /readyz.
 type healthStatus struct {
 	Status string   `json:"status"` // ok | degraded
 	Errors []string `json:"errors,omitempty"`
@@ -200,6 +202,23 @@ type healthStatus struct {
 // previous good version of a broken file stays live, and a restart would
 // not repair the file. Alert on the luahook_load_errors gauge instead.
 func (h *Handler) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, h.status())
+}
+
+// serveReady answers readiness: 200 {"status":"ok"} with no load errors,
+// 503 with status "degraded" and the errors otherwise, so that a load
+// balancer prefers replicas whose every policy is the one on disk.
+// /healthz stays liveness.
+func (h *Handler) serveReady(w http.ResponseWriter, _ *http.Request) {
+	st, code := h.status(), http.StatusOK
+	if st.Status != "ok" {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, st)
+}
+
+// status is the body of /healthz and /readyz.
+func (h *Handler) status() healthStatus {
 	st := healthStatus{Status: "ok"}
 	if errs := h.health(); len(errs) > 0 {
 		st.Status = "degraded"
@@ -207,7 +226,7 @@ func (h *Handler) serveHealth(w http.ResponseWriter, _ *http.Request) {
 			st.Errors = append(st.Errors, err.Error())
 		}
 	}
-	writeJSON(w, http.StatusOK, st)
+	return st
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -261,6 +261,27 @@ func TestHealthzIsOKAndListsLoadErrorsAsDegraded(t *testing.T) {
 	}
 }
 
+// /healthz is liveness (200 while the handler serves); /readyz is
+// readiness: 503 while load errors mean some policy is not the one on disk,
+// so that a load balancer can keep traffic on replicas that loaded whole.
+func TestReadyzIs503WhileDegraded(t *testing.T) {
+	var errs atomic.Pointer[[]error]
+	errs.Store(&[]error{})
+	g := newRig(t, Options{Health: func() []error { return *errs.Load() }})
+	code, body := g.get("/readyz")
+	if code != http.StatusOK || strings.TrimSpace(body) != `{"status":"ok"}` {
+		t.Errorf("ready: %d %s", code, body)
+	}
+	errs.Store(&[]error{errors.New("hooks.d/10-x.lua:3: boom")})
+	code, body = g.get("/readyz")
+	if code != http.StatusServiceUnavailable || strings.TrimSpace(body) != `{"status":"degraded","errors":["hooks.d/10-x.lua:3: boom"]}` {
+		t.Errorf("with a load error: %d %s, want 503 and the error", code, body)
+	}
+	if code, _ := g.get("/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz answers %d with a load error: liveness must not fail", code)
+	}
+}
+
 func TestMetricsCountCallsDenialsFailuresAndDecisions(t *testing.T) {
 	g := newRig(t, Options{})
 	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "guard", Matcher: "bash", Stage: luahook.StageValidate,

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"github.com/luahook/luahook/internal/termtext"
-	"log/slog"
 
 	"github.com/spf13/cobra"
 
@@ -16,30 +15,24 @@ func newCheckCmd(g *globalOptions, s *streams) *cobra.Command {
 		Short: "Load the config and every hook file and report every error",
 		Long: `check loads the config and every hook file exactly as the engine does and
 prints every error on standard error, one per line, with its file and line.
-A config that fails to load does not stop the check: the hook files are then
-checked without it. Exit status 1 on any error.`,
+A config that fails to load does not stop the check: the hook files and the
+valid part of the config are checked all the same. Exit status 1 on any
+error, and when there is nothing to check (no hooks folder and no config
+here: a check run from the wrong folder must not pass).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := g.checkDir(); err != nil {
-				return err
-			}
-			logger, err := g.loggerAt(s.err, slog.LevelWarn, false)
+			logger, err := g.loggerFor("check", s.err, false)
 			if err != nil {
 				return err
 			}
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, partial: true, needSomething: true})
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
 			var errs []error
-			o := openOptions{logger: logger, quietLoad: true}
-			eng, err := g.openWith(cmd.Context(), o)
-			if err != nil {
+			for _, err := range eng.Errors() {
 				errs = append(errs, splitConfigErrors(err)...)
-				o.noConfig = true
-				if eng, err = g.openWith(cmd.Context(), o); err != nil {
-					errs = append(errs, err)
-				}
-			}
-			if eng != nil {
-				defer eng.Close()
-				errs = append(errs, eng.Errors()...)
 			}
 			for _, err := range errs {
 				fmt.Fprintln(s.err, termtext.Block(err.Error()))

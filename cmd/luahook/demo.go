@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +71,7 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 
 	// Error level unless --log-level says otherwise: the policies log their
 	// denials at warn, and the trace below already shows them.
-	logger, err := g.loggerAt(s.err, slog.LevelError, false)
+	logger, err := g.loggerFor("demo", s.err, false)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -16,9 +18,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
+	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/trust"
 )
 
 // maxPayloadBytes bounds what fire reads as one payload: what serve accepts.
@@ -29,6 +35,7 @@ type fireOptions struct {
 	input       string
 	tool        string
 	trace       bool
+	onLoadError string
 }
 
 func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -53,15 +60,33 @@ object in the outcome contract's shape:
 EVENT overrides the payload's "event", --tool its "toolName"; a payload without
 "cwd" gets the current folder. Exit status 2 when the call was denied or the
 prompt blocked (the reason is also printed on standard error, where hosts of
-command hooks read it), 0 otherwise, 1 on bad usage, a bad payload or a load
-error. So "luahook fire" is itself a valid command hook.
+command hooks read it), 0 otherwise, 1 on bad usage. So "luahook fire" is
+itself a valid command hook. Every hook that failed is reported on standard
+error, one line each (hook, source, kind, message).
+
+fire fails closed. When a hook file, the config or a config key does not load,
+or the folder is not trusted (see luahook trust), or the payload cannot be
+read, --on-load-error (or [runner] on_load_error in the config) decides:
+
+  deny  (default) run every hook that loaded; on an event that can block
+        (PreToolUse, UserPromptSubmit) deny, the reason naming each problem
+        with its file:line next to the policies' own denial, exit 2; other
+        events run what loaded and warn on standard error
+  skip  run what loaded and warn on standard error
+  fail  decide nothing: report the problems and exit 1
+
+A payload that cannot be read denies only when its event is known: give EVENT
+on the command line (luahook fire PreToolUse) when fire is a command hook.
+luahook check is the tool that fails on any error.
 
 Standard input is read up to the end of the payload's JSON object (the host
-may keep the pipe open), for at most --read-timeout. fire then ends within
-the hooks' own deadlines; a SIGTERM or interrupt stops the hooks at once and
-ends the process within 3 seconds whatever it is doing, a second one at once.`,
+may keep the pipe open), for at most --read-timeout. On a terminal fire says
+that it waits for the payload and reads it without a time limit (Ctrl-D for
+none). fire then ends within the hooks' own deadlines; a SIGTERM or interrupt
+stops the hooks at once and ends the process within 3 seconds whatever it is
+doing, a second one at once.`,
 		Example: `  luahook fire PreToolUse --tool bash --input '{"toolInput":{"command":"rm -rf /"}}'
-  echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire`,
+  echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire UserPromptSubmit`,
 		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var names []string
@@ -78,20 +103,64 @@ ends the process within 3 seconds whatever it is doing, a second one at once.`,
 	cmd.Flags().StringVar(&o.tool, "tool", "", "set the payload's toolName")
 	cmd.Flags().BoolVar(&o.trace, "trace", false, "print the per-hook trace to standard error")
 	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "how long to wait for the payload on standard input")
+	cmd.Flags().StringVar(&o.onLoadError, "on-load-error", "", "when something does not load: deny, skip or fail (default: the config's [runner] on_load_error, else deny)")
 	return cmd
 }
 
 func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string) error {
-	data, err := readPayload(cmd.Context(), o.input, s.in, o.readTimeout)
-	if err != nil {
-		return err
-	}
-	in, err := decodePayload(data)
-	if err != nil {
-		return err
-	}
+	ctx := cmd.Context()
+	var event luahook.Event
 	if len(args) == 1 {
-		in.Event = luahook.Event(args[0])
+		ev, err := luahook.ParseEvent(args[0])
+		if err != nil {
+			return err
+		}
+		event = ev
+	}
+	if o.onLoadError != "" && !slices.Contains(config.OnLoadErrorChoices(), o.onLoadError) {
+		return fmt.Errorf("--on-load-error %q: want %s", o.onLoadError, strings.Join(config.OnLoadErrorChoices(), ", "))
+	}
+	logger, err := g.loggerFor("fire", s.err, false)
+	if err != nil {
+		return err
+	}
+	eng, problems, err := openForFire(ctx, g, logger)
+	if err != nil {
+		return err
+	}
+	if eng != nil {
+		defer eng.Close()
+	}
+	mode := o.onLoadError
+	if mode == "" && eng != nil {
+		mode = eng.Config().Runner.OnLoadError // a config that loaded is trusted
+	}
+	if mode == "" {
+		mode = config.OnLoadErrorDeny
+	}
+
+	data, err := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	var in *luahook.Input
+	if err == nil {
+		in, err = decodePayload(data)
+	}
+	if err != nil {
+		// Without a payload nothing can run. An event that can block denies
+		// (deny); anything else is an error, as it always was.
+		if ev := event; mode == config.OnLoadErrorDeny && ctx.Err() == nil && (ev.CanBlock() || ev == "" && payloadCanBlock(data)) {
+			if ev == "" {
+				ev = luahook.PreToolUse
+				if payloadEvent(data, luahook.UserPromptSubmit) {
+					ev = luahook.UserPromptSubmit
+				}
+			}
+			return deny(s, runner.Result{Event: ev}, "the payload could not be read ("+err.Error()+
+				"); the action was denied because luahook could not decide")
+		}
+		return err
+	}
+	if event != "" {
+		in.Event = event
 	}
 	if o.tool != "" {
 		in.ToolName = o.tool
@@ -105,28 +174,28 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()
 	}
-	// Error level by default: when fire is itself a command hook, its
-	// standard error is the deny reason its host reads.
-	logger, err := g.loggerAt(s.err, slog.LevelError, false)
-	if err != nil {
-		return err
+	if len(problems) > 0 && mode == config.OnLoadErrorFail {
+		reportLoadErrors(s.err, problems)
+		return fmt.Errorf("not fired: %d load error(s) (--on-load-error fail)", len(problems))
 	}
-	ctx := cmd.Context()
-	eng, err := g.openWith(ctx, openOptions{logger: logger, quietLoad: true})
-	if err != nil {
-		return err
+	res := runner.Result{Event: in.Event}
+	if eng != nil {
+		res = eng.Runner().Fire(ctx, in)
 	}
-	defer eng.Close()
-	if errs := eng.Errors(); len(errs) > 0 {
-		reportLoadErrors(s.err, errs)
-		return fmt.Errorf("not fired: %d load error(s)", len(errs))
-	}
-	res := eng.Runner().Fire(ctx, in)
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: no outcome")
 	}
 	if o.trace {
 		printTrace(s.err, res.Trace)
+	}
+	reportFailures(s.err, res.Trace)
+	if len(problems) > 0 {
+		if mode == config.OnLoadErrorDeny && in.Event.CanBlock() {
+			return deny(s, res, loadProblemsReason(problems))
+		}
+		for _, p := range problems {
+			fmt.Fprintln(s.err, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
+		}
 	}
 	if err := writeJSON(s.out, res.Outcome()); err != nil {
 		return err
@@ -139,6 +208,123 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	return nil
 }
 
+// openForFire opens what fire runs: every source that is trusted, with what
+// is valid of a broken config. problems lists what did not load, each on
+// its own: the untrusted folder, each config problem, each hook file. eng
+// is nil when nothing is left to open.
+func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger) (eng *engine.Engine, problems []error, err error) {
+	src, err := g.sources()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, dir, ok := src.config, src.dir, true
+	if src.untrusted != nil {
+		problems = append(problems, src.untrusted)
+		cfg, dir, ok = src.trusted()
+	}
+	if !ok {
+		return nil, problems, nil
+	}
+	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, quietLoad: true, partial: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, err := range eng.Errors() {
+		problems = append(problems, splitConfigErrors(err)...)
+	}
+	return eng, problems, nil
+}
+
+// deny prints res denied with reason (after the policies' own reason, when
+// they denied too) and returns exit status 2.
+func deny(s *streams, res runner.Result, reason string) error {
+	if res.Denied && res.Reason != "" {
+		reason = res.Reason + "\n" + reason
+	}
+	res.Denied, res.Reason, res.Input = true, luahook.TruncateReason(reason), nil
+	if err := writeJSON(s.out, res.Outcome()); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.err, termtext.Block(res.Reason))
+	return &exitError{code: 2}
+}
+
+// maxProblemChars bounds each problem a denial names, and
+// maxProblemsNamed how many it names: the reason reaches the model.
+const (
+	maxProblemChars  = 400
+	maxProblemsNamed = 5
+)
+
+// loadProblemsReason words the denial of a folder that did not load whole:
+// each broken file or config key with its file:line and what to do.
+func loadProblemsReason(problems []error) string {
+	var parts []string
+	for i, p := range problems {
+		if i == maxProblemsNamed {
+			parts = append(parts, fmt.Sprintf("and %d more (run luahook check)", len(problems)-i))
+			break
+		}
+		msg := luahook.TruncateChars(p.Error(), maxProblemChars)
+		var le *luabind.LoadError
+		var ce *config.Error
+		var ue *trust.UntrustedError
+		switch {
+		case errors.As(p, &le):
+			parts = append(parts, fmt.Sprintf("policy file %s is broken: %s; fix it or remove it", filepath.Base(le.Path), msg))
+		case errors.As(p, &ce):
+			parts = append(parts, fmt.Sprintf("config %s is broken: %s; fix it", filepath.Base(ce.File), msg))
+		case errors.As(p, &ue):
+			parts = append(parts, msg)
+		default:
+			parts = append(parts, "not loaded: "+msg)
+		}
+	}
+	return "luahook denied the action because not every policy loaded: " + strings.Join(parts, "; ") + "."
+}
+
+// reportFailures prints one line per hook that failed: its name, source,
+// failure kind and message (which carries file:line for a Lua hook).
+func reportFailures(w io.Writer, trace []runner.HookTrace) {
+	for _, t := range trace {
+		if t.Failure != nil {
+			fmt.Fprintf(w, "luahook: hook %q (%s) failed (%s): %s\n", termtext.Line(t.Name), termtext.Line(t.Source),
+				t.Failure.Kind, termtext.Line(luahook.TruncateReason(t.Failure.Message)))
+		}
+	}
+}
+
+// payloadCanBlock reports whether a payload that did not decode names, as
+// far as it can be read, an event that can block: its "event" key, any of
+// them if it has several.
+func payloadCanBlock(data []byte) bool {
+	return payloadEvent(data, luahook.PreToolUse) || payloadEvent(data, luahook.UserPromptSubmit)
+}
+
+// payloadEvent reports whether data, read leniently, has a top-level
+// "event" key whose value is ev.
+func payloadEvent(data []byte, ev luahook.Event) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return false
+		}
+		var name string
+		if key == "event" && json.Unmarshal(v, &name) == nil && name == string(ev) {
+			return true
+		}
+	}
+	return false
+}
+
 // writeJSON writes v as one line of JSON, without HTML escaping (a reason
 // that says "&&" should read "&&").
 func writeJSON(w io.Writer, v any) error {
@@ -148,12 +334,11 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // readPayload reads the payload of --input: JSON text, @file, or, when the
-// flag is empty, standard input. A terminal on standard input counts as an
-// empty payload, so that "luahook fire SessionStart" does not wait for one.
-// Standard input is read up to the end of its first JSON object (a host that
-// writes the payload and keeps the pipe open is answered at once) or to its
-// end, and for at most timeout.
-func readPayload(ctx context.Context, flag string, stdin io.Reader, timeout time.Duration) ([]byte, error) {
+// flag is empty, standard input. Standard input is read up to the end of its
+// first JSON object (a host that writes the payload and keeps the pipe open
+// is answered at once) or to its end, and for at most timeout; a terminal is
+// told on msgs that fire waits for the payload, and has no time limit.
+func readPayload(ctx context.Context, flag string, stdin io.Reader, msgs io.Writer, timeout time.Duration) ([]byte, error) {
 	switch {
 	case strings.HasPrefix(flag, "@"):
 		f, err := openRegular(flag[1:])
@@ -164,8 +349,16 @@ func readPayload(ctx context.Context, flag string, stdin io.Reader, timeout time
 		return readCapped(f, "--input "+flag, maxPayloadBytes)
 	case flag != "":
 		return []byte(flag), nil
-	case stdin == nil || isTerminal(stdin):
+	case stdin == nil:
 		return nil, nil
+	}
+	var deadline <-chan time.Time
+	if isTTY(stdin) {
+		fmt.Fprintln(msgs, "luahook fire: waiting for the payload on the terminal (a JSON object, or Ctrl-D for none; --input gives it on the command line)")
+	} else {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		deadline = timer.C
 	}
 	type read struct {
 		data []byte
@@ -176,12 +369,10 @@ func readPayload(ctx context.Context, flag string, stdin io.Reader, timeout time
 		data, err := readFirstValue(stdin, "standard input", maxPayloadBytes)
 		done <- read{data, err}
 	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.data, r.err
-	case <-timer.C:
+	case <-deadline:
 		return nil, fmt.Errorf("standard input: no complete payload within --read-timeout %v", timeout)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("standard input: %w", context.Cause(ctx))
@@ -281,15 +472,6 @@ func (v *valueEnd) scan(p []byte) bool {
 		}
 	}
 	return false
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // readCapped reads r to the end, refusing more than limit bytes.

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -44,14 +41,15 @@ validate-stage one. Each line gives the matcher, stage, kind, source, policy
 flag, timeout and failure policy. --json prints the same as a JSON array.
 
 Files that fail to load are reported on standard error and make the exit
-status 1; the hooks that did load are listed all the same.`,
+status 1; the hooks that did load are listed all the same. With no hooks
+folder and no config here, list says so and exits 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger, err := g.loggerAt(s.err, slog.LevelWarn, false)
+			logger, err := g.loggerFor("list", s.err, false)
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, needSomething: true})
 			if err != nil {
 				return err
 			}
@@ -60,7 +58,7 @@ status 1; the hooks that did load are listed all the same.`,
 			reportLoadErrors(s.err, errs)
 			var hooks []listedHook
 			for _, ev := range luahook.Events() {
-				for i, e := range runOrder(eng.Registry().List(ev)) {
+				for i, e := range registry.RunOrder(eng.Registry().List(ev)) {
 					matcher := e.Matcher
 					if matcher == "" {
 						matcher = "*"
@@ -83,24 +81,6 @@ status 1; the hooks that did load are listed all the same.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return cmd
-}
-
-// runOrder returns entries in the order the runner calls them: on
-// PreToolUse every mutate-stage hook before every validate-stage one, each
-// stage in registration order; on other events registration order.
-func runOrder(entries []registry.Entry) []registry.Entry {
-	out := slices.Clone(entries)
-	slices.SortStableFunc(out, func(a, b registry.Entry) int {
-		return cmp.Compare(stageRank(a.Stage), stageRank(b.Stage))
-	})
-	return out
-}
-
-func stageRank(s luahook.Stage) int {
-	if s == luahook.StageValidate {
-		return 1
-	}
-	return 0
 }
 
 func printHooks(s *streams, hooks []listedHook, asJSON bool) error {

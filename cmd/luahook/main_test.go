@@ -21,7 +21,9 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script works in its own
-// folder; $SHIPPED is the absolute path of the repository's hooks.d.
+// folder; $SHIPPED is the absolute path of the repository's hooks.d, and
+// $XDG_CONFIG_HOME (where trust records and the user's own hooks live) is
+// $WORK/.config.
 //
 // Beyond testscript's own commands, "exits CODE prog args..." runs prog and
 // requires its exact exit status.
@@ -36,6 +38,7 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SHIPPED", shipped)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			env.Setenv("GORACE", quickRaceExit())
 			return nil
 		},
@@ -84,6 +87,6 @@ func luahookExe(t *testing.T, args ...string) *exec.Cmd {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Args[0] = "luahook"
-	cmd.Env = append(os.Environ(), "GORACE="+quickRaceExit())
+	cmd.Env = append(os.Environ(), "GORACE="+quickRaceExit(), "XDG_CONFIG_HOME="+t.TempDir())
 	return cmd
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -75,7 +74,7 @@ func runRepl(parent context.Context, g *globalOptions, s *streams, o *replOption
 	}()
 
 	// Reload lines and the Lua log module's records are feedback here.
-	logger, err := g.loggerAt(s.err, slog.LevelInfo, false)
+	logger, err := g.loggerFor("repl", s.err, false)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -42,6 +43,12 @@ func newRootCmd(s *streams) *cobra.Command {
 SessionStart, Stop, and the observational events) at the hooks of a hooks.d
 folder and a luahook.toml, and prints the outcome in the hook contract's shape.
 
+Where the hooks come from: the folder and config named with --dir and
+--config (or LUAHOOK_DIR, LUAHOOK_CONFIG); else ./hooks.d and ./luahook.toml
+in the current folder, which are the repository's code and load only once
+you trusted the folder's content (luahook trust); else your own
+$XDG_CONFIG_HOME/luahook/hooks.d and luahook.toml.
+
 Start with: luahook demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -54,11 +61,11 @@ Start with: luahook demo`,
 		return fmt.Errorf("%w (see: %s --help)", err, c.CommandPath())
 	})
 	f := root.PersistentFlags()
-	f.StringVar(&g.dir, "dir", envOr("LUAHOOK_DIR", ""), "hooks folder (default: the config's hooks_dir, else ./hooks.d; env LUAHOOK_DIR)")
-	f.StringVar(&g.config, "config", envOr("LUAHOOK_CONFIG", ""), "config file (default: ./luahook.toml when it exists; env LUAHOOK_CONFIG)")
+	f.StringVar(&g.dir, "dir", envOr("LUAHOOK_DIR", ""), "hooks folder (default: the config's hooks_dir, else ./hooks.d once trusted, else $XDG_CONFIG_HOME/luahook/hooks.d; env LUAHOOK_DIR)")
+	f.StringVar(&g.config, "config", envOr("LUAHOOK_CONFIG", ""), "config file (default: ./luahook.toml once trusted, else $XDG_CONFIG_HOME/luahook/luahook.toml; env LUAHOOK_CONFIG)")
 	f.BoolVar(&g.noHooks, "no-hooks", false, "run only hooks marked policy = true")
 	f.BoolVar(&g.looseOK, "allow-loose-permissions", false, "load hook files and folders writable by group or others, or owned by another user (refused by default)")
-	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: info for serve, error for fire and demo, warn otherwise)")
+	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: "+defaultLevelsHelp()+")")
 	root.AddCommand(
 		newFireCmd(g, s),
 		newListCmd(g, s),
@@ -67,6 +74,8 @@ Start with: luahook demo`,
 		newServeCmd(g, s),
 		newTestCmd(g, s),
 		newReplCmd(g, s),
+		newTrustCmd(s),
+		newUntrustCmd(s),
 	)
 	return root
 }
@@ -89,16 +98,43 @@ func parseLevel(s string, def slog.Level) (slog.Level, error) {
 	return lvl, nil
 }
 
-// logger returns a text logger on w at --log-level, warn by default.
-func (g *globalOptions) logger(w io.Writer) (*slog.Logger, error) {
-	return g.loggerAt(w, slog.LevelWarn, true)
+// defaultLevels are the log levels in force without --log-level, by
+// command; --help states them from here. Failed hooks and load errors are
+// reported whatever the level (see reportFailures, reportLoadErrors).
+var defaultLevels = []struct {
+	cmds  []string
+	level slog.Level
+}{
+	{[]string{"serve", "repl"}, slog.LevelInfo}, // reload lines are feedback
+	{[]string{"check", "list"}, slog.LevelWarn},
+	// fire's standard error is the deny reason its host reads; demo and
+	// test print their own report.
+	{[]string{"fire", "demo", "test"}, slog.LevelError},
 }
 
-// loggerAt returns a text logger on w at --log-level, or at def when the flag
-// is not given. One-shot commands leave the time out: it is noise on a
-// terminal.
-func (g *globalOptions) loggerAt(w io.Writer, def slog.Level, withTime bool) (*slog.Logger, error) {
-	lvl, err := parseLevel(g.logLevel, def)
+// defaultLevel returns the log level of cmd without --log-level.
+func defaultLevel(cmd string) slog.Level {
+	for _, d := range defaultLevels {
+		if slices.Contains(d.cmds, cmd) {
+			return d.level
+		}
+	}
+	return slog.LevelWarn
+}
+
+func defaultLevelsHelp() string {
+	var parts []string
+	for _, d := range defaultLevels {
+		parts = append(parts, strings.ToLower(d.level.String())+" for "+strings.Join(d.cmds, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// loggerFor returns a text logger on w at --log-level, or at cmd's default
+// level (defaultLevels). One-shot commands leave the time out: it is noise
+// on a terminal.
+func (g *globalOptions) loggerFor(cmd string, w io.Writer, withTime bool) (*slog.Logger, error) {
+	lvl, err := parseLevel(g.logLevel, defaultLevel(cmd))
 	if err != nil {
 		return nil, err
 	}
@@ -112,18 +148,6 @@ func (g *globalOptions) loggerAt(w io.Writer, def slog.Level, withTime bool) (*s
 		}
 	}
 	return slog.New(slog.NewTextHandler(w, opts)), nil
-}
-
-// configPath returns the config file to load: --config, else ./luahook.toml
-// when it exists.
-func (g *globalOptions) configPath() string {
-	if g.config != "" {
-		return g.config
-	}
-	if st, err := os.Stat("luahook.toml"); err == nil && !st.IsDir() {
-		return "luahook.toml"
-	}
-	return ""
 }
 
 // checkDir refuses a hooks folder that was named (--dir, LUAHOOK_DIR) and
@@ -152,17 +176,33 @@ type openOptions struct {
 	// line (the engine's own line would add that "the previous version
 	// stays live", which is not true of a first load).
 	quietLoad bool
-	// noConfig opens without any config file (check, after the config
-	// failed to load, still checks the Lua files).
-	noConfig bool
+	// partial opens with what is valid of a broken config
+	// (engine.Options.PartialConfig): check and fire.
+	partial bool
+	// needSomething refuses to open when there is no hooks folder and no
+	// config anywhere (check, list: run from the wrong folder, they must
+	// not pass).
+	needSomething bool
 }
 
-// openWith opens an engine on the global options (--dir, --config or
-// ./luahook.toml, --no-hooks).
+// openWith opens an engine on the global options (sources). A project
+// folder that is not trusted is refused before anything of it is read.
 func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.Engine, error) {
-	if err := g.checkDir(); err != nil {
+	src, err := g.sources()
+	if err != nil {
 		return nil, err
 	}
+	switch {
+	case src.untrusted != nil:
+		return nil, src.untrusted
+	case src.none && o.needSomething:
+		return nil, errNothingHere()
+	}
+	return g.open(ctx, src.config, src.dir, o)
+}
+
+// open opens an engine on a config file and a hooks folder.
+func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions) (*engine.Engine, error) {
 	logger := o.logger
 	var gate *quietGate
 	if o.quietLoad {
@@ -170,16 +210,13 @@ func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.En
 		gate.on.Store(true)
 		logger = slog.New(gate)
 	}
-	cfg := g.configPath()
-	if o.noConfig {
-		cfg = ""
-	}
 	eng, err := engine.Open(ctx, engine.Options{
-		Dir:        g.dir,
-		ConfigPath: cfg,
-		Logger:     logger,
-		PolicyOnly: g.noHooks,
-		NoWatch:    !o.watch,
+		Dir:           dir,
+		ConfigPath:    cfg,
+		Logger:        logger,
+		PolicyOnly:    g.noHooks,
+		NoWatch:       !o.watch,
+		PartialConfig: o.partial,
 
 		AllowLoosePermissions: g.looseOK,
 	})

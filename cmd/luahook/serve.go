@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -34,8 +33,9 @@ hooks folder and the config: POST / (or /hook) with a payload as JSON, get the
 outcome as JSON, in the shapes "luahook fire" prints. A malformed payload is
 answered 400 with {"error": …}, a body over --max-body 413.
 
-GET /healthz answers {"status":"ok"}, or "degraded" with the load errors (the
-previous good version of a broken file stays live). GET /metrics serves
+GET /healthz (liveness) answers 200 {"status":"ok"}, or "degraded" with the
+load errors (the previous good version of a broken file stays live). GET
+/readyz (readiness) answers the same, with 503 while degraded. GET /metrics serves
 Prometheus metrics: requests, decisions, per-hook calls, denials, failures by
 kind and latency, and the number of load errors.
 
@@ -70,7 +70,7 @@ stops accepting connections, finishes the requests in flight (for at most
 
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
 	s.stopGrace.Store(int64(o.grace + defaultStopGrace))
-	logger, err := g.loggerAt(s.err, slog.LevelInfo, true)
+	logger, err := g.loggerFor("serve", s.err, true)
 	if err != nil {
 		return err
 	}

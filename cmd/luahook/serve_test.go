@@ -349,7 +349,9 @@ printf '{"action":"deny","reason":"slow: %s"}' "$line"
 			t.Fatal(err)
 		}
 	}
-	cmd := luahookExe(t, "serve", "--addr", "127.0.0.1:0")
+	// --config names the folder's config: found by default it would need
+	// luahook trust.
+	cmd := luahookExe(t, "--config", "luahook.toml", "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr

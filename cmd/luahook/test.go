@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,22 +52,30 @@ failure, including a test file or a hook file that does not load.`,
 				return cmd.Help()
 			}
 			paths := cmd.Flags().Args()
+			src, err := g.sources()
+			if err != nil {
+				return err
+			}
+			// Named paths are the operator's choice, as --dir is; a config
+			// found in the current folder still needs its trust.
+			if src.untrusted != nil && (len(paths) == 0 || src.configFromProject) {
+				return src.untrusted
+			}
 			if len(paths) == 0 {
-				dir, err := g.hooksDir()
+				dir, err := hooksDir(src)
 				if err != nil {
 					return err
 				}
 				paths = []string{dir}
 			}
-			// Hooks log what they block; in a test run that is noise.
-			logger, err := g.loggerAt(s.err, slog.LevelError, false)
+			logger, err := g.loggerFor("test", s.err, false)
 			if err != nil {
 				return err
 			}
 			sum, err := policytest.Run(cmd.Context(), policytest.Options{
 				Paths:      paths,
 				Run:        o.run,
-				ConfigPath: g.configPath(),
+				ConfigPath: src.config,
 				PolicyOnly: g.noHooks,
 				Out:        s.out,
 				Logger:     logger,
@@ -98,20 +105,18 @@ func goStyleFlags(args []string) []string {
 	return out
 }
 
-// hooksDir returns the hooks folder of the global options: --dir, else the
-// config's hooks_dir, else "hooks.d".
-func (g *globalOptions) hooksDir() (string, error) {
-	if g.dir != "" {
-		return g.dir, nil
+// hooksDir returns the hooks folder of src: its dir, else the config's
+// hooks_dir, else "hooks.d".
+func hooksDir(src *sources) (string, error) {
+	if src.dir != "" {
+		return src.dir, nil
 	}
-	if p := g.configPath(); p != "" {
-		cfg, err := config.Load(p)
+	if src.config != "" {
+		cfg, err := config.Load(src.config)
 		if err != nil {
 			return "", err
 		}
-		if cfg.HooksDir != "" {
-			return cfg.HooksDir, nil
-		}
+		return cfg.HooksDir, nil
 	}
-	return "hooks.d", nil
+	return config.DefaultHooksDir, nil
 }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/trust"
+)
+
+// Where a command's config and hooks folder come from, in this order:
+//
+//   - named explicitly (--config, --dir, LUAHOOK_CONFIG, LUAHOOK_DIR): the
+//     operator's choice, loaded as named;
+//   - found by default in the current folder (./luahook.toml, ./hooks.d, or
+//     the hooks_dir of that ./luahook.toml): the repository's code, loaded
+//     only when the operator trusted the folder with its current content
+//     (luahook trust);
+//   - when the current folder has neither ./luahook.toml nor ./hooks.d, the
+//     user's own config folder ($XDG_CONFIG_HOME/luahook: luahook.toml and
+//     hooks.d there), the operator's default home for policies.
+const projectConfig, projectHooks = "luahook.toml", config.DefaultHooksDir
+
+// sources are the config file and hooks folder a command opens, and why.
+type sources struct {
+	config string // engine.Options.ConfigPath ("": none)
+	dir    string // engine.Options.Dir ("": the config's hooks_dir)
+	// project is the current folder, absolute, when the config or the hooks
+	// folder were found there by default; found says what was found.
+	project string
+	found   []string
+	// untrusted refuses what was found in project (*trust.UntrustedError,
+	// or why trust could not be checked); nil when it is trusted.
+	untrusted error
+	// configFromProject and dirFromProject say which of the two came from
+	// project, so that an untrusted folder drops exactly those.
+	configFromProject, dirFromProject bool
+	// none: no config and no hooks folder anywhere (nothing named, nothing
+	// in the current folder, nothing in the user's config folder).
+	none bool
+}
+
+// sources resolves the global options into what to open, and judges the
+// trust of what was found in the current folder.
+func (g *globalOptions) sources() (*sources, error) {
+	if err := g.checkDir(); err != nil {
+		return nil, err
+	}
+	s := &sources{config: g.config, dir: g.dir}
+	hereConfig, hereHooks := isFile(projectConfig), isDir(projectHooks)
+	if s.config == "" && hereConfig {
+		s.config, s.configFromProject = projectConfig, true
+	}
+	if s.dir == "" && s.configFromProject {
+		s.dirFromProject = true // the project config's hooks_dir
+	} else if s.dir == "" && s.config == "" && hereHooks {
+		s.dir, s.dirFromProject = projectHooks, true
+	}
+	if !hereConfig && !hereHooks {
+		if home, err := homeFolder(); err == nil {
+			if s.config == "" && isFile(filepath.Join(home, projectConfig)) {
+				s.config = filepath.Join(home, projectConfig)
+			}
+			if s.dir == "" && s.config == "" && isDir(filepath.Join(home, projectHooks)) {
+				s.dir = filepath.Join(home, projectHooks)
+			}
+		}
+	}
+	s.none = s.config == "" && s.dir == ""
+	if s.configFromProject || s.dirFromProject {
+		wd, err := os.Getwd()
+		if err == nil {
+			wd, err = filepath.EvalSymlinks(wd)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.project = wd
+		s.found, s.untrusted = checkTrust(wd, s.configFromProject, s.dirFromProject)
+	}
+	return s, nil
+}
+
+// trusted returns the sources to open when the project folder is not
+// trusted: what was named explicitly, without what came from the project.
+// ok is false when nothing is left to open.
+func (s *sources) trusted() (config, dir string, ok bool) {
+	config, dir = s.config, s.dir
+	if s.configFromProject {
+		config = ""
+	}
+	if s.dirFromProject {
+		return config, "", false
+	}
+	return config, dir, dir != "" || config != ""
+}
+
+// homeFolder returns the user's luahook folder, $XDG_CONFIG_HOME/luahook.
+func homeFolder() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "luahook"), nil
+}
+
+// trustStore returns the store of trust records of the user.
+func trustStore() (*trust.Store, error) {
+	dir, err := trust.DefaultDir()
+	if err != nil {
+		return nil, err
+	}
+	return &trust.Store{Dir: dir}, nil
+}
+
+// folderContent digests what luahook would read and run from folder by
+// default: its luahook.toml and the hooks folder (the config's hooks_dir,
+// else folder/hooks.d). luahook trust records it; every command compares.
+func folderContent(folder string) (*engine.Content, error) {
+	cfg, dir := filepath.Join(folder, projectConfig), ""
+	if !isFile(cfg) {
+		cfg, dir = "", filepath.Join(folder, projectHooks)
+	}
+	return engine.ReadContent(cfg, dir)
+}
+
+// checkTrust returns nil when folder is trusted with its current content,
+// and what was found there that needs the trust: its config, its hooks
+// folder.
+func checkTrust(folder string, config, hooks bool) (found []string, err error) {
+	store, err := trustStore()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+	}
+	c, err := folderContent(folder)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+	}
+	if config {
+		found = append(found, "./"+projectConfig)
+	}
+	if rel := relTo(folder, c.Dir); hooks && isDir(c.Dir) {
+		if !filepath.IsAbs(rel) {
+			rel = "./" + rel
+		}
+		found = append(found, rel)
+	}
+	return found, store.Check(folder, c, found)
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// errNothingHere is what check and list say when there is nothing to load.
+func errNothingHere() error {
+	home, err := homeFolder()
+	if err != nil {
+		home = "$XDG_CONFIG_HOME/luahook"
+	}
+	return fmt.Errorf("no hooks folder and no config here: neither ./%s nor ./%s exists, nor %s nor %s; "+
+		"run from the folder that holds them, or name them with --dir or --config",
+		projectHooks, projectConfig, filepath.Join(home, projectHooks), filepath.Join(home, projectConfig))
+}

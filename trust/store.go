@@ -1,0 +1,186 @@
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/luahook/luahook/engine"
+)
+
+// maxRecordBytes bounds a record file (4 MiB: the names of
+// engine.MaxContentFiles files fit).
+const maxRecordBytes = 4 << 20
+
+// Store keeps one record per folder, each in its own file of Dir named by
+// the digest of the folder's path. Records are written atomically (a
+// temporary file renamed over the old one) with mode 0600, in a folder of
+// mode 0700; a record file or folder that others could change is refused,
+// as a hook file would be (engine.CheckFileRule), since it decides what
+// runs.
+type Store struct {
+	Dir string
+}
+
+// recordFile returns the file that holds folder's record.
+func (s *Store) recordFile(folder string) string {
+	sum := sha256.Sum256([]byte(folder))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// Get returns folder's record, or nil when it has none.
+func (s *Store) Get(folder string) (*Record, error) {
+	if err := s.checkDir(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	r, err := s.read(s.recordFile(folder))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case r.Path != folder:
+		return nil, nil // a digest collision of paths: not this folder's
+	}
+	return r, nil
+}
+
+// Put writes r, replacing the folder's previous record.
+func (s *Store) Put(r Record) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("trust records: %w", err)
+	}
+	if err := s.checkDir(); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.Dir, ".record-*")
+	if err != nil {
+		return fmt.Errorf("trust records: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after the rename, there is nothing left to remove
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("trust records: %w", err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("trust records: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("trust records: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("trust records: %w", err)
+	}
+	if err := os.Rename(tmp, s.recordFile(r.Path)); err != nil {
+		return fmt.Errorf("trust records: %w", err)
+	}
+	return nil
+}
+
+// Delete removes folder's record and reports whether there was one.
+func (s *Store) Delete(folder string) (bool, error) {
+	r, err := s.Get(folder)
+	if err != nil || r == nil {
+		return false, err
+	}
+	if err := os.Remove(s.recordFile(folder)); err != nil {
+		return false, fmt.Errorf("trust records: %w", err)
+	}
+	return true, nil
+}
+
+// List returns every record, by folder.
+func (s *Store) List() ([]Record, error) {
+	if err := s.checkDir(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	ents, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("trust records: %w", err)
+	}
+	var out []Record
+	for _, ent := range ents {
+		if strings.HasPrefix(ent.Name(), ".") || !strings.HasSuffix(ent.Name(), ".json") {
+			continue
+		}
+		r, err := s.read(filepath.Join(s.Dir, ent.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// checkDir refuses a records folder that others could change.
+func (s *Store) checkDir() error {
+	fi, err := os.Stat(s.Dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("trust records: %s is not a folder", s.Dir)
+	}
+	if err := engine.CheckFileRule(s.Dir, fi); err != nil {
+		return fmt.Errorf("trust records: %w", err)
+	}
+	return nil
+}
+
+// read reads one record file, refusing a link, anything but a regular
+// file, a file others could change, and more than maxRecordBytes.
+func (s *Store) read(path string) (*Record, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("trust record %s: refused: a symbolic link", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("trust record %s: refused: not a regular file", path)
+	}
+	if err := engine.CheckFileRule(path, fi); err != nil {
+		return nil, fmt.Errorf("trust record: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("trust record %s: %w", path, err)
+	}
+	if len(data) > maxRecordBytes {
+		return nil, fmt.Errorf("trust record %s: larger than %d MiB", path, maxRecordBytes>>20)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("trust record %s: %w", path, err)
+	}
+	return &r, nil
+}
