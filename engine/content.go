@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // Bounds of what ReadContent digests: a folder past them cannot be trusted
@@ -54,7 +55,7 @@ func ReadContent(configPath, dir string) (*Content, error) {
 	if configPath != "" {
 		d.entry("config", configPath)
 		if dir == "" {
-			data, _, err := readFile(configPath, config.MaxFileBytes+1, 0, nil)
+			data, err := regfile.Read(configPath, config.MaxFileBytes)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%s: %w", configPath, err)
 			}

@@ -3,12 +3,13 @@ package engine
 import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // partialConfig returns what is valid of the config file at path, for
 // Options.PartialConfig: the defaults when it cannot be read.
 func partialConfig(path string) *config.Config {
-	data, _, err := readFile(path, config.MaxFileBytes+1, 0, nil)
+	data, err := regfile.Read(path, config.MaxFileBytes)
 	if err != nil {
 		data = nil
 	}
