@@ -160,7 +160,7 @@ func (st *state) strGsub(L *lua.LState) int {
 	var tmpl *template
 	if _, ok := repl.(*lua.LTable); !ok {
 		if _, ok := repl.(*lua.LFunction); !ok {
-			tmpl = luaTemplate(lua.LVAsString(repl))
+			tmpl = luaTemplate(lua.LVAsString(repl), func() { raiseIfDone(L, "string.gsub") })
 		}
 	}
 	ms := newMatch(L, src, pat)

@@ -139,9 +139,7 @@ func (sr *searcher) spend(n int) {
 		return
 	}
 	sr.check = sr.work + reCheckPeriod
-	if ctx := sr.L.Context(); ctx != nil && ctx.Err() != nil {
-		sr.L.RaiseError("re.%s: %v", sr.fn, ctx.Err())
-	}
+	raiseIfDone(sr.L, "re."+sr.fn)
 }
 
 func newSearcher(L *lua.LState, fn string, re *compiledRe, s string) *searcher {

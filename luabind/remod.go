@@ -161,7 +161,7 @@ func (st *state) reGsub(L *lua.LState) int {
 	capBytes := st.sh.opts.MaxStringBytes
 	var tmpl *template
 	if r, ok := repl.(lua.LString); ok {
-		tmpl = goTemplate(string(r), sr.re.SubexpNames())
+		tmpl = goTemplate(string(r), sr.re.SubexpNames(), func() { raiseIfDone(L, "re.gsub") })
 	}
 	var b strings.Builder
 	// grow checks that the result can take n more bytes.

@@ -146,3 +146,12 @@ func errorText(v lua.LValue) string {
 	}
 	return v.String()
 }
+
+// raiseIfDone raises fn's error once the call's context is done: the look
+// that long Go-side work (sorting, matching, reading a template) takes now
+// and then, since the VM checks the context only between instructions.
+func raiseIfDone(L *lua.LState, fn string) {
+	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
+		L.RaiseError("%s: %v", fn, ctx.Err())
+	}
+}

@@ -211,3 +211,24 @@ func TestPatternWorkInsideAClassIsCounted(t *testing.T) {
 		}
 	}
 }
+
+// Reading a replacement template is long Go-side work too: a 16 MiB template
+// holds 8 million references, and the call must still end at its deadline.
+func TestLongTemplatesAreReadWithinTheDeadline(t *testing.T) {
+	const deadline = 50 * time.Millisecond
+	for _, code := range []string{
+		`local tmpl = ("%0"):rep(2^23 - 8) return ("x"):gsub("x", tmpl)`,
+		`local tmpl = ("$1"):rep(2^23 - 8) return re.gsub("x", "(x)", tmpl)`,
+		`local tmpl = ("${a}"):rep(2^22 - 8) return re.gsub("x", "(?P<a>x)", tmpl)`,
+	} {
+		r := runBounded(t, code, Options{}, deadline)
+		if r.err == nil || failure(t, r.err).Kind != luahook.FailTimeout {
+			t.Errorf("%s: %v, want a timeout", code, r.err)
+		}
+		// A template's reading looks at the context every 2^14 pieces: far
+		// less than the slack, even under the race detector.
+		if r.elapsed > deadline+250*time.Millisecond {
+			t.Errorf("%s: returned after %v, past its %v deadline", code, r.elapsed, deadline)
+		}
+	}
+}

@@ -40,9 +40,7 @@ func (so *sorter) lt(a, b lua.LValue) bool {
 	}
 	if so.work += n; so.work >= so.check {
 		so.check = so.work + sortCheckPeriod
-		if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
-			L.RaiseError("table.sort: %v", ctx.Err())
-		}
+		raiseIfDone(L, "table.sort")
 	}
 	if so.less == nil {
 		return L.LessThan(a, b)

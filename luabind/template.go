@@ -14,13 +14,21 @@ import (
 // match asks for 16 TiB. Nothing is stored per reference (a part list would
 // cost 16 times the template); write reads the template again.
 type template struct {
-	src   string
-	names []string // re.gsub: the pattern's submatch names; nil: string.gsub
-	lit   int      // bytes of literal text, in every replacement
-	refs  []tmplRef
-	index map[string]int // a reference's key -> its place in refs
-	vals  []string       // the text of each reference for the current match
+	src    string
+	names  []string // re.gsub: the pattern's submatch names; nil: string.gsub
+	lit    int      // bytes of literal text, in every replacement
+	refs   []tmplRef
+	byNum  []int          // a numbered reference (%1, $1) -> its place in refs + 1
+	byName map[string]int // a named reference (${name}) -> its place in refs + 1
+	vals   []string       // the text of each reference for the current match
+	check  func()         // raises once the call's context is done
+	pieces int            // pieces walked since the last check
 }
+
+// templateCheckEvery is how many pieces (literal runs and references) a walk
+// of a template reads between two looks at the call's context: a template
+// of 16 MiB holds millions of them.
+const templateCheckEvery = 1 << 14
 
 // tmplRef is a reference to a capture: for string.gsub the group (0: the
 // whole match, k: capture k-1), for re.gsub the submatches that a name or
@@ -30,41 +38,74 @@ type tmplRef struct {
 	n      int // occurrences in the template
 }
 
-func newTemplate(src string, names []string) *template {
-	t := &template{src: src, names: names, index: map[string]int{}}
+func newTemplate(src string, names []string, check func()) *template {
+	t := &template{src: src, names: names, byNum: make([]int, max(10, len(names))), check: check}
 	t.walk(func(lit string, ref int) { t.lit += len(lit) })
 	t.vals = make([]string, len(t.refs))
 	return t
 }
 
-// luaTemplate reads a string.gsub replacement string.
-func luaTemplate(src string) *template { return newTemplate(src, nil) }
+// luaTemplate reads a string.gsub replacement string; check raises once the
+// call's context is done.
+func luaTemplate(src string, check func()) *template { return newTemplate(src, nil, check) }
 
 // goTemplate reads a re.gsub replacement string for a pattern with the given
-// submatch names (names[0] is the whole match's, "").
-func goTemplate(src string, names []string) *template { return newTemplate(src, names) }
+// submatch names (names[0] is the whole match's, ""); check raises once the
+// call's context is done.
+func goTemplate(src string, names []string, check func()) *template {
+	return newTemplate(src, names, check)
+}
 
 // walk calls fn with each piece of the template in order: literal text
 // (ref < 0) or a reference (the index in refs, counted on the first walk).
 func (t *template) walk(fn func(lit string, ref int)) {
+	counted := func(lit string, ref int) {
+		if t.pieces++; t.pieces == templateCheckEvery {
+			t.pieces = 0
+			if t.check != nil {
+				t.check()
+			}
+		}
+		fn(lit, ref)
+	}
 	if t.names == nil {
-		t.walkLua(fn)
+		t.walkLua(counted)
 	} else {
-		t.walkGo(fn)
+		t.walkGo(counted)
 	}
 }
 
-// ref returns the index of the reference key, adding it on the first walk.
-func (t *template) ref(key string, groups func() []int) int {
-	if i, ok := t.index[key]; ok {
-		if t.vals == nil {
-			t.refs[i].n++
-		}
-		return i
+// refNum returns the index of numbered reference k, adding it on the first
+// walk.
+func (t *template) refNum(k int, groups func() []int) int {
+	if i := t.byNum[k]; i > 0 {
+		return t.seen(i - 1)
 	}
 	t.refs = append(t.refs, tmplRef{groups: groups(), n: 1})
-	t.index[key] = len(t.refs) - 1
+	t.byNum[k] = len(t.refs)
 	return len(t.refs) - 1
+}
+
+// refName returns the index of named reference name, adding it on the
+// first walk.
+func (t *template) refName(name string, groups func() []int) int {
+	if i := t.byName[name]; i > 0 {
+		return t.seen(i - 1)
+	}
+	if t.byName == nil {
+		t.byName = map[string]int{}
+	}
+	t.refs = append(t.refs, tmplRef{groups: groups(), n: 1})
+	t.byName[name] = len(t.refs)
+	return len(t.refs) - 1
+}
+
+// seen counts another occurrence of reference i on the first walk.
+func (t *template) seen(i int) int {
+	if t.vals == nil {
+		t.refs[i].n++
+	}
+	return i
 }
 
 // walkLua reads the template as Lua 5.1's add_s: %0 is the whole match,
@@ -81,7 +122,7 @@ func (t *template) walkLua(fn func(lit string, ref int)) {
 		case i == len(s):
 		case isDigit(s[i]):
 			k := int(s[i] - '0')
-			fn("", t.ref(s[i:i+1], func() []int { return []int{k} }))
+			fn("", t.refNum(k, func() []int { return []int{k} }))
 		default:
 			fn(s[i:i+1], -1)
 		}
@@ -115,11 +156,11 @@ func (t *template) walkGo(fn func(lit string, ref int)) {
 		s = rest
 		if num >= 0 {
 			if num < len(t.names) {
-				fn("", t.ref("$"+name, func() []int { return []int{num} }))
+				fn("", t.refNum(num, func() []int { return []int{num} }))
 			}
 			continue
 		}
-		fn("", t.ref("{"+name, func() []int { // none: an unknown name, always ""
+		fn("", t.refName(name, func() []int { // none: an unknown name, always ""
 			var groups []int
 			for i, n := range t.names {
 				if n == name && i > 0 {
