@@ -3,24 +3,62 @@ package registry
 import (
 	"strings"
 	"testing"
+
+	"github.com/luahook/luahook"
 )
 
-// FuzzMatch checks the parsed matcher against a plain reading of the rule:
-// "" and "*" match everything; otherwise an exact, trimmed, case-insensitive
-// name from the "|"-separated list; an empty key matches every matcher.
+// FuzzMatch checks that parsing and matching never panic, that a matcher
+// either parses or is refused, and that a name list agrees with a plain
+// reading of the rule: "" and "*" match everything; a value made only of
+// letters, digits, "_", "-", spaces, "|" and "," is a list of exact, trimmed,
+// case-insensitive names (an empty element is an error); an empty key
+// matches every matcher.
 func FuzzMatch(f *testing.F) {
-	for _, s := range [][2]string{{"", "bash"}, {"*", ""}, {"edit|write", "Write"}, {" bash | * ", "*"}, {"|", "x"}, {"é", "É"}, {"0\xa9", "0\x89"}} {
-		f.Add(s[0], s[1])
+	for _, s := range [][3]string{
+		{"", "bash", ""}, {"*", "", ""}, {"edit|write", "Write", ""}, {" bash | * ", "*", ""}, {"|", "x", ""},
+		{"é", "É", ""}, {"0\xa9", "0\x89", ""}, {"Edit, Write", "write", ""}, {"mcp__.*", "mcp__a__b", ""},
+		{"@shell", "x", ""}, {"Bash(git push:*)", "Bash", `{"command":"git push"}`}, {"Edit(src/**)", "Edit", `{"file_path":"src/a"}`},
+		{"WebFetch(domain:a.b)", "WebFetch", `{"url":"https://x.a.b"}`}, {"Read(~/x)", "Read", `{"file_path":"~/x"}`},
+		{"Bash(a*b*c*d*e*f*g*h*:*)", "bash", `{"command":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}`},
+	} {
+		f.Add(s[0], s[1], s[2])
 	}
-	f.Fuzz(func(t *testing.T, matcher, key string) {
-		want := matcher == "" || matcher == "*" || key == ""
-		for _, p := range strings.Split(matcher, "|") {
-			if p = strings.TrimSpace(p); p != "" && strings.EqualFold(p, key) {
-				want = true
+	f.Fuzz(func(t *testing.T, matcher, key, input string) {
+		in := &luahook.Input{Event: luahook.PreToolUse, ToolName: key, ToolInput: []byte(input), ToolCapabilities: []string{key}, Cwd: "/p"}
+		m, err := ParseMatcher(luahook.PreToolUse, matcher)
+		if err != nil {
+			if m.String() != "*" || !strings.Contains(err.Error(), MatcherForms) {
+				t.Fatalf("ParseMatcher(%q) failed (%v) but returned %v", matcher, err, m)
 			}
 		}
-		if got := Match(matcher, key); got != want {
-			t.Fatalf("Match(%q, %q) = %v, want %v", matcher, key, got, want)
+		got := err == nil && m.Match(key, in)
+		if err == nil && key == "" && !got {
+			t.Fatalf("%q does not match the empty key", matcher)
+		}
+		if err == nil && m.Match(key, in) && !m.MatchTool(key, in) {
+			t.Fatalf("%q matches %q but not its tool", matcher, key)
+		}
+		s := strings.TrimSpace(matcher)
+		if !isNameList(s) || strings.Contains(s, "(") {
+			return
+		}
+		want, valid := s == "" || s == "*" || key == "", true
+		if s != "" && s != "*" {
+			for _, name := range strings.Split(strings.ReplaceAll(s, ",", "|"), "|") {
+				name = strings.TrimSpace(name)
+				switch {
+				case name == "" || strings.Contains(name, " "):
+					valid = false
+				case strings.EqualFold(name, key):
+					want = true
+				}
+			}
+		}
+		if (err == nil) != valid {
+			t.Fatalf("ParseMatcher(%q): err %v, want valid=%v", matcher, err, valid)
+		}
+		if valid && got != want {
+			t.Fatalf("%q matches %q = %v, want %v", matcher, key, got, want)
 		}
 	})
 }
