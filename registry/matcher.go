@@ -234,7 +234,7 @@ func emptyAlternative(re *syntax.Regexp) bool {
 // String returns the parsed form, as "luahook list" shows it: "*", "names
 // bash|shell", "regex ^(?i:mcp__github__.*)$", "capability @shell" or
 // `Bash command prefix "git push"`.
-func (m Matcher) String() string {
+func (m *Matcher) String() string {
 	if !m.some {
 		return "*"
 	}
@@ -244,7 +244,7 @@ func (m Matcher) String() string {
 // ReadsToolInput reports whether the matcher looks at the tool input (the
 // Tool(pattern) form), so that its verdict can change when a hook rewrites
 // the input.
-func (m Matcher) ReadsToolInput() bool { return m.rule != nil }
+func (m *Matcher) ReadsToolInput() bool { return m.rule != nil }
 
 // Match reports whether the matcher selects the payload in, whose match key
 // for the event fired is key (luahook.Input.MatchKey; the tool name for tool
@@ -252,7 +252,7 @@ func (m Matcher) ReadsToolInput() bool { return m.rule != nil }
 // toolCapabilities, toolInput and cwd that @capability and Tool(pattern)
 // read; a Tool(pattern) whose argument is absent or cannot be read matches
 // (its hook runs rather than being skipped on input the matcher cannot judge).
-func (m Matcher) Match(key string, in *luahook.Input) bool {
+func (m *Matcher) Match(key string, in *luahook.Input) bool {
 	if m.MatchTool(key, in) {
 		return m.rule == nil || m.rule.match(in)
 	}
@@ -261,7 +261,7 @@ func (m Matcher) Match(key string, in *luahook.Input) bool {
 
 // MatchTool is Match without a Tool(pattern) matcher's test of the
 // argument: whether the hook may run for this tool whatever its input.
-func (m Matcher) MatchTool(key string, in *luahook.Input) bool {
+func (m *Matcher) MatchTool(key string, in *luahook.Input) bool {
 	if !m.some || key == "" {
 		return true
 	}
