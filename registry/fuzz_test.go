@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -61,4 +62,51 @@ func FuzzMatch(f *testing.F) {
 			t.Fatalf("%q matches %q = %v, want %v", matcher, key, got, want)
 		}
 	})
+}
+
+// FuzzStringField checks the tool input reader against encoding/json's
+// tokens: a top-level "command" given once as a string is read as that
+// string; given twice, or not a string, or in anything but a JSON object, it
+// is not read (and a Tool(pattern) matcher then selects its hook).
+func FuzzStringField(f *testing.F) {
+	for _, s := range []string{`{"command":"git push"}`, `{"a":{"command":"x"},"command":"y"}`, `{"comm\u0061nd":"z"}`,
+		`{"command":"a","command":"b"}`, `{"command":1}`, `[{"command":"x"}]`, `{"x":"\"command\":\"y\"","command":"\ud83d\ude00"}`, ` {} `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := stringField([]byte(raw), []string{"command"})
+		want, wantOK := referenceField(raw, "command")
+		if ok != wantOK || got != want {
+			t.Fatalf("stringField(%q) = %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+		}
+	})
+}
+
+// referenceField reads key from the top level of the JSON object raw with
+// encoding/json's tokens.
+func referenceField(raw, key string) (string, bool) {
+	if !json.Valid([]byte(raw)) {
+		return "", false
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		return "", false
+	}
+	var value string
+	n, isString := 0, false
+	for dec.More() {
+		k, _ := dec.Token()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", false
+		}
+		if k == key {
+			n++
+			isString = json.Unmarshal(v, &value) == nil && len(v) > 0 && v[0] == '"'
+		}
+	}
+	if n != 1 || !isString {
+		return "", false
+	}
+	return value, true
 }

@@ -55,9 +55,26 @@ type Matcher struct {
 // order on the trimmed matcher:
 //
 //   - "" or "*": every tool.
-//   - Tool(pattern), Claude Code's permission-rule form, where Tool has an
-//     argument in the tool table (see ToolArguments): the tool, and its
-//     command, path or URL matched by pattern.
+//   - Tool(pattern), Claude Code's permission-rule form: the tool (exactly
+//     that name), and its argument matched by pattern. The tools and where
+//     their argument is: Bash, Shell, run_shell_command, exec_command,
+//     run_command, run_terminal_cmd, PowerShell: the command (toolInput
+//     .command), as "cmd:*" or "cmd *" (cmd, or cmd and a space and
+//     anything) or a glob with "*", matched against the whole command line
+//     and each command in it (split at ; & | newlines, parentheses, braces
+//     and backquotes). Read, Write, Edit, MultiEdit, NotebookEdit, read_file,
+//     write_file, edit_file, replace, view, create: the file (file_path,
+//     notebook_path, path, absolute_path or target_file); Grep, Glob,
+//     search_file_content, list_directory: the folder searched (path or
+//     dir_path, else the cwd); as a path glob ("*" and "?" within a path
+//     element, "**" across, a trailing "/" for everything below): "//x" is
+//     the absolute /x, "~/x" below the home folder, "/x", "./x" and "a/b"
+//     below the payload's cwd, and a pattern without "/" the file's name in
+//     any folder; the path is resolved against the cwd and cleaned (links
+//     are not followed). WebFetch, web_fetch: the url, as "domain:host"
+//     (host or a subdomain) or a glob. An argument that is absent, not a
+//     string, or given twice selects the hook. Name(...) for a name not in
+//     this list is an error (a regular expression's group is Name(?:...)).
 //   - a "|" or "," list of which an element starts with "@": each element is
 //     an @capability, matched against the payload's toolCapabilities, or an
 //     exact name.
@@ -69,8 +86,13 @@ type Matcher struct {
 // @capability and Tool(pattern) need a tool, so they are errors on events
 // other than PreToolUse and PostToolUse; there the other forms match the
 // event's key (the sub-agent target, notification kind or compaction
-// trigger), and on events without a key every matcher matches. A matcher
-// that is none of these forms is a *MatcherError.
+// trigger), and on events without a key every matcher matches. An empty
+// event is taken for a tool event. A matcher that is none of these forms is
+// a *MatcherError.
+//
+// A Tool(pattern) matcher chooses which hooks run; it does not parse shell:
+// a guard that must hold whatever the spelling of the command ("git" push,
+// env git push, /usr/bin/git push) matches the tool and reads the command.
 func ParseMatcher(event luahook.Event, s string) (Matcher, error) {
 	m, reason := parseMatcher(event, s)
 	if reason != "" {
@@ -254,7 +276,7 @@ func (m *Matcher) ReadsToolInput() bool { return m.rule != nil }
 // (its hook runs rather than being skipped on input the matcher cannot judge).
 func (m *Matcher) Match(key string, in *luahook.Input) bool {
 	if m.MatchTool(key, in) {
-		return m.rule == nil || m.rule.match(in)
+		return m.rule == nil || key == "" || m.rule.match(in)
 	}
 	return false
 }

@@ -23,9 +23,10 @@ const (
 )
 
 // toolArgs is the one table of the tools a Tool(pattern) matcher knows, by
-// lower-case name, with the toolInput fields that hold the argument (the
-// first one present is used). The names are those of Claude Code, Codex,
-// Copilot, Cursor and Gemini CLI.
+// lower-case name (compared case-insensitively), with the toolInput fields
+// that hold the argument: the first one present is used. The names are those
+// of Claude Code, Codex, Copilot, Cursor and Gemini CLI. A Tool(pattern)
+// matches the tool it names only, not the other agents' names for it.
 var toolArgs = map[string]struct {
 	kind   argKind
 	fields []string
@@ -57,17 +58,6 @@ var toolArgs = map[string]struct {
 }
 
 var pathFields = []string{"file_path", "notebook_path", "path", "absolute_path", "target_file"}
-
-// ToolArguments describes the tool table of Tool(pattern) matchers: each
-// known tool (compared case-insensitively) and the toolInput fields its
-// pattern is matched against, the first one present.
-func ToolArguments() map[string][]string {
-	out := make(map[string][]string, len(toolArgs))
-	for name, a := range toolArgs {
-		out[name] = slices.Clone(a.fields)
-	}
-	return out
-}
 
 // An argRule is the pattern of a Tool(pattern) matcher.
 type argRule struct {

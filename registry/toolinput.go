@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // stringField returns the string value of the first of fields that the JSON
@@ -42,7 +43,7 @@ func stringField(raw json.RawMessage, fields []string) (value string, ok bool) {
 	if found == nil {
 		return "", false
 	}
-	if bytes.IndexByte(found, '\\') < 0 {
+	if bytes.IndexByte(found, '\\') < 0 && utf8.Valid(found) {
 		return string(found[1 : len(found)-1]), true
 	}
 	if json.Unmarshal(found, &value) != nil {
@@ -54,7 +55,7 @@ func stringField(raw json.RawMessage, fields []string) (value string, ok bool) {
 // fieldIndex returns the index in fields of the JSON string token key, or
 // len(fields).
 func fieldIndex(key []byte, fields []string) int {
-	if bytes.IndexByte(key, '\\') >= 0 {
+	if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 		var s string
 		if json.Unmarshal(key, &s) != nil {
 			return len(fields)
