@@ -274,16 +274,13 @@ func (m *Matcher) ReadsToolInput() bool { return m.rule != nil }
 // toolCapabilities, toolInput and cwd that @capability and Tool(pattern)
 // read; a Tool(pattern) whose argument is absent or cannot be read matches
 // (its hook runs rather than being skipped on input the matcher cannot judge).
-func (m *Matcher) Match(key string, in *luahook.Input) bool {
-	if m.MatchTool(key, in) {
-		return m.rule == nil || key == "" || m.rule.match(in)
-	}
-	return false
-}
+func (m *Matcher) Match(key string, in *luahook.Input) bool { return m.match(key, in, true) }
 
 // MatchTool is Match without a Tool(pattern) matcher's test of the
 // argument: whether the hook may run for this tool whatever its input.
-func (m *Matcher) MatchTool(key string, in *luahook.Input) bool {
+func (m *Matcher) MatchTool(key string, in *luahook.Input) bool { return m.match(key, in, false) }
+
+func (m *Matcher) match(key string, in *luahook.Input, withArg bool) bool {
 	if !m.some || key == "" {
 		return true
 	}
@@ -295,7 +292,7 @@ func (m *Matcher) MatchTool(key string, in *luahook.Input) bool {
 			continue
 		}
 		if strings.EqualFold(n, key) {
-			return true
+			return m.rule == nil || !withArg || m.rule.match(in)
 		}
 	}
 	if m.re != nil {
