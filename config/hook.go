@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
 )
 
 // Hook is one configured command or HTTP hook (an entry of [[hooks.EVENT]]).
@@ -111,6 +112,14 @@ func (h *Hook) problems(spell func(string) string) []problem {
 		add("stage", "%s applies to PreToolUse only", spell("stage"))
 	case h.Stage != luahook.StageMutate && h.Stage != luahook.StageValidate:
 		add("stage", "%q is not a stage (want mutate or validate)", string(h.Stage))
+	}
+	if _, err := registry.ParseMatcher(h.Event, h.Matcher); err != nil {
+		var me *registry.MatcherError
+		if errors.As(err, &me) {
+			add("matcher", "%s; %s", me.Reason, registry.MatcherForms)
+		} else {
+			add("matcher", "%v", err)
+		}
 	}
 	switch h.FailurePolicy {
 	case "", luahook.FailOpen, luahook.FailClosed:

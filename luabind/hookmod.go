@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/registry"
 )
 
 const registerUsage = "hook.register(event, matcher, fn[, opts])"
@@ -49,6 +50,9 @@ func (st *state) hookRegister(L *lua.LState) int {
 	default:
 		L.RaiseError("hook.register: the matcher (argument #2) must be a string or nil, got %s; usage: %s",
 			m.Type().String(), registerUsage)
+	}
+	if _, err := registry.ParseMatcher(event, r.Matcher); err != nil {
+		L.RaiseError("hook.register: %v", err)
 	}
 	fn, ok := L.Get(3).(*lua.LFunction)
 	if !ok {

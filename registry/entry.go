@@ -19,7 +19,7 @@ const (
 // zero values of the other fields mean the defaults of DESIGN.md.
 type Spec struct {
 	Event   luahook.Event
-	Matcher string // "" or "*" = every tool; else "a|b|c", exact, case-insensitive
+	Matcher string // "" or "*" = every tool; the forms are ParseMatcher's
 	Name    string // default: "owner:Event", or "kind:Event" without an owner
 	Kind    luahook.HookKind
 	Owner   string // a plugin, a Lua file ("hooks.d/x.lua"), or the configured set
@@ -53,16 +53,17 @@ type Entry struct {
 	Background         bool
 	RunWhenToolSkipped bool
 	Hook               luahook.Hook
+	// Match is Matcher parsed (its String is the form "luahook list" shows).
+	Match Matcher
 
-	match matcher
 	tier  int    // configured, then Lua files, then Go hooks
 	group string // the owner inside a tier that sorts by owner
 	seq   uint64 // registration order
 }
 
-// Matches reports whether the entry runs for a payload with this match key
-// (see luahook.Input.MatchKey).
-func (e *Entry) Matches(key string) bool { return e.match.match(key) }
+// Matches reports whether the entry runs for the payload in, whose match key
+// for the event fired is key (see Matcher.Match).
+func (e *Entry) Matches(key string, in *luahook.Input) bool { return e.Match.Match(key, in) }
 
 // BoundByContext reports whether the entry's hook returns promptly once its
 // context is done (see luahook.ContextBound).
@@ -103,7 +104,6 @@ func newEntry(spec Spec) (*Entry, error) {
 		Policy:        spec.Policy,
 		Source:        spec.Source,
 		Hook:          spec.Hook,
-		match:         compileMatcher(spec.Matcher),
 	}
 	switch e.Kind {
 	case "":
@@ -125,6 +125,14 @@ func newEntry(spec Spec) (*Entry, error) {
 		}
 		e.Name = prefix + ":" + string(e.Event)
 	}
+	m, err := ParseMatcher(e.Event, spec.Matcher)
+	if err != nil {
+		if e.Source != "" {
+			return nil, fmt.Errorf("%s: hook %q: %w", e.Source, e.Name, err)
+		}
+		return nil, fmt.Errorf("hook %q: %w", e.Name, err)
+	}
+	e.Match = m
 	switch e.FailurePolicy {
 	case "":
 		e.FailurePolicy = luahook.FailOpen

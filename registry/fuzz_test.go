@@ -1,26 +1,112 @@
 package registry
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/luahook/luahook"
 )
 
-// FuzzMatch checks the parsed matcher against a plain reading of the rule:
-// "" and "*" match everything; otherwise an exact, trimmed, case-insensitive
-// name from the "|"-separated list; an empty key matches every matcher.
+// FuzzMatch checks that parsing and matching never panic, that a matcher
+// either parses or is refused, and that a name list agrees with a plain
+// reading of the rule: "" and "*" match everything; a value made only of
+// letters, digits, "_", "-", spaces, "|" and "," is a list of exact, trimmed,
+// case-insensitive names (an empty element is an error); an empty key
+// matches every matcher.
 func FuzzMatch(f *testing.F) {
-	for _, s := range [][2]string{{"", "bash"}, {"*", ""}, {"edit|write", "Write"}, {" bash | * ", "*"}, {"|", "x"}, {"é", "É"}, {"0\xa9", "0\x89"}} {
-		f.Add(s[0], s[1])
+	for _, s := range [][3]string{
+		{"", "bash", ""}, {"*", "", ""}, {"edit|write", "Write", ""}, {" bash | * ", "*", ""}, {"|", "x", ""},
+		{"é", "É", ""}, {"0\xa9", "0\x89", ""}, {"Edit, Write", "write", ""}, {"mcp__.*", "mcp__a__b", ""},
+		{"@shell", "x", ""}, {"Bash(git push:*)", "Bash", `{"command":"git push"}`}, {"Edit(src/**)", "Edit", `{"file_path":"src/a"}`},
+		{"WebFetch(domain:a.b)", "WebFetch", `{"url":"https://x.a.b"}`}, {"Read(~/x)", "Read", `{"file_path":"~/x"}`},
+		{"Bash(a*b*c*d*e*f*g*h*:*)", "bash", `{"command":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}`},
+	} {
+		f.Add(s[0], s[1], s[2])
 	}
-	f.Fuzz(func(t *testing.T, matcher, key string) {
-		want := matcher == "" || matcher == "*" || key == ""
-		for _, p := range strings.Split(matcher, "|") {
-			if p = strings.TrimSpace(p); p != "" && strings.EqualFold(p, key) {
-				want = true
+	f.Fuzz(func(t *testing.T, matcher, key, input string) {
+		in := &luahook.Input{Event: luahook.PreToolUse, ToolName: key, ToolInput: []byte(input), ToolCapabilities: []string{key}, Cwd: "/p"}
+		m, err := ParseMatcher(luahook.PreToolUse, matcher)
+		if err != nil {
+			if m.String() != "*" || !strings.Contains(err.Error(), MatcherForms) {
+				t.Fatalf("ParseMatcher(%q) failed (%v) but returned %v", matcher, err, m)
 			}
 		}
-		if got := Match(matcher, key); got != want {
-			t.Fatalf("Match(%q, %q) = %v, want %v", matcher, key, got, want)
+		got := err == nil && m.Match(key, in)
+		if err == nil && key == "" && !got {
+			t.Fatalf("%q does not match the empty key", matcher)
+		}
+		if err == nil && m.Match(key, in) && !m.MatchTool(key, in) {
+			t.Fatalf("%q matches %q but not its tool", matcher, key)
+		}
+		s := strings.TrimSpace(matcher)
+		if !isNameList(s) || strings.Contains(s, "(") {
+			return
+		}
+		want, valid := s == "" || s == "*" || key == "", true
+		if s != "" && s != "*" {
+			for _, name := range strings.Split(strings.ReplaceAll(s, ",", "|"), "|") {
+				name = strings.TrimSpace(name)
+				switch {
+				case name == "" || strings.Contains(name, " "):
+					valid = false
+				case strings.EqualFold(name, key):
+					want = true
+				}
+			}
+		}
+		if (err == nil) != valid {
+			t.Fatalf("ParseMatcher(%q): err %v, want valid=%v", matcher, err, valid)
+		}
+		if valid && got != want {
+			t.Fatalf("%q matches %q = %v, want %v", matcher, key, got, want)
 		}
 	})
+}
+
+// FuzzStringField checks the tool input reader against encoding/json's
+// tokens: a top-level "command" given once as a string is read as that
+// string; given twice, or not a string, or in anything but a JSON object, it
+// is not read (and a Tool(pattern) matcher then selects its hook).
+func FuzzStringField(f *testing.F) {
+	for _, s := range []string{`{"command":"git push"}`, `{"a":{"command":"x"},"command":"y"}`, `{"comm\u0061nd":"z"}`,
+		`{"command":"a","command":"b"}`, `{"command":1}`, `[{"command":"x"}]`, `{"x":"\"command\":\"y\"","command":"\ud83d\ude00"}`, ` {} `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := stringField([]byte(raw), []string{"command"})
+		want, wantOK := referenceField(raw, "command")
+		if ok != wantOK || got != want {
+			t.Fatalf("stringField(%q) = %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+		}
+	})
+}
+
+// referenceField reads key from the top level of the JSON object raw with
+// encoding/json's tokens.
+func referenceField(raw, key string) (string, bool) {
+	if !json.Valid([]byte(raw)) {
+		return "", false
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		return "", false
+	}
+	var value string
+	n, isString := 0, false
+	for dec.More() {
+		k, _ := dec.Token()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", false
+		}
+		if k == key {
+			n++
+			isString = json.Unmarshal(v, &value) == nil && len(v) > 0 && v[0] == '"'
+		}
+	}
+	if n != 1 || !isString {
+		return "", false
+	}
+	return value, true
 }

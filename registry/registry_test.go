@@ -215,31 +215,44 @@ func TestDrainCountClearByOwner(t *testing.T) {
 	}
 }
 
-func TestMatcher(t *testing.T) {
+// TestMatcherNamesAndOldEdgeCases: the name-list rules of before the parser,
+// and the edge cases whose meaning the parser changed on purpose.
+func TestMatcherNamesAndOldEdgeCases(t *testing.T) {
 	cases := []struct {
 		matcher, key string
 		want         bool
+		err          string
 	}{
-		{"", "bash", true},
-		{"*", "bash", true},
-		{"bash", "bash", true},
-		{"bash", "Bash", true},
-		{"BASH", "bash", true},
-		{"edit|write", "write", true},
-		{" edit | write ", "edit", true},
-		{"edit", "editFile", false},
-		{"edit", "edi", false},
-		{"ed.*", "edit", false},
-		{"bash|*", "ls", false}, // "*" inside a list is literal
-		{" * ", "ls", false},
-		{"bash|*", "*", true},
-		{"|", "bash", false},
-		{"bash", "", true}, // no key: every hook matches
-		{"é|ß", "É", true},
+		{"", "bash", true, ""},
+		{"*", "bash", true, ""},
+		{"bash", "bash", true, ""},
+		{"bash", "Bash", true, ""},
+		{"BASH", "bash", true, ""},
+		{"edit|write", "write", true, ""},
+		{" edit | write ", "edit", true, ""},
+		{"edit", "editFile", false, ""},
+		{"edit", "edi", false, ""},
+		{"bash", "", true, ""},                            // no key: every hook matches
+		{"ed.*", "edit", true, ""},                        // was a literal name; now a regular expression, as agents write it
+		{" * ", "ls", true, ""},                           // was the literal name "*"; now trimmed: every tool
+		{"é|ß", "É", true, ""},                            // a regular expression now, still case-insensitive
+		{"bash|*", "", false, "not a regular expression"}, // was "bash" or a literal "*"
+		{"|", "", false, "an empty element"},              // was a matcher that matched nothing
 	}
 	for _, c := range cases {
-		if got := Match(c.matcher, c.key); got != c.want {
-			t.Errorf("Match(%q, %q) = %v, want %v", c.matcher, c.key, got, c.want)
+		m, err := ParseMatcher(luahook.PreToolUse, c.matcher)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseMatcher(%q) = %v, want an error containing %q", c.matcher, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseMatcher(%q): %v", c.matcher, err)
+			continue
+		}
+		if got := m.Match(c.key, &luahook.Input{ToolName: c.key}); got != c.want {
+			t.Errorf("%q matches %q = %v, want %v", c.matcher, c.key, got, c.want)
 		}
 	}
 }
@@ -257,7 +270,7 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 				default:
 				}
 				for _, e := range r.Entries(luahook.PreToolUse) {
-					_ = e.Matches("bash")
+					_ = e.Matches("bash", &luahook.Input{ToolName: "bash"})
 				}
 				_ = r.Has(luahook.PreToolUse)
 			}

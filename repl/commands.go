@@ -162,10 +162,7 @@ func (r *repl) list() error {
 	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE")
 	for _, ev := range luahook.Events() {
 		for i, e := range registry.RunOrder(r.reg.List(ev)) {
-			matcher, stage := e.Matcher, string(e.Stage)
-			if matcher == "" {
-				matcher = "*"
-			}
+			matcher, stage := e.Match.String(), string(e.Stage)
 			if stage == "" {
 				stage = "-"
 			}

@@ -193,6 +193,8 @@ func TestTraceListAndUnregister(t *testing.T) {
 	eng, dir := openEngine(t, map[string]string{"10-no-rm.lua": denyRm})
 	out, errs, err := script(t, Options{Engine: eng},
 		`id = hook.register("Stop", nil, function() return hook.context("bye") end, { name = "farewell" })`,
+		`hook.register("PreToolUse", "Bash(git push:*)", function() end, { name = "no-push" })`,
+		`hook.register("PreToolUse", "Bash(git push:*", function() end)`,
 		":trace on",
 		":fire Stop",
 		":list",
@@ -203,12 +205,19 @@ func TestTraceListAndUnregister(t *testing.T) {
 	if !strings.Contains(out, "trace on\n") || !regexp.MustCompile(`(?m)^  lua\s+farewell\s+-\s+\S+\s+\{"additionalContext":"bye"\}$`).MatchString(out) {
 		t.Errorf("no trace line for the hook:\n%s", out)
 	}
-	if !regexp.MustCompile(`(?m)^PreToolUse\s+1\s+no-rm\s+bash\s+validate\s+lua\s+`+regexp.QuoteMeta(filepath.Join(dir, "10-no-rm.lua"))+`:1$`).MatchString(out) ||
+	// The matcher as parsed (issue 15: a matcher that means nothing must
+	// show), in run order: the prompt's mutate-stage hook before the file's
+	// validator.
+	if !regexp.MustCompile(`(?m)^PreToolUse\s+1\s+no-push\s+Bash command prefix "git push"\s+mutate\s+lua\s+stdin:1$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^PreToolUse\s+2\s+no-rm\s+names bash\s+validate\s+lua\s+`+regexp.QuoteMeta(filepath.Join(dir, "10-no-rm.lua"))+`:1$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^Stop\s+1\s+farewell\s+\*\s+-\s+lua\s+stdin:1$`).MatchString(out) {
 		t.Errorf(":list output\n%s\nwant the file's hook and the prompt's", out)
 	}
 	if !strings.HasSuffix(out, "  (no hook matched)\n{}\n") {
 		t.Errorf("after :unregister the hook still runs:\n%s", out)
+	}
+	if !strings.Contains(errs, `stdin:1: hook.register: matcher "Bash(git push:*": Bash( is not closed`) {
+		t.Errorf("errors %q, want the unclosed matcher refused with its line", errs)
 	}
 	if !strings.Contains(errs, ":unregister repl#1: no such hook") || !errors.Is(err, ErrFailed) {
 		t.Errorf("errors %q, Run %v; want the second :unregister refused", errs, err)

@@ -98,12 +98,13 @@ func (r *Runner) fanEvent(ctx context.Context, ev luahook.Event, in *luahook.Inp
 	return r.fanout(ctx, ev, tmpl, key, mode, trace)
 }
 
-// selects reports whether e takes part in a fan-out of mode for key.
-func (m fanMode) selects(e *registry.Entry, key string) bool {
+// selects reports whether e takes part in a fan-out of mode for the payload
+// in, whose match key is key.
+func (m fanMode) selects(e *registry.Entry, key string, in *luahook.Input) bool {
 	if m == fanSkipped && !e.RunWhenToolSkipped {
 		return false
 	}
-	return e.Matches(key)
+	return e.Matches(key, in)
 }
 
 // fanout runs the selected hooks of ev in parallel (one alone runs inline),
@@ -116,7 +117,7 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	selected := buf[:0]
 	fg := 0
 	for _, e := range r.reg.Entries(ev) {
-		if mode.selects(e, key) {
+		if mode.selects(e, key, tmpl) {
 			selected = append(selected, e)
 			if mode != fanPost || !e.Background {
 				fg++

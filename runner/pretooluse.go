@@ -30,11 +30,13 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	if refusal, ok := r.refused(ctx, luahook.PreToolUse, in); ok {
 		return refusal
 	}
-	// Match each entry once; the usual few matching ones stay on the stack.
+	// Match each entry's tool once; the usual few matching ones stay on the
+	// stack. A Tool(pattern) matcher's argument is tested when the hook's
+	// turn comes, on the input as rewritten so far.
 	var buf [8]*registry.Entry
 	matched := buf[:0]
 	for _, e := range entries {
-		if e.Matches(in.ToolName) {
+		if e.Match.MatchTool(in.ToolName, in) {
 			matched = append(matched, e)
 		}
 	}
@@ -48,6 +50,9 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {
+				continue
+			}
+			if e.Match.ReadsToolInput() && !e.Matches(tmpl.ToolName, tmpl) {
 				continue
 			}
 			res.Trace = append(res.Trace, HookTrace{})
@@ -90,6 +95,9 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		if !res.Denied {
 			res.Input = tmpl.ToolInput
 		}
+	}
+	if len(res.Trace) == 0 {
+		res.Trace = nil // only Tool(pattern) hooks matched the tool, and none its argument
 	}
 	res.AdditionalContext, res.ContextAs = j.result()
 	return res

@@ -14,17 +14,20 @@ import (
 
 // listedHook is one line of "luahook list", one object of "luahook list --json".
 type listedHook struct {
-	Event         luahook.Event `json:"event"`
-	Order         int           `json:"order"`
-	Name          string        `json:"name"`
-	Matcher       string        `json:"matcher"`
-	Stage         string        `json:"stage,omitempty"`
-	Kind          string        `json:"kind"`
-	Source        string        `json:"source"`
-	Policy        bool          `json:"policy"`
-	TimeoutMs     int64         `json:"timeoutMs"`
-	FailurePolicy string        `json:"failurePolicy"`
-	Background    bool          `json:"background,omitempty"`
+	Event   luahook.Event `json:"event"`
+	Order   int           `json:"order"`
+	Name    string        `json:"name"`
+	Matcher string        `json:"matcher"`
+	// MatcherForm is the matcher as parsed: "*", "names bash|sh",
+	// "regex ^(?i:mcp__.*)$", "capability @shell", `Bash command prefix "git push"`.
+	MatcherForm   string `json:"matcherForm"`
+	Stage         string `json:"stage,omitempty"`
+	Kind          string `json:"kind"`
+	Source        string `json:"source"`
+	Policy        bool   `json:"policy"`
+	TimeoutMs     int64  `json:"timeoutMs"`
+	FailurePolicy string `json:"failurePolicy"`
+	Background    bool   `json:"background,omitempty"`
 	// RunWhenToolSkipped: the hook also runs when an allowed tool did not run.
 	RunWhenToolSkipped bool `json:"runWhenToolSkipped,omitempty"`
 }
@@ -37,8 +40,10 @@ func newListCmd(g *globalOptions, s *streams) *cobra.Command {
 		Long: `list prints the registered hooks of every event in the order they run:
 configured hooks first (config order), then Lua files (by file name, then
 registration order), and on PreToolUse every mutate-stage hook before every
-validate-stage one. Each line gives the matcher, stage, kind, source, policy
-flag, timeout and failure policy. --json prints the same as a JSON array.
+validate-stage one. Each line gives the matcher as parsed ("names bash|sh",
+"regex ^(?i:mcp__.*)$", "capability @shell", 'Bash command prefix "git push"'),
+stage, kind, source, policy flag, timeout and failure policy. --json prints
+the same as a JSON array, with the matcher as written and as parsed.
 
 Files that fail to load are reported on standard error and make the exit
 status 1; the hooks that did load are listed all the same. With no hooks
@@ -64,7 +69,7 @@ folder and no config here, list says so and exits 1.`,
 						matcher = "*"
 					}
 					hooks = append(hooks, listedHook{
-						Event: ev, Order: i + 1, Name: e.Name, Matcher: matcher, Stage: string(e.Stage),
+						Event: ev, Order: i + 1, Name: e.Name, Matcher: matcher, MatcherForm: e.Match.String(), Stage: string(e.Stage),
 						Kind: string(e.Kind), Source: e.Source, Policy: e.Policy, TimeoutMs: e.Timeout.Milliseconds(),
 						FailurePolicy: string(e.FailurePolicy), Background: e.Background, RunWhenToolSkipped: e.RunWhenToolSkipped,
 					})
@@ -112,7 +117,7 @@ func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
 		if h.Background {
 			timeout += " (background)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, termtext.Line(h.Name), termtext.Line(h.Matcher),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, termtext.Line(h.Name), termtext.Line(h.MatcherForm),
 			stage, h.Kind, termtext.Line(h.Source), policy, timeout, h.FailurePolicy)
 	}
 	return tw.Flush()
