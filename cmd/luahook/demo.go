@@ -135,7 +135,7 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	if embedded {
 		fmt.Fprintln(s.out, "These are the policies that ship with luahook (hooks.d in its repository); put yours in ./hooks.d.")
 	}
-	fmt.Fprintln(s.out, "Try your own: luahook fire PreToolUse --tool bash --input '{\"toolInput\":{\"command\":\"rm -rf /\"}}'")
+	fmt.Fprintln(s.out, "Try your own: luahook --dir hooks.d fire PreToolUse --tool bash --input '{\"toolInput\":{\"command\":\"rm -rf /\"}}'")
 	return nil
 }
 
