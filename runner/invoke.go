@@ -97,6 +97,12 @@ func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook
 			}
 		}
 	}
+	return judge(ctx, hctx, e, rep)
+}
+
+// judge turns what a hook called under hctx (derived from the caller's
+// ctx) gave back into its valid outcome or its failure.
+func judge(ctx, hctx context.Context, e *registry.Entry, rep reply) (*luahook.Outcome, *luahook.Failure) {
 	if rep.err != nil {
 		if hctx.Err() != nil {
 			return rep.out, contextFailure(ctx, e)
@@ -123,17 +129,7 @@ func callPrepared(ctx context.Context, e *registry.Entry, p luahook.Preparer, tm
 	}
 	dc := withDeadline(ctx, time.Now(), e.Timeout)
 	defer dc.release()
-	rep := safeRun(dc, prep)
-	if rep.err != nil {
-		if dc.Err() != nil {
-			return rep.out, contextFailure(ctx, e)
-		}
-		return rep.out, luahook.AsFailure(rep.err)
-	}
-	if err := rep.out.Validate(); err != nil {
-		return rep.out, luahook.AsFailure(err)
-	}
-	return rep.out, nil
+	return judge(ctx, dc, e, safeRun(dc, prep))
 }
 
 func safePrepare(ctx context.Context, p luahook.Preparer, in *luahook.Input, timeout time.Duration) (prep luahook.Prepared, err error) {
