@@ -8,6 +8,7 @@ import (
 // contents are in backing), the frozen globals, rt.
 type readOnly struct {
 	what    string      // "the string module", for errors; "" for "this table"
+	path    string      // a module's name as Lua code spells it ("hook.events")
 	backing *lua.LTable // the contents the table shows; nil for rt
 }
 
@@ -81,7 +82,10 @@ func (st *state) sealModules() {
 	}
 }
 
-// seal turns t, in place, into a read-only proxy of its contents.
+// seal turns t, in place, into a read-only proxy of its contents. The
+// write refusal and the length are one function each for every proxy of the
+// state (they find the table's record in st.readonly); only __index, the
+// contents, is the proxy's own.
 func (st *state) seal(t *lua.LTable, path, what string) {
 	L := st.L
 	backing := &lua.LTable{}
@@ -93,19 +97,21 @@ func (st *state) seal(t *lua.LTable, path, what string) {
 			st.seal(sub, path+"."+string(name), "the "+path+"."+string(name)+" table")
 		}
 	}
-	mt := L.CreateTable(0, 4)
-	mt.RawSetString("__index", backing)
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("%s is read-only (assignment to %s.%s)", what, path, L.Get(2).String())
-		return 0
-	}))
-	mt.RawSetString("__len", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(backing.Len()))
-		return 1
-	}))
-	mt.RawSetString("__metatable", lua.LString("protected"))
-	t.Metatable = mt
-	st.protect(t, readOnly{what: what, backing: backing})
+	if st.proxyNewindex == nil {
+		st.proxyNewindex = L.NewFunction(func(L *lua.LState) int {
+			r, _ := st.readOnlyOf(L.CheckTable(1))
+			L.RaiseError("%s is read-only (assignment to %s.%s)", r.describe(), r.path, L.Get(2).String())
+			return 0
+		})
+		st.proxyLen = L.NewFunction(func(L *lua.LState) int {
+			L.Push(lua.LNumber(st.contents(L.CheckTable(1)).Len()))
+			return 1
+		})
+	}
+	t.Metatable = newLookupTable(L, map[string]lua.LValue{
+		"__index": backing, "__newindex": st.proxyNewindex, "__len": st.proxyLen, "__metatable": lua.LString("protected"),
+	})
+	st.protect(t, readOnly{what: what, path: path, backing: backing})
 }
 
 // protect records t as read-only.

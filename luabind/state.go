@@ -26,6 +26,9 @@ type state struct {
 	globals  *lua.LTable              // _G: after loading, an empty proxy of backing
 	backing  *lua.LTable              // the globals once frozen
 	readonly map[*lua.LTable]readOnly // tables Lua code must not write (readonly.go)
+	// proxyNewindex and proxyLen are the __newindex and __len of every
+	// module proxy of the state (readonly.go).
+	proxyNewindex, proxyLen *lua.LFunction
 
 	null     *lua.LUserData // json.null
 	arrayMT  *lua.LTable    // marks tables that encode as JSON arrays

@@ -82,6 +82,26 @@ func fillObject(r *rawTable, keys, vals []lua.LValue) {
 	}
 }
 
+// newLookupTable returns a table holding fields (string keys) that Lua code
+// can only reach by name, never iterate: a metatable behind __metatable,
+// read by the VM through RawGetString. Its fields are in the string
+// dictionary alone, without the key list and key-index map that iteration
+// needs, which are most of a small table's memory (the module proxies of
+// every pooled state have one each). Without directTables it is an ordinary
+// table.
+func newLookupTable(L *lua.LState, fields map[string]lua.LValue) *lua.LTable {
+	if !directTables {
+		t := L.CreateTable(0, len(fields))
+		for k, v := range fields {
+			t.RawSetString(k, v)
+		}
+		return t
+	}
+	t := &lua.LTable{}
+	(*rawTable)(unsafe.Pointer(t)).strdict = fields
+	return t
+}
+
 // fields collects an object's keys and values for newObjectTable, on the
 // stack; the payload's largest object has 12 keys.
 type fields struct {
