@@ -162,22 +162,18 @@ func (d *digest) fileSum(path string) (sum []byte, kind string, err error) {
 	if d.files > MaxContentFiles {
 		return nil, "", fmt.Errorf("%s: more than %d files to digest", path, MaxContentFiles)
 	}
-	// O_NONBLOCK: a FIFO swapped in after a look must not hang the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A FIFO swapped in after a look must not hang the open (regfile).
+	f, _, err := regfile.Open(path)
+	var notRegular *regfile.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, "missing", nil
-	}
-	if err != nil {
+	case errors.As(err, &notRegular):
+		return nil, notRegular.Mode.Type().String(), nil
+	case err != nil:
 		return nil, "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, st.Mode().Type().String(), nil
-	}
 	h := sha256.New()
 	n, err := io.Copy(h, io.LimitReader(f, MaxContentBytes-d.bytes+1))
 	d.bytes += n

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // maxRecordBytes bounds a record file (4 MiB: the names of
@@ -153,30 +153,23 @@ func (s *Store) checkDir() error {
 // read reads one record file, refusing a link, anything but a regular
 // file, a file others could change, and more than maxRecordBytes.
 func (s *Store) read(path string) (*Record, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("trust record %s: refused: a symbolic link", path)
-		}
+	f, fi, err := regfile.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	var notRegular *regfile.NotRegularError
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("trust record %s: refused: a symbolic link", path)
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("trust record %s: refused: not a regular file", path)
+	case err != nil:
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("trust record %s: refused: not a regular file", path)
-	}
 	if err := engine.CheckFileRule(path, fi); err != nil {
 		return nil, fmt.Errorf("trust record: %w", err)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
+	data, err := regfile.ReadAll(f, fi, path, maxRecordBytes)
 	if err != nil {
-		return nil, fmt.Errorf("trust record %s: %w", path, err)
-	}
-	if len(data) > maxRecordBytes {
-		return nil, fmt.Errorf("trust record %s: larger than %d MiB", path, maxRecordBytes>>20)
+		return nil, fmt.Errorf("trust record: %w", err)
 	}
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
