@@ -18,6 +18,24 @@ import (
 	"github.com/luahook/luahook/transports"
 )
 
+// childEnv runs a real command hook (sh -c env) through an engine whose
+// config passes PASSED_ON_PURPOSE, and returns the environment it saw.
+func childEnv(t *testing.T) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "env")
+	dir := hooksDir(t, nil)
+	cfg := fmt.Sprintf("[command]\npass_env = [\"PASSED_ON_PURPOSE\"]\n[[hooks.PreToolUse]]\ncommand = \"sh -c 'env > \\\"$1\\\"' sh %s\"\n", out)
+	e := open(t, engine.Options{Dir: dir, ConfigPath: writeConfig(t, dir, cfg)})
+	if res := pre(e, "bash", `{}`); failures(res) != "" {
+		t.Fatalf("the hook failed: %s", failures(res))
+	}
+	env, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
 func TestCommandHooksNeverSeeTheHostsSecrets(t *testing.T) {
 	secrets := map[string]string{
 		"GITHUB_TOKEN":          "ghp_secret1",
@@ -38,17 +56,7 @@ func TestCommandHooksNeverSeeTheHostsSecrets(t *testing.T) {
 	}
 	t.Setenv("LANG", "C.UTF-8")
 	t.Setenv("PASSED_ON_PURPOSE", "explicit13")
-	out := filepath.Join(t.TempDir(), "env")
-	dir := hooksDir(t, nil)
-	cfg := fmt.Sprintf("[command]\npass_env = [\"PASSED_ON_PURPOSE\"]\n[[hooks.PreToolUse]]\ncommand = \"sh -c 'env > \\\"$1\\\"' sh %s\"\n", out)
-	e := open(t, engine.Options{Dir: dir, ConfigPath: writeConfig(t, dir, cfg)})
-	if res := pre(e, "bash", `{}`); failures(res) != "" {
-		t.Fatalf("the hook failed: %s", failures(res))
-	}
-	env, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := childEnv(t)
 	for name, value := range secrets {
 		if strings.Contains(string(env), value) {
 			t.Errorf("the hook saw %s", name)
@@ -213,17 +221,7 @@ func TestCommandHooksGetOnlyHarmlessOrPassedEnvironment(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	t.Setenv("PASSED_ON_PURPOSE", "https://api.example.com/?token=explicit-consent")
-	out := filepath.Join(t.TempDir(), "env")
-	dir := hooksDir(t, nil)
-	cfg := fmt.Sprintf("[command]\npass_env = [\"PASSED_ON_PURPOSE\"]\n[[hooks.PreToolUse]]\ncommand = \"sh -c 'env > \\\"$1\\\"' sh %s\"\n", out)
-	e := open(t, engine.Options{Dir: dir, ConfigPath: writeConfig(t, dir, cfg)})
-	if res := pre(e, "bash", `{}`); failures(res) != "" {
-		t.Fatalf("the hook failed: %s", failures(res))
-	}
-	env, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := childEnv(t)
 	for i, s := range secrets {
 		if tag := fmt.Sprintf("s%02d", i+1); strings.Contains(string(env), tag) {
 			t.Errorf("the hook saw %s=%s", s.name, s.value)
