@@ -3,6 +3,7 @@ package luabind
 import (
 	"strings"
 
+	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -89,7 +90,7 @@ func luaConcat(L *lua.LState) int {
 	join:
 		first++
 		if size > capBytes {
-			L.RaiseError("..: result of %d bytes exceeds the %s limit", size, mib(capBytes))
+			L.RaiseError("..: result of %d bytes exceeds the %s limit", size, codec.MiB(capBytes))
 		}
 		var b strings.Builder
 		b.Grow(size)
@@ -179,3 +180,7 @@ func resolveConcat(p *lua.FunctionProto) {
 		}
 	}
 }
+
+// leavesInput reports whether fn provably keeps no reference to its input
+// (codec.LeavesInput), reading the calls of concatFn as concatenations.
+func leavesInput(fn *lua.LFunction) bool { return codec.LeavesInput(fn, concatFn) }

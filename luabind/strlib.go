@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -43,7 +44,7 @@ func (st *state) capStrings() {
 
 // tooBig raises the error of a function whose result would pass the cap.
 func (st *state) tooBig(L *lua.LState, fn string, n int) {
-	L.RaiseError("%s: result of %d bytes exceeds the %s limit", fn, n, mib(st.sh.opts.MaxStringBytes))
+	L.RaiseError("%s: result of %d bytes exceeds the %s limit", fn, n, codec.MiB(st.sh.opts.MaxStringBytes))
 }
 
 func (st *state) strRep(L *lua.LState) int {
@@ -55,7 +56,7 @@ func (st *state) strRep(L *lua.LState) int {
 	}
 	if n > st.sh.opts.MaxStringBytes/len(s) {
 		size := float64(len(s)) * float64(n)
-		L.RaiseError("string.rep: result of %.0f bytes exceeds the %s limit", size, mib(st.sh.opts.MaxStringBytes))
+		L.RaiseError("string.rep: result of %.0f bytes exceeds the %s limit", size, codec.MiB(st.sh.opts.MaxStringBytes))
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
@@ -115,7 +116,7 @@ func (st *state) strFormat(L *lua.LState) int {
 		size += width + formatBound(f[i], f[flags:i], L.Get(arg))
 	}
 	if size > st.sh.opts.MaxStringBytes {
-		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, mib(st.sh.opts.MaxStringBytes))
+		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, codec.MiB(st.sh.opts.MaxStringBytes))
 	}
 	args := make([]any, arg-1)
 	for i := range args {
