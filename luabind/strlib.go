@@ -10,7 +10,7 @@ import (
 
 // capStrings replaces the standard functions that can build a string far
 // larger than their arguments with versions capped at Options.MaxStringBytes,
-// and the pattern functions with an interruptible matcher (pattern.go).
+// and the pattern functions with an interruptible matcher (internal/lpattern).
 // The string module table is the __index of the string metatable, so
 // patching the table covers ("x"):rep(n) too. gopher-lua makes the module
 // table the metatable itself; it gets a metatable of its own here, out of
@@ -190,3 +190,5 @@ func (st *state) tableConcat(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
