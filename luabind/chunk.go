@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // Chunk is a compiled Lua file: parsed and compiled once, then instantiated

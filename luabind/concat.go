@@ -3,9 +3,10 @@ package luabind
 import (
 	"strings"
 
-	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // gopher-lua's OP_CONCAT joins its operands with no size limit, inside one

@@ -3,8 +3,9 @@ package luabind
 import (
 	"strings"
 
-	"github.com/luahook/luahook/luabind/internal/lpattern"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/lpattern"
 )
 
 // The Lua-facing pattern functions, string.find, string.match, string.gmatch

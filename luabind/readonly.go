@@ -1,8 +1,9 @@
 package luabind
 
 import (
-	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // readOnly is a table that Lua code cannot write: a module's proxy (whose

@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // hookFn compiles "local kept; f = function(input, rt) <body> end" with

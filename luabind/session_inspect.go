@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // Limits of Format, so that printing _G or a huge table stays readable.

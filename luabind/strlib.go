@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/luahook/luahook/luabind/internal/codec"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // capStrings replaces the standard functions that can build a string far
