@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 const validateSrc = `hook.register("PreToolUse", "bash", function(input, rt)
@@ -228,7 +229,7 @@ func capPayloads() map[string]string {
 		"empty-objects": `{"command":"x","pad":[` + strings.TrimSuffix(strings.Repeat("{},", n-3), ",") + `]}`,
 		"distinct-keys": "{" + strings.Join(keys, ",") + "}",
 		"strings":       `{"command":"x","pad":[` + strings.TrimSuffix(strings.Repeat(`"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789",`, n-3), ",") + `]}`,
-		"nested":        strings.Repeat(`{"a":`, maxDepth-1) + "[]" + strings.Repeat("}", maxDepth-1),
+		"nested":        strings.Repeat(`{"a":`, codec.MaxDepth-1) + "[]" + strings.Repeat("}", codec.MaxDepth-1),
 		"one-string":    `{"command":"` + strings.Repeat("x", DefaultMaxInputBytes-100) + `"}`,
 	}
 }

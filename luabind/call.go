@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // luaHook is a registered Lua function as a luahook.Hook.
@@ -68,7 +69,7 @@ func (h *luaHook) Prepare(ctx context.Context, in *luahook.Input, timeout time.D
 	if limit := sh.opts.MaxInputBytes; limit > 0 {
 		if n := InputBytes(in); n > limit {
 			return nil, luahook.Failf(luahook.FailRejected,
-				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", sh.path, n, mib(limit))
+				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", sh.path, n, codec.MiB(limit))
 		}
 	}
 	pool := h.file.pool
@@ -166,11 +167,11 @@ func (st *state) call(ctx context.Context, i int, name string, in *luahook.Input
 // ctx. A conversion that fails runs no Lua code and leaves the state sound.
 func (st *state) prepare(ctx context.Context, i int, name string, in *luahook.Input) error {
 	st.in, st.name, st.fn = in, name, i
-	st.stock.filling = true
+	st.Stock.Filling = true
 	input, err := st.inputTable(ctx, in)
-	st.stock.filling = false
+	st.Stock.Filling = false
 	if err != nil {
-		st.stock.done(false, st.arrayMT)
+		st.Stock.Done(false, st.ArrayMT)
 		return st.inputFailure(ctx, err)
 	}
 	st.input = input
@@ -179,17 +180,17 @@ func (st *state) prepare(ctx context.Context, i int, name string, in *luahook.In
 
 // inputFailure classifies an error of the payload's conversion.
 func (st *state) inputFailure(ctx context.Context, err error) *luahook.Failure {
-	var de *decodeError
+	var de *codec.DecodeError
 	if !errors.As(err, &de) {
 		return &luahook.Failure{Kind: luahook.FailError, Message: "converting the payload: " + err.Error(), Err: err}
 	}
-	switch de.why {
-	case faultTooMany:
-		return &luahook.Failure{Kind: luahook.FailRejected, Message: st.sh.path + ": the payload's toolInput has " + de.msg, Err: err}
-	case faultDuplicate:
+	switch de.Why {
+	case codec.FaultTooMany:
+		return &luahook.Failure{Kind: luahook.FailRejected, Message: st.sh.path + ": the payload's toolInput has " + de.Msg, Err: err}
+	case codec.FaultDuplicate:
 		return &luahook.Failure{Kind: luahook.FailRejected,
-			Message: fmt.Sprintf("%s: %s in toolInput (at offset %d): the payload is ambiguous", st.sh.path, de.msg, de.offset), Err: err}
-	case faultDone:
+			Message: fmt.Sprintf("%s: %s in toolInput (at offset %d): the payload is ambiguous", st.sh.path, de.Msg, de.Offset), Err: err}
+	case codec.FaultDone:
 		return contextFailure(ctx, "while converting the payload")
 	}
 	return &luahook.Failure{Kind: luahook.FailError, Message: "the payload's toolInput is not valid JSON: " + err.Error(), Err: err}
@@ -209,11 +210,11 @@ func (st *state) run(ctx context.Context) (out *luahook.Outcome, reuse bool, err
 	L.Push(st.rt)
 	st.input = nil
 	if err := L.PCall(2, 1, nil); err != nil {
-		st.stock.done(false, st.arrayMT)
+		st.Stock.Done(false, st.ArrayMT)
 		return nil, false, st.callFailure(ctx, err)
 	}
 	out, err = st.outcome(L.Get(-1))
-	st.stock.done(st.lean[i], st.arrayMT)
+	st.Stock.Done(st.lean[i], st.ArrayMT)
 	return out, true, err
 }
 

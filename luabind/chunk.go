@@ -10,6 +10,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // Chunk is a compiled Lua file: parsed and compiled once, then instantiated
@@ -71,9 +73,9 @@ func (o Options) Compile(path string, src []byte) (*Chunk, error) {
 // stops at limit+1 bytes, so that size only says "larger".
 func sourceTooBig(path string, n, limit int) *LoadError {
 	if n == limit+1 {
-		return &LoadError{Path: path, Message: fmt.Sprintf("file larger than the %s limit on Lua source", mib(limit))}
+		return &LoadError{Path: path, Message: fmt.Sprintf("file larger than the %s limit on Lua source", codec.MiB(limit))}
 	}
-	return &LoadError{Path: path, Message: fmt.Sprintf("file of %d bytes exceeds the %s limit on Lua source", n, mib(limit))}
+	return &LoadError{Path: path, Message: fmt.Sprintf("file of %d bytes exceeds the %s limit on Lua source", n, codec.MiB(limit))}
 }
 
 func compileAST(stmts []ast.Stmt, path string) (proto *lua.FunctionProto, err error) {

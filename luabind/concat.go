@@ -5,6 +5,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // gopher-lua's OP_CONCAT joins its operands with no size limit, inside one
@@ -89,7 +91,7 @@ func luaConcat(L *lua.LState) int {
 	join:
 		first++
 		if size > capBytes {
-			L.RaiseError("..: result of %d bytes exceeds the %s limit", size, mib(capBytes))
+			L.RaiseError("..: result of %d bytes exceeds the %s limit", size, codec.MiB(capBytes))
 		}
 		var b strings.Builder
 		b.Grow(size)
@@ -179,3 +181,7 @@ func resolveConcat(p *lua.FunctionProto) {
 		}
 	}
 }
+
+// leavesInput reports whether fn provably keeps no reference to its input
+// (codec.LeavesInput), reading the calls of concatFn as concatenations.
+func leavesInput(fn *lua.LFunction) bool { return codec.LeavesInput(fn, concatFn) }

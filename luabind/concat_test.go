@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // stopHook loads code as the body of a Stop hook under opts and calls it.
@@ -189,7 +190,7 @@ end)`, Options{MaxStates: 1})
 	}
 	in := preToolUse("bash", `{"command":"ls -la /tmp","args":["-l"]}`)
 	h := f.Registrations()[0].Hook
-	if n := testing.AllocsPerRun(100, func() { h.Call(context.Background(), in) }); n > 2 && !raceEnabled && directTables {
+	if n := testing.AllocsPerRun(100, func() { h.Call(context.Background(), in) }); n > 2 && !raceEnabled && codec.DirectTables {
 		t.Errorf("%v allocations per call, want at most 2 (the string and its value)", n)
 	}
 }

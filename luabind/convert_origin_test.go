@@ -170,7 +170,7 @@ func BenchmarkEncodeInputAlongside(b *testing.B) {
 	}
 	b.Cleanup(func() { file.pool.put(st) })
 	text := []byte(bigToolInput())
-	v, err := st.dec.decode(text)
+	v, err := st.Dec.Decode(text)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func BenchmarkEncodeInputAlongside(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := st.enc.encodeInput(v, bb.orig); err != nil {
+				if _, err := st.Enc.EncodeInput(v, bb.orig); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // jsonGen generates random JSON documents as two texts with one meaning: the
@@ -279,7 +280,7 @@ func TestInputTableHasThePayloadsShape(t *testing.T) {
 }
 
 func TestJSONDecodeErrorsAndLimits(t *testing.T) {
-	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	deep := strings.Repeat("[", codec.MaxDepth) + strings.Repeat("]", codec.MaxDepth)
 	tests := []struct {
 		text, want string // want "" = valid
 	}{

@@ -13,16 +13,16 @@ import (
 // omits them. The fixed fields come straight from the struct; toolInput is
 // decoded from its raw JSON. Short strings that repeat from call to call
 // (the event, the tool name, the cwd, the session id) are boxed once per
-// state, and every table is built at its final size (newObjectTable).
+// state, and every table is built at its final size (codec.Codec.ObjectTable).
 // Decoding toolInput watches ctx and the state's cap on values.
 func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable, error) {
 	var f fields
-	f.set(kEvent, st.dec.boxString(string(in.Event)))
+	f.set(kEvent, st.Dec.BoxString(string(in.Event)))
 	if in.ToolName != "" {
-		f.set(kToolName, st.dec.boxString(in.ToolName))
+		f.set(kToolName, st.Dec.BoxString(in.ToolName))
 	}
 	if len(in.ToolInput) > 0 {
-		v, err := st.dec.decodeIn(ctx, in.ToolInput)
+		v, err := st.Dec.DecodeIn(ctx, in.ToolInput)
 		if err != nil {
 			return nil, err
 		}
@@ -32,9 +32,9 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 		var vals [16]lua.LValue
 		items := vals[:0]
 		for _, c := range in.ToolCapabilities {
-			items = append(items, st.dec.boxString(c))
+			items = append(items, st.Dec.BoxString(c))
 		}
-		f.set(kToolCapabilities, st.arrayTable(items))
+		f.set(kToolCapabilities, st.ArrayTable(items))
 	}
 	if in.ToolMutating != nil {
 		f.set(kToolMutating, lua.LBool(*in.ToolMutating))
@@ -80,9 +80,9 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 		nt.setString(kToolName, n.ToolName)
 		f.set(kNotification, nt.table(st))
 	}
-	f.set(kCwd, st.dec.boxString(in.Cwd))
+	f.set(kCwd, st.Dec.BoxString(in.Cwd))
 	if in.SessionID != "" {
-		f.set(kSessionID, st.dec.boxString(in.SessionID))
+		f.set(kSessionID, st.Dec.BoxString(in.SessionID))
 	}
 	return f.table(st), nil
 }

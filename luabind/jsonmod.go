@@ -19,12 +19,12 @@ func (st *state) openJSON() {
 	// The marks are hidden from getmetatable (which returns their name) and
 	// cannot be replaced by setmetatable: Lua code cannot give JSON tables
 	// metamethods, which leavesInput counts on.
-	st.arrayMT = L.CreateTable(0, 2)
-	st.arrayMT.RawSetString("__name", lua.LString("json.array"))
-	st.arrayMT.RawSetString("__metatable", lua.LString("json.array"))
-	st.objectMT = L.CreateTable(0, 2)
-	st.objectMT.RawSetString("__name", lua.LString("json.object"))
-	st.objectMT.RawSetString("__metatable", lua.LString("json.object"))
+	st.ArrayMT = L.CreateTable(0, 2)
+	st.ArrayMT.RawSetString("__name", lua.LString("json.array"))
+	st.ArrayMT.RawSetString("__metatable", lua.LString("json.array"))
+	st.ObjectMT = L.CreateTable(0, 2)
+	st.ObjectMT.RawSetString("__name", lua.LString("json.object"))
+	st.ObjectMT.RawSetString("__metatable", lua.LString("json.object"))
 
 	nullMT := L.CreateTable(0, 3)
 	nullMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -32,22 +32,22 @@ func (st *state) openJSON() {
 		return 1
 	}))
 	nullMT.RawSetString("__metatable", lua.LString("protected"))
-	st.null = L.NewUserData()
-	st.null.Metatable = nullMT
+	st.Null = L.NewUserData()
+	st.Null.Metatable = nullMT
 
 	mod := L.CreateTable(0, 6)
 	mod.RawSetString("encode", L.NewFunction(st.jsonEncode))
 	mod.RawSetString("decode", L.NewFunction(st.jsonDecode))
-	mod.RawSetString("null", st.null)
-	mod.RawSetString("array", L.NewFunction(func(L *lua.LState) int { return st.jsonMark(L, st.arrayMT) }))
-	mod.RawSetString("object", L.NewFunction(func(L *lua.LState) int { return st.jsonMark(L, st.objectMT) }))
+	mod.RawSetString("null", st.Null)
+	mod.RawSetString("array", L.NewFunction(func(L *lua.LState) int { return st.jsonMark(L, st.ArrayMT) }))
+	mod.RawSetString("object", L.NewFunction(func(L *lua.LState) int { return st.jsonMark(L, st.ObjectMT) }))
 	mod.RawSetString("type", L.NewFunction(st.jsonType))
 	L.G.Global.RawSetString("json", mod)
 }
 
 func (st *state) jsonEncode(L *lua.LState) int {
 	v := L.CheckAny(1)
-	raw, err := st.enc.encode(v)
+	raw, err := st.Enc.Encode(v)
 	if err != nil {
 		L.RaiseError("json.encode: %s", err.Error())
 	}
@@ -58,7 +58,7 @@ func (st *state) jsonEncode(L *lua.LState) int {
 func (st *state) jsonDecode(L *lua.LState) int {
 	s := L.CheckString(1)
 	// The decoder only reads its input, and copies every string it keeps.
-	v, err := st.dec.decode(unsafe.Slice(unsafe.StringData(s), len(s)))
+	v, err := st.Dec.Decode(unsafe.Slice(unsafe.StringData(s), len(s)))
 	if err != nil {
 		L.RaiseError("json.decode: %s", err.Error())
 	}
@@ -71,7 +71,7 @@ func (st *state) jsonMark(L *lua.LState, mt *lua.LTable) int {
 	if t == nil {
 		t = L.NewTable()
 	}
-	if cur, ok := t.Metatable.(*lua.LTable); ok && cur != st.arrayMT && cur != st.objectMT {
+	if cur, ok := t.Metatable.(*lua.LTable); ok && cur != st.ArrayMT && cur != st.ObjectMT {
 		L.ArgError(1, "the table already has a metatable")
 	}
 	t.Metatable = mt
@@ -84,13 +84,13 @@ func (st *state) jsonType(L *lua.LState) int {
 	typ := v.Type().String()
 	switch v := v.(type) {
 	case *lua.LTable:
-		if v.Metatable == st.arrayMT || (v.Metatable != st.objectMT && v.MaxN() > 0) {
+		if v.Metatable == st.ArrayMT || (v.Metatable != st.ObjectMT && v.MaxN() > 0) {
 			typ = "array"
 		} else {
 			typ = "object"
 		}
 	case *lua.LUserData:
-		if v == st.null {
+		if v == st.Null {
 			typ = "null"
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 const (
@@ -98,11 +100,11 @@ func (st *state) logValue(v lua.LValue, limit int) slog.Value {
 	case lua.LBool:
 		return slog.BoolValue(bool(v))
 	case *lua.LTable, *lua.LUserData:
-		raw, err := st.enc.encodeAtMost(v, limit)
+		raw, err := st.Enc.EncodeAtMost(v, limit)
 		if err == nil {
 			return slog.StringValue(string(raw))
 		}
-		if ee, ok := err.(*encodeError); ok && ee.tooLong {
+		if ee, ok := err.(*codec.EncodeError); ok && ee.TooLong {
 			return slog.StringValue(string(raw[:min(len(raw), limit)]) + "…[JSON text cut at " + strconv.Itoa(limit) + " bytes]")
 		}
 	}

@@ -36,8 +36,6 @@ const (
 	registrySize     = 256
 	registryMaxSize  = 1 << 18
 	registryGrowStep = 1 << 14
-	// maxDepth bounds the nesting of JSON documents and of tables encoded to JSON.
-	maxDepth = 1000
 )
 
 // Options configure the Lua states of one file. The zero value is useful: no
@@ -147,13 +145,4 @@ func (o Options) allows(lib string) bool {
 		}
 	}
 	return false
-}
-
-// mib renders a byte count for error messages: "16 MiB" when it is a whole
-// number of MiB, else "N bytes".
-func mib(n int) string {
-	if n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

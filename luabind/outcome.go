@@ -2,11 +2,11 @@ package luabind
 
 import (
 	"bytes"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // wantOutcome ends the message of a return value that is not an outcome.
@@ -40,7 +40,7 @@ func (st *state) outcome(v lua.LValue) (*luahook.Outcome, error) {
 			return o, err
 		}
 	}
-	raw, err := st.enc.encodeOutcome(t, st.toolInput())
+	raw, err := st.Enc.EncodeOutcome(t, st.toolInput())
 	if err != nil {
 		return nil, &luahook.Failure{Kind: luahook.FailInvalidOutput, Message: "the returned outcome: " + err.Error(), Err: err}
 	}
@@ -75,7 +75,7 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 			return nil, true, luahook.Failf(luahook.FailInvalidOutput,
 				"the outcome's input is a table with a metatable of its own (its fields are read raw); return a plain table")
 		}
-		raw, err := st.enc.encodeInput(in, st.toolInput())
+		raw, err := st.Enc.EncodeInput(in, st.toolInput())
 		if err != nil {
 			return nil, true, &luahook.Failure{Kind: luahook.FailInvalidOutput, Message: "the outcome's input: " + err.Error(), Err: err}
 		}
@@ -93,7 +93,7 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 }
 
 // toolInput returns the JSON text of the call's toolInput, which a mutate's
-// input is encoded alongside (encoder.encodeInput), or nil.
+// input is encoded alongside (codec.Encoder.EncodeInput), or nil.
 func (st *state) toolInput() []byte {
 	if st.in == nil {
 		return nil
@@ -105,17 +105,15 @@ func (st *state) toolInput() []byte {
 // string keys only, plain or marked json.object), and "" when it is one.
 func (st *state) notAnObject(t *lua.LTable) string {
 	switch {
-	case t.Metatable == st.arrayMT:
+	case t.Metatable == st.ArrayMT:
 		return "a table marked json.array"
 	case hasOwnMetatable(t, st):
 		return "a table with a metatable of its own (its fields are read raw); return a plain table"
 	case t.MaxN() > 0:
 		return "a table with array items (an array, where an outcome is an object)"
 	}
-	if directTables {
-		if len((*rawTable)(unsafe.Pointer(t)).dict) == 0 {
-			return "" // every key is a string
-		}
+	if codec.NoOtherKeys(t) {
+		return "" // every key is a string
 	}
 	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		if _, ok := k.(lua.LString); !ok {
@@ -128,5 +126,5 @@ func (st *state) notAnObject(t *lua.LTable) string {
 // hasOwnMetatable reports whether t has a metatable other than the JSON marks.
 func hasOwnMetatable(t *lua.LTable, st *state) bool {
 	mt := t.Metatable
-	return mt != nil && mt != lua.LNil && mt != st.objectMT && mt != st.arrayMT
+	return mt != nil && mt != lua.LNil && mt != st.ObjectMT && mt != st.ArrayMT
 }

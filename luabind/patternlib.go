@@ -4,66 +4,45 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/lpattern"
 )
 
 // The Lua-facing pattern functions, string.find, string.match, string.gmatch
-// and string.gsub, on the interruptible matcher of pattern.go.
+// and string.gsub, on the interruptible matcher of internal/lpattern.
 
 // newMatch prepares a match of pat in src that stops when the call's
 // context is done.
-func newMatch(L *lua.LState, src, pat string) *matchState {
-	return &matchState{src: src, pat: pat, ctx: L.Context()}
+func newMatch(L *lua.LState, src, pat string) *lpattern.Matcher {
+	return lpattern.New(L.Context(), src, pat)
 }
 
 // protect runs a match and turns a pattern error into a Lua error.
 func protect(L *lua.LState, fn func()) {
-	var perr *patternError
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				var ok bool
-				if perr, ok = r.(*patternError); !ok {
-					panic(r)
-				}
-			}
-		}()
-		fn()
-	}()
-	if perr != nil {
-		L.RaiseError("%s", perr.msg)
+	if err := lpattern.Catch(fn); err != nil {
+		L.RaiseError("%s", err.Msg)
 	}
 }
 
-// pushCapture pushes capture i of the last match, or the whole match s..e
-// when the pattern has no captures and i is 0.
-func (ms *matchState) pushCapture(L *lua.LState, i, s, e int) {
-	if i >= ms.level {
-		if i != 0 {
-			ms.fail("invalid capture index")
-		}
-		L.Push(lua.LString(ms.src[s:e]))
-		return
-	}
-	c := ms.capture[i]
-	switch c.len {
-	case capUnfinished:
-		ms.fail("unfinished capture")
-	case capPosition:
-		L.Push(lua.LNumber(c.init + 1))
-	default:
-		L.Push(lua.LString(ms.src[c.init : c.init+c.len]))
+// pushCapture pushes capture i of the last match of ms, or the whole match
+// s..e when the pattern has no captures and i is 0.
+func pushCapture(L *lua.LState, ms *lpattern.Matcher, i, s, e int) {
+	if text, pos, isPos := ms.Capture(i, s, e); isPos {
+		L.Push(lua.LNumber(pos))
+	} else {
+		L.Push(lua.LString(text))
 	}
 }
 
 // pushCaptures pushes every capture (the whole match when there are none and
 // wholeMatch is set) and returns how many.
-func (ms *matchState) pushCaptures(L *lua.LState, s, e int, wholeMatch bool) int {
-	n := ms.level
+func pushCaptures(L *lua.LState, ms *lpattern.Matcher, s, e int, wholeMatch bool) int {
+	n := ms.Captures()
 	if n == 0 && wholeMatch {
 		n = 1
 	}
 	for i := 0; i < n; i++ {
-		ms.pushCapture(L, i, s, e)
+		pushCapture(L, ms, i, s, e)
 	}
 	return n
 }
@@ -85,7 +64,7 @@ func (st *state) findAux(L *lua.LState, find bool) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
 	init := startIndex(L.OptInt(3, 1), len(src))
-	if find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(pat, patSpecials)) {
+	if find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(pat, lpattern.Specials)) {
 		if i := strings.Index(src[init:], pat); i >= 0 {
 			L.Push(lua.LNumber(init + i + 1))
 			L.Push(lua.LNumber(init + i + len(pat)))
@@ -97,7 +76,7 @@ func (st *state) findAux(L *lua.LState, find bool) int {
 	ms := newMatch(L, src, pat)
 	n := 0
 	protect(L, func() {
-		s, e := ms.find(init)
+		s, e := ms.Find(init)
 		if s < 0 {
 			L.Push(lua.LNil)
 			n = 1
@@ -106,10 +85,10 @@ func (st *state) findAux(L *lua.LState, find bool) int {
 		if find {
 			L.Push(lua.LNumber(s + 1))
 			L.Push(lua.LNumber(e))
-			n = ms.pushCaptures(L, 0, 0, false) + 2
+			n = pushCaptures(L, ms, 0, 0, false) + 2
 			return
 		}
-		n = ms.pushCaptures(L, s, e, true)
+		n = pushCaptures(L, ms, s, e, true)
 	})
 	return n
 }
@@ -125,13 +104,12 @@ func (st *state) strGmatch(L *lua.LState) int {
 		n := 0
 		protect(L, func() {
 			for s := pos; s <= len(src); s++ {
-				ms.level = 0
-				if e := ms.match(s, 0); e >= 0 {
+				if e := ms.MatchAt(s, 0); e >= 0 {
 					pos = e
 					if e == s {
 						pos++ // an empty match: move on at least one position
 					}
-					n = ms.pushCaptures(L, s, e, true)
+					n = pushCaptures(L, ms, s, e, true)
 					return
 				}
 			}
@@ -175,14 +153,13 @@ func (st *state) strGsub(L *lua.LState) int {
 	protect(L, func() {
 		s := 0
 		for n < maxN {
-			ms.level = 0
-			e := ms.match(s, p)
+			e := ms.MatchAt(s, p)
 			if e >= 0 {
 				n++
 				if tmpl != nil {
 					tmpl.resolveLua(ms, s, e)
 					grow(tmpl.size())
-					ms.work(tmpl.write(&b))
+					ms.Work(tmpl.write(&b))
 				} else {
 					text := st.replacement(L, ms, repl, s, e)
 					grow(len(text))
@@ -215,16 +192,16 @@ func (st *state) strGsub(L *lua.LState) int {
 
 // replacement returns the text that replaces the match s..e when the
 // replacement is a table or a function (lstrlib.c's add_value).
-func (st *state) replacement(L *lua.LState, ms *matchState, repl lua.LValue, s, e int) string {
+func (st *state) replacement(L *lua.LState, ms *lpattern.Matcher, repl lua.LValue, s, e int) string {
 	var val lua.LValue
 	switch r := repl.(type) {
 	case *lua.LTable:
-		ms.pushCapture(L, 0, s, e)
+		pushCapture(L, ms, 0, s, e)
 		val = L.GetTable(r, L.Get(-1))
 		L.Pop(1)
 	case *lua.LFunction:
 		L.Push(r)
-		nargs := ms.pushCaptures(L, s, e, true)
+		nargs := pushCaptures(L, ms, s, e, true)
 		L.Call(nargs, 1)
 		val = L.Get(-1)
 		L.Pop(1)
@@ -236,6 +213,6 @@ func (st *state) replacement(L *lua.LState, ms *matchState, repl lua.LValue, s, 
 		if lua.LVAsBool(val) {
 			L.RaiseError("invalid replacement value (a %s)", val.Type().String())
 		}
-		return ms.src[s:e] // nil or false: keep the original text
+		return ms.Text()[s:e] // nil or false: keep the original text
 	}
 }

@@ -2,6 +2,8 @@ package luabind
 
 import (
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // readOnly is a table that Lua code cannot write: a module's proxy (whose
@@ -35,7 +37,7 @@ var moduleNames = []string{"string", "table", "math", "os", "io", "json", "hook"
 // write a table's contents raw see through a proxy or refuse it, so that
 // pairs, ipairs, #, unpack and table.concat keep working on modules, and
 // rawset and table.insert cannot get round the proxy. Reading a module
-// field goes through __index tables only: no Lua code runs, as escape.go
+// field goes through __index tables only: no Lua code runs, as reuse_analysis.go
 // counts on for string methods.
 func (st *state) sealModules() {
 	L := st.L
@@ -108,7 +110,7 @@ func (st *state) seal(t *lua.LTable, path, what string) {
 			return 1
 		})
 	}
-	t.Metatable = newLookupTable(L, map[string]lua.LValue{
+	t.Metatable = codec.NewLookupTable(L, map[string]lua.LValue{
 		"__index": backing, "__newindex": st.proxyNewindex, "__len": st.proxyLen, "__metatable": lua.LString("protected"),
 	})
 	st.protect(t, readOnly{what: what, path: path, backing: backing})
@@ -125,7 +127,7 @@ func (st *state) protect(t *lua.LTable, r readOnly) {
 // readOnlyOf reports whether t is read-only, and how. Tables without a
 // metatable, the common case, cost one comparison.
 func (st *state) readOnlyOf(t *lua.LTable) (readOnly, bool) {
-	if t.Metatable == lua.LNil || t.Metatable == nil || t.Metatable == st.objectMT || t.Metatable == st.arrayMT {
+	if t.Metatable == lua.LNil || t.Metatable == nil || t.Metatable == st.ObjectMT || t.Metatable == st.ArrayMT {
 		return readOnly{}, false
 	}
 	r, ok := st.readonly[t]

@@ -109,7 +109,7 @@ func (st *state) reFindAll(L *lua.LState) int {
 	sr := st.search(L, "find_all", 1, s)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
-	t.Metatable = st.arrayMT
+	t.Metatable = st.ArrayMT
 	for i, loc := range sr.all(n) {
 		t.RawSetInt(i+1, lua.LString(s[loc[0]:loc[1]]))
 	}
@@ -122,7 +122,7 @@ func (st *state) reSplit(L *lua.LState) int {
 	sr := st.search(L, "split", 1, s)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
-	t.Metatable = st.arrayMT
+	t.Metatable = st.ArrayMT
 	if n == 0 {
 		L.Push(t)
 		return 1

@@ -103,7 +103,7 @@ func NewSession(opts SessionOptions) (*Session, error) {
 		RegistryGrowStep: registryGrowStep,
 	})
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
-	st.dec.st, st.enc.st = st, st
+	st.Codec.Init(L, o.MaxInputValues, o.MaxStringBytes)
 	if err := st.open(); err != nil {
 		L.Close()
 		return nil, fmt.Errorf("building the Lua sandbox: %w", err)
@@ -137,7 +137,7 @@ func (s *Session) print(L *lua.LState) int {
 }
 
 // Null returns the session's json.null value.
-func (s *Session) Null() lua.LValue { return s.st.null }
+func (s *Session) Null() lua.LValue { return s.st.Null }
 
 // Registrations returns the session's live hooks in registration order.
 func (s *Session) Registrations() []Registration {
@@ -392,11 +392,11 @@ func (s *Session) Call(ctx context.Context, fn *lua.LFunction, args ...lua.LValu
 // ToJSON encodes a value of the session as compact JSON, as json.encode
 // does. The bytes are valid until the next conversion. It must be called
 // with the state held: from a function running in the session, or in Do.
-func (s *Session) ToJSON(v lua.LValue) ([]byte, error) { return s.st.enc.encode(v) }
+func (s *Session) ToJSON(v lua.LValue) ([]byte, error) { return s.st.Enc.Encode(v) }
 
 // FromJSON decodes JSON text into a value of the session, as json.decode
 // does. It must be called with the state held, like ToJSON.
-func (s *Session) FromJSON(data []byte) (lua.LValue, error) { return s.st.dec.decode(data) }
+func (s *Session) FromJSON(data []byte) (lua.LValue, error) { return s.st.Dec.Decode(data) }
 
 // BoundByContext reports true: the hook returns promptly once ctx is done.
 func (h *sessionHook) BoundByContext() bool { return true }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // Limits of Format, so that printing _G or a huge table stays readable.
@@ -50,7 +52,7 @@ func (f *formatter) value(v lua.LValue, indent int) string {
 		}
 		return fmt.Sprintf("function: %s:%d", v.Proto.SourceName, v.Proto.LineDefined)
 	case *lua.LUserData:
-		if v == f.st.null {
+		if v == f.st.Null {
 			return "json.null"
 		}
 		return "userdata"
@@ -119,7 +121,7 @@ func (f *formatter) table(t *lua.LTable, indent int) string {
 
 // key renders a table key as in a constructor: name, or [expression].
 func (f *formatter) key(k lua.LValue) string {
-	if s, ok := k.(lua.LString); ok && isIdent(string(s)) && !isKeyword(string(s)) {
+	if s, ok := k.(lua.LString); ok && codec.IsIdent(string(s)) && !isKeyword(string(s)) {
 		return string(s)
 	}
 	switch k.(type) {
@@ -251,7 +253,7 @@ func (s *Session) Complete(text string) (fragment string, candidates []string) {
 	}
 	seen := map[string]bool{}
 	add := func(name string, v lua.LValue) {
-		if !strings.HasPrefix(name, last) || seen[name] || !isIdent(name) ||
+		if !strings.HasPrefix(name, last) || seen[name] || !codec.IsIdent(name) ||
 			(strings.HasPrefix(name, "__") && !strings.HasPrefix(last, "__")) {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // state is one sandboxed Lua state of a file's pool, with the functions its
@@ -30,10 +31,7 @@ type state struct {
 	// module proxy of the state (readonly.go).
 	proxyNewindex, proxyLen *lua.LFunction
 
-	null     *lua.LUserData // json.null
-	arrayMT  *lua.LTable    // marks tables that encode as JSON arrays
-	objectMT *lua.LTable    // marks tables that encode as JSON objects
-	rt       *lua.LTable
+	rt *lua.LTable
 
 	loaded    map[string]lua.LValue // require's cache: module name -> value
 	requiring []string              // modules being loaded, for cycle errors
@@ -48,9 +46,9 @@ type state struct {
 	input *lua.LTable // the converted payload, between prepare and run
 	prep  prepared    // what luaHook.Prepare returns
 
-	dec   decoder
-	enc   encoder
-	stock stock // the tables of earlier payloads, for the next one
+	// Codec converts the payload, json.encode/decode and the store's tables;
+	// its Null, ArrayMT and ObjectMT are the json module's marks.
+	codec.Codec
 }
 
 // newState builds a sandboxed state and runs the file's chunk in it.
@@ -64,8 +62,7 @@ func newState(ctx context.Context, sh *shared) (*state, error) {
 		RegistryGrowStep:    registryGrowStep,
 	})
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
-	st.dec.st = st
-	st.enc.st = st
+	st.Codec.Init(L, sh.opts.MaxInputValues, sh.opts.MaxStringBytes)
 	st.prep.st = st
 	if err := st.open(); err != nil {
 		L.Close()

@@ -3,6 +3,7 @@ package luabind
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/luahook/luahook/luabind/internal/codec"
 	"math"
 	"sync"
 	"time"
@@ -86,7 +87,7 @@ func bytesText(n int) string {
 	if n%(1<<10) == 0 && n%(1<<20) != 0 {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	return mib(n)
+	return codec.MiB(n)
 }
 
 // Store is a goroutine-safe key/value store with expiry and atomic counters:

@@ -47,7 +47,7 @@ func (st *state) storeGet(L *lua.LState) int {
 	case bool:
 		L.Push(lua.LBool(v))
 	case json.RawMessage:
-		lv, err := st.dec.decode(v)
+		lv, err := st.Dec.Decode(v)
 		if err != nil {
 			L.RaiseError("store.get: the stored table is not valid JSON: %v", err)
 		}
@@ -87,7 +87,7 @@ func (st *state) storeSet(L *lua.LState) int {
 		// The encoding stops at the value limit, so that a huge table costs
 		// no more than the limit; the copy is made once it fits.
 		limit := st.sh.store.Limits().MaxValueBytes
-		raw, err := st.enc.encodeAtMost(v, limit)
+		raw, err := st.Enc.EncodeAtMost(v, limit)
 		if err != nil {
 			L.RaiseError("store.set: cannot store the table under %q: %v", truncKey(key), err)
 		}

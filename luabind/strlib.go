@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // capStrings replaces the standard functions that can build a string far
 // larger than their arguments with versions capped at Options.MaxStringBytes,
-// and the pattern functions with an interruptible matcher (pattern.go).
+// and the pattern functions with an interruptible matcher (internal/lpattern).
 // The string module table is the __index of the string metatable, so
 // patching the table covers ("x"):rep(n) too. gopher-lua makes the module
 // table the metatable itself; it gets a metatable of its own here, out of
@@ -43,7 +45,7 @@ func (st *state) capStrings() {
 
 // tooBig raises the error of a function whose result would pass the cap.
 func (st *state) tooBig(L *lua.LState, fn string, n int) {
-	L.RaiseError("%s: result of %d bytes exceeds the %s limit", fn, n, mib(st.sh.opts.MaxStringBytes))
+	L.RaiseError("%s: result of %d bytes exceeds the %s limit", fn, n, codec.MiB(st.sh.opts.MaxStringBytes))
 }
 
 func (st *state) strRep(L *lua.LState) int {
@@ -55,7 +57,7 @@ func (st *state) strRep(L *lua.LState) int {
 	}
 	if n > st.sh.opts.MaxStringBytes/len(s) {
 		size := float64(len(s)) * float64(n)
-		L.RaiseError("string.rep: result of %.0f bytes exceeds the %s limit", size, mib(st.sh.opts.MaxStringBytes))
+		L.RaiseError("string.rep: result of %.0f bytes exceeds the %s limit", size, codec.MiB(st.sh.opts.MaxStringBytes))
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
@@ -115,7 +117,7 @@ func (st *state) strFormat(L *lua.LState) int {
 		size += width + formatBound(f[i], f[flags:i], L.Get(arg))
 	}
 	if size > st.sh.opts.MaxStringBytes {
-		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, mib(st.sh.opts.MaxStringBytes))
+		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, codec.MiB(st.sh.opts.MaxStringBytes))
 	}
 	args := make([]any, arg-1)
 	for i := range args {
@@ -189,3 +191,5 @@ func (st *state) tableConcat(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

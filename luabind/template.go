@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"github.com/luahook/luahook/luabind/internal/lpattern"
 	"strconv"
 	"strings"
 	"unicode"
@@ -113,7 +114,7 @@ func (t *template) seen(i int) int {
 func (t *template) walkLua(fn func(lit string, ref int)) {
 	s, start := t.src, 0
 	for i := 0; i < len(s); i++ {
-		if s[i] != patEsc {
+		if s[i] != lpattern.Esc {
 			continue
 		}
 		fn(s[start:i], -1)
@@ -199,33 +200,23 @@ func (t *template) write(b *strings.Builder) int {
 }
 
 // resolveLua sets vals for the match s..e of ms.
-func (t *template) resolveLua(ms *matchState, s, e int) {
+func (t *template) resolveLua(ms *lpattern.Matcher, s, e int) {
 	for i, r := range t.refs {
-		t.vals[i] = ms.captureText(r.groups[0], s, e)
+		t.vals[i] = captureText(ms, r.groups[0], s, e)
 	}
 }
 
 // captureText is the text %k stands for in a replacement string of the
-// match s..e (lstrlib.c's push_onecapture, as a string).
-func (ms *matchState) captureText(k, s, e int) string {
+// match s..e of ms (lstrlib.c's push_onecapture, as a string).
+func captureText(ms *lpattern.Matcher, k, s, e int) string {
 	if k == 0 {
-		return ms.src[s:e]
+		return ms.Text()[s:e]
 	}
-	l := k - 1
-	if l >= ms.level {
-		if l != 0 {
-			ms.fail("invalid capture index")
-		}
-		return ms.src[s:e]
+	text, pos, isPos := ms.Capture(k-1, s, e)
+	if isPos {
+		return strconv.Itoa(pos)
 	}
-	c := ms.capture[l]
-	switch c.len {
-	case capUnfinished:
-		ms.fail("unfinished capture")
-	case capPosition:
-		return strconv.Itoa(c.init + 1)
-	}
-	return ms.src[c.init : c.init+c.len]
+	return text
 }
 
 // resolveGo sets vals for the match loc (submatch indexes) of src.

@@ -1,4 +1,4 @@
-package luabind
+package codec
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// encoder turns Lua values into compact JSON, byte for byte as encoding/json
+// Encoder turns Lua values into compact JSON, byte for byte as encoding/json
 // (with HTML escaping off) would write the same document:
 //
 //   - a table marked by json.array, or whose keys are exactly 1..n, is an
@@ -24,18 +24,18 @@ import (
 //   - NaN and infinities, functions and other userdata, cycles, sparse
 //     arrays, tables mixing keys, and keys that are neither strings nor array
 //     indexes are errors naming the path ($.a.b[2]);
-//   - a mutate's input (encodeInput, encodeOutcome) copies the original text
+//   - a mutate's input (EncodeInput, EncodeOutcome) copies the original text
 //     of every number, string and key it has unchanged (see origin).
 //
 // Tables are read raw: no metamethod runs, so no Lua code runs while encoding.
-// One encoder belongs to one state; its buffer is reused.
-type encoder struct {
-	st    *state
+// One Encoder belongs to one state; its buffer is reused.
+type Encoder struct {
+	c     *Codec
 	buf   []byte
 	stack []*lua.LTable // tables being encoded, for cycle errors
 	path  []pathElem
 	limit int
-	orig  origin // the text encodeInput and encodeOutcome walk alongside
+	orig  origin // the text EncodeInput and EncodeOutcome walk alongside
 	input bool   // the root's input and modifiedInput fields walk orig
 }
 
@@ -44,56 +44,56 @@ type pathElem struct {
 	index int
 }
 
-// encodeError is a value that has no JSON form, or a text past the limit
-// (tooLong); path locates it.
-type encodeError struct {
+// EncodeError is a value that has no JSON form, or a text past the limit
+// (TooLong); path locates it.
+type EncodeError struct {
 	path    string
 	msg     string
-	tooLong bool
+	TooLong bool
 }
 
-func (e *encodeError) Error() string { return e.msg + " at " + e.path }
+func (e *EncodeError) Error() string { return e.msg + " at " + e.path }
 
-// encode returns the JSON text of v in the encoder's buffer, which stays valid
+// Encode returns the JSON text of v in the encoder's buffer, which stays valid
 // until the next call. Numbers and strings are formatted as encoding/json
 // formats them.
-func (e *encoder) encode(v lua.LValue) (out []byte, err error) {
-	return e.run(v, -1, e.st.sh.opts.MaxStringBytes)
+func (e *Encoder) Encode(v lua.LValue) (out []byte, err error) {
+	return e.run(v, -1, e.c.MaxStringBytes)
 }
 
-// encodeAtMost is encode with a JSON text of at most limit bytes (and never
-// more than Options.MaxStringBytes): the store's value limit, a log record's
+// EncodeAtMost is Encode with a JSON text of at most limit bytes (and never
+// more than Codec.MaxStringBytes): the store's value limit, a log record's
 // room. On the error that the limit was reached, out holds the text up to
 // there.
-func (e *encoder) encodeAtMost(v lua.LValue, limit int) (out []byte, err error) {
+func (e *Encoder) EncodeAtMost(v lua.LValue, limit int) (out []byte, err error) {
 	return e.run(v, -1, limit)
 }
 
-// encodeInput is encode for a mutate's input, v, walking orig (the JSON text
+// EncodeInput is Encode for a mutate's input, v, walking orig (the JSON text
 // the payload's toolInput came as) alongside: what v holds at a path where
 // orig has the same value is written as orig's text (see origin).
-func (e *encoder) encodeInput(v lua.LValue, orig []byte) (out []byte, err error) {
+func (e *Encoder) EncodeInput(v lua.LValue, orig []byte) (out []byte, err error) {
 	defer e.orig.release()
 	if len(orig) > 0 && e.orig.index(orig) {
-		return e.run(v, 0, e.st.sh.opts.MaxStringBytes)
+		return e.run(v, 0, e.c.MaxStringBytes)
 	}
-	return e.run(v, -1, e.st.sh.opts.MaxStringBytes)
+	return e.run(v, -1, e.c.MaxStringBytes)
 }
 
-// encodeOutcome is encode for an outcome table t whose input or
+// EncodeOutcome is Encode for an outcome table t whose input or
 // modifiedInput field holds a mutate's input: those fields are encoded as
-// encodeInput encodes them.
-func (e *encoder) encodeOutcome(t *lua.LTable, orig []byte) (out []byte, err error) {
+// EncodeInput encodes them.
+func (e *Encoder) EncodeOutcome(t *lua.LTable, orig []byte) (out []byte, err error) {
 	defer e.orig.release()
 	e.input = len(orig) > 0 && e.orig.index(orig)
-	return e.run(t, -1, e.st.sh.opts.MaxStringBytes)
+	return e.run(t, -1, e.c.MaxStringBytes)
 }
 
 // run encodes v, whose original text is node at of e.orig (-1: none), into
-// at most limit bytes (never more than Options.MaxStringBytes).
-func (e *encoder) run(v lua.LValue, at, limit int) (out []byte, err error) {
+// at most limit bytes (never more than Codec.MaxStringBytes).
+func (e *Encoder) run(v lua.LValue, at, limit int) (out []byte, err error) {
 	e.buf, e.stack, e.path = e.buf[:0], e.stack[:0], e.path[:0]
-	e.limit = min(limit, e.st.sh.opts.MaxStringBytes)
+	e.limit = min(limit, e.c.MaxStringBytes)
 	err = e.value(v, at)
 	e.input = false
 	clear(e.stack[:cap(e.stack)])
@@ -107,17 +107,17 @@ func (e *encoder) run(v lua.LValue, at, limit int) (out []byte, err error) {
 	return e.buf, err
 }
 
-func (e *encoder) tooLong() error {
-	err := e.fail("JSON text exceeds the %s limit", mib(e.limit))
-	err.(*encodeError).tooLong = true
+func (e *Encoder) tooLong() error {
+	err := e.fail("JSON text exceeds the %s limit", MiB(e.limit))
+	err.(*EncodeError).TooLong = true
 	return err
 }
 
-func (e *encoder) fail(format string, args ...any) error {
-	return &encodeError{path: e.pathString(), msg: fmt.Sprintf(format, args...)}
+func (e *Encoder) fail(format string, args ...any) error {
+	return &EncodeError{path: e.pathString(), msg: fmt.Sprintf(format, args...)}
 }
 
-func (e *encoder) pathString() string {
+func (e *Encoder) pathString() string {
 	var b strings.Builder
 	b.WriteByte('$')
 	for _, p := range e.path {
@@ -125,7 +125,7 @@ func (e *encoder) pathString() string {
 			fmt.Fprintf(&b, "[%d]", p.index)
 			continue
 		}
-		if s, ok := p.key.(lua.LString); ok && isIdent(string(s)) {
+		if s, ok := p.key.(lua.LString); ok && IsIdent(string(s)) {
 			b.WriteByte('.')
 			b.WriteString(string(s))
 		} else {
@@ -135,7 +135,9 @@ func (e *encoder) pathString() string {
 	return b.String()
 }
 
-func isIdent(s string) bool {
+// IsIdent reports whether s is a Lua identifier: a name a field can be
+// written after a dot.
+func IsIdent(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -155,7 +157,7 @@ func luaLiteral(v lua.LValue) string {
 }
 
 // value writes v, whose original text is node at of e.orig (-1: none).
-func (e *encoder) value(v lua.LValue, at int) error {
+func (e *Encoder) value(v lua.LValue, at int) error {
 	switch v := v.(type) {
 	case *lua.LNilType:
 		e.buf = append(e.buf, "null"...)
@@ -178,7 +180,7 @@ func (e *encoder) value(v lua.LValue, at int) error {
 		}
 		return e.str(string(v))
 	case *lua.LUserData:
-		if v != e.st.null {
+		if v != e.c.Null {
 			return e.fail("cannot encode a userdata")
 		}
 		e.buf = append(e.buf, "null"...)
@@ -191,7 +193,7 @@ func (e *encoder) value(v lua.LValue, at int) error {
 }
 
 // original writes node at's original text, within the limit.
-func (e *encoder) original(at int) error {
+func (e *Encoder) original(at int) error {
 	text := e.orig.text(at)
 	if len(e.buf)+len(text) > e.limit {
 		return e.tooLong()
@@ -200,9 +202,9 @@ func (e *encoder) original(at int) error {
 	return nil
 }
 
-func (e *encoder) table(t *lua.LTable, at int) error {
-	if len(e.stack) >= maxDepth {
-		return e.fail("tables nested deeper than %d levels", maxDepth)
+func (e *Encoder) table(t *lua.LTable, at int) error {
+	if len(e.stack) >= MaxDepth {
+		return e.fail("tables nested deeper than %d levels", MaxDepth)
 	}
 	for _, s := range e.stack {
 		if s == t {
@@ -212,9 +214,9 @@ func (e *encoder) table(t *lua.LTable, at int) error {
 	e.stack = append(e.stack, t)
 	var err error
 	switch t.Metatable {
-	case e.st.arrayMT:
+	case e.c.ArrayMT:
 		err = e.array(t, at)
-	case e.st.objectMT:
+	case e.c.ObjectMT:
 		err = e.object(t, at)
 	default:
 		if n := t.MaxN(); n > 0 && dense(t, n) {
@@ -246,7 +248,7 @@ func dense(t *lua.LTable, n int) bool {
 }
 
 // array writes a table that must be an array: keys exactly 1..n.
-func (e *encoder) array(t *lua.LTable, at int) error {
+func (e *Encoder) array(t *lua.LTable, at int) error {
 	if n := t.MaxN(); n > 0 && dense(t, n) {
 		return e.items(t, n, at)
 	}
@@ -275,7 +277,7 @@ func (e *encoder) array(t *lua.LTable, at int) error {
 }
 
 // items writes t[1..n], item i alongside the original array's item i.
-func (e *encoder) items(t *lua.LTable, n int, at int) error {
+func (e *Encoder) items(t *lua.LTable, n int, at int) error {
 	e.buf = append(e.buf, '[')
 	e.path = append(e.path, pathElem{})
 	item, end := -1, -1
@@ -305,7 +307,7 @@ func (e *encoder) items(t *lua.LTable, n int, at int) error {
 
 // object writes a table whose keys must all be strings, in insertion order,
 // each alongside the original object's value of the same key.
-func (e *encoder) object(t *lua.LTable, at int) error {
+func (e *Encoder) object(t *lua.LTable, at int) error {
 	e.buf = append(e.buf, '{')
 	ks := originKeys{obj: -1}
 	if at >= 0 {
@@ -368,7 +370,7 @@ func appendFloat(b []byte, f float64) []byte {
 
 // str appends s quoted, checking first that the text stays within the
 // limit: quoting writes up to 6 bytes for one ("\u0001").
-func (e *encoder) str(s string) error {
+func (e *Encoder) str(s string) error {
 	room := e.limit - len(e.buf)
 	if len(s)+2 > room || (6*len(s)+2 > room && quotedLen(s) > room) {
 		return e.tooLong()

@@ -1,4 +1,4 @@
-package luabind
+package codec
 
 import (
 	"unsafe"
@@ -6,10 +6,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// stock keeps the tables of earlier payloads for the next one. A call builds
-// its payload from the stock's free tables (inputTable, with filling set),
+// Stock keeps the tables of earlier payloads for the next one. A call builds
+// its payload from the stock's free tables (with Filling set),
 // and notes each table it built in used; when the hook returns and
-// leavesInput proved that it kept none of them, they go back to the stock,
+// LeavesInput proved that it kept none of them, they go back to the stock,
 // emptied. Building a payload then allocates nothing: no table, no Go map
 // (two per gopher-lua table), no key list, which was most of what a call
 // allocated and, on two cores, most of what the collector had to chase.
@@ -17,8 +17,8 @@ import (
 // Only tables of at most maxStockKeys keys or items are kept, and at most
 // maxStock of them, so a state holds a few KiB more at most; a payload with
 // bigger or more tables builds the rest anew.
-type stock struct {
-	filling bool
+type Stock struct {
+	Filling bool
 	objects []*lua.LTable
 	arrays  []*lua.LTable
 	used    []*lua.LTable
@@ -29,35 +29,35 @@ const (
 	maxStockKeys = 32
 )
 
-// objectTable returns a table marked as an object holding keys[i] = vals[i]
+// ObjectTable returns a table marked as an object holding keys[i] = vals[i]
 // (newObjectTable's rules), from the stock when it can.
-func (st *state) objectTable(keys, vals []lua.LValue) *lua.LTable {
-	s := &st.stock
+func (c *Codec) ObjectTable(keys, vals []lua.LValue) *lua.LTable {
+	s := &c.Stock
 	if !s.takes(len(keys)) {
-		return newObjectTable(st.L, st.objectMT, keys, vals)
+		return newObjectTable(c.L, c.ObjectMT, keys, vals)
 	}
 	t := pop(&s.objects)
 	if t == nil {
-		t = newObjectTable(st.L, st.objectMT, keys, vals)
+		t = newObjectTable(c.L, c.ObjectMT, keys, vals)
 	} else {
-		t.Metatable = st.objectMT
+		t.Metatable = c.ObjectMT
 		fillObject((*rawTable)(unsafe.Pointer(t)), keys, vals)
 	}
 	s.note(t)
 	return t
 }
 
-// arrayTable returns a table marked as an array holding vals (none nil),
+// ArrayTable returns a table marked as an array holding vals (none nil),
 // from the stock when it can.
-func (st *state) arrayTable(vals []lua.LValue) *lua.LTable {
-	s := &st.stock
+func (c *Codec) ArrayTable(vals []lua.LValue) *lua.LTable {
+	s := &c.Stock
 	stocked := s.takes(len(vals))
 	var t *lua.LTable
 	if stocked {
 		t = pop(&s.arrays)
 	}
 	if t == nil {
-		t = st.L.CreateTable(len(vals), 0)
+		t = c.L.CreateTable(len(vals), 0)
 		for i, v := range vals {
 			t.RawSetInt(i+1, v)
 		}
@@ -65,7 +65,7 @@ func (st *state) arrayTable(vals []lua.LValue) *lua.LTable {
 		r := (*rawTable)(unsafe.Pointer(t))
 		r.array = append(r.array, vals...)
 	}
-	t.Metatable = st.arrayMT
+	t.Metatable = c.ArrayMT
 	if stocked {
 		s.note(t)
 	}
@@ -74,8 +74,8 @@ func (st *state) arrayTable(vals []lua.LValue) *lua.LTable {
 
 // takes reports whether a table of n keys or items is built from the stock
 // and goes back to it.
-func (s *stock) takes(n int) bool {
-	return s.filling && directTables && n <= maxStockKeys
+func (s *Stock) takes(n int) bool {
+	return s.Filling && DirectTables && n <= maxStockKeys
 }
 
 // pop takes the last table of list, or returns nil.
@@ -90,18 +90,18 @@ func pop(list *[]*lua.LTable) *lua.LTable {
 	return t
 }
 
-func (s *stock) note(t *lua.LTable) {
+func (s *Stock) note(t *lua.LTable) {
 	if len(s.used) < maxStock {
 		s.used = append(s.used, t)
 	}
 }
 
-// done ends a call: keep says that the hook returned and kept none of the
+// Done ends a call: keep says that the hook returned and kept none of the
 // payload's tables, which then go back to the stock, emptied; otherwise
 // they are left to the collector.
-func (s *stock) done(keep bool, arrayMT *lua.LTable) {
-	s.filling = false
-	if keep && directTables {
+func (s *Stock) Done(keep bool, arrayMT *lua.LTable) {
+	s.Filling = false
+	if keep && DirectTables {
 		for _, t := range s.used {
 			r := (*rawTable)(unsafe.Pointer(t))
 			if t.Metatable == arrayMT {
@@ -124,3 +124,6 @@ func (s *stock) done(keep bool, arrayMT *lua.LTable) {
 	clear(s.used)
 	s.used = s.used[:0]
 }
+
+// Len returns the number of tables the stock holds for the next call.
+func (s *Stock) Len() int { return len(s.objects) + len(s.arrays) }

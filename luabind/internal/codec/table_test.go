@@ -1,4 +1,4 @@
-package luabind
+package codec
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // The pinned gopher-lua must have the layout newObjectTable writes, or the
 // payload's tables silently fall back to the slow path.
 func TestDirectTablesMatchTheGopherLuaLayout(t *testing.T) {
-	if !directTables {
+	if !DirectTables {
 		t.Fatal("lua.LTable's fields differ from rawTable: update rawTable for this gopher-lua")
 	}
 	type other struct {

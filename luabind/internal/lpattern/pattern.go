@@ -1,4 +1,8 @@
-package luabind
+// Package lpattern is Lua 5.1's pattern matcher (lstrlib.c), ported so that
+// a long match can be interrupted: the matcher counts its work and stops,
+// with an *Error, once its context is done. It knows nothing of Lua values;
+// luabind's string.find, match, gmatch and gsub are built on it.
+package lpattern
 
 import (
 	"context"
@@ -13,9 +17,14 @@ import (
 // and a back-reference compares the whole capture, so these count the bytes
 // they walk.
 
+// Esc is the pattern escape character; Specials are the characters that make
+// a pattern more than a plain string.
 const (
-	patEsc         = '%'
-	patSpecials    = "^$*+?.([%-"
+	Esc      = '%'
+	Specials = "^$*+?.([%-"
+)
+
+const (
 	maxCaptures    = 32
 	capUnfinished  = -1
 	capPosition    = -2
@@ -23,11 +32,29 @@ const (
 	patCheckPeriod = 1 << 12
 )
 
-// patternError is a malformed pattern or an interrupted match; the matcher
-// panics with it and the Lua-facing function recovers it.
-type patternError struct{ msg string }
+// Error is a malformed pattern or an interrupted match. The matcher panics
+// with it; Catch recovers it.
+type Error struct{ Msg string }
 
-type matchState struct {
+func (e *Error) Error() string { return e.Msg }
+
+// Catch runs fn, which runs matches, and returns the *Error a match panicked
+// with, or nil; any other panic goes on.
+func Catch(fn func()) (err *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var ok bool
+			if err, ok = r.(*Error); !ok {
+				panic(r)
+			}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// Matcher is one match of a pattern over a text.
+type Matcher struct {
 	src     string
 	pat     string
 	level   int
@@ -38,14 +65,21 @@ type matchState struct {
 	ctx     context.Context // nil: never interrupted
 }
 
-func (ms *matchState) fail(msg string) { panic(&patternError{msg}) }
+// New prepares matches of pat in src that stop once ctx (nil: never) is done.
+func New(ctx context.Context, src, pat string) *Matcher {
+	return &Matcher{src: src, pat: pat, ctx: ctx}
+}
+
+func (ms *Matcher) fail(msg string) { panic(&Error{msg}) }
 
 // step counts one unit of work.
-func (ms *matchState) step() { ms.work(1) }
+func (ms *Matcher) step() { ms.work(1) }
 
-// work counts n units of work (characters tried, bytes of a class or of a
+// Work counts n units of work (characters tried, bytes of a class or of a
 // capture compared) and stops the match once the context is done.
-func (ms *matchState) work(n int) {
+func (ms *Matcher) Work(n int) { ms.work(n) }
+
+func (ms *Matcher) work(n int) {
 	if ms.steps += n; ms.steps < ms.check {
 		return
 	}
@@ -56,7 +90,7 @@ func (ms *matchState) work(n int) {
 }
 
 // p returns the pattern byte at i, or 0 past the end (C's terminating NUL).
-func (ms *matchState) p(i int) byte {
+func (ms *Matcher) p(i int) byte {
 	if i < len(ms.pat) {
 		return ms.pat[i]
 	}
@@ -64,14 +98,14 @@ func (ms *matchState) p(i int) byte {
 }
 
 // s returns the subject byte at i, or 0 past the end.
-func (ms *matchState) s(i int) byte {
+func (ms *Matcher) s(i int) byte {
 	if i < len(ms.src) {
 		return ms.src[i]
 	}
 	return 0
 }
 
-func (ms *matchState) checkCapture(l int) int {
+func (ms *Matcher) checkCapture(l int) int {
 	l -= '1'
 	if l < 0 || l >= ms.level || ms.capture[l].len == capUnfinished {
 		ms.fail("invalid capture index")
@@ -79,7 +113,7 @@ func (ms *matchState) checkCapture(l int) int {
 	return l
 }
 
-func (ms *matchState) captureToClose() int {
+func (ms *Matcher) captureToClose() int {
 	for level := ms.level - 1; level >= 0; level-- {
 		if ms.capture[level].len == capUnfinished {
 			return level
@@ -89,11 +123,11 @@ func (ms *matchState) captureToClose() int {
 	return 0
 }
 
-func (ms *matchState) classEnd(p int) int {
+func (ms *Matcher) classEnd(p int) int {
 	c := ms.p(p)
 	p++
 	switch c {
-	case patEsc:
+	case Esc:
 		if p >= len(ms.pat) {
 			ms.fail("malformed pattern (ends with '%')")
 		}
@@ -109,7 +143,7 @@ func (ms *matchState) classEnd(p int) int {
 			}
 			c := ms.pat[p]
 			p++
-			if c == patEsc && p < len(ms.pat) {
+			if c == Esc && p < len(ms.pat) {
 				p++ // skip escapes (e.g. '%]')
 			}
 			if ms.p(p) == ']' {
@@ -166,7 +200,7 @@ func matchClass(c, cl byte) bool {
 }
 
 // matchBracketClass matches c against the set [..] from p to ec (the ']').
-func (ms *matchState) matchBracketClass(c byte, p, ec int) bool {
+func (ms *Matcher) matchBracketClass(c byte, p, ec int) bool {
 	ms.work(ec - p)
 	sig := true
 	if ms.p(p+1) == '^' {
@@ -175,7 +209,7 @@ func (ms *matchState) matchBracketClass(c byte, p, ec int) bool {
 	}
 	for p++; p < ec; p++ {
 		switch {
-		case ms.pat[p] == patEsc:
+		case ms.pat[p] == Esc:
 			p++
 			if matchClass(c, ms.p(p)) {
 				return sig
@@ -192,11 +226,11 @@ func (ms *matchState) matchBracketClass(c byte, p, ec int) bool {
 	return !sig
 }
 
-func (ms *matchState) singleMatch(c byte, p, ep int) bool {
+func (ms *Matcher) singleMatch(c byte, p, ep int) bool {
 	switch ms.p(p) {
 	case '.':
 		return true
-	case patEsc:
+	case Esc:
 		return matchClass(c, ms.p(p+1))
 	case '[':
 		return ms.matchBracketClass(c, p, ep-1)
@@ -204,7 +238,7 @@ func (ms *matchState) singleMatch(c byte, p, ep int) bool {
 	return ms.p(p) == c
 }
 
-func (ms *matchState) matchBalance(s, p int) int {
+func (ms *Matcher) matchBalance(s, p int) int {
 	if p+1 >= len(ms.pat) {
 		ms.fail("unbalanced pattern")
 	}
@@ -228,7 +262,7 @@ func (ms *matchState) matchBalance(s, p int) int {
 	return -1
 }
 
-func (ms *matchState) maxExpand(s, p, ep int) int {
+func (ms *Matcher) maxExpand(s, p, ep int) int {
 	i := 0
 	for s+i < len(ms.src) && ms.singleMatch(ms.src[s+i], p, ep) {
 		ms.step()
@@ -242,7 +276,7 @@ func (ms *matchState) maxExpand(s, p, ep int) int {
 	return -1
 }
 
-func (ms *matchState) minExpand(s, p, ep int) int {
+func (ms *Matcher) minExpand(s, p, ep int) int {
 	for {
 		if res := ms.match(s, ep+1); res >= 0 {
 			return res
@@ -255,7 +289,7 @@ func (ms *matchState) minExpand(s, p, ep int) int {
 	}
 }
 
-func (ms *matchState) startCapture(s, p, what int) int {
+func (ms *Matcher) startCapture(s, p, what int) int {
 	if ms.level >= maxCaptures {
 		ms.fail("too many captures")
 	}
@@ -269,7 +303,7 @@ func (ms *matchState) startCapture(s, p, what int) int {
 	return res
 }
 
-func (ms *matchState) endCapture(s, p int) int {
+func (ms *Matcher) endCapture(s, p int) int {
 	l := ms.captureToClose()
 	ms.capture[l].len = s - ms.capture[l].init
 	res := ms.match(s, p)
@@ -279,7 +313,7 @@ func (ms *matchState) endCapture(s, p int) int {
 	return res
 }
 
-func (ms *matchState) matchCapture(s int, l byte) int {
+func (ms *Matcher) matchCapture(s int, l byte) int {
 	i := ms.checkCapture(int(l))
 	c := ms.capture[i]
 	ms.work(c.len)
@@ -291,7 +325,7 @@ func (ms *matchState) matchCapture(s int, l byte) int {
 
 // match matches the pattern from p against the subject from s and returns
 // the end of the match, or -1.
-func (ms *matchState) match(s, p int) int {
+func (ms *Matcher) match(s, p int) int {
 	ms.depth++
 	if ms.depth > maxMatchDepth {
 		ms.fail("pattern too complex")
@@ -301,7 +335,7 @@ func (ms *matchState) match(s, p int) int {
 	return res
 }
 
-func (ms *matchState) doMatch(s, p int) int {
+func (ms *Matcher) doMatch(s, p int) int {
 	for {
 		ms.step()
 		if p >= len(ms.pat) {
@@ -322,7 +356,7 @@ func (ms *matchState) doMatch(s, p int) int {
 				}
 				return -1
 			}
-		case patEsc:
+		case Esc:
 			switch next := ms.p(p + 1); {
 			case next == 'b':
 				if s = ms.matchBalance(s, p+2); s < 0 {
@@ -383,9 +417,9 @@ func (ms *matchState) doMatch(s, p int) int {
 	}
 }
 
-// find looks for the pattern from init on and returns the match's bounds,
+// Find looks for the pattern from init on and returns the match's bounds,
 // or start -1. A leading '^' anchors the pattern at init.
-func (ms *matchState) find(init int) (start, end int) {
+func (ms *Matcher) Find(init int) (start, end int) {
 	anchor := len(ms.pat) > 0 && ms.pat[0] == '^'
 	p := 0
 	if anchor {
@@ -402,3 +436,36 @@ func (ms *matchState) find(init int) (start, end int) {
 	}
 	return -1, -1
 }
+
+// MatchAt matches the pattern from its byte p at the text's byte s, and
+// returns the end of the match, or -1.
+func (ms *Matcher) MatchAt(s, p int) int {
+	ms.level = 0
+	return ms.match(s, p)
+}
+
+// Captures returns the number of captures of the last match.
+func (ms *Matcher) Captures() int { return ms.level }
+
+// Capture returns capture i of the last match s..e: its text, or its
+// position (1-based) for a position capture "()". Capture 0 of a pattern
+// without captures is the whole match.
+func (ms *Matcher) Capture(i, s, e int) (text string, pos int, isPos bool) {
+	if i >= ms.level {
+		if i != 0 {
+			ms.fail("invalid capture index")
+		}
+		return ms.src[s:e], 0, false
+	}
+	c := ms.capture[i]
+	switch c.len {
+	case capUnfinished:
+		ms.fail("unfinished capture")
+	case capPosition:
+		return "", c.init + 1, true
+	}
+	return ms.src[c.init : c.init+c.len], 0, false
+}
+
+// Text returns the text the matcher runs over.
+func (ms *Matcher) Text() string { return ms.src }

@@ -1,4 +1,4 @@
-package luabind
+package codec
 
 import (
 	"context"
@@ -14,17 +14,17 @@ import (
 	"github.com/luahook/luahook"
 )
 
-// decoder turns JSON text straight into Lua values, without a detour through
+// Decoder turns JSON text straight into Lua values, without a detour through
 // Go maps: objects become tables marked as objects (keys set in document
 // order, which LTable iteration keeps), arrays become tables marked as arrays,
 // null becomes json.null, numbers become float64 (integers exact up to 2^53).
-// A document is bounded: at most maxDepth levels, at most
-// Options.MaxInputValues values, no key twice in one object (which value
+// A document is bounded: at most MaxDepth levels, at most
+// Codec.MaxValues values, no key twice in one object (which value
 // counts would be a guess: Lua would see the last, another reader the
 // first), and the decoding stops once its context is done.
-// One decoder belongs to one state and is reused across calls.
-type decoder struct {
-	st    *state
+// One Decoder belongs to one state and is reused across calls.
+type Decoder struct {
+	c     *Codec
 	data  []byte
 	pos   int
 	depth int
@@ -52,40 +52,40 @@ const (
 // context: about 250 µs of work at most.
 const ctxEvery = 1024
 
-// decodeError is why a document was not converted, with its byte offset.
-type decodeError struct {
-	offset int
-	msg    string
-	why    decodeFault
-	err    error // the context's error, for faultDone
+// DecodeError is why a document was not converted, with its byte offset.
+type DecodeError struct {
+	Offset int
+	Msg    string
+	Why    DecodeFault
+	err    error // the context's error, for FaultDone
 }
 
-// decodeFault classifies a decodeError.
-type decodeFault int
+// DecodeFault classifies a DecodeError.
+type DecodeFault int
 
 const (
-	faultSyntax    decodeFault = iota // not valid JSON
-	faultTooMany                      // more values than the cap
-	faultDuplicate                    // a key twice in one object
-	faultDone                         // the context ended
+	FaultSyntax    DecodeFault = iota // not valid JSON
+	FaultTooMany                      // more values than the cap
+	FaultDuplicate                    // a key twice in one object
+	FaultDone                         // the context ended
 )
 
-func (e *decodeError) Error() string { return fmt.Sprintf("%s at offset %d", e.msg, e.offset) }
+func (e *DecodeError) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset) }
 
-func (e *decodeError) Unwrap() error { return e.err }
+func (e *DecodeError) Unwrap() error { return e.err }
 
-// decode converts one JSON document (with optional surrounding white space)
+// Decode converts one JSON document (with optional surrounding white space)
 // for Lua code running in the state: json.decode, the store. It watches the
 // state's context, the one Lua runs under.
-func (d *decoder) decode(data []byte) (lua.LValue, error) {
-	return d.decodeIn(d.st.L.Context(), data)
+func (d *Decoder) Decode(data []byte) (lua.LValue, error) {
+	return d.DecodeIn(d.c.L.Context(), data)
 }
 
-// decodeIn converts one JSON document, watching ctx (nil: not at all) and the
+// DecodeIn converts one JSON document, watching ctx (nil: not at all) and the
 // state's cap on values.
-func (d *decoder) decodeIn(ctx context.Context, data []byte) (v lua.LValue, err error) {
+func (d *Decoder) DecodeIn(ctx context.Context, data []byte) (v lua.LValue, err error) {
 	d.data, d.pos, d.depth = data, 0, 0
-	d.ctx, d.count, d.limit = ctx, 0, max(0, d.st.sh.opts.MaxInputValues)
+	d.ctx, d.count, d.limit = ctx, 0, max(0, d.c.MaxValues)
 	d.check = d.nextCheck()
 	defer func() {
 		clear(d.vals)
@@ -102,13 +102,13 @@ func (d *decoder) decodeIn(ctx context.Context, data []byte) (v lua.LValue, err 
 	return v, nil
 }
 
-func (d *decoder) errorf(format string, args ...any) error {
-	return &decodeError{offset: d.pos, msg: fmt.Sprintf(format, args...)}
+func (d *Decoder) errorf(format string, args ...any) error {
+	return &DecodeError{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 // nextCheck returns the count at which the cap or the context is next
 // checked, so that reading a value costs one comparison.
-func (d *decoder) nextCheck() int {
+func (d *Decoder) nextCheck() int {
 	next := d.count + ctxEvery
 	if d.limit > 0 && d.limit+1 < next {
 		next = d.limit + 1
@@ -117,14 +117,14 @@ func (d *decoder) nextCheck() int {
 }
 
 // counted checks the cap and the context when the count reaches d.check.
-func (d *decoder) counted() error {
+func (d *Decoder) counted() error {
 	if d.limit > 0 && d.count > d.limit {
-		return &decodeError{offset: d.pos, why: faultTooMany,
-			msg: fmt.Sprintf("more than %d JSON values (max_input_values)", d.limit)}
+		return &DecodeError{Offset: d.pos, Why: FaultTooMany,
+			Msg: fmt.Sprintf("more than %d JSON values (max_input_values)", d.limit)}
 	}
 	if d.ctx != nil {
 		if err := d.ctx.Err(); err != nil {
-			return &decodeError{offset: d.pos, why: faultDone, err: err, msg: "stopped: " + err.Error()}
+			return &DecodeError{Offset: d.pos, Why: FaultDone, err: err, Msg: "stopped: " + err.Error()}
 		}
 	}
 	d.check = d.nextCheck()
@@ -133,14 +133,14 @@ func (d *decoder) counted() error {
 
 // unexpected reports the character at the current offset, or the end of the
 // input, as out of place.
-func (d *decoder) unexpected(where string) error {
+func (d *Decoder) unexpected(where string) error {
 	if d.pos >= len(d.data) {
 		return d.errorf("unexpected end of JSON input")
 	}
 	return d.errorf("invalid character %s %s", strconv.QuoteRune(rune(d.data[d.pos])), where)
 }
 
-func (d *decoder) ws() {
+func (d *Decoder) ws() {
 	for d.pos < len(d.data) {
 		switch d.data[d.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -151,7 +151,7 @@ func (d *decoder) ws() {
 	}
 }
 
-func (d *decoder) value() (lua.LValue, error) {
+func (d *Decoder) value() (lua.LValue, error) {
 	if d.count++; d.count >= d.check {
 		if err := d.counted(); err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func (d *decoder) value() (lua.LValue, error) {
 	case 'f':
 		return lua.LFalse, d.literal("false")
 	case 'n':
-		return d.st.null, d.literal("null")
+		return d.c.Null, d.literal("null")
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
 			return d.number()
@@ -182,7 +182,7 @@ func (d *decoder) value() (lua.LValue, error) {
 	}
 }
 
-func (d *decoder) literal(word string) error {
+func (d *Decoder) literal(word string) error {
 	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
 		return d.errorf("invalid literal (want %s)", word)
 	}
@@ -190,15 +190,15 @@ func (d *decoder) literal(word string) error {
 	return nil
 }
 
-func (d *decoder) enter() error {
+func (d *Decoder) enter() error {
 	d.depth++
-	if d.depth > maxDepth {
-		return d.errorf("JSON nested deeper than %d levels", maxDepth)
+	if d.depth > MaxDepth {
+		return d.errorf("JSON nested deeper than %d levels", MaxDepth)
 	}
 	return nil
 }
 
-func (d *decoder) object() (lua.LValue, error) {
+func (d *Decoder) object() (lua.LValue, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -238,13 +238,13 @@ func (d *decoder) object() (lua.LValue, error) {
 	}
 	n := len(d.keys) - base
 	vbase := len(d.vals) - n
-	t := d.st.objectTable(d.keys[base:], d.vals[vbase:])
+	t := d.c.ObjectTable(d.keys[base:], d.vals[vbase:])
 	if n > 1 && keyCount(t) < n {
 		k := string(firstRepeat(d.keys[base:]).(lua.LString))
 		if short := luahook.TruncateChars(k, 64); short != k {
 			k = short + "…"
 		}
-		return nil, &decodeError{offset: start, why: faultDuplicate, msg: "duplicate key " + strconv.Quote(k)}
+		return nil, &DecodeError{Offset: start, Why: FaultDuplicate, Msg: "duplicate key " + strconv.Quote(k)}
 	}
 	clear(d.keys[base:])
 	clear(d.vals[vbase:])
@@ -253,7 +253,7 @@ func (d *decoder) object() (lua.LValue, error) {
 	return t, nil
 }
 
-func (d *decoder) array() (lua.LValue, error) {
+func (d *Decoder) array() (lua.LValue, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (d *decoder) array() (lua.LValue, error) {
 			}
 		}
 	}
-	t := d.st.arrayTable(d.vals[base:])
+	t := d.c.ArrayTable(d.vals[base:])
 	clear(d.vals[base:])
 	d.vals = d.vals[:base]
 	d.depth--
@@ -285,7 +285,7 @@ func (d *decoder) array() (lua.LValue, error) {
 
 // keyCount returns the number of keys of an object table.
 func keyCount(t *lua.LTable) int {
-	if directTables {
+	if DirectTables {
 		return len((*rawTable)(unsafe.Pointer(t)).keys)
 	}
 	n := 0
@@ -309,7 +309,7 @@ func firstRepeat(keys []lua.LValue) lua.LValue {
 
 // after reads what follows an object's value or an array's item: a comma
 // (more follows) or the closing byte.
-func (d *decoder) after(closing byte, where string) (more bool, err error) {
+func (d *Decoder) after(closing byte, where string) (more bool, err error) {
 	d.ws()
 	if d.pos < len(d.data) {
 		switch d.data[d.pos] {
@@ -327,7 +327,7 @@ func (d *decoder) after(closing byte, where string) (more bool, err error) {
 // key reads an object key as a boxed Lua string. Keys are interned, so that
 // the same key in every item of an array, and in every call, is allocated
 // once per state.
-func (d *decoder) key() (lua.LValue, error) {
+func (d *Decoder) key() (lua.LValue, error) {
 	if raw, ok := d.plain(len(d.data)); ok {
 		return d.intern(raw), nil
 	}
@@ -342,7 +342,7 @@ func (d *decoder) key() (lua.LValue, error) {
 // control characters, the common case, as the bytes between its quotes; ok
 // is false, and nothing read, for any other string (str reads those, and
 // reports what is wrong with them).
-func (d *decoder) plain(limit int) (raw []byte, ok bool) {
+func (d *Decoder) plain(limit int) (raw []byte, ok bool) {
 	start := d.pos + 1
 	for end := start; end < len(d.data) && end-start <= limit; end++ {
 		c := d.data[end]
@@ -358,7 +358,7 @@ func (d *decoder) plain(limit int) (raw []byte, ok bool) {
 }
 
 // str reads a string.
-func (d *decoder) str() (string, error) {
+func (d *Decoder) str() (string, error) {
 	d.pos++ // '"'
 	start := d.pos
 	for d.pos < len(d.data) {
@@ -381,7 +381,7 @@ func (d *decoder) str() (string, error) {
 
 // intern returns raw as a boxed Lua string, the same value for the same
 // short key every time.
-func (d *decoder) intern(raw []byte) lua.LValue {
+func (d *Decoder) intern(raw []byte) lua.LValue {
 	if len(raw) > maxInternLen {
 		return lua.LString(raw)
 	}
@@ -402,7 +402,7 @@ func (d *decoder) intern(raw []byte) lua.LValue {
 // strValue reads a string value. A short one is boxed once per state and
 // reused: converting a string to an lua.LValue allocates, and the same short
 // values come back on every call.
-func (d *decoder) strValue() (lua.LValue, error) {
+func (d *Decoder) strValue() (lua.LValue, error) {
 	if raw, ok := d.plain(maxInternLen); ok {
 		return d.box(raw), nil
 	}
@@ -414,7 +414,7 @@ func (d *decoder) strValue() (lua.LValue, error) {
 }
 
 // box returns raw as a boxed Lua string, interned when it is short.
-func (d *decoder) box(raw []byte) lua.LValue {
+func (d *Decoder) box(raw []byte) lua.LValue {
 	if len(raw) > maxInternLen {
 		return lua.LString(raw)
 	}
@@ -429,8 +429,8 @@ func (d *decoder) box(raw []byte) lua.LValue {
 	return v
 }
 
-// boxString is box for a Go string (the payload's fixed fields).
-func (d *decoder) boxString(s string) lua.LValue {
+// BoxString is box for a Go string (the payload's fixed fields).
+func (d *Decoder) BoxString(s string) lua.LValue {
 	if len(s) > maxInternLen {
 		return lua.LString(s)
 	}
@@ -449,7 +449,7 @@ func (d *decoder) boxString(s string) lua.LValue {
 // unescaped text is never longer than the raw text, so the buffer is sized
 // once from the closing quote; runs without escapes are copied whole; and
 // the buffer becomes the string without another copy.
-func (d *decoder) strEscaped(start int) (string, error) {
+func (d *Decoder) strEscaped(start int) (string, error) {
 	end := d.closingQuote()
 	if end < 0 {
 		return "", d.errorf("unexpected end of JSON input in a string")
@@ -469,7 +469,7 @@ func (d *decoder) strEscaped(start int) (string, error) {
 // to buf, escapes resolved, and leaves d.pos at end. The origin compares a
 // string's original text with a Lua string through it, so that both read
 // escapes exactly alike.
-func (d *decoder) unescape(buf []byte, end int) ([]byte, error) {
+func (d *Decoder) unescape(buf []byte, end int) ([]byte, error) {
 	for d.pos < end {
 		run := d.pos
 		for run < end && d.data[run] != '\\' && d.data[run] >= 0x20 {
@@ -530,7 +530,7 @@ func (d *decoder) unescape(buf []byte, end int) ([]byte, error) {
 // closingQuote returns the offset of the quote that ends the string the
 // decoder is in (d.pos at or after its start), or -1. A backslash escapes
 // the byte after it.
-func (d *decoder) closingQuote() int {
+func (d *Decoder) closingQuote() int {
 	for i := d.pos; i < len(d.data); i++ {
 		switch d.data[i] {
 		case '"':
@@ -542,7 +542,7 @@ func (d *decoder) closingQuote() int {
 	return -1
 }
 
-func (d *decoder) hex4() (rune, bool) {
+func (d *Decoder) hex4() (rune, bool) {
 	if len(d.data)-d.pos < 4 {
 		return 0, false
 	}
@@ -564,7 +564,7 @@ func (d *decoder) hex4() (rune, bool) {
 	return r, true
 }
 
-func (d *decoder) number() (lua.LValue, error) {
+func (d *Decoder) number() (lua.LValue, error) {
 	start := d.pos
 	neg := d.data[d.pos] == '-'
 	if neg {
@@ -622,7 +622,7 @@ func (d *decoder) number() (lua.LValue, error) {
 	return lua.LNumber(f), nil
 }
 
-func (d *decoder) digits() bool {
+func (d *Decoder) digits() bool {
 	start := d.pos
 	for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
 		d.pos++

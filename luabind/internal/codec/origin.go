@@ -1,4 +1,4 @@
-package luabind
+package codec
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func (o *origin) release() {
 func (o *origin) value(i, depth int) (int, bool) {
 	data := o.data
 	i = o.space(i)
-	if i >= len(data) || depth > maxDepth {
+	if i >= len(data) || depth > MaxDepth {
 		return 0, false
 	}
 	n := len(o.nodes)
@@ -264,7 +264,7 @@ func (o *origin) sameString(n int, s string) bool {
 	if len(s) > len(raw) {
 		return false // unescaping never makes a text longer
 	}
-	d := decoder{data: o.data, pos: int(o.nodes[n].start) + 1}
+	d := Decoder{data: o.data, pos: int(o.nodes[n].start) + 1}
 	var err error
 	o.scratch, err = d.unescape(o.scratch[:0], int(o.nodes[n].end)-1)
 	return err == nil && string(o.scratch) == s
@@ -324,7 +324,7 @@ func (o *origin) keyName(n int) (string, bool) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return unsafe.String(unsafe.SliceData(raw), len(raw)), true
 	}
-	d := decoder{data: o.data, pos: int(o.nodes[n].start) + 1}
+	d := Decoder{data: o.data, pos: int(o.nodes[n].start) + 1}
 	buf, err := d.unescape(nil, int(o.nodes[n].end)-1)
 	return string(buf), err == nil
 }

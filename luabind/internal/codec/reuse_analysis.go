@@ -1,10 +1,10 @@
-package luabind
+package codec
 
 import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// leavesInput reports whether fn, called as fn(input, rt), provably keeps no
+// LeavesInput reports whether fn, called as fn(input, rt), provably keeps no
 // reference to input's tables once it returns, so that the tables can be
 // refilled with the next call's payload instead of built anew. It reads the
 // function's bytecode and follows every register that may hold input or a
@@ -18,15 +18,16 @@ import (
 //   - captured: in a register a closure shares;
 //   - handed to a metamethod that Lua code may have written: used as a key
 //     (t[k] may call __index), or next to an operand of unknown type in
-//     arithmetic or a concatenation (OP_CONCAT, or the call of concatFn that
-//     Compile makes of every `..`, which is read as the same instruction);
+//     arithmetic or a concatenation (OP_CONCAT, or a call of concat, the Go
+//     function the caller's compiler makes of every `..` and loads as a
+//     constant with LOADK, which is read as the same instruction);
 //
 // and input's tables are never written. Input's tables themselves carry
 // protected metatables without metamethods, so reading, comparing and
 // measuring them calls no Lua code. A Go function, a function that reaches
 // input through ..., or an instruction this analysis does not know is
 // answered no. Any answer of no only costs the recycling.
-func leavesInput(fn *lua.LFunction) bool {
+func LeavesInput(fn *lua.LFunction, concat lua.LValue) bool {
 	if fn == nil || fn.IsG || fn.Proto == nil {
 		return false
 	}
@@ -34,7 +35,9 @@ func leavesInput(fn *lua.LFunction) bool {
 	if p.NumParameters == 0 {
 		return p.IsVarArg == 0 // input is reachable only through ...
 	}
-	return newFlow(p).run()
+	fl := newFlow(p)
+	fl.concatFn = concat
+	return fl.run()
 }
 
 // regs is a set of registers.
@@ -69,7 +72,7 @@ func (s *regs) from(r int) bool {
 // hold input or a value read from it, on some path), plain registers (hold
 // a nil, boolean, number or string on every path), method registers (m:
 // R(m) is a method looked up by SELF on a tainted R(m+1), both untouched
-// since, on every path) and concat registers (hold concatFn, loaded by
+// since, on every path) and concat registers (hold concat, loaded by
 // LOADK, on every path).
 type facts struct {
 	taint, plain, method, concat regs
@@ -108,6 +111,8 @@ type flow struct {
 	seen    []bool
 	work    []int
 	capture regs // registers shared with a closure
+	// concatFn is the function a rewritten `..` calls (see LeavesInput).
+	concatFn lua.LValue
 }
 
 func newFlow(p *lua.FunctionProto) *flow {
@@ -188,7 +193,7 @@ func (fl *flow) step(pc int, f *facts) bool {
 	case lua.OP_MOVE, lua.OP_MOVEN:
 		f.set(a, f.taint.has(b), f.plain.has(b))
 	case lua.OP_LOADK:
-		isConcat := argBx(inst) < len(fl.p.Constants) && fl.p.Constants[argBx(inst)] == lua.LValue(concatFn)
+		isConcat := argBx(inst) < len(fl.p.Constants) && fl.p.Constants[argBx(inst)] == fl.concatFn
 		f.set(a, false, !isConcat)
 		f.concat.put(a, isConcat)
 	case lua.OP_LOADBOOL:
@@ -359,7 +364,7 @@ func (fl *flow) call(f *facts, inst uint32) bool {
 	a, b, c := argA(inst), argB(inst), argC(inst)
 	first := a + 1
 	if f.method.has(a) {
-		first = a + 2 // the method's own string (see leavesInput)
+		first = a + 2 // the method's own string (see LeavesInput)
 	} else if f.taint.has(a) {
 		return false
 	}
