@@ -2,6 +2,12 @@ package luahook
 
 import "fmt"
 
+// DefaultMaxInputBytes is the default cap on a payload, as Input.Size counts
+// it: the largest request body luahook serve accepts, the most luahook fire
+// reads, and the largest payload the runner calls a hook with
+// (max_input_bytes).
+const DefaultMaxInputBytes = 8 << 20 // 8 MiB
+
 // The limits on a payload's identifiers: names, ids and paths that hooks use
 // as keys (a rate limiter's "calls:" .. sessionId) or show in one line. Text
 // fields (prompt, toolResult.content, subagent.task, ...) and the toolInput

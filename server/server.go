@@ -30,8 +30,9 @@ import (
 	"github.com/luahook/luahook/runner"
 )
 
-// DefaultMaxBody is the default cap on a request body: 8 MiB.
-const DefaultMaxBody = 8 << 20
+// DefaultMaxBody is the default cap on a request body: the payload cap,
+// luahook.DefaultMaxInputBytes (8 MiB).
+const DefaultMaxBody = luahook.DefaultMaxInputBytes
 
 // Firer fires one payload at hooks and returns what they decided.
 // *runner.Runner is a Firer.
@@ -148,7 +149,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, code, err)
 		return
 	}
-	in, err := DecodePayload(body)
+	in, err := luahook.DecodePayload(body)
 	if err != nil {
 		h.refuse(w, r, http.StatusBadRequest, err)
 		return

@@ -1,4 +1,4 @@
-package server
+package luahook
 
 import (
 	"encoding/json"
@@ -6,19 +6,17 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/luahook/luahook"
 )
 
 func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 	yes, n := true, 120
-	want := &luahook.Input{
-		Event: luahook.PreToolUse, ToolName: "bash", ToolInput: json.RawMessage(`{"command":"ls",  "n":[1,2]}`),
+	want := &Input{
+		Event: PreToolUse, ToolName: "bash", ToolInput: json.RawMessage(`{"command":"ls",  "n":[1,2]}`),
 		ToolCapabilities: []string{"exec"}, ToolMutating: &yes,
-		ToolResult: &luahook.ToolResult{Content: "out", IsError: true}, Prompt: "p",
-		Compaction:   &luahook.Compaction{Trigger: "auto", TokensBefore: &n},
-		Subagent:     &luahook.Subagent{Target: "reviewer", Task: "t", OK: &yes},
-		Notification: &luahook.NotificationInfo{Kind: "permission", Message: "m"},
+		ToolResult: &ToolResult{Content: "out", IsError: true}, Prompt: "p",
+		Compaction:   &Compaction{Trigger: "auto", TokensBefore: &n},
+		Subagent:     &Subagent{Target: "reviewer", Task: "t", OK: &yes},
+		Notification: &NotificationInfo{Kind: "permission", Message: "m"},
 		Cwd:          "/w", SessionID: "s1",
 	}
 	data := ` {"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls",  "n":[1,2]},
@@ -34,8 +32,8 @@ func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
-	if len(payloadKeys) != reflect.TypeFor[luahook.Input]().NumField() {
-		t.Errorf("payloadKeys has %d keys, luahook.Input %d fields", len(payloadKeys), reflect.TypeFor[luahook.Input]().NumField())
+	if len(payloadKeys) != reflect.TypeFor[Input]().NumField() {
+		t.Errorf("payloadKeys has %d keys, Input %d fields", len(payloadKeys), reflect.TypeFor[Input]().NumField())
 	}
 }
 
@@ -119,7 +117,7 @@ func TestDecodePayloadNamesTheByteAtFault(t *testing.T) {
 
 func TestDecodePayloadUnescapesKeys(t *testing.T) {
 	in, err := DecodePayload([]byte(`{"\u0065vent":"Stop","c\u0077d":"/w"}`))
-	if err != nil || in.Event != luahook.Stop || in.Cwd != "/w" {
+	if err != nil || in.Event != Stop || in.Cwd != "/w" {
 		t.Errorf("got %+v, %v", in, err)
 	}
 	if _, err := DecodePayload([]byte(`{"event":"Stop","\u0065vent":"PreToolUse"}`)); err == nil || !strings.Contains(err.Error(), `duplicate key "event"`) {
@@ -160,7 +158,7 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
-		var want luahook.Input
+		var want Input
 		if err := json.Unmarshal(data, &want); err != nil {
 			t.Fatalf("encoding/json refuses %q: %v", data, err)
 		}
@@ -274,11 +272,11 @@ func manyKeys(n int) string {
 }
 
 func TestDecodeInputRefusesIdentifiersOverTheirLimits(t *testing.T) {
-	at, past := strings.Repeat("s", luahook.MaxIDBytes), strings.Repeat("s", luahook.MaxIDBytes+1)
-	cwdAt, cwdPast := "/"+strings.Repeat("d", luahook.MaxCwdBytes-1), "/"+strings.Repeat("d", luahook.MaxCwdBytes)
+	at, past := strings.Repeat("s", MaxIDBytes), strings.Repeat("s", MaxIDBytes+1)
+	cwdAt, cwdPast := "/"+strings.Repeat("d", MaxCwdBytes-1), "/"+strings.Repeat("d", MaxCwdBytes)
 	ok := []string{
 		`{"event":"Stop","sessionId":"` + at + `","toolName":"` + at + `","cwd":"` + cwdAt + `"}`,
-		`{"event":"PreToolUse","toolCapabilities":[` + strings.TrimSuffix(strings.Repeat(`"c",`, luahook.MaxCapabilities), ",") + `]}`,
+		`{"event":"PreToolUse","toolCapabilities":[` + strings.TrimSuffix(strings.Repeat(`"c",`, MaxCapabilities), ",") + `]}`,
 	}
 	for _, data := range ok {
 		if _, err := DecodeInput([]byte(data)); err != nil {
@@ -290,7 +288,7 @@ func TestDecodeInputRefusesIdentifiersOverTheirLimits(t *testing.T) {
 		{`{"event":"Stop","toolName":"` + past + `"}`, "payload: toolName is 257 bytes, over the limit of 256"},
 		{`{"event":"Stop","cwd":"` + cwdPast + `"}`, "payload: cwd is 4097 bytes, over the limit of 4096"},
 		{`{"event":"Stop","subagent":{"subagentId":"` + past + `"}}`, "payload: subagent.subagentId is 257 bytes, over the limit of 256"},
-		{`{"event":"PreToolUse","toolCapabilities":[` + strings.Repeat(`"c",`, luahook.MaxCapabilities) + `"c"]}`, "payload: toolCapabilities has 65 entries, over the limit of 64"},
+		{`{"event":"PreToolUse","toolCapabilities":[` + strings.Repeat(`"c",`, MaxCapabilities) + `"c"]}`, "payload: toolCapabilities has 65 entries, over the limit of 64"},
 	}
 	for _, tt := range tests {
 		if in, err := DecodeInput([]byte(tt.data)); err == nil || err.Error() != tt.want {
