@@ -16,21 +16,6 @@ const maxNesting = 10000
 // payloadSnippetChars is how much of a payload's text an error quotes.
 const payloadSnippetChars = 40
 
-// payloadKeys are the top-level keys of a payload, exactly as the contract
-// spells them.
-var payloadKeys = [...]string{
-	"event", "toolName", "toolInput", "toolCapabilities", "toolMutating", "toolResult",
-	"prompt", "compaction", "subagent", "notification", "cwd", "sessionId",
-}
-
-// nestedKeys are the keys of the payload's nested objects.
-var nestedKeys = map[string][]string{
-	"toolResult":   jsonKeys[ToolResult](),
-	"compaction":   jsonKeys[Compaction](),
-	"subagent":     jsonKeys[Subagent](),
-	"notification": jsonKeys[NotificationInfo](),
-}
-
 // DecodeInput parses a payload strictly, leaving the event to the caller: the
 // data must be exactly one JSON object whose keys, and those of its nested
 // objects, are the contract's, spelled exactly (encoding/json alone would
@@ -54,15 +39,15 @@ func DecodeInput(data []byte) (*Input, error) {
 	in := &Input{}
 	var seen uint32
 	err := walkObject(data, func(key string, off int, value []byte) error {
-		i := slices.Index(payloadKeys[:], key)
+		i := slices.Index(inputKeys.list, key)
 		switch {
 		case i < 0:
-			return unknownKey(key, payloadKeys[:])
+			return unknownKey(key, inputKeys.list)
 		case seen&(1<<i) != 0:
 			return fmt.Errorf("duplicate key %q", key)
 		}
 		seen |= 1 << i
-		if keys, ok := nestedKeys[key]; ok && value[0] == '{' {
+		if keys, ok := inputKeys.nested[key]; ok && value[0] == '{' {
 			var nested uint32
 			err := walkObject(value, func(k string, _ int, _ []byte) error {
 				j := slices.Index(keys, k)
@@ -118,44 +103,10 @@ func DecodePayload(data []byte) (*Input, error) {
 	return in, nil
 }
 
-// jsonKeys lists the JSON keys of a struct type's fields.
-func jsonKeys[T any]() []string {
-	t := reflect.TypeFor[T]()
-	keys := make([]string, 0, t.NumField())
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
-	}
-	return keys
-}
-
-// field returns a pointer to the Input field of payloadKeys[i].
+// field returns a pointer to the Input field of the top-level key
+// inputKeys.list[i].
 func field(in *Input, i int) any {
-	switch payloadKeys[i] {
-	case "event":
-		return &in.Event
-	case "toolName":
-		return &in.ToolName
-	case "toolInput":
-		return &in.ToolInput
-	case "toolCapabilities":
-		return &in.ToolCapabilities
-	case "toolMutating":
-		return &in.ToolMutating
-	case "toolResult":
-		return &in.ToolResult
-	case "prompt":
-		return &in.Prompt
-	case "compaction":
-		return &in.Compaction
-	case "subagent":
-		return &in.Subagent
-	case "notification":
-		return &in.Notification
-	case "cwd":
-		return &in.Cwd
-	}
-	return &in.SessionID
+	return reflect.ValueOf(in).Elem().Field(inputKeys.fields[i]).Addr().Interface()
 }
 
 func unknownKey(key string, keys []string) error {

@@ -1,6 +1,7 @@
 package luahook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -32,8 +33,8 @@ func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
-	if len(payloadKeys) != reflect.TypeFor[Input]().NumField() {
-		t.Errorf("payloadKeys has %d keys, Input %d fields", len(payloadKeys), reflect.TypeFor[Input]().NumField())
+	if len(inputKeys.list) != reflect.TypeFor[Input]().NumField() {
+		t.Errorf("the decoder knows %d keys, Input has %d fields", len(inputKeys.list), reflect.TypeFor[Input]().NumField())
 	}
 }
 
@@ -127,7 +128,7 @@ func TestDecodePayloadUnescapesKeys(t *testing.T) {
 
 // FuzzDecodePayloadAgreesWithEncodingJSON guards the hand-written walker:
 // whatever DecodePayload accepts is valid JSON and decodes to the same Input
-// under encoding/json.
+// under encoding/json, which Input.Fields lists as encoding/json writes it.
 func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls \"a\\\\\" }"}}`,
@@ -167,6 +168,9 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		}
 		if !reflect.DeepEqual(in, &want) {
 			t.Fatalf("%q:\n got  %+v\n want %+v", data, in, &want)
+		}
+		if listed, marshalled := fieldsJSON(t, in), must(json.Marshal(in)); !bytes.Equal(listed, marshalled) {
+			t.Fatalf("%q:\n Input.Fields lists %s\n encoding/json writes %s", data, listed, marshalled)
 		}
 	})
 }
@@ -295,4 +299,11 @@ func TestDecodeInputRefusesIdentifiersOverTheirLimits(t *testing.T) {
 			t.Errorf("DecodeInput(%.60s…) = %v, %v; want %q", tt.data, in != nil, err, tt.want)
 		}
 	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -112,7 +112,7 @@ type Options struct {
 	// expansion. Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	// MaxInputBytes caps the payload of every Lua, command and HTTP hook
-	// call, as luabind.InputBytes counts it: a larger payload is refused
+	// call, as luahook.Input.Size counts it: a larger payload is refused
 	// before the hook runs, a failure of kind rejected that the hook's
 	// failure policy handles (a fail-closed hook denies). Zero means the
 	// config's [runner] max_input_bytes (default 8 MiB); a negative value

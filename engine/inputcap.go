@@ -6,7 +6,6 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
-	"github.com/luahook/luahook/luabind"
 )
 
 // maxInputBytes returns the cap on hook input: the option, else the
@@ -41,7 +40,7 @@ var (
 // the hook with any other.
 func (c *cappedHook) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	if limit := c.limit.Load(); limit > 0 && in != nil {
-		if n := luabind.InputBytes(in); int64(n) > limit {
+		if n := in.Size(); int64(n) > limit {
 			return nil, luahook.Failf(luahook.FailRejected,
 				"the payload is %d bytes, over the cap of %d bytes on hook input (max_input_bytes)", n, limit)
 		}

@@ -66,7 +66,7 @@ func (h *luaHook) Prepare(ctx context.Context, in *luahook.Input, timeout time.D
 	}
 	sh := h.file.sh
 	if limit := sh.opts.MaxInputBytes; limit > 0 {
-		if n := InputBytes(in); n > limit {
+		if n := in.Size(); n > limit {
 			return nil, luahook.Failf(luahook.FailRejected,
 				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", sh.path, n, mib(limit))
 		}
@@ -128,29 +128,6 @@ func (p *prepared) Run(ctx context.Context) (out *luahook.Outcome, err error) {
 	}()
 	out, reuse, err = st.run(ctx)
 	return out, err
-}
-
-// InputBytes returns the size of a payload as the input caps count it: the
-// bytes of its tool input and of every string it carries. It is close to the
-// size of the payload's JSON form, and costs no encoding.
-func InputBytes(in *luahook.Input) int {
-	n := len(in.Event) + len(in.ToolName) + len(in.ToolInput) + len(in.Prompt) + len(in.Cwd) + len(in.SessionID)
-	for _, c := range in.ToolCapabilities {
-		n += len(c)
-	}
-	if r := in.ToolResult; r != nil {
-		n += len(r.Content)
-	}
-	if c := in.Compaction; c != nil {
-		n += len(c.Trigger)
-	}
-	if s := in.Subagent; s != nil {
-		n += len(s.Target) + len(s.Task) + len(s.SubagentID) + len(s.DelegationID) + len(s.Mode) + len(s.Status) + len(s.Summary)
-	}
-	if m := in.Notification; m != nil {
-		n += len(m.Kind) + len(m.Message) + len(m.ToolName)
-	}
-	return n
 }
 
 // call runs registered function i (prepare, then run). reuse reports

@@ -80,7 +80,7 @@ type Options struct {
 	// building each further state of the pool). Zero means DefaultLoadTimeout.
 	LoadTimeout time.Duration
 	// MaxInputBytes caps the payload a hook of the file is called with, as
-	// counted by InputBytes: a larger one is refused before it reaches Lua,
+	// counted by luahook.Input.Size: a larger one is refused before it reaches Lua,
 	// with a failure of kind FailRejected that the hook's failure policy
 	// then handles. Zero means DefaultMaxInputBytes; a negative value turns
 	// the cap off.
