@@ -275,11 +275,3 @@ func TruncateContext(s string) string {
 }
 
 var contextCutMarkerChars = utf8.RuneCountInString(ContextCutMarker)
-
-// ValidUTF8 replaces invalid UTF-8 sequences in s with U+FFFD, leaving valid text untouched.
-func ValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
-}

@@ -286,7 +286,7 @@ func (c *Command) result(ctx context.Context, start time.Time, ps *os.ProcessSta
 // cleanText trims b and cuts it to luahook.MaxReasonChars characters of
 // valid UTF-8 (invalid bytes become U+FFFD; valid text is kept intact).
 func cleanText(b []byte) string {
-	return luahook.ValidUTF8(luahook.TruncateReason(strings.TrimSpace(string(b))))
+	return strings.ToValidUTF8(luahook.TruncateReason(strings.TrimSpace(string(b))), "\uFFFD")
 }
 
 // failureAttr is the log attribute of a call's failure, empty when there is none.

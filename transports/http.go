@@ -205,7 +205,7 @@ func (h *HTTP) read(ctx context.Context, start time.Time, resp *http.Response) (
 				resp.Status, resp.Header.Get("Location"))
 		}
 		msg := "returned " + resp.Status
-		if text := luahook.ValidUTF8(luahook.TruncateChars(strings.TrimSpace(string(data)), 200)); text != "" {
+		if text := strings.ToValidUTF8(luahook.TruncateChars(strings.TrimSpace(string(data)), 200), "\uFFFD"); text != "" {
 			msg += ": " + text
 		}
 		return nil, h.fail(luahook.FailError, "%s", msg)
