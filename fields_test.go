@@ -73,10 +73,46 @@ func fullInput() *Input {
 	}
 }
 
+// filledInput sets every field of the payload, read from Input's type, so
+// that a field added to Input but not to Input.Fields is caught.
+func filledInput() *Input {
+	var in Input
+	fill(reflect.ValueOf(&in).Elem())
+	return &in
+}
+
+func fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("x-" + v.Type().Name())
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fill(v.Field(i))
+		}
+	case reflect.Slice:
+		if v.Type() == reflect.TypeFor[json.RawMessage]() {
+			v.SetBytes([]byte(`{"a":1}`))
+			return
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fill(v.Index(0))
+	default:
+		panic("fill: a payload field of kind " + v.Kind().String())
+	}
+}
+
 func TestFieldsListThePayloadAsEncodingJSONWritesIt(t *testing.T) {
 	for name, in := range map[string]*Input{
 		"zero":               {},
 		"every field":        fullInput(),
+		"every field filled": filledInput(),
 		"empty capabilities": {Event: Stop, ToolCapabilities: []string{}},
 		"empty nested":       {Event: PostToolUse, ToolResult: &ToolResult{}, Compaction: &Compaction{}, Subagent: &Subagent{}, Notification: &NotificationInfo{}},
 		"tool call":          {Event: PreToolUse, ToolName: "bash", ToolInput: json.RawMessage(`{"command":"ls"}`), Cwd: "/w", SessionID: "s"},
@@ -93,7 +129,7 @@ func TestFieldsListThePayloadAsEncodingJSONWritesIt(t *testing.T) {
 
 func TestFieldsNumberEachKeyByItsPlaceInTheStruct(t *testing.T) {
 	top, parent := InputKeys(), ""
-	fullInput().Fields(func(f Field) bool {
+	filledInput().Fields(func(f Field) bool {
 		switch f.Kind {
 		case FieldEnd:
 			parent = ""
