@@ -68,7 +68,7 @@ type Options struct {
 // status on GET /healthz (liveness), readiness on GET /readyz (503 while
 // there are load errors) and the Prometheus metrics on GET /metrics.
 //
-// A hook request's body must be one payload object (DecodePayload) of at most
+// A hook request's body must be one payload object (luahook.DecodePayload) of at most
 // Options.MaxBody bytes: a malformed payload is answered 400 with
 // {"error": "..."} naming what is wrong, a larger body 413. A good payload is
 // fired with the request's context, so a client that gives up cancels its
