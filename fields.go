@@ -21,23 +21,23 @@ const (
 )
 
 // Field is one member of a payload's JSON form, as Input.Fields lists it.
+// It is passed by value on every call of a hook, so it is kept small.
 type Field struct {
-	Kind FieldKind
 	// Key is the member's JSON key ("" for FieldEnd), and Index its place
 	// among the keys of its object: InputKeys()[Index] at the top level,
 	// NestedKeys(parent)[Index] inside the nested object parent.
-	Key   string
-	Index int
-	Text  string          // FieldString
-	Bool  bool            // FieldBool
-	Int   int64           // FieldInt
-	JSON  json.RawMessage // FieldJSON
-	List  []string        // FieldStrings
+	Key  string
+	Text string          // FieldString
+	JSON json.RawMessage // FieldJSON
+	List []string        // FieldStrings
+	Int  int64           // FieldInt
 	// Limit bounds the bytes of a FieldString, or of each entry of a
 	// FieldStrings, and MaxEntries the entries of a FieldStrings (CheckLimits);
 	// zero means the field is bounded by the payload's size cap only.
-	Limit      int
-	MaxEntries int
+	Limit, MaxEntries int32
+	Index             int32
+	Kind              FieldKind
+	Bool              bool // FieldBool
 	// Repeats marks a name or id that is likely the same from call to call
 	// (the event, a tool name, the cwd, the session), worth keeping one copy
 	// of.
@@ -130,7 +130,7 @@ func jsonKey(f reflect.StructField) string {
 // their place among the object's keys, present or not.
 type fieldList struct {
 	visit func(Field) bool
-	next  int  // the index of the next key
+	next  int32 // the index of the next key
 	stop  bool // visit returned false
 }
 
@@ -160,12 +160,12 @@ func (l *fieldList) optText(key, s string) {
 
 // id lists an identifier of at most limit bytes that encoding/json always
 // writes; repeats says whether it is likely the same from call to call.
-func (l *fieldList) id(key, s string, limit int, repeats bool) {
+func (l *fieldList) id(key, s string, limit int32, repeats bool) {
 	l.emit(Field{Kind: FieldString, Key: key, Text: s, Limit: limit, Repeats: repeats})
 }
 
 // optID lists an identifier tagged omitempty.
-func (l *fieldList) optID(key, s string, limit int, repeats bool) {
+func (l *fieldList) optID(key, s string, limit int32, repeats bool) {
 	if s == "" {
 		l.skip()
 		return
@@ -204,7 +204,7 @@ func (l *fieldList) optJSON(key string, raw json.RawMessage) {
 
 // ids lists an array of identifiers tagged omitzero (nil is absent, empty
 // is []).
-func (l *fieldList) ids(key string, list []string, maxEntries, limit int) {
+func (l *fieldList) ids(key string, list []string, maxEntries, limit int32) {
 	if list == nil {
 		l.skip()
 		return

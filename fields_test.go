@@ -141,7 +141,7 @@ func TestFieldsNumberEachKeyByItsPlaceInTheStruct(t *testing.T) {
 		if parent != "" {
 			keys = NestedKeys(parent)
 		}
-		if f.Index >= len(keys) || keys[f.Index] != f.Key {
+		if int(f.Index) >= len(keys) || keys[f.Index] != f.Key {
 			t.Errorf("field %q has index %d in %q's keys %q", f.Key, f.Index, parent, keys)
 		}
 		return true

@@ -35,17 +35,17 @@ func (in *Input) CheckLimits() error {
 		case FieldEnd:
 			parent = ""
 		case FieldString:
-			if f.Limit > 0 && len(f.Text) > f.Limit {
-				err = idLimit(fieldPath(parent, f.Key), len(f.Text), f.Limit)
+			if f.Limit > 0 && len(f.Text) > int(f.Limit) {
+				err = idLimit(fieldPath(parent, f.Key), len(f.Text), int(f.Limit))
 			}
 		case FieldStrings:
-			if f.MaxEntries > 0 && len(f.List) > f.MaxEntries {
+			if f.MaxEntries > 0 && len(f.List) > int(f.MaxEntries) {
 				err = fmt.Errorf("%s has %d entries, over the limit of %d", fieldPath(parent, f.Key), len(f.List), f.MaxEntries)
 				break
 			}
 			for i, s := range f.List {
-				if f.Limit > 0 && len(s) > f.Limit {
-					err = idLimit(fmt.Sprintf("%s[%d]", fieldPath(parent, f.Key), i), len(s), f.Limit)
+				if f.Limit > 0 && len(s) > int(f.Limit) {
+					err = idLimit(fmt.Sprintf("%s[%d]", fieldPath(parent, f.Key), i), len(s), int(f.Limit))
 					break
 				}
 			}

@@ -27,7 +27,7 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 		var v lua.LValue
 		switch f.Kind {
 		case luahook.FieldObject:
-			object, start = f.Index, len(keys)
+			object, start = int(f.Index), len(keys)
 			return true
 		case luahook.FieldEnd:
 			t := st.objectTable(keys[start:], vals[start:])
