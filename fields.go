@@ -131,7 +131,7 @@ func jsonKey(f reflect.StructField) string {
 type fieldList struct {
 	visit func(Field) bool
 	next  int32 // the index of the next key
-	stop  bool // visit returned false
+	stop  bool  // visit returned false
 }
 
 // emit visits f, numbered as the next key.
