@@ -1,6 +1,7 @@
 package luahook
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -48,4 +49,28 @@ func AsFailure(err error) *Failure {
 		return f
 	}
 	return &Failure{Kind: FailError, Message: err.Error(), Err: err}
+}
+
+// ContextFailure is the failure of a call that ctx ended before it was
+// answered: FailTimeout, saying timedOut, when a deadline passed, else
+// FailAborted, saying cancelled; ctx's error is the cause. A hook reports a
+// call cut short through it; the runner, which knows whether the deadline
+// that passed was the hook's own, has the last word on the kind.
+func ContextFailure(ctx context.Context, timedOut, cancelled string) *Failure {
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Failure{Kind: FailTimeout, Message: timedOut, Err: err}
+	}
+	return &Failure{Kind: FailAborted, Message: cancelled, Err: err}
+}
+
+// ErrNoInput says a call had no payload (a nil *Input): the caller's
+// mistake. The runner refuses a nil payload before it calls any hook; a
+// hook called directly with one answers NoInput(), whatever its transport.
+var ErrNoInput = errors.New("no payload (nil input)")
+
+// NoInput is the failure of a hook called without a payload: FailRejected,
+// since the hook never ran.
+func NoInput() *Failure {
+	return &Failure{Kind: FailRejected, Message: ErrNoInput.Error(), Err: ErrNoInput}
 }

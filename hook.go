@@ -43,6 +43,15 @@ type CallScoped interface {
 	ScopedToCall() bool
 }
 
+// Validating is implemented by hooks whose Call (and Prepared.Run) returns
+// only valid outcomes: one that Outcome.Validate refuses is reported as a
+// FailInvalidOutput failure instead. Lua, command and HTTP hooks validate
+// what they parse (ParseOutcome); the runner validates the outcomes of
+// every other hook, so that each outcome is validated once.
+type Validating interface {
+	ValidatesOutcomes() bool
+}
+
 // Preparer is implemented by hooks whose calls begin with work that the
 // hook's own deadline should not pay for: waiting for an executor (a Lua
 // state) and converting the payload into the executor's values. For a hook

@@ -78,3 +78,62 @@ func (in *Input) MatchKey() string {
 	}
 	return ""
 }
+
+// Fields calls yield with each member of the payload's JSON form, in the
+// order and with the omissions of encoding/json, until yield returns false.
+// A nested object is a FieldObject, its fields, then a FieldEnd. It is the
+// one listing of the payload's fields that the Lua conversion, Size and
+// CheckLimits read: a field added to Input is added here, with its limit.
+func (in *Input) Fields(yield func(Field) bool) {
+	l := fieldList{visit: yield}
+	l.id("event", string(in.Event), MaxIDBytes, true)
+	l.optID("toolName", in.ToolName, MaxIDBytes, true)
+	l.optJSON("toolInput", in.ToolInput)
+	l.ids("toolCapabilities", in.ToolCapabilities, MaxCapabilities, MaxCapabilityBytes)
+	l.optBool("toolMutating", in.ToolMutating)
+	if r := in.ToolResult; r != nil {
+		o := l.open("toolResult")
+		o.text("content", r.Content)
+		o.boolean("isError", r.IsError)
+		l.close(&o)
+	} else {
+		l.skip()
+	}
+	l.optText("prompt", in.Prompt)
+	if c := in.Compaction; c != nil {
+		o := l.open("compaction")
+		o.id("trigger", c.Trigger, MaxIDBytes, false)
+		o.boolean("aggressive", c.Aggressive)
+		optInt(&o, "tokensBefore", c.TokensBefore)
+		optInt(&o, "tokensAfter", c.TokensAfter)
+		l.close(&o)
+	} else {
+		l.skip()
+	}
+	if s := in.Subagent; s != nil {
+		o := l.open("subagent")
+		o.id("target", s.Target, MaxIDBytes, false)
+		o.text("task", s.Task)
+		o.optID("subagentId", s.SubagentID, MaxIDBytes, false)
+		o.optID("delegationId", s.DelegationID, MaxIDBytes, false)
+		o.optID("mode", s.Mode, MaxIDBytes, false)
+		o.optBool("ok", s.OK)
+		o.optID("status", s.Status, MaxIDBytes, false)
+		o.optText("summary", s.Summary)
+		optInt(&o, "durationMs", s.DurationMs)
+		l.close(&o)
+	} else {
+		l.skip()
+	}
+	if m := in.Notification; m != nil {
+		o := l.open("notification")
+		o.id("kind", m.Kind, MaxIDBytes, false)
+		o.text("message", m.Message)
+		o.optID("toolName", m.ToolName, MaxIDBytes, false)
+		l.close(&o)
+	} else {
+		l.skip()
+	}
+	l.id("cwd", in.Cwd, MaxCwdBytes, true)
+	l.optID("sessionId", in.SessionID, MaxIDBytes, true)
+}

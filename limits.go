@@ -2,6 +2,12 @@ package luahook
 
 import "fmt"
 
+// DefaultMaxInputBytes is the default cap on a payload, as Input.Size counts
+// it: the largest request body luahook serve accepts, the most luahook fire
+// reads, and the largest payload the runner calls a hook with
+// (max_input_bytes).
+const DefaultMaxInputBytes = 8 << 20 // 8 MiB
+
 // The limits on a payload's identifiers: names, ids and paths that hooks use
 // as keys (a rate limiter's "calls:" .. sessionId) or show in one line. Text
 // fields (prompt, toolResult.content, subagent.task, ...) and the toolInput
@@ -14,64 +20,48 @@ const (
 	maxIdentifierMessage = "%s is %d bytes, over the limit of %d"
 )
 
-// CheckLimits reports the first identifier of the payload that is over its
-// limit (MaxIDBytes, MaxCwdBytes, MaxCapabilities, MaxCapabilityBytes), as an
-// error naming the field. It allocates nothing when every field is within
-// its limit.
+// CheckLimits reports the first identifier of the payload, in the order of
+// its JSON form, that is over its limit (MaxIDBytes, MaxCwdBytes,
+// MaxCapabilities, MaxCapabilityBytes: each field's Field.Limit and
+// Field.MaxEntries), as an error naming the field. It allocates nothing
+// when every field is within its limit.
 func (in *Input) CheckLimits() error {
-	if max(len(in.Event), len(in.ToolName), len(in.SessionID)) <= MaxIDBytes && len(in.Cwd) <= MaxCwdBytes &&
-		in.ToolCapabilities == nil && in.Compaction == nil && in.Subagent == nil && in.Notification == nil {
-		return nil // the usual payload, checked in a few comparisons the caller inlines
-	}
-	return in.checkAllLimits()
-}
-
-func (in *Input) checkAllLimits() error {
-	if err := idLimit("event", len(in.Event), MaxIDBytes); err != nil {
-		return err
-	}
-	if err := idLimit("toolName", len(in.ToolName), MaxIDBytes); err != nil {
-		return err
-	}
-	if err := idLimit("sessionId", len(in.SessionID), MaxIDBytes); err != nil {
-		return err
-	}
-	if err := idLimit("cwd", len(in.Cwd), MaxCwdBytes); err != nil {
-		return err
-	}
-	if n := len(in.ToolCapabilities); n > MaxCapabilities {
-		return fmt.Errorf("toolCapabilities has %d entries, over the limit of %d", n, MaxCapabilities)
-	}
-	for i, c := range in.ToolCapabilities {
-		if len(c) > MaxCapabilityBytes {
-			return idLimit(fmt.Sprintf("toolCapabilities[%d]", i), len(c), MaxCapabilityBytes)
-		}
-	}
-	if c := in.Compaction; c != nil {
-		if err := idLimit("compaction.trigger", len(c.Trigger), MaxIDBytes); err != nil {
-			return err
-		}
-	}
-	if s := in.Subagent; s != nil {
-		for _, f := range [...]struct {
-			name string
-			n    int
-		}{{"subagent.target", len(s.Target)}, {"subagent.subagentId", len(s.SubagentID)},
-			{"subagent.delegationId", len(s.DelegationID)}, {"subagent.mode", len(s.Mode)}, {"subagent.status", len(s.Status)}} {
-			if err := idLimit(f.name, f.n, MaxIDBytes); err != nil {
-				return err
+	var err error
+	parent := ""
+	in.Fields(func(f Field) bool {
+		switch f.Kind {
+		case FieldObject:
+			parent = f.Key
+		case FieldEnd:
+			parent = ""
+		case FieldString:
+			if f.Limit > 0 && len(f.Text) > int(f.Limit) {
+				err = idLimit(fieldPath(parent, f.Key), len(f.Text), int(f.Limit))
+			}
+		case FieldStrings:
+			if f.MaxEntries > 0 && len(f.List) > int(f.MaxEntries) {
+				err = fmt.Errorf("%s has %d entries, over the limit of %d", fieldPath(parent, f.Key), len(f.List), f.MaxEntries)
+				break
+			}
+			for i, s := range f.List {
+				if f.Limit > 0 && len(s) > int(f.Limit) {
+					err = idLimit(fmt.Sprintf("%s[%d]", fieldPath(parent, f.Key), i), len(s), int(f.Limit))
+					break
+				}
 			}
 		}
+		return err == nil
+	})
+	return err
+}
+
+// fieldPath names the field key of the nested object parent ("" at the top
+// level) as errors do: subagent.target.
+func fieldPath(parent, key string) string {
+	if parent == "" {
+		return key
 	}
-	if m := in.Notification; m != nil {
-		if err := idLimit("notification.kind", len(m.Kind), MaxIDBytes); err != nil {
-			return err
-		}
-		if err := idLimit("notification.toolName", len(m.ToolName), MaxIDBytes); err != nil {
-			return err
-		}
-	}
-	return nil
+	return parent + "." + key
 }
 
 func idLimit(field string, n, limit int) error {

@@ -126,7 +126,7 @@ func ParseOutcome(data []byte) (*Outcome, error) {
 		return nil, nil
 	}
 	if data[0] != '{' {
-		return nil, Failf(FailInvalidOutput, "output is not a JSON object: %s", snippet(data))
+		return nil, Failf(FailInvalidOutput, "output is not a JSON object: %s", snippet(data, outcomeSnippetChars))
 	}
 	var w wireOutcome
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -208,7 +208,7 @@ func optString(key string, raw json.RawMessage) (string, error) {
 	}
 	var s string
 	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", Failf(FailInvalidOutput, "outcome key %q must be a string, got %s", key, snippet(raw))
+		return "", Failf(FailInvalidOutput, "outcome key %q must be a string, got %s", key, snippet(raw, outcomeSnippetChars))
 	}
 	return s, nil
 }
@@ -218,17 +218,20 @@ func optObject(key string, raw json.RawMessage) (json.RawMessage, error) {
 		return nil, nil
 	}
 	if raw[0] != '{' {
-		return nil, Failf(FailInvalidOutput, "outcome key %q must be an object, got %s", key, snippet(raw))
+		return nil, Failf(FailInvalidOutput, "outcome key %q must be an object, got %s", key, snippet(raw, outcomeSnippetChars))
 	}
 	return raw, nil
 }
 
-func snippet(b []byte) string {
-	const max = 80
-	if len(b) <= max {
+// outcomeSnippetChars is how much of a transport's output an error quotes.
+const outcomeSnippetChars = 80
+
+// snippet returns b as text, cut to n characters (and marked so) when longer.
+func snippet(b []byte, n int) string {
+	if len(b) <= n {
 		return string(b)
 	}
-	return TruncateChars(string(b), max) + "…"
+	return TruncateChars(string(b), n) + "…"
 }
 
 // TruncateChars cuts s to at most n characters (runes), never splitting one.
@@ -272,11 +275,3 @@ func TruncateContext(s string) string {
 }
 
 var contextCutMarkerChars = utf8.RuneCountInString(ContextCutMarker)
-
-// ValidUTF8 replaces invalid UTF-8 sequences in s with U+FFFD, leaving valid text untouched.
-func ValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
-}

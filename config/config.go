@@ -30,7 +30,7 @@ const (
 	DefaultHooksDir       = "hooks.d"
 	DefaultMaxStringBytes = 16 << 20 // 16 MiB
 	DefaultLoadTimeoutMs  = 2000
-	DefaultMaxInputBytes  = 8 << 20 // 8 MiB
+	DefaultMaxInputBytes  = luahook.DefaultMaxInputBytes
 	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
 	// The defaults of [runner]'s context and background bounds and of
 	// [lua] max_input_values, the same as the runner's and luabind's.

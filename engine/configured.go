@@ -73,7 +73,7 @@ func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 		e.configured = specs
 		closeSpecs(prev)
 	}
-	e.maxInput.Store(int64(maxInputBytes(e.opts.MaxInputBytes, cfg.Runner.MaxInputBytes)))
+	e.run.SetMaxInputBytes(maxInputBytes(e.opts.MaxInputBytes, cfg.Runner.MaxInputBytes))
 	e.store.SetLimits(luabind.StoreLimits{MaxKeyBytes: cfg.Store.MaxKeyBytes, MaxValueBytes: cfg.Store.MaxValueBytes,
 		MaxKeys: cfg.Store.MaxKeys, MaxBytes: cfg.Store.MaxBytes})
 	e.run.SetSchemas(schemas)
@@ -135,7 +135,7 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 					closeSpecs(specs)
 					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
 				}
-				spec.Kind, spec.Hook = luahook.KindHTTP, &cappedHook{hook: hook, limit: &e.maxInput}
+				spec.Kind, spec.Hook = luahook.KindHTTP, hook
 				if spec.Name == "" {
 					spec.Name = h.URL
 				}
@@ -151,7 +151,7 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 					closeSpecs(specs)
 					return nil, fmt.Errorf("%s: hooks.%s: %w", h.Source, ev, err)
 				}
-				spec.Kind, spec.Hook = luahook.KindCommand, &cappedHook{hook: hook, limit: &e.maxInput}
+				spec.Kind, spec.Hook = luahook.KindCommand, hook
 				if spec.Name == "" || spec.Name == h.Command {
 					spec.Name = hook.Resolved()
 				}

@@ -40,8 +40,8 @@
 // the link rule. A refused file is listed by Errors and, like a file that
 // fails to load, keeps its previous good version live.
 //
-// Every Lua, command and HTTP hook call is refused before it runs when the
-// payload is over Options.MaxInputBytes ([runner] max_input_bytes, 8 MiB by
+// Every hook call is refused before it runs when the payload is over
+// Options.MaxInputBytes ([runner] max_input_bytes, 8 MiB by
 // default): a failure of kind rejected, which a fail-closed hook turns into
 // a denial.
 package engine
@@ -111,12 +111,12 @@ type Options struct {
 	// LookupEnv reads the environment for the Lua env module and HTTP header
 	// expansion. Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
-	// MaxInputBytes caps the payload of every Lua, command and HTTP hook
-	// call, as luabind.InputBytes counts it: a larger payload is refused
-	// before the hook runs, a failure of kind rejected that the hook's
-	// failure policy handles (a fail-closed hook denies). Zero means the
-	// config's [runner] max_input_bytes (default 8 MiB); a negative value
-	// turns the cap off. Go hooks registered by the host are not capped.
+	// MaxInputBytes caps the payload of every hook call
+	// (runner.Options.MaxInputBytes), as luahook.Input.Size counts it: a
+	// larger payload is refused before the hook runs, a failure of kind
+	// rejected that the hook's failure policy handles (a fail-closed hook
+	// denies). Zero means the config's [runner] max_input_bytes (default 8
+	// MiB); a negative value turns the cap off.
 	MaxInputBytes int
 	// AllowLoosePermissions loads hook files and lib modules, and the hooks
 	// and lib folders and those below lib, even when another user than the process's (or root) owns them or they
@@ -169,9 +169,6 @@ type Engine struct {
 	beforeOpen func(path string)
 
 	view atomic.Pointer[view] // what Errors, Stats and Config read
-	// maxInput is the cap on hook input in force (negative: none), read by
-	// the configured hooks on every call.
-	maxInput atomic.Int64
 
 	retiredMu sync.Mutex
 	retired   []*luabind.File // replaced files whose states may still be busy

@@ -71,7 +71,6 @@ func (e *Engine) luaOptions() luabind.Options {
 		CheckLib:       e.trust().libCheck(e.dir, e.libDir()),
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
-		MaxInputBytes:  int(e.maxInput.Load()),
 		MaxInputValues: cfg.Lua.MaxInputValues,
 		AllowEnv:       cfg.Lua.AllowEnv,
 		LookupEnv:      e.opts.LookupEnv,

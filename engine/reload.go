@@ -207,7 +207,7 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 		prev := e.cfg
 		if err = e.applyConfig(cfg, false); err == nil {
 			e.cfgSum, e.cfgErr = sum, nil
-			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua) || prev.Runner.MaxInputBytes != cfg.Runner.MaxInputBytes
+			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua)
 			if r, p := cfg.Runner, prev.Runner; r.MaxContextBytes != p.MaxContextBytes || r.BackgroundWorkers != p.BackgroundWorkers || r.BackgroundQueue != p.BackgroundQueue {
 				e.logger.Warn("[runner] max_context_bytes, background_workers and background_queue take effect when the engine is restarted",
 					"file", path)

@@ -1,7 +1,7 @@
 // Package hooktest is a conformance suite for luahook transports, in the
 // spirit of log/slog's slogtest: every transport (Lua, command, HTTP, Go)
 // supplies a Factory that builds a hook behaving as asked, and Run proves,
-// case by case, that the hook keeps the one contract of DESIGN.md: the same
+// case by case, that the hook keeps the one contract of the luahook package: the same
 // payload arrives, the same answers mean the same thing, and deadlines,
 // cancellation, invalid output and crashes end as the same typed failures.
 //

@@ -61,7 +61,7 @@ func testMutateEcho(t *testing.T, s *suite) {
 func testMutateEchoLarge(t *testing.T, s *suite) {
 	in := payloadFor(luahook.PreToolUse, t.TempDir())
 	text := strings.Repeat(tricky+" | ", 32<<10/len(tricky)+1)[:32<<10]
-	in.ToolInput = json.RawMessage(`{"path":"big.txt","content":` + quote(luahook.ValidUTF8(text)) + `}`)
+	in.ToolInput = json.RawMessage(`{"path":"big.txt","content":` + quote(strings.ToValidUTF8(text, "\uFFFD")) + `}`)
 	checkMutateEcho(t, s, in)
 }
 
@@ -189,6 +189,54 @@ func testPreCancelled(t *testing.T, s *suite) {
 	}
 	if n := g.probe.calls.Load(); n != 0 {
 		t.Fatalf("the hook was called %d times with a context cancelled before the call", n)
+	}
+}
+
+// testNilPayload pins one answer for every transport: the runner refuses a
+// nil payload before any hook, and denies on an event that can block (Lua
+// hooks once said rejected, command and HTTP hooks error).
+func testNilPayload(t *testing.T, s *suite) {
+	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.UserPromptSubmit} {
+		t.Run(string(ev), func(t *testing.T) {
+			g := s.rig(t, Allow, hookSpec{Event: ev})
+			for name, res := range map[string]runner.Result{
+				"Fire":     g.wait(g.start(context.Background(), nil), callTimeout),
+				string(ev): eventMethod(g.runner, ev)(context.Background(), nil),
+			} {
+				if !res.Denied || !strings.Contains(res.Reason, "no payload (nil input)") || len(res.Trace) != 0 {
+					t.Fatalf("%s(nil) = %+v; want denied naming the nil payload, no hook traced", name, res)
+				}
+			}
+			if n := g.probe.calls.Load(); n != 0 {
+				t.Fatalf("the hook was called %d times with a nil payload", n)
+			}
+		})
+	}
+}
+
+func eventMethod(r *runner.Runner, ev luahook.Event) func(context.Context, *luahook.Input) runner.Result {
+	if ev == luahook.UserPromptSubmit {
+		return r.UserPromptSubmit
+	}
+	return r.PreToolUse
+}
+
+// testOverCap: the cap on a hook's payload (max_input_bytes) is the
+// runner's, so it holds for every transport, Lua sessions included.
+func testOverCap(t *testing.T, s *suite) {
+	g := s.rig(t, Allow, hookSpec{Event: luahook.PreToolUse, MaxInputBytes: 1 << 10})
+	in := payloadFor(luahook.PreToolUse, t.TempDir())
+	in.ToolInput = json.RawMessage(`{"content":"` + strings.Repeat("x", 4<<10) + `"}`)
+	res, _ := g.fire(context.Background(), in, callTimeout)
+	f := g.failed(g.only(res), luahook.FailRejected)
+	if !strings.Contains(f.Message, "max_input_bytes") {
+		t.Fatalf("failure %v, want it to name max_input_bytes", f)
+	}
+	if n := g.probe.calls.Load(); n != 0 {
+		t.Fatalf("the hook was called %d times with an over-cap payload", n)
+	}
+	if !res.Denied || !strings.Contains(res.Reason, "luahook could not decide") {
+		t.Fatalf("result denied=%v reason=%q; want denied: no hook could judge the payload", res.Denied, res.Reason)
 	}
 }
 

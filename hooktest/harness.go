@@ -74,6 +74,7 @@ type hookSpec struct {
 	Event         luahook.Event
 	Timeout       time.Duration // 0 = callTimeout
 	FailurePolicy luahook.FailurePolicy
+	MaxInputBytes int // the runner's cap on the payload; 0 = its default
 }
 
 func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
@@ -101,7 +102,7 @@ func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
 	if err != nil {
 		t.Fatalf("registering the %s hook: %v", b, err)
 	}
-	r := runner.New(runner.Options{Registry: reg, Logger: s.opts.Logger})
+	r := runner.New(runner.Options{Registry: reg, Logger: s.opts.Logger, MaxInputBytes: spec.MaxInputBytes})
 	t.Cleanup(r.Close)
 	return &rig{t: t, runner: r, probe: p, name: name}
 }

@@ -51,6 +51,8 @@ var cases = [...]conformance{
 	{"a hung hook fails with timeout at its deadline", testDeadline},
 	{"cancelling the caller aborts a hung hook", testCancel},
 	{"an already cancelled call aborts without calling the hook", testPreCancelled},
+	{"a nil payload is refused before the hook is called", testNilPayload},
+	{"a payload over the input cap is rejected without calling the hook", testOverCap},
 	{"output that is not a valid outcome is invalid_output", testInvalidOutput},
 	{"an array answer is invalid_output, never no objection", testArrayOutput},
 	{"a crashing hook is a failure and never crashes the host", testCrash},

@@ -217,7 +217,7 @@ func BenchmarkPoolMiss(b *testing.B) {
 }
 
 // capPayloads are the costliest toolInputs to convert that the default caps
-// let through (DefaultMaxInputValues values, DefaultMaxInputBytes bytes).
+// let through (DefaultMaxInputValues values, luahook.DefaultMaxInputBytes bytes).
 func capPayloads() map[string]string {
 	n := DefaultMaxInputValues
 	keys := make([]string, n-1)
@@ -230,7 +230,7 @@ func capPayloads() map[string]string {
 		"distinct-keys": "{" + strings.Join(keys, ",") + "}",
 		"strings":       `{"command":"x","pad":[` + strings.TrimSuffix(strings.Repeat(`"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789",`, n-3), ",") + `]}`,
 		"nested":        strings.Repeat(`{"a":`, codec.MaxDepth-1) + "[]" + strings.Repeat("}", codec.MaxDepth-1),
-		"one-string":    `{"command":"` + strings.Repeat("x", DefaultMaxInputBytes-100) + `"}`,
+		"one-string":    `{"command":"` + strings.Repeat("x", luahook.DefaultMaxInputBytes-100) + `"}`,
 	}
 }
 

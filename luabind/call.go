@@ -25,6 +25,7 @@ var (
 	_ luahook.ContextBound = (*luaHook)(nil)
 	_ luahook.CallScoped   = (*luaHook)(nil)
 	_ luahook.Preparer     = (*luaHook)(nil)
+	_ luahook.Validating   = (*luaHook)(nil)
 	_ luahook.Prepared     = (*prepared)(nil)
 )
 
@@ -33,6 +34,10 @@ var (
 // and the state lets go of the context when the call ends (coroutines
 // derive theirs through the context package).
 func (h *luaHook) ScopedToCall() bool { return true }
+
+// ValidatesOutcomes reports true: what the function returns is read by
+// state.outcome, which validates it.
+func (h *luaHook) ValidatesOutcomes() bool { return true }
 
 // BoundByContext reports true: the Lua VM checks the context before every
 // instruction, so a call returns promptly once its context is done.
@@ -53,25 +58,20 @@ func (h *luaHook) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 
 // Prepare takes a state of the file's pool, waiting at most timeout (when
 // positive) under ctx, and converts the payload into it. A payload over
-// Options.MaxInputBytes or Options.MaxInputValues, or with a key twice in an
-// object of its toolInput, is a FailRejected failure, and so is a wait that
+// Options.MaxInputValues, or with a key twice in an object of its
+// toolInput, is a FailRejected failure (the runner caps the payload's
+// bytes before any hook, runner.Options.MaxInputBytes), and so is a wait that
 // runs out: the file's states are all busy, luahook is overloaded. The
 // payload's conversion watches ctx. What Prepare returns belongs to the
 // state, so that preparing allocates nothing.
 func (h *luaHook) Prepare(ctx context.Context, in *luahook.Input, timeout time.Duration) (_ luahook.Prepared, err error) {
 	if in == nil {
-		return nil, luahook.Failf(luahook.FailRejected, "nil input")
+		return nil, luahook.NoInput()
 	}
 	if ctx.Err() != nil {
 		return nil, contextFailure(ctx, "before the Lua hook started")
 	}
 	sh := h.file.sh
-	if limit := sh.opts.MaxInputBytes; limit > 0 {
-		if n := InputBytes(in); n > limit {
-			return nil, luahook.Failf(luahook.FailRejected,
-				"%s: the payload is %d bytes, over the Lua hooks' cap of %s (max_input_bytes)", sh.path, n, codec.MiB(limit))
-		}
-	}
 	pool := h.file.pool
 	st, err := pool.get(ctx, timeout)
 	if err != nil {
@@ -129,29 +129,6 @@ func (p *prepared) Run(ctx context.Context) (out *luahook.Outcome, err error) {
 	}()
 	out, reuse, err = st.run(ctx)
 	return out, err
-}
-
-// InputBytes returns the size of a payload as the input caps count it: the
-// bytes of its tool input and of every string it carries. It is close to the
-// size of the payload's JSON form, and costs no encoding.
-func InputBytes(in *luahook.Input) int {
-	n := len(in.Event) + len(in.ToolName) + len(in.ToolInput) + len(in.Prompt) + len(in.Cwd) + len(in.SessionID)
-	for _, c := range in.ToolCapabilities {
-		n += len(c)
-	}
-	if r := in.ToolResult; r != nil {
-		n += len(r.Content)
-	}
-	if c := in.Compaction; c != nil {
-		n += len(c.Trigger)
-	}
-	if s := in.Subagent; s != nil {
-		n += len(s.Target) + len(s.Task) + len(s.SubagentID) + len(s.DelegationID) + len(s.Mode) + len(s.Status) + len(s.Summary)
-	}
-	if m := in.Notification; m != nil {
-		n += len(m.Kind) + len(m.Message) + len(m.ToolName)
-	}
-	return n
 }
 
 // call runs registered function i (prepare, then run). reuse reports
@@ -246,21 +223,16 @@ func (st *state) callFailure(ctx context.Context, err error) *luahook.Failure {
 		msg += fmt.Sprintf(" (Lua calls nest at most %d deep)", callStackSize)
 	}
 	msg = luahook.TruncateReason(msg)
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &luahook.Failure{Kind: luahook.FailTimeout, Message: "the Lua hook ran past its deadline: " + msg, Err: ctx.Err()}
-	case ctx.Err() != nil:
-		return &luahook.Failure{Kind: luahook.FailAborted, Message: "the Lua hook was cancelled: " + msg, Err: ctx.Err()}
+	if ctx.Err() != nil {
+		return luahook.ContextFailure(ctx, "the Lua hook ran past its deadline: "+msg, "the Lua hook was cancelled: "+msg)
 	}
 	return &luahook.Failure{Kind: luahook.FailError, Message: msg, Err: err}
 }
 
-// contextFailure is the failure for a context that is done outside Lua.
+// contextFailure reports a call whose context is done outside Lua
+// (luahook.ContextFailure).
 func contextFailure(ctx context.Context, when string) *luahook.Failure {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &luahook.Failure{Kind: luahook.FailTimeout, Message: "deadline exceeded " + when, Err: ctx.Err()}
-	}
-	return &luahook.Failure{Kind: luahook.FailAborted, Message: "cancelled " + when, Err: ctx.Err()}
+	return luahook.ContextFailure(ctx, "deadline exceeded "+when, "cancelled "+when)
 }
 
 // newRT builds the read-only rt table a hook function gets as its second

@@ -29,7 +29,7 @@
 // FailInvalidOutput (a result that is not nil or a valid outcome table: an
 // object, so not an array, nor a table with other keys than strings or a
 // metatable of its own), FailRejected (a nil input, a payload over
-// Options.MaxInputBytes or Options.MaxInputValues or with a key twice in one
+// Options.MaxInputValues or with a key twice in one
 // object, or a wait for a state that ran out: an overload). A closed (retired) file still serves the calls
 // that reach it, on states it closes as they return.
 //

@@ -9,80 +9,87 @@ import (
 )
 
 // inputTable converts the payload into a fresh Lua table shaped exactly like
-// its JSON form: the same keys, in the same order, omitted when encoding/json
-// omits them. The fixed fields come straight from the struct; toolInput is
-// decoded from its raw JSON. Short strings that repeat from call to call
-// (the event, the tool name, the cwd, the session id) are boxed once per
-// state, and every table is built at its final size (codec.Codec.ObjectTable).
-// Decoding toolInput watches ctx and the state's cap on values.
+// its JSON form: the fields luahook.Input.Fields lists, in that order, so
+// omitted when encoding/json omits them. toolInput is decoded from its raw
+// JSON. Strings that repeat from call to call (Field.Repeats: the event, the
+// tool name, the capabilities, the cwd, the session id) are boxed once per
+// state, keys once per process (payloadKeys), and every table is built at
+// its final size (codec.Codec.ObjectTable). Decoding toolInput watches ctx and the
+// state's cap on values.
 func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable, error) {
-	var f fields
-	f.set(kEvent, st.Dec.BoxString(string(in.Event)))
-	if in.ToolName != "" {
-		f.set(kToolName, st.Dec.BoxString(in.ToolName))
-	}
-	if len(in.ToolInput) > 0 {
-		v, err := st.Dec.DecodeIn(ctx, in.ToolInput)
-		if err != nil {
-			return nil, err
+	// The members of the top-level object, then those of the nested object
+	// being listed, which become one member once it ends.
+	var keyBuf, valBuf [24]lua.LValue
+	keys, vals := keyBuf[:0], valBuf[:0]
+	var err error
+	object, start := -1, 0 // the nested object being listed (its key's index), and where its members start
+	in.Fields(func(f luahook.Field) bool {
+		var v lua.LValue
+		switch f.Kind {
+		case luahook.FieldObject:
+			object, start = int(f.Index), len(keys)
+			return true
+		case luahook.FieldEnd:
+			t := st.ObjectTable(keys[start:], vals[start:])
+			keys, vals = append(keys[:start], payloadKeys.top[object]), append(vals[:start], t)
+			object = -1
+			return true
+		case luahook.FieldString:
+			if f.Repeats {
+				v = st.Dec.BoxString(f.Text)
+			} else {
+				v = lua.LString(f.Text)
+			}
+		case luahook.FieldBool:
+			v = lua.LBool(f.Bool)
+		case luahook.FieldInt:
+			v = lua.LNumber(f.Int)
+		case luahook.FieldJSON:
+			if v, err = st.Dec.DecodeIn(ctx, f.JSON); err != nil {
+				return false
+			}
+		case luahook.FieldStrings:
+			var itemBuf [16]lua.LValue
+			items := itemBuf[:0]
+			for _, s := range f.List {
+				items = append(items, st.Dec.BoxString(s))
+			}
+			v = st.ArrayTable(items)
+		default:
+			return true
 		}
-		f.set(kToolInput, v)
-	}
-	if in.ToolCapabilities != nil {
-		var vals [16]lua.LValue
-		items := vals[:0]
-		for _, c := range in.ToolCapabilities {
-			items = append(items, st.Dec.BoxString(c))
+		if object < 0 {
+			keys = append(keys, payloadKeys.top[f.Index])
+		} else {
+			keys = append(keys, payloadKeys.nested[object][f.Index])
 		}
-		f.set(kToolCapabilities, st.ArrayTable(items))
+		vals = append(vals, v)
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
-	if in.ToolMutating != nil {
-		f.set(kToolMutating, lua.LBool(*in.ToolMutating))
-	}
-	if r := in.ToolResult; r != nil {
-		var rt fields
-		rt.set(kContent, lua.LString(r.Content))
-		rt.set(kIsError, lua.LBool(r.IsError))
-		f.set(kToolResult, rt.table(st))
-	}
-	if in.Prompt != "" {
-		f.set(kPrompt, lua.LString(in.Prompt))
-	}
-	if c := in.Compaction; c != nil {
-		var ct fields
-		ct.set(kTrigger, lua.LString(c.Trigger))
-		ct.set(kAggressive, lua.LBool(c.Aggressive))
-		ct.setInt(kTokensBefore, c.TokensBefore)
-		ct.setInt(kTokensAfter, c.TokensAfter)
-		f.set(kCompaction, ct.table(st))
-	}
-	if s := in.Subagent; s != nil {
-		var sa fields
-		sa.set(kTarget, lua.LString(s.Target))
-		sa.set(kTask, lua.LString(s.Task))
-		sa.setString(kSubagentID, s.SubagentID)
-		sa.setString(kDelegationID, s.DelegationID)
-		sa.setString(kMode, s.Mode)
-		if s.OK != nil {
-			sa.set(kOK, lua.LBool(*s.OK))
+	return st.ObjectTable(keys, vals), nil
+}
+
+// payloadKeys are the payload's keys (luahook.InputKeys and NestedKeys),
+// boxed once for every state (an LString is immutable): top[i] is the i-th
+// top-level key, nested[i] the keys of the object at top[i].
+var payloadKeys = boxPayloadKeys()
+
+type boxedKeys struct {
+	top    []lua.LValue
+	nested [][]lua.LValue
+}
+
+func boxPayloadKeys() boxedKeys {
+	top := luahook.InputKeys()
+	b := boxedKeys{top: make([]lua.LValue, len(top)), nested: make([][]lua.LValue, len(top))}
+	for i, k := range top {
+		b.top[i] = lua.LString(k)
+		for _, nk := range luahook.NestedKeys(k) {
+			b.nested[i] = append(b.nested[i], lua.LString(nk))
 		}
-		sa.setString(kStatus, s.Status)
-		sa.setString(kSummary, s.Summary)
-		if s.DurationMs != nil {
-			sa.set(kDurationMs, lua.LNumber(*s.DurationMs))
-		}
-		f.set(kSubagent, sa.table(st))
 	}
-	if n := in.Notification; n != nil {
-		var nt fields
-		nt.set(kKind, lua.LString(n.Kind))
-		nt.set(kMessage, lua.LString(n.Message))
-		nt.setString(kToolName, n.ToolName)
-		f.set(kNotification, nt.table(st))
-	}
-	f.set(kCwd, st.Dec.BoxString(in.Cwd))
-	if in.SessionID != "" {
-		f.set(kSessionID, st.Dec.BoxString(in.SessionID))
-	}
-	return f.table(st), nil
+	return b
 }

@@ -13,7 +13,6 @@ import (
 const (
 	DefaultMaxStringBytes = 16 << 20        // 16 MiB
 	DefaultLoadTimeout    = 2 * time.Second // running a file's top level
-	DefaultMaxInputBytes  = 8 << 20         // 8 MiB, what luahook serve accepts
 	// DefaultMaxInputValues bounds the JSON values (scalars, arrays and
 	// objects) of a payload's toolInput, and of a json.decode: converting
 	// 100000 values into Lua tables takes about 25 ms and 10 MiB.
@@ -77,12 +76,6 @@ type Options struct {
 	// LoadTimeout bounds one run of the file's top level (loading, and
 	// building each further state of the pool). Zero means DefaultLoadTimeout.
 	LoadTimeout time.Duration
-	// MaxInputBytes caps the payload a hook of the file is called with, as
-	// counted by InputBytes: a larger one is refused before it reaches Lua,
-	// with a failure of kind FailRejected that the hook's failure policy
-	// then handles. Zero means DefaultMaxInputBytes; a negative value turns
-	// the cap off.
-	MaxInputBytes int
 	// MaxInputValues caps the JSON values (every scalar, array and object,
 	// at any depth) of the toolInput a hook of the file is called with, and
 	// of every json.decode: converting them into Lua tables costs time and
@@ -106,9 +99,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxSourceBytes <= 0 {
 		o.MaxSourceBytes = DefaultMaxSourceBytes
-	}
-	if o.MaxInputBytes == 0 {
-		o.MaxInputBytes = DefaultMaxInputBytes
 	}
 	if o.MaxInputValues == 0 {
 		o.MaxInputValues = DefaultMaxInputValues

@@ -401,6 +401,9 @@ func (s *Session) FromJSON(data []byte) (lua.LValue, error) { return s.st.Dec.De
 // BoundByContext reports true: the hook returns promptly once ctx is done.
 func (h *sessionHook) BoundByContext() bool { return true }
 
+// ValidatesOutcomes reports true, as for hook files' hooks.
+func (h *sessionHook) ValidatesOutcomes() bool { return true }
+
 // ScopedToCall reports true, as for hook files' hooks.
 func (h *sessionHook) ScopedToCall() bool { return true }
 
@@ -409,7 +412,7 @@ func (h *sessionHook) ScopedToCall() bool { return true }
 // files' hooks.
 func (h *sessionHook) Call(ctx context.Context, in *luahook.Input) (out *luahook.Outcome, err error) {
 	if in == nil {
-		return nil, luahook.Failf(luahook.FailRejected, "nil input")
+		return nil, luahook.NoInput()
 	}
 	if ctx.Err() != nil {
 		return nil, contextFailure(ctx, "before the Lua hook started")

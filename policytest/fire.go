@@ -10,7 +10,6 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
-	"github.com/luahook/luahook/server"
 )
 
 // Bind installs the test API in a session: fire(event[, payload]), which runs
@@ -91,10 +90,10 @@ func (a *api) fire(L *lua.LState) int {
 }
 
 // ParsePayload parses a payload as fire() does: strictly, exactly as luahook
-// serve and luahook fire do (server.DecodeInput), so that a typo is an error
+// serve and luahook fire do (luahook.DecodeInput), so that a typo is an error
 // rather than an empty payload; the event is optional.
 func ParsePayload(raw []byte) (*luahook.Input, error) {
-	in, err := server.DecodeInput(raw)
+	in, err := luahook.DecodeInput(raw)
 	if err != nil {
 		return nil, fmt.Errorf("the %w", err)
 	}

@@ -61,6 +61,10 @@ func (r *Runner) Observe(ctx context.Context, in *luahook.Input) Result {
 }
 
 func (r *Runner) observe(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
+	if in == nil {
+		res, _ := r.refused(ctx, "", nil)
+		return res
+	}
 	if !in.Event.Observational() {
 		return Result{Event: in.Event}
 	}

@@ -38,7 +38,7 @@ func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.In
 		return nil, nil
 	}
 	start := time.Now()
-	out, f := call(ctx, start, e, tmpl)
+	out, f := call(ctx, start, e, tmpl, r.maxInput.Load())
 	tr.Duration = time.Since(start)
 	tr.Outcome = out
 	if f != nil {
@@ -53,15 +53,19 @@ func newTrace(e *registry.Entry, background bool) HookTrace {
 	return HookTrace{ID: e.ID, Name: e.Name, Source: e.Source, Kind: e.Kind, Stage: e.Stage, Background: background}
 }
 
-// call runs the hook, started at start, under a deadline derived from ctx.
-// Hooks bound by their context run on the caller's goroutine; any other hook
+// call runs the hook, started at start, under a deadline derived from ctx,
+// unless ctx is done already (aborted) or tmpl is over limit bytes
+// (rejected). Hooks bound by their context run on the caller's goroutine; any other hook
 // runs on its own, and is abandoned once its context is done, so that it
 // cannot hold the caller. A bound hook that is also call-scoped is lent tmpl
 // and a recycled deadline context; every other hook gets a deep copy and a
 // context of its own, which an abandoned hook may go on using.
-func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook.Input) (*luahook.Outcome, *luahook.Failure) {
+func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook.Input, limit int64) (*luahook.Outcome, *luahook.Failure) {
 	if ctx.Err() != nil {
 		return nil, aborted(ctx)
+	}
+	if f := overCap(tmpl, limit); f != nil {
+		return nil, f
 	}
 	bound := e.BoundByContext()
 	if bound && e.ScopedToCall() {
@@ -100,8 +104,35 @@ func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook
 	return judge(ctx, hctx, e, rep)
 }
 
+// overCap refuses a payload over limit bytes (luahook.Input.Size; a
+// negative limit is no cap) before the hook is called with it: the
+// refusal must not depend on the transport, and a child process or an
+// endpoint has no use for a payload a Lua hook would refuse.
+func overCap(in *luahook.Input, limit int64) *luahook.Failure {
+	if limit < 0 {
+		return nil
+	}
+	if n := in.Size(); int64(n) > limit {
+		return luahook.Failf(luahook.FailRejected,
+			"the payload is %d bytes, over the cap of %s on hook input (max_input_bytes)", n, byteCount(limit))
+	}
+	return nil
+}
+
+// byteCount renders a cap for an error: "8 MiB" when it is a whole number
+// of MiB, else "N bytes".
+func byteCount(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // judge turns what a hook called under hctx (derived from the caller's
-// ctx) gave back into its valid outcome or its failure.
+// ctx) gave back into its valid outcome or its failure. The runner
+// classifies a call its context ended, whatever the hook said: the caller
+// gave up (aborted) or the hook's own deadline passed (timeout). An outcome
+// is validated here unless the hook validates its own (luahook.Validating).
 func judge(ctx, hctx context.Context, e *registry.Entry, rep reply) (*luahook.Outcome, *luahook.Failure) {
 	if rep.err != nil {
 		if hctx.Err() != nil {
@@ -109,10 +140,18 @@ func judge(ctx, hctx context.Context, e *registry.Entry, rep reply) (*luahook.Ou
 		}
 		return rep.out, luahook.AsFailure(rep.err)
 	}
-	if err := rep.out.Validate(); err != nil {
-		return rep.out, luahook.AsFailure(err)
+	if rep.out != nil && !validates(e.Hook) {
+		if err := rep.out.Validate(); err != nil {
+			return rep.out, luahook.AsFailure(err)
+		}
 	}
 	return rep.out, nil
+}
+
+// validates reports whether h validates the outcomes it returns.
+func validates(h luahook.Hook) bool {
+	v, ok := h.(luahook.Validating)
+	return ok && v.ValidatesOutcomes()
 }
 
 // callPrepared runs a hook that prepares its calls (luahook.Preparer): the

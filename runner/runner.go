@@ -45,6 +45,12 @@ type Options struct {
 	// BackgroundWorkers is how many background PostToolUse hooks run at
 	// once, whatever the sessions. 0 means DefaultBackgroundWorkers.
 	BackgroundWorkers int
+	// MaxInputBytes caps the payload a hook is called with, as
+	// luahook.Input.Size counts it, on every transport: a larger one (a
+	// rewritten toolInput included) fails the hook with kind rejected
+	// before it runs. 0 means luahook.DefaultMaxInputBytes; a negative
+	// value turns the cap off.
+	MaxInputBytes int
 	// BackgroundQueue is how many background payloads may wait for a worker
 	// (one per hook and session: a newer payload replaces the waiting one).
 	// When it is full, new payloads are dropped and counted
@@ -65,6 +71,7 @@ type Runner struct {
 	log        *slog.Logger
 	sessionID  func() string
 	policyOnly atomic.Bool
+	maxInput   atomic.Int64 // bytes of a hook's payload; negative: no cap
 	schemas    atomic.Pointer[map[string]*jsonschema.Schema]
 	maxContext int // bytes of one event's joined context
 
@@ -94,6 +101,7 @@ func New(opts Options) *Runner {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.policyOnly.Store(opts.PolicyOnly)
+	r.SetMaxInputBytes(opts.MaxInputBytes)
 	r.SetSchemas(opts.Schemas)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	return r
@@ -104,6 +112,15 @@ func New(opts Options) *Runner {
 func (r *Runner) SetSchemas(schemas map[string]*jsonschema.Schema) {
 	m := maps.Clone(schemas)
 	r.schemas.Store(&m)
+}
+
+// SetMaxInputBytes replaces the cap on a hook's payload (see
+// Options.MaxInputBytes) for the calls that start afterwards.
+func (r *Runner) SetMaxInputBytes(n int) {
+	if n == 0 {
+		n = luahook.DefaultMaxInputBytes
+	}
+	r.maxInput.Store(int64(n))
 }
 
 // SetPolicyOnly switches policy gating on or off (see Options.PolicyOnly).
@@ -121,7 +138,8 @@ func (r *Runner) Has(e luahook.Event) bool {
 }
 
 // Fire runs in through the method for in.Event. An unknown event runs
-// nothing and returns an empty Result.
+// nothing and returns an empty Result. A nil in runs nothing and is denied:
+// the event is unknown, so it may be one that can block.
 func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
 	return r.fire(ctx, in, nil)
 }
@@ -141,6 +159,10 @@ func (r *Runner) FireInto(ctx context.Context, in *luahook.Input, res *Result) {
 }
 
 func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {
+	if in == nil {
+		res, _ := r.refused(ctx, "", nil)
+		return res
+	}
 	switch in.Event {
 	case luahook.PreToolUse:
 		return r.preToolUse(ctx, in, buf)

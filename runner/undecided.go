@@ -28,19 +28,29 @@ func failureDenial(ev luahook.Event, e *registry.Entry, f *luahook.Failure) stri
 	return ""
 }
 
-// refused checks in's identifiers against their limits
-// (luahook.Input.CheckLimits) before any hook of ev sees it. It reports
-// whether in was refused, with the Result to return: a denial naming the
-// field and the limit on an event that can block, else an empty Result and
-// a log record. A payload within its limits costs a few comparisons.
+// refused checks in before any hook of ev sees it: a nil in (luahook.ErrNoInput),
+// and in's identifiers against their limits (luahook.Input.CheckLimits). It
+// reports whether in was refused, with the Result to return: a denial
+// naming the fault on an event that can block or that is unknown (ev ""
+// for a nil in), else an empty Result and a log record. A payload within
+// its limits costs one walk over its fields.
 func (r *Runner) refused(ctx context.Context, ev luahook.Event, in *luahook.Input) (Result, bool) {
-	err := in.CheckLimits()
+	var err error
+	if in == nil {
+		err = luahook.ErrNoInput
+	} else {
+		err = in.CheckLimits()
+	}
 	if err == nil {
 		return Result{}, false
 	}
 	res := Result{Event: ev}
-	if canBlock(ev) {
-		res.deny(string(ev) + " payload refused before any hook ran: " + err.Error() +
+	what := "payload"
+	if ev != "" {
+		what = string(ev) + " payload"
+	}
+	if ev == "" || canBlock(ev) {
+		res.deny(what + " refused before any hook ran: " + err.Error() +
 			"; the action was denied because luahook could not decide")
 		return res, true
 	}

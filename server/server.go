@@ -30,8 +30,9 @@ import (
 	"github.com/luahook/luahook/runner"
 )
 
-// DefaultMaxBody is the default cap on a request body: 8 MiB.
-const DefaultMaxBody = 8 << 20
+// DefaultMaxBody is the default cap on a request body: the payload cap,
+// luahook.DefaultMaxInputBytes (8 MiB).
+const DefaultMaxBody = luahook.DefaultMaxInputBytes
 
 // Firer fires one payload at hooks and returns what they decided.
 // *runner.Runner is a Firer.
@@ -67,7 +68,7 @@ type Options struct {
 // status on GET /healthz (liveness), readiness on GET /readyz (503 while
 // there are load errors) and the Prometheus metrics on GET /metrics.
 //
-// A hook request's body must be one payload object (DecodePayload) of at most
+// A hook request's body must be one payload object (luahook.DecodePayload) of at most
 // Options.MaxBody bytes: a malformed payload is answered 400 with
 // {"error": "..."} naming what is wrong, a larger body 413. A good payload is
 // fired with the request's context, so a client that gives up cancels its
@@ -148,7 +149,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, code, err)
 		return
 	}
-	in, err := DecodePayload(body)
+	in, err := luahook.DecodePayload(body)
 	if err != nil {
 		h.refuse(w, r, http.StatusBadRequest, err)
 		return

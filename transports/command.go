@@ -79,6 +79,7 @@ type Command struct {
 var (
 	_ luahook.Hook         = (*Command)(nil)
 	_ luahook.ContextBound = (*Command)(nil)
+	_ luahook.Validating   = (*Command)(nil)
 	_ interface{ Close() } = (*Command)(nil)
 )
 
@@ -150,6 +151,10 @@ func (c *Command) Resolved() string { return c.resolved }
 // BoundByContext reports true: Call returns promptly once ctx is done.
 func (c *Command) BoundByContext() bool { return true }
 
+// ValidatesOutcomes reports true: stdout goes through luahook.ParseOutcome,
+// and an exit code 2 is a deny with a reason.
+func (c *Command) ValidatesOutcomes() bool { return true }
+
 // ScopedToCall reports true: the payload is encoded as Call starts, and the
 // command's context watcher ends when Wait returns, before Call does.
 func (c *Command) ScopedToCall() bool { return true }
@@ -168,7 +173,7 @@ func (c *Command) ScopedToCall() bool { return true }
 func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	start := time.Now()
 	if in == nil {
-		return nil, c.fail(luahook.FailError, "no payload to send")
+		return nil, luahook.NoInput()
 	}
 	if ctx.Err() != nil {
 		return nil, contextFailure(ctx, c.who, start)
@@ -281,7 +286,7 @@ func (c *Command) result(ctx context.Context, start time.Time, ps *os.ProcessSta
 // cleanText trims b and cuts it to luahook.MaxReasonChars characters of
 // valid UTF-8 (invalid bytes become U+FFFD; valid text is kept intact).
 func cleanText(b []byte) string {
-	return luahook.ValidUTF8(luahook.TruncateReason(strings.TrimSpace(string(b))))
+	return strings.ToValidUTF8(luahook.TruncateReason(strings.TrimSpace(string(b))), "\uFFFD")
 }
 
 // failureAttr is the log attribute of a call's failure, empty when there is none.

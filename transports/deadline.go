@@ -2,32 +2,28 @@ package transports
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/luahook/luahook"
 )
 
-// contextFailure classifies a call that its context stopped: a passed deadline
-// is FailTimeout ("timed out after <ms>ms", the budget the call had when it
-// started at start), anything else, a caller that cancelled, is FailAborted.
+// contextFailure reports a call that its context stopped
+// (luahook.ContextFailure): "timed out after <ms>ms", the budget the call
+// had when it started at start, or "hook invocation aborted" with the
+// cancellation's cause.
 func contextFailure(ctx context.Context, who string, start time.Time) *luahook.Failure {
-	err := ctx.Err()
-	if errors.Is(err, context.DeadlineExceeded) {
-		msg := "timed out"
-		if d, ok := ctx.Deadline(); ok {
-			if b := d.Sub(start).Round(time.Millisecond); b > 0 {
-				msg = fmt.Sprintf("timed out after %dms", b.Milliseconds())
-			} else {
-				msg = "timed out before it started: the deadline had already passed"
-			}
+	timedOut := "timed out"
+	if d, ok := ctx.Deadline(); ok {
+		if b := d.Sub(start).Round(time.Millisecond); b > 0 {
+			timedOut = fmt.Sprintf("timed out after %dms", b.Milliseconds())
+		} else {
+			timedOut = "timed out before it started: the deadline had already passed"
 		}
-		return &luahook.Failure{Kind: luahook.FailTimeout, Message: who + ": " + msg, Err: err}
 	}
-	msg := "hook invocation aborted"
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		msg += ": " + cause.Error()
+	cancelled := "hook invocation aborted"
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		cancelled += ": " + cause.Error()
 	}
-	return &luahook.Failure{Kind: luahook.FailAborted, Message: who + ": " + msg, Err: err}
+	return luahook.ContextFailure(ctx, who+": "+timedOut, who+": "+cancelled)
 }

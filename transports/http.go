@@ -70,6 +70,7 @@ type HTTP struct {
 var (
 	_ luahook.Hook         = (*HTTP)(nil)
 	_ luahook.ContextBound = (*HTTP)(nil)
+	_ luahook.Validating   = (*HTTP)(nil)
 )
 
 // NewHTTP checks spec and returns its hook. The URL is admitted (AdmitURL)
@@ -151,6 +152,9 @@ func (h *HTTP) String() string { return h.display }
 // BoundByContext reports true: Call returns promptly once ctx is done.
 func (h *HTTP) BoundByContext() bool { return true }
 
+// ValidatesOutcomes reports true: the body goes through luahook.ParseOutcome.
+func (h *HTTP) ValidatesOutcomes() bool { return true }
+
 // Close closes the hook's idle connections. It may be called more than once;
 // a later Call opens a new connection.
 func (h *HTTP) Close() { h.transport.CloseIdleConnections() }
@@ -160,7 +164,7 @@ func (h *HTTP) Close() { h.transport.CloseIdleConnections() }
 func (h *HTTP) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	start := time.Now()
 	if in == nil {
-		return nil, h.fail(luahook.FailError, "no payload to send")
+		return nil, luahook.NoInput()
 	}
 	if ctx.Err() != nil {
 		return nil, contextFailure(ctx, h.who, start)
@@ -201,7 +205,7 @@ func (h *HTTP) read(ctx context.Context, start time.Time, resp *http.Response) (
 				resp.Status, resp.Header.Get("Location"))
 		}
 		msg := "returned " + resp.Status
-		if text := luahook.ValidUTF8(luahook.TruncateChars(strings.TrimSpace(string(data)), 200)); text != "" {
+		if text := strings.ToValidUTF8(luahook.TruncateChars(strings.TrimSpace(string(data)), 200), "\uFFFD"); text != "" {
 			msg += ": " + text
 		}
 		return nil, h.fail(luahook.FailError, "%s", msg)

@@ -23,12 +23,11 @@ import (
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
-	"github.com/luahook/luahook/server"
 	"github.com/luahook/luahook/trust"
 )
 
 // maxPayloadBytes bounds what fire reads as one payload: what serve accepts.
-const maxPayloadBytes = server.DefaultMaxBody
+const maxPayloadBytes = luahook.DefaultMaxInputBytes
 
 type fireOptions struct {
 	readTimeout time.Duration
@@ -501,7 +500,7 @@ func decodePayload(data []byte) (*luahook.Input, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &luahook.Input{}, nil
 	}
-	return server.DecodeInput(data)
+	return luahook.DecodeInput(data)
 }
 
 // printTrace prints one line per hook of a trace: kind, name, stage,

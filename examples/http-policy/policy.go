@@ -17,7 +17,7 @@ import (
 
 // maxPayloadBytes caps a request body. Payloads carry whole tool inputs (a
 // file being written), so the cap is generous; past it the answer is 413.
-const maxPayloadBytes = 8 << 20
+const maxPayloadBytes = luahook.DefaultMaxInputBytes
 
 // handler serves the HTTP-hook protocol: POST /hook with a payload, answered
 // by decide; GET /healthz for load balancers.

@@ -1,4 +1,4 @@
-package server
+package luahook
 
 import (
 	"bytes"
@@ -8,60 +8,46 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/luahook/luahook"
 )
 
 // maxNesting is how deep encoding/json lets JSON values nest.
 const maxNesting = 10000
 
-// payloadKeys are the top-level keys of a payload, exactly as the contract
-// spells them.
-var payloadKeys = [...]string{
-	"event", "toolName", "toolInput", "toolCapabilities", "toolMutating", "toolResult",
-	"prompt", "compaction", "subagent", "notification", "cwd", "sessionId",
-}
-
-// nestedKeys are the keys of the payload's nested objects.
-var nestedKeys = map[string][]string{
-	"toolResult":   jsonKeys[luahook.ToolResult](),
-	"compaction":   jsonKeys[luahook.Compaction](),
-	"subagent":     jsonKeys[luahook.Subagent](),
-	"notification": jsonKeys[luahook.NotificationInfo](),
-}
+// payloadSnippetChars is how much of a payload's text an error quotes.
+const payloadSnippetChars = 40
 
 // DecodeInput parses a payload strictly, leaving the event to the caller: the
 // data must be exactly one JSON object whose keys, and those of its nested
 // objects, are the contract's, spelled exactly (encoding/json alone would
 // take "TOOLINPUT" for "toolInput"), each at most once (so that a proxy that
-// reads the first "toolInput" and this server cannot see different
+// reads the first "toolInput" and luahook cannot see different
 // payloads; inside toolInput too, at every depth, so that a policy and the
 // tool that runs cannot read different values of one key), and whose
 // toolInput, when present and not null, is an object. Identifiers over their
-// limits (luahook.Input.CheckLimits) are errors naming the field.
+// limits (Input.CheckLimits) are errors naming the field.
 // Unknown keys are errors: a typo must not turn into an empty payload that
 // every policy lets through. A null value counts as absent. Errors name the
 // key or the byte offset at fault.
-func DecodeInput(data []byte) (*luahook.Input, error) {
+func DecodeInput(data []byte) (*Input, error) {
 	data = bytes.Trim(data, " \t\r\n")
 	if len(data) == 0 {
 		return nil, errors.New("payload: empty; want a JSON object")
 	}
 	if data[0] != '{' {
-		return nil, fmt.Errorf("payload: want a JSON object, got %s", snippet(data))
+		return nil, fmt.Errorf("payload: want a JSON object, got %s", snippet(data, payloadSnippetChars))
 	}
-	in := &luahook.Input{}
+	in := &Input{}
 	var seen uint32
 	err := walkObject(data, func(key string, off int, value []byte) error {
-		i := slices.Index(payloadKeys[:], key)
+		i := slices.Index(inputKeys.list, key)
 		switch {
 		case i < 0:
-			return unknownKey(key, payloadKeys[:])
+			return unknownKey(key, inputKeys.list)
 		case seen&(1<<i) != 0:
 			return fmt.Errorf("duplicate key %q", key)
 		}
 		seen |= 1 << i
-		if keys, ok := nestedKeys[key]; ok && value[0] == '{' {
+		if keys, ok := inputKeys.nested[key]; ok && value[0] == '{' {
 			var nested uint32
 			err := walkObject(value, func(k string, _ int, _ []byte) error {
 				j := slices.Index(keys, k)
@@ -93,7 +79,7 @@ func DecodeInput(data []byte) (*luahook.Input, error) {
 	case string(in.ToolInput) == "null":
 		in.ToolInput = nil
 	case in.ToolInput != nil && in.ToolInput[0] != '{':
-		return nil, fmt.Errorf("payload: toolInput must be an object, got %s", snippet(in.ToolInput))
+		return nil, fmt.Errorf("payload: toolInput must be an object, got %s", snippet(in.ToolInput, payloadSnippetChars))
 	}
 	if err := in.CheckLimits(); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
@@ -103,7 +89,7 @@ func DecodeInput(data []byte) (*luahook.Input, error) {
 
 // DecodePayload parses a hook-protocol request body: DecodeInput, and the
 // event must be a known one.
-func DecodePayload(data []byte) (*luahook.Input, error) {
+func DecodePayload(data []byte) (*Input, error) {
 	in, err := DecodeInput(data)
 	if err != nil {
 		return nil, err
@@ -111,50 +97,16 @@ func DecodePayload(data []byte) (*luahook.Input, error) {
 	if in.Event == "" {
 		return nil, errors.New(`payload: no "event"`)
 	}
-	if _, err := luahook.ParseEvent(string(in.Event)); err != nil {
+	if _, err := ParseEvent(string(in.Event)); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
 	}
 	return in, nil
 }
 
-// jsonKeys lists the JSON keys of a struct type's fields.
-func jsonKeys[T any]() []string {
-	t := reflect.TypeFor[T]()
-	keys := make([]string, 0, t.NumField())
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
-	}
-	return keys
-}
-
-// field returns a pointer to the Input field of payloadKeys[i].
-func field(in *luahook.Input, i int) any {
-	switch payloadKeys[i] {
-	case "event":
-		return &in.Event
-	case "toolName":
-		return &in.ToolName
-	case "toolInput":
-		return &in.ToolInput
-	case "toolCapabilities":
-		return &in.ToolCapabilities
-	case "toolMutating":
-		return &in.ToolMutating
-	case "toolResult":
-		return &in.ToolResult
-	case "prompt":
-		return &in.Prompt
-	case "compaction":
-		return &in.Compaction
-	case "subagent":
-		return &in.Subagent
-	case "notification":
-		return &in.Notification
-	case "cwd":
-		return &in.Cwd
-	}
-	return &in.SessionID
+// field returns a pointer to the Input field of the top-level key
+// inputKeys.list[i].
+func field(in *Input, i int) any {
+	return reflect.ValueOf(in).Elem().Field(inputKeys.fields[i]).Addr().Interface()
 }
 
 func unknownKey(key string, keys []string) error {
@@ -175,7 +127,7 @@ func keyName(key string) string {
 	if len(key) <= maxKeyInError {
 		return key
 	}
-	return luahook.TruncateChars(key, maxKeyInError) + "…"
+	return TruncateChars(key, maxKeyInError) + "…"
 }
 
 func valueError(key string, off int, err error) error {
@@ -211,12 +163,4 @@ func jsonKind(k reflect.Kind) string {
 		return "an object"
 	}
 	return "a number"
-}
-
-func snippet(b []byte) string {
-	const max = 40
-	if len(b) <= max {
-		return string(b)
-	}
-	return luahook.TruncateChars(string(b), max) + "…"
 }

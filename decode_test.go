@@ -1,24 +1,23 @@
-package server
+package luahook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/luahook/luahook"
 )
 
 func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 	yes, n := true, 120
-	want := &luahook.Input{
-		Event: luahook.PreToolUse, ToolName: "bash", ToolInput: json.RawMessage(`{"command":"ls",  "n":[1,2]}`),
+	want := &Input{
+		Event: PreToolUse, ToolName: "bash", ToolInput: json.RawMessage(`{"command":"ls",  "n":[1,2]}`),
 		ToolCapabilities: []string{"exec"}, ToolMutating: &yes,
-		ToolResult: &luahook.ToolResult{Content: "out", IsError: true}, Prompt: "p",
-		Compaction:   &luahook.Compaction{Trigger: "auto", TokensBefore: &n},
-		Subagent:     &luahook.Subagent{Target: "reviewer", Task: "t", OK: &yes},
-		Notification: &luahook.NotificationInfo{Kind: "permission", Message: "m"},
+		ToolResult: &ToolResult{Content: "out", IsError: true}, Prompt: "p",
+		Compaction:   &Compaction{Trigger: "auto", TokensBefore: &n},
+		Subagent:     &Subagent{Target: "reviewer", Task: "t", OK: &yes},
+		Notification: &NotificationInfo{Kind: "permission", Message: "m"},
 		Cwd:          "/w", SessionID: "s1",
 	}
 	data := ` {"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls",  "n":[1,2]},
@@ -34,8 +33,8 @@ func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
-	if len(payloadKeys) != reflect.TypeFor[luahook.Input]().NumField() {
-		t.Errorf("payloadKeys has %d keys, luahook.Input %d fields", len(payloadKeys), reflect.TypeFor[luahook.Input]().NumField())
+	if len(inputKeys.list) != reflect.TypeFor[Input]().NumField() {
+		t.Errorf("the decoder knows %d keys, Input has %d fields", len(inputKeys.list), reflect.TypeFor[Input]().NumField())
 	}
 }
 
@@ -119,7 +118,7 @@ func TestDecodePayloadNamesTheByteAtFault(t *testing.T) {
 
 func TestDecodePayloadUnescapesKeys(t *testing.T) {
 	in, err := DecodePayload([]byte(`{"\u0065vent":"Stop","c\u0077d":"/w"}`))
-	if err != nil || in.Event != luahook.Stop || in.Cwd != "/w" {
+	if err != nil || in.Event != Stop || in.Cwd != "/w" {
 		t.Errorf("got %+v, %v", in, err)
 	}
 	if _, err := DecodePayload([]byte(`{"event":"Stop","\u0065vent":"PreToolUse"}`)); err == nil || !strings.Contains(err.Error(), `duplicate key "event"`) {
@@ -129,7 +128,7 @@ func TestDecodePayloadUnescapesKeys(t *testing.T) {
 
 // FuzzDecodePayloadAgreesWithEncodingJSON guards the hand-written walker:
 // whatever DecodePayload accepts is valid JSON and decodes to the same Input
-// under encoding/json.
+// under encoding/json, which Input.Fields lists as encoding/json writes it.
 func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls \"a\\\\\" }"}}`,
@@ -160,7 +159,7 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
-		var want luahook.Input
+		var want Input
 		if err := json.Unmarshal(data, &want); err != nil {
 			t.Fatalf("encoding/json refuses %q: %v", data, err)
 		}
@@ -169,6 +168,9 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		}
 		if !reflect.DeepEqual(in, &want) {
 			t.Fatalf("%q:\n got  %+v\n want %+v", data, in, &want)
+		}
+		if listed, marshalled := fieldsJSON(t, in), must(json.Marshal(in)); !bytes.Equal(listed, marshalled) {
+			t.Fatalf("%q:\n Input.Fields lists %s\n encoding/json writes %s", data, listed, marshalled)
 		}
 	})
 }
@@ -274,11 +276,11 @@ func manyKeys(n int) string {
 }
 
 func TestDecodeInputRefusesIdentifiersOverTheirLimits(t *testing.T) {
-	at, past := strings.Repeat("s", luahook.MaxIDBytes), strings.Repeat("s", luahook.MaxIDBytes+1)
-	cwdAt, cwdPast := "/"+strings.Repeat("d", luahook.MaxCwdBytes-1), "/"+strings.Repeat("d", luahook.MaxCwdBytes)
+	at, past := strings.Repeat("s", MaxIDBytes), strings.Repeat("s", MaxIDBytes+1)
+	cwdAt, cwdPast := "/"+strings.Repeat("d", MaxCwdBytes-1), "/"+strings.Repeat("d", MaxCwdBytes)
 	ok := []string{
 		`{"event":"Stop","sessionId":"` + at + `","toolName":"` + at + `","cwd":"` + cwdAt + `"}`,
-		`{"event":"PreToolUse","toolCapabilities":[` + strings.TrimSuffix(strings.Repeat(`"c",`, luahook.MaxCapabilities), ",") + `]}`,
+		`{"event":"PreToolUse","toolCapabilities":[` + strings.TrimSuffix(strings.Repeat(`"c",`, MaxCapabilities), ",") + `]}`,
 	}
 	for _, data := range ok {
 		if _, err := DecodeInput([]byte(data)); err != nil {
@@ -290,11 +292,18 @@ func TestDecodeInputRefusesIdentifiersOverTheirLimits(t *testing.T) {
 		{`{"event":"Stop","toolName":"` + past + `"}`, "payload: toolName is 257 bytes, over the limit of 256"},
 		{`{"event":"Stop","cwd":"` + cwdPast + `"}`, "payload: cwd is 4097 bytes, over the limit of 4096"},
 		{`{"event":"Stop","subagent":{"subagentId":"` + past + `"}}`, "payload: subagent.subagentId is 257 bytes, over the limit of 256"},
-		{`{"event":"PreToolUse","toolCapabilities":[` + strings.Repeat(`"c",`, luahook.MaxCapabilities) + `"c"]}`, "payload: toolCapabilities has 65 entries, over the limit of 64"},
+		{`{"event":"PreToolUse","toolCapabilities":[` + strings.Repeat(`"c",`, MaxCapabilities) + `"c"]}`, "payload: toolCapabilities has 65 entries, over the limit of 64"},
 	}
 	for _, tt := range tests {
 		if in, err := DecodeInput([]byte(tt.data)); err == nil || err.Error() != tt.want {
 			t.Errorf("DecodeInput(%.60s…) = %v, %v; want %q", tt.data, in != nil, err, tt.want)
 		}
 	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
