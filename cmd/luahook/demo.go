@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	hooksd "github.com/luahook/luahook/hooks.d"
 	"github.com/luahook/luahook/internal/termtext"
 )
@@ -97,11 +98,8 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted")
 		}
-		for _, t := range res.Trace {
-			fmt.Fprintf(s.out, "    %-7s %-24s %8s  %s\n", t.Kind, termtext.Line(t.Name), t.Duration.Round(time.Microsecond), termtext.Line(traceStatus(&t)))
-		}
-		if len(res.Trace) == 0 {
-			fmt.Fprintf(s.out, "    (no hook matched)\n")
+		if err := res.RenderTrace(s.out, engine.TraceOptions{Indent: "    "}); err != nil {
+			return err
 		}
 		switch {
 		case res.Denied:
@@ -137,6 +135,13 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	}
 	fmt.Fprintln(s.out, "Try your own: luahook --dir hooks.d fire PreToolUse --tool bash --input '{\"toolInput\":{\"command\":\"rm -rf /\"}}'")
 	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
 }
 
 func payloadSummary(in *luahook.Input) string {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/luahook/luahook/config"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/trust"
 )
@@ -21,7 +20,7 @@ import (
 //   - when the current folder has neither ./luahook.toml nor ./hooks.d, the
 //     user's own config folder ($XDG_CONFIG_HOME/luahook: luahook.toml and
 //     hooks.d there), the operator's default home for policies.
-const projectConfig, projectHooks = "luahook.toml", config.DefaultHooksDir
+const projectConfig, projectHooks = "luahook.toml", engine.DefaultHooksDir
 
 // sources are the config file and hooks folder a command opens, and why.
 type sources struct {
