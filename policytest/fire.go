@@ -8,8 +8,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/server"
 )
 
@@ -18,13 +18,13 @@ import (
 // the expect table of assertions. defaults, if not nil, fills in what a
 // payload leaves out. Test files get test(name, fn) as well; the REPL binds
 // the same API so that cases can be tried at the prompt.
-func Bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input)) error {
+func Bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input)) error {
 	return bind(ctx, s, run, defaults, nil)
 }
 
 // bind is Bind with observe, if not nil, called with every result fire
 // returns (a test case collects the hooks that failed).
-func bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input), observe func(*runner.Result)) error {
+func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input), observe func(*engine.Result)) error {
 	return s.Do(ctx, func(L *lua.LState) error {
 		api := &api{s: s, run: run, defaults: defaults, observe: observe}
 		L.SetGlobal("fire", L.NewFunction(api.fire))
@@ -36,9 +36,9 @@ func bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, de
 // api holds what the Lua functions of the test API need.
 type api struct {
 	s        *luabind.Session
-	run      func() *runner.Runner
+	run      func() *engine.Runner
 	defaults func(*luahook.Input)
-	observe  func(*runner.Result)
+	observe  func(*engine.Result)
 }
 
 // fire is fire(event[, payload]) -> result. payload is shaped like the JSON
