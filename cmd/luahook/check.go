@@ -24,7 +24,7 @@ here: a check run from the wrong folder must not pass).`,
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, partial: true, needSomething: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, partial: true, needSomething: true})
 			if err != nil {
 				return err
 			}

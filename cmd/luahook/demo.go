@@ -47,8 +47,8 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	defer os.RemoveAll(ws)
 	dir, embedded := g.dir, false
 	if dir == "" {
-		if st, err := os.Stat("hooks.d"); err == nil && st.IsDir() {
-			dir = "hooks.d"
+		if isDir(projectHooks) {
+			dir = projectHooks
 		} else {
 			// No checkout around: the policies that ship inside the binary,
 			// in a folder of their own, so that the workspace holds only
@@ -78,7 +78,7 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	}
 	demo := *g
 	demo.dir = dir
-	eng, err := demo.openWith(ctx, openOptions{logger: logger, quietLoad: true})
+	eng, err := demo.openWith(ctx, openOptions{logger: logger})
 	if err != nil {
 		return err
 	}

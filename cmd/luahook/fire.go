@@ -216,7 +216,7 @@ func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger) (en
 	if !ok {
 		return nil, problems, nil
 	}
-	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, quietLoad: true, partial: true})
+	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true})
 	if err != nil {
 		return nil, nil, err
 	}

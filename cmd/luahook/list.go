@@ -53,7 +53,7 @@ folder and no config here, list says so and exits 1.`,
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, needSomething: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, needSomething: true})
 			if err != nil {
 				return err
 			}
