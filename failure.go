@@ -22,9 +22,9 @@ const (
 // Failure is the typed error every transport returns when a hook fails.
 // Callers test for it with errors.As.
 type Failure struct {
-	Kind    FailureKind
-	Message string
-	Err     error // the underlying cause, if any
+	Kind    FailureKind `json:"kind"`
+	Message string      `json:"message"`
+	Err     error       `json:"-"` // the underlying cause, if any
 }
 
 // Error returns "kind: message".

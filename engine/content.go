@@ -52,6 +52,7 @@ type Content struct {
 func ReadContent(configPath, dir string) (*Content, error) {
 	d := &digest{h: sha256.New()}
 	c := &Content{Config: configPath}
+	var cfg *config.Config
 	if configPath != "" {
 		d.entry("config", configPath)
 		if dir == "" {
@@ -59,13 +60,10 @@ func ReadContent(configPath, dir string) (*Content, error) {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%s: %w", configPath, err)
 			}
-			cfg, _ := config.ParsePartial(configPath, data)
-			dir = cfg.HooksDir
+			cfg, _ = config.ParsePartial(configPath, data)
 		}
 	}
-	if dir == "" {
-		dir = config.DefaultHooksDir
-	}
+	dir = hooksDirOr(dir, cfg)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -77,7 +75,7 @@ func ReadContent(configPath, dir string) (*Content, error) {
 		return nil, fmt.Errorf("hooks folder %s: %w", abs, err)
 	}
 	for _, ent := range ents {
-		if strings.HasSuffix(ent.Name(), ".lua") && !strings.HasPrefix(ent.Name(), ".") {
+		if IsHookFile(ent.Name()) || IsTestFile(ent.Name()) {
 			c.Files = append(c.Files, ent.Name())
 		}
 	}

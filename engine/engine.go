@@ -219,13 +219,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.settleFor = max(5*opts.Debounce, 5*DefaultDebounce)
-	e.dir = opts.Dir
-	if e.dir == "" {
-		e.dir = cfg.HooksDir
-	}
-	if e.dir == "" {
-		e.dir = config.DefaultHooksDir
-	}
+	e.dir = hooksDirOr(opts.Dir, cfg)
 	e.run = runner.New(runner.Options{
 		Registry:          e.reg,
 		Logger:            logger,

@@ -118,7 +118,7 @@ func TestExamplePoliciesHaveNoStrayFiles(t *testing.T) {
 			}
 			continue
 		}
-		if !isHookFile(d.Name()) && d.Name() != "README.md" {
+		if !IsHookFile(d.Name()) && d.Name() != "README.md" {
 			t.Errorf("%s is not loaded by the engine", d.Name())
 		}
 	}

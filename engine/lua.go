@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/luahook/luahook"
@@ -31,13 +30,6 @@ type luaFile struct {
 	libs map[string][32]byte
 }
 
-// isHookFile reports whether a folder entry's name is a hook file: a *.lua
-// that is not a *_test.lua nor hidden (editors' lock and swap files start
-// with a dot: .#x.lua, .x.lua.swp).
-func isHookFile(name string) bool {
-	return strings.HasSuffix(name, ".lua") && !strings.HasSuffix(name, "_test.lua") && !strings.HasPrefix(name, ".")
-}
-
 // hookFiles lists the hook files of the folder root holds, in file-name
 // order, at the top level only: every entry with a hook file's name, whatever
 // it is, so that a named pipe, a folder or a dangling link in a hook file's
@@ -54,7 +46,7 @@ func hookFiles(root *os.Root) ([]string, error) {
 	}
 	var names []string
 	for _, ent := range ents {
-		if isHookFile(ent.Name()) {
+		if IsHookFile(ent.Name()) {
 			names = append(names, ent.Name())
 		}
 	}

@@ -147,7 +147,7 @@ func (w *watcher) classify(ev fsnotify.Event, c *change) bool {
 				w.addTree(w.lib)
 			}
 			c.rescan = true
-		case isHookFile(base):
+		case IsHookFile(base):
 			c.lua = true
 		default:
 			return false // editors' temp files, other files and folders

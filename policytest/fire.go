@@ -8,8 +8,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/runner"
 )
 
 // Bind installs the test API in a session: fire(event[, payload]), which runs
@@ -17,13 +17,13 @@ import (
 // the expect table of assertions. defaults, if not nil, fills in what a
 // payload leaves out. Test files get test(name, fn) as well; the REPL binds
 // the same API so that cases can be tried at the prompt.
-func Bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input)) error {
+func Bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input)) error {
 	return bind(ctx, s, run, defaults, nil)
 }
 
 // bind is Bind with observe, if not nil, called with every result fire
 // returns (a test case collects the hooks that failed).
-func bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, defaults func(*luahook.Input), observe func(*runner.Result)) error {
+func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input), observe func(*engine.Result)) error {
 	return s.Do(ctx, func(L *lua.LState) error {
 		api := &api{s: s, run: run, defaults: defaults, observe: observe}
 		L.SetGlobal("fire", L.NewFunction(api.fire))
@@ -35,9 +35,9 @@ func bind(ctx context.Context, s *luabind.Session, run func() *runner.Runner, de
 // api holds what the Lua functions of the test API need.
 type api struct {
 	s        *luabind.Session
-	run      func() *runner.Runner
+	run      func() *engine.Runner
 	defaults func(*luahook.Input)
-	observe  func(*runner.Result)
+	observe  func(*engine.Result)
 }
 
 // fire is fire(event[, payload]) -> result. payload is shaped like the JSON
@@ -77,7 +77,7 @@ func (a *api) fire(L *lua.LState) int {
 	if err := L.Context().Err(); err != nil {
 		L.RaiseError("fire: %v", err) // the case was cancelled or timed out
 	}
-	raw, err := json.Marshal(newResult(res))
+	raw, err := json.Marshal(res)
 	if err != nil {
 		L.RaiseError("fire: %v", err)
 	}
@@ -98,59 +98,4 @@ func ParsePayload(raw []byte) (*luahook.Input, error) {
 		return nil, fmt.Errorf("the %w", err)
 	}
 	return in, nil
-}
-
-// result is what fire returns, as JSON decoded into a Lua table.
-type result struct {
-	Event             luahook.Event    `json:"event"`
-	Denied            bool             `json:"denied"`
-	Reason            string           `json:"reason"`
-	Input             json.RawMessage  `json:"input,omitempty"`
-	AdditionalContext string           `json:"additionalContext,omitempty"`
-	ContextAs         string           `json:"contextAs,omitempty"`
-	Outcome           *luahook.Outcome `json:"outcome"`
-	Trace             []traceEntry     `json:"trace"`
-}
-
-// traceEntry is one hook of a result's trace.
-type traceEntry struct {
-	Name       string           `json:"name"`
-	Kind       string           `json:"kind"`
-	Stage      string           `json:"stage,omitempty"`
-	Source     string           `json:"source,omitempty"`
-	DurationMs float64          `json:"durationMs"`
-	Outcome    *luahook.Outcome `json:"outcome,omitempty"`
-	Failure    *failure         `json:"failure,omitempty"`
-	Skipped    string           `json:"skipped,omitempty"`
-	Background bool             `json:"background,omitempty"`
-}
-
-type failure struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-}
-
-func newResult(res runner.Result) result {
-	r := result{
-		Event:             res.Event,
-		Denied:            res.Denied,
-		Reason:            res.Reason,
-		Input:             res.Input,
-		AdditionalContext: res.AdditionalContext,
-		ContextAs:         string(res.ContextAs),
-		Outcome:           res.Outcome(),
-		Trace:             make([]traceEntry, len(res.Trace)),
-	}
-	for i, t := range res.Trace {
-		e := traceEntry{
-			Name: t.Name, Kind: string(t.Kind), Stage: string(t.Stage), Source: t.Source,
-			DurationMs: float64(t.Duration.Microseconds()) / 1000, Outcome: t.Outcome,
-			Skipped: t.Skipped, Background: t.Background,
-		}
-		if t.Failure != nil {
-			e.Failure = &failure{Kind: string(t.Failure.Kind), Message: t.Failure.Message}
-		}
-		r.Trace[i] = e
-	}
-	return r
 }

@@ -21,11 +21,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -35,7 +33,6 @@ import (
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/runner"
 )
 
 // DefaultTimeout bounds one test case.
@@ -97,9 +94,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		}
 		match = re
 	}
-	files, err := findTests(opts.Paths)
+	if len(opts.Paths) == 0 {
+		opts.Paths = []string{engine.DefaultHooksDir}
+	}
+	files, err := engine.TestFiles(opts.Paths)
 	if err != nil {
 		return Summary{}, err
+	}
+	if len(files) == 0 {
+		return Summary{}, fmt.Errorf("no *_test.lua files in %s", strings.Join(opts.Paths, ", "))
 	}
 	var sum Summary
 	for _, file := range files {
@@ -110,45 +113,6 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	fmt.Fprintln(opts.Out, sum)
 	return sum, nil
-}
-
-// findTests lists the test files of paths: a file as given, a folder's
-// *_test.lua files in name order, whatever they are (a named pipe or a
-// dangling link with a test file's name fails as a file that does not load
-// rather than be passed over; the file is read without blocking then).
-func findTests(paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		paths = []string{"hooks.d"}
-	}
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		ents, err := os.ReadDir(p)
-		if err != nil {
-			return nil, err
-		}
-		var names []string
-		for _, d := range ents {
-			if strings.HasSuffix(d.Name(), "_test.lua") && !strings.HasPrefix(d.Name(), ".") {
-				names = append(names, d.Name())
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			files = append(files, filepath.Join(p, n))
-		}
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, ", "))
-	}
-	return files, nil
 }
 
 // testFile is one test file being run: its session, its cases, and the
@@ -204,7 +168,7 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 	lctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	err = sess.Do(lctx, tf.bind)
 	if err == nil {
-		err = bind(lctx, sess, func() *runner.Runner { return tf.runner() }, tf.defaults, tf.observe)
+		err = bind(lctx, sess, tf.runner, tf.defaults, tf.observe)
 	}
 	if err == nil {
 		err = sess.Load(lctx, path)
@@ -281,7 +245,7 @@ func (tf *testFile) runCase(ctx context.Context, c testCase) error {
 	return err
 }
 
-func (tf *testFile) runner() *runner.Runner {
+func (tf *testFile) runner() *engine.Runner {
 	if tf.eng == nil {
 		return nil
 	}
@@ -290,13 +254,10 @@ func (tf *testFile) runner() *runner.Runner {
 
 // observe records the hooks that failed in a result of fire, each once per
 // case: a failed expectation is shown with the errors behind it.
-func (tf *testFile) observe(res *runner.Result) {
+func (tf *testFile) observe(res *engine.Result) {
 	for _, t := range res.Trace {
-		if t.Failure == nil {
-			continue
-		}
-		line := fmt.Sprintf("hook %q (%s) failed (%s): %s", t.Name, t.Source, t.Failure.Kind, luahook.TruncateReason(t.Failure.Message))
-		if !slices.Contains(tf.failed, line) {
+		line := t.FailureLine()
+		if line != "" && !slices.Contains(tf.failed, line) {
 			tf.failed = append(tf.failed, line)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/termtext"
@@ -114,7 +113,7 @@ func (r *repl) fire(ctx context.Context, args string) error {
 		return err
 	}
 	if r.trace {
-		r.printTrace(res.Trace)
+		res.RenderTrace(r.out, runner.TraceOptions{Indent: "  ", OutcomeJSON: true})
 	}
 	out, err := json.Marshal(res.Outcome())
 	if err != nil {
@@ -124,32 +123,6 @@ func (r *repl) fire(ctx context.Context, args string) error {
 	// they are keeps the line valid JSON with the same meaning.
 	fmt.Fprintf(r.out, "%s\n", termtext.Line(string(out)))
 	return nil
-}
-
-func (r *repl) printTrace(trace []runner.HookTrace) {
-	if len(trace) == 0 {
-		fmt.Fprintln(r.out, "  (no hook matched)")
-		return
-	}
-	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-	for _, t := range trace {
-		status := "no objection"
-		switch {
-		case t.Failure != nil:
-			status = "failed (" + string(t.Failure.Kind) + "): " + t.Failure.Message
-		case t.Skipped != "":
-			status = "skipped: " + t.Skipped
-		case t.Outcome != nil:
-			o, _ := json.Marshal(t.Outcome)
-			status = string(o)
-		}
-		stage := string(t.Stage)
-		if stage == "" {
-			stage = "-"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\t%s\n", t.Kind, termtext.Line(t.Name), stage, t.Duration.Round(time.Microsecond), termtext.Line(status))
-	}
-	tw.Flush()
 }
 
 func (r *repl) list() error {

@@ -8,45 +8,77 @@ import (
 )
 
 // Result is what firing an event decided, with a trace of every matching hook.
+//
+// Its JSON (json.Marshal) is what a policy test's fire() returns: the fields
+// below under their tags, plus "outcome", the contract's outcome of
+// Result.Outcome, and "trace" always an array. RenderTrace writes the trace
+// for a person.
 type Result struct {
-	Event luahook.Event
+	Event luahook.Event `json:"event"`
 	// Denied is set when a PreToolUse hook denied the call or a
 	// UserPromptSubmit hook blocked the prompt.
-	Denied bool
+	Denied bool `json:"denied"`
 	// Reason says why, cut to luahook.MaxReasonChars characters.
-	Reason string
+	Reason string `json:"reason"`
 	// Input is the final PreToolUse tool input, set only when hooks changed it
 	// (compared as decoded JSON values, not bytes) and it passed the tool's
 	// schema.
-	Input json.RawMessage
+	Input json.RawMessage `json:"input,omitempty"`
 	// AdditionalContext joins the hooks' context with "\n", in registration
 	// order (PreToolUse: execution order), followed by (PostToolUse) or
 	// preceded by (UserPromptSubmit) the session's buffered background context.
-	AdditionalContext string
+	AdditionalContext string `json:"additionalContext,omitempty"`
 	// ContextAs is "separate" if any contributing hook asked for it, else
 	// "inline"; it is empty exactly when AdditionalContext is.
-	ContextAs luahook.ContextAs
+	ContextAs luahook.ContextAs `json:"contextAs,omitempty"`
 	// Trace has one entry per matching hook: in execution order for the
 	// sequential events (PreToolUse, UserPromptSubmit), in registration order
 	// for the parallel ones.
-	Trace []HookTrace
+	Trace []HookTrace `json:"trace"`
 }
 
-// HookTrace records what one hook did during a call.
+// MarshalJSON encodes r with its tags, adds "outcome" (Result.Outcome) and
+// writes a trace without entries as [] rather than null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type fields Result // without the method
+	out := struct {
+		fields
+		Outcome *luahook.Outcome `json:"outcome"`
+	}{fields(r), r.Outcome()}
+	if out.Trace == nil {
+		out.Trace = []HookTrace{}
+	}
+	return json.Marshal(out)
+}
+
+// HookTrace records what one hook did during a call. Its JSON carries the
+// duration as "durationMs", milliseconds with microsecond precision.
 type HookTrace struct {
-	ID, Name, Source string
-	Kind             luahook.HookKind
-	Stage            luahook.Stage
-	Duration         time.Duration
+	ID     string           `json:"id,omitempty"`
+	Name   string           `json:"name"`
+	Source string           `json:"source,omitempty"`
+	Kind   luahook.HookKind `json:"kind"`
+	Stage  luahook.Stage    `json:"stage,omitempty"`
+	// Duration is how long the hook ran; its JSON is "durationMs".
+	Duration time.Duration `json:"-"`
 	// Outcome is the outcome as the hook returned it (nil: no objection).
-	Outcome *luahook.Outcome
+	Outcome *luahook.Outcome `json:"outcome,omitempty"`
 	// Failure is set when the hook failed; its outcome was not used.
-	Failure *luahook.Failure
+	Failure *luahook.Failure `json:"failure,omitempty"`
 	// Skipped says why the hook was not called (SkipPolicyOnly,
 	// SkipNotReached, SkipBackground) or why its outcome was ignored
 	// (SkipValidatorMutation).
-	Skipped    string
-	Background bool
+	Skipped    string `json:"skipped,omitempty"`
+	Background bool   `json:"background,omitempty"`
+}
+
+// MarshalJSON encodes t with its tags and its duration as "durationMs".
+func (t HookTrace) MarshalJSON() ([]byte, error) {
+	type fields HookTrace // without the method
+	return json.Marshal(struct {
+		fields
+		DurationMs float64 `json:"durationMs"`
+	}{fields(t), float64(t.Duration.Microseconds()) / 1000})
 }
 
 // Outcome renders the result in the contract's JSON shape for its event;

@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -131,7 +131,7 @@ func (s *Store) List() ([]Record, error) {
 		}
 		out = append(out, *r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 

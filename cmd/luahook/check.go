@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/luahook/luahook/internal/termtext"
 
 	"github.com/spf13/cobra"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/termtext"
 )
 
 func newCheckCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -25,15 +24,12 @@ here: a check run from the wrong folder must not pass).`,
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, partial: true, needSomething: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, partial: true, needSomething: true})
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			var errs []error
-			for _, err := range eng.Errors() {
-				errs = append(errs, splitConfigErrors(err)...)
-			}
+			errs := eng.Problems()
 			for _, err := range errs {
 				fmt.Fprintln(s.err, termtext.Block(err.Error()))
 			}
@@ -49,18 +45,4 @@ here: a check run from the wrong folder must not pass).`,
 			return nil
 		},
 	}
-}
-
-// splitConfigErrors returns the problems of a config error one by one, each
-// naming its file and line.
-func splitConfigErrors(err error) []error {
-	ces := config.Errors(err)
-	if len(ces) == 0 {
-		return []error{err}
-	}
-	out := make([]error, len(ces))
-	for i, ce := range ces {
-		out[i] = ce
-	}
-	return out
 }

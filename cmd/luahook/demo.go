@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	hooksd "github.com/luahook/luahook/hooks.d"
 	"github.com/luahook/luahook/internal/termtext"
 )
@@ -46,8 +47,8 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	defer os.RemoveAll(ws)
 	dir, embedded := g.dir, false
 	if dir == "" {
-		if st, err := os.Stat("hooks.d"); err == nil && st.IsDir() {
-			dir = "hooks.d"
+		if isDir(projectHooks) {
+			dir = projectHooks
 		} else {
 			// No checkout around: the policies that ship inside the binary,
 			// in a folder of their own, so that the workspace holds only
@@ -77,7 +78,7 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	}
 	demo := *g
 	demo.dir = dir
-	eng, err := demo.openWith(ctx, openOptions{logger: logger, quietLoad: true})
+	eng, err := demo.openWith(ctx, openOptions{logger: logger})
 	if err != nil {
 		return err
 	}
@@ -97,11 +98,8 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted")
 		}
-		for _, t := range res.Trace {
-			fmt.Fprintf(s.out, "    %-7s %-24s %8s  %s\n", t.Kind, termtext.Line(t.Name), t.Duration.Round(time.Microsecond), termtext.Line(traceStatus(&t)))
-		}
-		if len(res.Trace) == 0 {
-			fmt.Fprintf(s.out, "    (no hook matched)\n")
+		if err := res.RenderTrace(s.out, engine.TraceOptions{Indent: "    "}); err != nil {
+			return err
 		}
 		switch {
 		case res.Denied:
@@ -137,6 +135,13 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 	}
 	fmt.Fprintln(s.out, "Try your own: luahook --dir hooks.d fire PreToolUse --tool bash --input '{\"toolInput\":{\"command\":\"rm -rf /\"}}'")
 	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
 }
 
 func payloadSummary(in *luahook.Input) string {

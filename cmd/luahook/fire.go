@@ -18,11 +18,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/config"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/trust"
 )
 
@@ -116,8 +113,8 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 		}
 		event = ev
 	}
-	if o.onLoadError != "" && !slices.Contains(config.OnLoadErrorChoices(), o.onLoadError) {
-		return fmt.Errorf("--on-load-error %q: want %s", o.onLoadError, strings.Join(config.OnLoadErrorChoices(), ", "))
+	if err := engine.CheckOnLoadError(o.onLoadError); err != nil {
+		return fmt.Errorf("--on-load-error %w", err)
 	}
 	logger, err := g.loggerFor("fire", s.err, false)
 	if err != nil {
@@ -130,13 +127,7 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if eng != nil {
 		defer eng.Close()
 	}
-	mode := o.onLoadError
-	if mode == "" && eng != nil {
-		mode = eng.Config().Runner.OnLoadError // a config that loaded is trusted
-	}
-	if mode == "" {
-		mode = config.OnLoadErrorDeny
-	}
+	mode := eng.OnLoadError(o.onLoadError) // a config that loaded is trusted
 
 	data, err := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
 	var in *luahook.Input
@@ -146,14 +137,14 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if err != nil {
 		// Without a payload nothing can run. An event that can block denies
 		// (deny); anything else is an error, as it always was.
-		if ev := event; mode == config.OnLoadErrorDeny && ctx.Err() == nil && (ev.CanBlock() || ev == "" && payloadCanBlock(data)) {
+		if ev := event; mode == engine.OnLoadErrorDeny && ctx.Err() == nil && (ev.CanBlock() || ev == "" && payloadCanBlock(data)) {
 			if ev == "" {
 				ev = luahook.PreToolUse
 				if payloadEvent(data, luahook.UserPromptSubmit) {
 					ev = luahook.UserPromptSubmit
 				}
 			}
-			return deny(s, runner.Result{Event: ev}, "the payload could not be read ("+err.Error()+
+			return deny(s, engine.Result{Event: ev}, "the payload could not be read ("+err.Error()+
 				"); the action was denied because luahook could not decide")
 		}
 		return err
@@ -173,11 +164,11 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()
 	}
-	if len(problems) > 0 && mode == config.OnLoadErrorFail {
+	if len(problems) > 0 && mode == engine.OnLoadErrorFail {
 		reportLoadErrors(s.err, problems)
 		return fmt.Errorf("not fired: %d load error(s) (--on-load-error fail)", len(problems))
 	}
-	res := runner.Result{Event: in.Event}
+	res := engine.Result{Event: in.Event}
 	if eng != nil {
 		res = eng.Runner().Fire(ctx, in)
 	}
@@ -185,11 +176,11 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 		return fmt.Errorf("interrupted: no outcome")
 	}
 	if o.trace {
-		printTrace(s.err, res.Trace)
+		res.RenderTrace(s.err, engine.TraceOptions{})
 	}
 	reportFailures(s.err, res.Trace)
 	if len(problems) > 0 {
-		if mode == config.OnLoadErrorDeny && in.Event.CanBlock() {
+		if mode == engine.OnLoadErrorDeny && in.Event.CanBlock() {
 			return deny(s, res, loadProblemsReason(problems))
 		}
 		for _, p := range problems {
@@ -224,19 +215,16 @@ func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger) (en
 	if !ok {
 		return nil, problems, nil
 	}
-	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, quietLoad: true, partial: true})
+	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, err := range eng.Errors() {
-		problems = append(problems, splitConfigErrors(err)...)
-	}
-	return eng, problems, nil
+	return eng, append(problems, eng.Problems()...), nil
 }
 
 // deny prints res denied with reason (after the policies' own reason, when
 // they denied too) and returns exit status 2.
-func deny(s *streams, res runner.Result, reason string) error {
+func deny(s *streams, res engine.Result, reason string) error {
 	if res.Denied && res.Reason != "" {
 		reason = res.Reason + "\n" + reason
 	}
@@ -265,8 +253,8 @@ func loadProblemsReason(problems []error) string {
 			break
 		}
 		msg := luahook.TruncateChars(p.Error(), maxProblemChars)
-		var le *luabind.LoadError
-		var ce *config.Error
+		var le *engine.LoadError
+		var ce *engine.ConfigError
 		var ue *trust.UntrustedError
 		switch {
 		case errors.As(p, &le):
@@ -282,13 +270,13 @@ func loadProblemsReason(problems []error) string {
 	return "luahook denied the action because not every policy loaded: " + strings.Join(parts, "; ") + "."
 }
 
-// reportFailures prints one line per hook that failed: its name, source,
-// failure kind and message (which carries file:line for a Lua hook).
-func reportFailures(w io.Writer, trace []runner.HookTrace) {
+// reportFailures prints one line per hook that failed (HookTrace.FailureLine:
+// its name, source, failure kind and message, which carries file:line for a
+// Lua hook).
+func reportFailures(w io.Writer, trace []engine.HookTrace) {
 	for _, t := range trace {
-		if t.Failure != nil {
-			fmt.Fprintf(w, "luahook: hook %q (%s) failed (%s): %s\n", termtext.Line(t.Name), termtext.Line(t.Source),
-				t.Failure.Kind, termtext.Line(luahook.TruncateReason(t.Failure.Message)))
+		if line := t.FailureLine(); line != "" {
+			fmt.Fprintln(w, "luahook:", termtext.Line(line))
 		}
 	}
 }
@@ -501,55 +489,4 @@ func decodePayload(data []byte) (*luahook.Input, error) {
 		return &luahook.Input{}, nil
 	}
 	return luahook.DecodeInput(data)
-}
-
-// printTrace prints one line per hook of a trace: kind, name, stage,
-// duration and what it did.
-func printTrace(w io.Writer, trace []runner.HookTrace) {
-	for _, t := range trace {
-		stage := string(t.Stage)
-		if stage == "" {
-			stage = "-"
-		}
-		fmt.Fprintf(w, "%-8s %-28s %-8s %9s  %s\n", t.Kind, termtext.Line(t.Name), stage, t.Duration.Round(time.Microsecond), termtext.Line(traceStatus(&t)))
-	}
-}
-
-// traceStatus says in a few words what a hook did.
-func traceStatus(t *runner.HookTrace) string {
-	switch {
-	case t.Failure != nil:
-		return "failed (" + string(t.Failure.Kind) + "): " + t.Failure.Message
-	case t.Skipped != "":
-		return "skipped: " + t.Skipped
-	case t.Outcome != nil:
-		return describeOutcome(t.Outcome)
-	}
-	return "no objection"
-}
-
-func describeOutcome(o *luahook.Outcome) string {
-	var parts []string
-	switch o.Action {
-	case luahook.ActionDeny:
-		parts = append(parts, "deny: "+o.Reason)
-	case luahook.ActionMutate:
-		parts = append(parts, "mutate: "+string(o.Input))
-	case luahook.ActionAllow:
-		parts = append(parts, "allow")
-	}
-	if o.AdditionalContext != "" {
-		parts = append(parts, "context: "+firstLine(o.AdditionalContext))
-	}
-	if len(parts) == 0 {
-		return "no objection"
-	}
-	return strings.Join(parts, "; ")
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

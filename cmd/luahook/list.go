@@ -9,7 +9,6 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/registry"
 )
 
 // listedHook is one line of "luahook list", one object of "luahook list --json".
@@ -54,7 +53,7 @@ folder and no config here, list says so and exits 1.`,
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, quietLoad: true, needSomething: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, needSomething: true})
 			if err != nil {
 				return err
 			}
@@ -63,7 +62,7 @@ folder and no config here, list says so and exits 1.`,
 			reportLoadErrors(s.err, errs)
 			var hooks []listedHook
 			for _, ev := range luahook.Events() {
-				for i, e := range registry.RunOrder(eng.Registry().List(ev)) {
+				for i, e := range eng.RunOrder(ev) {
 					matcher := e.Matcher
 					if matcher == "" {
 						matcher = "*"

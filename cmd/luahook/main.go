@@ -7,12 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/luahook/luahook/internal/termtext"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/luahook/luahook/internal/termtext"
 )
 
 func main() {

@@ -78,7 +78,7 @@ func runRepl(parent context.Context, g *globalOptions, s *streams, o *replOption
 	if err != nil {
 		return err
 	}
-	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, quietLoad: true})
+	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true})
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/luahook/luahook/internal/termtext"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/termtext"
 )
 
 type streams struct {
@@ -167,15 +167,14 @@ func (g *globalOptions) checkDir() error {
 	return nil
 }
 
-// openOptions say how a subcommand opens its engine.
+// openOptions say how a subcommand opens its engine. Every subcommand
+// reports Engine.Errors itself, each once, naming file and line, so the
+// engine's error records are dropped while it opens (its own line would add
+// that "the previous version stays live", which is not true of a first
+// load).
 type openOptions struct {
 	logger *slog.Logger
 	watch  bool
-	// quietLoad drops the engine's error records while it opens: the
-	// subcommand reports Engine.Errors itself, each once, naming file and
-	// line (the engine's own line would add that "the previous version
-	// stays live", which is not true of a first load).
-	quietLoad bool
 	// partial opens with what is valid of a broken config
 	// (engine.Options.PartialConfig): check and fire.
 	partial bool
@@ -203,26 +202,19 @@ func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.En
 
 // open opens an engine on a config file and a hooks folder.
 func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions) (*engine.Engine, error) {
-	logger := o.logger
-	var gate *quietGate
-	if o.quietLoad {
-		gate = &quietGate{Handler: logger.Handler(), on: &atomic.Bool{}}
-		gate.on.Store(true)
-		logger = slog.New(gate)
-	}
+	gate := &quietGate{Handler: o.logger.Handler(), on: &atomic.Bool{}}
+	gate.on.Store(true)
 	eng, err := engine.Open(ctx, engine.Options{
 		Dir:           dir,
 		ConfigPath:    cfg,
-		Logger:        logger,
+		Logger:        slog.New(gate),
 		PolicyOnly:    g.noHooks,
 		NoWatch:       !o.watch,
 		PartialConfig: o.partial,
 
 		AllowLoosePermissions: g.looseOK,
 	})
-	if gate != nil {
-		gate.on.Store(false)
-	}
+	gate.on.Store(false)
 	return eng, err
 }
 

@@ -74,7 +74,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	if err != nil {
 		return err
 	}
-	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, quietLoad: true})
+	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/luahook/luahook/config"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/trust"
 )
@@ -21,17 +20,13 @@ import (
 //   - when the current folder has neither ./luahook.toml nor ./hooks.d, the
 //     user's own config folder ($XDG_CONFIG_HOME/luahook: luahook.toml and
 //     hooks.d there), the operator's default home for policies.
-const projectConfig, projectHooks = "luahook.toml", config.DefaultHooksDir
+const projectConfig, projectHooks = "luahook.toml", engine.DefaultHooksDir
 
 // sources are the config file and hooks folder a command opens, and why.
 type sources struct {
 	config string // engine.Options.ConfigPath ("": none)
 	dir    string // engine.Options.Dir ("": the config's hooks_dir)
-	// project is the current folder, absolute, when the config or the hooks
-	// folder were found there by default; found says what was found.
-	project string
-	found   []string
-	// untrusted refuses what was found in project (*trust.UntrustedError,
+	// untrusted refuses what was found by default in the current folder (*trust.UntrustedError,
 	// or why trust could not be checked); nil when it is trusted.
 	untrusted error
 	// configFromProject and dirFromProject say which of the two came from
@@ -77,8 +72,7 @@ func (g *globalOptions) sources() (*sources, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.project = wd
-		s.found, s.untrusted = checkTrust(wd, s.configFromProject, s.dirFromProject)
+		s.untrusted = checkTrust(wd, s.configFromProject, s.dirFromProject)
 	}
 	return s, nil
 }
@@ -127,17 +121,18 @@ func folderContent(folder string) (*engine.Content, error) {
 }
 
 // checkTrust returns nil when folder is trusted with its current content,
-// and what was found there that needs the trust: its config, its hooks
-// folder.
-func checkTrust(folder string, config, hooks bool) (found []string, err error) {
+// else why not, naming what was found there that needs the trust: its
+// config, its hooks folder.
+func checkTrust(folder string, config, hooks bool) error {
 	store, err := trustStore()
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+		return fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
 	}
 	c, err := folderContent(folder)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+		return fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
 	}
+	var found []string
 	if config {
 		found = append(found, "./"+projectConfig)
 	}
@@ -147,7 +142,7 @@ func checkTrust(folder string, config, hooks bool) (found []string, err error) {
 		}
 		found = append(found, rel)
 	}
-	return found, store.Check(folder, c, found)
+	return store.Check(folder, c, found)
 }
 
 func isFile(path string) bool {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/policytest"
 )
 
@@ -62,7 +62,7 @@ failure, including a test file or a hook file that does not load.`,
 				return src.untrusted
 			}
 			if len(paths) == 0 {
-				dir, err := hooksDir(src)
+				dir, err := engine.HooksDir(src.dir, src.config)
 				if err != nil {
 					return err
 				}
@@ -103,20 +103,4 @@ func goStyleFlags(args []string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-// hooksDir returns the hooks folder of src: its dir, else the config's
-// hooks_dir, else "hooks.d".
-func hooksDir(src *sources) (string, error) {
-	if src.dir != "" {
-		return src.dir, nil
-	}
-	if src.config != "" {
-		cfg, err := config.Load(src.config)
-		if err != nil {
-			return "", err
-		}
-		return cfg.HooksDir, nil
-	}
-	return config.DefaultHooksDir, nil
 }
