@@ -53,4 +53,3 @@ func Detect(data []byte) (Adapter, bool) {
 	}
 	return nil, false
 }
-

@@ -272,7 +272,7 @@ func (n *native) objectOrString(key string) (json.RawMessage, error) {
 }
 
 // text returns the value of key as text: a string as it is, anything else
-// as its JSON text ("" when absent).
+// as its compact JSON text ("" when absent).
 func (n *native) text(key string) (string, error) {
 	v := n.get(key)
 	if v == nil {
@@ -281,7 +281,11 @@ func (n *native) text(key string) (string, error) {
 	if v[0] == '"' {
 		return n.str(key)
 	}
-	return string(v), nil
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
+	}
+	return b.String(), nil
 }
 
 // maxKeyInError is how much of a key an error quotes.
