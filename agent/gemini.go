@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -144,13 +145,13 @@ func droppedKey(original, rewrite json.RawMessage) string {
 	for _, m := range o.members {
 		found := false
 		for _, k := range r.members {
-			if k.key == m.key {
+			if bytes.Equal(k.key, m.key) {
 				found = true
 				break
 			}
 		}
 		if !found {
-			return strings.ToValidUTF8(keyName(m.key), "")
+			return strings.ToValidUTF8(keyName(string(m.key)), "")
 		}
 	}
 	return ""

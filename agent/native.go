@@ -27,7 +27,7 @@ type native struct {
 }
 
 type member struct {
-	key   string
+	key   []byte // unescaped
 	value []byte
 }
 
@@ -66,7 +66,7 @@ type frame struct {
 	base   int                 // index in keys of the object's first key
 	big    map[string]struct{} // the object's keys once it has more than smallObject
 	n      int
-	key    string // the current member's key (for errors)
+	key    []byte // the current member's key (for errors)
 	index  int    // the array's current element (for errors)
 }
 
@@ -76,7 +76,7 @@ type frame struct {
 func (n *native) scan() error {
 	data := n.data
 	var framesBuf [16]frame
-	var keysBuf [64]string
+	var keysBuf [64][]byte
 	frames, keys := framesBuf[:0], keysBuf[:0]
 	wantKey := false
 	valStart := -1
@@ -104,13 +104,13 @@ func (n *native) scan() error {
 				top.n++
 				top.key = key
 				if top.big != nil {
-					top.big[key] = struct{}{}
+					top.big[string(key)] = struct{}{}
 				} else if top.n > smallObject {
 					top.big = make(map[string]struct{}, 2*smallObject)
 					for _, k := range keys[top.base:] {
-						top.big[k] = struct{}{}
+						top.big[string(k)] = struct{}{}
 					}
-					top.big[key] = struct{}{}
+					top.big[string(key)] = struct{}{}
 					keys = keys[:top.base]
 				} else {
 					keys = append(keys, key)
@@ -150,13 +150,13 @@ func (n *native) scan() error {
 	return nil
 }
 
-func (f *frame) has(keys []string, key string) bool {
+func (f *frame) has(keys [][]byte, key []byte) bool {
 	if f.big != nil {
-		_, ok := f.big[key]
+		_, ok := f.big[string(key)]
 		return ok
 	}
 	for _, k := range keys[f.base:] {
-		if k == key {
+		if bytes.Equal(k, key) {
 			return true
 		}
 	}
@@ -164,14 +164,14 @@ func (f *frame) has(keys []string, key string) bool {
 }
 
 // duplicateError names the key met twice, with its path: tool_input.edits[1].path.
-func duplicateError(frames []frame, key string) error {
+func duplicateError(frames []frame, key []byte) error {
 	var b bytes.Buffer
 	for i, f := range frames[:len(frames)-1] {
 		if f.object {
 			if i > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(keyName(f.key))
+			b.WriteString(keyName(string(f.key)))
 		} else {
 			fmt.Fprintf(&b, "[%d]", f.index)
 		}
@@ -179,7 +179,7 @@ func duplicateError(frames []frame, key string) error {
 	if b.Len() > 0 {
 		b.WriteByte('.')
 	}
-	b.WriteString(keyName(key))
+	b.WriteString(keyName(string(key)))
 	return fmt.Errorf("%s: duplicate key", b.String())
 }
 
@@ -198,21 +198,22 @@ func stringEnd(data []byte, i int) int {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// keyText returns the text of a JSON string token as encoding/json decodes it.
-func keyText(tok []byte) (string, error) {
+// keyText returns the text of a JSON string token as encoding/json decodes
+// it: a slice of tok when nothing needs unescaping, else a copy.
+func keyText(tok []byte) ([]byte, error) {
 	if bytes.IndexByte(tok, '\\') < 0 && utf8.Valid(tok) {
-		return string(tok[1 : len(tok)-1]), nil
+		return tok[1 : len(tok)-1], nil
 	}
 	var s string
 	err := json.Unmarshal(tok, &s)
-	return s, err
+	return []byte(s), err
 }
 
 // get returns the raw value of the top-level key (exact spelling), or nil
 // when it is absent or null.
 func (n *native) get(key string) []byte {
 	for _, m := range n.members {
-		if m.key == key {
+		if string(m.key) == key {
 			if string(m.value) == "null" {
 				return nil
 			}
@@ -236,7 +237,7 @@ func (n *native) str(key string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", key, err)
 	}
-	return s, nil
+	return string(s), nil
 }
 
 // object returns a copy of the object value of key (nil when absent), or an
