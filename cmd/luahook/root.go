@@ -76,6 +76,7 @@ Start with: luahook demo`,
 		newReplCmd(g, s),
 		newTrustCmd(s),
 		newUntrustCmd(s),
+		newInstallCmd(s),
 	)
 	return root
 }

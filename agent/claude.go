@@ -1,0 +1,184 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/luahook/luahook"
+)
+
+// claudeEvents maps Claude Code's events; Codex and Copilot's PascalCase
+// dialect use the same names.
+var claudeEvents = map[string]mapping{
+	"PreToolUse":         {event: luahook.PreToolUse},
+	"PostToolUse":        {event: luahook.PostToolUse},
+	"PostToolUseFailure": {event: luahook.PostToolUse, failure: true},
+	"UserPromptSubmit":   {event: luahook.UserPromptSubmit},
+	"SessionStart":       {event: luahook.SessionStart},
+	"Stop":               {event: luahook.Stop},
+	"SubagentStart":      {event: luahook.SubagentStart},
+	"SubagentStop":       {event: luahook.SubagentStop},
+	"PreCompact":         {event: luahook.PreCompact},
+	"PostCompact":        {event: luahook.PostCompact},
+	"SessionEnd":         {event: luahook.SessionEnd},
+}
+
+// decodeClaude reads the payload of Claude Code's protocol (also Codex's
+// and Copilot's PascalCase dialect).
+func decodeClaude(agent Name, data []byte, event string, events map[string]mapping) (*Request, error) {
+	d, err := decode(agent, data, event, claudeFields, events)
+	if err != nil {
+		return nil, err
+	}
+	return completeClaude(d, events)
+}
+
+// completeClaude reads the event-specific fields of Claude Code's payload.
+func completeClaude(d decoded, events map[string]mapping) (*Request, error) {
+	var err error
+	if d.req.Input == nil {
+		return d.req, err
+	}
+	in := d.req.Input
+	switch m := events[d.req.Event]; {
+	case m.failure:
+		err = d.toolResult("error", true)
+	case m.event == luahook.PostToolUse:
+		err = d.toolResult("tool_response", false)
+	case m.event == luahook.SubagentStart || m.event == luahook.SubagentStop:
+		s := &luahook.Subagent{}
+		if s.Target, err = d.n.str("agent_type"); err == nil {
+			s.SubagentID, err = d.n.str("agent_id")
+		}
+		in.Subagent = s
+	case m.event == luahook.PreCompact || m.event == luahook.PostCompact:
+		c := &luahook.Compaction{}
+		c.Trigger, err = d.n.str("trigger")
+		in.Compaction = c
+	}
+	if err != nil {
+		return nil, d.fail(err)
+	}
+	return d.finish()
+}
+
+// claudeHSO is Claude Code's hookSpecificOutput; hookEventName is required.
+type claudeHSO struct {
+	HookEventName            string          `json:"hookEventName"`
+	PermissionDecision       string          `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+	AdditionalContext        string          `json:"additionalContext,omitempty"`
+}
+
+// claudeOutput is the JSON a Claude Code hook writes.
+type claudeOutput struct {
+	Decision           string     `json:"decision,omitempty"`
+	Reason             string     `json:"reason,omitempty"`
+	HookSpecificOutput *claudeHSO `json:"hookSpecificOutput,omitempty"`
+}
+
+// claudeFlavor is where Codex differs from Claude Code.
+type claudeFlavor struct {
+	// hasAsk: permissionDecision "ask" exists (Codex fails the hook on it,
+	// and the tool runs).
+	hasAsk bool
+}
+
+// encodeClaude answers in Claude Code's format.
+func encodeClaude(fl claudeFlavor, req *Request, d Decision) Answer {
+	d = normalize(d)
+	m, ok := claudeEvents[req.Event]
+	if !ok || req.Input == nil {
+		return Answer{}
+	}
+	hso := &claudeHSO{HookEventName: req.Event, AdditionalContext: d.Context}
+	switch m.event {
+	case luahook.PreToolUse:
+		v := d.Verdict
+		if v == Ask && !fl.hasAsk {
+			v = Deny
+		}
+		switch v {
+		case Deny:
+			hso.PermissionDecision, hso.PermissionDecisionReason = "deny", d.reason()
+		case Ask:
+			hso.PermissionDecision, hso.PermissionDecisionReason, hso.UpdatedInput = "ask", d.reason(), d.Input
+		case Allow:
+			hso.PermissionDecision, hso.UpdatedInput = "allow", d.Input
+		default:
+			if d.Input != nil {
+				// A rewrite applies only with a permission decision. Ask
+				// shows the rewritten call to the user instead of
+				// approving it; Codex has no ask, so there it approves.
+				hso.PermissionDecision, hso.UpdatedInput = "allow", d.Input
+				if fl.hasAsk {
+					hso.PermissionDecision = "ask"
+					hso.PermissionDecisionReason = "luahook rewrote this call"
+				}
+			}
+		}
+		if hso.PermissionDecision == "" && hso.AdditionalContext == "" {
+			return Answer{}
+		}
+		return answer(claudeOutput{HookSpecificOutput: hso})
+	case luahook.UserPromptSubmit:
+		if d.Verdict == Deny || d.Verdict == Ask {
+			return answer(claudeOutput{Decision: "block", Reason: d.reason()})
+		}
+		return contextOnly(hso)
+	case luahook.SessionStart, luahook.PostToolUse:
+		return contextOnly(hso)
+	case luahook.Stop:
+		if d.Verdict == Continue {
+			return answer(claudeOutput{Decision: "block", Reason: d.reason()})
+		}
+	}
+	return Answer{}
+}
+
+func contextOnly(hso *claudeHSO) Answer {
+	if hso.AdditionalContext == "" {
+		return Answer{}
+	}
+	return answer(claudeOutput{HookSpecificOutput: hso})
+}
+
+// blockClaude is Claude Code's (and Codex's) block signal.
+func blockClaude(event, reason string) Answer {
+	if reason == "" {
+		reason = luahook.DefaultBlockReason
+	}
+	switch event {
+	case "PreToolUse":
+		return block(claudeOutput{HookSpecificOutput: &claudeHSO{HookEventName: event,
+			PermissionDecision: "deny", PermissionDecisionReason: reason}}, reason)
+	case "UserPromptSubmit", "":
+		// An unknown event gets the top-level refusal every blocking
+		// event reads, and exit 2.
+		return block(claudeOutput{Decision: "block", Reason: reason}, reason)
+	}
+	return proceed(reason)
+}
+
+// normalize refuses a rewrite that is not a JSON object: it cannot reach
+// the agent, and running the original input instead would ignore the policy.
+func normalize(d Decision) Decision {
+	if d.Input != nil && (!luahook.IsJSONObject(d.Input) || !json.Valid(d.Input)) {
+		return Decision{Verdict: Deny, Reason: "luahook: the rewritten tool input is not a JSON object"}
+	}
+	return d
+}
+
+type claudeAdapter struct{}
+
+func (claudeAdapter) Name() Name { return Claude }
+
+func (claudeAdapter) Decode(data []byte, event string) (*Request, error) {
+	return decodeClaude(Claude, data, event, claudeEvents)
+}
+
+func (claudeAdapter) Encode(req *Request, d Decision) Answer {
+	return encodeClaude(claudeFlavor{hasAsk: true}, req, d)
+}
+
+func (claudeAdapter) Block(event, reason string) Answer { return blockClaude(event, reason) }

@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/luahook/luahook"
+)
+
+// copilotEvents maps Copilot's camelCase dialect, whose payload does not
+// name its event: the hook configuration does, and the caller passes it.
+var copilotEvents = map[string]mapping{
+	"sessionStart":        {event: luahook.SessionStart},
+	"sessionEnd":          {event: luahook.SessionEnd},
+	"userPromptSubmitted": {event: luahook.UserPromptSubmit},
+	"preToolUse":          {event: luahook.PreToolUse},
+	"postToolUse":         {event: luahook.PostToolUse},
+	"postToolUseFailure":  {event: luahook.PostToolUse, failure: true},
+	"agentStop":           {event: luahook.Stop},
+	"subagentStop":        {event: luahook.SubagentStop},
+}
+
+// copilotFields is the camelCase dialect's payload: {sessionId, timestamp,
+// cwd, toolName, toolArgs, ...}; toolArgs may be an object or an object
+// written as a JSON string.
+var copilotFields = fields{session: "sessionId", cwd: "cwd", toolName: "toolName",
+	toolInput: "toolArgs", toolInputText: true, prompt: "prompt"}
+
+// copilotAdapter speaks GitHub Copilot's protocol in both dialects: the
+// camelCase one (events spelled preToolUse in the configuration) and the
+// PascalCase one (PreToolUse: Claude Code's payload, tool names and
+// matchers). A payload with hook_event_name is the PascalCase dialect.
+// Both read the same flat output.
+type copilotAdapter struct{}
+
+func (copilotAdapter) Name() Name { return Copilot }
+
+func (copilotAdapter) Decode(data []byte, event string) (*Request, error) {
+	n, err := parseNative(data)
+	if err != nil {
+		return nil, &DecodeError{Agent: Copilot, Event: event, Err: err}
+	}
+	if n.get("hook_event_name") != nil {
+		d, err := decodeNative(Copilot, n, event, claudeFields, claudeEvents)
+		if err != nil {
+			return nil, err
+		}
+		return completeClaude(d, claudeEvents)
+	}
+	d, err := decodeNative(Copilot, n, event, copilotFields, copilotEvents)
+	if err != nil || d.req.Input == nil {
+		return d.req, err
+	}
+	in := d.req.Input
+	switch m := copilotEvents[d.req.Event]; {
+	case m.failure:
+		err = d.toolResult("error", true)
+	case m.event == luahook.PostToolUse:
+		err = d.copilotToolResult()
+	case m.event == luahook.SubagentStop:
+		s := &luahook.Subagent{}
+		if s.Target, err = d.n.str("agentType"); err == nil {
+			s.SubagentID, err = d.n.str("agentId")
+		}
+		in.Subagent = s
+	}
+	if err != nil {
+		return nil, d.fail(err)
+	}
+	return d.finish()
+}
+
+// copilotToolResult reads toolResult {resultType, textResultForLlm}: an
+// error unless resultType is "success".
+func (d decoded) copilotToolResult() error {
+	v := d.n.get("toolResult")
+	if v == nil {
+		return nil
+	}
+	if v[0] != '{' {
+		return d.fail(fmt.Errorf("toolResult must be an object, got %s", snippet(v)))
+	}
+	r, err := parseNative(v)
+	if err != nil {
+		return d.fail(err)
+	}
+	kind, err := r.str("resultType")
+	if err != nil {
+		return d.fail(fmt.Errorf("toolResult.%w", err))
+	}
+	text, err := r.text("textResultForLlm")
+	if err != nil {
+		return d.fail(fmt.Errorf("toolResult.%w", err))
+	}
+	d.req.Input.ToolResult = &luahook.ToolResult{Content: text, IsError: kind != "" && kind != "success"}
+	return nil
+}
+
+// copilotOutput is Copilot's flat output (no hookSpecificOutput wrapper).
+type copilotOutput struct {
+	PermissionDecision       string          `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	ModifiedArgs             json.RawMessage `json:"modifiedArgs,omitempty"`
+	Decision                 string          `json:"decision,omitempty"`
+	Reason                   string          `json:"reason,omitempty"`
+	AdditionalContext        string          `json:"additionalContext,omitempty"`
+}
+
+func (copilotAdapter) Encode(req *Request, d Decision) Answer {
+	d = normalize(d)
+	if req.Input == nil {
+		return Answer{}
+	}
+	var out copilotOutput
+	switch req.Input.Event {
+	case luahook.PreToolUse:
+		switch d.Verdict {
+		case Deny:
+			out.PermissionDecision, out.PermissionDecisionReason = "deny", d.reason()
+		case Ask:
+			out.PermissionDecision, out.PermissionDecisionReason, out.ModifiedArgs = "ask", d.reason(), d.Input
+		case Allow:
+			out.PermissionDecision, out.ModifiedArgs = "allow", d.Input
+		default:
+			out.ModifiedArgs = d.Input
+		}
+	case luahook.UserPromptSubmit:
+		if d.Verdict == Deny || d.Verdict == Ask {
+			// Copilot's command and HTTP hooks cannot refuse a prompt.
+			return Answer{Stderr: "luahook: Copilot cannot block a prompt; the policy said: " + d.reason() + "\n"}
+		}
+	case luahook.PostToolUse, luahook.SessionStart:
+		out.AdditionalContext = d.Context
+	case luahook.Stop:
+		if d.Verdict == Continue {
+			out.Decision, out.Reason = "block", d.reason()
+		}
+	}
+	if out.PermissionDecision == "" && out.ModifiedArgs == nil && out.Decision == "" && out.AdditionalContext == "" {
+		return Answer{}
+	}
+	return answer(out)
+}
+
+func (copilotAdapter) Block(event, reason string) Answer {
+	if reason == "" {
+		reason = luahook.DefaultBlockReason
+	}
+	switch event {
+	case "preToolUse", "PreToolUse", "":
+		return block(copilotOutput{PermissionDecision: "deny", PermissionDecisionReason: reason}, reason)
+	}
+	return proceed(reason)
+}

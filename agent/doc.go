@@ -1,0 +1,188 @@
+// Package agent is luahook's protocol layer: one Adapter per coding agent
+// (Claude Code, Codex, GitHub Copilot, Cursor, Gemini CLI) that decodes the
+// agent's native hook payload into a luahook.Input and encodes luahook's
+// answer into exactly what that agent reads. It sits above the contract
+// and the runner and below the command line and serve; the runner never
+// knows which agent called.
+//
+// # Using it
+//
+// A caller (fire --agent, serve's per-agent paths) does:
+//
+//	a, err := agent.Lookup("claude")          // or agent.Detect(payload) for --agent auto
+//	req, err := a.Decode(payload, event)      // event: from the hook config, "" if the payload names it
+//	if err != nil {                           // *DecodeError: block, naming the cause
+//		var de *agent.DecodeError
+//		errors.As(err, &de)
+//		ans := a.Block(de.Event, err.Error())
+//	}
+//	if req.Input == nil {                     // an event with no luahook equivalent
+//		ans := a.Encode(req, agent.Decision{}) // no objection
+//	}
+//	res := runner.Fire(ctx, req.Input)        // plus req.Agent and req.Native, once the contract carries them
+//	ans := a.Encode(req, agent.FromResult(res))
+//
+// then writes ans.Stdout to stdout, ans.Stderr to stderr and exits with
+// ans.ExitCode (a command hook), or answers 200 with ans.Stdout as the body
+// (HTTP: Claude Code's HTTP hooks cannot block with a status code; every
+// refusal the adapters write is JSON, so the body alone blocks). Every path
+// that cannot reach a decision (undecodable payload, a hook file that does
+// not load, a deadline...) answers a.Block(event, reason).
+//
+// # Decoding
+//
+// The payload must be one JSON object in which no object, at any depth,
+// has a key twice (compared as encoding/json decodes keys), so that a proxy
+// and luahook cannot read different payloads; the fields luahook reads must
+// have their JSON types; identifiers are held to luahook.Input.CheckLimits.
+// Unknown keys are kept: agents add fields in every release, and Native
+// carries the payload untouched. toolName is the agent's own tool name
+// (matchers compare it case-insensitively); toolCapabilities comes from the
+// one table in capabilities.go (shell, fs.read, fs.write, network, mcp,
+// task), so "@shell" matches Bash, Shell, run_shell_command and bash alike.
+// The caller caps the payload's size; decoding allocates in proportion to it.
+//
+// # Decisions
+//
+// A Decision is NoObjection (nothing is written: the agent's own rules and
+// prompts apply), Allow (explicit: it skips the permission prompt in Claude
+// Code, Codex and Copilot), Deny, Ask, or Continue (Stop: keep going), with
+// a reason, a rewritten tool input (the whole input) and added context.
+// FromResult maps today's runner.Result (deny, rewrite, context); the seam
+// for an explicit allow, ask and Stop continuation is the Verdict. Where an
+// agent or event has no ask, ask is a deny with the reason. A rewrite that
+// the agent would ignore (and so run the original call) is a denial that
+// says why. Parts an event cannot carry are dropped, as listed below.
+//
+// Block, on an event that can block, writes the agent's JSON refusal on
+// stdout, the reason on stderr, and exits 2 (every agent below blocks on
+// exit 2 there); with an unknown event ("" — the payload could not be read)
+// it blocks the same way. On an event that cannot block it lets the agent
+// proceed: nothing on stdout, exit 0, the reason on stderr.
+//
+// Facts below carry the research notes' confidence (H: primary source read
+// in full; M: primary excerpt or careful secondary source); what the notes
+// mark L (uncertain) was left out, and is listed per agent.
+//
+// # Claude Code (the reference format) — H
+//
+//	native event        luahook event        answer
+//	PreToolUse          PreToolUse           hookSpecificOutput {hookEventName, permissionDecision allow|deny|ask,
+//	                                         permissionDecisionReason, updatedInput, additionalContext}
+//	PostToolUse         PostToolUse          hookSpecificOutput.additionalContext
+//	PostToolUseFailure  PostToolUse (toolResult.isError, content = error)  hookSpecificOutput.additionalContext
+//	UserPromptSubmit    UserPromptSubmit     deny/ask: {"decision":"block","reason"}; context: hookSpecificOutput.additionalContext
+//	SessionStart        SessionStart         hookSpecificOutput.additionalContext
+//	Stop                Stop                 continue: {"decision":"block","reason"} (the reason is the next instruction)
+//	SubagentStart/Stop  SubagentStart/Stop (observational; subagent.target = agent_type)   nothing
+//	PreCompact/PostCompact  PreCompact/PostCompact (observational; compaction.trigger)     nothing
+//	SessionEnd          SessionEnd (observational)                                         nothing
+//	anything else       none (PermissionRequest, Notification, Setup, ...): no objection
+//
+// toolResult.content is tool_response as text (an object as compact JSON).
+// hookEventName is always written (without it the output fails validation).
+// A rewrite goes out as updatedInput, which Claude Code applies only with a
+// permission decision: with Allow it is "allow"; without one it is "ask"
+// (the user sees the rewritten call) rather than an approval the policy did
+// not give. Dropped: context on Stop, a deny on PostToolUse/SessionStart/Stop
+// (their blocking forms are not luahook outcomes), defer, updatedPermissions,
+// updatedToolOutput, sessionTitle and the other event-specific outputs.
+//
+// # Codex — H (output strictness M)
+//
+// Claude Code's payload and events (turn_id and model added) and answer
+// shape, but Codex marks a hook failed — and runs the tool — on any output
+// field it does not accept for the event, so the adapter writes only
+// accepted ones: ask becomes a deny with the reason; a rewrite needs
+// "allow" (Codex has no ask), so a rewrite approves the call in Codex; a
+// rewritten Bash or apply_patch call without a string "command" is denied
+// (Codex would fail the hook). continue, stopReason and suppressOutput are
+// never written. SubagentStop, PermissionRequest, Interrupt and the
+// compaction events: as in Claude Code, or no objection.
+//
+// # GitHub Copilot — H
+//
+// Two payload dialects, chosen by how the configuration spells the event.
+// camelCase (preToolUse): {sessionId, timestamp, cwd, toolName, toolArgs}
+// with no event name (the caller passes it); toolArgs is an object or an
+// object written as a JSON string. PascalCase (PreToolUse): Claude Code's
+// payload, tool names and events; a payload with hook_event_name is read as
+// this dialect. Both get Copilot's flat answer:
+//
+//	native event (camel / Pascal)            luahook event     answer
+//	preToolUse / PreToolUse                  PreToolUse        {permissionDecision allow|deny|ask, permissionDecisionReason, modifiedArgs}
+//	postToolUse / PostToolUse                PostToolUse       {additionalContext} (content = toolResult.textResultForLlm;
+//	                                                           isError unless resultType is "success")
+//	postToolUseFailure / PostToolUseFailure  PostToolUse       {additionalContext} (isError, content = error)
+//	userPromptSubmitted / UserPromptSubmit   UserPromptSubmit  nothing: a deny cannot be carried (stderr says so)
+//	sessionStart / SessionStart              SessionStart      {additionalContext}
+//	agentStop / Stop                         Stop              continue: {"decision":"block","reason"}
+//	subagentStop, sessionEnd                 observational     nothing
+//	anything else (permissionRequest, errorOccurred, ...)      no objection
+//
+// A rewrite without a verdict is modifiedArgs alone (Copilot applies it
+// without a permission decision). Copilot's cloud agent treats ask as deny.
+// Command hooks for preToolUse fail closed on exit 2 and crashes, but a
+// timeout always fails open: serve is the way to bound that. Dropped:
+// context on preToolUse (documented only for post, sessionStart and
+// subagentStart), modifiedPrompt (SDK only), modifiedResult. Left out (L):
+// whether the PascalCase dialect also reads Claude Code's hookSpecificOutput
+// (the flat form is written for both), and whether command hooks expect
+// modifiedArgs as a JSON string where toolArgs was one (an object is written).
+//
+// # Cursor — H (Sep-2026 additions M)
+//
+//	native event          luahook event     answer
+//	preToolUse            PreToolUse        {decision allow|deny, reason, updated_input}; no ask (ask = deny)
+//	beforeShellExecution  PreToolUse (toolName "Shell", toolInput {command})
+//	                                        {permission allow|deny|ask, user_message, agent_message}
+//	beforeMCPExecution    PreToolUse (toolName = tool_name, toolInput = tool_input parsed from its JSON text, capability mcp)
+//	                                        as beforeShellExecution
+//	beforeReadFile        PreToolUse (toolName "Read", toolInput {file_path})
+//	                                        {permission allow|deny, user_message}; no ask (ask = deny)
+//	beforeSubmitPrompt    UserPromptSubmit  deny/ask: {"continue":false, user_message}; allow: {"continue":true}
+//	postToolUse           PostToolUse       nothing (content = tool_output)
+//	postToolUseFailure    PostToolUse       nothing (isError, content = error_message)
+//	sessionStart          SessionStart      {additional_context}
+//	stop                  Stop              continue: {followup_message}
+//	sessionEnd            SessionEnd (observational)   nothing
+//	anything else (after*, subagent*, preCompact, Tab hooks)   no objection
+//
+// sessionId is conversation_id (session_id on sessionStart when it is
+// absent); cwd is cwd, else workspace_roots[0]. Cursor announces a tool call
+// through preToolUse and also through beforeShellExecution,
+// beforeMCPExecution or beforeReadFile: configure luahook on one of them,
+// or every policy runs twice. Only preToolUse can apply a rewrite; on the
+// before* events a rewrite is a denial that says so. Dropped: context on
+// every event but sessionStart (beforeSubmitPrompt cannot inject it), env,
+// updated_mcp_tool_output. With an unknown event, Block writes every
+// blocking event's refusal at once (stop reads none of them). Left out (M/L):
+// the failClosed option and the MCP:<tool> names of preToolUse are not
+// relied on (MCP:<tool> still gets the mcp capability).
+//
+// # Gemini CLI — H
+//
+//	native event  luahook event     answer
+//	BeforeTool    PreToolUse        {decision allow|deny|ask, reason}; rewrite: hookSpecificOutput {hookEventName, tool_input}
+//	AfterTool     PostToolUse       hookSpecificOutput.additionalContext (content = tool_response.llmContent; isError when error is set)
+//	BeforeAgent   UserPromptSubmit  deny/ask: {decision "deny", reason}; context: hookSpecificOutput.additionalContext
+//	AfterAgent    Stop              continue: {decision "deny", reason} (the reason becomes the next prompt)
+//	SessionStart  SessionStart      hookSpecificOutput.additionalContext
+//	SessionEnd    SessionEnd (observational)   nothing
+//	anything else (BeforeModel, AfterModel, BeforeToolSelection, PreCompress, Notification)   no objection
+//
+// Gemini CLI merges a rewrite over the call's arguments instead of
+// replacing them, so a rewrite that removes a key is a denial that says so.
+// Dropped: context on BeforeTool, clearContext, tailToolCallRequest, model
+// hooks. MCP tools are mcp_<server>_<tool> (and mcp__ before 2026-03).
+// Left out: Gemini CLI's successor, the Antigravity CLI, whose hook
+// contract was still changing (L).
+//
+// # Detect
+//
+// Detect tells the agents apart by their payloads' top-level keys; see its
+// doc for the rules and for the payloads that cannot be told apart
+// (Gemini CLI's and Copilot's PascalCase SessionStart: Copilot is picked).
+// luahook's own format (a payload with "event", or with none of the agents'
+// keys) is not an agent.
+package agent

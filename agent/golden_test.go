@@ -1,0 +1,250 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// nativeCase is one native payload under testdata/<agent>/: <event>[-variant].native.json.
+type nativeCase struct {
+	name, event, path string
+}
+
+func nativeCases(t testing.TB, a Adapter) []nativeCase {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", string(a.Name()), "*.native.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no payloads for %s: %v", a.Name(), err)
+	}
+	var out []nativeCase
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".native.json")
+		event, _, _ := strings.Cut(name, "-")
+		out = append(out, nativeCase{name: name, event: event, path: p})
+	}
+	return out
+}
+
+// golden compares got with the file at path, or writes it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./agent -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the adapter produces (-update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestDecodeGolden decodes every native payload of every agent, each
+// given the event its file is named for, and compares the Request with
+// <name>.input.json.
+func TestDecodeGolden(t *testing.T) {
+	for _, a := range adapters {
+		for _, c := range nativeCases(t, a) {
+			t.Run(string(a.Name())+"/"+c.name, func(t *testing.T) {
+				data, err := os.ReadFile(c.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req, err := a.Decode(data, c.event)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(req.Native, bytes.TrimSpace(data)) {
+					t.Errorf("Native is not the payload as sent")
+				}
+				got, err := json.MarshalIndent(struct {
+					Agent Name           `json:"agent"`
+					Event string         `json:"event"`
+					Input *luahook.Input `json:"input"`
+				}{req.Agent, req.Event, req.Input}, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, strings.TrimSuffix(c.path, ".native.json")+".input.json", append(got, '\n'))
+			})
+		}
+	}
+}
+
+// decisions are the decisions every payload is answered with in the
+// encode goldens.
+func decisions(req *Request) []struct {
+	name string
+	d    Decision
+} {
+	rewrite := rewriteOf(req)
+	return []struct {
+		name string
+		d    Decision
+	}{
+		{"no objection", Decision{}},
+		{"allow", Decision{Verdict: Allow}},
+		{"deny", Decision{Verdict: Deny, Reason: "force-push to main is not allowed"}},
+		{"ask", Decision{Verdict: Ask, Reason: "pushing to a shared branch: confirm"}},
+		{"rewrite", Decision{Input: rewrite}},
+		{"rewrite + allow", Decision{Verdict: Allow, Input: rewrite}},
+		{"context", Decision{Context: "Project uses pnpm; run tests with pnpm test."}},
+		{"continue", Decision{Verdict: Continue, Reason: "Tests still fail: run pnpm test and fix them."}},
+	}
+}
+
+// rewriteOf is the payload's tool input with its command replaced (or
+// {"command": ...} when it has none).
+func rewriteOf(req *Request) json.RawMessage {
+	m := map[string]any{}
+	if req.Input != nil && req.Input.ToolInput != nil {
+		if err := json.Unmarshal(req.Input.ToolInput, &m); err != nil {
+			panic(err)
+		}
+	}
+	m["command"] = "pnpm add left-pad"
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func formatAnswer(b *bytes.Buffer, title string, ans Answer) {
+	fmt.Fprintf(b, "-- %s --\nexit %d\n", title, ans.ExitCode)
+	if ans.Stdout != nil {
+		fmt.Fprintf(b, "stdout: %s", ans.Stdout)
+	}
+	if ans.Stderr != "" {
+		fmt.Fprintf(b, "stderr: %s", ans.Stderr)
+	}
+}
+
+// TestEncodeGolden answers every native payload of every agent with each
+// decision and with Block, and compares the exact stdout, stderr and exit
+// code with testdata/<agent>/<name>.answers.
+func TestEncodeGolden(t *testing.T) {
+	for _, a := range adapters {
+		for _, c := range nativeCases(t, a) {
+			t.Run(string(a.Name())+"/"+c.name, func(t *testing.T) {
+				req := decodeFile(t, a, c)
+				var b bytes.Buffer
+				for _, d := range decisions(req) {
+					formatAnswer(&b, d.name, a.Encode(req, d.d))
+				}
+				formatAnswer(&b, "block", a.Block(req.Event, "luahook: hooks.d/10-guard.lua:3: attempt to index a nil value"))
+				golden(t, strings.TrimSuffix(c.path, ".native.json")+".answers", b.Bytes())
+			})
+		}
+	}
+}
+
+func decodeFile(t testing.TB, a Adapter, c nativeCase) *Request {
+	t.Helper()
+	data, err := os.ReadFile(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := a.Decode(data, c.event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// TestNoObjectionEmitsNoDecision: a decision with nothing in it writes
+// nothing and exits 0, on every event of every agent (an explicit allow
+// would auto-approve in Claude Code, Codex and Copilot).
+func TestNoObjectionEmitsNoDecision(t *testing.T) {
+	for _, a := range adapters {
+		for _, c := range nativeCases(t, a) {
+			ans := a.Encode(decodeFile(t, a, c), Decision{})
+			if ans.Stdout != nil || ans.ExitCode != 0 || ans.Stderr != "" {
+				t.Errorf("%s %s: no objection answered %+v, want nothing", a.Name(), c.name, ans)
+			}
+		}
+	}
+}
+
+// TestBlockBlocksWhereTheEventCan: Block exits 2 with the reason on stderr
+// and a JSON refusal on stdout on every event that can block, and lets the
+// agent proceed (exit 0, nothing on stdout) on the others.
+func TestBlockBlocksWhereTheEventCan(t *testing.T) {
+	const reason = "luahook: payload: duplicate key"
+	for _, a := range adapters {
+		events := []string{""}
+		for _, c := range nativeCases(t, a) {
+			events = append(events, c.event)
+		}
+		for _, ev := range events {
+			ans := a.Block(ev, reason)
+			canBlock := ev == "" || blocking(a.Name(), ev)
+			switch {
+			case canBlock && (ans.ExitCode != 2 || !json.Valid(ans.Stdout) || !strings.Contains(string(ans.Stdout), reason) || ans.Stderr != reason+"\n"):
+				t.Errorf("%s %q: Block answered %+v, want exit 2, the reason on stderr and a JSON refusal", a.Name(), ev, ans)
+			case !canBlock && (ans.ExitCode != 0 || ans.Stdout != nil):
+				t.Errorf("%s %q: Block answered %+v, want exit 0 and nothing on stdout", a.Name(), ev, ans)
+			}
+		}
+	}
+}
+
+// blocking lists, per agent, the events luahook blocks on.
+func blocking(agent Name, event string) bool {
+	return slices.Contains(map[Name][]string{
+		Claude:  {"PreToolUse", "UserPromptSubmit"},
+		Codex:   {"PreToolUse", "UserPromptSubmit"},
+		Copilot: {"preToolUse", "PreToolUse"}, // Copilot cannot refuse a prompt
+		Cursor:  {"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "beforeSubmitPrompt"},
+		Gemini:  {"BeforeTool", "BeforeAgent"},
+	}[agent], event)
+}
+
+// TestCodexEmitsOnlyWhatItAccepts: Codex fails a hook whose output has a
+// field it does not accept (and then runs the tool), so no answer to Codex
+// carries ask, continue, stopReason or suppressOutput.
+func TestCodexEmitsOnlyWhatItAccepts(t *testing.T) {
+	a := codexAdapter{}
+	for _, c := range nativeCases(t, a) {
+		req := decodeFile(t, a, c)
+		for _, d := range decisions(req) {
+			out := a.Encode(req, d.d).Stdout
+			for _, bad := range []string{`"ask"`, `"continue"`, `"stopReason"`, `"suppressOutput"`} {
+				if bytes.Contains(out, []byte(bad)) {
+					t.Errorf("%s %s: %s has %s", c.name, d.name, out, bad)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryAnswerIsOneJSONObjectLine: whatever is on stdout is one JSON
+// object and a newline.
+func TestEveryAnswerIsOneJSONObjectLine(t *testing.T) {
+	for _, a := range adapters {
+		for _, c := range nativeCases(t, a) {
+			req := decodeFile(t, a, c)
+			for _, d := range decisions(req) {
+				out := a.Encode(req, d.d).Stdout
+				if out == nil {
+					continue
+				}
+				if !luahook.IsJSONObject(out) || !json.Valid(out) || bytes.Count(out, []byte("\n")) != 1 || out[len(out)-1] != '\n' {
+					t.Errorf("%s %s %s: stdout %q is not one JSON object line", a.Name(), c.name, d.name, out)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/agent/install"
+	"github.com/luahook/luahook/internal/termtext"
+)
+
+type installOptions struct {
+	http    string
+	project bool
+	user    bool
+	print   bool
+	command string
+}
+
+func newInstallCmd(s *streams) *cobra.Command {
+	o := &installOptions{}
+	cmd := &cobra.Command{
+		Use:   "install claude|codex|copilot|cursor|gemini",
+		Short: "Wire luahook into a coding agent's hook configuration",
+		Long: `install writes luahook's hooks into the agent's own configuration, so that the
+agent calls luahook on every event luahook maps for it:
+
+  claude   .claude/settings.json        (--user: ~/.claude/settings.json)
+  codex    .codex/hooks.json            (--user: ~/.codex/hooks.json)
+  copilot  .github/hooks/luahook.json   (--user: ~/.copilot/hooks/luahook.json)
+  cursor   .cursor/hooks.json           (--user: ~/.cursor/hooks.json)
+  gemini   .gemini/settings.json        (--user: ~/.gemini/settings.json)
+
+Each hook runs "luahook fire --agent NAME". --project (the default) writes the
+project's configuration in the current folder: its hooks run the project's
+./hooks.d, which loads only once you trusted the folder (luahook trust);
+--user writes your own configuration: its hooks run your
+$XDG_CONFIG_HOME/luahook/luahook.toml, else $XDG_CONFIG_HOME/luahook/hooks.d.
+Claude Code's hooks on PreToolUse and UserPromptSubmit fail closed
+(onFailure "block").
+
+With --http URL the hooks ask a running "luahook serve" at URL instead:
+Claude Code through its HTTP hooks (URL/agent/claude, failing closed when
+the server cannot be reached), the other agents through
+"luahook fire --agent NAME --http URL", which blocks when the server cannot
+be reached.
+
+Only luahook's own entries are added or replaced; every other key, hook
+and comment of the file stays as it was. The previous file is kept as
+FILE.luahook-backup, and both are replaced atomically. A file that is
+already up to date is not touched. A file the agent could not read is
+refused with its line and column, and nothing is written. --print writes
+nothing and prints the file as it would be written.
+
+The hooks run the luahook binary running install (its absolute path), or
+--command; a binary built by "go run" lives in a temporary folder, so the
+hooks then run "luahook" from PATH.`,
+		Example: `  luahook install claude
+  luahook install cursor --user
+  luahook install codex --http http://127.0.0.1:8787
+  luahook install gemini --print`,
+		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			var names []string
+			for _, n := range agent.Names() {
+				names = append(names, string(n))
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInstall(cmd, s, o, args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.http, "http", "", "base URL of a luahook serve that the hooks ask (http or https)")
+	f.BoolVar(&o.project, "project", false, "write the project's configuration in the current folder (the default)")
+	f.BoolVar(&o.user, "user", false, "write your own configuration, in your home folder")
+	f.BoolVar(&o.print, "print", false, "write nothing; print the file as it would be written")
+	f.StringVar(&o.command, "command", "", "the luahook executable the hooks run, as a shell word (default: this binary's absolute path)")
+	cmd.MarkFlagsMutuallyExclusive("project", "user")
+	return cmd
+}
+
+func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) error {
+	if strings.EqualFold(name, "auto") {
+		return fmt.Errorf("install needs the agent's name, not auto")
+	}
+	a, err := agent.Lookup(name)
+	if err != nil {
+		return err
+	}
+	command, warning := luahookCommand(o.command)
+	if warning != "" {
+		fmt.Fprintln(s.err, "luahook: warning:", warning)
+	}
+	opts := install.Options{Agent: a.Name(), Command: command, HTTP: o.http, Env: os.LookupEnv}
+	if opts.Forwards() {
+		if fire, _, err := cmd.Root().Find([]string{"fire"}); err != nil || fire.Flags().Lookup("http") == nil {
+			return fmt.Errorf("--http: %s has no HTTP hook that fails closed, so its hooks would run "+
+				"\"luahook fire --agent %s --http URL\", and this luahook's fire has no --http yet; "+
+				"install without --http (the hooks run the policies themselves) or update luahook", a.Name(), a.Name())
+		}
+	}
+	var mkdir string // the user's hooks folder, to create
+	if !o.user {
+		if opts.ProjectDir, err = os.Getwd(); err != nil {
+			return err
+		}
+	} else {
+		opts.Scope = install.User
+		if opts.Home, err = os.UserHomeDir(); err != nil {
+			return err
+		}
+		if mkdir, err = userPolicies(&opts); err != nil {
+			return err
+		}
+	}
+
+	change, err := install.Plan(opts)
+	if err != nil {
+		return installError(err)
+	}
+	for _, w := range change.Warnings {
+		fmt.Fprintln(s.err, "luahook: warning:", termtext.Line(w))
+	}
+	path := termtext.Line(change.Path)
+	if o.print {
+		if _, err := s.out.Write(change.New); err != nil {
+			return err
+		}
+		if change.UpToDate() {
+			fmt.Fprintf(s.err, "luahook install: %s is already up to date: nothing would change\n", path)
+		} else {
+			fmt.Fprintf(s.err, "luahook install: would write %s (nothing written: --print)\n", path)
+		}
+		return nil
+	}
+	if mkdir != "" {
+		if err := os.MkdirAll(mkdir, 0o755); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.out, "created %s: put your Lua policies there\n", termtext.Line(mkdir))
+	}
+	if change.UpToDate() {
+		fmt.Fprintf(s.out, "%s is already up to date: nothing written\n", path)
+	} else {
+		backup, err := change.Write()
+		if err != nil {
+			return err
+		}
+		if backup != "" {
+			fmt.Fprintf(s.out, "wrote %s (the previous file is %s)\n", path, termtext.Line(backup))
+		} else {
+			fmt.Fprintf(s.out, "created %s\n", path)
+		}
+	}
+	printInstallHints(s, opts)
+	return nil
+}
+
+// userPolicies points the hooks of o at the user's own policies: the
+// user's luahook.toml, else the user's hooks folder, which it returns when
+// it does not exist yet. Hooks that ask a server run none themselves.
+func userPolicies(o *install.Options) (mkdir string, err error) {
+	if o.HTTP != "" {
+		return "", nil
+	}
+	home, err := homeFolder()
+	if err != nil {
+		return "", err
+	}
+	if cfg := filepath.Join(home, projectConfig); isFile(cfg) {
+		o.Config = cfg
+		return "", nil
+	}
+	o.HooksDir = filepath.Join(home, projectHooks)
+	if !isDir(o.HooksDir) {
+		return o.HooksDir, nil
+	}
+	return "", nil
+}
+
+// installError words a refused settings file: the fix is the operator's.
+func installError(err error) error {
+	var fe *install.FileError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%w\nnothing was written: fix the file (or move it away), then run luahook install again", err)
+	}
+	return err
+}
+
+// agentTrustHints say what each agent needs before it runs a project's hooks.
+var agentTrustHints = map[agent.Name]string{
+	agent.Claude: "Claude Code runs a project's hooks once you trust the workspace",
+	agent.Codex:  "Codex runs new or changed hooks only after you review them (/hooks in Codex)",
+	agent.Gemini: "Gemini CLI runs a project's hooks only in a trusted folder",
+}
+
+// printInstallHints says what else the hooks need to run.
+func printInstallHints(s *streams, o install.Options) {
+	if h := agentTrustHints[o.Agent]; h != "" {
+		fmt.Fprintln(s.out, "note:", h+".")
+	}
+	if o.HTTP != "" {
+		fmt.Fprintf(s.out, "note: the hooks ask the luahook serve at %s: keep it running (luahook serve); when it cannot be reached, %s blocks its tool calls and prompts.\n",
+			termtext.Line(o.HTTP), o.Agent)
+		return
+	}
+	if o.Scope == install.User {
+		return
+	}
+	hereConfig, hereHooks := isFile(projectConfig), isDir(projectHooks)
+	if !hereConfig && !hereHooks {
+		fmt.Fprintf(s.out, "note: there is no ./%s here yet: put the project's Lua policies there, then run luahook trust.\n", projectHooks)
+		return
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if wd, err = filepath.EvalSymlinks(wd); err == nil {
+			if err := checkTrust(wd, hereConfig, hereHooks); err == nil {
+				return
+			}
+		}
+	}
+	fmt.Fprintf(s.out, "note: this folder's policies load only once you trust them: review ./%s, then run luahook trust; "+
+		"until then luahook blocks %s's tool calls and prompts here, naming the untrusted folder.\n", projectHooks, o.Agent)
+}
+
+// luahookCommand returns the executable the hooks run: override as given,
+// else this binary's absolute path (the name on PATH when that is the same
+// file, which survives upgrades that move the binary behind it), else, for
+// a binary in a temporary go build folder (go run, go test), "luahook"
+// from PATH with a warning.
+func luahookCommand(override string) (command, warning string) {
+	if override != "" {
+		return override, ""
+	}
+	exe, err := os.Executable()
+	if err == nil && !inGoBuildDir(exe) {
+		if lp, err := exec.LookPath("luahook"); err == nil {
+			if abs, err := filepath.Abs(lp); err == nil && sameFile(abs, exe) {
+				return install.ShellQuote(abs), ""
+			}
+		}
+		return install.ShellQuote(exe), ""
+	}
+	warning = "this luahook is a temporary build (go run or go test), so the hooks run \"luahook\" from PATH; " +
+		"install luahook (go install ./cmd/luahook) or name it with --command"
+	if _, err := exec.LookPath("luahook"); err != nil {
+		warning += "; there is no luahook on PATH now"
+	}
+	return "luahook", warning
+}
+
+// inGoBuildDir reports whether path is inside a go-build* folder, where the
+// go command puts the binaries of go run and go test and deletes them after.
+func inGoBuildDir(path string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(path)), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
