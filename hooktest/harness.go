@@ -88,7 +88,7 @@ func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
 	}
 	name := "hooktest-" + b.String()
 	reg := registry.New()
-	_, err := reg.Register(registry.Spec{
+	_, err := reg.Register(luahook.Spec{
 		Event:         spec.Event,
 		Name:          name,
 		Kind:          s.opts.Kind,

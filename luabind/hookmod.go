@@ -42,7 +42,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("hook.register: %v", err)
 	}
-	r := Registration{Event: event}
+	r := Registration{Spec: luahook.Spec{Event: event, Kind: luahook.KindLua}}
 	switch m := L.Get(2).(type) {
 	case lua.LString:
 		r.Matcher = string(m)
