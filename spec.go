@@ -46,6 +46,41 @@ type Spec struct {
 	Hook Hook `json:"-"`
 }
 
+// HookKind names the transport of a hook, for traces and listings.
+type HookKind string
+
+// The kinds of hooks.
+const (
+	KindLua     HookKind = "lua"
+	KindCommand HookKind = "command"
+	KindHTTP    HookKind = "http"
+	KindGo      HookKind = "go"
+)
+
+// Stage is where a PreToolUse hook runs: mutators first, then validators.
+type Stage string
+
+// The PreToolUse stages.
+const (
+	StageMutate   Stage = "mutate"
+	StageValidate Stage = "validate"
+)
+
+// FailurePolicy says what a failure of the hook means.
+type FailurePolicy string
+
+// The failure policies.
+const (
+	FailOpen   FailurePolicy = "open"   // log and skip the hook
+	FailClosed FailurePolicy = "closed" // deny (PreToolUse, UserPromptSubmit); open elsewhere
+)
+
+// Valid reports whether s is one of the stages.
+func (s Stage) Valid() bool { return s == StageMutate || s == StageValidate }
+
+// Valid reports whether p is one of the failure policies.
+func (p FailurePolicy) Valid() bool { return p == FailOpen || p == FailClosed }
+
 // The default timeouts, and the bounds every timeout is clamped to.
 const (
 	DefaultTimeout           = 5 * time.Second

@@ -99,7 +99,7 @@ func (h *Hook) problems(spell func(string) string) []problem {
 	case h.Stage == "":
 	case h.Event != luahook.PreToolUse:
 		add("stage", "%s applies to PreToolUse only", spell("stage"))
-	case h.Stage != luahook.StageMutate && h.Stage != luahook.StageValidate:
+	case !h.Stage.Valid():
 		add("stage", "%q is not a stage (want mutate or validate)", string(h.Stage))
 	}
 	if _, err := registry.ParseMatcher(h.Event, h.Matcher); err != nil {
@@ -110,9 +110,7 @@ func (h *Hook) problems(spell func(string) string) []problem {
 			add("matcher", "%v", err)
 		}
 	}
-	switch h.FailurePolicy {
-	case "", luahook.FailOpen, luahook.FailClosed:
-	default:
+	if h.FailurePolicy != "" && !h.FailurePolicy.Valid() {
 		add("failure_policy", "%q is not a failure policy (want open or closed)", string(h.FailurePolicy))
 	}
 	switch t := h.Timeout; {

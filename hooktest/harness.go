@@ -69,14 +69,11 @@ type rig struct {
 	name   string
 }
 
-// hookSpec is the registration of the hook under test; Event is required.
-type hookSpec struct {
-	Event         luahook.Event
-	Timeout       time.Duration // 0 = callTimeout
-	FailurePolicy luahook.FailurePolicy
-}
-
-func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
+// rig registers the hook the factory builds for b under spec, of which Event
+// is required and Timeout and FailurePolicy are used (a zero Timeout is
+// callTimeout); the rig names the hook, gives it the suite's kind and runs it
+// in the mutate stage.
+func (s *suite) rig(t testing.TB, b Behaviour, spec luahook.Spec) *rig {
 	t.Helper()
 	h := s.factory(t, b)
 	if h == nil {
@@ -88,16 +85,8 @@ func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
 	}
 	name := "hooktest-" + b.String()
 	reg := registry.New()
-	_, err := reg.Register(luahook.Spec{
-		Event:         spec.Event,
-		Name:          name,
-		Kind:          s.opts.Kind,
-		Owner:         "hooktest",
-		Stage:         luahook.StageMutate,
-		Timeout:       spec.Timeout,
-		FailurePolicy: spec.FailurePolicy,
-		Hook:          p.hook(),
-	})
+	spec.Name, spec.Kind, spec.Owner, spec.Stage, spec.Hook = name, s.opts.Kind, "hooktest", luahook.StageMutate, p.hook()
+	_, err := reg.Register(spec)
 	if err != nil {
 		t.Fatalf("registering the %s hook: %v", b, err)
 	}

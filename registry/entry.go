@@ -75,17 +75,11 @@ func newEntry(spec luahook.Spec) (*Entry, error) {
 		return nil, fmt.Errorf("hook %q: %w", e.Name, err)
 	}
 	e.Match = m
-	switch spec.FailurePolicy {
-	case "", luahook.FailOpen, luahook.FailClosed:
-	default:
+	if spec.FailurePolicy != "" && !spec.FailurePolicy.Valid() {
 		return nil, fmt.Errorf("hook %q: unknown failure policy %q (want open or closed)", e.Name, spec.FailurePolicy)
 	}
-	if e.Event == luahook.PreToolUse {
-		switch spec.Stage {
-		case "", luahook.StageMutate, luahook.StageValidate:
-		default:
-			return nil, fmt.Errorf("hook %q: unknown stage %q (want mutate or validate)", e.Name, spec.Stage)
-		}
+	if e.Event == luahook.PreToolUse && spec.Stage != "" && !spec.Stage.Valid() {
+		return nil, fmt.Errorf("hook %q: unknown stage %q (want mutate or validate)", e.Name, spec.Stage)
 	}
 	if spec.Timeout < 0 {
 		return nil, fmt.Errorf("hook %q: negative timeout %v", e.Name, spec.Timeout)
