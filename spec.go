@@ -42,8 +42,6 @@ type Spec struct {
 	// runs the hook also when an allowed tool did not run.
 	Background         bool `json:"background,omitempty"`
 	RunWhenToolSkipped bool `json:"runWhenToolSkipped,omitempty"`
-	// Shadow (an example field) runs the hook without using its answer.
-	Shadow bool `json:"shadow,omitempty"`
 	// Hook is what the runner calls.
 	Hook Hook `json:"-"`
 }

@@ -338,7 +338,7 @@ func (d *decoder) hooks(n *node, c *Config) {
 var hookKeys = []string{
 	"name", "matcher", "stage", "type", "command", "url", "headers", "allowed_env",
 	"allow_private_network", "timeout_ms", "failure_policy", "policy", "background",
-	"run_when_tool_skipped", "shadow",
+	"run_when_tool_skipped",
 }
 
 // hook decodes one entry. Keys with a wrong type are left out of the rule
@@ -403,8 +403,6 @@ func (d *decoder) hook(ev luahook.Event, n *node) (Hook, bool) {
 			boolean(key, v, &h.Background)
 		case "run_when_tool_skipped":
 			boolean(key, v, &h.RunWhenToolSkipped)
-		case "shadow":
-			boolean(key, v, &h.Shadow)
 		}
 	})
 	if !ok {

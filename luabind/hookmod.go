@@ -93,7 +93,7 @@ func callerPosition(L *lua.LState) (string, int) {
 	}
 }
 
-const registerKeys = "name, stage, timeout_ms, failure_policy, policy, background, run_when_tool_skipped, shadow"
+const registerKeys = "name, stage, timeout_ms, failure_policy, policy, background, run_when_tool_skipped"
 
 func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
 	for k, v := o.Next(lua.LNil); k != lua.LNil; k, v = o.Next(k) {
@@ -131,8 +131,6 @@ func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
 			r.Background = optBool(L, key, v)
 		case "run_when_tool_skipped":
 			r.RunWhenToolSkipped = optBool(L, key, v)
-		case "shadow":
-			r.Shadow = optBool(L, key, v)
 		default:
 			L.RaiseError("hook.register: unknown opts key %q (known keys: %s)", string(key), registerKeys)
 		}
