@@ -71,32 +71,3 @@ type Preparer interface {
 type Prepared interface {
 	Run(ctx context.Context) (*Outcome, error)
 }
-
-// HookKind names the transport of a hook, for traces and listings.
-type HookKind string
-
-// The kinds of hooks.
-const (
-	KindLua     HookKind = "lua"
-	KindCommand HookKind = "command"
-	KindHTTP    HookKind = "http"
-	KindGo      HookKind = "go"
-)
-
-// Stage is where a PreToolUse hook runs: mutators first, then validators.
-type Stage string
-
-// The PreToolUse stages.
-const (
-	StageMutate   Stage = "mutate"
-	StageValidate Stage = "validate"
-)
-
-// FailurePolicy says what a failure of the hook means.
-type FailurePolicy string
-
-// The failure policies.
-const (
-	FailOpen   FailurePolicy = "open"   // log and skip the hook
-	FailClosed FailurePolicy = "closed" // deny (PreToolUse, UserPromptSubmit); open elsewhere
-)

@@ -27,7 +27,7 @@ func TestOnePolicyEveryAgent(t *testing.T) {
 		_ = json.Unmarshal(in.ToolInput, &v)
 		return v.Command
 	}
-	for _, s := range []registry.Spec{
+	for _, s := range []luahook.Spec{
 		{Event: luahook.PreToolUse, Matcher: "@shell", Name: "no-force-push", Kind: luahook.KindGo,
 			Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 				if strings.Contains(command(in), "push --force") {

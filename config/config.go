@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/regfile"
@@ -31,7 +32,9 @@ const (
 	DefaultMaxStringBytes = 16 << 20 // 16 MiB
 	DefaultLoadTimeoutMs  = 2000
 	DefaultMaxInputBytes  = luahook.DefaultMaxInputBytes
-	MaxTimeoutMs          = 600_000 // 10 min, for timeout_ms and load_timeout_ms
+	// MaxTimeoutMs bounds timeout_ms and load_timeout_ms: luahook.MaxTimeout
+	// (10 min) in milliseconds.
+	MaxTimeoutMs = int64(luahook.MaxTimeout / time.Millisecond)
 	// The defaults of [runner]'s context and background bounds and of
 	// [lua] max_input_values, the same as the runner's and luabind's.
 	DefaultMaxContextBytes   = 64 << 10

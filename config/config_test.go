@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luahook/luahook"
 )
@@ -37,7 +38,7 @@ func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 
 // hook is a valid, normalised hook for the good-file table.
 func hook(src string, ev luahook.Event, edit func(*Hook)) Hook {
-	h := Hook{Source: src, Event: ev, Type: luahook.KindCommand, Matcher: "*", FailurePolicy: luahook.FailOpen}
+	h := Hook{Spec: luahook.Spec{Source: src, Event: ev, Kind: luahook.KindCommand, Matcher: "*", FailurePolicy: luahook.FailOpen}}
 	if ev == luahook.PreToolUse {
 		h.Stage = luahook.StageValidate
 	}
@@ -83,7 +84,7 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 			hooks: map[luahook.Event][]Hook{
 				luahook.PreToolUse: {
 					hook("config.json:4", luahook.PreToolUse, func(h *Hook) {
-						h.Name, h.Matcher, h.Command, h.TimeoutMs = "bash-safety", "bash", "bash ./scripts/guard-bash.sh", 3000
+						h.Name, h.Matcher, h.Command, h.Timeout = "bash-safety", "bash", "bash ./scripts/guard-bash.sh", 3000*time.Millisecond
 						h.FailurePolicy, h.Policy = luahook.FailClosed, true
 					}),
 					hook("config.json:13", luahook.PreToolUse, func(h *Hook) { h.Matcher, h.Command = "edit|write", "bash ./scripts/audit-edit.sh" }),
@@ -105,7 +106,7 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 			hooks: map[luahook.Event][]Hook{luahook.PostToolUse: {
 				hook("luahook.toml:3", luahook.PostToolUse, func(h *Hook) { h.Command = "a" }),
 				hook("luahook.toml:5", luahook.PostToolUse, func(h *Hook) {
-					h.Type, h.URL, h.Headers, h.Background = luahook.KindHTTP, "http://127.0.0.1:8080/h", map[string]string{"X-Id": "1"}, true
+					h.Kind, h.URL, h.Headers, h.Background = luahook.KindHTTP, "http://127.0.0.1:8080/h", map[string]string{"X-Id": "1"}, true
 				}),
 			}},
 		},
@@ -116,7 +117,7 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 				"[hooks.Notification.headers]\r\nAuthorization = \"Bearer ${TOK}\"\r\n[[hooks.Notification]]\r\ncommand = \"jq .\"\r\nmatcher = \"permission\"\r\n",
 			hooks: map[luahook.Event][]Hook{luahook.Notification: {
 				hook("luahook.toml:1", luahook.Notification, func(h *Hook) {
-					h.Type, h.URL, h.AllowedEnv = luahook.KindHTTP, "https://[::1]/x", []string{"TOK"}
+					h.Kind, h.URL, h.AllowedEnv = luahook.KindHTTP, "https://[::1]/x", []string{"TOK"}
 					h.Headers = map[string]string{"Authorization": "Bearer ${TOK}"}
 				}),
 				hook("luahook.toml:7", luahook.Notification, func(h *Hook) { h.Command, h.Matcher = "jq .", "permission" }),
@@ -144,7 +145,7 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 			file: "hooks.conf",
 			text: "  \n{\"hooks\": {\"Stop\": [], \"SessionEnd\": [{\"command\": \"x\", \"timeoutMs\": 600000}]}}",
 			hooks: map[luahook.Event][]Hook{luahook.SessionEnd: {
-				hook("hooks.conf:2", luahook.SessionEnd, func(h *Hook) { h.Command, h.TimeoutMs = "x", 600000 }),
+				hook("hooks.conf:2", luahook.SessionEnd, func(h *Hook) { h.Command, h.Timeout = "x", 600000*time.Millisecond }),
 			}},
 		},
 	}
@@ -317,13 +318,13 @@ func TestHookValidateAppliesTheFileRulesToGoValues(t *testing.T) {
 		hook Hook
 		want string
 	}{
-		{"valid command hook with zero defaults", Hook{Event: luahook.PreToolUse, Command: "jq ."}, ""},
-		{"valid http hook", Hook{Event: luahook.PostToolUse, Type: luahook.KindHTTP, URL: "https://example.com/h",
-			Headers: map[string]string{"A": "${T}"}, AllowedEnv: []string{"T"}, Background: true}, ""},
-		{"unknown event", Hook{Event: "Later", Command: "x"}, `unknown event "Later"`},
-		{"several problems", Hook{Event: luahook.Stop, Command: "x", Stage: luahook.StageMutate, TimeoutMs: -1, URL: "https://e.com"},
+		{"valid command hook with zero defaults", Hook{Spec: luahook.Spec{Event: luahook.PreToolUse}, Command: "jq ."}, ""},
+		{"valid http hook", Hook{Spec: luahook.Spec{Event: luahook.PostToolUse, Kind: luahook.KindHTTP, Background: true}, URL: "https://example.com/h",
+			Headers: map[string]string{"A": "${T}"}, AllowedEnv: []string{"T"}}, ""},
+		{"unknown event", Hook{Spec: luahook.Spec{Event: "Later"}, Command: "x"}, `unknown event "Later"`},
+		{"several problems", Hook{Spec: luahook.Spec{Event: luahook.Stop, Stage: luahook.StageMutate, Timeout: -time.Millisecond}, Command: "x", URL: "https://e.com"},
 			"stage: stage applies to PreToolUse only\ntimeout_ms: must be between 1 and 600000, not -1\nurl: only http hooks take this key (this hook's type is command)"},
-		{"list entries are named by index", Hook{Event: luahook.Stop, Type: luahook.KindHTTP, URL: "https://e.com", AllowedEnv: []string{"A", "A"}},
+		{"list entries are named by index", Hook{Spec: luahook.Spec{Event: luahook.Stop, Kind: luahook.KindHTTP}, URL: "https://e.com", AllowedEnv: []string{"A", "A"}},
 			`allowed_env[1]: "A" is listed twice`},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/luahook/luahook"
 )
@@ -343,7 +344,7 @@ var hookKeys = []string{
 // hook decodes one entry. Keys with a wrong type are left out of the rule
 // checks, so that one mistake gives one error.
 func (d *decoder) hook(ev luahook.Event, n *node) (Hook, bool) {
-	h := Hook{Event: ev, Source: d.file + ":" + strconv.Itoa(n.line)}
+	h := Hook{Spec: luahook.Spec{Event: ev, Source: d.file + ":" + strconv.Itoa(n.line)}}
 	before := len(d.errs)
 	bad := map[string]bool{}
 	str := func(key string, v *node, dst *string) {
@@ -369,7 +370,7 @@ func (d *decoder) hook(ev luahook.Event, n *node) (Hook, bool) {
 		case "stage":
 			str(key, v, (*string)(&h.Stage))
 		case "type":
-			str(key, v, (*string)(&h.Type))
+			str(key, v, (*string)(&h.Kind))
 		case "command":
 			str(key, v, &h.Command)
 		case "url":
@@ -392,7 +393,7 @@ func (d *decoder) hook(ev luahook.Event, n *node) (Hook, bool) {
 			boolean(key, v, &h.AllowPrivateNetwork)
 		case "timeout_ms":
 			if i, ok := d.integer(v, 1, MaxTimeoutMs); ok {
-				h.TimeoutMs = i
+				h.Timeout = time.Duration(i) * time.Millisecond
 			} else {
 				bad[key] = true
 			}

@@ -47,23 +47,18 @@ func (c *Config) HooksEqual(o *Config) bool {
 	return true
 }
 
-// equal compares two hooks as HooksEqual does.
+// equal compares two hooks as HooksEqual does: every field but the source,
+// and the spec's Hook, which configuration never sets.
 func (h *Hook) equal(o *Hook) bool {
-	return h.Event == o.Event &&
-		h.Type == o.Type &&
-		h.Name == o.Name &&
-		h.Matcher == o.Matcher &&
-		h.Stage == o.Stage &&
+	a, b := h.Spec, o.Spec
+	a.Source, b.Source = "", ""
+	a.Hook, b.Hook = nil, nil
+	return a == b &&
 		h.Command == o.Command &&
 		h.URL == o.URL &&
 		maps.Equal(h.Headers, o.Headers) &&
 		sameSet(h.AllowedEnv, o.AllowedEnv) &&
-		h.AllowPrivateNetwork == o.AllowPrivateNetwork &&
-		h.TimeoutMs == o.TimeoutMs &&
-		h.FailurePolicy == o.FailurePolicy &&
-		h.Policy == o.Policy &&
-		h.Background == o.Background &&
-		h.RunWhenToolSkipped == o.RunWhenToolSkipped
+		h.AllowPrivateNetwork == o.AllowPrivateNetwork
 }
 
 // sameSet compares two lists of names as sets (they hold no duplicates).

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"testing"
@@ -121,36 +122,40 @@ func TestHooksEqualTreatsNilAsDefault(t *testing.T) {
 }
 
 // Every field of Hook but Source must take part in the comparison, so that
-// a field added later cannot be forgotten.
+// a field added later (to Hook or to its luahook.Spec) cannot be forgotten.
+// The spec's Hook is the one exception: configuration never sets it.
 func TestHooksEqualSeesEveryHookField(t *testing.T) {
 	base := Hook{
-		Source: "a:1", Event: luahook.PostToolUse, Type: luahook.KindHTTP, Name: "n", Matcher: "*",
+		Spec: luahook.Spec{Source: "a:1", Event: luahook.PostToolUse, Kind: luahook.KindHTTP, Name: "n", Matcher: "*",
+			FailurePolicy: luahook.FailOpen},
 		URL: "https://e.com", Headers: map[string]string{"A": "1"}, AllowedEnv: []string{"T"},
-		FailurePolicy: luahook.FailOpen,
 	}
-	typ := reflect.TypeOf(base)
-	for i := range typ.NumField() {
-		f := typ.Field(i)
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(base)) {
+		if f.Anonymous {
+			continue // its fields are visited one by one
+		}
 		other := base
 		other.Headers = map[string]string{"A": "1"}
-		v := reflect.ValueOf(&other).Elem().Field(i)
+		v := reflect.ValueOf(&other).Elem().FieldByIndex(f.Index)
 		switch v.Kind() {
 		case reflect.String:
 			v.SetString(v.String() + "x")
 		case reflect.Bool:
 			v.SetBool(!v.Bool())
-		case reflect.Int:
+		case reflect.Int, reflect.Int64:
 			v.SetInt(v.Int() + 1)
 		case reflect.Map:
 			v.Set(reflect.ValueOf(map[string]string{"A": "2"}))
 		case reflect.Slice:
 			v.Set(reflect.ValueOf([]string{"U"}))
+		case reflect.Interface:
+			v.Set(reflect.ValueOf(luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })))
 		default:
 			t.Fatalf("field %s: kind %s not covered by this test", f.Name, v.Kind())
 		}
 		a := &Config{Hooks: map[luahook.Event][]Hook{luahook.PostToolUse: {base}}}
 		b := &Config{Hooks: map[luahook.Event][]Hook{luahook.PostToolUse: {other}}}
-		if got, want := a.HooksEqual(b), f.Name == "Source"; got != want {
+		if got, want := a.HooksEqual(b), f.Name == "Source" || f.Name == "Hook"; got != want {
 			t.Errorf("changing %s: HooksEqual = %v, want %v", f.Name, got, want)
 		}
 	}

@@ -19,7 +19,7 @@ failure_policy = "closed"
 		return
 	}
 	h := c.Hooks["PreToolUse"][0]
-	fmt.Println(h.Source, h.Name, h.Type, h.Stage, h.FailurePolicy)
+	fmt.Println(h.Source, h.Name, h.Kind, h.Stage, h.FailurePolicy)
 	// Output: luahook.toml:2 bash-safety command validate closed
 }
 

@@ -16,18 +16,21 @@ import (
 
 // Hook is one configured command or HTTP hook (an entry of [[hooks.EVENT]]).
 // A Hook from Load or Parse is valid and has its defaults applied.
+//
+// Its Spec holds the keys every hook has: Source is the "file:line" of the
+// entry and Event the event it is configured under; Kind (type) is
+// luahook.KindCommand (the default) or luahook.KindHTTP; Name (name)
+// defaults to the command or the URL; Matcher (matcher) defaults to "*"
+// (every tool); Stage (stage) applies to PreToolUse only, where it defaults
+// to validate, and is "" on the other events; Timeout (timeout_ms, 1 to
+// 600000 ms) is 0 when not given, for the registry's default (5 s, 60 s for
+// background hooks); FailurePolicy (failure_policy) defaults to open; Policy
+// (policy) keeps the hook running when only policy hooks may; Background and
+// RunWhenToolSkipped (background, run_when_tool_skipped) apply to
+// PostToolUse only. Owner and Hook are not configured: the engine registers
+// the hook, with its transport, under its own owner.
 type Hook struct {
-	Source string        // "file:line" of the entry
-	Event  luahook.Event // the event it is configured under
-	// Type (type) is luahook.KindCommand (the default) or luahook.KindHTTP.
-	Type luahook.HookKind
-	// Name (name) defaults to the command or the URL.
-	Name string
-	// Matcher (matcher) defaults to "*" (every tool).
-	Matcher string
-	// Stage (stage) applies to PreToolUse only, where it defaults to
-	// validate; it is "" on the other events.
-	Stage luahook.Stage
+	luahook.Spec
 	// Command (command) is the command line of a command hook.
 	Command string
 	// URL (url) is the endpoint of an HTTP hook: https://, or http:// to
@@ -42,26 +45,12 @@ type Hook struct {
 	// AllowPrivateNetwork (allow_private_network) lets an HTTPS hook reach
 	// private, loopback and link-local addresses.
 	AllowPrivateNetwork bool
-	// TimeoutMs (timeout_ms, 1 to 600000) is 0 when not given: the
-	// registry's default applies (5 s, 60 s for background hooks).
-	TimeoutMs int
-	// FailurePolicy (failure_policy) defaults to open.
-	FailurePolicy luahook.FailurePolicy
-	// Policy (policy) keeps the hook running when only policy hooks may.
-	Policy bool
-	// Background and RunWhenToolSkipped (background,
-	// run_when_tool_skipped) apply to PostToolUse only.
-	Background         bool
-	RunWhenToolSkipped bool
 }
-
-// Timeout returns TimeoutMs as a duration; 0 means "not given".
-func (h *Hook) Timeout() time.Duration { return time.Duration(h.TimeoutMs) * time.Millisecond }
 
 // Validate reports what is wrong with a hook built in Go, with the same rules
 // and messages Parse applies to the file, each message prefixed with the
-// TOML key it concerns. The zero values of Type, Stage, FailurePolicy,
-// Matcher and Name stand for their defaults.
+// TOML key it concerns. The zero values of Kind, Stage, FailurePolicy,
+// Matcher, Name and Timeout stand for their defaults.
 func (h *Hook) Validate() error {
 	var errs []error
 	if _, err := luahook.ParseEvent(string(h.Event)); err != nil {
@@ -98,19 +87,19 @@ func (h *Hook) problems(spell func(string) string) []problem {
 		ps = append(ps, problem{field: field, index: -1, msg: fmt.Sprintf(format, args...)})
 	}
 	isHTTP := false
-	switch h.Type {
+	switch h.Kind {
 	case "", luahook.KindCommand:
 	case luahook.KindHTTP:
 		isHTTP = true
 	default:
-		add("type", "%q is not a hook type (want command or http)", string(h.Type))
+		add("type", "%q is not a hook type (want command or http)", string(h.Kind))
 		return ps // the remaining rules depend on the type
 	}
 	switch {
 	case h.Stage == "":
 	case h.Event != luahook.PreToolUse:
 		add("stage", "%s applies to PreToolUse only", spell("stage"))
-	case h.Stage != luahook.StageMutate && h.Stage != luahook.StageValidate:
+	case !h.Stage.Valid():
 		add("stage", "%q is not a stage (want mutate or validate)", string(h.Stage))
 	}
 	if _, err := registry.ParseMatcher(h.Event, h.Matcher); err != nil {
@@ -121,13 +110,15 @@ func (h *Hook) problems(spell func(string) string) []problem {
 			add("matcher", "%v", err)
 		}
 	}
-	switch h.FailurePolicy {
-	case "", luahook.FailOpen, luahook.FailClosed:
-	default:
+	if h.FailurePolicy != "" && !h.FailurePolicy.Valid() {
 		add("failure_policy", "%q is not a failure policy (want open or closed)", string(h.FailurePolicy))
 	}
-	if h.TimeoutMs < 0 || h.TimeoutMs > MaxTimeoutMs {
-		add("timeout_ms", "must be between 1 and %d, not %d", MaxTimeoutMs, h.TimeoutMs)
+	switch t := h.Timeout; {
+	case t == 0:
+	case t%time.Millisecond != 0:
+		add("timeout_ms", "must be a whole number of milliseconds, not %v", t)
+	case t < time.Millisecond || t > luahook.MaxTimeout:
+		add("timeout_ms", "must be between 1 and %d, not %d", MaxTimeoutMs, t.Milliseconds())
 	}
 	if h.Background && h.Event != luahook.PostToolUse {
 		add("background", "%s applies to PostToolUse only", spell("background"))
@@ -174,14 +165,14 @@ func (h *Hook) problems(spell func(string) string) []problem {
 
 // normalize applies the defaults; h must be valid.
 func (h *Hook) normalize() {
-	if h.Type == "" {
-		h.Type = luahook.KindCommand
+	if h.Kind == "" {
+		h.Kind = luahook.KindCommand
 	}
 	if h.Matcher == "" {
 		h.Matcher = "*"
 	}
 	if h.Event == luahook.PreToolUse && h.Stage == "" {
-		h.Stage = luahook.StageValidate
+		h.Stage = luahook.DefaultStage(h.Kind)
 	}
 	if h.FailurePolicy == "" {
 		h.FailurePolicy = luahook.FailOpen
@@ -189,7 +180,7 @@ func (h *Hook) normalize() {
 	h.Name = strings.TrimSpace(h.Name)
 	if h.Name == "" {
 		h.Name = h.Command
-		if h.Type == luahook.KindHTTP {
+		if h.Kind == luahook.KindHTTP {
 			h.Name = h.URL
 		}
 	}

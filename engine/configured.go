@@ -12,7 +12,6 @@ import (
 	"github.com/luahook/luahook/config"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/transports"
 )
 
@@ -57,7 +56,7 @@ func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 	}
 	maps.Copy(schemas, e.opts.Schemas)
 	rebuild := initial || e.cfg == nil || !cfg.HooksEqual(e.cfg)
-	var specs []registry.Spec
+	var specs []luahook.Spec
 	if rebuild {
 		specs, err = e.configuredSpecs(cfg)
 		if err != nil {
@@ -82,7 +81,7 @@ func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 	return nil
 }
 
-func closeSpecs(specs []registry.Spec) {
+func closeSpecs(specs []luahook.Spec) {
 	for _, s := range specs {
 		if c, ok := s.Hook.(closer); ok {
 			c.Close()
@@ -90,15 +89,15 @@ func closeSpecs(specs []registry.Spec) {
 	}
 }
 
-// configuredSpecs builds a registry spec, with its transport, for every
-// configured hook, in config order.
+// configuredSpecs builds the transport of every configured hook and returns
+// the hook's spec with it, in config order.
 //
 // A command hook's relative paths are resolved against the folder of the
 // config file (transports.CommandSpec.Dir), and a hook whose name defaulted
 // to its command is named by the resolved command, so that list, check and
 // traces show what runs.
-func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
-	var specs []registry.Spec
+func (e *Engine) configuredSpecs(cfg *config.Config) ([]luahook.Spec, error) {
+	var specs []luahook.Spec
 	confDir := ""
 	if cfg.Path != "" {
 		abs, err := filepath.Abs(cfg.Path)
@@ -109,20 +108,10 @@ func (e *Engine) configuredSpecs(cfg *config.Config) ([]registry.Spec, error) {
 	}
 	for _, ev := range luahook.Events() {
 		for _, h := range cfg.Hooks[ev] {
-			spec := registry.Spec{
-				Event:              ev,
-				Matcher:            h.Matcher,
-				Name:               h.Name,
-				Stage:              luahook.Stage(h.Stage),
-				Timeout:            time.Duration(h.TimeoutMs) * time.Millisecond,
-				FailurePolicy:      luahook.FailurePolicy(h.FailurePolicy),
-				Policy:             h.Policy,
-				Source:             h.Source,
-				Background:         h.Background,
-				RunWhenToolSkipped: h.RunWhenToolSkipped,
-			}
-			switch h.Type {
-			case "http":
+			spec := h.Spec
+			spec.Event = ev
+			switch h.Kind {
+			case luahook.KindHTTP:
 				hook, err := transports.NewHTTP(transports.HTTPSpec{
 					URL:                 h.URL,
 					Headers:             h.Headers,

@@ -51,12 +51,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
@@ -149,7 +152,7 @@ type Engine struct {
 	cfgSum [32]byte // the content of the config file in force
 	// configured are the specs of the configured hook set in force, kept to
 	// close their transports when the set is replaced.
-	configured []registry.Spec
+	configured []luahook.Spec
 	files      map[string]*luaFile // by base name
 	fileErrs   map[string]error    // load errors in force, by file base name
 	cfgErr     error               // why the config file on disk is not in force
@@ -371,10 +374,10 @@ func (e *Engine) publish() {
 			v.errs = append(v.errs, err)
 		}
 	}
-	for _, name := range sortedKeys(e.fileErrs) {
+	for _, name := range slices.Sorted(maps.Keys(e.fileErrs)) {
 		v.errs = append(v.errs, e.fileErrs[name])
 	}
-	for _, name := range sortedKeys(e.files) {
+	for _, name := range slices.Sorted(maps.Keys(e.files)) {
 		v.files = append(v.files, e.files[name].file)
 	}
 	e.view.Store(v)

@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
-	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/registry"
 )
 
 // luaFile is one loaded hooks.d file: the unit that is loaded, reloaded and
@@ -50,7 +49,7 @@ func hookFiles(root *os.Root) ([]string, error) {
 			names = append(names, ent.Name())
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names, nil
 }
 
@@ -186,7 +185,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 			did = append(did, name+" (reloaded)")
 		}
 	}
-	for _, name := range sortedKeys(e.files) {
+	for _, name := range slices.Sorted(maps.Keys(e.files)) {
 		if !present[name] {
 			e.reg.DrainByOwner(name)
 			e.retire(e.files[name].file)
@@ -205,7 +204,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 			delete(e.failedSum, name)
 		}
 	}
-	sort.Strings(did)
+	slices.Sort(did)
 	return did
 }
 
@@ -230,7 +229,7 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 	if err != nil {
 		return err
 	}
-	specs := LuaSpecs(f.Registrations())
+	specs := luabind.Specs(f.Registrations())
 	if err := e.reg.ReplaceOwner(name, specs); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", path, err)
@@ -309,46 +308,7 @@ func (e *Engine) staleLibUsers() map[string]bool {
 
 // failedFiles returns the hook files that are in error, so that a lib change
 // retries them: the module they missed or choked on may be fixed.
-func (e *Engine) failedFiles() []string {
-	var out []string
-	for name := range e.fileErrs {
-		out = append(out, name)
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// LuaSpecs turns a Lua file's registrations into registry specs (kind lua),
-// for registering them under the file's owner with Registry.ReplaceOwner, as
-// the engine does for every hooks.d file.
-func LuaSpecs(regs []luabind.Registration) []registry.Spec {
-	specs := make([]registry.Spec, len(regs))
-	for i, r := range regs {
-		specs[i] = registry.Spec{
-			Event:              r.Event,
-			Matcher:            r.Matcher,
-			Name:               r.Name,
-			Kind:               luahook.KindLua,
-			Stage:              r.Stage,
-			Timeout:            r.Timeout,
-			FailurePolicy:      r.FailurePolicy,
-			Policy:             r.Policy,
-			Source:             r.Source,
-			Background:         r.Background,
-			RunWhenToolSkipped: r.RunWhenToolSkipped,
-			Hook:               r.Hook,
-		}
-	}
-	return specs
-}
+func (e *Engine) failedFiles() []string { return slices.Collect(maps.Keys(e.fileErrs)) }
 
 // LuaOptions returns the options the engine builds its Lua states with: the
 // lib folder, the granted libraries, the caps, the environment allowlist, the

@@ -13,7 +13,6 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/registry"
 )
 
 func TestOpenLoadsTopLevelHookFilesInFileNameOrder(t *testing.T) {
@@ -209,7 +208,7 @@ end)`,
 func TestSessionIDSourceKeysPayloadsWithoutOne(t *testing.T) {
 	e := openEngine(t, Options{Dir: t.TempDir(), NoWatch: true, SessionID: func() string { return "host-session" }})
 	release := make(chan struct{})
-	_, err := e.Registry().Register(registry.Spec{Event: luahook.PostToolUse, Background: true,
+	_, err := e.Registry().Register(luahook.Spec{Event: luahook.PostToolUse, Background: true,
 		Hook: luahook.HookFunc(func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 			<-release // after the PostToolUse call returned: the context waits for the next call
 			return luahook.Context("from the background"), nil

@@ -18,7 +18,7 @@ func Benchmark(b *testing.B, f Factory, opts Options) {
 	s := &suite{factory: f, opts: opts.withDefaults()}
 	for _, bh := range benchBehaviours {
 		b.Run(bh.String(), func(b *testing.B) {
-			g := s.rig(b, bh, hookSpec{Event: luahook.PreToolUse})
+			g := s.rig(b, bh, luahook.Spec{Event: luahook.PreToolUse})
 			in := payloadFor(luahook.PreToolUse, b.TempDir())
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -14,7 +14,7 @@ import (
 )
 
 func testAllow(t *testing.T, s *suite) {
-	g := s.rig(t, Allow, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, Allow, luahook.Spec{Event: luahook.PreToolUse})
 	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 	g.answered(tr)
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionAllow {
@@ -26,7 +26,7 @@ func testAllow(t *testing.T, s *suite) {
 }
 
 func testNoObjection(t *testing.T, s *suite) {
-	g := s.rig(t, NoObjection, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, NoObjection, luahook.Spec{Event: luahook.PreToolUse})
 	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 	g.answered(tr)
 	if o := tr.Outcome; o != nil && (o.Action != "" || o.Reason != "" || o.Input != nil || o.AdditionalContext != "" || o.ContextAs != "") {
@@ -40,7 +40,7 @@ func testNoObjection(t *testing.T, s *suite) {
 func testDeny(t *testing.T, s *suite) {
 	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.UserPromptSubmit} {
 		t.Run(string(ev), func(t *testing.T) {
-			g := s.rig(t, Deny, hookSpec{Event: ev})
+			g := s.rig(t, Deny, luahook.Spec{Event: ev})
 			res, tr := g.call(payloadFor(ev, t.TempDir()))
 			g.answered(tr)
 			if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionDeny || tr.Outcome.Reason != DenyReason {
@@ -67,7 +67,7 @@ func testMutateEchoLarge(t *testing.T, s *suite) {
 
 func checkMutateEcho(t *testing.T, s *suite, in *luahook.Input) {
 	t.Helper()
-	g := s.rig(t, MutateEcho, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, MutateEcho, luahook.Spec{Event: luahook.PreToolUse})
 	res, tr := g.call(in)
 	g.answered(tr)
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionMutate {
@@ -85,7 +85,7 @@ func checkMutateEcho(t *testing.T, s *suite, in *luahook.Input) {
 func testContext(t *testing.T, s *suite) {
 	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.PostToolUse, luahook.UserPromptSubmit, luahook.SessionStart} {
 		t.Run(string(ev), func(t *testing.T) {
-			g := s.rig(t, AddContext, hookSpec{Event: ev})
+			g := s.rig(t, AddContext, luahook.Spec{Event: ev})
 			res, tr := g.call(payloadFor(ev, t.TempDir()))
 			g.answered(tr)
 			if res.AdditionalContext != ContextText || res.ContextAs != luahook.ContextSeparate || res.Denied {
@@ -99,7 +99,7 @@ func testContext(t *testing.T, s *suite) {
 func testPayload(t *testing.T, s *suite) {
 	for _, ev := range luahook.Events() {
 		t.Run(string(ev), func(t *testing.T) {
-			g := s.rig(t, EchoPayload, hookSpec{Event: ev})
+			g := s.rig(t, EchoPayload, luahook.Spec{Event: ev})
 			dir := t.TempDir()
 			want := payloadFor(ev, dir)
 			_, tr := g.call(want)
@@ -130,7 +130,7 @@ func testLargePayload(t *testing.T, s *suite) {
 	}
 	in := payloadFor(luahook.PreToolUse, t.TempDir())
 	in.ToolInput = raw
-	g := s.rig(t, VerifyRepeat, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, VerifyRepeat, luahook.Spec{Event: luahook.PreToolUse})
 	res, tr := g.call(in)
 	g.answered(tr)
 	if res.Denied {
@@ -143,7 +143,7 @@ func testLargePayload(t *testing.T, s *suite) {
 
 func testDeadline(t *testing.T, s *suite) {
 	const deadline = 200 * time.Millisecond
-	g := s.rig(t, Hang, hookSpec{Event: luahook.PreToolUse, Timeout: deadline})
+	g := s.rig(t, Hang, luahook.Spec{Event: luahook.PreToolUse, Timeout: deadline})
 	res, took := g.fire(context.Background(), payloadFor(luahook.PreToolUse, t.TempDir()), 5*hungLimit)
 	tr := g.only(res)
 	g.failed(tr, luahook.FailTimeout)
@@ -157,7 +157,7 @@ func testDeadline(t *testing.T, s *suite) {
 
 func testCancel(t *testing.T, s *suite) {
 	const after = 100 * time.Millisecond
-	g := s.rig(t, Hang, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, Hang, luahook.Spec{Event: luahook.PreToolUse})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := g.start(ctx, payloadFor(luahook.PreToolUse, t.TempDir()))
@@ -180,7 +180,7 @@ func testCancel(t *testing.T, s *suite) {
 }
 
 func testPreCancelled(t *testing.T, s *suite) {
-	g := s.rig(t, Deny, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, Deny, luahook.Spec{Event: luahook.PreToolUse})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res, _ := g.fire(ctx, payloadFor(luahook.PreToolUse, t.TempDir()), 5*hungLimit)
@@ -198,7 +198,7 @@ func testPreCancelled(t *testing.T, s *suite) {
 func testNilPayload(t *testing.T, s *suite) {
 	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.UserPromptSubmit} {
 		t.Run(string(ev), func(t *testing.T) {
-			g := s.rig(t, Allow, hookSpec{Event: ev})
+			g := s.rig(t, Allow, luahook.Spec{Event: ev})
 			for name, res := range map[string]runner.Result{
 				"Fire":     g.wait(g.start(context.Background(), nil), callTimeout),
 				string(ev): eventMethod(g.runner, ev)(context.Background(), nil),
@@ -224,7 +224,7 @@ func eventMethod(r *runner.Runner, ev luahook.Event) func(context.Context, *luah
 // testOverCap: the cap on a hook's payload (max_input_bytes) is the
 // runner's, so it holds for every transport, Lua sessions included.
 func testOverCap(t *testing.T, s *suite) {
-	g := s.rig(t, Allow, hookSpec{Event: luahook.PreToolUse, MaxInputBytes: 1 << 10})
+	g := s.cappedRig(t, Allow, luahook.Spec{Event: luahook.PreToolUse}, 1<<10)
 	in := payloadFor(luahook.PreToolUse, t.TempDir())
 	in.ToolInput = json.RawMessage(`{"content":"` + strings.Repeat("x", 4<<10) + `"}`)
 	res, _ := g.fire(context.Background(), in, callTimeout)
@@ -243,7 +243,7 @@ func testOverCap(t *testing.T, s *suite) {
 func testInvalidOutput(t *testing.T, s *suite) {
 	for _, b := range []Behaviour{InvalidOutput, UnknownAction, DenyWithoutReason} {
 		t.Run(b.String(), func(t *testing.T) {
-			g := s.rig(t, b, hookSpec{Event: luahook.PreToolUse})
+			g := s.rig(t, b, luahook.Spec{Event: luahook.PreToolUse})
 			res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 			g.failed(tr, luahook.FailInvalidOutput)
 			if res.Denied || res.Input != nil {
@@ -257,7 +257,7 @@ func testInvalidOutput(t *testing.T, s *suite) {
 func testArrayOutput(t *testing.T, s *suite) {
 	for _, policy := range []luahook.FailurePolicy{luahook.FailOpen, luahook.FailClosed} {
 		t.Run(string(policy), func(t *testing.T) {
-			g := s.rig(t, ArrayOutput, hookSpec{Event: luahook.PreToolUse, FailurePolicy: policy})
+			g := s.rig(t, ArrayOutput, luahook.Spec{Event: luahook.PreToolUse, FailurePolicy: policy})
 			res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 			g.failed(tr, luahook.FailInvalidOutput)
 			if policy == luahook.FailOpen {
@@ -277,7 +277,7 @@ func testArrayOutput(t *testing.T, s *suite) {
 func testCrash(t *testing.T, s *suite) {
 	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.PostToolUse} {
 		t.Run(string(ev), func(t *testing.T) {
-			g := s.rig(t, Crash, hookSpec{Event: ev})
+			g := s.rig(t, Crash, luahook.Spec{Event: ev})
 			res, tr := g.call(payloadFor(ev, t.TempDir()))
 			f := g.failed(tr, luahook.FailError, luahook.FailExit)
 			if f.Message == "" {
@@ -303,7 +303,7 @@ func testFailClosed(t *testing.T, s *suite) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.event)+"/"+tt.b.String(), func(t *testing.T) {
-			spec := hookSpec{Event: tt.event, FailurePolicy: luahook.FailClosed}
+			spec := luahook.Spec{Event: tt.event, FailurePolicy: luahook.FailClosed}
 			if tt.b == Hang {
 				spec.Timeout = 200 * time.Millisecond
 			}
@@ -323,7 +323,7 @@ func testFailClosed(t *testing.T, s *suite) {
 }
 
 func testConcurrentDeny(t *testing.T, s *suite) {
-	g := s.rig(t, Deny, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, Deny, luahook.Spec{Event: luahook.PreToolUse})
 	cwd := t.TempDir()
 	concurrently(t, s.opts, func(w, i int) error {
 		res := g.runner.PreToolUse(context.Background(), payloadFor(luahook.PreToolUse, cwd))
@@ -338,7 +338,7 @@ func testConcurrentDeny(t *testing.T, s *suite) {
 }
 
 func testConcurrentEcho(t *testing.T, s *suite) {
-	g := s.rig(t, EchoPayload, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, EchoPayload, luahook.Spec{Event: luahook.PreToolUse})
 	cwd := t.TempDir()
 	concurrently(t, s.opts, func(w, i int) error {
 		in := payloadFor(luahook.PreToolUse, cwd)

@@ -69,15 +69,17 @@ type rig struct {
 	name   string
 }
 
-// hookSpec is the registration of the hook under test; Event is required.
-type hookSpec struct {
-	Event         luahook.Event
-	Timeout       time.Duration // 0 = callTimeout
-	FailurePolicy luahook.FailurePolicy
-	MaxInputBytes int // the runner's cap on the payload; 0 = its default
+// rig registers the hook the factory builds for b under spec, of which Event
+// is required and Timeout and FailurePolicy are used (a zero Timeout is
+// callTimeout); the rig names the hook, gives it the suite's kind and runs it
+// in the mutate stage.
+func (s *suite) rig(t testing.TB, b Behaviour, spec luahook.Spec) *rig {
+	return s.cappedRig(t, b, spec, 0)
 }
 
-func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
+// cappedRig is rig with the runner's cap on the payload set to maxInputBytes
+// (0: the runner's default).
+func (s *suite) cappedRig(t testing.TB, b Behaviour, spec luahook.Spec, maxInputBytes int) *rig {
 	t.Helper()
 	h := s.factory(t, b)
 	if h == nil {
@@ -89,20 +91,12 @@ func (s *suite) rig(t testing.TB, b Behaviour, spec hookSpec) *rig {
 	}
 	name := "hooktest-" + b.String()
 	reg := registry.New()
-	_, err := reg.Register(registry.Spec{
-		Event:         spec.Event,
-		Name:          name,
-		Kind:          s.opts.Kind,
-		Owner:         "hooktest",
-		Stage:         luahook.StageMutate,
-		Timeout:       spec.Timeout,
-		FailurePolicy: spec.FailurePolicy,
-		Hook:          p.hook(),
-	})
+	spec.Name, spec.Kind, spec.Owner, spec.Stage, spec.Hook = name, s.opts.Kind, "hooktest", luahook.StageMutate, p.hook()
+	_, err := reg.Register(spec)
 	if err != nil {
 		t.Fatalf("registering the %s hook: %v", b, err)
 	}
-	r := runner.New(runner.Options{Registry: reg, Logger: s.opts.Logger, MaxInputBytes: spec.MaxInputBytes})
+	r := runner.New(runner.Options{Registry: reg, Logger: s.opts.Logger, MaxInputBytes: maxInputBytes})
 	t.Cleanup(r.Close)
 	return &rig{t: t, runner: r, probe: p, name: name}
 }

@@ -5,26 +5,30 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/luahook/luahook"
 )
 
-// Registration is one hook.register call of a loaded file.
+// Registration is one hook.register call of a loaded file: the hook's spec
+// as the call gave it (kind lua, no owner; Matcher "" when the file gave nil,
+// Name "" when opts.name is not given, the zero values of the other options
+// for their defaults; Source is "path:line" of the call), and what only a Lua
+// registration has.
 type Registration struct {
-	ID                 string        // "path#n", n counting registrations in order from 1
-	Event              luahook.Event // a known event
-	Matcher            string        // "" when the file gave nil (every tool)
-	Name               string        // opts.name; "" when not given
-	Stage              luahook.Stage // "" = the default stage
-	Timeout            time.Duration // 0 = the default timeout
-	FailurePolicy      luahook.FailurePolicy
-	Policy             bool
-	Background         bool
-	RunWhenToolSkipped bool
-	Line               int    // line of the hook.register call
-	Source             string // "path:line" of the hook.register call
-	Hook               luahook.Hook
+	luahook.Spec
+	ID   string // "path#n", n counting registrations in order from 1
+	Line int    // line of the hook.register call
+}
+
+// Specs returns the specs of regs, in order, for registering them under the
+// file's owner (registry.Registry.ReplaceOwner), as the engine does for every
+// hooks.d file.
+func Specs(regs []Registration) []luahook.Spec {
+	specs := make([]luahook.Spec, len(regs))
+	for i, r := range regs {
+		specs[i] = r.Spec
+	}
+	return specs
 }
 
 // File is a loaded Lua file: its registrations and the pool of states that

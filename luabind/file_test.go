@@ -92,11 +92,12 @@ hook.register("Stop", nil, function() return hook.deny(ids[1] .. " " .. ids[2]) 
 		t.Fatalf("%d registrations, want 3", len(regs))
 	}
 	want := []Registration{
-		{ID: testPath + "#1", Event: luahook.PreToolUse, Matcher: "bash|edit", Name: "guard", Stage: luahook.StageValidate,
-			Timeout: 3 * time.Second, FailurePolicy: luahook.FailClosed, Policy: true, Line: 3, Source: testPath + ":3"},
-		{ID: testPath + "#2", Event: luahook.PostToolUse, Background: true, RunWhenToolSkipped: true,
-			Timeout: 500 * time.Microsecond, Line: 5, Source: testPath + ":5"},
-		{ID: testPath + "#3", Event: luahook.Stop, Line: 7, Source: testPath + ":7"},
+		{ID: testPath + "#1", Line: 3, Spec: luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash|edit", Name: "guard",
+			Kind: luahook.KindLua, Stage: luahook.StageValidate, Timeout: 3 * time.Second, FailurePolicy: luahook.FailClosed,
+			Policy: true, Source: testPath + ":3"}},
+		{ID: testPath + "#2", Line: 5, Spec: luahook.Spec{Event: luahook.PostToolUse, Kind: luahook.KindLua,
+			Background: true, RunWhenToolSkipped: true, Timeout: 500 * time.Microsecond, Source: testPath + ":5"}},
+		{ID: testPath + "#3", Line: 7, Spec: luahook.Spec{Event: luahook.Stop, Kind: luahook.KindLua, Source: testPath + ":7"}},
 	}
 	for i, r := range regs {
 		if r.Hook == nil {

@@ -42,7 +42,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("hook.register: %v", err)
 	}
-	r := Registration{Event: event}
+	r := Registration{Spec: luahook.Spec{Event: event, Kind: luahook.KindLua}}
 	switch m := L.Get(2).(type) {
 	case lua.LString:
 		r.Matcher = string(m)
@@ -109,11 +109,9 @@ func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
 				L.RaiseError("hook.register: opts.name must not be empty")
 			}
 		case "stage":
-			switch s := optString(L, key, v); luahook.Stage(s) {
-			case luahook.StageMutate, luahook.StageValidate:
-				r.Stage = luahook.Stage(s)
-			default:
-				L.RaiseError("hook.register: opts.stage must be \"mutate\" or \"validate\", got %q", s)
+			r.Stage = luahook.Stage(optString(L, key, v))
+			if !r.Stage.Valid() {
+				L.RaiseError("hook.register: opts.stage must be \"mutate\" or \"validate\", got %q", string(r.Stage))
 			}
 		case "timeout_ms":
 			n, ok := v.(lua.LNumber)
@@ -123,11 +121,9 @@ func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
 			}
 			r.Timeout = time.Duration(float64(n) * float64(time.Millisecond))
 		case "failure_policy":
-			switch s := optString(L, key, v); luahook.FailurePolicy(s) {
-			case luahook.FailOpen, luahook.FailClosed:
-				r.FailurePolicy = luahook.FailurePolicy(s)
-			default:
-				L.RaiseError("hook.register: opts.failure_policy must be \"open\" or \"closed\", got %q", s)
+			r.FailurePolicy = luahook.FailurePolicy(optString(L, key, v))
+			if !r.FailurePolicy.Valid() {
+				L.RaiseError("hook.register: opts.failure_policy must be \"open\" or \"closed\", got %q", string(r.FailurePolicy))
 			}
 		case "policy":
 			r.Policy = optBool(L, key, v)

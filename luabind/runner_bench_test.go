@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -69,7 +68,7 @@ func luaRunner(b *testing.B) *runner.Runner {
 	}
 	b.Cleanup(f.Close)
 	reg := registry.New()
-	if err := reg.ReplaceOwner("10-bash-safety.lua", engine.LuaSpecs(f.Registrations())); err != nil {
+	if err := reg.ReplaceOwner("10-bash-safety.lua", luabind.Specs(f.Registrations())); err != nil {
 		b.Fatal(err)
 	}
 	r := runner.New(runner.Options{Registry: reg})
@@ -80,7 +79,7 @@ func luaRunner(b *testing.B) *runner.Runner {
 // goRunner returns a runner whose only hook is h, a validate-stage Go hook.
 func goRunner(b *testing.B, h luahook.Hook) *runner.Runner {
 	reg := registry.New()
-	if _, err := reg.Register(registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Name: "bash-safety",
+	if _, err := reg.Register(luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Name: "bash-safety",
 		Stage: luahook.StageValidate, Hook: h}); err != nil {
 		b.Fatal(err)
 	}

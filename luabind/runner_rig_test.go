@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -68,7 +67,7 @@ func (g *luaRig) loadWith(name, src string, opts luabind.Options) *luabind.File 
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	if err := g.reg.ReplaceOwner(name, engine.LuaSpecs(f.Registrations())); err != nil {
+	if err := g.reg.ReplaceOwner(name, luabind.Specs(f.Registrations())); err != nil {
 		f.Close()
 		g.t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestSessionHooksGetTheRunnersInputCap(t *testing.T) {
 	eval(t, s, `ran = false
 hook.register("PreToolUse", "bash", function() ran = true end, {name = "session-hook"})`)
 	reg := registry.New()
-	if _, err := reg.Register(registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Name: "session-hook",
+	if _, err := reg.Register(luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Name: "session-hook",
 		Kind: luahook.KindLua, Hook: s.Registrations()[0].Hook}); err != nil {
 		t.Fatal(err)
 	}

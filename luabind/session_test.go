@@ -212,7 +212,7 @@ end, { name = "guard" })`)
 		t.Fatalf("registrations %+v, want the guard from stdin:1", regs)
 	}
 	reg := registry.New()
-	specs := []registry.Spec{{Event: regs[0].Event, Matcher: regs[0].Matcher, Name: regs[0].Name, Kind: luahook.KindLua, Hook: regs[0].Hook}}
+	specs := []luahook.Spec{{Event: regs[0].Event, Matcher: regs[0].Matcher, Name: regs[0].Name, Kind: luahook.KindLua, Hook: regs[0].Hook}}
 	if err := reg.ReplaceOwner("repl", specs); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestSessionHookCalledFromInsideTheSessionBorrowsTheState(t *testing.T) {
 hook.register('SessionStart', nil, function() hits = (hits or 0) + 1 return hook.context('b') end)`)
 	reg := registry.New()
 	for _, r := range s.Registrations() {
-		if _, err := reg.Register(registry.Spec{Event: r.Event, Kind: luahook.KindLua, Owner: "repl", Hook: r.Hook}); err != nil {
+		if _, err := reg.Register(luahook.Spec{Event: r.Event, Kind: luahook.KindLua, Owner: "repl", Hook: r.Hook}); err != nil {
 			t.Fatal(err)
 		}
 	}

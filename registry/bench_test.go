@@ -9,7 +9,7 @@ import (
 
 func BenchmarkHas(b *testing.B) {
 	r := New()
-	r.Register(Spec{Event: luahook.PostToolUse, Hook: nop})
+	r.Register(luahook.Spec{Event: luahook.PostToolUse, Hook: nop})
 	b.ReportAllocs()
 	for b.Loop() {
 		if r.Has(luahook.PreToolUse) {

@@ -22,7 +22,7 @@ func TestMatcherTable(t *testing.T) {
 			if !errors.As(err, &me) || !strings.Contains(err.Error(), c.err) || !strings.HasSuffix(err.Error(), registry.MatcherForms) {
 				t.Errorf("%s %.40q: error %v, want a *MatcherError with %q and the forms", c.ev(), c.matcher, err, c.err)
 			}
-			_, err := registry.New().Register(registry.Spec{Event: c.ev(), Matcher: c.matcher, Hook: nopHook, Source: "plugin.go:7"})
+			_, err := registry.New().Register(luahook.Spec{Event: c.ev(), Matcher: c.matcher, Hook: nopHook, Source: "plugin.go:7"})
 			if err == nil || !strings.HasPrefix(err.Error(), "plugin.go:7: ") || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s %.40q: Register error %v, want one naming plugin.go:7 and %q", c.ev(), c.matcher, err, c.err)
 			}

@@ -34,7 +34,7 @@ func New() *Registry {
 
 // Register adds one hook and returns a function that removes exactly that
 // entry; calling it more than once is harmless.
-func (r *Registry) Register(spec Spec) (unregister func(), err error) {
+func (r *Registry) Register(spec luahook.Spec) (unregister func(), err error) {
 	e, err := newEntry(spec)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (r *Registry) Register(spec Spec) (unregister func(), err error) {
 // specs (a configured set after a config change, one Lua file after an edit).
 // The replacement is built completely first: if any spec is invalid, nothing
 // changes and the error names the spec. An empty specs removes the owner.
-func (r *Registry) ReplaceOwner(owner string, specs []Spec) error {
+func (r *Registry) ReplaceOwner(owner string, specs []luahook.Spec) error {
 	fresh := make([]*Entry, 0, len(specs))
 	for i, spec := range specs {
 		spec.Owner = owner

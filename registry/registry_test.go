@@ -24,7 +24,7 @@ func names(es []Entry) string {
 	return b.String()
 }
 
-func mustRegister(t *testing.T, r *Registry, s Spec) func() {
+func mustRegister(t *testing.T, r *Registry, s luahook.Spec) func() {
 	t.Helper()
 	if s.Hook == nil {
 		s.Hook = nop
@@ -38,13 +38,13 @@ func mustRegister(t *testing.T, r *Registry, s Spec) func() {
 
 func TestOrderConfiguredThenLuaByFileThenGo(t *testing.T) {
 	r := New()
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "go1"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "b1", Kind: luahook.KindLua, Owner: "hooks.d/20-b.lua"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "a1", Kind: luahook.KindLua, Owner: "hooks.d/10-a.lua"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "cmd1", Kind: luahook.KindCommand, Owner: "config"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "a2", Kind: luahook.KindLua, Owner: "hooks.d/10-a.lua"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "go2"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "http1", Kind: luahook.KindHTTP, Owner: "config"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "go1"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "b1", Kind: luahook.KindLua, Owner: "hooks.d/20-b.lua"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "a1", Kind: luahook.KindLua, Owner: "hooks.d/10-a.lua"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "cmd1", Kind: luahook.KindCommand, Owner: "config"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "a2", Kind: luahook.KindLua, Owner: "hooks.d/10-a.lua"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "go2"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "http1", Kind: luahook.KindHTTP, Owner: "config"})
 	if got, want := names(r.List(luahook.PreToolUse)), "cmd1,http1,a1,a2,b1,go1,go2"; got != want {
 		t.Fatalf("order = %s, want %s", got, want)
 	}
@@ -53,16 +53,16 @@ func TestOrderConfiguredThenLuaByFileThenGo(t *testing.T) {
 func TestReloadedFileKeepsItsPlace(t *testing.T) {
 	r := New()
 	for _, f := range []string{"10-a.lua", "20-b.lua", "30-c.lua"} {
-		if err := r.ReplaceOwner(f, []Spec{{Event: luahook.PreToolUse, Name: f, Kind: luahook.KindLua, Hook: nop}}); err != nil {
+		if err := r.ReplaceOwner(f, []luahook.Spec{{Event: luahook.PreToolUse, Name: f, Kind: luahook.KindLua, Hook: nop}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Name: "go"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Name: "go"})
 	// Reload the middle file twice, with two hooks the second time.
 	for _, n := range []int{1, 2} {
-		var specs []Spec
+		var specs []luahook.Spec
 		for i := range n {
-			specs = append(specs, Spec{Event: luahook.PreToolUse, Name: "b" + string(rune('0'+i)), Kind: luahook.KindLua, Hook: nop})
+			specs = append(specs, luahook.Spec{Event: luahook.PreToolUse, Name: "b" + string(rune('0'+i)), Kind: luahook.KindLua, Hook: nop})
 		}
 		if err := r.ReplaceOwner("20-b.lua", specs); err != nil {
 			t.Fatal(err)
@@ -75,10 +75,10 @@ func TestReloadedFileKeepsItsPlace(t *testing.T) {
 
 func TestReplaceOwnerIsAllOrNothing(t *testing.T) {
 	r := New()
-	if err := r.ReplaceOwner("config", []Spec{{Event: luahook.Stop, Name: "old", Kind: luahook.KindCommand, Hook: nop}}); err != nil {
+	if err := r.ReplaceOwner("config", []luahook.Spec{{Event: luahook.Stop, Name: "old", Kind: luahook.KindCommand, Hook: nop}}); err != nil {
 		t.Fatal(err)
 	}
-	err := r.ReplaceOwner("config", []Spec{
+	err := r.ReplaceOwner("config", []luahook.Spec{
 		{Event: luahook.Stop, Name: "new", Kind: luahook.KindCommand, Hook: nop},
 		{Event: "Bogus", Name: "bad", Kind: luahook.KindCommand, Hook: nop},
 	})
@@ -92,8 +92,8 @@ func TestReplaceOwnerIsAllOrNothing(t *testing.T) {
 
 func TestUnregisterIsIdempotentAndRemovesOnlyItsEntry(t *testing.T) {
 	r := New()
-	off := mustRegister(t, r, Spec{Event: luahook.Stop, Name: "a"})
-	mustRegister(t, r, Spec{Event: luahook.Stop, Name: "b"})
+	off := mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Name: "a"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Name: "b"})
 	off()
 	off()
 	if got := names(r.List(luahook.Stop)); got != "b" {
@@ -103,13 +103,13 @@ func TestUnregisterIsIdempotentAndRemovesOnlyItsEntry(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	r := New()
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Owner: "plug"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Kind: luahook.KindCommand, Name: "bash x.sh"})
-	mustRegister(t, r, Spec{Event: luahook.PostToolUse, Background: true, Stage: luahook.StageMutate})
-	mustRegister(t, r, Spec{Event: luahook.Stop, Background: true, RunWhenToolSkipped: true})
-	mustRegister(t, r, Spec{Event: luahook.Stop, Timeout: time.Hour})
-	mustRegister(t, r, Spec{Event: luahook.Stop, Timeout: time.Nanosecond})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Owner: "plug"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Kind: luahook.KindCommand, Name: "bash x.sh"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PostToolUse, Background: true, Stage: luahook.StageMutate})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Background: true, RunWhenToolSkipped: true})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Timeout: time.Hour})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Timeout: time.Nanosecond})
 	all := r.All()
 	want := []struct {
 		name    string
@@ -139,15 +139,15 @@ func TestDefaults(t *testing.T) {
 func TestRegisterRejectsBadSpecs(t *testing.T) {
 	r := New()
 	cases := []struct {
-		spec Spec
+		spec luahook.Spec
 		want string
 	}{
-		{Spec{Event: "preToolUse", Hook: nop}, `unknown event "preToolUse"`},
-		{Spec{Event: luahook.Stop}, "no hook function"},
-		{Spec{Event: luahook.Stop, Hook: nop, FailurePolicy: "closd"}, `unknown failure policy "closd"`},
-		{Spec{Event: luahook.PreToolUse, Hook: nop, Stage: "check"}, `unknown stage "check"`},
-		{Spec{Event: luahook.Stop, Hook: nop, Timeout: -1}, "negative timeout"},
-		{Spec{Event: luahook.Stop, Hook: nop, Kind: "wasm"}, `unknown kind "wasm"`},
+		{luahook.Spec{Event: "preToolUse", Hook: nop}, `unknown event "preToolUse"`},
+		{luahook.Spec{Event: luahook.Stop}, "no hook function"},
+		{luahook.Spec{Event: luahook.Stop, Hook: nop, FailurePolicy: "closd"}, `unknown failure policy "closd"`},
+		{luahook.Spec{Event: luahook.PreToolUse, Hook: nop, Stage: "check"}, `unknown stage "check"`},
+		{luahook.Spec{Event: luahook.Stop, Hook: nop, Timeout: -1}, "negative timeout"},
+		{luahook.Spec{Event: luahook.Stop, Hook: nop, Kind: "wasm"}, `unknown kind "wasm"`},
 	}
 	for _, c := range cases {
 		_, err := r.Register(c.spec)
@@ -162,19 +162,19 @@ func TestRegisterRejectsBadSpecs(t *testing.T) {
 
 func TestSnapshotsAreNotAliased(t *testing.T) {
 	r := New()
-	mustRegister(t, r, Spec{Event: luahook.Stop, Name: "a"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Name: "a"})
 	list := r.List(luahook.Stop)
 	all := r.All()
 	list[0].Name = "changed"
 	all[0].Policy = true
-	list = append(list, Entry{Name: "extra"})
+	list = append(list, Entry{Spec: luahook.Spec{Name: "extra"}})
 	_ = list
 	if e := r.List(luahook.Stop); len(e) != 1 || e[0].Name != "a" || e[0].Policy {
 		t.Fatalf("registry changed through a snapshot: %+v", e)
 	}
 	// A snapshot taken before a change does not see it.
 	before := r.List(luahook.Stop)
-	mustRegister(t, r, Spec{Event: luahook.Stop, Name: "b"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Name: "b"})
 	if len(before) != 1 {
 		t.Fatalf("old snapshot grew to %d", len(before))
 	}
@@ -185,7 +185,7 @@ func TestHasIgnoresMatcherAndCountsPerEvent(t *testing.T) {
 	if r.Has(luahook.PreToolUse) || r.Has("nope") {
 		t.Fatal("Has on empty registry")
 	}
-	off := mustRegister(t, r, Spec{Event: luahook.PreToolUse, Matcher: "nothing-matches-this"})
+	off := mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Matcher: "nothing-matches-this"})
 	if !r.Has(luahook.PreToolUse) || r.Has(luahook.PostToolUse) {
 		t.Fatal("Has wrong after register")
 	}
@@ -197,9 +197,9 @@ func TestHasIgnoresMatcherAndCountsPerEvent(t *testing.T) {
 
 func TestDrainCountClearByOwner(t *testing.T) {
 	r := New()
-	mustRegister(t, r, Spec{Event: luahook.Stop, Owner: "p"})
-	mustRegister(t, r, Spec{Event: luahook.PreToolUse, Owner: "p"})
-	mustRegister(t, r, Spec{Event: luahook.Stop, Owner: "q"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Owner: "p"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse, Owner: "p"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Owner: "q"})
 	if n := r.CountByOwner("p"); n != 2 {
 		t.Fatalf("CountByOwner = %d", n)
 	}
@@ -277,8 +277,8 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 		})
 	}
 	for i := range 200 {
-		off := mustRegister(t, r, Spec{Event: luahook.PreToolUse})
-		if err := r.ReplaceOwner("f.lua", []Spec{{Event: luahook.PreToolUse, Kind: luahook.KindLua, Hook: nop, Matcher: strings.Repeat("x", i%3)}}); err != nil {
+		off := mustRegister(t, r, luahook.Spec{Event: luahook.PreToolUse})
+		if err := r.ReplaceOwner("f.lua", []luahook.Spec{{Event: luahook.PreToolUse, Kind: luahook.KindLua, Hook: nop, Matcher: strings.Repeat("x", i%3)}}); err != nil {
 			t.Fatal(err)
 		}
 		off()
@@ -295,14 +295,14 @@ func TestScopeCloseUnregistersInReverseThenDrains(t *testing.T) {
 	s := r.Scope("plug", ScopeOptions{})
 	var order []string
 	for _, n := range []string{"a", "b", "c"} {
-		off, err := s.Register(Spec{Event: luahook.Stop, Name: n, Hook: nop})
+		off, err := s.Register(luahook.Spec{Event: luahook.Stop, Name: n, Hook: nop})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_ = off
 	}
 	// A hook registered under the same owner outside the scope is caught by the backstop.
-	mustRegister(t, r, Spec{Event: luahook.Stop, Owner: "plug", Name: "stray"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Owner: "plug", Name: "stray"})
 	// Observe the reverse order through the snapshots the unregister functions leave.
 	s.mu.Lock()
 	for i, f := range s.undo {
@@ -322,23 +322,23 @@ func TestScopeCloseUnregistersInReverseThenDrains(t *testing.T) {
 	if s.Close() != 0 {
 		t.Fatal("second Close drained something")
 	}
-	if _, err := s.Register(Spec{Event: luahook.Stop, Hook: nop}); !errors.Is(err, ErrScopeClosed) {
+	if _, err := s.Register(luahook.Spec{Event: luahook.Stop, Hook: nop}); !errors.Is(err, ErrScopeClosed) {
 		t.Fatalf("register after close: %v", err)
 	}
 }
 
 func TestInstallDrainsAfterHalfFailedSetup(t *testing.T) {
 	r := New()
-	mustRegister(t, r, Spec{Event: luahook.Stop, Owner: "other"})
+	mustRegister(t, r, luahook.Spec{Event: luahook.Stop, Owner: "other"})
 	_, err := r.Install("plug", ScopeOptions{}, func(s *Scope) error {
-		if _, err := s.RegisterFunc(luahook.PreToolUse, "bash", nop, Spec{}); err != nil {
+		if _, err := s.RegisterFunc(luahook.PreToolUse, "bash", nop, luahook.Spec{}); err != nil {
 			return err
 		}
-		if _, err := s.RegisterFunc(luahook.Stop, "", nop, Spec{}); err != nil {
+		if _, err := s.RegisterFunc(luahook.Stop, "", nop, luahook.Spec{}); err != nil {
 			return err
 		}
 		// Registered directly on the registry under the owner, bypassing the scope.
-		if _, err := r.Register(Spec{Event: luahook.Stop, Owner: "plug", Hook: nop}); err != nil {
+		if _, err := r.Register(luahook.Spec{Event: luahook.Stop, Owner: "plug", Hook: nop}); err != nil {
 			return err
 		}
 		return errors.New("boom")
@@ -359,22 +359,22 @@ func TestScopeCapabilityGate(t *testing.T) {
 	var logged []string
 	logger := newRecordingLogger(&logged)
 	warn := r.Scope("lax", ScopeOptions{Capabilities: &Capabilities{Hooks: false}, Logger: logger})
-	if _, err := warn.RegisterFunc(luahook.Stop, "", nop, Spec{}); err != nil {
+	if _, err := warn.RegisterFunc(luahook.Stop, "", nop, luahook.Spec{}); err != nil {
 		t.Fatalf("non-strict gate refused: %v", err)
 	}
 	if len(logged) != 1 || !strings.Contains(logged[0], "without declaring") {
 		t.Fatalf("warning not logged: %v", logged)
 	}
 	strict := r.Scope("strict", ScopeOptions{Capabilities: &Capabilities{Hooks: false}, Strict: true})
-	if _, err := strict.RegisterFunc(luahook.Stop, "", nop, Spec{}); err == nil || r.CountByOwner("strict") != 0 {
+	if _, err := strict.RegisterFunc(luahook.Stop, "", nop, luahook.Spec{}); err == nil || r.CountByOwner("strict") != 0 {
 		t.Fatalf("strict gate let it through: %v", err)
 	}
 	declared := r.Scope("ok", ScopeOptions{Capabilities: &Capabilities{Hooks: true}, Strict: true})
-	if _, err := declared.RegisterFunc(luahook.Stop, "", nop, Spec{}); err != nil {
+	if _, err := declared.RegisterFunc(luahook.Stop, "", nop, luahook.Spec{}); err != nil {
 		t.Fatalf("declared owner refused: %v", err)
 	}
 	undeclared := r.Scope("none", ScopeOptions{Strict: true})
-	if _, err := undeclared.RegisterFunc(luahook.Stop, "", nop, Spec{}); err != nil {
+	if _, err := undeclared.RegisterFunc(luahook.Stop, "", nop, luahook.Spec{}); err != nil {
 		t.Fatalf("owner without capabilities is not gated: %v", err)
 	}
 }

@@ -66,7 +66,7 @@ func (s *Scope) Owner() string { return s.owner }
 
 // Register registers spec under the scope's owner (spec.Owner is overwritten;
 // an empty Kind means a Go hook) and returns its unregister function.
-func (s *Scope) Register(spec Spec) (func(), error) {
+func (s *Scope) Register(spec luahook.Spec) (func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -89,7 +89,7 @@ func (s *Scope) Register(spec Spec) (func(), error) {
 }
 
 // RegisterFunc registers a Go function as a hook; see Register.
-func (s *Scope) RegisterFunc(event luahook.Event, matcher string, fn luahook.HookFunc, spec Spec) (func(), error) {
+func (s *Scope) RegisterFunc(event luahook.Event, matcher string, fn luahook.HookFunc, spec luahook.Spec) (func(), error) {
 	spec.Event, spec.Matcher, spec.Hook = event, matcher, fn
 	return s.Register(spec)
 }

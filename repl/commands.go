@@ -11,7 +11,6 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/policytest"
-	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -126,21 +125,19 @@ func (r *repl) fire(ctx context.Context, args string) error {
 }
 
 func (r *repl) list() error {
-	entries := r.reg.All()
-	if len(entries) == 0 {
+	hooks := r.reg.Listing()
+	if len(hooks) == 0 {
 		fmt.Fprintln(r.out, "no hooks registered")
 		return nil
 	}
 	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE")
-	for _, ev := range luahook.Events() {
-		for i, e := range registry.RunOrder(r.reg.List(ev)) {
-			matcher, stage := e.Match.String(), string(e.Stage)
-			if stage == "" {
-				stage = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", ev, i+1, termtext.Line(e.Name), termtext.Line(matcher), stage, e.Kind, termtext.Line(e.Source))
+	for _, h := range hooks {
+		stage := string(h.Stage)
+		if stage == "" {
+			stage = "-"
 		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, termtext.Line(h.Name), termtext.Line(h.MatcherForm), stage, h.Kind, termtext.Line(h.Source))
 	}
 	return tw.Flush()
 }

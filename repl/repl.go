@@ -310,7 +310,7 @@ func (r *repl) sync() {
 	if slices.Equal(ids, r.synced) {
 		return
 	}
-	specs := engine.LuaSpecs(regs)
+	specs := luabind.Specs(regs)
 	for i := range specs {
 		if specs[i].Name == "" {
 			specs[i].Name = regs[i].ID

@@ -75,7 +75,7 @@ func post(session, content string) *luahook.Input {
 func TestBackgroundHooksAreNotAwaited(t *testing.T) {
 	rg := newRig(t, Options{})
 	gt := newGate()
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: bound(gt.hook)})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: bound(gt.hook)})
 	var res Result
 	within(t, 10*time.Second, func() { res = rg.r.PostToolUse(t.Context(), post("s", "1")) })
 	if len(res.Trace) != 1 || !res.Trace[0].Background || res.Trace[0].Skipped != SkipBackground {
@@ -92,7 +92,7 @@ func TestBackgroundHooksAreNotAwaited(t *testing.T) {
 func TestBackgroundBurstRunsTheFirstAndTheLast(t *testing.T) {
 	rg := newRig(t, Options{})
 	gt := newGate()
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: luahook.HookFunc(gt.hook)})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: luahook.HookFunc(gt.hook)})
 	rg.r.PostToolUse(t.Context(), post("s", "1"))
 	gt.next(t) // the first run blocks on release
 	rg.r.PostToolUse(t.Context(), post("s", "2"))
@@ -111,7 +111,7 @@ func TestBackgroundBurstRunsTheFirstAndTheLast(t *testing.T) {
 func TestBackgroundCoalescingIsPerSession(t *testing.T) {
 	rg := newRig(t, Options{})
 	gt := newGate()
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: luahook.HookFunc(gt.hook)})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: luahook.HookFunc(gt.hook)})
 	rg.r.PostToolUse(t.Context(), post("A", "1"))
 	if s := gt.next(t); s != "A:1" {
 		t.Fatalf("started %q", s)
@@ -136,8 +136,8 @@ func TestBackgroundCoalescingIsPerSession(t *testing.T) {
 func TestBackgroundContextReachesOnlyItsOwnSession(t *testing.T) {
 	rg := newRig(t, Options{})
 	gt := newGate()
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Matcher: "edit", Background: true, Hook: luahook.HookFunc(gt.hook)})
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "fg", Matcher: "bash", Hook: fixed(&luahook.Outcome{AdditionalContext: "fg", ContextAs: luahook.ContextSeparate})})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Matcher: "edit", Background: true, Hook: luahook.HookFunc(gt.hook)})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "fg", Matcher: "bash", Hook: fixed(&luahook.Outcome{AdditionalContext: "fg", ContextAs: luahook.ContextSeparate})})
 	in := post("A", "1")
 	in.ToolName = "edit"
 	gt.runOnce(rg, in)
@@ -160,7 +160,7 @@ func TestBackgroundContextReachesOnlyItsOwnSession(t *testing.T) {
 func TestBackgroundContextIsDeliveredEvenWithoutMatchingHooks(t *testing.T) {
 	rg := newRig(t, Options{})
 	gt := newGate()
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Matcher: "edit", Background: true, Hook: luahook.HookFunc(gt.hook)})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Matcher: "edit", Background: true, Hook: luahook.HookFunc(gt.hook)})
 	in := post("A", "1")
 	in.ToolName = "edit"
 	gt.runOnce(rg, in)
@@ -178,7 +178,7 @@ func TestBackgroundContextIsDeliveredEvenWithoutMatchingHooks(t *testing.T) {
 
 func TestBackgroundContextPrecedesPromptContexts(t *testing.T) {
 	rg := newRig(t, Options{})
-	rg.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(&luahook.Outcome{AdditionalContext: "prompt hook", ContextAs: luahook.ContextSeparate})})
+	rg.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(&luahook.Outcome{AdditionalContext: "prompt hook", ContextAs: luahook.ContextSeparate})})
 	rg.r.buf.add("A", "bg 1")
 	rg.r.buf.add("A", "bg 2")
 	res := rg.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "p", SessionID: "A"})
@@ -190,9 +190,9 @@ func TestBackgroundContextPrecedesPromptContexts(t *testing.T) {
 func TestBlockedPromptKeepsBackgroundContext(t *testing.T) {
 	rg := newRig(t, Options{})
 	gt := newGate()
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: luahook.HookFunc(gt.hook)})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: luahook.HookFunc(gt.hook)})
 	var block = true
-	rg.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+	rg.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 		if block {
 			return luahook.Deny("not now"), nil
 		}
@@ -220,7 +220,7 @@ func TestBackgroundSessionFallsBackToOptionsThenDefault(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rg := newRig(t, Options{SessionID: c.fn})
 			gt := newGate()
-			rg.add(registry.Spec{Event: luahook.PostToolUse, Background: true, Hook: luahook.HookFunc(gt.hook)})
+			rg.add(luahook.Spec{Event: luahook.PostToolUse, Background: true, Hook: luahook.HookFunc(gt.hook)})
 			gt.runOnce(rg, post("", "1"))
 			if parts := rg.r.buf.drain(c.session, math.MaxUint64); !slices.Equal(parts, []string{"bg :1"}) {
 				t.Errorf("buffer of %q holds %q", c.session, parts)
@@ -231,7 +231,7 @@ func TestBackgroundSessionFallsBackToOptionsThenDefault(t *testing.T) {
 
 func TestBackgroundHooksAreFailOpenAndLogged(t *testing.T) {
 	rg := newRig(t, Options{})
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "scan", Background: true, FailurePolicy: luahook.FailClosed,
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "scan", Background: true, FailurePolicy: luahook.FailClosed,
 		Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, fmt.Errorf("crashed") })})
 	rg.r.PostToolUse(t.Context(), post("A", "1"))
 	rg.waitBackground()
@@ -274,7 +274,7 @@ func TestContextBufferKeepsNewestPartsAndSessions(t *testing.T) {
 
 func TestBackgroundContextIsDeliveredExactlyOnce(t *testing.T) {
 	rg := newRig(t, Options{})
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Background: true, Matcher: "edit", Hook: fixed(luahook.Context("done"))})
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Background: true, Matcher: "edit", Hook: fixed(luahook.Context("done"))})
 	in := post("A", "1")
 	in.ToolName = "edit"
 	// The run may finish before this very call drains the buffer, or after:
@@ -295,7 +295,7 @@ func TestBackgroundContextIsDeliveredExactlyOnce(t *testing.T) {
 func TestBackgroundContextWaitsForTheNextTurn(t *testing.T) {
 	reg := registry.New()
 	done := make(chan struct{}, 16)
-	if _, err := reg.Register(registry.Spec{Event: luahook.PostToolUse, Background: true,
+	if _, err := reg.Register(luahook.Spec{Event: luahook.PostToolUse, Background: true,
 		Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			defer func() { done <- struct{}{} }()
 			return luahook.Context("from the background"), nil
@@ -304,7 +304,7 @@ func TestBackgroundContextWaitsForTheNextTurn(t *testing.T) {
 	}
 	// A foreground hook that waits until the background run has finished, so
 	// its context is buffered while the scheduling call is still running.
-	if _, err := reg.Register(registry.Spec{Event: luahook.PostToolUse,
+	if _, err := reg.Register(luahook.Spec{Event: luahook.PostToolUse,
 		Hook: luahook.HookFunc(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 			select {
 			case <-done:

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // TestBackgroundWorkIsBoundedWhateverTheSessions: the sessions are the
@@ -22,7 +21,7 @@ func TestBackgroundWorkIsBoundedWhateverTheSessions(t *testing.T) {
 	rg := newRig(t, Options{BackgroundWorkers: workers, BackgroundQueue: queue})
 	var running, peak, ran atomic.Int32
 	release := make(chan struct{})
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 		n := running.Add(1)
 		defer running.Add(-1)
 		ran.Add(1)
@@ -75,7 +74,7 @@ func TestBackgroundWorkIsBoundedWhateverTheSessions(t *testing.T) {
 func TestBackgroundQueueIsBoundedInBytes(t *testing.T) {
 	rg := newRig(t, Options{BackgroundWorkers: 1})
 	started, release := make(chan struct{}, 8), make(chan struct{})
-	rg.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
+	rg.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg", Background: true, Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 		started <- struct{}{}
 		select {
 		case <-release:

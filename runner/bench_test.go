@@ -18,7 +18,7 @@ func benchRig(b *testing.B) (*Runner, *registry.Registry) {
 	return r, reg
 }
 
-func mustRegister(b *testing.B, reg *registry.Registry, spec registry.Spec) {
+func mustRegister(b *testing.B, reg *registry.Registry, spec luahook.Spec) {
 	if _, err := reg.Register(spec); err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func rmGuard(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 
 func BenchmarkHas(b *testing.B) {
 	r, reg := benchRig(b)
-	mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(rmGuard)})
+	mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(rmGuard)})
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Has(luahook.PreToolUse)
@@ -60,7 +60,7 @@ func BenchmarkHas(b *testing.B) {
 
 func BenchmarkPreToolUseNoHooks(b *testing.B) {
 	r, reg := benchRig(b)
-	mustRegister(b, reg, registry.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(rmGuard)})
+	mustRegister(b, reg, luahook.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(rmGuard)})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -70,7 +70,7 @@ func BenchmarkPreToolUseNoHooks(b *testing.B) {
 
 func BenchmarkPostToolUseNoHooks(b *testing.B) {
 	r, reg := benchRig(b)
-	mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(rmGuard)})
+	mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(rmGuard)})
 	in := &luahook.Input{ToolName: "bash", ToolResult: &luahook.ToolResult{Content: "ok"}, SessionID: "s"}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -81,7 +81,7 @@ func BenchmarkPostToolUseNoHooks(b *testing.B) {
 
 func BenchmarkPreToolUseOneGoHook(b *testing.B) {
 	r, reg := benchRig(b)
-	mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Stage: luahook.StageValidate, Hook: luahook.HookFunc(rmGuard)})
+	mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Stage: luahook.StageValidate, Hook: luahook.HookFunc(rmGuard)})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -95,7 +95,7 @@ func BenchmarkPreToolUseOneGoHook(b *testing.B) {
 // goroutine: the path of Lua, command and HTTP hooks.
 func BenchmarkPreToolUseOneBoundHook(b *testing.B) {
 	r, reg := benchRig(b)
-	mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Stage: luahook.StageValidate, Hook: bound(rmGuard)})
+	mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Stage: luahook.StageValidate, Hook: bound(rmGuard)})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -108,9 +108,9 @@ func BenchmarkPreToolUseOneBoundHook(b *testing.B) {
 func BenchmarkPreToolUseTenHooksOneMatches(b *testing.B) {
 	r, reg := benchRig(b)
 	for i := range 9 {
-		mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Matcher: fmt.Sprintf("edit%d|write%d", i, i), Hook: luahook.HookFunc(rmGuard)})
+		mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Matcher: fmt.Sprintf("edit%d|write%d", i, i), Hook: luahook.HookFunc(rmGuard)})
 	}
-	mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Hook: luahook.HookFunc(rmGuard)})
+	mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Hook: luahook.HookFunc(rmGuard)})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -124,7 +124,7 @@ func BenchmarkPostToolUseFanOut4(b *testing.B) {
 	r, reg := benchRig(b)
 	for i := range 4 {
 		text := fmt.Sprint("context ", i)
-		mustRegister(b, reg, registry.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+		mustRegister(b, reg, luahook.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			return luahook.Context(text), nil
 		})})
 	}
@@ -145,9 +145,9 @@ func BenchmarkPreToolUseNonMatching(b *testing.B) {
 	for _, n := range []int{0, 10, 100} {
 		b.Run(fmt.Sprintf("hooks=%d", n), func(b *testing.B) {
 			r, reg := benchRig(b)
-			mustRegister(b, reg, registry.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(rmGuard)})
+			mustRegister(b, reg, luahook.Spec{Event: luahook.PostToolUse, Hook: luahook.HookFunc(rmGuard)})
 			for i := range n {
-				mustRegister(b, reg, registry.Spec{Event: luahook.PreToolUse, Matcher: fmt.Sprintf("edit%d|write%d", i, i), Hook: luahook.HookFunc(rmGuard)})
+				mustRegister(b, reg, luahook.Spec{Event: luahook.PreToolUse, Matcher: fmt.Sprintf("edit%d|write%d", i, i), Hook: luahook.HookFunc(rmGuard)})
 			}
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // allocated returns how many bytes f allocated on the heap.
@@ -33,7 +32,7 @@ func TestJoinedContextIsCappedBeforeItIsAllocated(t *testing.T) {
 		t.Run(string(ev), func(t *testing.T) {
 			g := newRig(t, Options{})
 			for range hooks {
-				g.add(registry.Spec{Event: ev, Hook: fixed(luahook.Context(big))})
+				g.add(luahook.Spec{Event: ev, Hook: fixed(luahook.Context(big))})
 			}
 			var res Result
 			n := allocated(func() {
@@ -75,7 +74,7 @@ func TestEachHooksContextIsCutAtTheCap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newRig(t, Options{})
-			g.add(registry.Spec{Event: luahook.PostToolUse, Hook: fixed(luahook.Context(tc.text))})
+			g.add(luahook.Spec{Event: luahook.PostToolUse, Hook: fixed(luahook.Context(tc.text))})
 			res := g.r.PostToolUse(t.Context(), &luahook.Input{ToolName: "bash"})
 			if res.AdditionalContext != tc.want {
 				t.Errorf("context of %d characters ends %q, want %d characters ending %q", utf8.RuneCountInString(res.AdditionalContext),
@@ -101,8 +100,8 @@ func TestAnEventsContextIsCappedAtMaxContextBytes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newRig(t, Options{MaxContextBytes: limit})
-			g.add(registry.Spec{Event: luahook.SessionStart, Hook: fixed(luahook.Context(part))})
-			g.add(registry.Spec{Event: luahook.SessionStart, Hook: fixed(luahook.Context(tc.second))})
+			g.add(luahook.Spec{Event: luahook.SessionStart, Hook: fixed(luahook.Context(part))})
+			g.add(luahook.Spec{Event: luahook.SessionStart, Hook: fixed(luahook.Context(tc.second))})
 			res := g.r.SessionStart(t.Context(), &luahook.Input{})
 			whole := part + "\n" + tc.second
 			if tc.whole {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // within fails the test when f does not return within d, rather than hang.
@@ -43,8 +42,8 @@ func TestPostToolUseFanOutRunsInParallel(t *testing.T) {
 			}
 		}
 	}
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "a", Timeout: time.Minute, Hook: waitFor(aReady, bReady, "from a")})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "b", Timeout: time.Minute, Hook: waitFor(bReady, aReady, "from b")})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "a", Timeout: time.Minute, Hook: waitFor(aReady, bReady, "from a")})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "b", Timeout: time.Minute, Hook: waitFor(bReady, aReady, "from b")})
 	var res Result
 	within(t, 10*time.Second, func() { res = g.r.PostToolUse(t.Context(), &luahook.Input{ToolName: "bash"}) })
 	if res.AdditionalContext != "from a\nfrom b" {
@@ -65,7 +64,7 @@ func TestParallelContextsJoinInRegistrationOrder(t *testing.T) {
 			}
 			close(finished[n])
 			for i := range n {
-				g.add(registry.Spec{Event: ev, Name: fmt.Sprint("h", i), Hook: luahook.HookFunc(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
+				g.add(luahook.Spec{Event: ev, Name: fmt.Sprint("h", i), Hook: luahook.HookFunc(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 					defer close(finished[i])
 					select {
 					case <-finished[i+1]:
@@ -90,9 +89,9 @@ func TestParallelContextsJoinInRegistrationOrder(t *testing.T) {
 
 func TestPostToolUseIgnoresDenyAndMutate(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny, Reason: "no", AdditionalContext: "a"})})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Hook: fixed(&luahook.Outcome{Action: luahook.ActionMutate, Input: json.RawMessage(`{}`), AdditionalContext: "b", ContextAs: luahook.ContextSeparate})})
-	g.add(registry.Spec{Event: luahook.PostToolUse, FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: "block"})})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny, Reason: "no", AdditionalContext: "a"})})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Hook: fixed(&luahook.Outcome{Action: luahook.ActionMutate, Input: json.RawMessage(`{}`), AdditionalContext: "b", ContextAs: luahook.ContextSeparate})})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: "block"})})
 	res := g.r.PostToolUse(t.Context(), &luahook.Input{ToolName: "bash"})
 	if res.Denied || res.Input != nil {
 		t.Errorf("PostToolUse acted on deny/mutate: %+v", res)
@@ -107,8 +106,8 @@ func TestPostToolUseIgnoresDenyAndMutate(t *testing.T) {
 
 func TestContextAsCountsOnlyContributingHooks(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.SessionStart, Hook: fixed(&luahook.Outcome{ContextAs: luahook.ContextSeparate})})
-	g.add(registry.Spec{Event: luahook.SessionStart, Hook: fixed(luahook.Context("hello"))})
+	g.add(luahook.Spec{Event: luahook.SessionStart, Hook: fixed(&luahook.Outcome{ContextAs: luahook.ContextSeparate})})
+	g.add(luahook.Spec{Event: luahook.SessionStart, Hook: fixed(luahook.Context("hello"))})
 	res := g.r.SessionStart(t.Context(), &luahook.Input{})
 	if res.AdditionalContext != "hello" || res.ContextAs != luahook.ContextInline {
 		t.Errorf("context %q as %q; want hello inline", res.AdditionalContext, res.ContextAs)
@@ -118,10 +117,10 @@ func TestContextAsCountsOnlyContributingHooks(t *testing.T) {
 func TestObserveMatchesOnTheEventsMatchKeyAndIgnoresOutcomes(t *testing.T) {
 	g := newRig(t, Options{})
 	var explorer, other, perm, auto atomic.Int32
-	g.add(registry.Spec{Event: luahook.SubagentStart, Matcher: "explorer", Hook: counting(&explorer, luahook.Deny("x"))})
-	g.add(registry.Spec{Event: luahook.SubagentStart, Matcher: "coder", Hook: counting(&other, nil)})
-	g.add(registry.Spec{Event: luahook.Notification, Matcher: "permission", Hook: counting(&perm, luahook.Context("ignored"))})
-	g.add(registry.Spec{Event: luahook.PreCompact, Matcher: "auto", FailurePolicy: luahook.FailClosed, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+	g.add(luahook.Spec{Event: luahook.SubagentStart, Matcher: "explorer", Hook: counting(&explorer, luahook.Deny("x"))})
+	g.add(luahook.Spec{Event: luahook.SubagentStart, Matcher: "coder", Hook: counting(&other, nil)})
+	g.add(luahook.Spec{Event: luahook.Notification, Matcher: "permission", Hook: counting(&perm, luahook.Context("ignored"))})
+	g.add(luahook.Spec{Event: luahook.PreCompact, Matcher: "auto", FailurePolicy: luahook.FailClosed, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 		auto.Add(1)
 		return nil, fmt.Errorf("broken")
 	})})
@@ -162,11 +161,11 @@ func TestToolSkippedRunsOnlyRunWhenToolSkippedHooks(t *testing.T) {
 		return luahook.Deny("ignored"), nil
 	}
 	var plain atomic.Int32
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "release", Matcher: "edit", RunWhenToolSkipped: true, Hook: luahook.HookFunc(record)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "bg-release", Matcher: "edit", RunWhenToolSkipped: true, Background: true, Hook: luahook.HookFunc(record)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "other-tool", Matcher: "bash", RunWhenToolSkipped: true, Hook: counting(&plain, nil)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "plain", Matcher: "edit", Hook: counting(&plain, nil)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "failing", Matcher: "edit", RunWhenToolSkipped: true, FailurePolicy: luahook.FailClosed,
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "release", Matcher: "edit", RunWhenToolSkipped: true, Hook: luahook.HookFunc(record)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "bg-release", Matcher: "edit", RunWhenToolSkipped: true, Background: true, Hook: luahook.HookFunc(record)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "other-tool", Matcher: "bash", RunWhenToolSkipped: true, Hook: counting(&plain, nil)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "plain", Matcher: "edit", Hook: counting(&plain, nil)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "failing", Matcher: "edit", RunWhenToolSkipped: true, FailurePolicy: luahook.FailClosed,
 		Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, fmt.Errorf("boom") })})
 
 	res := g.r.ToolSkipped(t.Context(), &luahook.Input{Event: luahook.PreToolUse, ToolName: "edit", ToolInput: json.RawMessage(`{"path":"a"}`)}, `Tool "edit" denied by user.`)
@@ -216,7 +215,7 @@ func TestCallerCancellationReturnsAtOnce(t *testing.T) {
 				t.Cleanup(func() { close(release) })
 				started := make(chan struct{}, hooks)
 				for range hooks {
-					g.add(registry.Spec{Event: event, Timeout: time.Minute, RunWhenToolSkipped: true, FailurePolicy: luahook.FailClosed,
+					g.add(luahook.Spec{Event: event, Timeout: time.Minute, RunWhenToolSkipped: true, FailurePolicy: luahook.FailClosed,
 						Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 							started <- struct{}{}
 							<-release // ignores its context

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // The cap on a hook's payload (formerly engine's cappedHook, for command and
@@ -17,7 +16,7 @@ func TestRunnerRefusesOverCapInputBeforeTheHookRuns(t *testing.T) {
 	in := &luahook.Input{Event: luahook.PreToolUse, ToolInput: json.RawMessage(`{"command":"0123456789"}`)}
 	var calls atomic.Int32
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "capped", Hook: counting(&calls, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "capped", Hook: counting(&calls, nil)})
 	tests := []struct {
 		name  string
 		limit int
@@ -50,9 +49,9 @@ func TestRunnerRefusesOverCapInputBeforeTheHookRuns(t *testing.T) {
 func TestTheInputCapFollowsARewrittenToolInput(t *testing.T) {
 	var calls atomic.Int32
 	g := newRig(t, Options{MaxInputBytes: 64})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "grow", Stage: luahook.StageMutate,
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "grow", Stage: luahook.StageMutate,
 		Hook: fixed(luahook.Mutate(json.RawMessage(`{"command":"` + strings.Repeat("x", 100) + `"}`)))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "check", Stage: luahook.StageValidate, Hook: counting(&calls, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "check", Stage: luahook.StageValidate, Hook: counting(&calls, nil)})
 	res := g.r.PreToolUse(context.Background(), bashInput("ls"))
 	if calls.Load() != 0 {
 		t.Error("the validator was called with the rewritten, over-cap input")
@@ -72,7 +71,7 @@ func TestANilPayloadIsRefusedBeforeAnyHookRuns(t *testing.T) {
 	var calls atomic.Int32
 	g := newRig(t, Options{})
 	for _, ev := range luahook.Events() {
-		g.add(registry.Spec{Event: ev, Name: "h-" + string(ev), Hook: counting(&calls, nil)})
+		g.add(luahook.Spec{Event: ev, Name: "h-" + string(ev), Hook: counting(&calls, nil)})
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {

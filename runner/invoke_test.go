@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 func TestPolicyOnlySkipsOrdinaryHooksWithoutCallingThem(t *testing.T) {
@@ -45,8 +44,8 @@ func TestPolicyOnlySkipsOrdinaryHooksWithoutCallingThem(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/background=%v", c.event, c.background), func(t *testing.T) {
 			g := newRig(t, Options{PolicyOnly: true})
 			var ordinary, policy atomic.Int32
-			g.add(registry.Spec{Event: c.event, Name: "ordinary", Background: c.background, Hook: counting(&ordinary, nil)})
-			g.add(registry.Spec{Event: c.event, Name: "policy", Policy: true, Background: c.background, Hook: counting(&policy, nil)})
+			g.add(luahook.Spec{Event: c.event, Name: "ordinary", Background: c.background, Hook: counting(&ordinary, nil)})
+			g.add(luahook.Spec{Event: c.event, Name: "policy", Policy: true, Background: c.background, Hook: counting(&policy, nil)})
 			res := c.fire(g.r, t.Context())
 			g.waitBackground()
 			if ordinary.Load() != 0 {
@@ -71,8 +70,8 @@ func TestPolicyOnlySkipsOrdinaryHooksWithoutCallingThem(t *testing.T) {
 func TestPolicyOnlyGatesToolSkipped(t *testing.T) {
 	g := newRig(t, Options{PolicyOnly: true})
 	var ordinary, policy atomic.Int32
-	g.add(registry.Spec{Event: luahook.PostToolUse, RunWhenToolSkipped: true, Hook: counting(&ordinary, nil)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, RunWhenToolSkipped: true, Policy: true, Hook: counting(&policy, nil)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, RunWhenToolSkipped: true, Hook: counting(&ordinary, nil)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, RunWhenToolSkipped: true, Policy: true, Hook: counting(&policy, nil)})
 	g.r.ToolSkipped(t.Context(), &luahook.Input{ToolName: "bash"}, "denied")
 	if ordinary.Load() != 0 || policy.Load() != 1 {
 		t.Errorf("ordinary called %d, policy called %d; want 0 and 1", ordinary.Load(), policy.Load())
@@ -82,7 +81,7 @@ func TestPolicyOnlyGatesToolSkipped(t *testing.T) {
 func TestDoneContextAbortsWithoutCallingTheHook(t *testing.T) {
 	g := newRig(t, Options{})
 	var n atomic.Int32
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "h", Hook: counting(&n, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "h", Hook: counting(&n, nil)})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	res := g.r.PreToolUse(ctx, bashInput("ls"))
@@ -109,7 +108,7 @@ func TestEachCallGetsItsOwnDeadlineDerivedFromTheCallersContext(t *testing.T) {
 		got <- seen{d, ok, ctx.Value(ctxKey{})}
 		return nil, nil
 	}
-	g.add(registry.Spec{Event: luahook.Stop, Timeout: 3 * time.Second, Hook: luahook.HookFunc(hook)})
+	g.add(luahook.Spec{Event: luahook.Stop, Timeout: 3 * time.Second, Hook: luahook.HookFunc(hook)})
 
 	ctx := context.WithValue(t.Context(), ctxKey{}, "caller")
 	before := time.Now()
@@ -140,11 +139,11 @@ func goroutineID() string {
 func TestContextBoundHooksRunOnTheCallersGoroutine(t *testing.T) {
 	g := newRig(t, Options{})
 	ids := make(chan string, 2)
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Name: "bound", Hook: bound(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "bound", Hook: bound(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 		ids <- goroutineID()
 		return nil, nil
 	})})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Name: "plain", Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "plain", Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 		ids <- goroutineID()
 		return nil, nil
 	})})
@@ -162,7 +161,7 @@ func TestHookIgnoringItsDeadlineIsAbandoned(t *testing.T) {
 	g := newRig(t, Options{})
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "stuck", Timeout: 50 * time.Millisecond, FailurePolicy: luahook.FailClosed,
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "stuck", Timeout: 50 * time.Millisecond, FailurePolicy: luahook.FailClosed,
 		Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			<-release
 			return luahook.Allow(), nil
@@ -187,7 +186,7 @@ func TestPanicsAreContained(t *testing.T) {
 		for _, policy := range []luahook.FailurePolicy{luahook.FailOpen, luahook.FailClosed} {
 			t.Run(c.name+"/"+string(policy), func(t *testing.T) {
 				g := newRig(t, Options{})
-				g.add(registry.Spec{Event: luahook.PreToolUse, Name: "p", FailurePolicy: policy, Hook: c.hook})
+				g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "p", FailurePolicy: policy, Hook: c.hook})
 				res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 				f := res.Trace[0].Failure
 				if f == nil || f.Kind != luahook.FailError || f.Message != "panic: boom" {
@@ -241,7 +240,7 @@ func TestFailuresAreClassified(t *testing.T) {
 			if c.contextBound {
 				h = bound(fn)
 			}
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "h", Timeout: c.timeout, Hook: h})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "h", Timeout: c.timeout, Hook: h})
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			if c.cancel {
@@ -271,7 +270,7 @@ func TestInvalidOutcomesAreFailures(t *testing.T) {
 		for _, policy := range []luahook.FailurePolicy{luahook.FailOpen, luahook.FailClosed} {
 			t.Run(c.name+"/"+string(policy), func(t *testing.T) {
 				g := newRig(t, Options{})
-				g.add(registry.Spec{Event: luahook.PreToolUse, Name: "bad", FailurePolicy: policy, Hook: fixed(c.out)})
+				g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "bad", FailurePolicy: policy, Hook: fixed(c.out)})
 				res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 				if f := res.Trace[0].Failure; f == nil || f.Kind != luahook.FailInvalidOutput {
 					t.Fatalf("failure %v, want invalid_output", f)
@@ -293,7 +292,7 @@ func TestInvalidOutcomesAreFailures(t *testing.T) {
 
 func TestFailuresAreLoggedAtWarn(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "lint", Source: "hooks.d/lint.lua:3", Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "lint", Source: "hooks.d/lint.lua:3", Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 		return nil, luahook.Failf(luahook.FailExit, "exit status 1")
 	})})
 	g.r.PostToolUse(t.Context(), &luahook.Input{ToolName: "bash"})
@@ -313,11 +312,11 @@ func TestFailClosedDeniesOnlyOnPreToolUseAndUserPromptSubmit(t *testing.T) {
 	for _, ev := range luahook.Events() {
 		t.Run(string(ev), func(t *testing.T) {
 			g := newRig(t, Options{})
-			g.add(registry.Spec{Event: ev, Name: "guard", FailurePolicy: luahook.FailClosed, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+			g.add(luahook.Spec{Event: ev, Name: "guard", FailurePolicy: luahook.FailClosed, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 				return nil, errors.New("broken")
 			})})
 			var later atomic.Int32
-			g.add(registry.Spec{Event: ev, Name: "later", Hook: counting(&later, luahook.Context("more"))})
+			g.add(luahook.Spec{Event: ev, Name: "later", Hook: counting(&later, luahook.Context("more"))})
 			res := g.r.Fire(t.Context(), &luahook.Input{Event: ev, ToolName: "bash", ToolInput: []byte(`{}`)})
 			steering := ev == luahook.PreToolUse || ev == luahook.UserPromptSubmit
 			if res.Denied != steering {
@@ -345,7 +344,7 @@ func TestTimeoutFailOpenVsFailClosed(t *testing.T) {
 		for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.UserPromptSubmit} {
 			t.Run(string(ev)+"/"+string(policy), func(t *testing.T) {
 				g := newRig(t, Options{})
-				g.add(registry.Spec{Event: ev, Name: "slow", Timeout: 10 * time.Millisecond, FailurePolicy: policy,
+				g.add(luahook.Spec{Event: ev, Name: "slow", Timeout: 10 * time.Millisecond, FailurePolicy: policy,
 					Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 						<-ctx.Done()
 						return nil, ctx.Err()
@@ -385,11 +384,11 @@ func TestOnlyBoundCallScopedHooksAreLentTheRunnersPayload(t *testing.T) {
 			return nil, nil
 		}
 	}
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: borrower(record(0))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: bound(record(1))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: borrower(record(2))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: lateBorrower(record(3))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(record(4))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: borrower(record(0))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: bound(record(1))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: borrower(record(2))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: lateBorrower(record(3))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(record(4))})
 	in := &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)}
 	g.r.PreToolUse(t.Context(), in)
 	if got[0] == nil || got[0] != got[2] {
@@ -444,10 +443,10 @@ func testInputCopy(t *testing.T, caps []string) {
 		seen <- v
 		return nil, nil
 	}
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(vandal)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: bound(observer)})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: bound(vandal)})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: luahook.HookFunc(observer)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: luahook.HookFunc(vandal)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: bound(observer)})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: bound(vandal)})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: luahook.HookFunc(observer)})
 
 	g.r.PreToolUse(t.Context(), in)
 	g.r.UserPromptSubmit(t.Context(), in)
@@ -474,7 +473,7 @@ func TestFailClosedDenialCarriesTheCause(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newRig(t, Options{})
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "guard", FailurePolicy: luahook.FailClosed,
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "guard", FailurePolicy: luahook.FailClosed,
 				Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 					return nil, errors.New(tc.msg)
 				})})

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // TestToolPatternJudgedOnTheInputAsRewritten: a Tool(pattern) hook on
@@ -31,10 +30,10 @@ func TestToolPatternJudgedOnTheInputAsRewritten(t *testing.T) {
 			if c.rewrite != "" {
 				rewrite = luahook.Mutate(json.RawMessage(c.rewrite))
 			}
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "rewrite", Matcher: "bash", Hook: fixed(rewrite)})
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "guard", Matcher: "bash(git push:*)", Stage: luahook.StageValidate,
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "rewrite", Matcher: "bash", Hook: fixed(rewrite)})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "guard", Matcher: "bash(git push:*)", Stage: luahook.StageValidate,
 				Hook: counting(&guard, luahook.Deny("no pushing"))})
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "other", Matcher: "Edit(src/**)", Hook: counting(&other, nil)})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "other", Matcher: "Edit(src/**)", Hook: counting(&other, nil)})
 			res := g.r.PreToolUse(t.Context(), bashInput(c.command))
 			if got := guard.Load() == 1; got != c.wantGuard || res.Denied != c.wantGuard {
 				t.Errorf("guard ran %v, denied %v; want %v", got, res.Denied, c.wantGuard)
@@ -55,7 +54,7 @@ func TestToolPatternJudgedOnTheInputAsRewritten(t *testing.T) {
 func TestToolPatternOnlyHooksThatDoNotMatchLeaveNoTrace(t *testing.T) {
 	g := newRig(t, Options{})
 	var n atomic.Int32
-	g.add(registry.Spec{Event: luahook.PreToolUse, Matcher: "Bash(git push:*)", Hook: counting(&n, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "Bash(git push:*)", Hook: counting(&n, nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 	if n.Load() != 0 || res.Trace != nil || res.Denied {
 		t.Fatalf("ran %d, result %+v", n.Load(), res)

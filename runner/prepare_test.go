@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // preparer is a call-scoped, context-bound hook that prepares its calls: its
@@ -68,7 +67,7 @@ func TestPreparationDoesNotCountAgainstTheHooksDeadline(t *testing.T) {
 		}
 		return luahook.Deny("prepared and judged"), nil
 	}}
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: p, Timeout: 50 * time.Millisecond, FailurePolicy: luahook.FailOpen})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: p, Timeout: 50 * time.Millisecond, FailurePolicy: luahook.FailOpen})
 	res := g.r.PreToolUse(context.Background(), &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)})
 	if !res.Denied || res.Reason != "prepared and judged" {
 		t.Fatalf("result = %+v, trace %+v; want the hook's own denial", res, res.Trace)
@@ -87,7 +86,7 @@ func TestPreparedRunIsStoppedByTheHooksDeadline(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "slow", Hook: p, Timeout: 20 * time.Millisecond, FailurePolicy: luahook.FailClosed})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "slow", Hook: p, Timeout: 20 * time.Millisecond, FailurePolicy: luahook.FailClosed})
 	res := g.r.PreToolUse(context.Background(), &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)})
 	if !res.Denied || res.Trace[0].Failure == nil || res.Trace[0].Failure.Kind != luahook.FailTimeout {
 		t.Fatalf("result = %+v, trace %+v; want a fail-closed timeout", res, res.Trace)
@@ -108,7 +107,7 @@ func TestPreparationFailuresAndPanicsAreFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newRig(t, Options{})
 			tc.p.run = func(context.Context) (*luahook.Outcome, error) { return nil, nil }
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "h", Hook: tc.p, FailurePolicy: luahook.FailClosed})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "h", Hook: tc.p, FailurePolicy: luahook.FailClosed})
 			res := g.r.PreToolUse(context.Background(), &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)})
 			if f := res.Trace[0].Failure; f == nil || f.Kind != tc.kind {
 				t.Fatalf("trace %+v; want failure %s", res.Trace[0], tc.kind)
@@ -126,7 +125,7 @@ func TestPreparationFailuresAndPanicsAreFailures(t *testing.T) {
 func TestCallerCancellationDuringPreparationIsAborted(t *testing.T) {
 	g := newRig(t, Options{})
 	p := &preparer{prepTime: time.Minute, run: func(context.Context) (*luahook.Outcome, error) { return nil, nil }}
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: p})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: p})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	res := g.r.PreToolUse(ctx, &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)})

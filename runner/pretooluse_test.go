@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -35,10 +34,10 @@ func TestMutatorsRunBeforeValidatorsWhateverTheRegistrationOrder(t *testing.T) {
 	g := newRig(t, Options{})
 	var mu sync.Mutex
 	var calls []string
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "v1", Stage: luahook.StageValidate, Hook: recording(&mu, &calls, "v1", nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "m1", Stage: luahook.StageMutate, Hook: recording(&mu, &calls, "m1", nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "v2", Stage: luahook.StageValidate, Hook: recording(&mu, &calls, "v2", nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "m2", Stage: luahook.StageMutate, Hook: recording(&mu, &calls, "m2", nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "v1", Stage: luahook.StageValidate, Hook: recording(&mu, &calls, "v1", nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "m1", Stage: luahook.StageMutate, Hook: recording(&mu, &calls, "m1", nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "v2", Stage: luahook.StageValidate, Hook: recording(&mu, &calls, "v2", nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "m2", Stage: luahook.StageMutate, Hook: recording(&mu, &calls, "m2", nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 	want := []string{"m1", "m2", "v1", "v2"}
 	if !slices.Equal(calls, want) {
@@ -53,9 +52,9 @@ func TestMutationChainComposesLeftToRight(t *testing.T) {
 	g := newRig(t, Options{})
 	var mu sync.Mutex
 	var saw []string
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "A", Hook: addField("x", "1", &saw, &mu)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "B", Hook: addField("y", "2", &saw, &mu)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "V", Stage: luahook.StageValidate, Hook: addField("z", "3", &saw, &mu)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "A", Hook: addField("x", "1", &saw, &mu)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "B", Hook: addField("y", "2", &saw, &mu)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "V", Stage: luahook.StageValidate, Hook: addField("z", "3", &saw, &mu)})
 	in := bashInput("ls")
 	res := g.r.PreToolUse(t.Context(), in)
 	if len(saw) != 3 || strings.Contains(saw[0], `"x"`) || !strings.Contains(saw[1], `"x":"1"`) || !strings.Contains(saw[2], `"y":"2"`) {
@@ -88,10 +87,10 @@ func mapsEqual(a, b map[string]string) bool {
 func TestFirstDenyEndsTheCall(t *testing.T) {
 	g := newRig(t, Options{})
 	var before, after, validator atomic.Int32
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "ok", Hook: counting(&before, luahook.Allow())})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "no", Hook: fixed(luahook.Deny("rm -rf is not allowed"))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "later", Hook: counting(&after, nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "val", Stage: luahook.StageValidate, Hook: counting(&validator, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "ok", Hook: counting(&before, luahook.Allow())})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "no", Hook: fixed(luahook.Deny("rm -rf is not allowed"))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "later", Hook: counting(&after, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "val", Stage: luahook.StageValidate, Hook: counting(&validator, nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("rm -rf /"))
 	if !res.Denied || res.Reason != "rm -rf is not allowed" {
 		t.Fatalf("denied=%v reason %q", res.Denied, res.Reason)
@@ -112,9 +111,9 @@ func TestValidatorMutationIgnoredWhenOpenDeniedWhenClosed(t *testing.T) {
 		t.Run(string(policy), func(t *testing.T) {
 			g := newRig(t, Options{})
 			var later atomic.Int32
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "guard", Stage: luahook.StageValidate, FailurePolicy: policy,
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "guard", Stage: luahook.StageValidate, FailurePolicy: policy,
 				Hook: fixed(luahook.Mutate(json.RawMessage(`{"command":"rm -rf /"}`)))})
-			g.add(registry.Spec{Event: luahook.PreToolUse, Name: "after", Stage: luahook.StageValidate, Hook: counting(&later, nil)})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "after", Stage: luahook.StageValidate, Hook: counting(&later, nil)})
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 			msg := `PreToolUse validator "guard" attempted to mutate tool arguments`
 			if _, ok := g.log.find(msg); !ok {
@@ -163,7 +162,7 @@ func TestPreToolUseCollectsContextFromEveryOutcome(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := newRig(t, Options{})
 			for _, o := range c.outcomes {
-				g.add(registry.Spec{Event: luahook.PreToolUse, Hook: fixed(o)})
+				g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(o)})
 			}
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 			if res.AdditionalContext != c.context || res.ContextAs != c.as || res.Denied != c.denied {
@@ -187,7 +186,7 @@ func TestResultInputOnlyWhenTheValueChanged(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := newRig(t, Options{})
-			g.add(registry.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(json.RawMessage(c.rewrite)))})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(json.RawMessage(c.rewrite)))})
 			in := bashInput("")
 			in.ToolInput = json.RawMessage(`{"command":"ls","timeout":1}`)
 			res := g.r.PreToolUse(t.Context(), in)
@@ -258,7 +257,7 @@ func TestRewrittenInputIsRevalidatedAgainstTheToolSchema(t *testing.T) {
 			if c.schemas {
 				g.r.SetSchemas(map[string]*jsonschema.Schema{"Bash": compileSchema(t, bashSchema)})
 			}
-			g.add(registry.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(json.RawMessage(c.rewrite)))})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(json.RawMessage(c.rewrite)))})
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 			if c.reason == "" {
 				if res.Denied || string(res.Input) != c.rewrite {
@@ -278,7 +277,7 @@ func TestRewrittenInputIsRevalidatedAgainstTheToolSchema(t *testing.T) {
 
 func TestUnchangedInputIsNotRevalidated(t *testing.T) {
 	g := newRig(t, Options{Schemas: map[string]*jsonschema.Schema{"bash": compileSchema(t, bashSchema)}})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Allow())})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Allow())})
 	in := bashInput("")
 	in.ToolInput = json.RawMessage(`{"timeout":"bad"}`) // the host already validated what the model sent
 	if res := g.r.PreToolUse(t.Context(), in); res.Denied {
@@ -289,9 +288,9 @@ func TestUnchangedInputIsNotRevalidated(t *testing.T) {
 func TestPreToolUseMatchesOnToolName(t *testing.T) {
 	g := newRig(t, Options{})
 	var bash, edit, all atomic.Int32
-	g.add(registry.Spec{Event: luahook.PreToolUse, Matcher: "Bash | exec", Hook: counting(&bash, nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Matcher: "edit|write", Hook: counting(&edit, nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Matcher: "*", Hook: counting(&all, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "Bash | exec", Hook: counting(&bash, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "edit|write", Hook: counting(&edit, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "*", Hook: counting(&all, nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 	if bash.Load() != 1 || edit.Load() != 0 || all.Load() != 1 || len(res.Trace) != 2 {
 		t.Errorf("bash=%d edit=%d all=%d trace=%d; want 1 0 1 2", bash.Load(), edit.Load(), all.Load(), len(res.Trace))

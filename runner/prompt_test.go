@@ -8,15 +8,14 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 func TestUserPromptSubmitDenyEndsTheTurnAndDropsContext(t *testing.T) {
 	g := newRig(t, Options{})
 	var later atomic.Int32
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Name: "ctx", Hook: fixed(luahook.Context("collected"))})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Name: "guard", Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny, Reason: "secrets in prompt", AdditionalContext: "also dropped"})})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Name: "later", Hook: counting(&later, nil)})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "ctx", Hook: fixed(luahook.Context("collected"))})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "guard", Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny, Reason: "secrets in prompt", AdditionalContext: "also dropped"})})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "later", Hook: counting(&later, nil)})
 	res := g.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "my key is sk-123"})
 	if !res.Denied || res.Reason != "secrets in prompt" {
 		t.Fatalf("denied=%v reason %q", res.Denied, res.Reason)
@@ -33,9 +32,9 @@ func TestUserPromptSubmitRunsSequentiallyJoinsContextsAndIgnoresMutate(t *testin
 	g := newRig(t, Options{})
 	var mu sync.Mutex
 	var calls []string
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: recording(&mu, &calls, "1", luahook.Context("first"))})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: recording(&mu, &calls, "2", luahook.Mutate(json.RawMessage(`{"prompt":"x"}`)))})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: recording(&mu, &calls, "3", &luahook.Outcome{Action: luahook.ActionAllow, AdditionalContext: "third"})})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: recording(&mu, &calls, "1", luahook.Context("first"))})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: recording(&mu, &calls, "2", luahook.Mutate(json.RawMessage(`{"prompt":"x"}`)))})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: recording(&mu, &calls, "3", &luahook.Outcome{Action: luahook.ActionAllow, AdditionalContext: "third"})})
 	res := g.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "hello"})
 	if !slices.Equal(calls, []string{"1", "2", "3"}) {
 		t.Errorf("calls %v", calls)

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 func TestOutcomeJSONShapePerEvent(t *testing.T) {
@@ -50,7 +49,7 @@ func TestReasonsAreCutTo2000Characters(t *testing.T) {
 	for _, ev := range []luahook.Event{luahook.PreToolUse, luahook.UserPromptSubmit} {
 		t.Run(string(ev), func(t *testing.T) {
 			g := newRig(t, Options{})
-			g.add(registry.Spec{Event: ev, Hook: fixed(luahook.Deny(long))})
+			g.add(luahook.Spec{Event: ev, Hook: fixed(luahook.Deny(long))})
 			res := g.r.Fire(t.Context(), &luahook.Input{Event: ev, ToolName: "bash", ToolInput: []byte(`{}`)})
 			if n := utf8.RuneCountInString(res.Reason); !res.Denied || n != luahook.MaxReasonChars {
 				t.Errorf("reason has %d characters, want %d", n, luahook.MaxReasonChars)
@@ -62,7 +61,7 @@ func TestReasonsAreCutTo2000Characters(t *testing.T) {
 	}
 	t.Run("fail-closed with a long name", func(t *testing.T) {
 		g := newRig(t, Options{})
-		g.add(registry.Spec{Event: luahook.PreToolUse, Name: long, FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: "block"})})
+		g.add(luahook.Spec{Event: luahook.PreToolUse, Name: long, FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: "block"})})
 		res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 		if n := utf8.RuneCountInString(res.Reason); !res.Denied || n != luahook.MaxReasonChars {
 			t.Errorf("reason has %d characters", n)

@@ -34,7 +34,7 @@ func newRig(t *testing.T, opts Options) *rig {
 }
 
 // add registers spec; a nil spec.Hook is a hook that does nothing.
-func (g *rig) add(spec registry.Spec) {
+func (g *rig) add(spec luahook.Spec) {
 	g.t.Helper()
 	if spec.Hook == nil {
 		spec.Hook = luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })
@@ -160,7 +160,7 @@ func traceNames(res Result) []string {
 
 func TestHasReportsEventsWithHooksWithoutAllocating(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Matcher: "bash"})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash"})
 	if !g.r.Has(luahook.PreToolUse) {
 		t.Error("Has(PreToolUse) = false with a PreToolUse hook")
 	}
@@ -179,7 +179,7 @@ func TestFireDispatchesOnTheEvent(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[luahook.Event]luahook.Event{}
 	for _, ev := range luahook.Events() {
-		g.add(registry.Spec{Event: ev, Name: string(ev), Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+		g.add(luahook.Spec{Event: ev, Name: string(ev), Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 			mu.Lock()
 			seen[ev] = in.Event
 			mu.Unlock()
@@ -221,7 +221,7 @@ func TestHooksRunInRegistryOrder(t *testing.T) {
 		{"cmd", "config", luahook.KindCommand},
 		{"go-2", "plugin", luahook.KindGo},
 	} {
-		g.add(registry.Spec{Event: luahook.UserPromptSubmit, Name: s.name, Owner: s.owner, Kind: s.kind,
+		g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: s.name, Owner: s.owner, Kind: s.kind,
 			Hook: recording(&mu, &calls, s.name, nil)})
 	}
 	var want []string
@@ -250,7 +250,7 @@ func TestCloseWaitsForBackgroundHooksAndIsIdempotent(t *testing.T) {
 	started := make(chan struct{})
 	var returned atomic.Bool
 	var sawCancel atomic.Bool
-	g.add(registry.Spec{Event: luahook.PostToolUse, Background: true, Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Background: true, Hook: bound(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 		defer returned.Store(true)
 		close(started)
 		<-ctx.Done()
@@ -278,7 +278,7 @@ func TestCloseWaitsForBackgroundHooksAndIsIdempotent(t *testing.T) {
 func TestClosedRunnerStartsNoBackgroundHooks(t *testing.T) {
 	g := newRig(t, Options{})
 	var n atomic.Int32
-	g.add(registry.Spec{Event: luahook.PostToolUse, Background: true, Name: "bg", Hook: counting(&n, nil)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Background: true, Name: "bg", Hook: counting(&n, nil)})
 	g.r.Close()
 	res := g.r.PostToolUse(t.Context(), &luahook.Input{ToolName: "bash"})
 	g.waitBackground()
@@ -305,8 +305,8 @@ func TestZeroOptionsAreUsable(t *testing.T) {
 func TestEventsWithoutHooksAllocateNothing(t *testing.T) {
 	g := newRig(t, Options{})
 	// Hooks for other events and tools must not make these paths work.
-	g.add(registry.Spec{Event: luahook.PreToolUse, Matcher: "edit"})
-	g.add(registry.Spec{Event: luahook.Notification})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "edit"})
+	g.add(luahook.Spec{Event: luahook.Notification})
 	ctx := t.Context()
 	pre, post, prompt := bashInput("ls"), &luahook.Input{ToolName: "bash", SessionID: "s"}, &luahook.Input{Prompt: "p"}
 	calls := map[string]func(){
@@ -333,10 +333,10 @@ func TestFireIntoReusesTheResultsTrace(t *testing.T) {
 	g := newRig(t, Options{})
 	deny := &luahook.Outcome{Action: luahook.ActionDeny, Reason: "no"}
 	note := &luahook.Outcome{AdditionalContext: "seen"}
-	g.add(registry.Spec{Name: "pass", Event: luahook.PreToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })})
-	g.add(registry.Spec{Name: "deny", Event: luahook.PreToolUse, Matcher: "rm", Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return deny, nil })})
-	g.add(registry.Spec{Name: "note", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return note, nil })})
-	g.add(registry.Spec{Name: "note2", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return note, nil })})
+	g.add(luahook.Spec{Name: "pass", Event: luahook.PreToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })})
+	g.add(luahook.Spec{Name: "deny", Event: luahook.PreToolUse, Matcher: "rm", Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return deny, nil })})
+	g.add(luahook.Spec{Name: "note", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return note, nil })})
+	g.add(luahook.Spec{Name: "note2", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return note, nil })})
 	inputs := []*luahook.Input{
 		{Event: luahook.PreToolUse, ToolName: "rm", ToolInput: []byte(`{}`)},
 		{Event: luahook.PreToolUse, ToolName: "ls", ToolInput: []byte(`{}`)},

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -43,7 +42,7 @@ func TestRewrittenInputsAreComparedAndValidatedWithinABound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newRig(t, Options{Schemas: map[string]*jsonschema.Schema{"bash": compileSchema(t, bashSchema)}})
 			rewrite := envInput(tc.values - 3)
-			g.add(registry.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(rewrite))})
+			g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(rewrite))})
 			var res Result
 			n := allocated(func() { res = g.r.PreToolUse(t.Context(), bashInput("ls")) })
 			if !res.Denied || !strings.Contains(res.Reason, tc.want) {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // TestRejectedHooksDenyBlockingEventsWhateverTheirPolicy: a hook refused
@@ -24,8 +23,8 @@ func TestRejectedHooksDenyBlockingEventsWhateverTheirPolicy(t *testing.T) {
 			t.Run(string(ev)+"/"+string(policy), func(t *testing.T) {
 				g := newRig(t, Options{})
 				var after atomic.Int32
-				g.add(registry.Spec{Event: ev, Name: "secrets-guard", FailurePolicy: policy, Hook: rejected})
-				g.add(registry.Spec{Event: ev, Name: "after", Hook: counting(&after, nil)})
+				g.add(luahook.Spec{Event: ev, Name: "secrets-guard", FailurePolicy: policy, Hook: rejected})
+				g.add(luahook.Spec{Event: ev, Name: "after", Hook: counting(&after, nil)})
 				res := g.r.Fire(t.Context(), &luahook.Input{Event: ev, ToolName: "bash", ToolInput: []byte(`{}`), SessionID: "s"})
 				if !canBlock(ev) {
 					if res.Denied {
@@ -65,7 +64,7 @@ func TestPayloadsOverAnIdentifierLimitRunNoHook(t *testing.T) {
 			t.Run(string(ev)+"/"+tc.name, func(t *testing.T) {
 				g := newRig(t, Options{})
 				var n atomic.Int32
-				g.add(registry.Spec{Event: ev, Name: "h", Hook: counting(&n, nil)})
+				g.add(luahook.Spec{Event: ev, Name: "h", Hook: counting(&n, nil)})
 				res := g.r.Fire(t.Context(), &luahook.Input{Event: ev, ToolName: "bash", ToolInput: []byte(`{}`), SessionID: tc.session})
 				if ran := n.Load() == 1; ran != tc.runs {
 					t.Fatalf("the hook ran: %v, want %v (result %+v)", ran, tc.runs, res)

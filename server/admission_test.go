@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 func TestARequestOverItsClientsShareWaitsThenIsRefusedWithABodyThatDenies(t *testing.T) {
 	release := make(chan struct{})
 	g := newRig(t, Options{Limits: Limits{MaxClientRequests: 1, ReadTimeout: 300 * time.Millisecond}})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "slow", Hook: luahook.HookFunc(func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "slow", Hook: luahook.HookFunc(func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 		if in.ToolName == "slow" {
 			<-release
 		}

@@ -20,7 +20,7 @@ func BenchmarkServeHook(b *testing.B) {
 	reg := registry.New()
 	run := runner.New(runner.Options{Registry: reg})
 	defer run.Close()
-	reg.Register(registry.Spec{Event: luahook.PreToolUse, Kind: luahook.KindGo, Name: "guard", Stage: luahook.StageValidate,
+	reg.Register(luahook.Spec{Event: luahook.PreToolUse, Kind: luahook.KindGo, Name: "guard", Stage: luahook.StageValidate,
 		Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })})
 	h := New(run, Options{})
 	b.ReportAllocs()

@@ -18,7 +18,7 @@ import (
 // engine's runner: server.New(eng.Runner(), server.Options{Health: eng.Errors}).
 func ExampleNew() {
 	reg := registry.New()
-	reg.Register(registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Kind: luahook.KindGo,
+	reg.Register(luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Kind: luahook.KindGo,
 		Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 			if strings.Contains(string(in.ToolInput), "rm -rf") {
 				return luahook.Deny("no rm -rf"), nil

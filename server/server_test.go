@@ -40,7 +40,7 @@ func newRig(t *testing.T, opts Options) *rig {
 	return &rig{t: t, reg: reg, run: run, srv: srv}
 }
 
-func (g *rig) add(spec registry.Spec) {
+func (g *rig) add(spec luahook.Spec) {
 	g.t.Helper()
 	if spec.Kind == "" {
 		spec.Kind = luahook.KindGo
@@ -90,43 +90,43 @@ func TestHookAnswersInTheContractShapeOfItsEvent(t *testing.T) {
 	ctxSeparate := &luahook.Outcome{AdditionalContext: "see docs", ContextAs: luahook.ContextSeparate}
 	tests := []struct {
 		name    string
-		hooks   []registry.Spec
+		hooks   []luahook.Spec
 		payload string
 		want    string
 	}{
-		{"PreToolUse deny", []registry.Spec{
+		{"PreToolUse deny", []luahook.Spec{
 			{Event: luahook.PreToolUse, Matcher: "bash", Hook: answer(luahook.Deny("no rm & co"))},
 		}, `{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"rm -rf /"}}`,
 			`{"action":"deny","reason":"no rm & co"}`},
-		{"PreToolUse mutate carries the final input", []registry.Spec{
+		{"PreToolUse mutate carries the final input", []luahook.Spec{
 			{Event: luahook.PreToolUse, Hook: answer(luahook.Mutate(json.RawMessage(`{"command":"pnpm i"}`)))},
 		}, `{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"npm i"}}`,
 			`{"action":"mutate","input":{"command":"pnpm i"}}`},
-		{"PreToolUse allow with context", []registry.Spec{
+		{"PreToolUse allow with context", []luahook.Spec{
 			{Event: luahook.PreToolUse, Hook: answer(ctxSeparate)},
 		}, `{"event":"PreToolUse","toolName":"bash","toolInput":{}}`,
 			`{"action":"allow","additionalContext":"see docs","contextAs":"separate"}`},
 		{"PreToolUse without hooks allows", nil,
 			`{"event":"PreToolUse","toolName":"bash","toolInput":{}}`, `{"action":"allow"}`},
-		{"UserPromptSubmit blocked", []registry.Spec{
+		{"UserPromptSubmit blocked", []luahook.Spec{
 			{Event: luahook.UserPromptSubmit, Hook: answer(luahook.Deny("no secrets"))},
 		}, `{"event":"UserPromptSubmit","prompt":"AKIA..."}`, `{"action":"deny","reason":"no secrets"}`},
-		{"UserPromptSubmit context", []registry.Spec{
+		{"UserPromptSubmit context", []luahook.Spec{
 			{Event: luahook.UserPromptSubmit, Hook: answer(luahook.Context("be brief"))},
 		}, `{"event":"UserPromptSubmit","prompt":"hi"}`, `{"additionalContext":"be brief"}`},
 		{"UserPromptSubmit nothing", nil, `{"event":"UserPromptSubmit","prompt":"hi"}`, `{}`},
-		{"PostToolUse context", []registry.Spec{
+		{"PostToolUse context", []luahook.Spec{
 			{Event: luahook.PostToolUse, Hook: answer(luahook.Context("run the tests"))},
 		}, `{"event":"PostToolUse","toolName":"write","toolInput":{},"toolResult":{"content":"ok","isError":false}}`,
 			`{"additionalContext":"run the tests","contextAs":"inline"}`},
-		{"SessionStart context", []registry.Spec{
+		{"SessionStart context", []luahook.Spec{
 			{Event: luahook.SessionStart, Hook: answer(ctxSeparate)},
 		}, `{"event":"SessionStart","cwd":"/tmp"}`, `{"additionalContext":"see docs","contextAs":"separate"}`},
 		{"SessionStart nothing", nil, `{"event":"SessionStart"}`, `{}`},
-		{"Stop ignores context", []registry.Spec{
+		{"Stop ignores context", []luahook.Spec{
 			{Event: luahook.Stop, Hook: answer(luahook.Context("ignored"))},
 		}, `{"event":"Stop"}`, `{}`},
-		{"observational ignores deny", []registry.Spec{
+		{"observational ignores deny", []luahook.Spec{
 			{Event: luahook.Notification, Hook: answer(luahook.Deny("ignored"))},
 		}, `{"event":"Notification","notification":{"kind":"permission","message":"?"}}`, `{}`},
 	}
@@ -180,7 +180,7 @@ func TestMalformedPayloadIs400NamingTheProblem(t *testing.T) {
 			var called atomic.Bool
 			g := newRig(t, Options{})
 			for _, ev := range luahook.Events() {
-				g.add(registry.Spec{Event: ev, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+				g.add(luahook.Spec{Event: ev, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 					called.Store(true)
 					return nil, nil
 				})})
@@ -284,16 +284,16 @@ func TestReadyzIs503WhileDegraded(t *testing.T) {
 
 func TestMetricsCountCallsDenialsFailuresAndDecisions(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "guard", Matcher: "bash", Stage: luahook.StageValidate,
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "guard", Matcher: "bash", Stage: luahook.StageValidate,
 		Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 			if strings.Contains(string(in.ToolInput), "rm") {
 				return luahook.Deny("no rm"), nil
 			}
 			return nil, nil
 		})})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "after-guard", Stage: luahook.StageValidate, Hook: answer(nil)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "flaky", Hook: failing(luahook.FailTimeout)})
-	g.add(registry.Spec{Event: luahook.PostToolUse, Name: "flaky-late", Background: true, Hook: answer(nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "after-guard", Stage: luahook.StageValidate, Hook: answer(nil)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "flaky", Hook: failing(luahook.FailTimeout)})
+	g.add(luahook.Spec{Event: luahook.PostToolUse, Name: "flaky-late", Background: true, Hook: answer(nil)})
 
 	before := scrape(t, g.srv.URL)
 	post := func(body string, want int) {
@@ -337,7 +337,7 @@ func TestMetricsCountCallsDenialsFailuresAndDecisions(t *testing.T) {
 func TestClientThatGivesUpCancelsItsHooks(t *testing.T) {
 	g := newRig(t, Options{})
 	started, ended := make(chan struct{}), make(chan error, 1)
-	g.add(registry.Spec{Event: luahook.PreToolUse, Timeout: time.Minute,
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Timeout: time.Minute,
 		Hook: luahook.HookFunc(func(ctx context.Context, _ *luahook.Input) (*luahook.Outcome, error) {
 			close(started)
 			<-ctx.Done()

@@ -236,7 +236,7 @@ func TestStressEverythingAtOnce(t *testing.T) {
 						<-release // ignores its context: the runner must abandon it
 					}
 					return nil, nil
-				}, registry.Spec{Stage: luahook.StageValidate, Timeout: 30 * time.Millisecond})
+				}, luahook.Spec{Stage: luahook.StageValidate, Timeout: 30 * time.Millisecond})
 				return err
 			})
 			if err != nil {

@@ -11,26 +11,6 @@ import (
 	"github.com/luahook/luahook/internal/termtext"
 )
 
-// listedHook is one line of "luahook list", one object of "luahook list --json".
-type listedHook struct {
-	Event   luahook.Event `json:"event"`
-	Order   int           `json:"order"`
-	Name    string        `json:"name"`
-	Matcher string        `json:"matcher"`
-	// MatcherForm is the matcher as parsed: "*", "names bash|sh",
-	// "regex ^(?i:mcp__.*)$", "capability @shell", `Bash command prefix "git push"`.
-	MatcherForm   string `json:"matcherForm"`
-	Stage         string `json:"stage,omitempty"`
-	Kind          string `json:"kind"`
-	Source        string `json:"source"`
-	Policy        bool   `json:"policy"`
-	TimeoutMs     int64  `json:"timeoutMs"`
-	FailurePolicy string `json:"failurePolicy"`
-	Background    bool   `json:"background,omitempty"`
-	// RunWhenToolSkipped: the hook also runs when an allowed tool did not run.
-	RunWhenToolSkipped bool `json:"runWhenToolSkipped,omitempty"`
-}
-
 func newListCmd(g *globalOptions, s *streams) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -60,20 +40,7 @@ folder and no config here, list says so and exits 1.`,
 			defer eng.Close()
 			errs := eng.Errors()
 			reportLoadErrors(s.err, errs)
-			var hooks []listedHook
-			for _, ev := range luahook.Events() {
-				for i, e := range eng.RunOrder(ev) {
-					matcher := e.Matcher
-					if matcher == "" {
-						matcher = "*"
-					}
-					hooks = append(hooks, listedHook{
-						Event: ev, Order: i + 1, Name: e.Name, Matcher: matcher, MatcherForm: e.Match.String(), Stage: string(e.Stage),
-						Kind: string(e.Kind), Source: e.Source, Policy: e.Policy, TimeoutMs: e.Timeout.Milliseconds(),
-						FailurePolicy: string(e.FailurePolicy), Background: e.Background, RunWhenToolSkipped: e.RunWhenToolSkipped,
-					})
-				}
-			}
+			hooks := eng.Registry().Listing()
 			if err := printHooks(s, hooks, asJSON); err != nil {
 				return err
 			}
@@ -87,10 +54,10 @@ folder and no config here, list says so and exits 1.`,
 	return cmd
 }
 
-func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
+func printHooks(s *streams, hooks []luahook.Listed, asJSON bool) error {
 	if asJSON {
 		if hooks == nil {
-			hooks = []listedHook{}
+			hooks = []luahook.Listed{}
 		}
 		enc := json.NewEncoder(s.out)
 		enc.SetEscapeHTML(false)
@@ -104,7 +71,7 @@ func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE\tPOLICY\tTIMEOUT\tFAILURE")
 	for _, h := range hooks {
-		stage := h.Stage
+		stage := string(h.Stage)
 		if stage == "" {
 			stage = "-"
 		}
@@ -112,7 +79,7 @@ func printHooks(s *streams, hooks []listedHook, asJSON bool) error {
 		if h.Policy {
 			policy = "yes"
 		}
-		timeout := fmt.Sprintf("%dms", h.TimeoutMs)
+		timeout := fmt.Sprintf("%dms", h.Timeout.Milliseconds())
 		if h.Background {
 			timeout += " (background)"
 		}

@@ -93,7 +93,7 @@ func run(ctx context.Context, out io.Writer) error {
 			return luahook.Context("The command failed: read its output before you retry it."), nil
 		}
 		return nil, nil
-	}, registry.Spec{Name: "failed-command-hint"})
+	}, luahook.Spec{Name: "failed-command-hint"})
 	if err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func TestPolicyDeniesThroughLuahooksHTTPHook(t *testing.T) {
 	}
 	t.Cleanup(h.Close)
 	reg := registry.New()
-	if _, err := reg.Register(registry.Spec{Event: luahook.PreToolUse, Matcher: "bash", Kind: luahook.KindHTTP, Hook: h}); err != nil {
+	if _, err := reg.Register(luahook.Spec{Event: luahook.PreToolUse, Matcher: "bash", Kind: luahook.KindHTTP, Hook: h}); err != nil {
 		t.Fatal(err)
 	}
 	r := runner.New(runner.Options{Registry: reg})
