@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // Registration is one hook.register call of a loaded file.
@@ -44,7 +45,7 @@ type shared struct {
 	log    *slog.Logger
 	store  *Store
 	ref    []Registration // the first state's registrations, for the determinism check
-	re     reCache
+	re     modules.Regexps
 	libs   libCache
 	envSet map[string]bool
 }
