@@ -55,7 +55,7 @@ type Config struct {
 // Modules are the modules of one Lua state. Like the state, they are used by
 // one goroutine at a time.
 type Modules struct {
-	L     *lua.LState
+	L     *lua.LState // the state the modules are opened in
 	cfg   Config
 	codec *codec.Codec
 	host  Host
