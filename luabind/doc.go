@@ -103,4 +103,11 @@
 // whose worst case (program size times text length) is over 2^20 reads the
 // text through a reader that checks the context; re patterns are at most
 // 16 KiB.
+//
+// This package is the file runtime: compiling, states and their pools, the
+// hook module and rt, the call path, the sandbox, require and Session. The
+// other modules (json, log, re, store, env, the capped string library,
+// table.concat and table.sort, os.date, the read-only module tables) are in
+// internal/modules, the JSON<->Lua codec in internal/codec, and the port of
+// Lua 5.1's pattern matcher in internal/lpattern.
 package luabind

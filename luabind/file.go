@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // Registration is one hook.register call of a loaded file: the hook's spec
@@ -48,7 +49,7 @@ type shared struct {
 	log    *slog.Logger
 	store  *Store
 	ref    []Registration // the first state's registrations, for the determinism check
-	re     reCache
+	re     modules.Regexps
 	libs   libCache
 	envSet map[string]bool
 }

@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"errors"
+	"regexp"
 	"testing"
 	"time"
 
@@ -117,7 +118,7 @@ func FuzzReGsubTemplate(f *testing.F) {
 		if got == nil {
 			return
 		}
-		re, err := compileRe(pat)
+		re, err := regexp.Compile(pat)
 		if err != nil {
 			t.Fatalf("re.gsub accepted the bad pattern %q: %v", pat, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // A payload-sized string referenced many times: joining or formatting every
@@ -51,15 +53,15 @@ log.warn("tables", nested)
 		t.Fatalf("%d records, want 4", len(lines))
 	}
 	for i, line := range lines {
-		if len(line) > maxLogRecordBytes+4<<10 {
-			t.Errorf("record %d is %d bytes, want at most the %d-byte record limit and the attributes' quoting", i, len(line), maxLogRecordBytes)
+		if len(line) > modules.MaxLogRecordBytes+4<<10 {
+			t.Errorf("record %d is %d bytes, want at most the %d-byte record limit and the attributes' quoting", i, len(line), modules.MaxLogRecordBytes)
 		}
 		if !strings.Contains(line, "cut") {
 			t.Errorf("record %d does not say it was cut: %.200s", i, line)
 		}
 	}
-	if n := strings.Count(lines[2], " f"); n > maxLogFields {
-		t.Errorf("%d fields logged, want at most %d", n, maxLogFields)
+	if n := strings.Count(lines[2], " f"); n > modules.MaxLogFields {
+		t.Errorf("%d fields logged, want at most %d", n, modules.MaxLogFields)
 	}
 	// 200 + 1 + 100 + 100 * 200 MiB without bounds.
 	if r.alloc > 64<<20 {
@@ -70,14 +72,14 @@ log.warn("tables", nested)
 func TestLogRecordUnderTheLimitsIsWhole(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, nil))
-	code := `local s = ("y"):rep(` + strconv.Itoa(maxLogValueBytes) + `)
-log.info(("m"):rep(` + strconv.Itoa(maxLogMessageBytes) + `), { v = s })`
+	code := `local s = ("y"):rep(` + strconv.Itoa(modules.MaxLogValueBytes) + `)
+log.info(("m"):rep(` + strconv.Itoa(modules.MaxLogMessageBytes) + `), { v = s })`
 	if r := runBounded(t, code, Options{Logger: logger}, 10*time.Second); r.err != nil {
 		t.Fatal(r.err)
 	}
 	line := buf.String()
-	if strings.Contains(line, "cut") || !strings.Contains(line, strings.Repeat("m", maxLogMessageBytes)+" ") ||
-		!strings.Contains(line, "v="+strings.Repeat("y", maxLogValueBytes)+"\n") {
+	if strings.Contains(line, "cut") || !strings.Contains(line, strings.Repeat("m", modules.MaxLogMessageBytes)+" ") ||
+		!strings.Contains(line, "v="+strings.Repeat("y", modules.MaxLogValueBytes)+"\n") {
 		t.Errorf("a record at the limits was cut: %.300s", line)
 	}
 }

@@ -1,11 +1,12 @@
 package luabind
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // TestRegexpMatchingIsBounded: Go's regexp costs up to the program's size
@@ -31,13 +32,13 @@ func TestRegexpMatchingIsBounded(t *testing.T) {
 }
 
 func TestRegexpPatternSizeIsCapped(t *testing.T) {
-	at := `re.match(("a"):rep(` + strconv.Itoa(maxRegexpBytes) + `), "")`
+	at := `re.match(("a"):rep(` + strconv.Itoa(modules.MaxRegexpBytes) + `), "")`
 	if _, err := runHook(t, "assert(not "+at+")", Options{}); err != nil {
 		t.Errorf("a pattern at the cap: %v", err)
 	}
-	past := `re.match(("a"):rep(` + strconv.Itoa(maxRegexpBytes+1) + `), "")`
+	past := `re.match(("a"):rep(` + strconv.Itoa(modules.MaxRegexpBytes+1) + `), "")`
 	_, err := runHook(t, past, Options{})
-	want := "re.match: pattern of " + strconv.Itoa(maxRegexpBytes+1) + " bytes exceeds the " + strconv.Itoa(maxRegexpBytes) + "-byte limit"
+	want := "re.match: pattern of " + strconv.Itoa(modules.MaxRegexpBytes+1) + " bytes exceeds the " + strconv.Itoa(modules.MaxRegexpBytes) + "-byte limit"
 	if err == nil || !strings.Contains(failure(t, err).Message, want) {
 		t.Errorf("a pattern one past the cap: %v, want %q", err, want)
 	}
@@ -76,37 +77,5 @@ func TestReQuoteIsCapped(t *testing.T) {
 	_, err := runHook(t, `return re.quote(("."):rep(2^19 + 1))`, Options{MaxStringBytes: capBytes})
 	if fl := failure(t, err); !strings.Contains(fl.Message, "re.quote: result of 1048578 bytes exceeds the 1 MiB limit") {
 		t.Errorf("re.quote one past the cap: %v", fl)
-	}
-}
-
-// TestSteppedSearchesFindWhatRegexpFinds: the interruptible path (a reader
-// from each position, and for patterns that look behind the pattern wrapped
-// to start one rune early) finds exactly the matches of regexp's own
-// FindAllStringSubmatchIndex. If this fails after a Go release, re-check
-// rematch.go's readAll and the wrapping in compileRe.
-func TestSteppedSearchesFindWhatRegexpFinds(t *testing.T) {
-	patterns := []string{`a`, `a*`, `b|`, `\bab\b`, `\Bb`, `^a`, `(?m)^a|b$`, `\Aa|c`, `(a)(b)?`, `(?P<x>\w+)\s*`,
-		`(?i)AB`, `\b`, `$`, `(?m)$`, `\Qa)\E`, `(?s).`, `x*?`, `(é|e)\b`, `[^a]+\b`, `(?U)a+`}
-	texts := []string{"", "a", "ab abc ab", "aaa", "ba\nab\nb", "é é e", "xaxbx\n", "ab\nab\n\nab"}
-	for _, p := range patterns {
-		c, err := compileRe(p)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		for _, s := range texts {
-			want := c.FindAllStringSubmatchIndex(s, -1)
-			sr := &searcher{re: c, s: s, rd: ctxReader{s: s, period: 1}}
-			got := sr.readAll(maxMatches)
-			if len(got) != len(want) {
-				t.Errorf("%q in %q: %v, want %v", p, s, got, want)
-				continue
-			}
-			for i := range got {
-				if !slices.Equal(got[i], want[i]) {
-					t.Errorf("%q in %q: %v, want %v", p, s, got, want)
-					break
-				}
-			}
-		}
 	}
 }

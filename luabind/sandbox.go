@@ -62,12 +62,12 @@ func (st *state) openSandbox() {
 		"collectgarbage", "_printregs", "newproxy", "module", "require", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
-	g.RawSetString("print", L.NewFunction(st.basePrint))
+	g.RawSetString("print", L.NewFunction(st.mods.Print))
 	g.RawSetString("rawset", L.NewFunction(st.baseRawset))
 	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
 	g.RawSetString("require", L.NewFunction(st.require))
-	st.capStrings()
-	st.capDate()
+	st.mods.CapStrings()
+	st.mods.CapDate()
 	if !st.sh.opts.allows("os") {
 		st.restrictOS()
 	}
@@ -132,16 +132,7 @@ func (st *state) freeze() {
 	g.Metatable = mt
 	st.backing = backing
 	st.frozen = true
-	st.protect(g, readOnly{backing: backing})
-}
-
-// basePrint sends print's output to the logger at level info, cut as a log
-// message is; at a disabled level it converts nothing.
-func (st *state) basePrint(L *lua.LState) int {
-	if st.sh.log.Enabled(st.logContext(), levelInfo) {
-		st.logAt(L, levelInfo, printText(L, maxLogMessageBytes), nil)
-	}
-	return 0
+	st.mods.Protect(g, backing)
 }
 
 // baseRawset is rawset that refuses the read-only tables (the modules, the
@@ -150,8 +141,8 @@ func (st *state) baseRawset(L *lua.LState) int {
 	t := L.CheckTable(1)
 	k := L.CheckAny(2)
 	v := L.CheckAny(3)
-	if r, ok := st.readOnlyOf(t); ok {
-		L.RaiseError("rawset: %s is read-only", r.describe())
+	if what, ok := st.mods.ReadOnly(t); ok {
+		L.RaiseError("rawset: %s is read-only", what)
 	}
 	if k == lua.LNil {
 		L.ArgError(2, "table index is nil")
@@ -175,14 +166,15 @@ func (st *state) baseSetmetatable(L *lua.LState) int {
 	return 1
 }
 
-// openModules opens luahook's own modules.
+// openModules opens luahook's own modules, in the order of the globals
+// they become.
 func (st *state) openModules() {
-	st.openJSON()
+	st.mods.OpenJSON()
 	st.openHook()
-	st.openLog()
-	st.openRe()
-	st.openStore()
-	st.openEnv()
+	st.mods.OpenLog()
+	st.mods.OpenRe()
+	st.mods.OpenStore()
+	st.mods.OpenEnv()
 	st.rt = st.newRT()
-	st.protect(st.rt, readOnly{})
+	st.mods.Protect(st.rt, nil)
 }

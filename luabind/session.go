@@ -15,6 +15,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/internal/termtext"
+	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // SessionOptions configure a Session. The zero value is useful: the default
@@ -104,13 +105,14 @@ func NewSession(opts SessionOptions) (*Session, error) {
 	})
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
 	st.Codec.Init(L, o.MaxInputValues, o.MaxStringBytes)
+	st.mods.Init(L, sh.modulesConfig(), &st.Codec, st)
 	if err := st.open(); err != nil {
 		L.Close()
 		return nil, fmt.Errorf("building the Lua sandbox: %w", err)
 	}
 	st.loading = true // hook.register works at any time
 	s := &Session{st: st, sem: make(chan struct{}, 1), name: name, out: opts.Stdout}
-	st.module("hook").RawSetString("register", L.NewFunction(s.register))
+	st.mods.Module("hook").RawSetString("register", L.NewFunction(s.register))
 	if s.out != nil {
 		L.G.Global.RawSetString("print", L.NewFunction(s.print))
 	}
@@ -130,9 +132,9 @@ func (s *Session) register(L *lua.LState) int {
 }
 
 // print writes its arguments to the session's output, cut to the string cap
-// (printText) and escaped for a terminal (termtext).
+// (modules.PrintText) and escaped for a terminal (termtext).
 func (s *Session) print(L *lua.LState) int {
-	io.WriteString(s.out, termtext.Block(printText(L, s.st.sh.opts.MaxStringBytes))+"\n")
+	io.WriteString(s.out, termtext.Block(modules.PrintText(L, s.st.sh.opts.MaxStringBytes))+"\n")
 	return 0
 }
 

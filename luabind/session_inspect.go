@@ -63,7 +63,7 @@ func (f *formatter) value(v lua.LValue, indent int) string {
 }
 
 func (f *formatter) table(t *lua.LTable, indent int) string {
-	t = f.st.contents(t) // a module prints its fields
+	t = f.st.mods.Contents(t) // a module prints its fields
 	if slices.Contains(f.stack, t) {
 		return "<cycle>"
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind/internal/codec"
+	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // state is one sandboxed Lua state of a file's pool, with the functions its
@@ -22,14 +23,10 @@ type state struct {
 	// lean[i]: fns[i] provably keeps no reference to its input (leavesInput)
 	lean []bool
 
-	loading  bool
-	frozen   bool
-	globals  *lua.LTable              // _G: after loading, an empty proxy of backing
-	backing  *lua.LTable              // the globals once frozen
-	readonly map[*lua.LTable]readOnly // tables Lua code must not write (readonly.go)
-	// proxyNewindex and proxyLen are the __newindex and __len of every
-	// module proxy of the state (readonly.go).
-	proxyNewindex, proxyLen *lua.LFunction
+	loading bool
+	frozen  bool
+	globals *lua.LTable // _G: after loading, an empty proxy of backing
+	backing *lua.LTable // the globals once frozen
 
 	rt *lua.LTable
 
@@ -49,6 +46,30 @@ type state struct {
 	// Codec converts the payload, json.encode/decode and the store's tables;
 	// its Null, ArrayMT and ObjectMT are the json module's marks.
 	codec.Codec
+	// mods are the sandbox's modules (json, log, re, store, env, the capped
+	// string library, ...) and the read-only record of its tables.
+	mods modules.Modules
+}
+
+// CallContext returns the context of the call in progress, or nil: the
+// log module's records are logged with it.
+func (st *state) CallContext() context.Context { return st.ctx }
+
+// HookName returns the name of the hook being called, or "": the log
+// module's records carry it.
+func (st *state) HookName() string { return st.name }
+
+// modulesConfig is what the modules of sh's states share.
+func (sh *shared) modulesConfig() modules.Config {
+	return modules.Config{
+		Path:           sh.path,
+		Logger:         sh.log,
+		Store:          sh.store,
+		MaxStringBytes: sh.opts.MaxStringBytes,
+		Env:            sh.envSet,
+		LookupEnv:      sh.opts.LookupEnv,
+		Regexps:        &sh.re,
+	}
 }
 
 // newState builds a sandboxed state and runs the file's chunk in it.
@@ -63,6 +84,7 @@ func newState(ctx context.Context, sh *shared) (*state, error) {
 	})
 	st := &state{L: L, sh: sh, loaded: map[string]lua.LValue{}}
 	st.Codec.Init(L, sh.opts.MaxInputValues, sh.opts.MaxStringBytes)
+	st.mods.Init(L, sh.modulesConfig(), &st.Codec, st)
 	st.prep.st = st
 	if err := st.open(); err != nil {
 		L.Close()
@@ -94,7 +116,7 @@ func (st *state) open() (err error) {
 	}()
 	st.openSandbox()
 	st.openModules()
-	st.sealModules()
+	st.mods.Seal()
 	setConcatCap(st.L, st.sh.opts.MaxStringBytes)
 	st.L.SetTop(0)
 	return nil
@@ -145,13 +167,4 @@ func errorText(v lua.LValue) string {
 		return "error raised with nil"
 	}
 	return v.String()
-}
-
-// raiseIfDone raises fn's error once the call's context is done: the look
-// that long Go-side work (sorting, matching, reading a template) takes now
-// and then, since the VM checks the context only between instructions.
-func raiseIfDone(L *lua.LState, fn string) {
-	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
-		L.RaiseError("%s: %v", fn, ctx.Err())
-	}
 }

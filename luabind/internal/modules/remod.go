@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"regexp"
@@ -8,9 +8,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// reCache holds the compiled patterns of one file, shared by its states
-// (a *regexp.Regexp is safe for concurrent use).
-type reCache struct {
+// Regexps holds the compiled re patterns of one file, shared by its states
+// (a *regexp.Regexp is safe for concurrent use). The zero value is an empty
+// cache.
+type Regexps struct {
 	mu       sync.Mutex
 	m        map[string]*compiledRe
 	compiles int // patterns compiled so far
@@ -19,7 +20,14 @@ type reCache struct {
 // reCacheSize bounds the cache; past it, patterns are compiled per use.
 const reCacheSize = 512
 
-func (c *reCache) get(pattern string) (*compiledRe, error) {
+// Compiles returns how many patterns the cache has compiled so far.
+func (c *Regexps) Compiles() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.compiles
+}
+
+func (c *Regexps) get(pattern string) (*compiledRe, error) {
 	c.mu.Lock()
 	re, ok := c.m[pattern]
 	c.mu.Unlock()
@@ -42,7 +50,7 @@ func (c *reCache) get(pattern string) (*compiledRe, error) {
 	return re, nil
 }
 
-// openRe opens the re module, Go's RE2 syntax (linear time, no backtracking):
+// OpenRe opens the re module, Go's RE2 syntax (linear time, no backtracking):
 //
 //	re.match(pattern, s) -> boolean
 //	re.find(pattern, s) -> match, captures... | nil
@@ -52,15 +60,15 @@ func (c *reCache) get(pattern string) (*compiledRe, error) {
 //	re.quote(s) -> pattern matching s literally
 //
 // A bad pattern is an error naming it.
-func (st *state) openRe() {
-	L := st.L
+func (m *Modules) OpenRe() {
+	L := m.L
 	mod := L.CreateTable(0, 6)
-	mod.RawSetString("match", L.NewFunction(st.reMatch))
-	mod.RawSetString("find", L.NewFunction(st.reFind))
-	mod.RawSetString("find_all", L.NewFunction(st.reFindAll))
-	mod.RawSetString("gsub", L.NewFunction(st.reGsub))
-	mod.RawSetString("split", L.NewFunction(st.reSplit))
-	mod.RawSetString("quote", L.NewFunction(st.reQuote))
+	mod.RawSetString("match", L.NewFunction(m.reMatch))
+	mod.RawSetString("find", L.NewFunction(m.reFind))
+	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
+	mod.RawSetString("gsub", L.NewFunction(m.reGsub))
+	mod.RawSetString("split", L.NewFunction(m.reSplit))
+	mod.RawSetString("quote", L.NewFunction(m.reQuote))
 	L.G.Global.RawSetString("re", mod)
 }
 
@@ -69,27 +77,27 @@ const maxMatches = 1 << 16
 
 // search compiles the pattern in argument n (checking its size) and returns
 // a searcher of s for the re function fn.
-func (st *state) search(L *lua.LState, fn string, n int, s string) *searcher {
+func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
 	pattern := L.CheckString(n)
-	if len(pattern) > maxRegexpBytes {
-		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), maxRegexpBytes)
+	if len(pattern) > MaxRegexpBytes {
+		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), MaxRegexpBytes)
 	}
-	re, err := st.sh.re.get(pattern)
+	re, err := m.cfg.Regexps.get(pattern)
 	if err != nil {
 		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
 	}
 	return newSearcher(L, fn, re, s)
 }
 
-func (st *state) reMatch(L *lua.LState) int {
-	sr := st.search(L, "match", 1, L.CheckString(2))
+func (m *Modules) reMatch(L *lua.LState) int {
+	sr := m.search(L, "match", 1, L.CheckString(2))
 	L.Push(lua.LBool(sr.matches()))
 	return 1
 }
 
-func (st *state) reFind(L *lua.LState) int {
+func (m *Modules) reFind(L *lua.LState) int {
 	s := L.CheckString(2)
-	loc := st.search(L, "find", 1, s).first()
+	loc := m.search(L, "find", 1, s).first()
 	if loc == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -104,12 +112,12 @@ func (st *state) reFind(L *lua.LState) int {
 	return len(loc) / 2
 }
 
-func (st *state) reFindAll(L *lua.LState) int {
+func (m *Modules) reFindAll(L *lua.LState) int {
 	s := L.CheckString(2)
-	sr := st.search(L, "find_all", 1, s)
+	sr := m.search(L, "find_all", 1, s)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
-	t.Metatable = st.ArrayMT
+	t.Metatable = m.codec.ArrayMT
 	for i, loc := range sr.all(n) {
 		t.RawSetInt(i+1, lua.LString(s[loc[0]:loc[1]]))
 	}
@@ -117,12 +125,12 @@ func (st *state) reFindAll(L *lua.LState) int {
 	return 1
 }
 
-func (st *state) reSplit(L *lua.LState) int {
+func (m *Modules) reSplit(L *lua.LState) int {
 	s := L.CheckString(2)
-	sr := st.search(L, "split", 1, s)
+	sr := m.search(L, "split", 1, s)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
-	t.Metatable = st.ArrayMT
+	t.Metatable = m.codec.ArrayMT
 	if n == 0 {
 		L.Push(t)
 		return 1
@@ -152,13 +160,13 @@ func (st *state) reSplit(L *lua.LState) int {
 	return 1
 }
 
-func (st *state) reGsub(L *lua.LState) int {
+func (m *Modules) reGsub(L *lua.LState) int {
 	s := L.CheckString(1)
-	sr := st.search(L, "gsub", 2, s)
+	sr := m.search(L, "gsub", 2, s)
 	L.CheckTypes(3, lua.LTString, lua.LTFunction)
 	repl := L.Get(3)
 	n := L.OptInt(4, -1)
-	capBytes := st.sh.opts.MaxStringBytes
+	capBytes := m.cfg.MaxStringBytes
 	var tmpl *template
 	if r, ok := repl.(lua.LString); ok {
 		tmpl = goTemplate(string(r), sr.re.SubexpNames(), func() { raiseIfDone(L, "re.gsub") })
@@ -167,7 +175,7 @@ func (st *state) reGsub(L *lua.LState) int {
 	// grow checks that the result can take n more bytes.
 	grow := func(n int) {
 		if b.Len()+n > capBytes {
-			st.tooBig(L, "re.gsub", b.Len()+n)
+			m.tooBig(L, "re.gsub", b.Len()+n)
 		}
 	}
 	last, count := 0, 0
@@ -214,12 +222,12 @@ func (st *state) reGsub(L *lua.LState) int {
 	return 2
 }
 
-// maxRegexpBytes bounds the source of one re pattern.
-const maxRegexpBytes = 16 << 10
+// MaxRegexpBytes bounds the source of one re pattern.
+const MaxRegexpBytes = 16 << 10
 
 // reQuote is re.quote: regexp.QuoteMeta, which doubles each special
 // character, with its result capped.
-func (st *state) reQuote(L *lua.LState) int {
+func (m *Modules) reQuote(L *lua.LState) int {
 	s := L.CheckString(1)
 	size := len(s)
 	for i := 0; i < len(s); i++ {
@@ -227,8 +235,8 @@ func (st *state) reQuote(L *lua.LState) int {
 			size++
 		}
 	}
-	if size > st.sh.opts.MaxStringBytes {
-		st.tooBig(L, "re.quote", size)
+	if size > m.cfg.MaxStringBytes {
+		m.tooBig(L, "re.quote", size)
 	}
 	L.Push(lua.LString(regexp.QuoteMeta(s)))
 	return 1

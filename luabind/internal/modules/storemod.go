@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// openStore opens the store module over Options.Store:
+// OpenStore opens the store module over Config.Store:
 //
 //	store.get(key) -> value | nil
 //	store.set(key, value[, ttl_ms])    value nil deletes; tables are stored as JSON
@@ -20,21 +20,21 @@ import (
 // A write that would pass one of the store's limits (StoreLimits) raises an
 // error naming it, as do a TTL or a delta that is not a finite number in
 // range: the hook fails, and its failure policy decides.
-func (st *state) openStore() {
-	L := st.L
+func (m *Modules) OpenStore() {
+	L := m.L
 	mod := L.CreateTable(0, 4)
-	mod.RawSetString("get", L.NewFunction(st.storeGet))
-	mod.RawSetString("set", L.NewFunction(st.storeSet))
-	mod.RawSetString("incr", L.NewFunction(st.storeIncr))
+	mod.RawSetString("get", L.NewFunction(m.storeGet))
+	mod.RawSetString("set", L.NewFunction(m.storeSet))
+	mod.RawSetString("incr", L.NewFunction(m.storeIncr))
 	mod.RawSetString("delete", L.NewFunction(func(L *lua.LState) int {
-		st.sh.store.Delete(L.CheckString(1))
+		m.cfg.Store.Delete(L.CheckString(1))
 		return 0
 	}))
 	L.G.Global.RawSetString("store", mod)
 }
 
-func (st *state) storeGet(L *lua.LState) int {
-	v, ok := st.sh.store.Get(L.CheckString(1))
+func (m *Modules) storeGet(L *lua.LState) int {
+	v, ok := m.cfg.Store.Get(L.CheckString(1))
 	if !ok {
 		L.Push(lua.LNil)
 		return 1
@@ -47,7 +47,7 @@ func (st *state) storeGet(L *lua.LState) int {
 	case bool:
 		L.Push(lua.LBool(v))
 	case json.RawMessage:
-		lv, err := st.Dec.Decode(v)
+		lv, err := m.codec.Dec.Decode(v)
 		if err != nil {
 			L.RaiseError("store.get: the stored table is not valid JSON: %v", err)
 		}
@@ -68,14 +68,14 @@ func ttlArg(L *lua.LState, n int) time.Duration {
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
-func (st *state) storeSet(L *lua.LState) int {
+func (m *Modules) storeSet(L *lua.LState) int {
 	key := L.CheckString(1)
 	v := L.Get(2)
 	ttl := ttlArg(L, 3)
 	var value any
 	switch v := v.(type) {
 	case *lua.LNilType:
-		st.sh.store.Delete(key)
+		m.cfg.Store.Delete(key)
 		return 0
 	case lua.LString:
 		value = string(v)
@@ -86,8 +86,8 @@ func (st *state) storeSet(L *lua.LState) int {
 	case *lua.LTable:
 		// The encoding stops at the value limit, so that a huge table costs
 		// no more than the limit; the copy is made once it fits.
-		limit := st.sh.store.Limits().MaxValueBytes
-		raw, err := st.Enc.EncodeAtMost(v, limit)
+		limit := m.cfg.Store.Limits().MaxValueBytes
+		raw, err := m.codec.Enc.EncodeAtMost(v, limit)
 		if err != nil {
 			L.RaiseError("store.set: cannot store the table under %q: %v", truncKey(key), err)
 		}
@@ -95,20 +95,20 @@ func (st *state) storeSet(L *lua.LState) int {
 	default:
 		L.ArgError(2, "string, number, boolean, table or nil expected, got "+v.Type().String())
 	}
-	if err := st.sh.store.Set(key, value, ttl); err != nil {
+	if err := m.cfg.Store.Set(key, value, ttl); err != nil {
 		raiseStoreError(L, "store.set", err)
 	}
 	return 0
 }
 
-func (st *state) storeIncr(L *lua.LState) int {
+func (m *Modules) storeIncr(L *lua.LState) int {
 	key := L.CheckString(1)
 	delta := float64(L.OptNumber(2, 1))
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
 		L.ArgError(2, "delta must be a finite number, got "+strconv.FormatFloat(delta, 'g', -1, 64))
 	}
 	ttl := ttlArg(L, 3)
-	n, err := st.sh.store.Incr(key, delta, ttl)
+	n, err := m.cfg.Store.Incr(key, delta, ttl)
 	if err != nil {
 		raiseStoreError(L, "store.incr", err)
 	}

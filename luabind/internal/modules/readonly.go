@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	lua "github.com/yuin/gopher-lua"
@@ -25,7 +25,7 @@ func (r readOnly) describe() string {
 // only where it is granted).
 var moduleNames = []string{"string", "table", "math", "os", "io", "json", "hook", "log", "re", "store", "env"}
 
-// sealModules makes every module table read-only, from the file's own top
+// Seal makes every module table read-only, from the file's own top
 // level on: a hook call that replaced re.match or string.find would change
 // every later call on the pooled state, a fail-closed guard's included, and
 // a file has no business changing the sandbox's modules. Each module table
@@ -37,19 +37,19 @@ var moduleNames = []string{"string", "table", "math", "os", "io", "json", "hook"
 // write a table's contents raw see through a proxy or refuse it, so that
 // pairs, ipairs, #, unpack and table.concat keep working on modules, and
 // rawset and table.insert cannot get round the proxy. Reading a module
-// field goes through __index tables only: no Lua code runs, as reuse_analysis.go
-// counts on for string methods.
-func (st *state) sealModules() {
-	L := st.L
+// field goes through __index tables only: no Lua code runs, as the codec's
+// reuse analysis counts on for string methods.
+func (m *Modules) Seal() {
+	L := m.L
 	g := L.G.Global
 	base := func(name string) *lua.LFunction { return g.RawGetString(name).(*lua.LFunction) }
 	// pairs' and ipairs' own iterators, for every table but a proxy.
 	pairsAux, ipairsAux := base("pairs").Upvalues[0].Value(), base("ipairs").Upvalues[0].Value()
-	seeNext, seeIpairsAux := L.NewFunction(st.baseNext), L.NewFunction(st.ipairsAux)
+	seeNext, seeIpairsAux := L.NewFunction(m.baseNext), L.NewFunction(m.ipairsAux)
 	g.RawSetString("next", seeNext)
 	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		if st.contents(t) != t {
+		if m.Contents(t) != t {
 			L.Push(seeNext)
 		} else {
 			L.Push(pairsAux)
@@ -60,7 +60,7 @@ func (st *state) sealModules() {
 	}))
 	g.RawSetString("ipairs", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		if st.contents(t) != t {
+		if m.Contents(t) != t {
 			L.Push(seeIpairsAux)
 		} else {
 			L.Push(ipairsAux)
@@ -69,89 +69,102 @@ func (st *state) sealModules() {
 		L.Push(lua.LNumber(0))
 		return 3
 	}))
-	g.RawSetString("unpack", L.NewFunction(st.seeThrough(base("unpack").GFunction)))
+	g.RawSetString("unpack", L.NewFunction(m.seeThrough(base("unpack").GFunction)))
 	tab := g.RawGetString("table").(*lua.LTable)
 	for _, name := range []string{"concat", "getn", "maxn"} {
-		tab.RawSetString(name, L.NewFunction(st.seeThrough(tab.RawGetString(name).(*lua.LFunction).GFunction)))
+		tab.RawSetString(name, L.NewFunction(m.seeThrough(tab.RawGetString(name).(*lua.LFunction).GFunction)))
 	}
 	for _, name := range []string{"insert", "remove", "sort"} {
-		tab.RawSetString(name, L.NewFunction(st.refuseReadOnly("table."+name, tab.RawGetString(name).(*lua.LFunction).GFunction)))
+		tab.RawSetString(name, L.NewFunction(m.refuseReadOnly("table."+name, tab.RawGetString(name).(*lua.LFunction).GFunction)))
 	}
 	for _, name := range moduleNames {
 		if t, ok := g.RawGetString(name).(*lua.LTable); ok {
-			st.seal(t, name, "the "+name+" module")
+			m.seal(t, name, "the "+name+" module")
 		}
 	}
 }
 
 // seal turns t, in place, into a read-only proxy of its contents. The
 // write refusal and the length are one function each for every proxy of the
-// state (they find the table's record in st.readonly); only __index, the
+// state (they find the table's record in m.readonly); only __index, the
 // contents, is the proxy's own.
-func (st *state) seal(t *lua.LTable, path, what string) {
-	L := st.L
+func (m *Modules) seal(t *lua.LTable, path, what string) {
+	L := m.L
 	backing := &lua.LTable{}
 	*backing = *t
 	*t = lua.LTable{}
 	for k, v := backing.Next(lua.LNil); k != lua.LNil; k, v = backing.Next(k) {
 		name, isName := k.(lua.LString)
 		if sub, ok := v.(*lua.LTable); ok && isName && (sub.Metatable == nil || sub.Metatable == lua.LNil) {
-			st.seal(sub, path+"."+string(name), "the "+path+"."+string(name)+" table")
+			m.seal(sub, path+"."+string(name), "the "+path+"."+string(name)+" table")
 		}
 	}
-	if st.proxyNewindex == nil {
-		st.proxyNewindex = L.NewFunction(func(L *lua.LState) int {
-			r, _ := st.readOnlyOf(L.CheckTable(1))
+	if m.proxyNewindex == nil {
+		m.proxyNewindex = L.NewFunction(func(L *lua.LState) int {
+			r, _ := m.readOnlyOf(L.CheckTable(1))
 			L.RaiseError("%s is read-only (assignment to %s.%s)", r.describe(), r.path, L.Get(2).String())
 			return 0
 		})
-		st.proxyLen = L.NewFunction(func(L *lua.LState) int {
-			L.Push(lua.LNumber(st.contents(L.CheckTable(1)).Len()))
+		m.proxyLen = L.NewFunction(func(L *lua.LState) int {
+			L.Push(lua.LNumber(m.Contents(L.CheckTable(1)).Len()))
 			return 1
 		})
 	}
 	t.Metatable = codec.NewLookupTable(L, map[string]lua.LValue{
-		"__index": backing, "__newindex": st.proxyNewindex, "__len": st.proxyLen, "__metatable": lua.LString("protected"),
+		"__index": backing, "__newindex": m.proxyNewindex, "__len": m.proxyLen, "__metatable": lua.LString("protected"),
 	})
-	st.protect(t, readOnly{what: what, path: path, backing: backing})
+	m.protect(t, readOnly{what: what, path: path, backing: backing})
+}
+
+// Protect records t, which the state made read-only itself, as read-only for
+// rawset, table.insert and the other functions that write raw: the frozen
+// globals, whose contents are in backing, or a table whose __newindex
+// refuses writes (backing nil).
+func (m *Modules) Protect(t, backing *lua.LTable) { m.protect(t, readOnly{backing: backing}) }
+
+// ReadOnly reports whether t is read-only, and what to call it in an error
+// ("the string module", "this table").
+func (m *Modules) ReadOnly(t *lua.LTable) (what string, ok bool) {
+	r, ok := m.readOnlyOf(t)
+	return r.describe(), ok
 }
 
 // protect records t as read-only.
-func (st *state) protect(t *lua.LTable, r readOnly) {
-	if st.readonly == nil {
-		st.readonly = make(map[*lua.LTable]readOnly)
+func (m *Modules) protect(t *lua.LTable, r readOnly) {
+	if m.readonly == nil {
+		m.readonly = make(map[*lua.LTable]readOnly)
 	}
-	st.readonly[t] = r
+	m.readonly[t] = r
 }
 
 // readOnlyOf reports whether t is read-only, and how. Tables without a
 // metatable, the common case, cost one comparison.
-func (st *state) readOnlyOf(t *lua.LTable) (readOnly, bool) {
-	if t.Metatable == lua.LNil || t.Metatable == nil || t.Metatable == st.ObjectMT || t.Metatable == st.ArrayMT {
+func (m *Modules) readOnlyOf(t *lua.LTable) (readOnly, bool) {
+	if t.Metatable == lua.LNil || t.Metatable == nil || t.Metatable == m.codec.ObjectMT || t.Metatable == m.codec.ArrayMT {
 		return readOnly{}, false
 	}
-	r, ok := st.readonly[t]
+	r, ok := m.readonly[t]
 	return r, ok
 }
 
-// contents returns the table whose contents t shows: a module proxy's
+// Contents returns the table whose contents t shows: a module proxy's
 // backing, or t itself.
-func (st *state) contents(t *lua.LTable) *lua.LTable {
-	if r, ok := st.readOnlyOf(t); ok && r.backing != nil {
+func (m *Modules) Contents(t *lua.LTable) *lua.LTable {
+	if r, ok := m.readOnlyOf(t); ok && r.backing != nil {
 		return r.backing
 	}
 	return t
 }
 
-// module returns the contents of a sealed module, for Go code that installs
+// Module returns the contents of a sealed module, for Go code that installs
 // a function in it.
-func (st *state) module(name string) *lua.LTable {
-	return st.contents(st.L.G.Global.RawGetString(name).(*lua.LTable))
+func (m *Modules) Module(name string) *lua.LTable {
+	return m.Contents(m.L.G.Global.RawGetString(name).(*lua.LTable))
 }
 
 // baseNext is next, reading a module proxy's contents.
-func (st *state) baseNext(L *lua.LState) int {
-	t := st.contents(L.CheckTable(1))
+func (m *Modules) baseNext(L *lua.LState) int {
+	t := m.Contents(L.CheckTable(1))
 	k, v := t.Next(L.Get(2))
 	if k == lua.LNil {
 		L.Push(lua.LNil)
@@ -163,8 +176,8 @@ func (st *state) baseNext(L *lua.LState) int {
 }
 
 // ipairsAux is ipairs' iterator for a module proxy.
-func (st *state) ipairsAux(L *lua.LState) int {
-	t := st.contents(L.CheckTable(1))
+func (m *Modules) ipairsAux(L *lua.LState) int {
+	t := m.Contents(L.CheckTable(1))
 	i := L.CheckInt(2) + 1
 	v := t.RawGetInt(i)
 	if v == lua.LNil {
@@ -177,10 +190,10 @@ func (st *state) ipairsAux(L *lua.LState) int {
 
 // seeThrough wraps a function that reads its first argument's contents raw
 // so that it reads a module proxy's contents.
-func (st *state) seeThrough(fn lua.LGFunction) lua.LGFunction {
+func (m *Modules) seeThrough(fn lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
-			if c := st.contents(t); c != t {
+			if c := m.Contents(t); c != t {
 				L.Replace(1, c)
 			}
 		}
@@ -190,10 +203,10 @@ func (st *state) seeThrough(fn lua.LGFunction) lua.LGFunction {
 
 // refuseReadOnly wraps a function that writes its first argument raw so that
 // it refuses a read-only table.
-func (st *state) refuseReadOnly(name string, fn lua.LGFunction) lua.LGFunction {
+func (m *Modules) refuseReadOnly(name string, fn lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
-			if r, ok := st.readOnlyOf(t); ok {
+			if r, ok := m.readOnlyOf(t); ok {
 				L.RaiseError("%s: %s is read-only", name, r.describe())
 			}
 		}

@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"github.com/luahook/luahook/luabind/internal/lpattern"

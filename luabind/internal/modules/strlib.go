@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"fmt"
@@ -9,24 +9,24 @@ import (
 	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
-// capStrings replaces the standard functions that can build a string far
-// larger than their arguments with versions capped at Options.MaxStringBytes,
+// CapStrings replaces the standard functions that can build a string far
+// larger than their arguments with versions capped at Config.MaxStringBytes,
 // and the pattern functions with an interruptible matcher (internal/lpattern).
 // The string module table is the __index of the string metatable, so
 // patching the table covers ("x"):rep(n) too. gopher-lua makes the module
 // table the metatable itself; it gets a metatable of its own here, out of
 // Lua's reach (__metatable hides it from getmetatable), so that a file that
 // writes string.__concat or string.__add gives strings no metamethods:
-// leavesInput counts on "x" .. t calling no Lua code.
-func (st *state) capStrings() {
-	L := st.L
+// luabind's leavesInput counts on "x" .. t calling no Lua code.
+func (m *Modules) CapStrings() {
+	L := m.L
 	mod := L.G.Global.RawGetString("string").(*lua.LTable)
-	mod.RawSetString("rep", L.NewFunction(st.strRep))
-	mod.RawSetString("format", L.NewFunction(st.strFormat))
-	mod.RawSetString("find", L.NewFunction(st.strFind))
-	mod.RawSetString("match", L.NewFunction(st.strMatch))
-	mod.RawSetString("gsub", L.NewFunction(st.strGsub))
-	gmatch := L.NewFunction(st.strGmatch)
+	mod.RawSetString("rep", L.NewFunction(m.strRep))
+	mod.RawSetString("format", L.NewFunction(m.strFormat))
+	mod.RawSetString("find", L.NewFunction(m.strFind))
+	mod.RawSetString("match", L.NewFunction(m.strMatch))
+	mod.RawSetString("gsub", L.NewFunction(m.strGsub))
+	gmatch := L.NewFunction(m.strGmatch)
 	mod.RawSetString("gmatch", gmatch)
 	mod.RawSetString("gfind", gmatch)
 	mod.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
@@ -39,25 +39,25 @@ func (st *state) capStrings() {
 	mt.RawSetString("__metatable", lua.LString("protected"))
 	L.SetMetatable(lua.LString(""), mt)
 	tab := L.G.Global.RawGetString("table").(*lua.LTable)
-	tab.RawSetString("concat", L.NewFunction(st.tableConcat))
-	tab.RawSetString("sort", L.NewFunction(st.tableSort))
+	tab.RawSetString("concat", L.NewFunction(m.tableConcat))
+	tab.RawSetString("sort", L.NewFunction(m.tableSort))
 }
 
 // tooBig raises the error of a function whose result would pass the cap.
-func (st *state) tooBig(L *lua.LState, fn string, n int) {
-	L.RaiseError("%s: result of %d bytes exceeds the %s limit", fn, n, codec.MiB(st.sh.opts.MaxStringBytes))
+func (m *Modules) tooBig(L *lua.LState, fn string, n int) {
+	L.RaiseError("%s: result of %d bytes exceeds the %s limit", fn, n, codec.MiB(m.cfg.MaxStringBytes))
 }
 
-func (st *state) strRep(L *lua.LState) int {
+func (m *Modules) strRep(L *lua.LState) int {
 	s := L.CheckString(1)
 	n := L.CheckInt(2)
 	if n <= 0 || len(s) == 0 {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if n > st.sh.opts.MaxStringBytes/len(s) {
+	if n > m.cfg.MaxStringBytes/len(s) {
 		size := float64(len(s)) * float64(n)
-		L.RaiseError("string.rep: result of %.0f bytes exceeds the %s limit", size, codec.MiB(st.sh.opts.MaxStringBytes))
+		L.RaiseError("string.rep: result of %.0f bytes exceeds the %s limit", size, codec.MiB(m.cfg.MaxStringBytes))
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
@@ -68,7 +68,7 @@ func (st *state) strRep(L *lua.LState) int {
 // two digits), rendered as gopher-lua renders them, by Go's fmt. Anything
 // else, such as Go's %v or %[1]s, is refused, and an upper bound of the
 // result's size is checked before formatting.
-func (st *state) strFormat(L *lua.LState) int {
+func (m *Modules) strFormat(L *lua.LState) int {
 	f := L.CheckString(1)
 	size, arg := 0, 1
 	for i := 0; i < len(f); i++ {
@@ -116,8 +116,8 @@ func (st *state) strFormat(L *lua.LState) int {
 		}
 		size += width + formatBound(f[i], f[flags:i], L.Get(arg))
 	}
-	if size > st.sh.opts.MaxStringBytes {
-		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, codec.MiB(st.sh.opts.MaxStringBytes))
+	if size > m.cfg.MaxStringBytes {
+		L.RaiseError("string.format: result of up to %d bytes exceeds the %s limit", size, codec.MiB(m.cfg.MaxStringBytes))
 	}
 	args := make([]any, arg-1)
 	for i := range args {
@@ -157,7 +157,7 @@ func formatBound(verb byte, flags string, v lua.LValue) int {
 	return n + 32 // Go's "%!c(string=...)"
 }
 
-func (st *state) tableConcat(L *lua.LState) int {
+func (m *Modules) tableConcat(L *lua.LState) int {
 	t := L.CheckTable(1)
 	sep := L.OptString(2, "")
 	i := L.OptInt(3, 1)
@@ -176,8 +176,8 @@ func (st *state) tableConcat(L *lua.LState) int {
 		if k < j {
 			size += len(sep)
 		}
-		if size > st.sh.opts.MaxStringBytes {
-			st.tooBig(L, "table.concat", size)
+		if size > m.cfg.MaxStringBytes {
+			m.tooBig(L, "table.concat", size)
 		}
 	}
 	var b strings.Builder

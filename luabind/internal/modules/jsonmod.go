@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"unsafe"
@@ -6,7 +6,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// openJSON opens the json module:
+// OpenJSON opens the json module:
 //
 //	json.encode(v) -> string       compact JSON; errors name the path ($.a[2])
 //	json.decode(s) -> value        objects and arrays come back marked
@@ -14,17 +14,17 @@ import (
 //	json.array([t]) -> t           marks t (or a new table) to encode as an array
 //	json.object([t]) -> t          marks t (or a new table) to encode as an object
 //	json.type(v) -> string         "object", "array", "null", "string", ...
-func (st *state) openJSON() {
-	L := st.L
+func (m *Modules) OpenJSON() {
+	L := m.L
 	// The marks are hidden from getmetatable (which returns their name) and
 	// cannot be replaced by setmetatable: Lua code cannot give JSON tables
-	// metamethods, which leavesInput counts on.
-	st.ArrayMT = L.CreateTable(0, 2)
-	st.ArrayMT.RawSetString("__name", lua.LString("json.array"))
-	st.ArrayMT.RawSetString("__metatable", lua.LString("json.array"))
-	st.ObjectMT = L.CreateTable(0, 2)
-	st.ObjectMT.RawSetString("__name", lua.LString("json.object"))
-	st.ObjectMT.RawSetString("__metatable", lua.LString("json.object"))
+	// metamethods, which luabind's leavesInput counts on.
+	m.codec.ArrayMT = L.CreateTable(0, 2)
+	m.codec.ArrayMT.RawSetString("__name", lua.LString("json.array"))
+	m.codec.ArrayMT.RawSetString("__metatable", lua.LString("json.array"))
+	m.codec.ObjectMT = L.CreateTable(0, 2)
+	m.codec.ObjectMT.RawSetString("__name", lua.LString("json.object"))
+	m.codec.ObjectMT.RawSetString("__metatable", lua.LString("json.object"))
 
 	nullMT := L.CreateTable(0, 3)
 	nullMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -32,22 +32,22 @@ func (st *state) openJSON() {
 		return 1
 	}))
 	nullMT.RawSetString("__metatable", lua.LString("protected"))
-	st.Null = L.NewUserData()
-	st.Null.Metatable = nullMT
+	m.codec.Null = L.NewUserData()
+	m.codec.Null.Metatable = nullMT
 
 	mod := L.CreateTable(0, 6)
-	mod.RawSetString("encode", L.NewFunction(st.jsonEncode))
-	mod.RawSetString("decode", L.NewFunction(st.jsonDecode))
-	mod.RawSetString("null", st.Null)
-	mod.RawSetString("array", L.NewFunction(func(L *lua.LState) int { return st.jsonMark(L, st.ArrayMT) }))
-	mod.RawSetString("object", L.NewFunction(func(L *lua.LState) int { return st.jsonMark(L, st.ObjectMT) }))
-	mod.RawSetString("type", L.NewFunction(st.jsonType))
+	mod.RawSetString("encode", L.NewFunction(m.jsonEncode))
+	mod.RawSetString("decode", L.NewFunction(m.jsonDecode))
+	mod.RawSetString("null", m.codec.Null)
+	mod.RawSetString("array", L.NewFunction(func(L *lua.LState) int { return m.jsonMark(L, m.codec.ArrayMT) }))
+	mod.RawSetString("object", L.NewFunction(func(L *lua.LState) int { return m.jsonMark(L, m.codec.ObjectMT) }))
+	mod.RawSetString("type", L.NewFunction(m.jsonType))
 	L.G.Global.RawSetString("json", mod)
 }
 
-func (st *state) jsonEncode(L *lua.LState) int {
+func (m *Modules) jsonEncode(L *lua.LState) int {
 	v := L.CheckAny(1)
-	raw, err := st.Enc.Encode(v)
+	raw, err := m.codec.Enc.Encode(v)
 	if err != nil {
 		L.RaiseError("json.encode: %s", err.Error())
 	}
@@ -55,10 +55,10 @@ func (st *state) jsonEncode(L *lua.LState) int {
 	return 1
 }
 
-func (st *state) jsonDecode(L *lua.LState) int {
+func (m *Modules) jsonDecode(L *lua.LState) int {
 	s := L.CheckString(1)
 	// The decoder only reads its input, and copies every string it keeps.
-	v, err := st.Dec.Decode(unsafe.Slice(unsafe.StringData(s), len(s)))
+	v, err := m.codec.Dec.Decode(unsafe.Slice(unsafe.StringData(s), len(s)))
 	if err != nil {
 		L.RaiseError("json.decode: %s", err.Error())
 	}
@@ -66,12 +66,12 @@ func (st *state) jsonDecode(L *lua.LState) int {
 	return 1
 }
 
-func (st *state) jsonMark(L *lua.LState, mt *lua.LTable) int {
+func (m *Modules) jsonMark(L *lua.LState, mt *lua.LTable) int {
 	t := L.OptTable(1, nil)
 	if t == nil {
 		t = L.NewTable()
 	}
-	if cur, ok := t.Metatable.(*lua.LTable); ok && cur != st.ArrayMT && cur != st.ObjectMT {
+	if cur, ok := t.Metatable.(*lua.LTable); ok && cur != m.codec.ArrayMT && cur != m.codec.ObjectMT {
 		L.ArgError(1, "the table already has a metatable")
 	}
 	t.Metatable = mt
@@ -79,18 +79,18 @@ func (st *state) jsonMark(L *lua.LState, mt *lua.LTable) int {
 	return 1
 }
 
-func (st *state) jsonType(L *lua.LState) int {
+func (m *Modules) jsonType(L *lua.LState) int {
 	v := L.CheckAny(1)
 	typ := v.Type().String()
 	switch v := v.(type) {
 	case *lua.LTable:
-		if v.Metatable == st.ArrayMT || (v.Metatable != st.ObjectMT && v.MaxN() > 0) {
+		if v.Metatable == m.codec.ArrayMT || (v.Metatable != m.codec.ObjectMT && v.MaxN() > 0) {
 			typ = "array"
 		} else {
 			typ = "object"
 		}
 	case *lua.LUserData:
-		if v == st.Null {
+		if v == m.codec.Null {
 			typ = "null"
 		}
 	}

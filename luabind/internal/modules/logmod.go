@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"context"
@@ -20,13 +20,13 @@ const (
 	levelError = slog.LevelError
 )
 
-// openLog opens the log module: log.debug, log.info, log.warn and
-// log.error(msg[, fields]). Records go to Options.Logger with the attributes
+// OpenLog opens the log module: log.debug, log.info, log.warn and
+// log.error(msg[, fields]). Records go to Config.Logger with the attributes
 // file (the hook file's path) and hook (the hook's name; absent while the file
 // loads), then the fields in the order they were set. Field values that are
 // tables are logged as their JSON text.
-func (st *state) openLog() {
-	L := st.L
+func (m *Modules) OpenLog() {
+	L := m.L
 	mod := L.CreateTable(0, 4)
 	for name, level := range map[string]slog.Level{
 		"debug": levelDebug, "info": levelInfo, "warn": levelWarn, "error": levelError,
@@ -34,7 +34,7 @@ func (st *state) openLog() {
 		mod.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			msg := L.CheckString(1)
 			fields := L.OptTable(2, nil)
-			st.logAt(L, level, msg, fields)
+			m.logAt(L, level, msg, fields)
 			return 0
 		}))
 	}
@@ -42,40 +42,40 @@ func (st *state) openLog() {
 }
 
 // logContext is the context records are logged with: the call's.
-func (st *state) logContext() context.Context {
-	if st.ctx != nil {
-		return st.ctx
+func (m *Modules) logContext() context.Context {
+	if ctx := m.host.CallContext(); ctx != nil {
+		return ctx
 	}
 	return context.Background()
 }
 
 // logAt logs msg and fields at level, within the bounds of a record: nothing
 // is built when the level is disabled.
-func (st *state) logAt(L *lua.LState, level slog.Level, msg string, fields *lua.LTable) {
-	ctx := st.logContext()
-	logger := st.sh.log
+func (m *Modules) logAt(L *lua.LState, level slog.Level, msg string, fields *lua.LTable) {
+	ctx := m.logContext()
+	logger := m.cfg.Logger
 	if !logger.Enabled(ctx, level) {
 		return
 	}
-	budget := maxLogRecordBytes
-	msg = cut(msg, min(maxLogMessageBytes, budget))
+	budget := MaxLogRecordBytes
+	msg = cut(msg, min(MaxLogMessageBytes, budget))
 	budget -= len(msg)
 	attrs := make([]slog.Attr, 0, 4)
-	attrs = append(attrs, slog.String("file", st.sh.path))
-	if st.name != "" {
-		attrs = append(attrs, slog.String("hook", st.name))
+	attrs = append(attrs, slog.String("file", m.cfg.Path))
+	if name := m.host.HookName(); name != "" {
+		attrs = append(attrs, slog.String("hook", name))
 	}
 	if fields != nil {
 		n := 0
 		for k, v := fields.Next(lua.LNil); k != lua.LNil; k, v = fields.Next(k) {
-			if n == maxLogFields || budget <= 0 {
-				attrs = append(attrs, slog.String("fields_dropped", fmt.Sprintf("the fields past the first %d (%d bytes of the %d-byte record limit)", n, maxLogRecordBytes-budget, maxLogRecordBytes)))
+			if n == MaxLogFields || budget <= 0 {
+				attrs = append(attrs, slog.String("fields_dropped", fmt.Sprintf("the fields past the first %d (%d bytes of the %d-byte record limit)", n, MaxLogRecordBytes-budget, MaxLogRecordBytes)))
 				break
 			}
 			n++
-			key := cut(lua.LVAsString(k), min(maxLogValueBytes, budget))
+			key := cut(lua.LVAsString(k), min(MaxLogValueBytes, budget))
 			budget -= len(key)
-			val := st.logValue(v, max(min(maxLogValueBytes, budget), 0))
+			val := m.logValue(v, max(min(MaxLogValueBytes, budget), 0))
 			if val.Kind() == slog.KindString {
 				budget -= len(val.String())
 			}
@@ -87,7 +87,7 @@ func (st *state) logAt(L *lua.LState, level slog.Level, msg string, fields *lua.
 
 // logValue is a field's value, a string cut at limit bytes; a table is its
 // JSON text.
-func (st *state) logValue(v lua.LValue, limit int) slog.Value {
+func (m *Modules) logValue(v lua.LValue, limit int) slog.Value {
 	switch v := v.(type) {
 	case lua.LString:
 		return slog.StringValue(cut(string(v), limit))
@@ -100,7 +100,7 @@ func (st *state) logValue(v lua.LValue, limit int) slog.Value {
 	case lua.LBool:
 		return slog.BoolValue(bool(v))
 	case *lua.LTable, *lua.LUserData:
-		raw, err := st.Enc.EncodeAtMost(v, limit)
+		raw, err := m.codec.Enc.EncodeAtMost(v, limit)
 		if err == nil {
 			return slog.StringValue(string(raw))
 		}
@@ -128,10 +128,20 @@ func cutText(s string, total, limit int) string {
 	return s[:i] + "…[" + strconv.Itoa(total-i) + " bytes cut]"
 }
 
-// printText is print's arguments converted with tostring (metamethods
+// Print is the sandbox's print: it sends its arguments to the logger at
+// level info, cut as a log message is; at a disabled level it converts
+// nothing.
+func (m *Modules) Print(L *lua.LState) int {
+	if m.cfg.Logger.Enabled(m.logContext(), levelInfo) {
+		m.logAt(L, levelInfo, PrintText(L, MaxLogMessageBytes), nil)
+	}
+	return 0
+}
+
+// PrintText is print's arguments converted with tostring (metamethods
 // included, as Lua 5.1 does) and joined by tabs, cut at limit bytes: every
 // argument is converted, only what fits is kept.
-func printText(L *lua.LState, limit int) string {
+func PrintText(L *lua.LState, limit int) string {
 	var b strings.Builder
 	total := 0
 	keep := func(s string) {
@@ -153,8 +163,8 @@ func printText(L *lua.LState, limit int) string {
 // bound is cut, and says how many bytes were cut; fields past the last one
 // that fits are dropped.
 const (
-	maxLogMessageBytes = 32 << 10 // the message: print's joined arguments, log's msg
-	maxLogValueBytes   = 8 << 10  // one field's value (a table: its JSON text)
-	maxLogFields       = 64       // fields of one record
-	maxLogRecordBytes  = 64 << 10 // message, field names and values together
+	MaxLogMessageBytes = 32 << 10 // the message: print's joined arguments, log's msg
+	MaxLogValueBytes   = 8 << 10  // one field's value (a table: its JSON text)
+	MaxLogFields       = 64       // fields of one record
+	MaxLogRecordBytes  = 64 << 10 // message, field names and values together
 )

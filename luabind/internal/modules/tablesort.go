@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	lua "github.com/yuin/gopher-lua"
@@ -13,7 +13,7 @@ const sortCheckPeriod = 1 << 8
 // strings reads them whole, and substrings share their memory, so 500 strings
 // of 15 MiB cost nothing to make and seconds to sort. An order function that
 // is not a strict order gets Lua 5.1's "invalid order function for sorting".
-func (st *state) tableSort(L *lua.LState) int {
+func (m *Modules) tableSort(L *lua.LState) int {
 	so := &sorter{L: L, t: L.CheckTable(1)}
 	if L.Get(2) != lua.LNil {
 		so.less = L.CheckFunction(2)

@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"strings"
@@ -56,11 +56,11 @@ func startIndex(init, n int) int {
 	return min(max(init-1, 0), n)
 }
 
-func (st *state) strFind(L *lua.LState) int  { return st.findAux(L, true) }
-func (st *state) strMatch(L *lua.LState) int { return st.findAux(L, false) }
+func (m *Modules) strFind(L *lua.LState) int  { return m.findAux(L, true) }
+func (m *Modules) strMatch(L *lua.LState) int { return m.findAux(L, false) }
 
 // findAux is string.find and string.match (lstrlib.c's str_find_aux).
-func (st *state) findAux(L *lua.LState, find bool) int {
+func (m *Modules) findAux(L *lua.LState, find bool) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
 	init := startIndex(L.OptInt(3, 1), len(src))
@@ -95,7 +95,7 @@ func (st *state) findAux(L *lua.LState, find bool) int {
 
 // strGmatch is string.gmatch (lstrlib.c's gmatch): as in Lua 5.1, '^' is not
 // an anchor here.
-func (st *state) strGmatch(L *lua.LState) int {
+func (m *Modules) strGmatch(L *lua.LState) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
 	pos := 0
@@ -123,13 +123,13 @@ func (st *state) strGmatch(L *lua.LState) int {
 // strGsub is string.gsub with Lua 5.1's semantics (lstrlib.c's str_gsub),
 // its result capped at MaxStringBytes: each piece's size is checked before
 // it is appended.
-func (st *state) strGsub(L *lua.LState) int {
+func (m *Modules) strGsub(L *lua.LState) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
 	L.CheckTypes(3, lua.LTString, lua.LTNumber, lua.LTTable, lua.LTFunction)
 	repl := L.Get(3)
 	maxN := L.OptInt(4, len(src)+1)
-	capBytes := st.sh.opts.MaxStringBytes
+	capBytes := m.cfg.MaxStringBytes
 	anchor := len(pat) > 0 && pat[0] == '^'
 	p := 0
 	if anchor {
@@ -146,7 +146,7 @@ func (st *state) strGsub(L *lua.LState) int {
 	// grow checks that the result can take n more bytes.
 	grow := func(n int) {
 		if b.Len()+n > capBytes {
-			st.tooBig(L, "string.gsub", b.Len()+n)
+			m.tooBig(L, "string.gsub", b.Len()+n)
 		}
 	}
 	n := 0
@@ -161,7 +161,7 @@ func (st *state) strGsub(L *lua.LState) int {
 					grow(tmpl.size())
 					ms.Work(tmpl.write(&b))
 				} else {
-					text := st.replacement(L, ms, repl, s, e)
+					text := m.replacement(L, ms, repl, s, e)
 					grow(len(text))
 					b.WriteString(text)
 				}
@@ -192,7 +192,7 @@ func (st *state) strGsub(L *lua.LState) int {
 
 // replacement returns the text that replaces the match s..e when the
 // replacement is a table or a function (lstrlib.c's add_value).
-func (st *state) replacement(L *lua.LState, ms *lpattern.Matcher, repl lua.LValue, s, e int) string {
+func (m *Modules) replacement(L *lua.LState, ms *lpattern.Matcher, repl lua.LValue, s, e int) string {
 	var val lua.LValue
 	switch r := repl.(type) {
 	case *lua.LTable:

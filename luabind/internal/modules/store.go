@@ -1,0 +1,385 @@
+package modules
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/luahook/luahook/luabind/internal/codec"
+	"math"
+	"sync"
+	"time"
+)
+
+// Defaults of StoreLimits, applied to its zero fields.
+const (
+	DefaultStoreMaxKeyBytes   = 1 << 10 // 1 KiB
+	DefaultStoreMaxValueBytes = 1 << 20 // 1 MiB
+	DefaultStoreMaxKeys       = 100_000
+	DefaultStoreMaxBytes      = 64 << 20 // 64 MiB
+)
+
+// MaxStoreTTL is the longest expiry a store entry may be given (ten years).
+// Zero is "never"; a longer TTL is an error rather than a silent overflow of
+// time.Duration into "never" or into the past.
+const MaxStoreTTL = 10 * 365 * 24 * time.Hour
+
+// storeNumberBytes is what a number or a boolean counts for in the store's
+// total.
+const storeNumberBytes = 8
+
+// StoreLimits bound what hooks can keep in a Store. A zero field means its
+// default. The limits apply to writes: a write that would pass one is refused
+// with a *StoreLimitError, after expired entries are dropped; live entries
+// are never evicted to make room (a rate limiter's counter evicted would be
+// its limit reset). Lowering a limit below what the store holds keeps the
+// entries, and refuses writes that would grow the store further.
+type StoreLimits struct {
+	// MaxKeyBytes caps the length of a key (default 1 KiB).
+	MaxKeyBytes int
+	// MaxValueBytes caps a value: a string's length, a table's JSON text
+	// (default 1 MiB).
+	MaxValueBytes int
+	// MaxKeys caps the number of entries (default 100,000).
+	MaxKeys int
+	// MaxBytes caps the store's total: every key's length plus every
+	// value's size, numbers and booleans counting 8 bytes (default 64 MiB).
+	MaxBytes int
+}
+
+func (l StoreLimits) withDefaults() StoreLimits {
+	if l.MaxKeyBytes <= 0 {
+		l.MaxKeyBytes = DefaultStoreMaxKeyBytes
+	}
+	if l.MaxValueBytes <= 0 {
+		l.MaxValueBytes = DefaultStoreMaxValueBytes
+	}
+	if l.MaxKeys <= 0 {
+		l.MaxKeys = DefaultStoreMaxKeys
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultStoreMaxBytes
+	}
+	return l
+}
+
+// StoreLimitError is a write refused because it would pass one of the
+// store's limits.
+type StoreLimitError struct {
+	Key   string // the key written, cut to 64 bytes
+	Limit string // the StoreLimits field: "MaxKeyBytes", "MaxValueBytes", "MaxKeys" or "MaxBytes"
+	Max   int    // the limit's value
+	Size  int    // what the write would make it: the key's or value's size, the number of keys, the total bytes
+}
+
+func (e *StoreLimitError) Error() string {
+	switch e.Limit {
+	case "MaxKeyBytes":
+		return fmt.Sprintf("store: a key of %d bytes exceeds the %s limit on a key (%q...)", e.Size, bytesText(e.Max), e.Key)
+	case "MaxValueBytes":
+		return fmt.Sprintf("store: the value for %q (%d bytes) exceeds the %s limit on a value", e.Key, e.Size, bytesText(e.Max))
+	case "MaxKeys":
+		return fmt.Sprintf("store: cannot add %q: the store holds its limit of %d keys (delete keys, or give them a TTL)", e.Key, e.Max)
+	}
+	return fmt.Sprintf("store: cannot store %q: the store would hold %d bytes, over its %s limit (delete keys, or give them a TTL)", e.Key, e.Size, bytesText(e.Max))
+}
+
+// bytesText renders a limit: "1 MiB", "1 KiB", else "N bytes".
+func bytesText(n int) string {
+	if n%(1<<10) == 0 && n%(1<<20) != 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return codec.MiB(n)
+}
+
+// Store is a goroutine-safe key/value store with expiry and atomic counters:
+// the store module of every Lua state built with it, and the only sanctioned
+// way for hooks to keep state between calls. Values are strings, float64
+// numbers, booleans or JSON documents (json.RawMessage, what Lua tables are
+// stored as). Everything it holds is bounded by its StoreLimits.
+//
+// Expired entries are removed whatever the traffic: each write drops a few,
+// and a sweeper timer, armed while some entry has a TTL, drops them within
+// storeSweepInterval of their expiry. Close stops the sweeper. The zero
+// Store is an empty store with the default limits, ready to use.
+type Store struct {
+	mu      sync.Mutex // guards everything below
+	m       map[string]*storeEntry
+	exp     expiryHeap // the entries of m with a TTL, soonest first
+	bytes   int        // keys and values of m, as StoreLimits.MaxBytes counts them
+	lim     StoreLimits
+	now     func() time.Time // nil: time.Now (tests set a fake clock)
+	sweeper storeSweeper
+	spare   *storeEntry // a removed entry, reused by the next new key
+}
+
+type storeEntry struct {
+	key     string
+	value   any       // a string, a bool or a json.RawMessage; nil for a number
+	num     float64   // the number, when value is nil (not boxed: Incr allocates nothing)
+	size    int       // the value's size in bytes
+	expires time.Time // zero: never
+	index   int       // in Store.exp; -1 when not there
+}
+
+// NewStore returns an empty store with the default limits.
+func NewStore() *Store { return &Store{} }
+
+// SetLimits sets the store's limits. It applies to later writes only.
+func (s *Store) SetLimits(l StoreLimits) {
+	s.mu.Lock()
+	s.lim = l.withDefaults()
+	s.mu.Unlock()
+}
+
+// Limits returns the limits in force, defaults applied.
+func (s *Store) Limits() StoreLimits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lim.withDefaults()
+}
+
+// StoreStats counts what a store holds.
+type StoreStats struct {
+	Keys     int // entries, expired ones not yet swept included
+	Bytes    int // their keys and values, as StoreLimits.MaxBytes counts them
+	Expiring int // entries with a TTL
+}
+
+// Stats returns what the store holds.
+func (s *Store) Stats() StoreStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return StoreStats{Keys: len(s.m), Bytes: s.bytes, Expiring: len(s.exp)}
+}
+
+func (s *Store) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// live returns the entry of key unless it is absent or expired; an expired
+// one is removed.
+func (s *Store) live(key string, now time.Time) *storeEntry {
+	e := s.m[key]
+	if e != nil && e.expired(now) {
+		s.remove(e)
+		return nil
+	}
+	return e
+}
+
+func (e *storeEntry) expired(now time.Time) bool {
+	return !e.expires.IsZero() && !now.Before(e.expires)
+}
+
+// Get returns the value of key, and whether it is present and not expired.
+func (s *Store) Get(key string) (any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.live(key, s.clock()); e != nil {
+		return e.get(), true
+	}
+	return nil, false
+}
+
+// Set stores value under key; ttl > 0 makes it expire after ttl, at most
+// MaxStoreTTL. The value must be a string, a float64, a bool or a
+// json.RawMessage. A write that would pass a limit is a *StoreLimitError and
+// changes nothing.
+func (s *Store) Set(key string, value any, ttl time.Duration) error {
+	var size int
+	switch v := value.(type) {
+	case string:
+		size = len(v)
+	case json.RawMessage:
+		size = len(v)
+	case float64, bool:
+		size = storeNumberBytes
+	default:
+		return fmt.Errorf("store: cannot store a %T (want string, float64, bool or json.RawMessage)", value)
+	}
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lim := s.lim.withDefaults()
+	if err := s.checkSizes(lim, key, size); err != nil {
+		return err
+	}
+	now := s.clock()
+	e, err := s.reserve(lim, key, size, now)
+	if err != nil {
+		return err
+	}
+	if f, ok := value.(float64); ok {
+		e.value, e.num = nil, f
+	} else {
+		e.value = value
+	}
+	s.setExpiry(e, expiry(now, ttl), now)
+	return nil
+}
+
+// Incr adds delta to the number under key atomically and returns the new
+// value. An absent or expired key counts from 0, and then ttl > 0 sets its
+// expiry; incrementing an existing key keeps its expiry, so a counter with a
+// TTL counts a fixed window. A value that is not a number, a delta or a
+// result that is not a finite number, and a write that would pass a limit
+// (*StoreLimitError) are errors that change nothing.
+func (s *Store) Incr(key string, delta float64, ttl time.Duration) (float64, error) {
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		return 0, fmt.Errorf("store: cannot add %v to %q: not a finite number", delta, truncKey(key))
+	}
+	if err := checkTTL(ttl); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lim := s.lim.withDefaults()
+	if err := s.checkSizes(lim, key, storeNumberBytes); err != nil {
+		return 0, err
+	}
+	now := s.clock()
+	if e := s.live(key, now); e != nil {
+		if e.value != nil {
+			return 0, fmt.Errorf("store: the value of %q is a %s, not a number", truncKey(key), storeType(e.value))
+		}
+		v := e.num
+		if r := v + delta; math.IsInf(r, 0) || math.IsNaN(r) {
+			return 0, fmt.Errorf("store: %v + %v under %q is not a finite number", v, delta, truncKey(key))
+		}
+		e.num = v + delta
+		s.sweepSome(now, writeSweep)
+		return v + delta, nil
+	}
+	e, err := s.reserve(lim, key, storeNumberBytes, now)
+	if err != nil {
+		return 0, err
+	}
+	e.value, e.num = nil, delta
+	s.setExpiry(e, expiry(now, ttl), now)
+	return delta, nil
+}
+
+// checkSizes refuses a key or a value larger than its limit.
+func (s *Store) checkSizes(lim StoreLimits, key string, size int) error {
+	if len(key) > lim.MaxKeyBytes {
+		return &StoreLimitError{Key: truncKey(key), Limit: "MaxKeyBytes", Max: lim.MaxKeyBytes, Size: len(key)}
+	}
+	if size > lim.MaxValueBytes {
+		return &StoreLimitError{Key: truncKey(key), Limit: "MaxValueBytes", Max: lim.MaxValueBytes, Size: size}
+	}
+	return nil
+}
+
+// reserve returns the entry of key, created if need be, accounted at size
+// bytes: the caller sets its value and expiry. It first drops a few expired
+// entries; when the write would pass MaxKeys or MaxBytes it drops every
+// expired entry, and if that is not enough it refuses the write, changing
+// nothing. s.mu is held.
+func (s *Store) reserve(lim StoreLimits, key string, size int, now time.Time) (*storeEntry, error) {
+	s.sweepSome(now, writeSweep)
+	e := s.live(key, now)
+	over := func() error {
+		if e == nil && len(s.m)+1 > lim.MaxKeys {
+			return &StoreLimitError{Key: truncKey(key), Limit: "MaxKeys", Max: lim.MaxKeys, Size: len(s.m) + 1}
+		}
+		total := s.bytes + size
+		if e != nil {
+			total -= e.size
+		} else {
+			total += len(key)
+		}
+		if total > lim.MaxBytes && (e == nil || size > e.size) {
+			return &StoreLimitError{Key: truncKey(key), Limit: "MaxBytes", Max: lim.MaxBytes, Size: total}
+		}
+		return nil
+	}
+	if over() != nil {
+		s.sweepSome(now, math.MaxInt)
+		e = s.live(key, now)
+		if err := over(); err != nil {
+			return nil, err
+		}
+	}
+	if e == nil {
+		if s.m == nil {
+			s.m = make(map[string]*storeEntry)
+		}
+		e = s.spare
+		if e == nil {
+			e = &storeEntry{}
+		}
+		s.spare = nil
+		*e = storeEntry{key: key, index: -1}
+		s.m[key] = e
+		s.bytes += len(key)
+	}
+	s.bytes += size - e.size
+	e.size = size
+	return e, nil
+}
+
+// Delete removes key.
+func (s *Store) Delete(key string) {
+	s.mu.Lock()
+	if e := s.m[key]; e != nil {
+		s.remove(e)
+	}
+	s.mu.Unlock()
+}
+
+// remove drops e from the store. s.mu is held.
+func (s *Store) remove(e *storeEntry) {
+	delete(s.m, e.key)
+	s.bytes -= len(e.key) + e.size
+	if e.index >= 0 {
+		s.exp.remove(e)
+	}
+	*e = storeEntry{index: -1}
+	s.spare = e
+}
+
+// get returns the entry's value as Store.Get does.
+func (e *storeEntry) get() any {
+	if e.value == nil {
+		return e.num
+	}
+	return e.value
+}
+
+func checkTTL(ttl time.Duration) error {
+	if ttl > MaxStoreTTL {
+		return fmt.Errorf("store: a TTL of %v exceeds the limit of %v", ttl, MaxStoreTTL)
+	}
+	return nil
+}
+
+func expiry(now time.Time, ttl time.Duration) time.Time {
+	if ttl <= 0 {
+		return time.Time{}
+	}
+	return now.Add(ttl)
+}
+
+// truncKey cuts a key for an error message.
+func truncKey(key string) string {
+	if len(key) > 64 {
+		return key[:64]
+	}
+	return key
+}
+
+func storeType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.RawMessage:
+		return "table"
+	}
+	return fmt.Sprintf("%T", v)
+}
