@@ -24,28 +24,29 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/luabind"
+	"github.com/luahook/luahook/runner"
 )
 
 // Defaults and bounds of the configuration.
 const (
 	DefaultHooksDir       = "hooks.d"
-	DefaultMaxStringBytes = 16 << 20 // 16 MiB
-	DefaultLoadTimeoutMs  = 2000
+	DefaultMaxStringBytes = luabind.DefaultMaxStringBytes
+	DefaultLoadTimeoutMs  = int(luabind.DefaultLoadTimeout / time.Millisecond)
 	DefaultMaxInputBytes  = luahook.DefaultMaxInputBytes
 	// MaxTimeoutMs bounds timeout_ms and load_timeout_ms: luahook.MaxTimeout
 	// (10 min) in milliseconds.
 	MaxTimeoutMs = int64(luahook.MaxTimeout / time.Millisecond)
-	// The defaults of [runner]'s context and background bounds and of
-	// [lua] max_input_values, the same as the runner's and luabind's.
-	DefaultMaxContextBytes   = 64 << 10
-	DefaultBackgroundWorkers = 4
-	DefaultBackgroundQueue   = 256
-	DefaultMaxInputValues    = 100_000
-	// The defaults of [store], the same as luabind's.
-	DefaultStoreMaxKeyBytes   = 1 << 10 // 1 KiB
-	DefaultStoreMaxValueBytes = 1 << 20 // 1 MiB
-	DefaultStoreMaxKeys       = 100_000
-	DefaultStoreMaxBytes      = 64 << 20 // 64 MiB
+	// The defaults of [runner]'s context and background bounds, of [lua]
+	// max_input_values and of [store] are the runner's and luabind's own.
+	DefaultMaxContextBytes    = runner.DefaultMaxContextBytes
+	DefaultBackgroundWorkers  = runner.DefaultBackgroundWorkers
+	DefaultBackgroundQueue    = runner.DefaultBackgroundQueue
+	DefaultMaxInputValues     = luabind.DefaultMaxInputValues
+	DefaultStoreMaxKeyBytes   = luabind.DefaultStoreMaxKeyBytes
+	DefaultStoreMaxValueBytes = luabind.DefaultStoreMaxValueBytes
+	DefaultStoreMaxKeys       = luabind.DefaultStoreMaxKeys
+	DefaultStoreMaxBytes      = luabind.DefaultStoreMaxBytes
 )
 
 // Limits of what a configuration file, and a JSON Schema file it names, may
