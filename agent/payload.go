@@ -70,7 +70,7 @@ func decodeNative(agent Name, n *native, event string, f fields, events map[stri
 			name = got
 		}
 	} else if event == "" {
-		return fail("", errors.New("the payload does not name its event; the hook configuration must (fire --event)"))
+		return fail("", errors.New("the payload does not name its event; the hook configuration must (luahook fire --agent NAME EVENT)"))
 	}
 	if len(name) > luahook.MaxIDBytes {
 		return fail("", fmt.Errorf("event name is %d bytes, over the limit of %d", len(name), luahook.MaxIDBytes))

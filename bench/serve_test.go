@@ -32,7 +32,9 @@ type loadStats struct {
 func (s loadStats) rate() float64 { return float64(s.decisions) / s.elapsed.Seconds() }
 
 // serveEngine starts `luahook serve`'s handler over an engine with one Lua
-// policy on a real 127.0.0.1 listener and returns its hook URL.
+// policy on a real 127.0.0.1 listener and returns its base URL
+// (http://127.0.0.1:PORT): the hook protocol is on /hook, Claude Code's on
+// /agent/claude.
 func serveEngine(tb testing.TB) string {
 	tb.Helper()
 	eng := openDir(tb, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
@@ -49,12 +51,20 @@ func serveEngine(tb testing.TB) string {
 			tb.Error(err)
 		}
 	})
-	return "http://" + ln.Addr().String() + "/hook"
+	return "http://" + ln.Addr().String()
 }
 
+// allowAnswer is the hook protocol's answer when the policy lets the call
+// through; noObjection is every agent path's.
+var (
+	allowAnswer = []byte("{\"action\":\"allow\"}\n")
+	noObjection = []byte("{}\n")
+)
+
 // generateLoad posts body to url from clients goroutines, each on its own
-// keep-alive connection, until d has passed, and measures every decision.
-func generateLoad(ctx context.Context, url string, body []byte, clients int, d time.Duration) (loadStats, error) {
+// keep-alive connection, until d has passed, and measures every decision;
+// every answer must be 200 with the body want.
+func generateLoad(ctx context.Context, url string, body, want []byte, clients int, d time.Duration) (loadStats, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -91,7 +101,7 @@ func generateLoad(ctx context.Context, url string, body []byte, clients int, d t
 					}
 					return
 				}
-				if resp.StatusCode != http.StatusOK || !bytes.Equal(b.Bytes(), []byte("{\"action\":\"allow\"}\n")) {
+				if resp.StatusCode != http.StatusOK || !bytes.Equal(b.Bytes(), want) {
 					errs[c] = fmt.Errorf("answer %d %q", resp.StatusCode, b.Bytes())
 					return
 				}
@@ -121,16 +131,31 @@ func generateLoad(ctx context.Context, url string, body []byte, clients int, d t
 // second and the p50 and p99 latency a client saw; ns/op is the time of one
 // whole run.
 func BenchmarkServeThroughput(b *testing.B) {
-	url := serveEngine(b)
 	body := payload("bash", `{"command":"go test ./... -run TestRunner -count=1","timeout":120000}`)
+	serveLoad(b, serveEngine(b)+"/hook", body, allowAnswer)
+}
+
+// BenchmarkServeClaudeThroughput is BenchmarkServeThroughput on Claude
+// Code's HTTP-hook protocol (POST /agent/claude, Claude's own PreToolUse
+// payload, "{}" back): what `luahook install claude --http` wires.
+func BenchmarkServeClaudeThroughput(b *testing.B) {
+	body := []byte(`{"session_id":"abc123","transcript_path":"/home/dev/.claude/projects/p/abc123.jsonl","cwd":"/home/dev/project",` +
+		`"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+		`"tool_input":{"command":"go test ./... -run TestRunner -count=1","timeout":120000},"tool_use_id":"toolu_01ABC123"}`)
+	serveLoad(b, serveEngine(b)+"/agent/claude", body, noObjection)
+}
+
+// serveLoad runs the load generator against url and reports decisions per
+// second and the p50 and p99 latency a client saw.
+func serveLoad(b *testing.B, url string, body, want []byte) {
 	// Warm up: states built, connections open.
-	if _, err := generateLoad(context.Background(), url, body, loadClients, 200*time.Millisecond); err != nil {
+	if _, err := generateLoad(context.Background(), url, body, want, loadClients, 200*time.Millisecond); err != nil {
 		b.Fatal(err)
 	}
 	var st loadStats
 	for b.Loop() {
 		var err error
-		if st, err = generateLoad(context.Background(), url, body, loadClients, loadDuration); err != nil {
+		if st, err = generateLoad(context.Background(), url, body, want, loadClients, loadDuration); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -142,8 +167,8 @@ func BenchmarkServeThroughput(b *testing.B) {
 // TestServeAnswersEveryClientUnderLoad guards the load generator itself:
 // against a real serve handler, every client gets decisions, none fails.
 func TestServeAnswersEveryClientUnderLoad(t *testing.T) {
-	url := serveEngine(t)
-	st, err := generateLoad(context.Background(), url, payload("bash", `{"command":"ls"}`), 4, 300*time.Millisecond)
+	url := serveEngine(t) + "/hook"
+	st, err := generateLoad(context.Background(), url, payload("bash", `{"command":"ls"}`), allowAnswer, 4, 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

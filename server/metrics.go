@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -22,6 +23,7 @@ type metrics struct {
 	failures  *prometheus.CounterVec   // event, hook, failure
 	latency   *prometheus.HistogramVec // event, hook
 	decision  prometheus.Histogram
+	agents    agentCollectors
 }
 
 func newMetrics(reg prometheus.Registerer, loadErrors func() int, bodyBytes func() int64) *metrics {
@@ -57,6 +59,7 @@ func newMetrics(reg prometheus.Registerer, loadErrors func() int, bodyBytes func
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "luahook_body_bytes_reserved", Help: "Request body bytes reserved by the hook requests in flight (see --max-bytes-in-flight).",
 		}, func() float64 { return float64(bodyBytes()) }))
+	m.agents = newAgentCollectors(reg)
 	return m
 }
 
@@ -95,3 +98,78 @@ func decisionOf(res *runner.Result) string {
 	}
 	return "none"
 }
+
+// blockCause is why an agent's request was answered with its block signal.
+type blockCause int
+
+const (
+	blockDecode     blockCause = iota // the payload could not be decoded
+	blockBody                         // the body was too large or could not be read
+	blockOverloaded                   // the request waited in vain for its turn
+	numBlockCauses
+)
+
+var blockCauseNames = [numBlockCauses]string{"decode", "body", "overloaded"}
+
+// verdictLabels are the verdict label values of luahook_agent_answers_total:
+// agent.Verdict's names, and "mutate" for a rewrite without a verdict.
+var verdictLabels = [...]string{"none", "allow", "deny", "ask", "continue", "mutate"}
+
+const mutateLabel = len(verdictLabels) - 1
+
+// agentMetrics are one agent's collectors, resolved once so that an answer
+// counts without looking labels up.
+type agentMetrics struct {
+	answers        [len(verdictLabels)]prometheus.Counter
+	decodeFailures prometheus.Counter
+	blocks         [numBlockCauses]prometheus.Counter
+}
+
+// agentCollectors are the per-agent metrics of the /agent/ paths. Label
+// values are bounded: agents are agent.Names, verdicts and causes fixed sets.
+type agentCollectors struct {
+	byName map[agent.Name]*agentMetrics
+}
+
+func newAgentCollectors(reg prometheus.Registerer) agentCollectors {
+	answers := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "luahook_agent_answers_total", Help: "Payloads answered on /agent/NAME by agent and verdict (none, allow, deny, ask, continue, mutate).",
+	}, []string{"agent", "verdict"})
+	decode := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "luahook_agent_decode_failures_total", Help: "Agent payloads that could not be decoded (each answered with the agent's block signal).",
+	}, []string{"agent"})
+	blocks := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "luahook_agent_blocks_total", Help: "Agent requests answered with the agent's block signal because serve could not decide, by agent and cause (decode, body, overloaded).",
+	}, []string{"agent", "cause"})
+	reg.MustRegister(answers, decode, blocks)
+	c := agentCollectors{byName: make(map[agent.Name]*agentMetrics)}
+	for _, name := range agent.Names() {
+		am := &agentMetrics{decodeFailures: decode.WithLabelValues(string(name))}
+		for i, v := range verdictLabels {
+			am.answers[i] = answers.WithLabelValues(string(name), v)
+		}
+		for i, cause := range blockCauseNames {
+			am.blocks[i] = blocks.WithLabelValues(string(name), cause)
+		}
+		c.byName[name] = am
+	}
+	return c
+}
+
+// agent returns the collectors of the agent named name.
+func (m *metrics) agent(name agent.Name) *agentMetrics { return m.agents.byName[name] }
+
+// count counts one answered decision.
+func (am *agentMetrics) count(d agent.Decision) { am.answers[verdictIndex(d)].Inc() }
+
+func verdictIndex(d agent.Decision) int {
+	if d.Verdict == agent.NoObjection && d.Input != nil {
+		return mutateLabel
+	}
+	if int(d.Verdict) < mutateLabel {
+		return int(d.Verdict)
+	}
+	return 0
+}
+
+func verdictLabel(d agent.Decision) string { return verdictLabels[verdictIndex(d)] }

@@ -64,7 +64,8 @@ type Options struct {
 	Limits Limits
 }
 
-// Handler serves the hook protocol on POST / and POST /hook, the health
+// Handler serves the hook protocol on POST / and POST /hook, each coding
+// agent's own protocol on POST /agent/NAME (see ExitCodeHeader), the health
 // status on GET /healthz (liveness), readiness on GET /readyz (503 while
 // there are load errors) and the Prometheus metrics on GET /metrics.
 //
@@ -107,6 +108,8 @@ func New(f Firer, opts Options) *Handler {
 	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
+	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)
+	h.mux.HandleFunc("POST /agent/{agent}/{event}", h.serveAgent)
 	h.mux.HandleFunc("GET /healthz", h.serveHealth)
 	h.mux.HandleFunc("GET /readyz", h.serveReady)
 	h.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -118,35 +121,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 
 func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	if r.ContentLength > h.maxBody {
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody))
+	body, t, rf := h.receive(w, r)
+	switch {
+	case rf == nil:
+		defer t.release()
+	case rf.over != nil:
+		h.refuseOverloaded(w, r, rf.over)
 		return
-	}
-	reserve := r.ContentLength
-	if reserve < 0 {
-		reserve = h.maxBody
-	}
-	t, err := h.adm.admit(r.Context(), r.RemoteAddr, reserve)
-	if err != nil {
-		var o *overloaded
-		if errors.As(err, &o) {
-			h.refuseOverloaded(w, r, o)
-			return
-		}
+	case rf.gone:
 		h.m.requests.WithLabelValues("499").Inc()
 		return
-	}
-	defer t.release()
-	// The wait for a turn does not eat the time to send the body.
-	http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.reread))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
-	if err != nil {
-		code := http.StatusBadRequest
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
-		}
-		h.refuse(w, r, code, err)
+	default:
+		h.refuse(w, r, rf.code, rf.err)
 		return
 	}
 	in, err := luahook.DecodePayload(body)
@@ -171,6 +157,49 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 			slog.Int("hooks", len(res.Trace)), slog.Duration("took", took))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// refusal is why a request's body was not received: the client went away
+// (gone), waited in vain for its turn (over), or sent a body that is too
+// large or broken (code and err).
+type refusal struct {
+	gone bool
+	over *overloaded
+	code int
+	err  error
+}
+
+// receive admits a request (see admission) and reads its body, capped at
+// MaxBody. The caller releases the ticket when it received the body.
+func (h *Handler) receive(w http.ResponseWriter, r *http.Request) ([]byte, *ticket, *refusal) {
+	if r.ContentLength > h.maxBody {
+		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody)}
+	}
+	reserve := r.ContentLength
+	if reserve < 0 {
+		reserve = h.maxBody
+	}
+	t, err := h.adm.admit(r.Context(), r.RemoteAddr, reserve)
+	if err != nil {
+		var o *overloaded
+		if errors.As(err, &o) {
+			return nil, nil, &refusal{over: o}
+		}
+		return nil, nil, &refusal{gone: true}
+	}
+	// The wait for a turn does not eat the time to send the body.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.reread))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
+	if err != nil {
+		t.release()
+		code := http.StatusBadRequest
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
+		}
+		return nil, nil, &refusal{code: code, err: err}
+	}
+	return body, t, nil
 }
 
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code int, err error) {

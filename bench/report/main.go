@@ -42,7 +42,8 @@ var suites = []suite{
 	{"transports", `^BenchmarkHTTPHook$|^BenchmarkRawPOST$`, ""},
 	{"server", `^BenchmarkServeHook$`, ""},
 	{"bench", `^BenchmarkMatchingLuaHooks$|^BenchmarkTenLuaHooksOneMatching$|^BenchmarkPayloadSize$|^BenchmarkDecodeJSON$|` +
-		`^BenchmarkPostToolUseFanOut$|^BenchmarkStateMemory$|^BenchmarkLoadFiles$|^BenchmarkServeThroughput$`, ""},
+		`^BenchmarkPostToolUseFanOut$|^BenchmarkStateMemory$|^BenchmarkLoadFiles$|^BenchmarkServeThroughput$|^BenchmarkServeClaudeThroughput$|` +
+		`^BenchmarkAgentFire$`, ""},
 	{"bench", `^BenchmarkLuaValidateParallel$|^BenchmarkLuaValidateParallelFire$|^BenchmarkCalibrateParallel$`, "1,2"},
 }
 
@@ -188,6 +189,10 @@ func targets(r results) []target {
 	if a, b := ns("bench.BenchmarkCalibrateParallel@1"), ns("bench.BenchmarkCalibrateParallel@2"); a > 0 && b > 0 {
 		machine = a / b
 	}
+	worstAgent := -1.0
+	for _, name := range []string{"claude", "codex", "copilot", "cursor", "gemini"} {
+		worstAgent = max(worstAgent, r.ratio("bench.BenchmarkAgentFire/agent="+name, "bench.BenchmarkAgentFire/agent=plain"))
+	}
 	return []target{
 		{"Lua validate / Go hook (runner, typical payload)", r.ratio("luabind.BenchmarkRunnerLuaValidate", "luabind.BenchmarkRunnerGoValidate"), "x", "<=", 1.5},
 		{"Lua validate / context-bound Go hook (inline)", r.ratio("luabind.BenchmarkRunnerLuaValidate", "luabind.BenchmarkRunnerGoBoundValidate"), "x", "", 0},
@@ -209,6 +214,9 @@ func targets(r results) []target {
 		{"  the machine's own 2 cores / 1 right now (SHA-256 yardstick)", machine, "x", "", 0},
 		{"serve, one Lua policy: decisions/s", r.get("bench.BenchmarkServeThroughput", "decisions/s"), "/s", ">=", 15000},
 		{"serve p99 latency", r.get("bench.BenchmarkServeThroughput", "p99-ms"), "ms", "<", 5},
+		{"serve, Claude Code's protocol (/agent/claude): decisions/s", r.get("bench.BenchmarkServeClaudeThroughput", "decisions/s"), "/s", ">=", 15000},
+		{"serve p99 latency, Claude Code's protocol", r.get("bench.BenchmarkServeClaudeThroughput", "p99-ms"), "ms", "<", 5},
+		{"fire path, slowest agent adapter / plain (decode, fire, encode)", worstAgent, "x", "<=", 1.2},
 		{"heap per pooled state", r.get("bench.BenchmarkStateMemory", "heap-B/state") / 1024, "KiB", "<=", 64},
 		{"load 1,000 hook files", ns("bench.BenchmarkLoadFiles") / 1e9, "s", "<", 2},
 	}

@@ -32,12 +32,17 @@ type fireOptions struct {
 	tool        string
 	trace       bool
 	onLoadError string
+	// agent mode (fireagent.go): the agent's name or "auto"; http: the
+	// luahook serve to forward the payload to, and for how long.
+	agent       string
+	http        string
+	httpTimeout time.Duration
 }
 
 func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
 	o := &fireOptions{}
 	cmd := &cobra.Command{
-		Use:   "fire [EVENT]",
+		Use:   "fire [EVENT] [--agent NAME [--http URL]]",
 		Short: "Run one payload through every hook and print the outcome as JSON",
 		Long: `fire reads a payload (--input JSON, --input @file, or standard input), runs it
 through the full engine (config and hooks folder) and prints exactly one JSON
@@ -75,6 +80,23 @@ A payload that cannot be read denies only when its event is known: give EVENT
 on the command line (luahook fire PreToolUse) when fire is a command hook.
 luahook check is the tool that fails on any error.
 
+With --agent claude|codex|copilot|cursor|gemini|auto, fire is that agent's
+command hook (luahook install writes it): the payload is the agent's own,
+the answer exactly what the agent reads (standard output, standard error,
+exit status), and EVENT, when given, is the agent's name for the event
+(Copilot's camelCase payloads do not name it: luahook fire --agent copilot
+preToolUse). auto tells the agent from the payload's keys; a payload in
+luahook's own format is fired as without --agent. Everything that keeps
+fire from deciding (a payload that cannot be read, a hook file or config
+that does not load, an untrusted folder, an interruption) blocks on the
+events that can block, with the agent's own block signal and a reason
+naming the cause, as --on-load-error says (skip proceeds and warns on
+standard error; fail exits 1). With --http URL the payload is not fired
+here but sent to the luahook serve at URL (URL/agent/NAME) and its answer
+relayed; when that server cannot be reached, is slower than
+--http-timeout or answers anything but a well-formed answer, fire blocks
+the same way.
+
 Standard input is read up to the end of the payload's JSON object (the host
 may keep the pipe open), for at most --read-timeout. On a terminal fire says
 that it waits for the payload and reads it without a time limit (Ctrl-D for
@@ -82,7 +104,9 @@ none). fire then ends within the hooks' own deadlines; a SIGTERM or interrupt
 stops the hooks at once and ends the process within 3 seconds whatever it is
 doing, a second one at once.`,
 		Example: `  luahook fire PreToolUse --tool bash --input '{"toolInput":{"command":"rm -rf /"}}'
-  echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire UserPromptSubmit`,
+  echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire UserPromptSubmit
+  luahook fire --agent claude < claude-pretooluse.json
+  luahook fire --agent copilot preToolUse --http http://127.0.0.1:8787`,
 		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var names []string
@@ -100,10 +124,32 @@ doing, a second one at once.`,
 	cmd.Flags().BoolVar(&o.trace, "trace", false, "print the per-hook trace to standard error")
 	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "how long to wait for the payload on standard input")
 	cmd.Flags().StringVar(&o.onLoadError, "on-load-error", "", "when something does not load: deny, skip or fail (default: the config's [runner] on_load_error, else deny)")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "read and answer this agent's hook protocol: claude, codex, copilot, cursor, gemini or auto")
+	cmd.Flags().StringVar(&o.http, "http", "", "with --agent: ask the luahook serve at this URL instead of loading hooks here")
+	cmd.Flags().DurationVar(&o.httpTimeout, "http-timeout", defaultHTTPTimeout, "with --http: how long the server has to answer")
 	return cmd
 }
 
 func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string) error {
+	if o.agent != "" {
+		return runFireAgent(cmd, g, s, o, args)
+	}
+	if o.http != "" {
+		return errors.New("--http forwards an agent's payload: give --agent too")
+	}
+	return firePlain(cmd, g, s, o, args, nil)
+}
+
+// readResult is a payload read before fire decided how to fire it
+// (--agent auto).
+type readResult struct {
+	data []byte
+	err  error
+}
+
+// firePlain fires a payload in luahook's own format: pre when it was read
+// already, else the one readPayload reads.
+func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string, pre *readResult) error {
 	ctx := cmd.Context()
 	var event luahook.Event
 	if len(args) == 1 {
@@ -129,7 +175,12 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	}
 	mode := eng.OnLoadError(o.onLoadError) // a config that loaded is trusted
 
-	data, err := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	var data []byte
+	if pre != nil {
+		data, err = pre.data, pre.err
+	} else {
+		data, err = readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	}
 	var in *luahook.Input
 	if err == nil {
 		in, err = decodePayload(data)

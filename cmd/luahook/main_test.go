@@ -21,7 +21,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script works in its own
-// folder; $SHIPPED is the absolute path of the repository's hooks.d, and
+// folder; $SHIPPED is the absolute path of the repository's hooks.d,
+// $AGENTDATA that of agent/testdata (each agent's native payloads), and
 // $XDG_CONFIG_HOME (where trust records and the user's own hooks live) is
 // $WORK/.config.
 //
@@ -32,12 +33,17 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	agentData, err := filepath.Abs(filepath.Join("..", "..", "agent", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: false,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SHIPPED", shipped)
+			env.Setenv("AGENTDATA", agentData)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			env.Setenv("GORACE", quickRaceExit())
 			return nil

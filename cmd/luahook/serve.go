@@ -33,6 +33,15 @@ hooks folder and the config: POST / (or /hook) with a payload as JSON, get the
 outcome as JSON, in the shapes "luahook fire" prints. A malformed payload is
 answered 400 with {"error": …}, a body over --max-body 413.
 
+POST /agent/NAME (claude, codex, copilot, cursor, gemini) answers that
+agent's own hook protocol: the body is the agent's payload, the answer
+always 200 with the JSON the agent acts on ("{}" for no objection), and its
+command-hook exit status in the Luahook-Exit-Code header. A payload that
+cannot be read, a body over --max-body or a server over its limits is
+answered with the agent's block signal, naming the cause. Copilot's
+camelCase payloads do not name their event: POST /agent/copilot/EVENT
+(/agent/copilot/preToolUse). "luahook install NAME --http URL" wires it.
+
 GET /healthz (liveness) answers 200 {"status":"ok"}, or "degraded" with the
 load errors (the previous good version of a broken file stays live). GET
 /readyz (readiness) answers the same, with 503 while degraded. GET /metrics serves

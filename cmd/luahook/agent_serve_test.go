@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/server"
+)
+
+// agentPolicy is the policy of the agent_*.txtar golden scripts: deny a
+// force-push, rewrite npm install to pnpm add, context at session start and
+// after a tool, a prompt about a flaky test denied, others given context.
+const agentPolicy = `hook.register("PreToolUse", "@shell", function(input)
+  local c = input.toolInput.command or ""
+  if c:find("push --force", 1, true) then return hook.deny("force-push is not allowed") end
+  if c:find("^npm install ") then
+    local t = {}
+    for k, v in pairs(input.toolInput) do t[k] = v end
+    t.command = "pnpm add " .. c:sub(13)
+    return hook.mutate(t)
+  end
+end, { name = "shell", failure_policy = "closed", policy = true })
+hook.register("SessionStart", nil, function() return hook.context("This project uses pnpm.") end)
+hook.register("UserPromptSubmit", nil, function(input)
+  if input.prompt:find("flaky", 1, true) then return hook.deny("say which test is flaky") end
+  return hook.context("prompt checked")
+end)
+hook.register("PostToolUse", nil, function(input)
+  if input.toolResult and input.toolResult.isError then return hook.context("the tool failed: " .. input.toolName) end
+  return hook.context("output checked")
+end)
+`
+
+// agentPayload is one native payload of agent/testdata, with the event the
+// command line names (Copilot's camelCase dialect).
+type agentPayload struct {
+	agent agent.Name
+	name  string
+	event string
+	data  []byte
+}
+
+func agentPayloads(t *testing.T) []agentPayload {
+	t.Helper()
+	var out []agentPayload
+	for _, name := range agent.Names() {
+		paths, err := filepath.Glob(filepath.Join("..", "..", "agent", "testdata", string(name), "*.native.json"))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no payloads for %s: %v", name, err)
+		}
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := strings.TrimSuffix(filepath.Base(p), ".native.json")
+			var event string
+			if name == agent.Copilot && base[0] >= 'a' && base[0] <= 'z' {
+				event, _, _ = strings.Cut(base, "-")
+			}
+			out = append(out, agentPayload{name, base, event, data})
+		}
+	}
+	return out
+}
+
+// fireAgent runs fire --agent in process and returns its answer.
+func fireAgent(t *testing.T, globals []string, p agentPayload, extra ...string) agent.Answer {
+	t.Helper()
+	args := append(append([]string{}, globals...), "fire", "--agent", string(p.agent))
+	if p.event != "" {
+		args = append(args, p.event)
+	}
+	args = append(args, extra...)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, bytes.NewReader(p.data), &out, &errb)
+	ans := agent.Answer{Stderr: errb.String(), ExitCode: code}
+	if out.Len() > 0 {
+		ans.Stdout = out.Bytes()
+	}
+	return ans
+}
+
+// postAgent posts a payload to serve's /agent/ path; relay asks for the
+// whole answer (server.RelayHeader).
+func postAgent(t *testing.T, url string, body []byte, relay bool) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if relay {
+		req.Header.Set(server.RelayHeader, "1")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+func agentPath(base string, p agentPayload) string {
+	u := base + "/agent/" + string(p.agent)
+	if p.event != "" {
+		u += "/" + p.event
+	}
+	return u
+}
+
+// serve answers every agent's payloads on /agent/NAME[/EVENT] exactly as
+// fire --agent answers them: the body is fire's standard output ("{}" for
+// none), always with 200, and Luahook-Exit-Code its exit status; asked for
+// a relay, the whole answer; and fire --agent --http relays it to the byte.
+func TestServeAnswersEachAgentAsFireDoes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"10-policy.lua": agentPolicy})
+	globals := []string{"--dir", dir}
+	s := startServe(t, globals)
+	for _, p := range agentPayloads(t) {
+		t.Run(string(p.agent)+"/"+p.name, func(t *testing.T) {
+			want := fireAgent(t, globals, p)
+			resp, body := postAgent(t, agentPath(s.base, p), p.data, false)
+			wantBody := want.Stdout
+			if wantBody == nil {
+				wantBody = []byte("{}\n")
+			}
+			if resp.StatusCode != http.StatusOK || !bytes.Equal(body, wantBody) {
+				t.Errorf("serve answered %d %q; fire printed %q", resp.StatusCode, body, want.Stdout)
+			}
+			if got := resp.Header.Get(server.ExitCodeHeader); got != strconv.Itoa(want.ExitCode) {
+				t.Errorf("%s: %q, fire exited %d", server.ExitCodeHeader, got, want.ExitCode)
+			}
+			_, body = postAgent(t, agentPath(s.base, p), p.data, true)
+			var rel server.Relay
+			if err := json.Unmarshal(body, &rel); err != nil {
+				t.Fatalf("relay %q: %v", body, err)
+			}
+			if rel.Stdout != string(want.Stdout) || rel.Stderr != want.Stderr || rel.ExitCode != want.ExitCode {
+				t.Errorf("relay %+v; fire answered %q %q %d", rel, want.Stdout, want.Stderr, want.ExitCode)
+			}
+			got := fireAgent(t, nil, p, "--http", s.base)
+			if !bytes.Equal(got.Stdout, want.Stdout) || got.Stderr != want.Stderr || got.ExitCode != want.ExitCode {
+				t.Errorf("fire --http answered %q %q %d; fire %q %q %d", got.Stdout, got.Stderr, got.ExitCode,
+					want.Stdout, want.Stderr, want.ExitCode)
+			}
+		})
+	}
+}
+
+// serve's /agent/ paths never answer an agent with an error status it
+// would read as "proceed": a payload it cannot read, a body over the cap
+// are the agent's block signal with 200; per-agent metrics count them.
+func TestServeAgentPathsFailClosed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"10-policy.lua": agentPolicy})
+	s := startServe(t, []string{"--dir", dir}, "--max-body", "4096")
+	for _, c := range []struct {
+		name, path, body, want string
+	}{
+		{"not JSON", "/agent/claude", "rm -rf /",
+			`{"decision":"block","reason":"luahook could not read the payload (claude payload: want a JSON object, got rm -rf /)"}`},
+		{"wrong shape", "/agent/claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"luahook could not read the payload (claude PreToolUse payload: tool_input must be an object, got \"ls\")"}}`},
+		{"Copilot without its event", "/agent/copilot", `{"sessionId":"s","timestamp":1,"toolName":"bash","toolArgs":{"command":"ls"}}`,
+			`{"permissionDecision":"deny","permissionDecisionReason":"luahook could not read the payload (copilot payload: the payload does not name its event; the hook configuration must (luahook fire --agent NAME EVENT))"}`},
+		{"body over --max-body", "/agent/gemini/BeforeTool", `{"tool_input":{"x":"` + strings.Repeat("a", 5000) + `"}}`,
+			`{"decision":"deny","reason":"luahook serve could not read the request: body larger than 4096 bytes"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := postAgent(t, s.base+c.path, []byte(c.body), false)
+			if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != c.want {
+				t.Errorf("answered %d %s\nwant 200 %s", resp.StatusCode, body, c.want)
+			}
+			if got := resp.Header.Get(server.ExitCodeHeader); got != "2" {
+				t.Errorf("%s %q, want 2", server.ExitCodeHeader, got)
+			}
+		})
+	}
+	if code, _ := post(t, s.base+"/agent/nobody", "{}"); code != http.StatusNotFound {
+		t.Errorf("unknown agent: %d, want 404", code)
+	}
+	push := `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force"}}`
+	postAgent(t, s.base+"/agent/claude", []byte(push), false)
+	m := scrapeMetrics(t, s.base)
+	for key, want := range map[string]float64{
+		`luahook_agent_answers_total{agent="claude",verdict="deny"}`:   1,
+		`luahook_agent_answers_total{agent="claude",verdict="none"}`:   0,
+		`luahook_agent_decode_failures_total{agent="claude"}`:          2,
+		`luahook_agent_decode_failures_total{agent="copilot"}`:         1,
+		`luahook_agent_blocks_total{agent="claude",cause="decode"}`:    2,
+		`luahook_agent_blocks_total{agent="copilot",cause="decode"}`:   1,
+		`luahook_agent_blocks_total{agent="gemini",cause="body"}`:      1,
+		`luahook_agent_blocks_total{agent="codex",cause="overloaded"}`: 0,
+		`luahook_decisions_total{decision="deny",event="PreToolUse"}`:  1,
+		`luahook_requests_total{code="200"}`:                           5,
+		`luahook_requests_total{code="404"}`:                           1,
+	} {
+		if got, ok := m[key]; !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", key, got, ok, want)
+		}
+	}
+}
+
+// fire --agent --http blocks on an event that can block when the server
+// cannot decide for it: nothing listening, too slow, an error status, an
+// answer that is not luahook's; on an event that cannot block it proceeds.
+// Each reason names the URL and what went wrong.
+func TestFireHTTPBlocksWhenTheServerCannotDecide(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	defer failing.Close()
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"hookSpecificOutput":{}}`))
+	}))
+	defer foreign.Close()
+	pre := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)}
+	post := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":"ok"}`)}
+	for _, c := range []struct {
+		name, url, why string
+	}{
+		{"nothing listening", dead, "connection refused"},
+		{"too slow", slow.URL, "no answer within --http-timeout 300ms"},
+		{"an error status", failing.URL, "answered 500 Internal Server Error: boom"},
+		{"not luahook's answer", foreign.URL, `not a luahook answer (json: unknown field "hookSpecificOutput")`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			target := c.url + "/agent/claude"
+			got := fireAgent(t, nil, pre, "--http", c.url, "--http-timeout", "300ms")
+			if got.ExitCode != 2 || !strings.Contains(got.Stderr, "luahook serve at "+target+" could not decide: ") ||
+				!strings.Contains(got.Stderr, c.why) {
+				t.Errorf("exit %d, stderr %q; want 2 naming %s and %q", got.ExitCode, got.Stderr, target, c.why)
+			}
+			var out struct {
+				HSO struct{ PermissionDecision, PermissionDecisionReason string } `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal(got.Stdout, &out); err != nil || out.HSO.PermissionDecision != "deny" ||
+				!strings.Contains(out.HSO.PermissionDecisionReason, target) {
+				t.Errorf("stdout %q: want Claude's denial naming %s", got.Stdout, target)
+			}
+			got = fireAgent(t, nil, post, "--http", c.url, "--http-timeout", "300ms")
+			if got.ExitCode != 0 || got.Stdout != nil || !strings.Contains(got.Stderr, c.why) {
+				t.Errorf("PostToolUse: exit %d, stdout %q, stderr %q; want it to proceed, saying why", got.ExitCode, got.Stdout, got.Stderr)
+			}
+			got = fireAgent(t, nil, pre, "--http", c.url, "--http-timeout", "300ms", "--on-load-error", "skip")
+			if got.ExitCode != 0 || got.Stdout != nil || !strings.Contains(got.Stderr, "proceeding (--on-load-error skip)") {
+				t.Errorf("skip: exit %d, stdout %q, stderr %q; want it to proceed and warn", got.ExitCode, got.Stdout, got.Stderr)
+			}
+		})
+	}
+}

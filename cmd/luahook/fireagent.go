@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/termtext"
+)
+
+// runFireAgent is fire --agent: the agent's payload in, exactly the
+// agent's answer out. Every path that cannot reach a decision goes through
+// undecided, which blocks on an event that can block (--on-load-error deny,
+// the default), proceeds with a warning (skip) or exits 1 (fail).
+func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string) error {
+	ctx := cmd.Context()
+	if o.tool != "" {
+		return errors.New("--tool does not apply with --agent: the agent's payload names its tool")
+	}
+	if err := engine.CheckOnLoadError(o.onLoadError); err != nil {
+		return fmt.Errorf("--on-load-error %w", err)
+	}
+	var a agent.Adapter
+	if o.agent != "auto" {
+		var err error
+		if a, err = agent.Lookup(o.agent); err != nil {
+			return fmt.Errorf("--agent: %w", err)
+		}
+	}
+	var event string // the agent's name for the event, "" when the payload names it
+	if len(args) == 1 {
+		event = args[0]
+	}
+	data, readErr := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	if a == nil {
+		var ok bool
+		if a, ok = agent.Detect(data); !ok {
+			if readErr == nil && o.http != "" {
+				return errors.New("--http forwards an agent's payload; this one is in luahook's own format")
+			}
+			// luahook's own format: fire as without --agent. A payload that
+			// could not be read at all is left to plain fire's rules too:
+			// without an agent there is no block signal to answer with.
+			return firePlain(cmd, g, s, o, args, &readResult{data, readErr})
+		}
+	}
+	if o.http != "" {
+		return fireForward(ctx, s, o, a, event, data, readErr)
+	}
+
+	logger, err := g.loggerFor("fire", s.err, false)
+	if err != nil {
+		return err
+	}
+	eng, problems, err := openForFire(ctx, g, logger)
+	if err != nil {
+		// Nothing could be opened (a named folder that is missing, an
+		// unreadable config): a load problem like any other.
+		eng, problems = nil, append(problems, err)
+	}
+	if eng != nil {
+		defer eng.Close()
+	}
+	u := undecided{a: a, mode: eng.OnLoadError(o.onLoadError), s: s}
+
+	if readErr != nil {
+		return u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
+	}
+	req, err := a.Decode(data, event)
+	if err != nil {
+		ev := event
+		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
+			ev = de.Event
+		}
+		return u.answer(ev, "luahook could not read the payload ("+err.Error()+")")
+	}
+	var diag bytes.Buffer
+	if req.Input == nil {
+		// An event with no luahook equivalent: no objection, nothing fired.
+		return writeAnswer(s, a.Encode(req, agent.Decision{}), &diag)
+	}
+	in := req.Input
+	if in.Cwd == "" {
+		in.Cwd, _ = os.Getwd()
+	}
+	if len(problems) > 0 && u.mode == engine.OnLoadErrorFail {
+		reportLoadErrors(s.err, problems)
+		return fmt.Errorf("not fired: %d load error(s) (--on-load-error fail)", len(problems))
+	}
+	res := engine.Result{Event: in.Event}
+	if eng != nil {
+		res = eng.Runner().Fire(ctx, in)
+	}
+	if ctx.Err() != nil {
+		// Stopped by a signal: whatever the hooks returned was cut short.
+		return writeAnswer(s, a.Block(req.Event, "luahook was interrupted before it could decide ("+
+			context.Cause(ctx).Error()+")"), &diag)
+	}
+	if o.trace {
+		res.RenderTrace(s.err, engine.TraceOptions{})
+	}
+	reportFailures(&diag, res.Trace)
+	if len(problems) > 0 {
+		if u.mode == engine.OnLoadErrorDeny && in.Event.CanBlock() {
+			reason := loadProblemsReason(problems)
+			if res.Denied && res.Reason != "" {
+				reason = res.Reason + "\n" + reason
+			}
+			return writeAnswer(s, a.Block(req.Event, luahook.TruncateReason(reason)), &diag)
+		}
+		for _, p := range problems {
+			fmt.Fprintln(&diag, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
+		}
+	}
+	return writeAnswer(s, a.Encode(req, agent.FromResult(res)), &diag)
+}
+
+// undecided answers a call fire could not decide, as the --on-load-error
+// mode in force says.
+type undecided struct {
+	a    agent.Adapter
+	mode string
+	s    *streams
+}
+
+// answer answers the call on event (the agent's name, "" when unknown)
+// that fire could not decide, for reason: the agent's block signal (deny),
+// a warning and no objection (skip), or exit 1 (fail).
+func (u undecided) answer(event, reason string) error {
+	switch u.mode {
+	case engine.OnLoadErrorSkip:
+		var diag bytes.Buffer
+		fmt.Fprintln(&diag, "luahook: warning:", termtext.Block(reason)+"; proceeding (--on-load-error skip)")
+		return writeAnswer(u.s, agent.Answer{}, &diag)
+	case engine.OnLoadErrorFail:
+		return errors.New(reason)
+	}
+	return writeAnswer(u.s, u.a.Block(event, luahook.TruncateReason(reason)), nil)
+}
+
+// writeAnswer writes ans exactly as the agent reads it: ans.Stdout on
+// standard output, ans.Stderr on standard error, exit status ans.ExitCode.
+// diag (failed hooks, warnings) goes to standard error before
+// ans.Stderr only when the answer lets the agent proceed (exit 0): on exit
+// 2 standard error is the reason the agent reads.
+func writeAnswer(s *streams, ans agent.Answer, diag *bytes.Buffer) error {
+	if _, err := s.out.Write(ans.Stdout); err != nil {
+		return err
+	}
+	if diag != nil && ans.ExitCode == 0 {
+		_, _ = io.Copy(s.err, diag)
+	}
+	_, _ = io.WriteString(s.err, ans.Stderr)
+	if ans.ExitCode != 0 {
+		return &exitError{code: ans.ExitCode}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/server"
+)
+
+// defaultHTTPTimeout is how long fire --http waits for the server: well
+// below the agents' own hook timeouts (30 s and more), so that luahook's
+// block reaches the agent before the agent gives up on the hook.
+const defaultHTTPTimeout = 5 * time.Second
+
+// maxRelayBytes caps the server's answer: a rewrite carries a whole tool
+// input (up to the payload cap), plus the reason and the envelope.
+const maxRelayBytes = maxPayloadBytes + 64<<10
+
+// fireForward is fire --agent NAME --http URL: the payload is decoded here
+// (to know its event, and to refuse a broken one without asking), sent to
+// the luahook serve at URL/agent/NAME[/EVENT] and its answer relayed. When
+// the server cannot decide for it (unreachable, too slow, anything but a
+// well-formed 2xx answer), fire cannot either: undecided answers.
+func fireForward(ctx context.Context, s *streams, o *fireOptions, a agent.Adapter, event string, data []byte, readErr error) error {
+	u := undecided{a: a, mode: (*engine.Engine)(nil).OnLoadError(o.onLoadError), s: s}
+	if readErr != nil {
+		return u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
+	}
+	req, err := a.Decode(data, event)
+	if err != nil {
+		ev := event
+		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
+			ev = de.Event
+		}
+		return u.answer(ev, "luahook could not read the payload ("+err.Error()+")")
+	}
+	if req.Input == nil {
+		return writeAnswer(s, a.Encode(req, agent.Decision{}), nil)
+	}
+	target, err := agentURL(o.http, a.Name(), event)
+	if err != nil {
+		return fmt.Errorf("--http: %w", err)
+	}
+	ans, err := askServer(ctx, target, req.Native, o.httpTimeout)
+	if err != nil {
+		return u.answer(req.Event, fmt.Sprintf("luahook serve at %s could not decide: %v", target, err))
+	}
+	return writeAnswer(s, ans, nil)
+}
+
+// agentURL is the server's path for the agent: base/agent/NAME, and
+// /EVENT when the command line names the event (Copilot's camelCase
+// payloads do not).
+func agentURL(base string, name agent.Name, event string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("%q: want http://HOST:PORT or https://HOST:PORT", base)
+	}
+	p := strings.TrimRight(u.Path, "/") + "/agent/" + string(name)
+	if event != "" {
+		p += "/" + url.PathEscape(event)
+	}
+	return u.Scheme + "://" + u.Host + p, nil
+}
+
+// askServer posts the native payload to target, asking for the whole
+// answer (server.RelayHeader), and returns it once it is well formed: a
+// 2xx status, one server.Relay object of at most maxRelayBytes, exit
+// status 0 or 2, and standard output empty or one JSON object.
+func askServer(ctx context.Context, target string, payload []byte, timeout time.Duration) (agent.Answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(payload))
+	if err != nil {
+		return agent.Answer{}, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set(server.RelayHeader, "1")
+	client := &http.Client{
+		// A redirect is not an answer: a server that moved must be named.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return agent.Answer{}, fmt.Errorf("no answer within --http-timeout %v", timeout)
+		}
+		return agent.Answer{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRelayBytes+1))
+	switch {
+	case err != nil && ctx.Err() == context.DeadlineExceeded:
+		return agent.Answer{}, fmt.Errorf("no whole answer within --http-timeout %v", timeout)
+	case err != nil:
+		return agent.Answer{}, fmt.Errorf("reading the answer: %w", err)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return agent.Answer{}, fmt.Errorf("answered %s: %s", resp.Status, luahook.TruncateChars(strings.TrimSpace(string(body)), 200))
+	case len(body) > maxRelayBytes:
+		return agent.Answer{}, fmt.Errorf("answer larger than %s", byteSize(maxRelayBytes))
+	}
+	var rel server.Relay
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rel); err != nil {
+		return agent.Answer{}, fmt.Errorf("not a luahook answer (%v): %s", err, luahook.TruncateChars(strings.TrimSpace(string(body)), 200))
+	}
+	if dec.More() {
+		return agent.Answer{}, errors.New("not a luahook answer: more than one JSON value")
+	}
+	if rel.ExitCode != 0 && rel.ExitCode != 2 {
+		return agent.Answer{}, fmt.Errorf("not a luahook answer: exit status %d", rel.ExitCode)
+	}
+	if rel.Stdout != "" && (!luahook.IsJSONObject([]byte(rel.Stdout)) || !json.Valid([]byte(rel.Stdout))) {
+		return agent.Answer{}, errors.New("not a luahook answer: its standard output is not one JSON object")
+	}
+	ans := agent.Answer{Stderr: rel.Stderr, ExitCode: rel.ExitCode}
+	if rel.Stdout != "" {
+		ans.Stdout = []byte(rel.Stdout)
+	}
+	return ans, nil
+}

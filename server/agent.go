@@ -1,0 +1,146 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
+)
+
+// The agent protocol over HTTP: POST /agent/NAME (NAME one of agent.Names)
+// with the agent's own payload as the body, and for Copilot's camelCase
+// payloads, which do not name their event, POST /agent/copilot/EVENT
+// (/agent/copilot/preToolUse). The answer is always 200 with a JSON body
+// the agent acts on: the adapter's answer (agent.Answer.Stdout), "{}" when
+// it writes nothing. Every refusal (a body too large or unreadable, a
+// server over its limits) is the agent's block signal (agent.Adapter.Block)
+// naming the cause, because Claude Code's HTTP hooks read any other status
+// as "proceed".
+const (
+	// ExitCodeHeader carries, on every agent answer, the exit status the
+	// agent's command hook would have exited with (0, or 2 to block).
+	ExitCodeHeader = "Luahook-Exit-Code"
+	// RelayHeader, set to any value on a request to /agent/..., asks for
+	// the whole answer as a Relay instead of the agent's body: what
+	// `luahook fire --agent NAME --http URL` uses to answer as a command
+	// hook (standard output, standard error and exit status).
+	RelayHeader = "Luahook-Relay"
+)
+
+// Relay is the body of an agent answer asked for with RelayHeader: the
+// command hook's standard output (the agent's JSON, "" for none), standard
+// error and exit status.
+type Relay struct {
+	ExitCode int    `json:"exitCode"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+}
+
+// emptyAnswer is the body of an answer that writes nothing: no objection.
+var emptyAnswer = []byte("{}\n")
+
+// serveAgent answers POST /agent/{agent} and /agent/{agent}/{event}: the
+// same admission, body cap and budgets as the hook protocol, the payload
+// decoded by the agent's adapter, fired, and encoded for the agent.
+func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	a, err := agent.Lookup(r.PathValue("agent"))
+	if err != nil {
+		// No adapter, so no block signal to answer with.
+		h.refuse(w, r, http.StatusNotFound, err)
+		return
+	}
+	am := h.m.agent(a.Name())
+	event := r.PathValue("event")
+	body, t, rf := h.receive(w, r)
+	switch {
+	case rf == nil:
+		defer t.release()
+	case rf.gone:
+		h.m.requests.WithLabelValues("499").Inc()
+		return
+	case rf.over != nil:
+		h.logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.String("agent", string(a.Name())),
+			slog.String("remote", r.RemoteAddr), slog.String("err", rf.over.msg))
+		h.blockAgent(w, r, a, am, blockOverloaded, event, "luahook serve could not decide: "+rf.over.msg)
+		return
+	default:
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "request refused", slog.String("agent", string(a.Name())),
+			slog.String("remote", r.RemoteAddr), slog.String("err", rf.err.Error()))
+		h.blockAgent(w, r, a, am, blockBody, event, "luahook serve could not read the request: "+rf.err.Error())
+		return
+	}
+	req, err := a.Decode(body, event)
+	if err != nil {
+		am.decodeFailures.Inc()
+		ev := event
+		var de *agent.DecodeError
+		if errors.As(err, &de) {
+			ev = de.Event
+		}
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused", slog.String("agent", string(a.Name())),
+			slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
+		h.blockAgent(w, r, a, am, blockDecode, ev, "luahook could not read the payload ("+err.Error()+")")
+		return
+	}
+	var d agent.Decision
+	if req.Input != nil {
+		res := h.firer.Fire(r.Context(), req.Input)
+		h.m.observe(&res)
+		if r.Context().Err() != nil {
+			// The client gave up; the result of a cancelled call must not be used.
+			h.m.requests.WithLabelValues("499").Inc()
+			return
+		}
+		d = agent.FromResult(res)
+	}
+	ans := a.Encode(req, d)
+	am.count(d)
+	h.m.requests.WithLabelValues("200").Inc()
+	took := time.Since(start)
+	h.m.decision.Observe(took.Seconds())
+	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "answered", slog.String("agent", string(a.Name())),
+			slog.String("event", req.Event), slog.String("decision", verdictLabel(d)), slog.Duration("took", took))
+	}
+	writeAnswer(w, r, ans)
+}
+
+// blockAgent answers with the agent's block signal for a request that
+// could not be decided, and counts it by cause.
+func (h *Handler) blockAgent(w http.ResponseWriter, r *http.Request, a agent.Adapter, am *agentMetrics, cause blockCause, event, reason string) {
+	am.blocks[cause].Inc()
+	h.m.requests.WithLabelValues("200").Inc()
+	writeAnswer(w, r, a.Block(event, luahook.TruncateReason(reason)))
+}
+
+// writeAnswer writes ans as an HTTP answer: 200, the exit status in
+// ExitCodeHeader, and the agent's body, or the whole answer as a Relay when
+// the request asked for it (RelayHeader).
+func writeAnswer(w http.ResponseWriter, r *http.Request, ans agent.Answer) {
+	body := ans.Stdout
+	if len(r.Header.Get(RelayHeader)) > 0 {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(Relay{ExitCode: ans.ExitCode, Stdout: string(ans.Stdout), Stderr: ans.Stderr}); err != nil {
+			panic(fmt.Sprintf("server: encoding a relay: %v", err)) // strings and an int always encode
+		}
+		body = b.Bytes()
+	} else if len(body) == 0 {
+		body = emptyAnswer
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set(ExitCodeHeader, strconv.Itoa(ans.ExitCode))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
