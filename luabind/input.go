@@ -14,14 +14,15 @@ import (
 // JSON. Strings that repeat from call to call (Field.Repeats: the event, the
 // tool name, the capabilities, the cwd, the session id) are boxed once per
 // state, keys once per process (payloadKeys), and every table is built at
-// its final size (codec.Codec.ObjectTable). Decoding toolInput watches ctx and the
-// state's cap on values.
+// its final size (codec.Codec.ObjectTable). Decoding toolInput and native
+// watches ctx and the state's cap on values, which the two share.
 func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable, error) {
 	// The members of the top-level object, then those of the nested object
 	// being listed, which become one member once it ends.
 	var keyBuf, valBuf [24]lua.LValue
 	keys, vals := keyBuf[:0], valBuf[:0]
 	var err error
+	decoded := 0           // JSON documents decoded
 	object, start := -1, 0 // the nested object being listed (its key's index), and where its members start
 	in.Fields(func(f luahook.Field) bool {
 		var v lua.LValue
@@ -45,9 +46,16 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 		case luahook.FieldInt:
 			v = lua.LNumber(f.Int)
 		case luahook.FieldJSON:
-			if v, err = st.Dec.DecodeIn(ctx, f.JSON); err != nil {
+			// The payload's documents (toolInput, native) share the cap on values.
+			if decoded == 0 {
+				v, err = st.Dec.DecodeIn(ctx, f.JSON)
+			} else {
+				v, err = st.Dec.DecodeMore(ctx, f.JSON)
+			}
+			if err != nil {
 				return false
 			}
+			decoded++
 		case luahook.FieldStrings:
 			var itemBuf [16]lua.LValue
 			items := itemBuf[:0]
