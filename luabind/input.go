@@ -22,7 +22,7 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 	var keyBuf, valBuf [24]lua.LValue
 	keys, vals := keyBuf[:0], valBuf[:0]
 	var err error
-	decoded := 0           // JSON documents decoded
+	first := ""            // the first JSON document decoded (toolInput, native)
 	object, start := -1, 0 // the nested object being listed (its key's index), and where its members start
 	in.Fields(func(f luahook.Field) bool {
 		var v lua.LValue
@@ -47,15 +47,22 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 			v = lua.LNumber(f.Int)
 		case luahook.FieldJSON:
 			// The payload's documents (toolInput, native) share the cap on values.
-			if decoded == 0 {
+			if first == "" {
 				v, err = st.Dec.DecodeIn(ctx, f.JSON)
 			} else {
 				v, err = st.Dec.DecodeMore(ctx, f.JSON)
 			}
 			if err != nil {
+				what := f.Key
+				if first != "" {
+					what = first + " and " + f.Key
+				}
+				err = &documentError{what: what, key: f.Key, err: err}
 				return false
 			}
-			decoded++
+			if first == "" {
+				first = f.Key
+			}
 		case luahook.FieldStrings:
 			var itemBuf [16]lua.LValue
 			items := itemBuf[:0]
@@ -79,6 +86,18 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 	}
 	return st.ObjectTable(keys, vals), nil
 }
+
+// documentError is a JSON document of the payload (toolInput, native) that
+// did not convert.
+type documentError struct {
+	what string // the documents whose values counted: "toolInput", "toolInput and native"
+	key  string // the document at fault
+	err  error
+}
+
+func (e *documentError) Error() string { return e.key + ": " + e.err.Error() }
+
+func (e *documentError) Unwrap() error { return e.err }
 
 // payloadKeys are the payload's keys (luahook.InputKeys and NestedKeys),
 // boxed once for every state (an LString is immutable): top[i] is the i-th
