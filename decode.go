@@ -23,7 +23,8 @@ const payloadSnippetChars = 40
 // reads the first "toolInput" and luahook cannot see different
 // payloads; inside toolInput too, at every depth, so that a policy and the
 // tool that runs cannot read different values of one key), and whose
-// toolInput, when present and not null, is an object. Identifiers over their
+// toolInput and native, when present and not null, are objects (native is
+// checked for duplicate keys as toolInput is). Identifiers over their
 // limits (Input.CheckLimits) are errors naming the field.
 // Unknown keys are errors: a typo must not turn into an empty payload that
 // every policy lets through. A null value counts as absent. Errors name the
@@ -67,7 +68,7 @@ func DecodeInput(data []byte) (*Input, error) {
 		if err := json.Unmarshal(value, field(in, i)); err != nil {
 			return valueError(key, off, err)
 		}
-		if key == "toolInput" && value[0] == '{' {
+		if (key == "toolInput" || key == "native") && value[0] == '{' {
 			return duplicateKey(key, value)
 		}
 		return nil
@@ -80,6 +81,12 @@ func DecodeInput(data []byte) (*Input, error) {
 		in.ToolInput = nil
 	case in.ToolInput != nil && in.ToolInput[0] != '{':
 		return nil, fmt.Errorf("payload: toolInput must be an object, got %s", snippet(in.ToolInput, payloadSnippetChars))
+	}
+	switch {
+	case string(in.Native) == "null":
+		in.Native = nil
+	case in.Native != nil && in.Native[0] != '{':
+		return nil, fmt.Errorf("payload: native must be an object, got %s", snippet(in.Native, payloadSnippetChars))
 	}
 	if err := in.CheckLimits(); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)

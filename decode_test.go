@@ -18,13 +18,14 @@ func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 		Compaction:   &Compaction{Trigger: "auto", TokensBefore: &n},
 		Subagent:     &Subagent{Target: "reviewer", Task: "t", OK: &yes},
 		Notification: &NotificationInfo{Kind: "permission", Message: "m"},
-		Cwd:          "/w", SessionID: "s1",
+		Cwd:          "/w", SessionID: "s1", Agent: "claude", Native: json.RawMessage(`{"session_id":"s1", "x":[1]}`),
 	}
 	data := ` {"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls",  "n":[1,2]},
 		"toolCapabilities":["exec"],"toolMutating":true,"toolResult":{"content":"out","isError":true},
 		"prompt":"p","compaction":{"trigger":"auto","aggressive":false,"tokensBefore":120},
 		"subagent":{"target":"reviewer","task":"t","ok":true},
-		"notification":{"kind":"permission","message":"m"},"cwd":"/w","sessionId":"s1"}
+		"notification":{"kind":"permission","message":"m"},"cwd":"/w","sessionId":"s1",
+		"agent":"claude","native":{"session_id":"s1", "x":[1]}}
 	`
 	got, err := DecodePayload([]byte(data))
 	if err != nil {
@@ -50,6 +51,11 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 		{"a wrong nested type", `{"event":"PostToolUse","toolResult":{"isError":"yes"}}`, `toolResult.isError must be a boolean, got string`},
 		{"toolInput an array", `{"event":"PreToolUse","toolInput":["rm"]}`, `toolInput must be an object, got ["rm"]`},
 		{"toolInput a string", `{"event":"PreToolUse","toolInput":"rm -rf /"}`, `toolInput must be an object`},
+		{"native an array", `{"event":"Stop","native":[{}]}`, `native must be an object, got [{}]`},
+		{"native a string", `{"event":"Stop","native":"{}"}`, `native must be an object`},
+		{"a duplicate key in native", `{"event":"Stop","native":{"a":{"k":1,"k":2}}}`, `native.a.k: duplicate key`},
+		{"agent not a string", `{"event":"Stop","agent":1}`, `agent must be a string`},
+		{"agent over its limit", `{"event":"Stop","agent":"` + strings.Repeat("a", MaxIDBytes+1) + `"}`, `agent is 257 bytes, over the limit of 256`},
 		{"two values", `{"event":"Stop"} {"event":"Stop"}`, "more than one JSON value"},
 		{"trailing garbage", `{"event":"Stop"}x`, "invalid JSON"},
 		{"truncated", `{"event":"Stop"`, "unexpected end of input"},
@@ -76,11 +82,11 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 }
 
 func TestDecodePayloadReadsNullAsAbsent(t *testing.T) {
-	in, err := DecodePayload([]byte(`{"event":"PreToolUse","toolName":null,"toolInput":null,"toolResult":null}`))
+	in, err := DecodePayload([]byte(`{"event":"PreToolUse","toolName":null,"toolInput":null,"toolResult":null,"agent":null,"native":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.ToolInput != nil || in.ToolName != "" || in.ToolResult != nil {
+	if in.ToolInput != nil || in.ToolName != "" || in.ToolResult != nil || in.Agent != "" || in.Native != nil {
 		t.Errorf("got %+v, want nulls read as absent", in)
 	}
 }

@@ -14,7 +14,7 @@ const (
 	FieldString  FieldKind = iota // Field.Text
 	FieldBool                     // Field.Bool
 	FieldInt                      // Field.Int
-	FieldJSON                     // Field.JSON: JSON text, an object (toolInput)
+	FieldJSON                     // Field.JSON: JSON text, an object (toolInput, native)
 	FieldStrings                  // Field.List: an array of strings
 	FieldObject                   // a nested object: its fields follow, then a FieldEnd
 	FieldEnd                      // the end of the nested object opened last

@@ -69,7 +69,7 @@ func fullInput() *Input {
 		Subagent: &Subagent{Target: "reviewer", Task: "t", SubagentID: "sa1", DelegationID: "d1", Mode: "wait",
 			OK: &no, Status: "done", Summary: "s", DurationMs: &d},
 		Notification: &NotificationInfo{Kind: "permission", Message: "m", ToolName: "write"},
-		Cwd:          "/w", SessionID: "s1",
+		Cwd:          "/w", SessionID: "s1", Agent: "claude", Native: json.RawMessage(`{"hook_event_name":"PreToolUse", "tool_name":"Bash"}`),
 	}
 }
 
@@ -150,7 +150,7 @@ func TestFieldsNumberEachKeyByItsPlaceInTheStruct(t *testing.T) {
 
 func TestInputKeysAreTheJSONTags(t *testing.T) {
 	want := []string{"event", "toolName", "toolInput", "toolCapabilities", "toolMutating", "toolResult",
-		"prompt", "compaction", "subagent", "notification", "cwd", "sessionId"}
+		"prompt", "compaction", "subagent", "notification", "cwd", "sessionId", "agent", "native"}
 	if got := InputKeys(); !slices.Equal(got, want) {
 		t.Errorf("InputKeys() = %q, want %q", got, want)
 	}
@@ -174,8 +174,9 @@ func TestInputKeysAreTheJSONTags(t *testing.T) {
 func TestSizeCountsEveryStringAndTheToolInput(t *testing.T) {
 	in := fullInput()
 	// event 10, toolName 4, toolInput 28, capabilities 4+7, content 7, prompt 1,
-	// trigger 4, subagent 8+1+3+2+4+4+1, notification 10+1+5, cwd 2, sessionId 2
-	if got, want := in.Size(), 10+4+28+11+7+1+4+23+16+2+2; got != want {
+	// trigger 4, subagent 8+1+3+2+4+4+1, notification 10+1+5, cwd 2, sessionId 2,
+	// agent 6, native 52
+	if got, want := in.Size(), 10+4+28+11+7+1+4+23+16+2+2+6+52; got != want {
 		t.Errorf("Size() = %d, want %d", got, want)
 	}
 	before := in.Size()

@@ -53,6 +53,14 @@ type Input struct {
 	Notification     *NotificationInfo `json:"notification,omitempty"`
 	Cwd              string            `json:"cwd"`
 	SessionID        string            `json:"sessionId,omitempty"`
+	// Agent names the coding agent that sent the payload ("claude",
+	// "codex", ...), empty for luahook's own format.
+	Agent string `json:"agent,omitempty"`
+	// Native is the agent's payload as it sent it, a JSON object, for what
+	// the contract does not carry; nil for luahook's own format. It counts
+	// towards the payload's caps (max_input_bytes, max_input_values) like
+	// toolInput.
+	Native json.RawMessage `json:"native,omitempty"`
 }
 
 // MatchKey returns what a matcher is compared with for this payload: the tool
@@ -136,4 +144,6 @@ func (in *Input) Fields(yield func(Field) bool) {
 	}
 	l.id("cwd", in.Cwd, MaxCwdBytes, true)
 	l.optID("sessionId", in.SessionID, MaxIDBytes, true)
+	l.optID("agent", in.Agent, MaxIDBytes, true)
+	l.optJSON("native", in.Native)
 }

@@ -11,10 +11,21 @@ import (
 type Action string
 
 // The actions of the contract. The empty action means "no objection" too.
+//
+// An explicit allow approves: several agents (Claude Code, Codex, Copilot)
+// skip their own permission prompt on it, so a hook should return it only
+// when it means to approve, and return nil (no objection) otherwise. Ask
+// (PreToolUse only) hands the decision to the user, with a reason; Continue
+// (Stop only) asks the agent to keep going, its reason being the agent's next
+// instruction. Every event accepts allow, deny and mutate (an event that
+// cannot use one ignores it); ask and continue are invalid output on any
+// other event (Outcome.CheckEvent).
 const (
-	ActionAllow  Action = "allow"
-	ActionDeny   Action = "deny"
-	ActionMutate Action = "mutate"
+	ActionAllow    Action = "allow"
+	ActionDeny     Action = "deny"
+	ActionMutate   Action = "mutate"
+	ActionAsk      Action = "ask"
+	ActionContinue Action = "continue"
 )
 
 // ContextAs says how additional context reaches the model.
@@ -59,12 +70,22 @@ func Deny(reason string) *Outcome { return &Outcome{Action: ActionDeny, Reason: 
 // Mutate returns a mutate outcome carrying the rewritten tool input.
 func Mutate(input json.RawMessage) *Outcome { return &Outcome{Action: ActionMutate, Input: input} }
 
+// Ask returns an outcome that asks the user to decide on a tool call
+// (PreToolUse), saying why.
+func Ask(reason string) *Outcome { return &Outcome{Action: ActionAsk, Reason: reason} }
+
+// Continue returns an outcome that asks the agent to keep going instead of
+// stopping (Stop); reason is its next instruction.
+func Continue(reason string) *Outcome { return &Outcome{Action: ActionContinue, Reason: reason} }
+
 // Context returns an outcome that only adds context for the model.
 func Context(text string) *Outcome { return &Outcome{AdditionalContext: text} }
 
 // Validate reports an invalid outcome as a *Failure of kind FailInvalidOutput:
-// deny without a non-empty reason, mutate without an object input, an input
-// without mutate, an unknown action or an unknown contextAs.
+// deny, ask or continue without a non-empty reason, mutate without an object
+// input, an input without mutate or ask, an unknown action or an unknown
+// contextAs. An ask may carry an input: the rewritten tool input the user is
+// asked about (a rewrite and an ask from one hook).
 func (o *Outcome) Validate() error {
 	if o == nil {
 		return nil
@@ -74,19 +95,26 @@ func (o *Outcome) Validate() error {
 		if o.Input != nil {
 			return Failf(FailInvalidOutput, "input given without action \"mutate\"")
 		}
-	case ActionDeny:
+	case ActionDeny, ActionContinue:
 		if strings.TrimSpace(o.Reason) == "" {
-			return Failf(FailInvalidOutput, "deny outcome requires a non-empty reason")
+			return Failf(FailInvalidOutput, "%s outcome requires a non-empty reason", string(o.Action))
 		}
 		if o.Input != nil {
 			return Failf(FailInvalidOutput, "input given without action \"mutate\"")
+		}
+	case ActionAsk:
+		if strings.TrimSpace(o.Reason) == "" {
+			return Failf(FailInvalidOutput, "ask outcome requires a non-empty reason")
+		}
+		if o.Input != nil && (!IsJSONObject(o.Input) || !json.Valid(o.Input)) {
+			return Failf(FailInvalidOutput, "ask outcome's input must be an object")
 		}
 	case ActionMutate:
 		if !IsJSONObject(o.Input) || !json.Valid(o.Input) {
 			return Failf(FailInvalidOutput, "mutate outcome requires an object input")
 		}
 	default:
-		return Failf(FailInvalidOutput, "unknown hook action %q (want allow, deny or mutate)", string(o.Action))
+		return Failf(FailInvalidOutput, "unknown hook action %q (want %s)", string(o.Action), actionList(allActions))
 	}
 	switch o.ContextAs {
 	case "", ContextInline, ContextSeparate:
@@ -94,6 +122,53 @@ func (o *Outcome) Validate() error {
 		return Failf(FailInvalidOutput, "unknown contextAs %q (want inline or separate)", string(o.ContextAs))
 	}
 	return nil
+}
+
+// CheckEvent reports an outcome whose action the event ev does not accept
+// (Actions) as a *Failure of kind FailInvalidOutput naming the actions it
+// does accept: ask outside PreToolUse, continue outside Stop. It does not
+// Validate the rest of the outcome.
+func (o *Outcome) CheckEvent(ev Event) error {
+	if o == nil {
+		return nil
+	}
+	switch {
+	case o.Action == ActionAsk && ev != PreToolUse,
+		o.Action == ActionContinue && ev != Stop:
+		return Failf(FailInvalidOutput, "action %q does not apply to %s (%s accepts %s)",
+			string(o.Action), ev, ev, actionList(Actions(ev)))
+	}
+	return nil
+}
+
+// Actions returns the actions a hook of ev may return: allow, deny and
+// mutate on every event (an event that cannot use one ignores it), ask on
+// PreToolUse, continue on Stop.
+func Actions(ev Event) []Action {
+	switch ev {
+	case PreToolUse:
+		return []Action{ActionAllow, ActionDeny, ActionAsk, ActionMutate}
+	case Stop:
+		return []Action{ActionAllow, ActionDeny, ActionMutate, ActionContinue}
+	}
+	return []Action{ActionAllow, ActionDeny, ActionMutate}
+}
+
+var allActions = []Action{ActionAllow, ActionDeny, ActionAsk, ActionMutate, ActionContinue}
+
+// actionList writes actions as "a, b or c".
+func actionList(actions []Action) string {
+	var b strings.Builder
+	for i, a := range actions {
+		switch {
+		case i == len(actions)-1 && i > 0:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(a))
+	}
+	return b.String()
 }
 
 // IsJSONObject reports whether raw JSON text starts an object (after white space).
@@ -163,7 +238,7 @@ func ParseOutcome(data []byte) (*Outcome, error) {
 	switch {
 	case present(w.Action):
 		if action == "" {
-			return nil, Failf(FailInvalidOutput, "unknown hook action \"\" (want allow, deny or mutate)")
+			return nil, Failf(FailInvalidOutput, "unknown hook action \"\" (want %s)", actionList(allActions))
 		}
 		o.Action = Action(action)
 		o.Input = input

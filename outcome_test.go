@@ -42,6 +42,15 @@ func TestParseOutcome(t *testing.T) {
 		{"trailing garbage", `{"action":"allow"} x`, nil, "not valid outcome JSON"},
 		{"truncated JSON", `{"action":"deny","reason":"cut`, nil, "not valid outcome JSON"},
 		{"input without mutate is invalid", `{"input":{"a":1}}`, nil, "without action"},
+		{"ask with reason", `{"action":"ask","reason":"force push?"}`, &Outcome{Action: ActionAsk, Reason: "force push?"}, ""},
+		{"ask with a rewrite", `{"action":"ask","reason":"r","input":{"a":1}}`, &Outcome{Action: ActionAsk, Reason: "r", Input: []byte(`{"a":1}`)}, ""},
+		{"ask without reason is invalid", `{"action":"ask"}`, nil, "ask outcome requires a non-empty reason"},
+		{"ask with blank reason is invalid", `{"action":"ask","reason":" "}`, nil, "ask outcome requires a non-empty reason"},
+		{"ask with an array input is invalid", `{"action":"ask","reason":"r","input":[1]}`, nil, `"input" must be an object`},
+		{"continue with reason", `{"action":"continue","reason":"run the tests"}`, &Outcome{Action: ActionContinue, Reason: "run the tests"}, ""},
+		{"continue without reason is invalid", `{"action":"continue"}`, nil, "continue outcome requires a non-empty reason"},
+		{"continue with input is invalid", `{"action":"continue","reason":"r","input":{}}`, nil, "without action"},
+		{"an unknown action names the five", `{"action":"halt"}`, nil, `unknown hook action "halt" (want allow, deny, ask, mutate or continue)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,6 +81,10 @@ func TestValidateGoOutcomes(t *testing.T) {
 		"mutate with broken JSON": {Action: ActionMutate, Input: []byte(`{"a":`)},
 		"unknown action":          {Action: "block"},
 		"input without mutate":    {Action: ActionAllow, Input: []byte(`{}`)},
+		"ask without reason":      {Action: ActionAsk},
+		"ask with array input":    {Action: ActionAsk, Reason: "r", Input: []byte(`[1]`)},
+		"continue without reason": {Action: ActionContinue, Reason: "\t"},
+		"continue with input":     {Action: ActionContinue, Reason: "r", Input: []byte(`{}`)},
 	}
 	for name, o := range bad {
 		var f *Failure
@@ -79,9 +92,41 @@ func TestValidateGoOutcomes(t *testing.T) {
 			t.Errorf("%s: Validate() = %v, want invalid_output", name, err)
 		}
 	}
-	for _, o := range []*Outcome{nil, {}, Allow(), Deny("x"), Mutate([]byte(`{}`)), Context("c")} {
+	for _, o := range []*Outcome{nil, {}, Allow(), Deny("x"), Mutate([]byte(`{}`)), Context("c"), Ask("x"), Continue("x"),
+		{Action: ActionAsk, Reason: "x", Input: []byte(`{"a":1}`)}} {
 		if err := o.Validate(); err != nil {
 			t.Errorf("Validate(%+v) = %v", o, err)
+		}
+	}
+}
+
+func TestCheckEventAcceptsAskOnPreToolUseAndContinueOnStopOnly(t *testing.T) {
+	for _, ev := range Events() {
+		for _, o := range []*Outcome{nil, {}, Allow(), Deny("x"), Mutate([]byte(`{}`)), Context("c"), Ask("x"), Continue("x")} {
+			err := o.CheckEvent(ev)
+			ok := o == nil || o.Action != ActionAsk && o.Action != ActionContinue ||
+				o.Action == ActionAsk && ev == PreToolUse || o.Action == ActionContinue && ev == Stop
+			if ok != (err == nil) {
+				t.Errorf("%+v on %s: CheckEvent = %v", o, ev, err)
+			}
+			var f *Failure
+			if err != nil && (!errors.As(err, &f) || f.Kind != FailInvalidOutput) {
+				t.Errorf("%+v on %s: CheckEvent = %v, want invalid_output", o, ev, err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		o    *Outcome
+		ev   Event
+		want string
+	}{
+		{Ask("x"), UserPromptSubmit, `action "ask" does not apply to UserPromptSubmit (UserPromptSubmit accepts allow, deny or mutate)`},
+		{Ask("x"), Stop, `action "ask" does not apply to Stop (Stop accepts allow, deny, mutate or continue)`},
+		{Continue("x"), PreToolUse, `action "continue" does not apply to PreToolUse (PreToolUse accepts allow, deny, ask or mutate)`},
+		{Continue("x"), SubagentStop, `action "continue" does not apply to SubagentStop (SubagentStop accepts allow, deny or mutate)`},
+	} {
+		if err := c.o.CheckEvent(c.ev); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s on %s: CheckEvent = %v, want %q", c.o.Action, c.ev, err, c.want)
 		}
 	}
 }
@@ -162,7 +207,7 @@ func TestMatchKey(t *testing.T) {
 }
 
 func FuzzParseOutcome(f *testing.F) {
-	for _, s := range []string{``, `{}`, `{"action":"deny","reason":"x"}`, `{"decision":"block"}`, `{"modifiedInput":{"a":[1,null]}}`, `[`, `{"action":1}`} {
+	for _, s := range []string{``, `{}`, `{"action":"deny","reason":"x"}`, `{"action":"ask","reason":"x","input":{}}`, `{"action":"continue","reason":"x"}`, `{"decision":"block"}`, `{"modifiedInput":{"a":[1,null]}}`, `[`, `{"action":1}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -148,7 +148,8 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// TestFromResult: the bridge from today's runner result.
+// TestFromResult: the bridge from the runner's result: deny, ask, Stop
+// continuation, explicit allow, rewrite, context.
 func TestFromResult(t *testing.T) {
 	in := json.RawMessage(`{"command":"pnpm add x"}`)
 	for _, c := range []struct {
@@ -159,6 +160,10 @@ func TestFromResult(t *testing.T) {
 		{runner.Result{Denied: true, Reason: "no", AdditionalContext: "c"}, Decision{Verdict: Deny, Reason: "no", Context: "c"}},
 		{runner.Result{Input: in, AdditionalContext: "c"}, Decision{Input: in, Context: "c"}},
 		{runner.Result{AdditionalContext: "c"}, Decision{Context: "c"}},
+		{runner.Result{Allowed: true}, Decision{Verdict: Allow}},
+		{runner.Result{Allowed: true, Input: in}, Decision{Verdict: Allow, Input: in}},
+		{runner.Result{Asked: true, Reason: "sure?", Input: in, AdditionalContext: "c"}, Decision{Verdict: Ask, Reason: "sure?", Input: in, Context: "c"}},
+		{runner.Result{Continue: true, Reason: "run the tests"}, Decision{Verdict: Continue, Reason: "run the tests"}},
 	} {
 		got := FromResult(c.r)
 		if got.Verdict != c.want.Verdict || got.Reason != c.want.Reason || string(got.Input) != string(c.want.Input) || got.Context != c.want.Context {

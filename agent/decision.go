@@ -53,14 +53,21 @@ type Decision struct {
 }
 
 // FromResult is the decision of a runner result: Denied is Deny with its
-// reason, Input a rewrite, AdditionalContext added context, and anything
-// else no objection. The runner has no explicit allow, ask or Stop
-// continuation yet; when it gains them, they map to Allow, Ask and
-// Continue here, and every adapter already encodes them.
+// reason, Asked is Ask with its reason (and the rewrite the user is asked
+// about), Continue (Stop) is Continue with the next instruction, Allowed
+// (an explicit hook.allow()) is Allow, Input a rewrite, AdditionalContext
+// added context, and anything else no objection.
 func FromResult(r runner.Result) Decision {
 	d := Decision{Input: r.Input, Context: r.AdditionalContext}
-	if r.Denied {
+	switch {
+	case r.Denied:
 		d.Verdict, d.Reason, d.Input = Deny, r.Reason, nil
+	case r.Asked:
+		d.Verdict, d.Reason = Ask, r.Reason
+	case r.Continue:
+		d.Verdict, d.Reason = Continue, r.Reason
+	case r.Allowed:
+		d.Verdict = Allow
 	}
 	return d
 }

@@ -19,7 +19,7 @@
 //	if req.Input == nil {                     // an event with no luahook equivalent
 //		ans := a.Encode(req, agent.Decision{}) // no objection
 //	}
-//	res := runner.Fire(ctx, req.Input)        // plus req.Agent and req.Native, once the contract carries them
+//	res := runner.Fire(ctx, req.Input)        // req.Input carries agent and native
 //	ans := a.Encode(req, agent.FromResult(res))
 //
 // then writes ans.Stdout to stdout, ans.Stderr to stderr and exits with
@@ -36,7 +36,9 @@
 // and luahook cannot read different payloads; the fields luahook reads must
 // have their JSON types; identifiers are held to luahook.Input.CheckLimits.
 // Unknown keys are kept: agents add fields in every release, and Native
-// carries the payload untouched. toolName is the agent's own tool name
+// carries the payload untouched; the Input of a mapped event carries it too,
+// as native (with agent, the adapter's Name), so that a policy can read what
+// the contract does not carry. native counts towards the payload's caps. toolName is the agent's own tool name
 // (matchers compare it case-insensitively); toolCapabilities comes from the
 // one table in capabilities.go (shell, fs.read, fs.write, network, mcp,
 // task), so "@shell" matches Bash, Shell, run_shell_command and bash alike.
@@ -48,9 +50,10 @@
 // prompts apply), Allow (explicit: it skips the permission prompt in Claude
 // Code, Codex and Copilot), Deny, Ask, or Continue (Stop: keep going), with
 // a reason, a rewritten tool input (the whole input) and added context.
-// FromResult maps today's runner.Result (deny, rewrite, context); the seam
-// for an explicit allow, ask and Stop continuation is the Verdict. Where an
-// agent or event has no ask, ask is a deny with the reason. A rewrite that
+// FromResult maps runner.Result: Denied, Asked (hook.ask), Continue (a Stop
+// hook's hook.continue), Allowed (an explicit hook.allow(); no objection from
+// every hook is NoObjection), the rewrite and the context. Where an agent or
+// event has no ask, ask is a deny with the reason. A rewrite that
 // the agent would ignore (and so run the original call) is a denial that
 // says why. Parts an event cannot carry are dropped, as listed below.
 //

@@ -80,7 +80,7 @@ func decodeNative(agent Name, n *native, event string, f fields, events map[stri
 	if !ok {
 		return decoded{n: n, req: req}, nil
 	}
-	in := &luahook.Input{Event: m.event}
+	in := &luahook.Input{Event: m.event, Agent: string(agent), Native: n.data}
 	for _, s := range [...]struct {
 		key string
 		to  *string

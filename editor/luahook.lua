@@ -17,7 +17,7 @@
 ---| "SessionEnd"       # observational
 ---| "Notification"     # observational
 
----@alias luahook.Action "allow"|"deny"|"mutate"
+---@alias luahook.Action "allow"|"deny"|"mutate"|"ask"|"continue"
 ---@alias luahook.ContextAs "inline"|"separate"
 
 ---@class luahook.ToolResult
@@ -61,6 +61,8 @@
 ---@field notification? luahook.Notification Notification
 ---@field cwd string
 ---@field sessionId? string
+---@field agent? string       the agent that sent the payload ("claude", "codex", ...)
+---@field native? table      the agent's own payload, untouched
 
 --- What a hook returns. Every field is optional; nil or {} means "no objection".
 --- Legacy keys are accepted: decision = "block"|"allow", modifiedInput = {...}.
@@ -110,9 +112,20 @@ hook = {}
 ---@return string id
 function hook.register(event, matcher, fn, opts) end
 
---- An explicit allow (no objection; it never bypasses the host's permission policy).
+--- An explicit allow: several agents (Claude Code, Codex, Copilot) then skip
+-- their permission prompt. Return nil for no objection.
 ---@return luahook.Outcome
 function hook.allow() end
+
+-- Hands the tool call to the user (PreToolUse only); a deny from any hook wins.
+---@param reason string shown to the user; cut to 2,000 characters
+---@return luahook.Outcome
+function hook.ask(reason) end
+
+-- Asks the agent to keep going instead of stopping (Stop only).
+---@param reason string the agent's next instruction; cut to 2,000 characters
+---@return luahook.Outcome
+function hook.continue(reason) end
 
 --- Denies the tool call (PreToolUse) or blocks the turn (UserPromptSubmit).
 ---@param reason string shown to the model; cut to 2,000 characters

@@ -63,6 +63,10 @@ func Answer(b Behaviour, payload []byte) ([]byte, error) {
 		return []byte(`{"action":"deny"}`), nil
 	case ArrayOutput:
 		return []byte(arrayAnswer), nil
+	case Ask:
+		return json.Marshal(luahook.Ask(AskReason))
+	case Continue:
+		return json.Marshal(luahook.Continue(ContinueReason))
 	}
 	return nil, fmt.Errorf("hooktest: %s has no answer: the transport must produce it itself", b)
 }

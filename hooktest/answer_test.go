@@ -48,6 +48,8 @@ func TestAnswerGivesEachBehaviourInTheContractsWireShape(t *testing.T) {
 		{hooktest.UnknownAction, nil, true},
 		{hooktest.DenyWithoutReason, nil, true},
 		{hooktest.ArrayOutput, nil, true},
+		{hooktest.Ask, luahook.Ask(hooktest.AskReason), false},
+		{hooktest.Continue, luahook.Continue(hooktest.ContinueReason), false},
 	}
 	for _, tt := range tests {
 		out, err := hooktest.Answer(tt.b, append(payload, '\n'))

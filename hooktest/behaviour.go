@@ -84,6 +84,10 @@ const (
 	// input is that array. An outcome is an object: this is invalid output,
 	// neither no objection nor its first item's deny.
 	ArrayOutput
+	// Ask answers {"action":"ask","reason":AskReason}.
+	Ask
+	// Continue answers {"action":"continue","reason":ContinueReason}.
+	Continue
 
 	numBehaviours
 )
@@ -93,6 +97,12 @@ const DenyReason = "hooktest: denied"
 
 // ContextText is the additional context of the AddContext behaviour.
 const ContextText = "hooktest: context"
+
+// AskReason is the reason of the Ask behaviour.
+const AskReason = "hooktest: ask the user"
+
+// ContinueReason is the reason of the Continue behaviour.
+const ContinueReason = "hooktest: keep going"
 
 var behaviourNames = [numBehaviours]string{
 	Allow:             "allow",
@@ -108,6 +118,8 @@ var behaviourNames = [numBehaviours]string{
 	DenyWithoutReason: "deny-without-reason",
 	Crash:             "crash",
 	ArrayOutput:       "array-output",
+	Ask:               "ask",
+	Continue:          "continue",
 }
 
 // String returns the behaviour's name, such as "mutate-echo": a word that

@@ -23,6 +23,9 @@ func testAllow(t *testing.T, s *suite) {
 	if res.Denied || res.Input != nil || res.AdditionalContext != "" {
 		t.Fatalf("result = %+v, want the tool allowed unchanged", res)
 	}
+	if !res.Allowed {
+		t.Fatalf("result allowed=false, want the explicit allow recorded")
+	}
 }
 
 func testNoObjection(t *testing.T, s *suite) {
@@ -34,6 +37,9 @@ func testNoObjection(t *testing.T, s *suite) {
 	}
 	if res.Denied || res.Input != nil || res.AdditionalContext != "" || res.ContextAs != "" {
 		t.Fatalf("result = %+v, want nothing changed", res)
+	}
+	if res.Allowed || res.Asked {
+		t.Fatalf("result allowed=%v asked=%v, want no objection, not an explicit allow", res.Allowed, res.Asked)
 	}
 }
 
@@ -48,6 +54,61 @@ func testDeny(t *testing.T, s *suite) {
 			}
 			if !res.Denied || res.Reason != DenyReason {
 				t.Fatalf("result denied=%v reason=%q, want denied with %q", res.Denied, res.Reason, DenyReason)
+			}
+		})
+	}
+}
+
+func testAsk(t *testing.T, s *suite) {
+	g := s.rig(t, Ask, hookSpec{Event: luahook.PreToolUse})
+	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+	g.answered(tr)
+	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionAsk || tr.Outcome.Reason != AskReason {
+		t.Fatalf("the hook answered %s, want action=ask reason=%s", describe(tr.Outcome), AskReason)
+	}
+	if !res.Asked || res.Reason != AskReason || res.Denied || res.Allowed || res.Input != nil {
+		t.Fatalf("result asked=%v reason=%q denied=%v allowed=%v input=%.80s; want asked with %q",
+			res.Asked, res.Reason, res.Denied, res.Allowed, res.Input, AskReason)
+	}
+	if o := res.Outcome(); o.Action != luahook.ActionAsk || o.Reason != AskReason {
+		t.Fatalf("outcome %s, want action=ask", describe(o))
+	}
+}
+
+func testContinue(t *testing.T, s *suite) {
+	g := s.rig(t, Continue, hookSpec{Event: luahook.Stop})
+	res, tr := g.call(payloadFor(luahook.Stop, t.TempDir()))
+	g.answered(tr)
+	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionContinue || tr.Outcome.Reason != ContinueReason {
+		t.Fatalf("the hook answered %s, want action=continue reason=%s", describe(tr.Outcome), ContinueReason)
+	}
+	if !res.Continue || res.Reason != ContinueReason || res.Denied {
+		t.Fatalf("result continue=%v reason=%q denied=%v; want continue with %q", res.Continue, res.Reason, res.Denied, ContinueReason)
+	}
+	if o := res.Outcome(); o.Action != luahook.ActionContinue || o.Reason != ContinueReason {
+		t.Fatalf("outcome %s, want action=continue", describe(o))
+	}
+}
+
+// testMisplacedAction: an ask outside PreToolUse and a continue outside
+// Stop are invalid output whatever the transport, so that a fail-closed
+// hook denies on an event that can block.
+func testMisplacedAction(t *testing.T, s *suite) {
+	for _, c := range []struct {
+		b  Behaviour
+		ev luahook.Event
+	}{
+		{Ask, luahook.UserPromptSubmit}, {Ask, luahook.Stop}, {Continue, luahook.PreToolUse}, {Continue, luahook.SessionStart},
+	} {
+		t.Run(c.b.String()+"/"+string(c.ev), func(t *testing.T) {
+			g := s.rig(t, c.b, hookSpec{Event: c.ev, FailurePolicy: luahook.FailClosed})
+			res, tr := g.call(payloadFor(c.ev, t.TempDir()))
+			f := g.failed(tr, luahook.FailInvalidOutput)
+			if !strings.Contains(f.Message, "does not apply to "+string(c.ev)) {
+				t.Fatalf("failure %q, want it to name the event and the actions it accepts", f.Message)
+			}
+			if res.Asked || res.Continue || res.Denied != c.ev.CanBlock() {
+				t.Fatalf("result asked=%v continue=%v denied=%v; want denied=%v", res.Asked, res.Continue, res.Denied, c.ev.CanBlock())
 			}
 		})
 	}

@@ -66,6 +66,10 @@ func goFactory(tb testing.TB, b hooktest.Behaviour) luahook.Hook {
 		return answer(&luahook.Outcome{Action: luahook.ActionDeny})
 	case hooktest.ArrayOutput:
 		return answer(luahook.Mutate(json.RawMessage(`[{"action":"deny","reason":"` + hooktest.DenyReason + `"}]`)))
+	case hooktest.Ask:
+		return answer(luahook.Ask(hooktest.AskReason))
+	case hooktest.Continue:
+		return answer(luahook.Continue(hooktest.ContinueReason))
 	case hooktest.Crash:
 		return luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			panic("hooktest: crash")

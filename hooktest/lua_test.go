@@ -29,6 +29,8 @@ var luaBodies = map[hooktest.Behaviour]string{
 	hooktest.DenyWithoutReason: `return { action = "deny" }`,
 	hooktest.Crash:             `error("hooktest: crash")`,
 	hooktest.ArrayOutput:       `return { hook.deny("hooktest: denied") }`,
+	hooktest.Ask:               `return hook.ask("hooktest: ask the user")`,
+	hooktest.Continue:          `return hook.continue("hooktest: keep going")`,
 }
 
 // luaFactory compiles and loads a one-hook Lua file per behaviour, with the

@@ -45,7 +45,8 @@ func quote(s string) string {
 // set to a distinctive value; cwd is an existing directory.
 func payloadFor(ev luahook.Event, cwd string) *luahook.Input {
 	yes, no := true, false
-	in := &luahook.Input{Event: ev, Cwd: cwd, SessionID: "hooktest-session-" + string(ev)}
+	in := &luahook.Input{Event: ev, Cwd: cwd, SessionID: "hooktest-session-" + string(ev), Agent: "hooktest",
+		Native: json.RawMessage(`{"hook_event_name":"` + string(ev) + `","note":` + quote(tricky) + `,"n":[1,2.5,null,{"deep":true}]}`)}
 	switch ev {
 	case luahook.PreToolUse:
 		in.ToolName = "bash"
@@ -134,13 +135,17 @@ func decodeEcho(echo string) (*luahook.Input, error) {
 }
 
 // payloadDiff says how got differs from want ("" when they are equal); tool
-// inputs are compared as decoded JSON values.
+// inputs and native payloads are compared as decoded JSON values.
 func payloadDiff(got, want *luahook.Input) string {
 	if !sameJSON(got.ToolInput, want.ToolInput) && !(got.ToolInput == nil && want.ToolInput == nil) {
 		return fmt.Sprintf("toolInput = %s, want %s", got.ToolInput, want.ToolInput)
 	}
+	if !sameJSON(got.Native, want.Native) && !(got.Native == nil && want.Native == nil) {
+		return fmt.Sprintf("native = %s, want %s", got.Native, want.Native)
+	}
 	g, w := *got, *want
 	g.ToolInput, w.ToolInput = nil, nil
+	g.Native, w.Native = nil, nil
 	if reflect.DeepEqual(&g, &w) {
 		return ""
 	}

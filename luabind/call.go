@@ -158,19 +158,24 @@ func (st *state) prepare(ctx context.Context, i int, name string, in *luahook.In
 // inputFailure classifies an error of the payload's conversion.
 func (st *state) inputFailure(ctx context.Context, err error) *luahook.Failure {
 	var de *codec.DecodeError
-	if !errors.As(err, &de) {
+	var doc *documentError
+	if !errors.As(err, &de) || !errors.As(err, &doc) {
 		return &luahook.Failure{Kind: luahook.FailError, Message: "converting the payload: " + err.Error(), Err: err}
 	}
 	switch de.Why {
 	case codec.FaultTooMany:
-		return &luahook.Failure{Kind: luahook.FailRejected, Message: st.sh.path + ": the payload's toolInput has " + de.Msg, Err: err}
+		verb := " has "
+		if doc.what != doc.key {
+			verb = " have "
+		}
+		return &luahook.Failure{Kind: luahook.FailRejected, Message: st.sh.path + ": the payload's " + doc.what + verb + de.Msg, Err: err}
 	case codec.FaultDuplicate:
 		return &luahook.Failure{Kind: luahook.FailRejected,
-			Message: fmt.Sprintf("%s: %s in toolInput (at offset %d): the payload is ambiguous", st.sh.path, de.Msg, de.Offset), Err: err}
+			Message: fmt.Sprintf("%s: %s in %s (at offset %d): the payload is ambiguous", st.sh.path, de.Msg, doc.key, de.Offset), Err: err}
 	case codec.FaultDone:
 		return contextFailure(ctx, "while converting the payload")
 	}
-	return &luahook.Failure{Kind: luahook.FailError, Message: "the payload's toolInput is not valid JSON: " + err.Error(), Err: err}
+	return &luahook.Failure{Kind: luahook.FailError, Message: "the payload's " + doc.key + " is not valid JSON: " + de.Error(), Err: err}
 }
 
 // run runs the prepared call under ctx. reuse reports whether the state is

@@ -37,11 +37,19 @@
 //
 //	hook.register(event, matcher, fn[, opts]) -> id   (only while the file loads)
 //	hook.allow(), hook.deny(reason), hook.mutate(input[, reason]), hook.context(text[, "separate"])
+//	hook.ask(reason)                                   (PreToolUse: let the user decide)
+//	hook.continue(reason)                              (Stop: keep going, reason the next instruction)
 //	hook.events                                        (list and set of event names)
 //	rt.deadline_ms, rt.remaining_ms(), rt.cancelled(), rt.session_id, rt.cwd, rt.name, rt.event
 //	json, log, re, store, env modules; require(name) from Options.LibDir; print goes to the log
 //
-// The input table is shaped exactly like the JSON payload. JSON objects and
+// hook.allow() approves explicitly, and several agents then skip their own
+// permission prompt: return nil for no objection. ask is for PreToolUse and
+// continue for Stop only; returned on another event, either is
+// FailInvalidOutput naming the actions the event accepts.
+//
+// The input table is shaped exactly like the JSON payload (input.agent and
+// input.native, the agent's own payload, when an agent sent it). JSON objects and
 // arrays become tables marked as such (json.object, json.array), null becomes
 // json.null, numbers are float64 (integers exact up to 2^53; a number past
 // float64's range is refused). Encoding keeps the order in which keys were

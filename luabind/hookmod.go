@@ -17,12 +17,14 @@ const registerUsage = "hook.register(event, matcher, fn[, opts])"
 // openHook opens the hook module: register, the outcome helpers and events.
 func (st *state) openHook() {
 	L := st.L
-	mod := L.CreateTable(0, 8)
+	mod := L.CreateTable(0, 10)
 	mod.RawSetString("register", L.NewFunction(st.hookRegister))
 	mod.RawSetString("allow", L.NewFunction(hookAllow))
 	mod.RawSetString("deny", L.NewFunction(hookDeny))
 	mod.RawSetString("mutate", L.NewFunction(hookMutate))
 	mod.RawSetString("context", L.NewFunction(hookContext))
+	mod.RawSetString("ask", L.NewFunction(hookAsk))
+	mod.RawSetString("continue", L.NewFunction(hookContinue))
 	events := L.CreateTable(luahook.NumEvents, luahook.NumEvents)
 	for i, e := range luahook.Events() {
 		events.RawSetInt(i+1, lua.LString(e))
@@ -169,6 +171,30 @@ func hookDeny(L *lua.LState) int {
 	reason := L.CheckString(1)
 	t := L.CreateTable(0, 2)
 	t.RawSetString("action", lua.LString(luahook.ActionDeny))
+	t.RawSetString("reason", lua.LString(reason))
+	L.Push(t)
+	return 1
+}
+
+// hookAsk is hook.ask(reason) -> {action = "ask", reason = reason}: hand the
+// tool call (PreToolUse) to the user, saying why.
+func hookAsk(L *lua.LState) int {
+	reason := L.CheckString(1)
+	t := L.CreateTable(0, 2)
+	t.RawSetString("action", lua.LString(luahook.ActionAsk))
+	t.RawSetString("reason", lua.LString(reason))
+	L.Push(t)
+	return 1
+}
+
+// hookContinue is hook.continue(reason) -> {action = "continue", reason =
+// reason}: keep the agent going instead of stopping (Stop), reason being
+// its next instruction. continue is not a Lua keyword, so hook.continue is
+// a plain field.
+func hookContinue(L *lua.LState) int {
+	reason := L.CheckString(1)
+	t := L.CreateTable(0, 2)
+	t.RawSetString("action", lua.LString(luahook.ActionContinue))
 	t.RawSetString("reason", lua.LString(reason))
 	L.Push(t)
 	return 1

@@ -14,14 +14,15 @@ import (
 // JSON. Strings that repeat from call to call (Field.Repeats: the event, the
 // tool name, the capabilities, the cwd, the session id) are boxed once per
 // state, keys once per process (payloadKeys), and every table is built at
-// its final size (codec.Codec.ObjectTable). Decoding toolInput watches ctx and the
-// state's cap on values.
+// its final size (codec.Codec.ObjectTable). Decoding toolInput and native
+// watches ctx and the state's cap on values, which the two share.
 func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable, error) {
 	// The members of the top-level object, then those of the nested object
 	// being listed, which become one member once it ends.
 	var keyBuf, valBuf [24]lua.LValue
 	keys, vals := keyBuf[:0], valBuf[:0]
 	var err error
+	first := ""            // the first JSON document decoded (toolInput, native)
 	object, start := -1, 0 // the nested object being listed (its key's index), and where its members start
 	in.Fields(func(f luahook.Field) bool {
 		var v lua.LValue
@@ -45,8 +46,22 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 		case luahook.FieldInt:
 			v = lua.LNumber(f.Int)
 		case luahook.FieldJSON:
-			if v, err = st.Dec.DecodeIn(ctx, f.JSON); err != nil {
+			// The payload's documents (toolInput, native) share the cap on values.
+			if first == "" {
+				v, err = st.Dec.DecodeIn(ctx, f.JSON)
+			} else {
+				v, err = st.Dec.DecodeMore(ctx, f.JSON)
+			}
+			if err != nil {
+				what := f.Key
+				if first != "" {
+					what = first + " and " + f.Key
+				}
+				err = &documentError{what: what, key: f.Key, err: err}
 				return false
+			}
+			if first == "" {
+				first = f.Key
 			}
 		case luahook.FieldStrings:
 			var itemBuf [16]lua.LValue
@@ -71,6 +86,18 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 	}
 	return st.ObjectTable(keys, vals), nil
 }
+
+// documentError is a JSON document of the payload (toolInput, native) that
+// did not convert.
+type documentError struct {
+	what string // the documents whose values counted: "toolInput", "toolInput and native"
+	key  string // the document at fault
+	err  error
+}
+
+func (e *documentError) Error() string { return e.key + ": " + e.err.Error() }
+
+func (e *documentError) Unwrap() error { return e.err }
 
 // payloadKeys are the payload's keys (luahook.InputKeys and NestedKeys),
 // boxed once for every state (an LString is immutable): top[i] is the i-th

@@ -10,7 +10,7 @@ import (
 )
 
 // wantOutcome ends the message of a return value that is not an outcome.
-const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.mutate(input), hook.context(text))"
+const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.ask(reason), hook.mutate(input), hook.context(text), hook.continue(reason))"
 
 // outcome converts what a hook function returned. nil means no objection. An
 // outcome table is a JSON object, as on every transport: a table with array

@@ -324,6 +324,8 @@ func TestCompleterCompletesNamesCommandsAndEvents(t *testing.T) {
 		length int
 	}{
 		{"hook.reg", []string{"ister"}, 8},
+		{"hook.as", []string{"k"}, 7},
+		{"hook.con", []string{"text", "tinue"}, 8},
 		{"x = json.dec", []string{"ode"}, 8},
 		{":fi", []string{"re "}, 3},
 		{":t", []string{"race "}, 2},

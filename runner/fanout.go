@@ -48,7 +48,12 @@ func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
 }
 
 // Stop runs every Stop hook in parallel and waits for all. Their context is
-// joined into the Result, though the contract's Stop outcome is always {}.
+// joined into the Result, though the contract's Stop outcome does not carry
+// it. A hook that returns continue asks the agent to keep going instead of
+// stopping: Result.Continue is set, with Reason the continuations' reasons
+// joined with "\n" in registration order (the agent's next instruction). A
+// failed Stop hook is logged and asks nothing, whatever its failure policy:
+// Stop cannot block, so luahook never keeps an agent going on its own.
 func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
 	return r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, nil)
 }
@@ -165,10 +170,21 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 		return res
 	}
 	j := r.newJoiner()
+	var next string // Stop: the continuations' reasons, joined
 	for k := range res.Trace {
 		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
 			j.contribute(tr.Outcome)
+			if o := tr.Outcome; o != nil && o.Action == luahook.ActionContinue {
+				if res.Continue {
+					next += "\n"
+				}
+				next += o.Reason
+				res.Continue = true
+			}
 		}
+	}
+	if res.Continue {
+		res.Reason = luahook.TruncateReason(next)
 	}
 	if mode == fanPost && ctx.Err() == nil && r.buf.pending() {
 		if session == "" {

@@ -132,7 +132,10 @@ func byteCount(n int64) string {
 // ctx) gave back into its valid outcome or its failure. The runner
 // classifies a call its context ended, whatever the hook said: the caller
 // gave up (aborted) or the hook's own deadline passed (timeout). An outcome
-// is validated here unless the hook validates its own (luahook.Validating).
+// is validated here unless the hook validates its own (luahook.Validating),
+// and its action is checked against the hook's event whoever validated it
+// (luahook.Outcome.CheckEvent: ask outside PreToolUse, continue outside
+// Stop are invalid output).
 func judge(ctx, hctx context.Context, e *registry.Entry, rep reply) (*luahook.Outcome, *luahook.Failure) {
 	if rep.err != nil {
 		if hctx.Err() != nil {
@@ -140,8 +143,13 @@ func judge(ctx, hctx context.Context, e *registry.Entry, rep reply) (*luahook.Ou
 		}
 		return rep.out, luahook.AsFailure(rep.err)
 	}
-	if rep.out != nil && !validates(e.Hook) {
-		if err := rep.out.Validate(); err != nil {
+	if rep.out != nil {
+		if !validates(e.Hook) {
+			if err := rep.out.Validate(); err != nil {
+				return rep.out, luahook.AsFailure(err)
+			}
+		}
+		if err := rep.out.CheckEvent(e.Event); err != nil {
 			return rep.out, luahook.AsFailure(err)
 		}
 	}

@@ -13,6 +13,17 @@ import (
 // every validate-stage hook in order on the final input. The first deny (or
 // fail-closed failure, or hook rejected before it ran) ends the call. A rewritten input is re-validated
 // against the tool's schema; Result.Input carries it when it changed.
+//
+// An ask (hand the decision to the user) ends nothing: it is recorded, from
+// either stage, and the hooks after it still run, so that a later deny
+// wins. A deny wins over an ask, and an ask over an allow: Result.Asked is
+// set when some hook asked and none denied, with Reason the asks' reasons
+// joined with "\n" in execution order. An ask carrying an input is a
+// rewrite too (from a mutate-stage hook; a validate-stage hook's is ignored
+// as its mutate would be), and a rewrite goes on after an ask: Result.Input
+// is the input the user is asked about. Result.Allowed is set when some hook
+// returned an explicit allow and none denied or asked; no objection from
+// every hook leaves it unset.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if !r.reg.Has(luahook.PreToolUse) {
 		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
@@ -47,6 +58,8 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	tmpl := template(in, luahook.PreToolUse)
 	defer releaseTemplate(tmpl)
 	j := r.newJoiner()
+	var asks string // the asks' reasons, joined
+	asked, allowed := false, false
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {
@@ -77,7 +90,17 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			switch out.Action {
 			case luahook.ActionDeny:
 				res.deny(out.Reason)
-			case luahook.ActionMutate:
+				continue
+			case luahook.ActionAllow:
+				allowed = true
+			case luahook.ActionAsk:
+				if asked {
+					asks += "\n"
+				}
+				asks += out.Reason
+				asked = true
+			}
+			if out.Input != nil { // mutate, or ask with a rewrite
 				if !validators {
 					tmpl.ToolInput = out.Input
 					continue
@@ -95,6 +118,13 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		if !res.Denied {
 			res.Input = tmpl.ToolInput
 		}
+	}
+	switch {
+	case res.Denied:
+	case asked:
+		res.Asked, res.Reason = true, luahook.TruncateReason(asks)
+	case allowed:
+		res.Allowed = true
 	}
 	if len(res.Trace) == 0 {
 		res.Trace = nil // only Tool(pattern) hooks matched the tool, and none its argument

@@ -10,7 +10,8 @@ import (
 // reaches the model. A deny (or a fail-closed failure) blocks the prompt:
 // later hooks are not called and the collected context is dropped. Otherwise
 // the hooks' context is joined with "\n", preceded by the session's buffered
-// background context. Mutations are ignored.
+// background context. Mutations are ignored. Result.Allowed is set when a
+// hook returned an explicit allow and none denied.
 //
 // A blocked prompt leaves the background buffer in place for the next turn.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
@@ -46,9 +47,12 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 			}
 		case out != nil && out.Action == luahook.ActionDeny:
 			res.deny(out.Reason)
+		case out != nil && out.Action == luahook.ActionAllow:
+			res.Allowed = true
 		}
 	}
 	if res.Denied {
+		res.Allowed = false
 		return res
 	}
 	j := r.newJoiner()

@@ -87,6 +87,13 @@ func outcomeInWords(o *luahook.Outcome) string {
 		parts = append(parts, "mutate: "+string(o.Input))
 	case luahook.ActionAllow:
 		parts = append(parts, "allow")
+	case luahook.ActionAsk:
+		parts = append(parts, "ask: "+o.Reason)
+		if o.Input != nil {
+			parts = append(parts, "mutate: "+string(o.Input))
+		}
+	case luahook.ActionContinue:
+		parts = append(parts, "continue: "+o.Reason)
 	}
 	if o.AdditionalContext != "" {
 		first, _, more := strings.Cut(o.AdditionalContext, "\n")

@@ -18,8 +18,22 @@ type Result struct {
 	// Denied is set when a PreToolUse hook denied the call or a
 	// UserPromptSubmit hook blocked the prompt.
 	Denied bool `json:"denied"`
-	// Reason says why, cut to luahook.MaxReasonChars characters.
+	// Reason says why (Denied, Asked) or what to do next (Continue), cut to
+	// luahook.MaxReasonChars characters.
 	Reason string `json:"reason"`
+	// Asked is set when a PreToolUse hook asked to hand the decision to the
+	// user and none denied (a deny wins over an ask); Reason joins the asks'
+	// reasons, and Input is the rewritten input the user is asked about.
+	Asked bool `json:"asked,omitempty"`
+	// Allowed is set when a PreToolUse or UserPromptSubmit hook returned an
+	// explicit allow and none denied or asked. Several agents (Claude Code,
+	// Codex, Copilot) skip their own permission prompt on an explicit allow,
+	// so it is kept apart from no objection, which leaves it unset; plain
+	// fire's output does not tell the two apart ({"action":"allow"}).
+	Allowed bool `json:"allowed,omitempty"`
+	// Continue is set when a Stop hook asked the agent to keep going;
+	// Reason joins the hooks' reasons, the agent's next instruction.
+	Continue bool `json:"continue,omitempty"`
 	// Input is the final PreToolUse tool input, set only when hooks changed it
 	// (compared as decoded JSON values, not bytes) and it passed the tool's
 	// schema.
@@ -85,11 +99,16 @@ func (t HookTrace) MarshalJSON() ([]byte, error) {
 // json.Marshal of it is what `luahook fire` prints. It is never nil: an
 // outcome with no fields set means {} (no objection).
 //
-//	PreToolUse:        {"action":"deny","reason":…} | {"action":"mutate","input":{…}} | {"action":"allow"},
+//	PreToolUse:        {"action":"deny","reason":…} | {"action":"ask","reason":…[,"input":{…}]} |
+//	                   {"action":"mutate","input":{…}} | {"action":"allow"},
 //	                   plus "additionalContext" and "contextAs" when there is context
 //	UserPromptSubmit:  {"action":"deny","reason":…} when blocked, else {"additionalContext":…} or {}
 //	PostToolUse, SessionStart: {"additionalContext":…,"contextAs":…} or {}
-//	Stop, observational events: {}
+//	Stop:              {"action":"continue","reason":…} when a hook asked to keep going, else {}
+//	observational events: {}
+//
+// A PreToolUse with no objection and one with an explicit allow both render
+// {"action":"allow"}; Result.Allowed tells them apart.
 func (r Result) Outcome() *luahook.Outcome {
 	o := &luahook.Outcome{}
 	switch r.Event {
@@ -97,6 +116,8 @@ func (r Result) Outcome() *luahook.Outcome {
 		switch {
 		case r.Denied:
 			o.Action, o.Reason = luahook.ActionDeny, r.Reason
+		case r.Asked:
+			o.Action, o.Reason, o.Input = luahook.ActionAsk, r.Reason, r.Input
 		case r.Input != nil:
 			o.Action, o.Input = luahook.ActionMutate, r.Input
 		default:
@@ -111,6 +132,10 @@ func (r Result) Outcome() *luahook.Outcome {
 		}
 	case luahook.PostToolUse, luahook.SessionStart:
 		o.AdditionalContext, o.ContextAs = r.AdditionalContext, r.ContextAs
+	case luahook.Stop:
+		if r.Continue {
+			o.Action, o.Reason = luahook.ActionContinue, r.Reason
+		}
 	}
 	return o
 }

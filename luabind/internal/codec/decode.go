@@ -84,8 +84,16 @@ func (d *Decoder) Decode(data []byte) (lua.LValue, error) {
 // DecodeIn converts one JSON document, watching ctx (nil: not at all) and the
 // state's cap on values.
 func (d *Decoder) DecodeIn(ctx context.Context, data []byte) (v lua.LValue, err error) {
+	d.count = 0
+	return d.DecodeMore(ctx, data)
+}
+
+// DecodeMore is DecodeIn with the values of the documents decoded since the
+// last DecodeIn counted towards the cap: the documents of one payload
+// (toolInput, native) share it.
+func (d *Decoder) DecodeMore(ctx context.Context, data []byte) (v lua.LValue, err error) {
 	d.data, d.pos, d.depth = data, 0, 0
-	d.ctx, d.count, d.limit = ctx, 0, max(0, d.c.MaxValues)
+	d.ctx, d.limit = ctx, max(0, d.c.MaxValues)
 	d.check = d.nextCheck()
 	defer func() {
 		clear(d.vals)
