@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook/agent"
-	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -46,7 +45,7 @@ func TestLuaAskAllowAndContinueReachEveryAgent(t *testing.T) {
 	}
 	defer f.Close()
 	reg := registry.New()
-	for _, s := range engine.LuaSpecs(f.Registrations()) {
+	for _, s := range luabind.Specs(f.Registrations()) {
 		if _, err := reg.Register(s); err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func testDeny(t *testing.T, s *suite) {
 }
 
 func testAsk(t *testing.T, s *suite) {
-	g := s.rig(t, Ask, hookSpec{Event: luahook.PreToolUse})
+	g := s.rig(t, Ask, luahook.Spec{Event: luahook.PreToolUse})
 	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 	g.answered(tr)
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionAsk || tr.Outcome.Reason != AskReason {
@@ -76,7 +76,7 @@ func testAsk(t *testing.T, s *suite) {
 }
 
 func testContinue(t *testing.T, s *suite) {
-	g := s.rig(t, Continue, hookSpec{Event: luahook.Stop})
+	g := s.rig(t, Continue, luahook.Spec{Event: luahook.Stop})
 	res, tr := g.call(payloadFor(luahook.Stop, t.TempDir()))
 	g.answered(tr)
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionContinue || tr.Outcome.Reason != ContinueReason {
@@ -101,7 +101,7 @@ func testMisplacedAction(t *testing.T, s *suite) {
 		{Ask, luahook.UserPromptSubmit}, {Ask, luahook.Stop}, {Continue, luahook.PreToolUse}, {Continue, luahook.SessionStart},
 	} {
 		t.Run(c.b.String()+"/"+string(c.ev), func(t *testing.T) {
-			g := s.rig(t, c.b, hookSpec{Event: c.ev, FailurePolicy: luahook.FailClosed})
+			g := s.rig(t, c.b, luahook.Spec{Event: c.ev, FailurePolicy: luahook.FailClosed})
 			res, tr := g.call(payloadFor(c.ev, t.TempDir()))
 			f := g.failed(tr, luahook.FailInvalidOutput)
 			if !strings.Contains(f.Message, "does not apply to "+string(c.ev)) {

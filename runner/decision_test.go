@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/registry"
 )
 
 // outcomeJSON is json.Marshal of res.Outcome(): what plain fire prints.
@@ -22,31 +21,31 @@ func outcomeJSON(t *testing.T, res Result) string {
 }
 
 func TestPreToolUseDenyWinsOverAskAndAskOverAllow(t *testing.T) {
-	mutator := func(o *luahook.Outcome) registry.Spec {
-		return registry.Spec{Event: luahook.PreToolUse, Stage: luahook.StageMutate, Hook: fixed(o)}
+	mutator := func(o *luahook.Outcome) luahook.Spec {
+		return luahook.Spec{Event: luahook.PreToolUse, Stage: luahook.StageMutate, Hook: fixed(o)}
 	}
-	validator := func(o *luahook.Outcome) registry.Spec {
-		return registry.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: fixed(o)}
+	validator := func(o *luahook.Outcome) luahook.Spec {
+		return luahook.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: fixed(o)}
 	}
 	cases := []struct {
 		name                   string
-		specs                  []registry.Spec
+		specs                  []luahook.Spec
 		denied, asked, allowed bool
 		reason, outcome        string
 	}{
-		{"no objection from every hook", []registry.Spec{validator(nil), validator(nil)},
+		{"no objection from every hook", []luahook.Spec{validator(nil), validator(nil)},
 			false, false, false, "", `{"action":"allow"}`},
-		{"an explicit allow", []registry.Spec{validator(nil), validator(luahook.Allow())},
+		{"an explicit allow", []luahook.Spec{validator(nil), validator(luahook.Allow())},
 			false, false, true, "", `{"action":"allow"}`},
-		{"an ask wins over an allow", []registry.Spec{validator(luahook.Allow()), validator(luahook.Ask("force push?"))},
+		{"an ask wins over an allow", []luahook.Spec{validator(luahook.Allow()), validator(luahook.Ask("force push?"))},
 			false, true, false, "force push?", `{"action":"ask","reason":"force push?"}`},
-		{"a later validator's deny wins over a mutator's ask", []registry.Spec{mutator(luahook.Ask("sure?")), validator(luahook.Deny("no"))},
+		{"a later validator's deny wins over a mutator's ask", []luahook.Spec{mutator(luahook.Ask("sure?")), validator(luahook.Deny("no"))},
 			true, false, false, "no", `{"action":"deny","reason":"no"}`},
-		{"a later deny wins over an earlier validator's ask", []registry.Spec{validator(luahook.Ask("sure?")), validator(luahook.Deny("no"))},
+		{"a later deny wins over an earlier validator's ask", []luahook.Spec{validator(luahook.Ask("sure?")), validator(luahook.Deny("no"))},
 			true, false, false, "no", `{"action":"deny","reason":"no"}`},
-		{"asks join their reasons in execution order", []registry.Spec{validator(luahook.Ask("b")), mutator(luahook.Ask("a"))},
+		{"asks join their reasons in execution order", []luahook.Spec{validator(luahook.Ask("b")), mutator(luahook.Ask("a"))},
 			false, true, false, "a\nb", `{"action":"ask","reason":"a\nb"}`},
-		{"an ask keeps the context", []registry.Spec{validator(&luahook.Outcome{Action: luahook.ActionAsk, Reason: "r", AdditionalContext: "c"})},
+		{"an ask keeps the context", []luahook.Spec{validator(&luahook.Outcome{Action: luahook.ActionAsk, Reason: "r", AdditionalContext: "c"})},
 			false, true, false, "r", `{"action":"ask","reason":"r","additionalContext":"c","contextAs":"inline"}`},
 	}
 	for _, c := range cases {
@@ -70,10 +69,10 @@ func TestPreToolUseDenyWinsOverAskAndAskOverAllow(t *testing.T) {
 func TestPreToolUseAskEndsNothing(t *testing.T) {
 	g := newRig(t, Options{})
 	var later, validator atomic.Int32
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "asker", Hook: fixed(luahook.Ask("sure?"))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "rewrite", Hook: fixed(luahook.Mutate(json.RawMessage(`{"command":"ls -a"}`)))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "later", Hook: counting(&later, nil)})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "val", Stage: luahook.StageValidate, Hook: counting(&validator, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "asker", Hook: fixed(luahook.Ask("sure?"))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "rewrite", Hook: fixed(luahook.Mutate(json.RawMessage(`{"command":"ls -a"}`)))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "later", Hook: counting(&later, nil)})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "val", Stage: luahook.StageValidate, Hook: counting(&validator, nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 	if later.Load() != 1 || validator.Load() != 1 {
 		t.Errorf("calls later=%d validator=%d after an ask; want 1, 1", later.Load(), validator.Load())
@@ -98,8 +97,8 @@ func TestPreToolUseAskWithInputIsARewrite(t *testing.T) {
 	t.Run("from a mutator", func(t *testing.T) {
 		g := newRig(t, Options{})
 		var saw []string
-		g.add(registry.Spec{Event: luahook.PreToolUse, Hook: fixed(ask)})
-		g.add(registry.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+		g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(ask)})
+		g.add(luahook.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 			saw = append(saw, string(in.ToolInput))
 			return nil, nil
 		})})
@@ -110,7 +109,7 @@ func TestPreToolUseAskWithInputIsARewrite(t *testing.T) {
 	})
 	t.Run("from a validator, ignored as its mutate would be", func(t *testing.T) {
 		g := newRig(t, Options{})
-		g.add(registry.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: fixed(ask)})
+		g.add(luahook.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: fixed(ask)})
 		res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 		if !res.Asked || res.Input != nil || res.Trace[0].Skipped != SkipValidatorMutation {
 			t.Errorf("asked=%v input=%s skipped=%q", res.Asked, res.Input, res.Trace[0].Skipped)
@@ -120,8 +119,8 @@ func TestPreToolUseAskWithInputIsARewrite(t *testing.T) {
 
 func TestAFailClosedFailureWinsOverAnAsk(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "asker", Hook: fixed(luahook.Ask("sure?"))})
-	g.add(registry.Spec{Event: luahook.PreToolUse, Name: "broken", FailurePolicy: luahook.FailClosed,
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "asker", Hook: fixed(luahook.Ask("sure?"))})
+	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "broken", FailurePolicy: luahook.FailClosed,
 		Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny})})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 	if !res.Denied || res.Asked || !strings.Contains(res.Reason, `"broken"`) {
@@ -131,12 +130,12 @@ func TestAFailClosedFailureWinsOverAnAsk(t *testing.T) {
 
 func TestUserPromptSubmitRecordsAnExplicitAllow(t *testing.T) {
 	g := newRig(t, Options{})
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(luahook.Allow())})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(luahook.Allow())})
 	in := &luahook.Input{Event: luahook.UserPromptSubmit, Prompt: "hi", Cwd: "/"}
 	if res := g.r.UserPromptSubmit(t.Context(), in); !res.Allowed || res.Denied {
 		t.Errorf("allowed=%v denied=%v, want an explicit allow", res.Allowed, res.Denied)
 	}
-	g.add(registry.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(luahook.Deny("no"))})
+	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(luahook.Deny("no"))})
 	if res := g.r.UserPromptSubmit(t.Context(), in); res.Allowed || !res.Denied {
 		t.Errorf("allowed=%v denied=%v, want the deny to win", res.Allowed, res.Denied)
 	}
@@ -148,14 +147,14 @@ func TestStopGathersContinuationsInRegistrationOrder(t *testing.T) {
 	if res := g.r.Stop(t.Context(), stop); res.Continue || outcomeJSON(t, res) != `{}` {
 		t.Errorf("no hooks: continue=%v outcome %s", res.Continue, outcomeJSON(t, res))
 	}
-	g.add(registry.Spec{Event: luahook.Stop, Name: "ctx", Hook: fixed(luahook.Context("c"))})
+	g.add(luahook.Spec{Event: luahook.Stop, Name: "ctx", Hook: fixed(luahook.Context("c"))})
 	if res := g.r.Stop(t.Context(), stop); res.Continue || outcomeJSON(t, res) != `{}` {
 		t.Errorf("context only: continue=%v outcome %s", res.Continue, outcomeJSON(t, res))
 	}
-	g.add(registry.Spec{Event: luahook.Stop, Name: "tests", Hook: fixed(luahook.Continue("run the tests"))})
-	g.add(registry.Spec{Event: luahook.Stop, Name: "none", Hook: fixed(nil)})
-	g.add(registry.Spec{Event: luahook.Stop, Name: "lint", Hook: fixed(luahook.Continue("fix the lint"))})
-	g.add(registry.Spec{Event: luahook.Stop, Name: "broken", FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: luahook.ActionContinue})})
+	g.add(luahook.Spec{Event: luahook.Stop, Name: "tests", Hook: fixed(luahook.Continue("run the tests"))})
+	g.add(luahook.Spec{Event: luahook.Stop, Name: "none", Hook: fixed(nil)})
+	g.add(luahook.Spec{Event: luahook.Stop, Name: "lint", Hook: fixed(luahook.Continue("fix the lint"))})
+	g.add(luahook.Spec{Event: luahook.Stop, Name: "broken", FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: luahook.ActionContinue})})
 	res := g.r.Fire(t.Context(), stop)
 	if !res.Continue || res.Reason != "run the tests\nfix the lint" || res.Denied {
 		t.Errorf("continue=%v reason=%q denied=%v", res.Continue, res.Reason, res.Denied)
@@ -186,7 +185,7 @@ func TestAskAndContinueOnOtherEventsAreInvalidOutput(t *testing.T) {
 		t.Run(string(c.in.Event)+"/"+string(c.out.Action), func(t *testing.T) {
 			for _, policy := range []luahook.FailurePolicy{luahook.FailOpen, luahook.FailClosed} {
 				g := newRig(t, Options{})
-				g.add(registry.Spec{Event: c.in.Event, Name: "h", FailurePolicy: policy, Hook: fixed(c.out)})
+				g.add(luahook.Spec{Event: c.in.Event, Name: "h", FailurePolicy: policy, Hook: fixed(c.out)})
 				res := g.r.Fire(t.Context(), c.in)
 				f := res.Trace[0].Failure
 				if f == nil || f.Kind != luahook.FailInvalidOutput || !strings.Contains(f.Message, c.want) {
