@@ -57,9 +57,7 @@ func (e *Engine) libDir() string { return filepath.Join(e.dir, "lib") }
 
 func (e *Engine) luaOptions() luabind.Options {
 	cfg := e.cfg
-	return luabind.Options{
-		LibDir:         e.libDir(),
-		CheckLib:       e.trust().libCheck(e.dir, e.libDir()),
+	opts := luabind.Options{
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
 		MaxInputValues: cfg.Lua.MaxInputValues,
@@ -69,6 +67,10 @@ func (e *Engine) luaOptions() luabind.Options {
 		Store:          e.store,
 		LoadTimeout:    time.Duration(cfg.Lua.LoadTimeoutMs) * time.Millisecond,
 	}
+	if e.dir != "" { // an engine made by New has no lib folder: require is off
+		opts.LibDir, opts.CheckLib = e.libDir(), e.trust().libCheck(e.dir, e.libDir())
+	}
+	return opts
 }
 
 // syncLua brings the registry in line with the folder: new files and files
