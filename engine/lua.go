@@ -30,9 +30,7 @@ type luaFile struct {
 }
 
 // hookFiles lists the hook files of the folder root holds, in file-name
-// order, at the top level only: every entry with a hook file's name, whatever
-// it is, so that a named pipe, a folder or a dangling link in a hook file's
-// place is reported when it is opened rather than passed over in silence.
+// order, at the top level only (entryNames).
 func hookFiles(root *os.Root) ([]string, error) {
 	d, err := root.Open(".")
 	if err != nil {
@@ -43,14 +41,7 @@ func hookFiles(root *os.Root) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, ent := range ents {
-		if IsHookFile(ent.Name()) {
-			names = append(names, ent.Name())
-		}
-	}
-	slices.Sort(names)
-	return names, nil
+	return entryNames(ents, IsHookFile), nil
 }
 
 func (e *Engine) libDir() string { return filepath.Join(e.dir, "lib") }
