@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,18 +50,26 @@ func TestFiles(paths []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		var names []string
-		for _, d := range ents {
-			if IsTestFile(d.Name()) {
-				names = append(names, d.Name())
-			}
-		}
-		slices.Sort(names)
-		for _, n := range names {
+		for _, n := range entryNames(ents, IsTestFile) {
 			files = append(files, filepath.Join(p, n))
 		}
 	}
 	return files, nil
+}
+
+// entryNames returns the names of a folder's entries that keep accepts
+// (IsHookFile, IsTestFile), in name order, whatever each entry is: a named
+// pipe, a folder or a dangling link with a hook or test file's name is
+// reported when it is opened rather than passed over in silence.
+func entryNames(ents []fs.DirEntry, keep func(name string) bool) []string {
+	var names []string
+	for _, d := range ents {
+		if keep(d.Name()) {
+			names = append(names, d.Name())
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // HooksDir returns the hooks folder that Open(Options{Dir: dir, ConfigPath:

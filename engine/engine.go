@@ -210,28 +210,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		cfg, sum = c, s
 	}
-	e := &Engine{
-		opts:      opts,
-		logger:    logger,
-		reg:       registry.New(),
-		store:     luabind.NewStore(),
-		files:     map[string]*luaFile{},
-		fileErrs:  map[string]error{},
-		failedSum: map[string][32]byte{},
-		cfgSum:    sum,
-	}
-	e.ctx, e.cancel = context.WithCancel(context.Background())
-	e.settleFor = max(5*opts.Debounce, 5*DefaultDebounce)
+	e := newEngine(opts, logger, cfg)
+	e.cfgSum = sum
 	e.dir = hooksDirOr(opts.Dir, cfg)
-	e.run = runner.New(runner.Options{
-		Registry:          e.reg,
-		Logger:            logger,
-		PolicyOnly:        opts.PolicyOnly || !cfg.Runner.AllowNonPolicy,
-		SessionID:         opts.SessionID,
-		MaxContextBytes:   cfg.Runner.MaxContextBytes,
-		BackgroundWorkers: cfg.Runner.BackgroundWorkers,
-		BackgroundQueue:   cfg.Runner.BackgroundQueue,
-	})
 	start := time.Now()
 	e.mu.Lock()
 	if opts.PartialConfig {
@@ -265,6 +246,32 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	logger.Debug("luahook: loaded", "dir", e.dir, "config", opts.ConfigPath, "hooks", st.Hooks,
 		"files", st.Files, "errors", st.Errors, "took", time.Since(start).Round(time.Microsecond).String())
 	return e, nil
+}
+
+// newEngine returns an engine with cfg's runner settings, nothing loaded
+// and nothing in force yet.
+func newEngine(opts Options, logger *slog.Logger, cfg *config.Config) *Engine {
+	e := &Engine{
+		opts:      opts,
+		logger:    logger,
+		reg:       registry.New(),
+		store:     luabind.NewStore(),
+		files:     map[string]*luaFile{},
+		fileErrs:  map[string]error{},
+		failedSum: map[string][32]byte{},
+	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.settleFor = max(5*opts.Debounce, 5*DefaultDebounce)
+	e.run = runner.New(runner.Options{
+		Registry:          e.reg,
+		Logger:            logger,
+		PolicyOnly:        opts.PolicyOnly || !cfg.Runner.AllowNonPolicy,
+		SessionID:         opts.SessionID,
+		MaxContextBytes:   cfg.Runner.MaxContextBytes,
+		BackgroundWorkers: cfg.Runner.BackgroundWorkers,
+		BackgroundQueue:   cfg.Runner.BackgroundQueue,
+	})
+	return e
 }
 
 // Runner returns the runner that fires events at the engine's hooks.

@@ -30,9 +30,7 @@ type luaFile struct {
 }
 
 // hookFiles lists the hook files of the folder root holds, in file-name
-// order, at the top level only: every entry with a hook file's name, whatever
-// it is, so that a named pipe, a folder or a dangling link in a hook file's
-// place is reported when it is opened rather than passed over in silence.
+// order, at the top level only (entryNames).
 func hookFiles(root *os.Root) ([]string, error) {
 	d, err := root.Open(".")
 	if err != nil {
@@ -43,23 +41,14 @@ func hookFiles(root *os.Root) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, ent := range ents {
-		if IsHookFile(ent.Name()) {
-			names = append(names, ent.Name())
-		}
-	}
-	slices.Sort(names)
-	return names, nil
+	return entryNames(ents, IsHookFile), nil
 }
 
 func (e *Engine) libDir() string { return filepath.Join(e.dir, "lib") }
 
 func (e *Engine) luaOptions() luabind.Options {
 	cfg := e.cfg
-	return luabind.Options{
-		LibDir:         e.libDir(),
-		CheckLib:       e.trust().libCheck(e.dir, e.libDir()),
+	opts := luabind.Options{
 		AllowLibs:      cfg.Lua.AllowLibs,
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
 		MaxInputValues: cfg.Lua.MaxInputValues,
@@ -69,6 +58,10 @@ func (e *Engine) luaOptions() luabind.Options {
 		Store:          e.store,
 		LoadTimeout:    time.Duration(cfg.Lua.LoadTimeoutMs) * time.Millisecond,
 	}
+	if e.dir != "" { // an engine made by New has no lib folder: require is off
+		opts.LibDir, opts.CheckLib = e.libDir(), e.trust().libCheck(e.dir, e.libDir())
+	}
+	return opts
 }
 
 // syncLua brings the registry in line with the folder: new files and files

@@ -53,9 +53,13 @@ func (c *change) merge(o change) {
 // Reload re-reads the config file, the hooks folder and the lib modules the
 // hook files use, and applies what changed, as the watcher does; files whose
 // content did not change are left alone, files in error are retried. It
-// returns the load errors then in force (see Err), or ErrClosed. ctx (and
+// returns the load errors then in force (see Err), ErrClosed, or ErrNoFolder
+// (an engine made by New). ctx (and
 // Close) bound the loading.
 func (e *Engine) Reload(ctx context.Context) error {
+	if e.dir == "" {
+		return ErrNoFolder
+	}
 	if _, err := e.apply(ctx, change{rescan: true}, false); err != nil {
 		return err
 	}

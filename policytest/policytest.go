@@ -224,7 +224,7 @@ func (tf *testFile) runCase(ctx context.Context, c testCase) error {
 	}
 	defer eng.Close()
 	if regs := tf.sess.Registrations(); len(regs) > 0 {
-		if err := eng.Registry().ReplaceOwner(filepath.Base(tf.path), luabind.Specs(regs)); err != nil {
+		if err := eng.RegisterSession(filepath.Base(tf.path), regs); err != nil {
 			return err
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/policytest"
-	"github.com/luahook/luahook/runner"
 )
 
 // commands lists the prompt's commands, in the order :help shows them.
@@ -103,16 +103,16 @@ func (r *repl) fire(ctx context.Context, args string) error {
 	}
 	in.Event = event
 	defaults(in)
-	var res runner.Result
+	var res engine.Result
 	err = r.interruptible(ctx, func(ctx context.Context) error {
-		res = r.run.Fire(ctx, in)
+		res = r.eng.Runner().Fire(ctx, in)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if r.trace {
-		res.RenderTrace(r.out, runner.TraceOptions{Indent: "  ", OutcomeJSON: true})
+		res.RenderTrace(r.out, engine.TraceOptions{Indent: "  ", OutcomeJSON: true})
 	}
 	out, err := json.Marshal(res.Outcome())
 	if err != nil {
@@ -125,21 +125,12 @@ func (r *repl) fire(ctx context.Context, args string) error {
 }
 
 func (r *repl) list() error {
-	hooks := r.reg.Listing()
+	hooks := r.eng.Listing()
 	if len(hooks) == 0 {
 		fmt.Fprintln(r.out, "no hooks registered")
 		return nil
 	}
-	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE")
-	for _, h := range hooks {
-		stage := string(h.Stage)
-		if stage == "" {
-			stage = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, termtext.Line(h.Name), termtext.Line(h.MatcherForm), stage, h.Kind, termtext.Line(h.Source))
-	}
-	return tw.Flush()
+	return engine.WriteListing(r.out, hooks, engine.ListingOptions{Short: true})
 }
 
 func (r *repl) load(ctx context.Context, path string) error {
@@ -164,11 +155,11 @@ func (r *repl) unregister(id string) error {
 }
 
 func (r *repl) reload(ctx context.Context) error {
-	if r.eng == nil {
+	if !r.hasFolder() {
 		return errors.New(":reload: no hooks folder is loaded")
 	}
 	err := r.eng.Reload(ctx)
-	fmt.Fprintf(r.out, "reloaded %s: %d hooks\n", r.eng.Dir(), r.reg.Len())
+	fmt.Fprintf(r.out, "reloaded %s: %d hooks\n", r.eng.Dir(), r.eng.Stats().Hooks)
 	return err
 }
 

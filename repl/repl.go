@@ -32,8 +32,6 @@ import (
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/policytest"
-	"github.com/luahook/luahook/registry"
-	"github.com/luahook/luahook/runner"
 )
 
 // Owner owns the hooks registered at the prompt in the engine's registry.
@@ -44,7 +42,7 @@ const Owner = "repl"
 var ErrFailed = errors.New("repl: the script had errors")
 
 // Options configure Run. The zero value reads standard input as a script,
-// with a private registry and no history.
+// with a private engine and no hooks folder, and keeps no history.
 type Options struct {
 	// In is read line by line; nil means os.Stdin.
 	In io.Reader
@@ -53,7 +51,7 @@ type Options struct {
 	Out, Err io.Writer
 	// Engine supplies the hooks that :fire and fire() run, :list shows and
 	// :reload reloads. Hooks registered at the prompt join its registry under
-	// Owner. Nil means a private, empty registry.
+	// Owner. Nil means a private engine with no hooks folder (engine.New).
 	Engine *engine.Engine
 	// HistoryPath is the file of the line history (interactive mode). Empty
 	// means no history is kept.
@@ -100,7 +98,7 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		in = newScriptReader(ctx, opts.In, opts.Interrupts)
 	}
-	for _, err := range r.engineErrors() {
+	for _, err := range r.eng.Errors() {
 		fmt.Fprintln(r.errw, err)
 	}
 	err := r.loop(ctx, in)
@@ -115,9 +113,7 @@ type repl struct {
 	opts      Options
 	out, errw io.Writer
 	eng       *engine.Engine
-	reg       *registry.Registry
-	run       *runner.Runner
-	ownRunner bool
+	ownEngine bool
 	sess      *luabind.Session
 	synced    []string // ids of the prompt's hooks in the registry
 	trace     bool
@@ -125,38 +121,49 @@ type repl struct {
 }
 
 func (r *repl) setup(ctx context.Context) error {
-	lopts := luabind.Options{Logger: r.opts.Logger}
-	if r.eng != nil {
-		r.reg, r.run = r.eng.Registry(), r.eng.Runner()
-		// The engine's own options: the prompt shares the hooks' store, caps and lib folder.
-		lopts = r.eng.LuaOptions()
-		if r.opts.Logger != nil {
-			lopts.Logger = r.opts.Logger
+	if r.eng == nil {
+		eng, err := engine.New(engine.Options{Logger: r.opts.Logger})
+		if err != nil {
+			return err
 		}
-	} else {
-		r.reg = registry.New()
-		r.run = runner.New(runner.Options{Registry: r.reg, Logger: r.opts.Logger})
-		r.ownRunner = true
+		r.eng, r.ownEngine = eng, true
+	}
+	// The engine's own options: the prompt shares the hooks' store, caps and lib folder.
+	lopts := r.eng.LuaOptions()
+	if r.opts.Logger != nil {
+		lopts.Logger = r.opts.Logger
 	}
 	sess, err := luabind.NewSession(luabind.SessionOptions{Options: lopts, Name: Owner, Stdout: r.out})
 	if err != nil {
+		r.closeEngine()
 		return err
 	}
 	r.sess = sess
-	if err := policytest.Bind(ctx, sess, func() *runner.Runner { return r.run }, defaults); err != nil {
+	if err := policytest.Bind(ctx, sess, r.eng.Runner, defaults); err != nil {
 		sess.Close()
+		r.closeEngine()
 		return err
 	}
 	return nil
 }
 
 func (r *repl) close() {
-	r.reg.DrainByOwner(Owner)
+	if err := r.eng.RegisterSession(Owner, nil); err != nil {
+		fmt.Fprintln(r.errw, err) // removing hooks cannot fail; kept visible if it ever does
+	}
 	r.sess.Close()
-	if r.ownRunner {
-		r.run.Close()
+	r.closeEngine()
+}
+
+// closeEngine closes the engine if the prompt made it.
+func (r *repl) closeEngine() {
+	if r.ownEngine {
+		r.eng.Close()
 	}
 }
+
+// hasFolder reports whether the prompt's engine loads a hooks folder.
+func (r *repl) hasFolder() bool { return r.eng.Dir() != "" }
 
 // defaults fills what a payload fired at the prompt leaves out.
 func defaults(in *luahook.Input) {
@@ -167,17 +174,10 @@ func defaults(in *luahook.Input) {
 
 func (r *repl) banner() {
 	what := "no hooks folder"
-	if r.eng != nil {
-		what = fmt.Sprintf("%d hooks from %s", r.reg.Len(), r.eng.Dir())
+	if r.hasFolder() {
+		what = fmt.Sprintf("%d hooks from %s", r.eng.Stats().Hooks, r.eng.Dir())
 	}
 	fmt.Fprintf(r.out, "luahook repl (Lua 5.1, sandboxed): %s. :help for commands, Ctrl-D to quit.\n", what)
-}
-
-func (r *repl) engineErrors() []error {
-	if r.eng == nil {
-		return nil
-	}
-	return r.eng.Errors()
 }
 
 // loop reads lines until the input ends. A line starting with ':' is a
@@ -310,13 +310,16 @@ func (r *repl) sync() {
 	if slices.Equal(ids, r.synced) {
 		return
 	}
-	specs := luabind.Specs(regs)
-	for i := range specs {
-		if specs[i].Name == "" {
-			specs[i].Name = regs[i].ID
+	// A hook registered at the prompt with no name is listed by its id, the
+	// one :unregister takes.
+	named := make([]luabind.Registration, len(regs))
+	for i, reg := range regs {
+		if reg.Name == "" {
+			reg.Name = reg.ID
 		}
+		named[i] = reg
 	}
-	if err := r.reg.ReplaceOwner(Owner, specs); err != nil {
+	if err := r.eng.RegisterSession(Owner, named); err != nil {
 		r.report(err)
 		return
 	}

@@ -450,3 +450,19 @@ func TestPromptSharesTheHooksStore(t *testing.T) {
 		t.Fatalf("the prompt sees store.get(\"stops\") = %q, want 1", out.String())
 	}
 }
+
+// Without an engine the prompt runs on a private, file-less one: :list shows
+// only the prompt's hooks, in the short table.
+func TestListWithoutAnEngineShowsThePromptsHooks(t *testing.T) {
+	out, errs, err := script(t, Options{}, ":list",
+		`hook.register("Stop", nil, function() end)`, ":list")
+	if err != nil || errs != "" {
+		t.Fatalf("err %v, stderr %q", err, errs)
+	}
+	want := "no hooks registered\n\"repl#1\"\n" +
+		"EVENT  #  NAME    MATCHER  STAGE  KIND  SOURCE\n" +
+		"Stop   1  repl#1  *        -      lua   stdin:1\n"
+	if out != want {
+		t.Errorf("output\n%s\nwant\n%s", out, want)
+	}
+}

@@ -3,7 +3,6 @@ package transports
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -172,15 +171,9 @@ func (c *Command) ScopedToCall() bool { return true }
 // clears its environment and leaves the group, or changes user, escapes.
 func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	start := time.Now()
-	if in == nil {
-		return nil, luahook.NoInput()
-	}
-	if ctx.Err() != nil {
-		return nil, contextFailure(ctx, c.who, start)
-	}
-	payload, err := json.Marshal(in)
+	payload, err := encodePayload(ctx, in, c.who, start)
 	if err != nil {
-		return nil, &luahook.Failure{Kind: luahook.FailError, Message: c.who + ": encoding the payload: " + err.Error(), Err: err}
+		return nil, err
 	}
 	payload = append(payload, '\n')
 	if in.Cwd != "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,15 +162,9 @@ func (h *HTTP) Close() { h.transport.CloseIdleConnections() }
 // whose messages name the endpoint.
 func (h *HTTP) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 	start := time.Now()
-	if in == nil {
-		return nil, luahook.NoInput()
-	}
-	if ctx.Err() != nil {
-		return nil, contextFailure(ctx, h.who, start)
-	}
-	body, err := json.Marshal(in)
+	body, err := encodePayload(ctx, in, h.who, start)
 	if err != nil {
-		return nil, &luahook.Failure{Kind: luahook.FailError, Message: h.who + ": encoding the payload: " + err.Error(), Err: err}
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {

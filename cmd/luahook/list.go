@@ -3,12 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/termtext"
+	"github.com/luahook/luahook/engine"
 )
 
 func newListCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -40,7 +39,7 @@ folder and no config here, list says so and exits 1.`,
 			defer eng.Close()
 			errs := eng.Errors()
 			reportLoadErrors(s.err, errs)
-			hooks := eng.Registry().Listing()
+			hooks := eng.Listing()
 			if err := printHooks(s, hooks, asJSON); err != nil {
 				return err
 			}
@@ -68,23 +67,5 @@ func printHooks(s *streams, hooks []luahook.Listed, asJSON bool) error {
 		fmt.Fprintln(s.out, "no hooks")
 		return nil
 	}
-	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE\tPOLICY\tTIMEOUT\tFAILURE")
-	for _, h := range hooks {
-		stage := string(h.Stage)
-		if stage == "" {
-			stage = "-"
-		}
-		policy := "-"
-		if h.Policy {
-			policy = "yes"
-		}
-		timeout := fmt.Sprintf("%dms", h.Timeout.Milliseconds())
-		if h.Background {
-			timeout += " (background)"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Event, h.Order, termtext.Line(h.Name), termtext.Line(h.MatcherForm),
-			stage, h.Kind, termtext.Line(h.Source), policy, timeout, h.FailurePolicy)
-	}
-	return tw.Flush()
+	return engine.WriteListing(s.out, hooks, engine.ListingOptions{})
 }
