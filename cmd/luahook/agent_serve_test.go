@@ -14,13 +14,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/server"
 )
 
-// agentPolicy is the policy of the agent_*.txtar golden scripts: deny a
-// force-push, rewrite npm install to pnpm add, context at session start and
-// after a tool, a prompt about a flaky test denied, others given context.
+// agentPolicy is the policy of the agent_*.txtar golden scripts
+// (TestAgentScriptsShareAgentPolicy keeps them equal): deny a force-push,
+// rewrite npm install to pnpm add, ask before a command that uses curl,
+// allow a bare ls explicitly, context at session start and after a tool, a
+// prompt about a flaky test denied, others given context, and a Stop in the
+// session keep-going asked to continue.
 const agentPolicy = `hook.register("PreToolUse", "@shell", function(input)
   local c = input.toolInput.command or ""
   if c:find("push --force", 1, true) then return hook.deny("force-push is not allowed") end
@@ -30,7 +35,12 @@ const agentPolicy = `hook.register("PreToolUse", "@shell", function(input)
     t.command = "pnpm add " .. c:sub(13)
     return hook.mutate(t)
   end
+  if c:find("curl", 1, true) then return hook.ask("network access: confirm") end
+  if c == "ls" or c:find("^ls ") then return hook.allow() end
 end, { name = "shell", failure_policy = "closed", policy = true })
+hook.register("Stop", nil, function(input)
+  if input.sessionId == "keep-going" then return hook.continue("work is left in this session: finish it before stopping") end
+end)
 hook.register("SessionStart", nil, function() return hook.context("This project uses pnpm.") end)
 hook.register("UserPromptSubmit", nil, function(input)
   if input.prompt:find("flaky", 1, true) then return hook.deny("say which test is flaky") end
@@ -42,8 +52,9 @@ hook.register("PostToolUse", nil, function(input)
 end)
 `
 
-// agentPayload is one native payload of agent/testdata, with the event the
-// command line names (Copilot's camelCase dialect).
+// agentPayload is one native payload of agent/testdata or of the payload/
+// files of the agent_*.txtar scripts, with the event the command line names
+// (Copilot's camelCase dialect).
 type agentPayload struct {
 	agent agent.Name
 	name  string
@@ -64,15 +75,59 @@ func agentPayloads(t *testing.T) []agentPayload {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base := strings.TrimSuffix(filepath.Base(p), ".native.json")
-			var event string
-			if name == agent.Copilot && base[0] >= 'a' && base[0] <= 'z' {
-				event, _, _ = strings.Cut(base, "-")
+			out = append(out, newAgentPayload(name, strings.TrimSuffix(filepath.Base(p), ".native.json"), data))
+		}
+		script := agentScript(t, name)
+		n := len(out)
+		for _, f := range script.Files {
+			if base, ok := strings.CutPrefix(f.Name, "payload/"); ok {
+				out = append(out, newAgentPayload(name, "script/"+strings.TrimSuffix(base, ".json"), f.Data))
 			}
-			out = append(out, agentPayload{name, base, event, data})
+		}
+		if len(out) == n {
+			t.Fatalf("agent_%s.txtar has no payload/ files", name)
 		}
 	}
 	return out
+}
+
+// newAgentPayload names a payload by its file's base name, which for
+// Copilot's camelCase dialect begins with the event.
+func newAgentPayload(name agent.Name, base string, data []byte) agentPayload {
+	var event string
+	if file := strings.TrimPrefix(base, "script/"); name == agent.Copilot && file[0] >= 'a' && file[0] <= 'z' {
+		event, _, _ = strings.Cut(file, "-")
+	}
+	return agentPayload{name, base, event, data}
+}
+
+// agentScript reads the golden script testdata/script/agent_NAME.txtar.
+func agentScript(t *testing.T, name agent.Name) *txtar.Archive {
+	t.Helper()
+	a, err := txtar.ParseFile(filepath.Join("testdata", "script", "agent_"+string(name)+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// The golden scripts fire the policy serve is tested with, so that serve
+// covers every verdict the scripts pin.
+func TestAgentScriptsShareAgentPolicy(t *testing.T) {
+	for _, name := range agent.Names() {
+		var found bool
+		for _, f := range agentScript(t, name).Files {
+			if f.Name == "hooks.d/10-policy.lua" {
+				found = true
+				if string(f.Data) != agentPolicy {
+					t.Errorf("agent_%s.txtar: hooks.d/10-policy.lua differs from agentPolicy", name)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("agent_%s.txtar has no hooks.d/10-policy.lua", name)
+		}
+	}
 }
 
 // fireAgent runs fire --agent in process and returns its answer.
