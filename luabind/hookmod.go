@@ -20,11 +20,11 @@ func (st *state) openHook() {
 	mod := L.CreateTable(0, 10)
 	mod.RawSetString("register", L.NewFunction(st.hookRegister))
 	mod.RawSetString("allow", L.NewFunction(hookAllow))
-	mod.RawSetString("deny", L.NewFunction(hookDeny))
+	mod.RawSetString("deny", L.NewFunction(hookReasoned(luahook.ActionDeny)))
 	mod.RawSetString("mutate", L.NewFunction(hookMutate))
 	mod.RawSetString("context", L.NewFunction(hookContext))
-	mod.RawSetString("ask", L.NewFunction(hookAsk))
-	mod.RawSetString("continue", L.NewFunction(hookContinue))
+	mod.RawSetString("ask", L.NewFunction(hookReasoned(luahook.ActionAsk)))
+	mod.RawSetString("continue", L.NewFunction(hookReasoned(luahook.ActionContinue)))
 	events := L.CreateTable(luahook.NumEvents, luahook.NumEvents)
 	for i, e := range luahook.Events() {
 		events.RawSetInt(i+1, lua.LString(e))
@@ -166,38 +166,20 @@ func hookAllow(L *lua.LState) int {
 	return 1
 }
 
-// hookDeny is hook.deny(reason) -> {action = "deny", reason = reason}.
-func hookDeny(L *lua.LState) int {
-	reason := L.CheckString(1)
-	t := L.CreateTable(0, 2)
-	t.RawSetString("action", lua.LString(luahook.ActionDeny))
-	t.RawSetString("reason", lua.LString(reason))
-	L.Push(t)
-	return 1
-}
-
-// hookAsk is hook.ask(reason) -> {action = "ask", reason = reason}: hand the
-// tool call (PreToolUse) to the user, saying why.
-func hookAsk(L *lua.LState) int {
-	reason := L.CheckString(1)
-	t := L.CreateTable(0, 2)
-	t.RawSetString("action", lua.LString(luahook.ActionAsk))
-	t.RawSetString("reason", lua.LString(reason))
-	L.Push(t)
-	return 1
-}
-
-// hookContinue is hook.continue(reason) -> {action = "continue", reason =
-// reason}: keep the agent going instead of stopping (Stop), reason being
-// its next instruction. continue is not a Lua keyword, so hook.continue is
-// a plain field.
-func hookContinue(L *lua.LState) int {
-	reason := L.CheckString(1)
-	t := L.CreateTable(0, 2)
-	t.RawSetString("action", lua.LString(luahook.ActionContinue))
-	t.RawSetString("reason", lua.LString(reason))
-	L.Push(t)
-	return 1
+// hookReasoned returns the builder of an outcome that is an action with a
+// reason: hook.deny(reason) -> {action = "deny", reason = reason}, and the
+// same for hook.ask (hand a PreToolUse call to the user) and hook.continue
+// (keep the agent going on Stop, the reason being its next instruction;
+// continue is not a Lua keyword, so hook.continue is a plain field).
+func hookReasoned(action luahook.Action) lua.LGFunction {
+	return func(L *lua.LState) int {
+		reason := L.CheckString(1)
+		t := L.CreateTable(0, 2)
+		t.RawSetString("action", lua.LString(action))
+		t.RawSetString("reason", lua.LString(reason))
+		L.Push(t)
+		return 1
+	}
 }
 
 // hookMutate is hook.mutate(input[, reason]) -> {action = "mutate", input = input, reason = reason}.
