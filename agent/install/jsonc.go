@@ -230,27 +230,14 @@ func (p *parser) object() (*node, error) {
 			return nil, err
 		}
 		n.members = append(n.members, member{key: key, keyStart: keyStart, value: v})
-		if err := p.skip(); err != nil {
+		done, err := p.itemEnd('}', "object")
+		if err != nil {
 			return nil, err
 		}
-		if p.pos < len(p.src) && p.src[p.pos] == ',' {
-			comma := p.pos
-			p.pos++
-			if err := p.skip(); err != nil {
-				return nil, err
-			}
-			if p.pos < len(p.src) && p.src[p.pos] == '}' {
-				return nil, errorAt(p.path, p.src, comma, "trailing comma before '}'")
-			}
-			continue
-		}
-		if p.pos < len(p.src) && p.src[p.pos] == '}' {
-			p.pos++
+		if done {
 			n.end = p.pos
-			p.depth--
 			return n, nil
 		}
-		return nil, p.errorf("unexpected %s in an object: want ',' or '}'", p.describe())
 	}
 }
 
@@ -275,27 +262,14 @@ func (p *parser) array() (*node, error) {
 			return nil, err
 		}
 		n.elems = append(n.elems, v)
-		if err := p.skip(); err != nil {
+		done, err := p.itemEnd(']', "array")
+		if err != nil {
 			return nil, err
 		}
-		if p.pos < len(p.src) && p.src[p.pos] == ',' {
-			comma := p.pos
-			p.pos++
-			if err := p.skip(); err != nil {
-				return nil, err
-			}
-			if p.pos < len(p.src) && p.src[p.pos] == ']' {
-				return nil, errorAt(p.path, p.src, comma, "trailing comma before ']'")
-			}
-			continue
-		}
-		if p.pos < len(p.src) && p.src[p.pos] == ']' {
-			p.pos++
+		if done {
 			n.end = p.pos
-			p.depth--
 			return n, nil
 		}
-		return nil, p.errorf("unexpected %s in an array: want ',' or ']'", p.describe())
 	}
 }
 
@@ -444,4 +418,30 @@ func (n *node) value() any {
 		return n.b
 	}
 	return nil
+}
+
+// itemEnd reads what follows a member of an object or an element of an
+// array: a comma (not before close: JSON has no trailing comma), or close,
+// which ends the container (done) and leaves it.
+func (p *parser) itemEnd(close byte, what string) (done bool, err error) {
+	if err := p.skip(); err != nil {
+		return false, err
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == ',' {
+		comma := p.pos
+		p.pos++
+		if err := p.skip(); err != nil {
+			return false, err
+		}
+		if p.pos < len(p.src) && p.src[p.pos] == close {
+			return false, errorAt(p.path, p.src, comma, "trailing comma before '%c'", close)
+		}
+		return false, nil
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == close {
+		p.pos++
+		p.depth--
+		return true, nil
+	}
+	return false, p.errorf("unexpected %s in an %s: want ',' or '%c'", p.describe(), what, close)
 }
