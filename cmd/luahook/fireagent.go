@@ -71,16 +71,9 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	}
 	u := undecided{a: a, mode: eng.OnLoadError(o.onLoadError), s: s}
 
-	if readErr != nil {
-		return u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
-	}
-	req, err := a.Decode(data, event)
-	if err != nil {
-		ev := event
-		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
-			ev = de.Event
-		}
-		return u.answer(ev, "luahook could not read the payload ("+err.Error()+")")
+	req, answered, err := u.decode(event, data, readErr)
+	if answered {
+		return err
 	}
 	var diag bytes.Buffer
 	if req.Input == nil {
@@ -144,6 +137,23 @@ func (u undecided) answer(event, reason string) error {
 		return errors.New(reason)
 	}
 	return writeAnswer(u.s, u.a.Block(event, luahook.TruncateReason(reason)), nil)
+}
+
+// decode decodes the native payload read (data, or the error readErr) for
+// event. When it cannot, the call is answered as undecided (answered is
+// true, err what answering returned) and req is nil.
+func (u undecided) decode(event string, data []byte, readErr error) (req *agent.Request, answered bool, err error) {
+	if readErr != nil {
+		return nil, true, u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
+	}
+	req, err = u.a.Decode(data, event)
+	if err != nil {
+		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
+			event = de.Event
+		}
+		return nil, true, u.answer(event, "luahook could not read the payload ("+err.Error()+")")
+	}
+	return req, false, nil
 }
 
 // writeAnswer writes ans exactly as the agent reads it: ans.Stdout on

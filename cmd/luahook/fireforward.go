@@ -34,16 +34,9 @@ const maxRelayBytes = maxPayloadBytes + 64<<10
 // well-formed 2xx answer), fire cannot either: undecided answers.
 func fireForward(ctx context.Context, s *streams, o *fireOptions, a agent.Adapter, event string, data []byte, readErr error) error {
 	u := undecided{a: a, mode: (*engine.Engine)(nil).OnLoadError(o.onLoadError), s: s}
-	if readErr != nil {
-		return u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
-	}
-	req, err := a.Decode(data, event)
-	if err != nil {
-		ev := event
-		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
-			ev = de.Event
-		}
-		return u.answer(ev, "luahook could not read the payload ("+err.Error()+")")
+	req, answered, err := u.decode(event, data, readErr)
+	if answered {
+		return err
 	}
 	if req.Input == nil {
 		return writeAnswer(s, a.Encode(req, agent.Decision{}), nil)
