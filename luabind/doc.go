@@ -49,7 +49,11 @@
 // FailInvalidOutput naming the actions the event accepts.
 //
 // The input table is shaped exactly like the JSON payload (input.agent and
-// input.native, the agent's own payload, when an agent sent it). JSON objects and
+// input.native, the agent's own payload, when an agent sent it; native, a
+// second copy of most of the payload, is converted only for the hooks that
+// may read it: codec.MayReadField reads the hook's bytecode when it is
+// registered, and any use of input but a read of another constant field —
+// a computed key, pairs(input), passing input on — counts). JSON objects and
 // arrays become tables marked as such (json.object, json.array), null becomes
 // json.null, numbers are float64 (integers exact up to 2^53; a number past
 // float64's range is refused). Encoding keeps the order in which keys were

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/luabind/internal/codec"
 	"github.com/luahook/luahook/registry"
 )
 
@@ -77,6 +78,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	st.regs = append(st.regs, r)
 	st.fns = append(st.fns, fn)
 	st.lean = append(st.lean, leavesInput(fn))
+	st.native = append(st.native, codec.MayReadField(fn, "native"))
 	L.Push(lua.LString(r.ID))
 	return 1
 }

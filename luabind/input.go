@@ -46,6 +46,9 @@ func (st *state) inputTable(ctx context.Context, in *luahook.Input) (*lua.LTable
 		case luahook.FieldInt:
 			v = lua.LNumber(f.Int)
 		case luahook.FieldJSON:
+			if f.Key == "native" && !st.native[st.fn] {
+				return true // the hook provably never reads it
+			}
 			// The payload's documents (toolInput, native) share the cap on values.
 			if first == "" {
 				v, err = st.Dec.DecodeIn(ctx, f.JSON)

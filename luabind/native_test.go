@@ -46,9 +46,10 @@ end)`, Options{})
 
 // toolInput and native are converted under one cap on values: a payload
 // whose two documents together are over max_input_values is refused, and
-// a duplicate key in native is refused as in toolInput.
+// a duplicate key in native is refused as in toolInput (for a hook that may
+// read native: see TestNativeIsConvertedOnlyForHooksThatMayReadIt).
 func TestToolInputAndNativeShareMaxInputValues(t *testing.T) {
-	f := load(t, `hook.register("PreToolUse", nil, function(input) return hook.deny("ran") end)`, Options{MaxInputValues: 100})
+	f := load(t, `hook.register("PreToolUse", nil, function(input) local _ = input.native; return hook.deny("ran") end)`, Options{MaxInputValues: 100})
 	half := valuesPayload(50)
 	if out, err := call(t, f, 0, withNative(half, half)); err != nil || out == nil || out.Reason != "ran" {
 		t.Fatalf("100 values in all: %+v, %v; want the hook to run", out, err)
@@ -71,5 +72,33 @@ func TestToolInputAndNativeShareMaxInputValues(t *testing.T) {
 	}
 	if s := f.Stats(); s.Busy != 0 || s.Discarded != 0 {
 		t.Errorf("stats %+v: the refused calls' states must go back to the pool", s)
+	}
+}
+
+// native, a copy of most of the payload, is converted only for the hooks
+// that may read it (codec.MayReadField): a hook that reads other fields
+// only is called without it (so a native over the caps or with a key twice
+// does not concern it), and every hook that may reach it sees it whole.
+func TestNativeIsConvertedOnlyForHooksThatMayReadIt(t *testing.T) {
+	f := load(t, `hook.register("PreToolUse", nil, function(input) return hook.deny("ran " .. input.toolInput.command) end)
+hook.register("PreToolUse", nil, function(input) return hook.deny(json.encode(input.native)) end)
+hook.register("PreToolUse", nil, function(input) local k = "nat" .. "ive"; return hook.deny(input[k].tool_name) end)
+hook.register("PreToolUse", nil, function(input) local seen = "none"; for k in pairs(input) do if k == "native" then seen = k end end; return hook.deny(seen) end)`,
+		Options{MaxInputValues: 100})
+	over := withNative(`{"command":"ls"}`, valuesPayload(101))
+	if out, err := call(t, f, 0, over); err != nil || out == nil || out.Reason != "ran ls" {
+		t.Errorf("a hook that never reads native: %+v, %v; want it to run", out, err)
+	}
+	if out, err := call(t, f, 0, withNative(`{"command":"ls"}`, `{"a":1,"a":2}`)); err != nil || out == nil || out.Reason != "ran ls" {
+		t.Errorf("a hook that never reads native, native with a key twice: %+v, %v; want it to run", out, err)
+	}
+	if _, err := call(t, f, 1, over); failure(t, err).Kind != luahook.FailRejected {
+		t.Errorf("a hook that reads native must still be held to the cap: %v", err)
+	}
+	in := withNative(`{"command":"ls"}`, `{"tool_name":"Bash"}`)
+	for i, want := range []string{`{"tool_name":"Bash"}`, "Bash", "native"} {
+		if out, err := call(t, f, i+1, in); err != nil || out == nil || out.Reason != want {
+			t.Errorf("hook %d: %+v, %v; want %q", i+1, out, err, want)
+		}
 	}
 }

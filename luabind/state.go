@@ -22,6 +22,9 @@ type state struct {
 	fns  []*lua.LFunction
 	// lean[i]: fns[i] provably keeps no reference to its input (leavesInput)
 	lean []bool
+	// native[i]: fns[i] may read its input's native field
+	// (codec.MayReadField); the field is converted only for those that may.
+	native []bool
 
 	loading bool
 	frozen  bool
