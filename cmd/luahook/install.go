@@ -100,13 +100,6 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 		fmt.Fprintln(s.err, "luahook: warning:", warning)
 	}
 	opts := install.Options{Agent: a.Name(), Command: command, HTTP: o.http, Env: os.LookupEnv}
-	if opts.Forwards() {
-		if fire, _, err := cmd.Root().Find([]string{"fire"}); err != nil || fire.Flags().Lookup("http") == nil {
-			return fmt.Errorf("--http: %s has no HTTP hook that fails closed, so its hooks would run "+
-				"\"luahook fire --agent %s --http URL\", and this luahook's fire has no --http yet; "+
-				"install without --http (the hooks run the policies themselves) or update luahook", a.Name(), a.Name())
-		}
-	}
 	var mkdir string // the user's hooks folder, to create
 	if !o.user {
 		if opts.ProjectDir, err = os.Getwd(); err != nil {
