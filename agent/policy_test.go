@@ -72,21 +72,29 @@ func TestOnePolicyEveryAgent(t *testing.T) {
 		{agent.Gemini, "BeforeTool-npm", "", `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"pnpm add left-pad"}}}`},
 		{agent.Gemini, "SessionStart", "", `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"This project uses pnpm."}}`},
 	} {
-		a, err := agent.Lookup(string(c.agent))
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join("testdata", string(c.agent), c.file+".native.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := a.Decode(data, c.event)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, req := decodeTestdata(t, c.agent, c.file, c.event)
 		ans := a.Encode(req, agent.FromResult(run.Fire(context.Background(), req.Input)))
 		if !strings.Contains(string(ans.Stdout), c.want) || ans.ExitCode != 0 {
 			t.Errorf("%s %s: answered %q (exit %d), want %s", c.agent, c.file, ans.Stdout, ans.ExitCode, c.want)
 		}
 	}
+}
+
+// decodeTestdata decodes testdata/<agent>/<file>.native.json with the
+// agent's adapter, for event.
+func decodeTestdata(t *testing.T, name agent.Name, file, event string) (agent.Adapter, *agent.Request) {
+	t.Helper()
+	a, err := agent.Lookup(string(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", string(name), file+".native.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := a.Decode(data, event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, req
 }

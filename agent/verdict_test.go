@@ -2,8 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/luahook/luahook/agent"
@@ -74,18 +72,7 @@ func TestLuaAskAllowAndContinueReachEveryAgent(t *testing.T) {
 		{agent.Gemini, "BeforeTool-npm", "", `{"decision":"allow"}`},
 		{agent.Gemini, "AfterAgent", "", `{"decision":"deny","reason":"run the tests (gemini)"}`},
 	} {
-		a, err := agent.Lookup(string(c.agent))
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join("testdata", string(c.agent), c.file+".native.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := a.Decode(data, c.event)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, req := decodeTestdata(t, c.agent, c.file, c.event)
 		res := run.Fire(ctx, req.Input)
 		for _, tr := range res.Trace {
 			if tr.Failure != nil {
