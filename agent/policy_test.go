@@ -2,55 +2,38 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
 )
 
-// TestOnePolicyEveryAgent fires one set of hooks, matched by capability
-// ("@shell"), on each agent's own payloads through the runner, and checks
-// each agent's native answer: the force-push is denied, npm install is
-// rewritten to pnpm add, and the session start gets context.
+// onePolicy denies a force-push, rewrites npm install to pnpm add (shell
+// tools, named by capability) and adds context at session start.
+const onePolicy = `
+hook.register("PreToolUse", "@shell", function(input)
+  if (input.toolInput.command or ""):find("push --force", 1, true) then
+    return hook.deny("force-push is not allowed")
+  end
+end, { name = "no-force-push" })
+hook.register("PreToolUse", "@shell", function(input)
+  local pkg = (input.toolInput.command or ""):match("^npm install (.+)$")
+  if pkg then return hook.mutate({ command = "pnpm add " .. pkg }) end
+end, { name = "prefer-pnpm" })
+hook.register("SessionStart", nil, function() return hook.context("This project uses pnpm.") end)
+`
+
+// TestOnePolicyEveryAgent fires one Lua policy file, its tool hooks matched
+// by capability ("@shell"), on each agent's own payloads through the
+// runner, and checks each agent's native answer: the force-push is denied,
+// npm install is rewritten to pnpm add, and the session start gets context.
 func TestOnePolicyEveryAgent(t *testing.T) {
-	reg := registry.New()
-	run := runner.New(runner.Options{Registry: reg})
-	defer run.Close()
-	command := func(in *luahook.Input) string {
-		var v struct{ Command string }
-		_ = json.Unmarshal(in.ToolInput, &v)
-		return v.Command
-	}
-	for _, s := range []luahook.Spec{
-		{Event: luahook.PreToolUse, Matcher: "@shell", Name: "no-force-push", Kind: luahook.KindGo,
-			Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
-				if strings.Contains(command(in), "push --force") {
-					return luahook.Deny("force-push is not allowed"), nil
-				}
-				return nil, nil
-			})},
-		{Event: luahook.PreToolUse, Matcher: "@shell", Name: "prefer-pnpm", Kind: luahook.KindGo,
-			Hook: luahook.HookFunc(func(_ context.Context, in *luahook.Input) (*luahook.Outcome, error) {
-				if c := command(in); strings.HasPrefix(c, "npm install ") {
-					return luahook.Mutate(json.RawMessage(`{"command":"pnpm add ` + strings.TrimPrefix(c, "npm install ") + `"}`)), nil
-				}
-				return nil, nil
-			})},
-		{Event: luahook.SessionStart, Name: "context", Kind: luahook.KindGo,
-			Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
-				return luahook.Context("This project uses pnpm."), nil
-			})},
-	} {
-		if _, err := reg.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := luaRunner(t, "hooks.d/policy.lua", onePolicy)
 	for _, c := range []struct {
 		agent             agent.Name
 		file, event, want string
@@ -97,4 +80,28 @@ func decodeTestdata(t *testing.T, name agent.Name, file, event string) (agent.Ad
 		t.Fatal(err)
 	}
 	return a, req
+}
+
+// luaRunner loads the Lua hook file src (named path) into a runner of its
+// own.
+func luaRunner(t *testing.T, path, src string) *runner.Runner {
+	t.Helper()
+	c, err := luabind.Compile(path, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := luabind.Load(context.Background(), c, luabind.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	reg := registry.New()
+	for _, s := range luabind.Specs(f.Registrations()) {
+		if _, err := reg.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := runner.New(runner.Options{Registry: reg})
+	t.Cleanup(run.Close)
+	return run
 }

@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook/agent"
-	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/registry"
-	"github.com/luahook/luahook/runner"
 )
 
 // verdictPolicy asks before a force-push, approves npm install explicitly
@@ -33,23 +30,7 @@ end)
 // continuation, and that a call no hook objects to answers nothing.
 func TestLuaAskAllowAndContinueReachEveryAgent(t *testing.T) {
 	ctx := context.Background()
-	c, err := luabind.Compile("hooks.d/verdicts.lua", []byte(verdictPolicy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := luabind.Load(ctx, c, luabind.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	reg := registry.New()
-	for _, s := range luabind.Specs(f.Registrations()) {
-		if _, err := reg.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run := runner.New(runner.Options{Registry: reg})
-	defer run.Close()
+	run := luaRunner(t, "hooks.d/verdicts.lua", verdictPolicy)
 	for _, c := range []struct {
 		agent             agent.Name
 		file, event, want string
