@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/luahook/luahook"
 	"io"
 	"log/slog"
 	"os"
@@ -50,6 +51,7 @@ you trusted the folder's content (luahook trust); else your own
 $XDG_CONFIG_HOME/luahook/hooks.d and luahook.toml.
 
 Start with: luahook demo`,
+		Version:       luahook.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {

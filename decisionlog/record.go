@@ -1,0 +1,71 @@
+// Package decisionlog records what the policies decided: one JSON line per
+// fired event, with the payload after masking, every hook's outcome and the
+// final decision. `luahook replay` reads the lines back.
+package decisionlog
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/luahook/luahook"
+)
+
+// Record is one line of a decision log: one fired event. Its JSON is the
+// log's line format; Replay reads it back, so a field is only ever added.
+type Record struct {
+	// Time is when the event was decided (RFC 3339, nanoseconds, UTC).
+	Time time.Time `json:"time"`
+	// LuahookVersion is luahook.Version of the process that decided.
+	LuahookVersion string        `json:"luahookVersion"`
+	Agent          string        `json:"agent,omitempty"`
+	SessionID      string        `json:"sessionId,omitempty"`
+	Event          luahook.Event `json:"event"`
+	ToolName       string        `json:"toolName,omitempty"`
+	// InputDigest is "sha256:" and the hex SHA-256 of the payload's JSON
+	// before masking: equal digests are equal payloads, even when the
+	// logged Input had secrets taken out.
+	InputDigest string `json:"inputDigest"`
+	// Input is the payload (luahook.Input's JSON, the shape
+	// luahook.DecodeInput reads) after masking.
+	Input json.RawMessage `json:"input"`
+	// Masked lists the JSON paths of Input that masking dropped or replaced
+	// ("toolInput.env.API_KEY"), so a reader knows the payload is not the
+	// one that was decided on.
+	Masked []string `json:"masked,omitempty"`
+	// Hooks has one entry per hook in the event's trace, in trace order.
+	Hooks []Hook `json:"hooks"`
+	// Decision is the final decision.
+	Decision Decision `json:"decision"`
+	// Files maps each hook file (or config file) that took part, by the
+	// name its hooks' sources use, to its content hash ("sha256:hex").
+	Files map[string]string `json:"files,omitempty"`
+}
+
+// Hook is what one hook did during the event.
+type Hook struct {
+	Name   string           `json:"name"`
+	Source string           `json:"source,omitempty"` // file:line
+	Kind   luahook.HookKind `json:"kind"`
+	// Version is the content hash of the file that registered the hook
+	// ("sha256:hex"), empty for a Go hook.
+	Version string `json:"version,omitempty"`
+	// Mode is "shadow" for a hook whose outcome was logged, not enforced.
+	Mode       string           `json:"mode,omitempty"`
+	Outcome    *luahook.Outcome `json:"outcome,omitempty"`
+	Failure    *luahook.Failure `json:"failure,omitempty"`
+	Skipped    string           `json:"skipped,omitempty"`
+	DurationMs float64          `json:"durationMs"`
+}
+
+// Decision is the event's final decision.
+type Decision struct {
+	// Action is the contract's action of the event's outcome ("deny", "ask",
+	// "allow", "mutate", "continue") or "" when the event's outcome has none.
+	Action luahook.Action `json:"action,omitempty"`
+	Reason string         `json:"reason,omitempty"`
+	// DecidedBy is the name of the hook that decided (the first deny, the
+	// ask, the last rewrite, the explicit allow), "" when no hook did.
+	DecidedBy string `json:"decidedBy,omitempty"`
+	// Outcome is the event's outcome as `luahook fire` prints it.
+	Outcome *luahook.Outcome `json:"outcome"`
+}
