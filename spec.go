@@ -42,9 +42,29 @@ type Spec struct {
 	// runs the hook also when an allowed tool did not run.
 	Background         bool `json:"background,omitempty"`
 	RunWhenToolSkipped bool `json:"runWhenToolSkipped,omitempty"`
+	// Mode is "" (ModeLive: the hook's outcome is enforced) or ModeShadow:
+	// the hook runs on live events, its outcome is traced, logged and
+	// counted, and never enforced.
+	Mode Mode `json:"mode,omitempty"`
+	// Version is the content hash ("sha256:" and hex) of the file that
+	// registered the hook (the Lua file, the config file), empty for a Go
+	// hook. Decision logs record it.
+	Version string `json:"version,omitempty"`
 	// Hook is what the runner calls.
 	Hook Hook `json:"-"`
 }
+
+// Mode says whether a hook's outcome is enforced.
+type Mode string
+
+// The modes.
+const (
+	ModeLive   Mode = ""       // enforced
+	ModeShadow Mode = "shadow" // run, logged and counted, never enforced
+)
+
+// Valid reports whether m is one of the modes.
+func (m Mode) Valid() bool { return m == ModeLive || m == ModeShadow }
 
 // HookKind names the transport of a hook, for traces and listings.
 type HookKind string

@@ -50,7 +50,8 @@ func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.In
 }
 
 func newTrace(e *registry.Entry, background bool) HookTrace {
-	return HookTrace{ID: e.ID, Name: e.Name, Source: e.Source, Kind: e.Kind, Stage: e.Stage, Background: background}
+	return HookTrace{ID: e.ID, Name: e.Name, Source: e.Source, Kind: e.Kind, Stage: e.Stage, Background: background,
+		Mode: e.Mode, Version: e.Version}
 }
 
 // call runs the hook, started at start, under a deadline derived from ctx,

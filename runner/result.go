@@ -49,6 +49,11 @@ type Result struct {
 	// sequential events (PreToolUse, UserPromptSubmit), in registration order
 	// for the parallel ones.
 	Trace []HookTrace `json:"trace"`
+	// DecidedBy names the hook whose outcome or failure made the decision
+	// (the deny, the first ask, the explicit allow, the last rewrite, the
+	// continue); "" when no hook decided (no objection, or a refusal before
+	// any hook ran).
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // MarshalJSON encodes r with its tags, adds "outcome" (Result.Outcome) and
@@ -84,6 +89,11 @@ type HookTrace struct {
 	// (SkipValidatorMutation).
 	Skipped    string `json:"skipped,omitempty"`
 	Background bool   `json:"background,omitempty"`
+	// Mode is the hook's mode: ModeShadow when its outcome was not enforced.
+	Mode luahook.Mode `json:"mode,omitempty"`
+	// Version is the content hash of the file that registered the hook
+	// (luahook.Spec.Version).
+	Version string `json:"version,omitempty"`
 }
 
 // MarshalJSON encodes t with its tags and its duration as "durationMs".
