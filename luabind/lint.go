@@ -14,7 +14,8 @@ import (
 // read of a field a sandbox module does not have (unknown-field), a stage
 // on an event without stages (stage-ignored), an ignore comment naming an
 // unknown rule (bad-ignore). A warning never stops a load; a comment
-// `-- luahook: ignore RULE` silences RULE on its line and the next.
+// `-- luahook: ignore RULE` silences RULE on its line, or, alone on its
+// line, on the next one.
 type Warning = lint.Warning
 
 // LintRules lists the rules of the linter, by the names warnings and

@@ -27,8 +27,8 @@ function (global-assign), a read of a global nothing defines
 (unknown-field), a stage on an event other than PreToolUse (stage-ignored),
 an ignore comment naming an unknown rule (bad-ignore). Warnings do not stop
 a load and do not fail the check, unless --strict. A comment
-"-- luahook: ignore RULE[, RULE]" silences those rules on its own line and
-the next.`,
+"-- luahook: ignore RULE[, RULE]" silences those rules on the line it ends,
+or, alone on its line, on the next one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger, err := g.loggerFor("check", s.err, false)

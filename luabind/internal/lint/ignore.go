@@ -21,8 +21,8 @@ func (ig ignores) silences(line int, rule string) bool {
 
 // scanIgnores finds the ignore comments of src: `-- luahook: ignore` and
 // the rules after it, separated by commas or spaces, up to the end of the
-// line. A comment covers its own line and the next one, so that it can
-// stand at the end of the line it is about or alone on the line before.
+// line. A comment after code covers its own line; a comment alone on its
+// line covers the next one.
 // The scan reads lines, not tokens: the mark inside a string literal would
 // count too, which costs at worst a silenced warning.
 func scanIgnores(path string, src []byte) (ignores, []Warning) {
@@ -54,8 +54,13 @@ func scanIgnores(path string, src []byte) (ignores, []Warning) {
 					Message: fmt.Sprintf("ignore comment names an unknown rule %q%s (rules: %s)", r, suggest(r, Rules), strings.Join(Rules, ", "))})
 			}
 		}
-		ig[n+1] = append(ig[n+1], rules...)
-		ig[n+2] = append(ig[n+2], rules...)
+		// After code, the comment is about its own line; alone on its
+		// line, about the next one.
+		at := n + 1
+		if len(bytes.TrimSpace(line[:i])) == 0 {
+			at = n + 2
+		}
+		ig[at] = append(ig[at], rules...)
 	}
 	return ig, bad
 }

@@ -14,8 +14,9 @@
 // every global the file's top level set, count as defined).
 //
 // A warning never stops a load. A comment `-- luahook: ignore RULE[, RULE]`
-// silences the rules it names on its own line and on the line after it
-// (`-- luahook: ignore` alone silences every rule there).
+// at the end of a line silences the rules it names on that line; alone on
+// its line, on the next one (`-- luahook: ignore` without rules silences
+// every rule there).
 package lint
 
 import (
