@@ -60,6 +60,13 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s:%d: warning: %s [%s]", w.Path, w.Line, w.Message, w.Rule)
 }
 
+// MaxRefs bounds the global reads and assignments Scan keeps of one chunk,
+// and so the memory a file's facts hold for its lifetime (about 60 bytes
+// each): a file that names globals more often than that (far more than any
+// policy does) is linted up to that point only. Every global assignment
+// still counts as a definition.
+const MaxRefs = 1 << 13
+
 // Facts is what Scan learned of a chunk: its global reads and assignments
 // and its ignore comments. It is immutable and safe for concurrent use.
 type Facts struct {

@@ -163,13 +163,24 @@ func (w *walker) target(e ast.Expr) {
 }
 
 func (w *walker) assign(name string, line int) {
-	w.facts.defined[name] = true
+	if len(w.facts.defined) < MaxRefs {
+		w.facts.defined[name] = true
+	}
+	if w.full() {
+		return
+	}
 	w.facts.assigns = append(w.facts.assigns, globalRef{name: name, line: line, inFunc: w.inFunc()})
 }
 
 func (w *walker) read(name string, line int, fields []field) {
+	if w.full() {
+		return
+	}
 	w.facts.reads = append(w.facts.reads, globalRef{name: name, line: line, fields: fields})
 }
+
+// full reports whether the chunk's facts have reached MaxRefs.
+func (w *walker) full() bool { return len(w.facts.reads)+len(w.facts.assigns) >= MaxRefs }
 
 func (w *walker) function(f *ast.FunctionExpr, method bool) {
 	w.push(true)
