@@ -235,6 +235,7 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 		lf.libs[m] = e.libSum(m)
 	}
 	e.files[name] = lf
+	e.logWarnings(f)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/luahook/luahook/luabind/internal/codec"
+	"github.com/luahook/luahook/luabind/internal/lint"
 )
 
 // Chunk is a compiled Lua file: parsed and compiled once, then instantiated
@@ -20,6 +21,7 @@ import (
 type Chunk struct {
 	path  string
 	proto *lua.FunctionProto
+	lint  *lint.Facts // what the linter checks once the file has loaded
 }
 
 // Path returns the path the chunk was compiled under; Lua errors and
@@ -66,7 +68,7 @@ func (o Options) Compile(path string, src []byte) (*Chunk, error) {
 		return nil, syntaxError(path, src, err)
 	}
 	resolveConcat(proto)
-	return &Chunk{path: path, proto: proto}, nil
+	return &Chunk{path: path, proto: proto, lint: lint.Scan(path, stmts, src)}, nil
 }
 
 // sourceTooBig is the error of a source of n bytes, past limit. A reader

@@ -35,9 +35,10 @@ func Specs(regs []Registration) []luahook.Spec {
 // File is a loaded Lua file: its registrations and the pool of states that
 // run them. Its hooks may be called concurrently from any goroutine.
 type File struct {
-	sh   *shared
-	regs []Registration
-	pool *pool
+	sh       *shared
+	regs     []Registration
+	pool     *pool
+	warnings []Warning // the linter's, found at Load (lint.go)
 }
 
 // shared is what every state of one file shares. Everything in it is
@@ -80,7 +81,7 @@ func Load(ctx context.Context, c *Chunk, opts Options) (*File, error) {
 		return nil, err
 	}
 	sh.ref = st.regs
-	f := &File{sh: sh}
+	f := &File{sh: sh, warnings: lintFile(st)}
 	f.pool = newPool(opts.MaxStates, f.grow)
 	f.pool.adopt(st)
 	f.regs = make([]Registration, len(st.regs))

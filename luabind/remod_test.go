@@ -79,3 +79,26 @@ func TestReQuoteIsCapped(t *testing.T) {
 		t.Errorf("re.quote one past the cap: %v", fl)
 	}
 }
+
+// TestRegexpArgumentErrorsNameTheSignature: an argument of the wrong type is
+// an error naming the function's signature, so that re.gsub's order (the
+// subject first, as string.gsub) and the others' (the pattern first) show.
+func TestRegexpArgumentErrorsNameTheSignature(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{`re.match({}, "x")`, "re.match: bad argument #1 (pattern): string expected, got table; usage: re.match(pattern, s)"},
+		{`re.find("x")`, "re.find: bad argument #2 (s): string expected, got nil; usage: re.find(pattern, s)"},
+		{`re.find_all("x", "y", "z")`, "re.find_all: bad argument #3 (n): number expected, got string; usage: re.find_all(pattern, s[, n])"},
+		{`re.gsub("x", {}, "y")`, "re.gsub: bad argument #2 (pattern): string expected, got table; usage: re.gsub(s, pattern, repl[, n])"},
+		{`re.gsub("x", "y", 3)`, "re.gsub: bad argument #3 (repl): string or function expected, got number; usage: re.gsub(s, pattern, repl[, n])"},
+		{`re.split(nil, "x")`, "re.split: bad argument #1 (pattern): string expected, got nil; usage: re.split(pattern, s[, n])"},
+		{`re.quote({})`, "re.quote: bad argument #1 (s): string expected, got table; usage: re.quote(s)"},
+	} {
+		_, err := runHook(t, c.code, Options{})
+		if err == nil || !strings.HasSuffix(failure(t, err).Message, c.want) {
+			t.Errorf("%s: %v, want %q", c.code, err, c.want)
+		}
+	}
+	if _, err := runHook(t, `assert(re.gsub(12, 2, "x") == "1x") assert(re.match(1, 1))`, Options{}); err != nil {
+		t.Errorf("numbers where strings are expected: %v", err)
+	}
+}

@@ -30,6 +30,17 @@ func (c *libCache) names() []string {
 	return slices.Clone(c.order)
 }
 
+// chunkList returns the modules compiled so far, in first-require order.
+func (c *libCache) chunkList() []*Chunk {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*Chunk, len(c.order))
+	for i, name := range c.order {
+		out[i] = c.chunks[name]
+	}
+	return out
+}
+
 // validModule checks a module name: dot-separated segments of letters,
 // digits, '_' and '-'.
 func validModule(name string) bool {

@@ -9,22 +9,33 @@ import (
 )
 
 func newCheckCmd(g *globalOptions, s *streams) *cobra.Command {
-	return &cobra.Command{
+	var strict bool
+	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Load the config and every hook file and report every error",
+		Short: "Load the config and every hook file and report every error and warning",
 		Long: `check loads the config and every hook file exactly as the engine does and
 prints every error on standard error, one per line, with its file and line.
 A config that fails to load does not stop the check: the hook files and the
 valid part of the config are checked all the same. Exit status 1 on any
 error, and when there is nothing to check (no hooks folder and no config
-here: a check run from the wrong folder must not pass).`,
+here: a check run from the wrong folder must not pass).
+
+It then prints the linter's warnings on the files that loaded, as
+"file:line: warning: message [rule]": an assignment to a global inside a
+function (global-assign), a read of a global nothing defines
+(undefined-global), a read of a field a sandbox module does not have
+(unknown-field), a stage on an event other than PreToolUse (stage-ignored),
+an ignore comment naming an unknown rule (bad-ignore). Warnings do not stop
+a load and do not fail the check, unless --strict. A comment
+"-- luahook: ignore RULE[, RULE]" silences those rules on the line it ends,
+or, alone on its line, on the next one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger, err := g.loggerFor("check", s.err, false)
 			if err != nil {
 				return err
 			}
-			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, partial: true, needSomething: true})
+			eng, err := g.openWith(cmd.Context(), openOptions{logger: logger, partial: true, needSomething: true, ownWarnings: true})
 			if err != nil {
 				return err
 			}
@@ -33,16 +44,29 @@ here: a check run from the wrong folder must not pass).`,
 			for _, err := range errs {
 				fmt.Fprintln(s.err, termtext.Block(err.Error()))
 			}
-			if len(errs) > 0 {
+			warns := eng.Warnings()
+			for _, w := range warns {
+				fmt.Fprintln(s.err, termtext.Block(w.String()))
+			}
+			switch {
+			case len(errs) > 0:
 				return fmt.Errorf("check failed: %d error(s)", len(errs))
+			case strict && len(warns) > 0:
+				return fmt.Errorf("check failed: %d warning(s) (--strict)", len(warns))
 			}
 			st, cfg := eng.Stats(), eng.Config()
 			from := "no config"
 			if cfg.Path != "" {
 				from = fmt.Sprintf("%d configured in %s", cfg.NumHooks(), cfg.Path)
 			}
-			fmt.Fprintf(s.out, "ok: %d hooks (%d Lua files in %s; %s)\n", st.Hooks, st.Files, eng.Dir(), from)
+			warned := ""
+			if len(warns) > 0 {
+				warned = fmt.Sprintf("; %d warning(s)", len(warns))
+			}
+			fmt.Fprintf(s.out, "ok: %d hooks (%d Lua files in %s; %s)%s\n", st.Hooks, st.Files, eng.Dir(), from, warned)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail (exit status 1) on any linter warning")
+	return cmd
 }

@@ -185,6 +185,9 @@ type openOptions struct {
 	// config anywhere (check, list: run from the wrong folder, they must
 	// not pass).
 	needSomething bool
+	// ownWarnings drops the engine's records of linter warnings while it
+	// opens: the command prints Engine.Warnings itself (check).
+	ownWarnings bool
 }
 
 // openWith opens an engine on the global options (sources). A project
@@ -205,7 +208,7 @@ func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.En
 
 // open opens an engine on a config file and a hooks folder.
 func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions) (*engine.Engine, error) {
-	gate := &quietGate{Handler: o.logger.Handler(), on: &atomic.Bool{}}
+	gate := &quietGate{Handler: o.logger.Handler(), on: &atomic.Bool{}, lint: o.ownWarnings}
 	gate.on.Store(true)
 	eng, err := engine.Open(ctx, engine.Options{
 		Dir:           dir,
@@ -221,10 +224,19 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 	return eng, err
 }
 
-// quietGate drops error records while on is set, and passes everything else.
+// quietGate drops error records while on is set (and, with lint, the
+// records of linter warnings), and passes everything else.
 type quietGate struct {
 	slog.Handler
-	on *atomic.Bool
+	on   *atomic.Bool
+	lint bool
+}
+
+func (q *quietGate) Handle(ctx context.Context, r slog.Record) error {
+	if q.lint && r.Message == engine.LintRecord && q.on.Load() {
+		return nil
+	}
+	return q.Handler.Handle(ctx, r)
 }
 
 func (q *quietGate) Enabled(ctx context.Context, l slog.Level) bool {
@@ -235,11 +247,11 @@ func (q *quietGate) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (q *quietGate) WithAttrs(as []slog.Attr) slog.Handler {
-	return &quietGate{Handler: q.Handler.WithAttrs(as), on: q.on}
+	return &quietGate{Handler: q.Handler.WithAttrs(as), on: q.on, lint: q.lint}
 }
 
 func (q *quietGate) WithGroup(name string) slog.Handler {
-	return &quietGate{Handler: q.Handler.WithGroup(name), on: q.on}
+	return &quietGate{Handler: q.Handler.WithGroup(name), on: q.on, lint: q.lint}
 }
 
 // reportLoadErrors prints each load error on its own line.

@@ -2,6 +2,7 @@ package modules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,17 +60,69 @@ func (c *Regexps) get(pattern string) (*compiledRe, error) {
 //	re.split(pattern, s[, n]) -> {part, ...}
 //	re.quote(s) -> pattern matching s literally
 //
-// A bad pattern is an error naming it.
+// A bad pattern is an error naming it; an argument of the wrong type is an
+// error naming the function's signature (reSignatures).
 func (m *Modules) OpenRe() {
 	L := m.L
-	mod := L.CreateTable(0, 6)
-	mod.RawSetString("match", L.NewFunction(m.reMatch))
-	mod.RawSetString("find", L.NewFunction(m.reFind))
-	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
-	mod.RawSetString("gsub", L.NewFunction(m.reGsub))
-	mod.RawSetString("split", L.NewFunction(m.reSplit))
-	mod.RawSetString("quote", L.NewFunction(m.reQuote))
+	mod := L.CreateTable(0, len(reSignatures))
+	fns := map[string]lua.LGFunction{"match": m.reMatch, "find": m.reFind, "find_all": m.reFindAll,
+		"gsub": m.reGsub, "split": m.reSplit, "quote": m.reQuote}
+	for _, sig := range reSignatures {
+		mod.RawSetString(sig.name, L.NewFunction(sig.checked(fns[sig.name])))
+	}
 	L.G.Global.RawSetString("re", mod)
+}
+
+// reSignature is how an re function is called: its arguments' names and
+// types, in order; the last ones may be optional.
+type reSignature struct {
+	name  string
+	usage string
+	args  []reArg
+}
+
+type reArg struct {
+	name     string
+	types    []lua.LValueType // a number is also a string, as for L.CheckString
+	optional bool
+}
+
+// reSignatures are the re functions' signatures. re.gsub takes the subject
+// first, as string.gsub does; every other function takes the pattern first.
+var reSignatures = []reSignature{
+	{"match", "re.match(pattern, s)", []reArg{{"pattern", reString, false}, {"s", reString, false}}},
+	{"find", "re.find(pattern, s)", []reArg{{"pattern", reString, false}, {"s", reString, false}}},
+	{"find_all", "re.find_all(pattern, s[, n])", []reArg{{"pattern", reString, false}, {"s", reString, false}, {"n", reNumber, true}}},
+	{"gsub", "re.gsub(s, pattern, repl[, n])", []reArg{{"s", reString, false}, {"pattern", reString, false},
+		{"repl", []lua.LValueType{lua.LTString, lua.LTFunction}, false}, {"n", reNumber, true}}},
+	{"split", "re.split(pattern, s[, n])", []reArg{{"pattern", reString, false}, {"s", reString, false}, {"n", reNumber, true}}},
+	{"quote", "re.quote(s)", []reArg{{"s", reString, false}}},
+}
+
+var (
+	reString = []lua.LValueType{lua.LTString, lua.LTNumber}
+	reNumber = []lua.LValueType{lua.LTNumber}
+)
+
+// checked wraps fn, the function of sig, so that an argument of the wrong
+// type is an error naming the function's signature: the order of re.gsub's
+// arguments differs from the others', and the error says which is which.
+func (sig reSignature) checked(fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		for i, a := range sig.args {
+			v := L.Get(i + 1)
+			if (a.optional && v == lua.LNil) || slices.Contains(a.types, v.Type()) {
+				continue
+			}
+			want := a.types[0].String()
+			if a.types[len(a.types)-1] == lua.LTFunction {
+				want = "string or function"
+			}
+			L.RaiseError("re.%s: bad argument #%d (%s): %s expected, got %s; usage: %s",
+				sig.name, i+1, a.name, want, v.Type().String(), sig.usage)
+		}
+		return fn(L)
+	}
 }
 
 // maxMatches bounds the matches one re call collects (each costs a slice).
