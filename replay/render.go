@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/decisionlog"
@@ -40,7 +41,7 @@ func (l *Logged) Summary() string {
 			}
 		}
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if len(s) > summaryChars {
 		s = luahook.TruncateChars(s, summaryChars) + "…"
 	}
@@ -70,11 +71,11 @@ func (r *Replayed) WriteText(w io.Writer) error {
 	lines := []string{
 		strings.Join(head, "  "),
 		"  before: " + describe(rec.Decision, hookSource(rec.Hooks, rec.Decision.DecidedBy), r.Changes),
-		"  after:  " + describe(r.After, r.afterSource(), r.Changes),
+		"  after:  " + describe(decisionlog.Decision{Action: r.After.Action, Reason: r.After.Reason, Outcome: r.After.Outcome}, "", r.Changes),
 	}
 	by := r.After.DecidedBy
 	if by == "" {
-		by = "(no hook)"
+		by = "(no hook decided)"
 	} else if src := r.afterSource(); src != "" {
 		by += " (" + src + ")"
 	}
