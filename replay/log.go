@@ -94,7 +94,11 @@ func (r *Reader) readLine() (data []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		if !tooLong {
-			if len(r.buf)+len(chunk) > r.max+1 { // +1: the newline
+			n := len(chunk)
+			if n > 0 && chunk[n-1] == '\n' {
+				n-- // the newline is not the line's
+			}
+			if len(r.buf)+n > r.max {
 				tooLong, r.buf = true, r.buf[:0]
 			} else {
 				r.buf = append(r.buf, chunk...)

@@ -326,3 +326,22 @@ func TestTheWrittenTestPassesAsWritten(t *testing.T) {
 		t.Errorf("after the ask went: %v, want the sudo case to fail\n%s", sum, out.String())
 	}
 }
+
+// TestALineMayBeExactlyTheCap: a line of MaxLineBytes is read, one byte
+// more is refused, with or without its newline, and reading goes on.
+func TestALineMayBeExactlyTheCap(t *testing.T) {
+	r := newRig(t, guard)
+	good := r.record(t0, payloads[1])
+	padded := append(bytes.Repeat([]byte(" "), 1), good...)
+	for _, log := range []string{
+		string(good) + "\n" + string(padded) + "\n" + string(good),
+		string(good) + "\n" + string(padded) + "\n" + string(good) + "\n",
+	} {
+		var bad []int
+		opts := Options{MaxLineBytes: len(good), Unreadable: func(le *LineError) { bad = append(bad, le.Line) }}
+		_, sum := replayAll(t, r, []byte(log), opts)
+		if sum.Replayed != 2 || !slices.Equal(bad, []int{2}) {
+			t.Errorf("%v, unreadable lines %v; want lines 1 and 3 read, line 2 refused", sum, bad)
+		}
+	}
+}

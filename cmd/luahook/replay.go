@@ -129,6 +129,7 @@ func runReplay(cmd *cobra.Command, g *globalOptions, s *streams, o *replayOption
 	}
 
 	out, report := s.out, s.out
+	written := false
 	var tw *replay.TestWriter
 	if o.toTest != "" {
 		w := s.out
@@ -140,6 +141,11 @@ func runReplay(cmd *cobra.Command, g *globalOptions, s *streams, o *replayOption
 				return usageError(fmt.Errorf("--to-test: %w (replay does not overwrite a file)", err))
 			}
 			defer f.Close()
+			defer func() {
+				if !written { // a file with part of the cases would pass for all of them
+					os.Remove(o.toTest)
+				}
+			}()
 			w = f
 		}
 		name := logPath
@@ -187,6 +193,7 @@ func runReplay(cmd *cobra.Command, g *globalOptions, s *streams, o *replayOption
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("replay stopped after %s: %w", sum, err)}
 	}
+	written = true
 	if o.json {
 		writeJSON(out, struct {
 			Summary replaySummary `json:"summary"`
