@@ -76,6 +76,7 @@ Start with: luahook demo`,
 		newServeCmd(g, s),
 		newTestCmd(g, s),
 		newReplCmd(g, s),
+		newReplayCmd(g, s),
 		newTrustCmd(s),
 		newUntrustCmd(s),
 		newInstallCmd(s),
@@ -110,9 +111,9 @@ var defaultLevels = []struct {
 }{
 	{[]string{"serve", "repl"}, slog.LevelInfo}, // reload lines are feedback
 	{[]string{"check", "list"}, slog.LevelWarn},
-	// fire's standard error is the deny reason its host reads; demo and
-	// test print their own report.
-	{[]string{"fire", "demo", "test"}, slog.LevelError},
+	// fire's standard error is the deny reason its host reads; demo, test
+	// and replay print their own report.
+	{[]string{"fire", "demo", "test", "replay"}, slog.LevelError},
 }
 
 // defaultLevel returns the log level of cmd without --log-level.
