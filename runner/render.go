@@ -118,11 +118,16 @@ func outcomeInWords(o *luahook.Outcome) string {
 //
 //	hook "no-rm" (hooks.d/10-no-rm.lua:3) failed (timeout): …
 //
-// It returns "" when the hook did not fail. The text is as the hook gave
-// it: escape it for a terminal.
+// and "shadow hook" for a shadow hook, whose failure decided nothing. It
+// returns "" when the hook did not fail. The text is as the hook gave it:
+// escape it for a terminal.
 func (t HookTrace) FailureLine() string {
 	if t.Failure == nil {
 		return ""
 	}
-	return fmt.Sprintf("hook %q (%s) failed (%s): %s", t.Name, t.Source, t.Failure.Kind, luahook.TruncateReason(t.Failure.Message))
+	what := "hook"
+	if t.Mode == luahook.ModeShadow {
+		what = "shadow hook"
+	}
+	return fmt.Sprintf("%s %q (%s) failed (%s): %s", what, t.Name, t.Source, t.Failure.Kind, luahook.TruncateReason(t.Failure.Message))
 }
