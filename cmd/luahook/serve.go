@@ -23,9 +23,9 @@ import (
 type serveOptions struct {
 	addr      string
 	shadowDir string
-	maxBody int64
-	grace   time.Duration
-	limits  server.Limits
+	maxBody   int64
+	grace     time.Duration
+	limits    server.Limits
 }
 
 func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
