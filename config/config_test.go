@@ -141,6 +141,14 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 			}},
 		},
 		{
+			name: "mode = shadow on a command hook",
+			file: "luahook.toml",
+			text: "[[hooks.PreToolUse]]\ncommand = \"x\"\nmode = \"shadow\"\n",
+			hooks: map[luahook.Event][]Hook{luahook.PreToolUse: {
+				hook("luahook.toml:1", luahook.PreToolUse, func(h *Hook) { h.Command, h.Mode = "x", luahook.ModeShadow }),
+			}},
+		},
+		{
 			name: "sniffed JSON, empty event list",
 			file: "hooks.conf",
 			text: "  \n{\"hooks\": {\"Stop\": [], \"SessionEnd\": [{\"command\": \"x\", \"timeoutMs\": 600000}]}}",

@@ -338,7 +338,7 @@ func (d *decoder) hooks(n *node, c *Config) {
 var hookKeys = []string{
 	"name", "matcher", "stage", "type", "command", "url", "headers", "allowed_env",
 	"allow_private_network", "timeout_ms", "failure_policy", "policy", "background",
-	"run_when_tool_skipped",
+	"run_when_tool_skipped", "mode",
 }
 
 // hook decodes one entry. Keys with a wrong type are left out of the rule
@@ -377,6 +377,8 @@ func (d *decoder) hook(ev luahook.Event, n *node) (Hook, bool) {
 			str(key, v, &h.URL)
 		case "failure_policy":
 			str(key, v, (*string)(&h.FailurePolicy))
+		case "mode":
+			str(key, v, (*string)(&h.Mode))
 		case "headers":
 			h.Headers = d.headers(v)
 			bad[key] = h.Headers == nil

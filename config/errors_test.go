@@ -48,6 +48,8 @@ func TestParseRejectsBadFilesWithExactErrors(t *testing.T) {
 			`luahook.toml:3: hooks.PostToolUse[0].stage: stage applies to PreToolUse only`},
 		{"failure_policy must be open or closed", "luahook.toml", "[[hooks.Stop]]\ncommand = \"x\"\nfailure_policy = \"shut\"\n",
 			`luahook.toml:3: hooks.Stop[0].failure_policy: "shut" is not a failure policy (want open or closed)`},
+		{"mode must be shadow or left out", "luahook.toml", "[[hooks.PreToolUse]]\ncommand = \"x\"\nmode = \"dry-run\"\n",
+			`luahook.toml:3: hooks.PreToolUse[0].mode: "dry-run" is not a mode (want "shadow", or leave it out for a live hook)`},
 		{"type must be command or http", "luahook.toml", "[[hooks.Stop]]\ntype = \"grpc\"\ncommand = \"x\"\n",
 			`luahook.toml:2: hooks.Stop[0].type: "grpc" is not a hook type (want command or http)`},
 		{"timeout_ms below 1", "luahook.toml", "[[hooks.Stop]]\ncommand = \"x\"\ntimeout_ms = 0\n",
@@ -293,7 +295,7 @@ PostToolUse = [
 	want := []string{
 		`luahook.toml:9: lua.allow_env[1]: "1BAD" is not an environment variable name`,
 		`luahook.toml:15: hooks.PreToolUse[1].headers: only http hooks take this key (this hook's type is command)`,
-		`luahook.toml:16: hooks.PreToolUse[1].other: unknown key (known: name, matcher, stage, type, command, url, headers, allowed_env, allow_private_network, timeout_ms, failure_policy, policy, background, run_when_tool_skipped)`,
+		`luahook.toml:16: hooks.PreToolUse[1].other: unknown key (known: name, matcher, stage, type, command, url, headers, allowed_env, allow_private_network, timeout_ms, failure_policy, policy, background, run_when_tool_skipped, mode)`,
 		`luahook.toml:21: hooks.Stop[0].stage: stage applies to PreToolUse only`,
 		`luahook.toml:25: hooks.PostToolUse[1].background: must be a boolean, not a string`,
 	}

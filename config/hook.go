@@ -27,7 +27,10 @@ import (
 // background hooks); FailurePolicy (failure_policy) defaults to open; Policy
 // (policy) keeps the hook running when only policy hooks may; Background and
 // RunWhenToolSkipped (background, run_when_tool_skipped) apply to
-// PostToolUse only. Owner and Hook are not configured: the engine registers
+// PostToolUse only; Mode (mode) is "" (live, the default) or "shadow": the
+// hook runs on the events it matches and its outcome is traced and counted,
+// never enforced, and its failure never denies whatever its failure_policy.
+// Owner and Hook are not configured: the engine registers
 // the hook, with its transport, under its own owner.
 type Hook struct {
 	luahook.Spec
@@ -112,6 +115,9 @@ func (h *Hook) problems(spell func(string) string) []problem {
 	}
 	if h.FailurePolicy != "" && !h.FailurePolicy.Valid() {
 		add("failure_policy", "%q is not a failure policy (want open or closed)", string(h.FailurePolicy))
+	}
+	if !h.Mode.Valid() {
+		add("mode", "%q is not a mode (want \"shadow\", or leave it out for a live hook)", string(h.Mode))
 	}
 	switch t := h.Timeout; {
 	case t == 0:

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/luahook/luahook"
@@ -25,15 +26,21 @@ type ListingOptions struct {
 // WriteListing prints hooks as a table with a header line: event, place in
 // the run order, name, matcher as parsed, stage ("-" for none), kind,
 // source, and, unless opts.Short, the policy flag, timeout and failure
-// policy. Text from hook files is escaped for the terminal. An empty listing
-// prints the header alone; callers say "no hooks" their own way.
+// policy. When some hook is a shadow hook, a last MODE column says "shadow"
+// or "live" for each (a listing of live hooks only has no such column).
+// Text from hook files is escaped for the terminal. An empty listing prints
+// the header alone; callers say "no hooks" their own way.
 func WriteListing(w io.Writer, hooks []luahook.Listed, opts ListingOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if opts.Short {
-		fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE")
-	} else {
-		fmt.Fprintln(tw, "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE\tPOLICY\tTIMEOUT\tFAILURE")
+	modes := slices.ContainsFunc(hooks, func(h luahook.Listed) bool { return h.Mode == luahook.ModeShadow })
+	header := "EVENT\t#\tNAME\tMATCHER\tSTAGE\tKIND\tSOURCE"
+	if !opts.Short {
+		header += "\tPOLICY\tTIMEOUT\tFAILURE"
 	}
+	if modes {
+		header += "\tMODE"
+	}
+	fmt.Fprintln(tw, header)
 	for _, h := range hooks {
 		stage := string(h.Stage)
 		if stage == "" {
@@ -51,6 +58,13 @@ func WriteListing(w io.Writer, hooks []luahook.Listed, opts ListingOptions) erro
 				timeout += " (background)"
 			}
 			fmt.Fprintf(tw, "\t%s\t%s\t%s", policy, timeout, h.FailurePolicy)
+		}
+		if modes {
+			mode := "live"
+			if h.Mode == luahook.ModeShadow {
+				mode = "shadow"
+			}
+			fmt.Fprintf(tw, "\t%s", mode)
 		}
 		fmt.Fprintln(tw)
 	}

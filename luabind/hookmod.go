@@ -97,7 +97,7 @@ func callerPosition(L *lua.LState) (string, int) {
 	}
 }
 
-const registerKeys = "name, stage, timeout_ms, failure_policy, policy, background, run_when_tool_skipped"
+const registerKeys = "name, stage, timeout_ms, failure_policy, policy, background, run_when_tool_skipped, mode"
 
 func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
 	for k, v := o.Next(lua.LNil); k != lua.LNil; k, v = o.Next(k) {
@@ -135,6 +135,11 @@ func registerOpts(L *lua.LState, o *lua.LTable, r *Registration) {
 			r.Background = optBool(L, key, v)
 		case "run_when_tool_skipped":
 			r.RunWhenToolSkipped = optBool(L, key, v)
+		case "mode":
+			r.Mode = luahook.Mode(optString(L, key, v))
+			if !r.Mode.Valid() {
+				L.RaiseError("hook.register: opts.mode must be \"shadow\" (or left out for a live hook), got %q", string(r.Mode))
+			}
 		default:
 			L.RaiseError("hook.register: unknown opts key %q (known keys: %s)", string(key), registerKeys)
 		}

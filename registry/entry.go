@@ -81,6 +81,9 @@ func newEntry(spec luahook.Spec) (*Entry, error) {
 	if e.Event == luahook.PreToolUse && spec.Stage != "" && !spec.Stage.Valid() {
 		return nil, fmt.Errorf("hook %q: unknown stage %q (want mutate or validate)", e.Name, spec.Stage)
 	}
+	if !spec.Mode.Valid() {
+		return nil, fmt.Errorf("hook %q: unknown mode %q (want \"shadow\", or \"\" for a live hook)", e.Name, spec.Mode)
+	}
 	if spec.Timeout < 0 {
 		return nil, fmt.Errorf("hook %q: negative timeout %v", e.Name, spec.Timeout)
 	}

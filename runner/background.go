@@ -198,7 +198,7 @@ func (r *Runner) backgroundWorker() {
 		r.bgMu.Unlock()
 
 		var tr HookTrace
-		if out, _ := r.invoke(r.base, run.e, in, &tr, true); out != nil && out.AdditionalContext != "" {
+		if out, _ := r.invoke(r.base, run.e, in, &tr, true); out != nil && out.AdditionalContext != "" && !isShadow(run.e) {
 			r.buf.add(run.key.session, out.AdditionalContext)
 		}
 

@@ -124,10 +124,11 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	// Select each entry once; the usual few selected ones stay on the stack.
 	var buf [8]*registry.Entry
 	selected := buf[:0]
-	fg := 0
+	fg, shadows := 0, false
 	for _, e := range r.reg.Entries(ev) {
 		if mode.selects(e, key, tmpl) {
 			selected = append(selected, e)
+			shadows = shadows || isShadow(e)
 			if mode != fanPost || !e.Background {
 				fg++
 			}
@@ -172,7 +173,7 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	j := r.newJoiner()
 	var next string // Stop: the continuations' reasons, joined
 	for k := range res.Trace {
-		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
+		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" && tr.Mode != luahook.ModeShadow {
 			j.contribute(tr.Outcome)
 			if o := tr.Outcome; o != nil && o.Action == luahook.ActionContinue {
 				if res.Continue {
@@ -185,6 +186,14 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	}
 	if res.Continue {
 		res.Reason = luahook.TruncateReason(next)
+	}
+	if shadows && decides(ev) {
+		live := res.Action()
+		for i, e := range selected {
+			if isShadow(e) {
+				r.judgeShadow(ctx, ev, tmpl, e, &res.Trace[i], live)
+			}
+		}
 	}
 	if mode == fanPost && ctx.Err() == nil && r.buf.pending() {
 		if session == "" {

@@ -24,6 +24,10 @@ import (
 // is the input the user is asked about. Result.Allowed is set when some hook
 // returned an explicit allow and none denied or asked; no objection from
 // every hook leaves it unset.
+//
+// Shadow hooks (luahook.ModeShadow) run after the live hooks, after a deny
+// too, each on the final input; their outcomes and failures are traced and
+// counted (ShadowStats), never enforced.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if !r.reg.Has(luahook.PreToolUse) {
 		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
@@ -59,10 +63,14 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	defer releaseTemplate(tmpl)
 	j := r.newJoiner()
 	var asks string // the asks' reasons, joined
-	asked, allowed := false, false
+	asked, allowed, shadows := false, false, false
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {
+				continue
+			}
+			if isShadow(e) {
+				shadows = true
 				continue
 			}
 			if e.Match.ReadsToolInput() && !e.Matches(tmpl.ToolName, tmpl) {
@@ -126,6 +134,9 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	case allowed:
 		res.Allowed = true
 	}
+	if shadows {
+		r.preToolUseShadows(ctx, in, matched, tmpl, &res)
+	}
 	if len(res.Trace) == 0 {
 		res.Trace = nil // only Tool(pattern) hooks matched the tool, and none its argument
 	}
@@ -143,4 +154,25 @@ func (r *Runner) validatorMutated(ctx context.Context, e *registry.Entry, tr *Ho
 		return
 	}
 	tr.Skipped = SkipValidatorMutation
+}
+
+// preToolUseShadows runs the shadow hooks among matched, mutators then
+// validators, each on tmpl (the input the live hooks left), appends their
+// traces to res.Trace and counts their agreement with res's decision.
+func (r *Runner) preToolUseShadows(ctx context.Context, in *luahook.Input, matched []*registry.Entry, tmpl *luahook.Input, res *Result) {
+	live := res.Action()
+	for _, validators := range [2]bool{false, true} {
+		for _, e := range matched {
+			if !isShadow(e) || (e.Stage == luahook.StageValidate) != validators {
+				continue
+			}
+			if e.Match.ReadsToolInput() && !e.Matches(tmpl.ToolName, tmpl) {
+				continue
+			}
+			res.Trace = append(res.Trace, HookTrace{})
+			tr := &res.Trace[len(res.Trace)-1]
+			r.invoke(ctx, e, tmpl, tr, false)
+			r.judgeShadow(ctx, luahook.PreToolUse, in, e, tr, live)
+		}
+	}
 }

@@ -14,6 +14,10 @@ import (
 // hook returned an explicit allow and none denied.
 //
 // A blocked prompt leaves the background buffer in place for the next turn.
+//
+// Shadow hooks (luahook.ModeShadow) run after the live hooks, after a block
+// too; their outcomes and failures are traced and counted (ShadowStats),
+// never enforced.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
 	return r.userPromptSubmit(ctx, in, nil)
 }
@@ -32,8 +36,14 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 	if len(entries) > 0 {
 		res.Trace = traceArray(trace, len(entries))
 	}
-	for i, e := range entries {
-		tr := &res.Trace[i]
+	n, shadows := 0, false // live hooks traced; shadow hooks seen
+	for _, e := range entries {
+		if isShadow(e) {
+			shadows = true
+			continue
+		}
+		tr := &res.Trace[n]
+		n++
 		if res.Denied {
 			*tr = newTrace(e, false)
 			tr.Skipped = SkipNotReached
@@ -53,6 +63,19 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 	}
 	if res.Denied {
 		res.Allowed = false
+	}
+	if shadows {
+		live := res.Action()
+		for _, e := range entries {
+			if isShadow(e) {
+				tr := &res.Trace[n]
+				n++
+				r.invoke(ctx, e, tmpl, tr, false)
+				r.judgeShadow(ctx, luahook.UserPromptSubmit, in, e, tr, live)
+			}
+		}
+	}
+	if res.Denied {
 		return res
 	}
 	j := r.newJoiner()
@@ -65,7 +88,7 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 		}
 	}
 	for k := range res.Trace {
-		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" {
+		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" && tr.Mode != luahook.ModeShadow {
 			j.contribute(tr.Outcome)
 		}
 	}

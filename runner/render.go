@@ -44,15 +44,20 @@ func (t HookTrace) String() string { return t.Line(TraceOptions{}) }
 
 // Line returns the hook's trace line: kind, name, stage ("-" when it has
 // none), duration and what it did ("failed (kind): message", "skipped:
-// why", its outcome, or "no objection"), in columns. Text that came from the
-// hook or its files is escaped for a terminal (termtext.Line).
+// why", its outcome, or "no objection"), in columns; a shadow hook's status
+// starts with "[shadow] " (its outcome was not enforced). Text that came
+// from the hook or its files is escaped for a terminal (termtext.Line).
 func (t HookTrace) Line(opts TraceOptions) string {
 	stage := string(t.Stage)
 	if stage == "" {
 		stage = "-"
 	}
-	return fmt.Sprintf("%s%-7s %-24s %-8s %9s  %s", opts.Indent, t.Kind, termtext.Line(t.Name), stage,
-		t.Duration.Round(time.Microsecond), termtext.Line(t.status(opts.OutcomeJSON)))
+	mark := ""
+	if t.Mode == luahook.ModeShadow {
+		mark = "[shadow] "
+	}
+	return fmt.Sprintf("%s%-7s %-24s %-8s %9s  %s%s", opts.Indent, t.Kind, termtext.Line(t.Name), stage,
+		t.Duration.Round(time.Microsecond), mark, termtext.Line(t.status(opts.OutcomeJSON)))
 }
 
 // status says what the hook did.
@@ -113,11 +118,16 @@ func outcomeInWords(o *luahook.Outcome) string {
 //
 //	hook "no-rm" (hooks.d/10-no-rm.lua:3) failed (timeout): …
 //
-// It returns "" when the hook did not fail. The text is as the hook gave
-// it: escape it for a terminal.
+// and "shadow hook" for a shadow hook, whose failure decided nothing. It
+// returns "" when the hook did not fail. The text is as the hook gave it:
+// escape it for a terminal.
 func (t HookTrace) FailureLine() string {
 	if t.Failure == nil {
 		return ""
 	}
-	return fmt.Sprintf("hook %q (%s) failed (%s): %s", t.Name, t.Source, t.Failure.Kind, luahook.TruncateReason(t.Failure.Message))
+	what := "hook"
+	if t.Mode == luahook.ModeShadow {
+		what = "shadow hook"
+	}
+	return fmt.Sprintf("%s %q (%s) failed (%s): %s", what, t.Name, t.Source, t.Failure.Kind, luahook.TruncateReason(t.Failure.Message))
 }

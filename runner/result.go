@@ -120,34 +120,53 @@ func (t HookTrace) MarshalJSON() ([]byte, error) {
 // A PreToolUse with no objection and one with an explicit allow both render
 // {"action":"allow"}; Result.Allowed tells them apart.
 func (r Result) Outcome() *luahook.Outcome {
-	o := &luahook.Outcome{}
+	o := &luahook.Outcome{Action: r.Action()}
+	switch o.Action {
+	case luahook.ActionDeny, luahook.ActionContinue:
+		o.Reason = r.Reason
+	case luahook.ActionAsk:
+		o.Reason, o.Input = r.Reason, r.Input
+	case luahook.ActionMutate:
+		o.Input = r.Input
+	}
 	switch r.Event {
 	case luahook.PreToolUse:
-		switch {
-		case r.Denied:
-			o.Action, o.Reason = luahook.ActionDeny, r.Reason
-		case r.Asked:
-			o.Action, o.Reason, o.Input = luahook.ActionAsk, r.Reason, r.Input
-		case r.Input != nil:
-			o.Action, o.Input = luahook.ActionMutate, r.Input
-		default:
-			o.Action = luahook.ActionAllow
-		}
 		o.AdditionalContext, o.ContextAs = r.AdditionalContext, r.ContextAs
 	case luahook.UserPromptSubmit:
-		if r.Denied {
-			o.Action, o.Reason = luahook.ActionDeny, r.Reason
-		} else {
+		if !r.Denied {
 			o.AdditionalContext = r.AdditionalContext
 		}
 	case luahook.PostToolUse, luahook.SessionStart:
 		o.AdditionalContext, o.ContextAs = r.AdditionalContext, r.ContextAs
-	case luahook.Stop:
-		if r.Continue {
-			o.Action, o.Reason = luahook.ActionContinue, r.Reason
-		}
 	}
 	return o
+}
+
+// Action is the action of r.Outcome(), the event's decision: deny, ask,
+// mutate or allow on PreToolUse; deny or "" on UserPromptSubmit; continue
+// or "" on Stop; "" on the other events.
+func (r Result) Action() luahook.Action {
+	switch r.Event {
+	case luahook.PreToolUse:
+		switch {
+		case r.Denied:
+			return luahook.ActionDeny
+		case r.Asked:
+			return luahook.ActionAsk
+		case r.Input != nil:
+			return luahook.ActionMutate
+		}
+		return luahook.ActionAllow
+	case luahook.UserPromptSubmit:
+		if r.Denied {
+			return luahook.ActionDeny
+		}
+	case luahook.Stop:
+		if r.Continue {
+			return luahook.ActionContinue
+		}
+	}
+	return ""
 }
 
 // deny ends a steering call with reason.

@@ -83,6 +83,8 @@ type Runner struct {
 	bg   background
 	bgWG sync.WaitGroup // the background workers
 	buf  contextBuffer
+
+	shadow shadowCounts // agreement of shadow hooks with the live decisions
 }
 
 // New returns a Runner over opts.Registry.

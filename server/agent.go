@@ -12,6 +12,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/runner"
 )
 
 // The agent protocol over HTTP: POST /agent/NAME (NAME one of agent.Names)
@@ -91,8 +92,9 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var d agent.Decision
+	var res runner.Result
 	if req.Input != nil {
-		res := h.firer.Fire(r.Context(), req.Input)
+		res = h.firer.Fire(r.Context(), req.Input)
 		h.m.observe(&res)
 		if r.Context().Err() != nil {
 			// The client gave up; the result of a cancelled call must not be used.
@@ -111,6 +113,9 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 			slog.String("event", req.Event), slog.String("decision", verdictLabel(d)), slog.Duration("took", took))
 	}
 	writeAnswer(w, r, ans)
+	if req.Input != nil {
+		h.shadow.offer(req.Input, &res)
+	}
 }
 
 // blockAgent answers with the agent's block signal for a request that

@@ -81,7 +81,7 @@ func (m *metrics) observe(res *runner.Result) {
 		if t.Failure != nil {
 			m.failures.WithLabelValues(ev, t.Name, string(t.Failure.Kind)).Inc()
 		}
-		if steering && t.Outcome != nil && t.Outcome.Action == luahook.ActionDeny {
+		if steering && t.Outcome != nil && t.Outcome.Action == luahook.ActionDeny && t.Mode != luahook.ModeShadow {
 			m.denials.WithLabelValues(ev, t.Name).Inc()
 		}
 	}

@@ -62,6 +62,10 @@ type Options struct {
 	// how long a request waits for its turn (ReadTimeout). Pass the same
 	// Limits as to HTTPServer and Listener.
 	Limits Limits
+	// Shadow, when set, fires every decided payload at a second set of
+	// hooks too, after the live answer, and counts where they disagree
+	// (see ShadowOptions). Close stops it.
+	Shadow *ShadowOptions
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -83,6 +87,7 @@ type Handler struct {
 	m       *metrics
 	adm     *admission
 	reread  time.Duration // the time an admitted request has to send its body
+	shadow  *shadowSet    // nil without Options.Shadow
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -106,6 +111,8 @@ func New(f Firer, opts Options) *Handler {
 	lim := opts.Limits.withDefaults()
 	h.adm, h.reread = newAdmission(lim), lim.ReadTimeout
 	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
+	h.shadow = newShadowSet(opts.Shadow, h.logger)
+	reg.MustRegister(newShadowCollector(f, h.shadow))
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)
@@ -118,6 +125,11 @@ func New(f Firer, opts Options) *Handler {
 
 // ServeHTTP routes the request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Close cancels the shadow firings in flight (Options.Shadow) and waits for
+// them; later payloads are not fired at the shadow set. The handler goes on
+// answering. Close may be called more than once.
+func (h *Handler) Close() { h.shadow.close() }
 
 func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -157,6 +169,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 			slog.Int("hooks", len(res.Trace)), slog.Duration("took", took))
 	}
 	writeJSON(w, http.StatusOK, out)
+	h.shadow.offer(in, &res)
 }
 
 // refusal is why a request's body was not received: the client went away
@@ -225,6 +238,8 @@ func (h *Handler) refuseOverloaded(w http.ResponseWriter, r *http.Request, o *ov
 type healthStatus struct {
 	Status string   `json:"status"` // ok | degraded
 	Errors []string `json:"errors,omitempty"`
+	// ShadowErrors are the shadow set's load errors; they leave Status alone.
+	ShadowErrors []string `json:"shadowErrors,omitempty"`
 }
 
 // serveHealth answers 200 as long as the handler serves. Load errors make
@@ -254,6 +269,11 @@ func (h *Handler) status() healthStatus {
 		st.Status = "degraded"
 		for _, err := range errs {
 			st.Errors = append(st.Errors, err.Error())
+		}
+	}
+	if h.shadow != nil {
+		for _, err := range h.shadow.health() {
+			st.ShadowErrors = append(st.ShadowErrors, err.Error())
 		}
 	}
 	return st

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -13,14 +16,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/server"
 )
 
 type serveOptions struct {
-	addr    string
-	maxBody int64
-	grace   time.Duration
-	limits  server.Limits
+	addr      string
+	shadowDir string
+	maxBody   int64
+	grace     time.Duration
+	limits    server.Limits
 }
 
 func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -60,6 +65,19 @@ busy client cannot starve the others of memory or Lua states. A request over
 a limit waits its turn (at most 30 s), then is answered 429 or 503 with a
 body that denies.
 
+--shadow-dir DIR runs a second hooks folder in shadow beside the live one,
+the safe way to roll out a new policy set: DIR's hooks (with the same config,
+its configured hooks included, and its own hot reload) see every payload the
+live hooks decided, after the live answer is written, on at most 8 payloads
+at once (past that a payload is not compared, only counted in
+luahook_shadow_dropped_total). Their decision is never sent; where it differs
+from the live one, a warning names the event, the tool and both decisions,
+and luahook_shadow_decisions_total{hook="dir:BASE",agrees="false"} counts it
+(BASE is DIR's base name). DIR's load errors are listed under "shadowErrors"
+on /healthz and /readyz and never make serve unready. Hooks registered with
+mode = "shadow" in the live folder are counted the same way under their own
+name.
+
 serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
 stops accepting connections, finishes the requests in flight (for at most
 --grace) and exits 0.`,
@@ -67,6 +85,7 @@ stops accepting connections, finishes the requests in flight (for at most
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, s, o) },
 	}
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8787", "listen address (port 0 picks a free port)")
+	cmd.Flags().StringVar(&o.shadowDir, "shadow-dir", "", "a second hooks folder run in shadow: fired after each live answer, never enforced, disagreements logged and counted")
 	cmd.Flags().Int64Var(&o.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413 past it)")
 	cmd.Flags().DurationVar(&o.grace, "grace", 10*time.Second, "how long shutdown waits for requests in flight")
 	cmd.Flags().IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "most connections open at once; further clients wait (negative: no bound)")
@@ -91,9 +110,18 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	for _, err := range eng.Errors() {
 		logger.Error("hook file not loaded; serving without it until it is fixed", "err", err)
 	}
+	shadow, err := openShadow(ctx, g, o.shadowDir, logger)
+	if err != nil {
+		return err
+	}
+	if shadow != nil {
+		defer shadow.Close()
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits})
+	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
+		Shadow: shadowOptions(shadow, o.shadowDir)})
+	defer h.Close()
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -113,6 +141,9 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	listenerClosed := make(chan struct{})
 	srv.RegisterOnShutdown(func() { close(listenerClosed) })
 	fmt.Fprintf(s.out, "luahook serve: listening on http://%s (%d hooks from %s)\n", ln.Addr(), eng.Stats().Hooks, eng.Dir())
+	if shadow != nil {
+		fmt.Fprintf(s.out, "luahook serve: shadow set of %d hooks from %s\n", shadow.Stats().Hooks, shadow.Dir())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -136,4 +167,38 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	fmt.Fprintln(s.out, "luahook serve: stopped")
 	return nil
+}
+
+// openShadow opens the engine of --shadow-dir: the same config as the live
+// engine, dir as its hooks folder, its own hot reload. A folder that is not
+// there is an error (a mistyped flag); its files' load errors are logged
+// and served on /healthz, and never stop serve. No dir: nil.
+func openShadow(ctx context.Context, g *globalOptions, dir string, logger *slog.Logger) (*engine.Engine, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--shadow-dir %s: not a folder", dir)
+	}
+	src, err := g.sources()
+	if err != nil {
+		return nil, err
+	}
+	logger = logger.With("shadow", dir)
+	eng, err := g.open(ctx, src.config, dir, openOptions{logger: logger, watch: true})
+	if err != nil {
+		return nil, fmt.Errorf("--shadow-dir %s: %w", dir, err)
+	}
+	for _, err := range eng.Errors() {
+		logger.Warn("shadow hook file not loaded; the shadow set runs without it", "err", err)
+	}
+	return eng, nil
+}
+
+// shadowOptions are the server's options for the shadow engine eng (nil: none).
+func shadowOptions(eng *engine.Engine, dir string) *server.ShadowOptions {
+	if eng == nil {
+		return nil
+	}
+	return &server.ShadowOptions{Firer: eng.Runner(), Name: filepath.Base(filepath.Clean(dir)), Health: eng.Errors}
 }
