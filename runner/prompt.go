@@ -15,7 +15,9 @@ import (
 //
 // A blocked prompt leaves the background buffer in place for the next turn.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
-	return r.userPromptSubmit(ctx, in, nil)
+	res := r.userPromptSubmit(ctx, in, nil)
+	r.decided(in, &res)
+	return res
 }
 
 func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
