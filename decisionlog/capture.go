@@ -1,7 +1,6 @@
 package decisionlog
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -161,9 +160,7 @@ func (m *masker) outcome(o *luahook.Outcome, at string, masked *[]string) *luaho
 	if c.Input != nil {
 		in, err := m.apply(c.Input, []string{"toolInput"}, at+".input", masked)
 		if err != nil {
-			var b bytes.Buffer
-			appendString(&b, m.with)
-			in = b.Bytes()
+			in = appendString(nil, m.with)
 			*masked = append(*masked, at+".input")
 		}
 		c.Input = in

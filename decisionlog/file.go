@@ -1,7 +1,6 @@
 package decisionlog
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -59,8 +58,8 @@ type fileSink struct {
 	path string
 	opts FileOptions
 	f    *os.File
-	size int64
-	buf  bytes.Buffer
+	size int64  // bytes written to f
+	buf  []byte // records not written yet
 }
 
 // open opens (or creates) the file without blocking and refuses anything but
@@ -82,14 +81,42 @@ func (s *fileSink) open() error {
 	return nil
 }
 
+// fileBuffer is how many bytes of records the file sink gathers before it
+// writes them; Flush writes them sooner, when the queue is empty.
+const fileBuffer = 64 << 10
+
 func (s *fileSink) Write(rec *Record) error {
-	s.buf.Reset()
-	if err := AppendLine(&s.buf, rec); err != nil {
-		return err
+	n := len(s.buf)
+	s.buf = AppendLine(s.buf, rec)
+	line := int64(len(s.buf) - n)
+	if s.size+int64(n) > 0 && s.size+int64(n)+line > s.opts.MaxBytes {
+		// The record goes to a fresh file: what precedes it to this one.
+		rest := append([]byte(nil), s.buf[n:]...)
+		s.buf = s.buf[:n]
+		if err := s.Flush(); err != nil {
+			s.buf = s.buf[:0]
+			return err
+		}
+		if err := s.rotate(); err != nil {
+			return err
+		}
+		s.buf = append(s.buf[:0], rest...)
+	}
+	if len(s.buf) >= fileBuffer {
+		return s.Flush()
+	}
+	return nil
+}
+
+// Flush writes the records gathered so far.
+func (s *fileSink) Flush() error {
+	if len(s.buf) == 0 {
+		return nil
 	}
 	defer func() {
-		if s.buf.Cap() > 1<<20 {
-			s.buf = bytes.Buffer{}
+		s.buf = s.buf[:0]
+		if cap(s.buf) > 1<<20 {
+			s.buf = nil // one huge record does not pin its buffer
 		}
 	}()
 	if s.f == nil { // a rotation failed to reopen: try again
@@ -97,12 +124,7 @@ func (s *fileSink) Write(rec *Record) error {
 			return err
 		}
 	}
-	if s.size > 0 && s.size+int64(s.buf.Len()) > s.opts.MaxBytes {
-		if err := s.rotate(); err != nil {
-			return err
-		}
-	}
-	n, err := s.f.Write(s.buf.Bytes())
+	n, err := s.f.Write(s.buf)
 	s.size += int64(n)
 	if err != nil {
 		return fmt.Errorf("decision log: %w", err)
@@ -139,10 +161,11 @@ func ignoreMissing(err error) error {
 }
 
 func (s *fileSink) Close() error {
+	ferr := s.Flush()
 	if s.f == nil {
-		return nil
+		return ferr
 	}
-	err := s.f.Close()
+	err := errors.Join(ferr, s.f.Close())
 	s.f = nil
 	return err
 }

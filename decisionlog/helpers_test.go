@@ -39,7 +39,9 @@ func openWith(t testing.TB, files map[string]string, log *decisionlog.Logger) (*
 	}
 	t.Cleanup(func() {
 		e.Close()
-		log.Close()
+		if log != nil {
+			log.Close()
+		}
 	})
 	return e, dir
 }

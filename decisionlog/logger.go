@@ -91,6 +91,10 @@ type Logger struct {
 
 	q       chan *pending
 	queued  atomic.Int64 // payload bytes waiting
+	idle    atomic.Bool  // the writer waits for a first record
+	wake    chan struct{}
+	full    chan struct{} // the queue reached wakeAt
+	wakeAt  int
 	closed  atomic.Bool
 	stop    chan struct{}
 	done    chan struct{}
@@ -133,6 +137,7 @@ func New(opts Options) (*Logger, error) {
 		timeout: opts.CloseTimeout, log: opts.Logger,
 		mask: masker{with: opts.MaskWith, secrets: !opts.KeepSecrets},
 		q:    make(chan *pending, opts.Queue), stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), full: make(chan struct{}, 1), wakeAt: max(1, opts.Queue/4),
 	}
 	for _, list := range []struct {
 		paths []string
@@ -172,6 +177,24 @@ func (l *Logger) Observe(in *luahook.Input, res *runner.Result) {
 		l.queued.Add(-p.cost)
 		l.dropped.Add(1)
 		p.release()
+		return
+	}
+	// The writer is woken for the first record after it fell idle and when
+	// the queue fills up, not for every record: a wake-up is a system call
+	// on the decision's path.
+	if l.idle.Load() && l.idle.CompareAndSwap(true, false) {
+		signal(l.wake)
+	}
+	if len(l.q) >= l.wakeAt {
+		signal(l.full)
+	}
+}
+
+// signal sends on a channel of one without waiting.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 
@@ -212,6 +235,7 @@ func (l *Logger) Close() error {
 // records still queued, then closes the sink.
 func (l *Logger) run() {
 	defer close(l.done)
+	lowerPriority()
 	var b builder
 	failing := false
 	write := func(p *pending) {
@@ -234,23 +258,58 @@ func (l *Logger) run() {
 		failing = false
 		l.written.Add(1)
 	}
-	for {
-		select {
-		case p := <-l.q:
-			write(p)
-		case <-l.stop:
-			for {
-				select {
-				case p := <-l.q:
-					write(p)
-				default:
-					if err := l.sink.Close(); err != nil {
-						l.log.Warn("decision log: close failed", "err", err)
+	flusher, _ := l.sink.(Flusher)
+	drain := func() {
+		for {
+			select {
+			case p := <-l.q:
+				write(p)
+			default:
+				if flusher != nil {
+					if err := flusher.Flush(); err != nil {
+						l.failed.Add(1)
+						l.log.Warn("decision log: write failed", "err", err)
 					}
-					return
 				}
+				return
 			}
 		}
+	}
+	batch := time.NewTimer(batchWindow)
+	defer batch.Stop()
+	for {
+		l.idle.Store(true)
+		if len(l.q) == 0 {
+			select {
+			case <-l.wake:
+			case <-l.stop:
+				drain()
+				l.closeSink()
+				return
+			}
+		}
+		l.idle.Store(false)
+		// Gather the records of a short window, then write them at once.
+		batch.Reset(batchWindow)
+		select {
+		case <-batch.C:
+		case <-l.full:
+		case <-l.stop:
+			drain()
+			l.closeSink()
+			return
+		}
+		drain()
+	}
+}
+
+// batchWindow is how long the writer gathers records after the first one
+// that woke it: at most one wake-up per window on the decisions' path.
+const batchWindow = 5 * time.Millisecond
+
+func (l *Logger) closeSink() {
+	if err := l.sink.Close(); err != nil {
+		l.log.Warn("decision log: close failed", "err", err)
 	}
 }
 

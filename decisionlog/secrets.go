@@ -1,7 +1,9 @@
 package decisionlog
 
 import (
+	"bytes"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -36,5 +38,49 @@ var secretRe = func() *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(alts, "|"))
 }()
 
+// secretHints holds, for each secret, a literal that every match of it
+// contains (the longest literal of its top-level sequence): a string that
+// holds none of them is not searched.
+var secretHints = func() [][]byte {
+	hints := make([][]byte, len(secrets))
+	for i, s := range secrets {
+		re, err := syntax.Parse(s.Pattern, syntax.Perl)
+		if err != nil {
+			panic(err)
+		}
+		re = re.Simplify()
+		subs := []*syntax.Regexp{re}
+		if re.Op == syntax.OpConcat {
+			subs = re.Sub
+		}
+		for _, sub := range subs {
+			if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 && len(string(sub.Rune)) > len(hints[i]) {
+				hints[i] = []byte(string(sub.Rune))
+			}
+		}
+		if len(hints[i]) == 0 {
+			panic("decisionlog: secret pattern " + s.Pattern + " has no literal to look for first")
+		}
+	}
+	return hints
+}()
+
 // hasSecret reports whether s holds a built-in secret.
-func hasSecret(s string) bool { return secretRe.MatchString(s) }
+func hasSecret(s string) bool {
+	for _, h := range secretHints {
+		if strings.Contains(s, string(h)) {
+			return secretRe.MatchString(s)
+		}
+	}
+	return false
+}
+
+// hasSecretBytes is hasSecret of a string's bytes.
+func hasSecretBytes(b []byte) bool {
+	for _, h := range secretHints {
+		if bytes.Contains(b, h) {
+			return secretRe.Match(b)
+		}
+	}
+	return false
+}

@@ -1,10 +1,6 @@
 package decisionlog
 
-import (
-	"bytes"
-	"encoding/json"
-	"io"
-)
+import "io"
 
 // Sink is where a Logger's records go. A Logger calls Write from one
 // goroutine only, never on the path of a decision, and Close once, when it
@@ -14,12 +10,11 @@ type Sink interface {
 	Close() error
 }
 
-// AppendLine appends rec's JSON line (the log's line format, ending in a
-// newline) to b.
-func AppendLine(b *bytes.Buffer, rec *Record) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(rec)
+// Flusher is a Sink that gathers records before it writes them. The
+// Logger calls Flush whenever its queue is empty, so that a record waits
+// no longer than the records behind it.
+type Flusher interface {
+	Flush() error
 }
 
 // Func returns a Sink that hands each record to f, for a host that keeps
@@ -40,17 +35,14 @@ func Writer(w io.Writer) Sink { return &writerSink{w: w} }
 
 type writerSink struct {
 	w   io.Writer
-	buf bytes.Buffer
+	buf []byte
 }
 
 func (s *writerSink) Write(rec *Record) error {
-	s.buf.Reset()
-	if err := AppendLine(&s.buf, rec); err != nil {
-		return err
-	}
-	_, err := s.w.Write(s.buf.Bytes())
-	if s.buf.Cap() > 1<<20 {
-		s.buf = bytes.Buffer{} // one huge record does not pin its buffer
+	s.buf = AppendLine(s.buf[:0], rec)
+	_, err := s.w.Write(s.buf)
+	if cap(s.buf) > 1<<20 {
+		s.buf = nil // one huge record does not pin its buffer
 	}
 	return err
 }
