@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/decisionlog"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -62,6 +63,11 @@ type Options struct {
 	// how long a request waits for its turn (ReadTimeout). Pass the same
 	// Limits as to HTTPServer and Listener.
 	Limits Limits
+	// DecisionLog returns the decision log's counts
+	// (engine.Engine.DecisionLogStats), served as
+	// luahook_decision_log_written_total, _dropped_total and _failed_total.
+	// Nil: no such metrics.
+	DecisionLog func() decisionlog.Stats
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -106,6 +112,9 @@ func New(f Firer, opts Options) *Handler {
 	lim := opts.Limits.withDefaults()
 	h.adm, h.reread = newAdmission(lim), lim.ReadTimeout
 	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
+	if opts.DecisionLog != nil {
+		registerDecisionLog(reg, opts.DecisionLog)
+	}
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)

@@ -185,6 +185,8 @@ type openOptions struct {
 	// config anywhere (check, list: run from the wrong folder, they must
 	// not pass).
 	needSomething bool
+	// decisionLog says where the decision log goes (serve, fire).
+	decisionLog engine.DecisionLog
 }
 
 // openWith opens an engine on the global options (sources). A project
@@ -214,6 +216,7 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 		PolicyOnly:    g.noHooks,
 		NoWatch:       !o.watch,
 		PartialConfig: o.partial,
+		DecisionLog:   o.decisionLog,
 
 		AllowLoosePermissions: g.looseOK,
 	})

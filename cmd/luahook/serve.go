@@ -13,14 +13,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/server"
 )
 
 type serveOptions struct {
-	addr    string
-	maxBody int64
-	grace   time.Duration
-	limits  server.Limits
+	addr        string
+	maxBody     int64
+	grace       time.Duration
+	limits      server.Limits
+	decisionLog string
 }
 
 func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -60,6 +62,14 @@ busy client cannot starve the others of memory or Lua states. A request over
 a limit waits its turn (at most 30 s), then is answered 429 or 503 with a
 body that denies.
 
+serve writes a decision log: one JSON line per answered payload (the
+payload with secrets and the config's [decision_log] mask paths taken out,
+each hook's outcome, failure and duration, the decision, the luahook version
+and the content hash of every hook file that took part), on standard output
+unless --decision-log or the config's [decision_log] say otherwise. The log
+never holds a decision up: past its queue, records are dropped and counted
+(luahook_decision_log_dropped_total).
+
 serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
 stops accepting connections, finishes the requests in flight (for at most
 --grace) and exits 0.`,
@@ -74,6 +84,7 @@ stops accepting connections, finishes the requests in flight (for at most
 	cmd.Flags().Int64Var(&o.limits.MaxBytesInFlight, "max-bytes-in-flight", server.DefaultMaxBytesInFlight, "body bytes the requests in flight may hold together; further requests wait their turn (negative: no bound)")
 	cmd.Flags().IntVar(&o.limits.MaxClientRequests, "max-client-requests", server.DefaultMaxClientRequests, "requests one client (IP address) may have in flight; further ones wait their turn (negative: no bound)")
 	cmd.Flags().Int64Var(&o.limits.MaxClientBytes, "max-client-bytes", 0, "body bytes one client's requests in flight may hold together (0: an eighth of --max-bytes-in-flight; negative: no bound)")
+	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `where the decision log goes: a file, "stdout", "stderr" or "off" (default: the config's [decision_log], else stdout)`)
 	return cmd
 }
 
@@ -83,7 +94,8 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	if err != nil {
 		return err
 	}
-	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true})
+	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err}
+	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, decisionLog: dlog})
 	if err != nil {
 		return err
 	}
@@ -93,7 +105,8 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits})
+	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
+		DecisionLog: eng.DecisionLogStats})
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
