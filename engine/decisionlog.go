@@ -142,11 +142,18 @@ func (e *Engine) DecisionLogStats() decisionlog.Stats {
 	return s
 }
 
-// closeDecisionLog stops logging and closes the engine's own log, waiting
-// at most its CloseTimeout. e.mu is held.
+// closeDecisionLog stops logging and closes the engine's own logs, the
+// current one and those a reload replaced (which may still be writing),
+// waiting at most their CloseTimeout. e.mu is held.
 func (e *Engine) closeDecisionLog() {
 	e.run.SetOnDecision(nil)
-	if l := e.dlog.cur; l != nil {
+	e.dlog.mu.Lock()
+	logs := append([]*decisionlog.Logger{e.dlog.cur}, e.dlog.retired...)
+	e.dlog.mu.Unlock()
+	for _, l := range logs {
+		if l == nil {
+			continue
+		}
 		if err := l.Close(); err != nil {
 			e.logger.Warn("decision log not flushed", "err", err)
 		}
