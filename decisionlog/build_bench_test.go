@@ -27,3 +27,16 @@ func BenchmarkRecord(b *testing.B) {
 		buf = AppendLine(buf[:0], rec)
 	}
 }
+
+// BenchmarkCapture measures what a decision pays for the log when the
+// record is queued: the copy of its payload and result (queueing is one
+// channel send more).
+func BenchmarkCapture(b *testing.B) {
+	in := &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", Cwd: "/home/dev/project", SessionID: "sess-4f2a",
+		ToolInput: json.RawMessage(`{"command":"go test ./... -run TestRunner -count=1","timeout":120000,"description":"Run the runner tests"}`)}
+	res := &runner.Result{Event: luahook.PreToolUse, Trace: []runner.HookTrace{{Name: "guard", Kind: luahook.KindLua}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		capture(in, res, DefaultMaxInputBytes).release()
+	}
+}

@@ -160,7 +160,7 @@ func New(opts Options) (*Logger, error) {
 // It never waits: when the queue is full, or the Logger is closed, the
 // record is dropped and counted.
 func (l *Logger) Observe(in *luahook.Input, res *runner.Result) {
-	if l.closed.Load() {
+	if l.closed.Load() || len(l.q) == cap(l.q) { // full: not worth a copy
 		l.dropped.Add(1)
 		return
 	}

@@ -27,7 +27,7 @@ const (
 // failures are logged and skipped.
 func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
 	res := r.postToolUse(ctx, in, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 
@@ -47,7 +47,7 @@ func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []Hoo
 // joins their context in registration order.
 func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
 	res := r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 
@@ -60,7 +60,7 @@ func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
 // Stop cannot block, so luahook never keeps an agent going on its own.
 func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
 	res := r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 
@@ -69,7 +69,7 @@ func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
 // are logged, whatever the failure policy. Another event runs nothing.
 func (r *Runner) Observe(ctx context.Context, in *luahook.Input) Result {
 	res := r.observe(ctx, in, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 

@@ -29,7 +29,7 @@ func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
 	}
 	res := r.preToolUse(ctx, in, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 

@@ -16,7 +16,7 @@ import (
 // A blocked prompt leaves the background buffer in place for the next turn.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
 	res := r.userPromptSubmit(ctx, in, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 

@@ -147,7 +147,7 @@ func (r *Runner) Has(e luahook.Event) bool {
 // the event is unknown, so it may be one that can block.
 func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
 	res := r.fire(ctx, in, nil)
-	r.decided(in, &res)
+	r.decided(in, res)
 	return res
 }
 
@@ -163,7 +163,7 @@ func (r *Runner) FireInto(ctx context.Context, in *luahook.Input, res *Result) {
 	if res.Trace == nil {
 		res.Trace = buf
 	}
-	r.decided(in, res)
+	r.decided(in, *res)
 }
 
 func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {
