@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/decisionlog"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
@@ -86,6 +87,47 @@ type Config struct {
 	Hooks map[luahook.Event][]Hook
 	// Tools holds the JSON Schemas of tool inputs, by tool name as written.
 	Tools map[string]Tool
+	// DecisionLog is the [decision_log] section.
+	DecisionLog DecisionLog
+}
+
+// DecisionLog is the [decision_log] section: one JSON line per fired event
+// (decisionlog.Record), masked, written off the decision's path.
+type DecisionLog struct {
+	// Enabled (enabled) turns the log on or off; nil when the file does
+	// not say, and then the host decides: off in the library, on in
+	// luahook serve.
+	Enabled *bool
+	// Path (path, default "stdout") is the file the records are appended
+	// to, relative to the folder of the configuration file, or "stdout" or
+	// "stderr".
+	Path string
+	// MaxBytes (max_bytes, default 16 MiB, at least 4096) is the size at
+	// which the file is rotated: PATH becomes PATH.1, PATH.1 PATH.2 and so on.
+	MaxBytes int64
+	// MaxFiles (max_files, default 5, 0 to 1000) is how many rotated files
+	// are kept; 0 keeps none (the file is cut when full).
+	MaxFiles int
+	// Queue (queue, default 1024, 1 to 1000000) is how many records may wait
+	// for the writer; past it records are dropped and counted, never
+	// waited for.
+	Queue int
+	// MaxInputBytes (max_input_bytes, default 64 KiB, at least 1) is the
+	// largest payload a record carries; a larger one is logged as its
+	// digest and size, marked truncated.
+	MaxInputBytes int
+	// Drop (drop) lists payload paths left out of the records
+	// ("toolInput.env"), Mask (mask) paths whose values are replaced by
+	// MaskWith ("toolInput.headers.Authorization"); "*" is any key, [N] or
+	// [*] an array's elements.
+	Drop, Mask []string
+	// MaskWith (mask_with, default "[masked]") replaces masked values and
+	// strings that hold a secret.
+	MaskWith string
+	// RedactSecrets (redact_secrets, default true) replaces every string
+	// that matches the built-in secret patterns (those of the shipped
+	// prompt-secrets policy), in the payload, the outcomes and the failures.
+	RedactSecrets bool
 }
 
 // Runner is the [runner] section.
@@ -213,6 +255,9 @@ func Default() *Config {
 		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
 			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes},
+		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: decisionlog.DefaultMaxBytes, MaxFiles: decisionlog.DefaultMaxFiles,
+			Queue: decisionlog.DefaultQueue, MaxInputBytes: decisionlog.DefaultMaxInputBytes,
+			MaskWith: decisionlog.DefaultMaskWith, RedactSecrets: true},
 	}
 }
 

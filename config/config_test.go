@@ -19,6 +19,8 @@ func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20, MaxContextBytes: 64 << 10, BackgroundWorkers: 4, BackgroundQueue: 256, OnLoadError: "deny"},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000, MaxInputValues: 100_000},
 		Store:    Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20},
+		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: 16 << 20, MaxFiles: 5, Queue: 1024, MaxInputBytes: 64 << 10,
+			MaskWith: "[masked]", RedactSecrets: true},
 	}
 	if got := Default(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
@@ -371,5 +373,38 @@ func BenchmarkParseJSON(b *testing.B) {
 		if _, err := Parse("testdata/full.json", data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestDecisionLogSectionIsReadWithItsPathResolved(t *testing.T) {
+	c, err := Parse("/etc/luahook/luahook.toml", []byte(`[decision_log]
+enabled = true
+path = "logs/decisions.jsonl"
+max_bytes = 1048576
+max_files = 0
+queue = 64
+max_input_bytes = 4096
+drop = ["toolInput.env"]
+mask = ["toolInput.headers.Authorization", "native.*.token", "toolInput.args[*]"]
+mask_with = "***"
+redact_secrets = false
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	want := DecisionLog{Enabled: &on, Path: "/etc/luahook/logs/decisions.jsonl", MaxBytes: 1 << 20, MaxFiles: 0, Queue: 64,
+		MaxInputBytes: 4096, Drop: []string{"toolInput.env"},
+		Mask:     []string{"toolInput.headers.Authorization", "native.*.token", "toolInput.args[*]"},
+		MaskWith: "***", RedactSecrets: false}
+	if !reflect.DeepEqual(c.DecisionLog, want) {
+		t.Errorf("[decision_log] = %+v, want %+v", c.DecisionLog, want)
+	}
+	c, err = Parse("luahook.toml", []byte("[decision_log]\nenabled = false\npath = \"stderr\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DecisionLog.Enabled == nil || *c.DecisionLog.Enabled || c.DecisionLog.Path != "stderr" {
+		t.Errorf("enabled = false, path = stderr read as %+v", c.DecisionLog)
 	}
 }

@@ -32,6 +32,9 @@ func decode(file string, f format, root *node) (*Config, error) {
 		d.top(root, c)
 	}
 	c.HooksDir = c.resolve(c.HooksDir)
+	if p := c.DecisionLog.Path; p != "stdout" && p != "stderr" {
+		c.DecisionLog.Path = c.resolve(p)
+	}
 	if len(d.errs) == 0 {
 		return c, nil
 	}
@@ -211,7 +214,7 @@ func (d *decoder) strList(n *node, check func(string) string) ([]string, bool) {
 }
 
 func (d *decoder) top(root *node, c *Config) {
-	d.table(root, []string{"hooks_dir", "runner", "lua", "store", "command", "hooks", "tools"}, func(key string, v *node) {
+	d.table(root, []string{"hooks_dir", "runner", "lua", "store", "command", "hooks", "tools", "decision_log"}, func(key string, v *node) {
 		switch key {
 		case "hooks_dir":
 			if s, ok := d.str(v); ok {
@@ -238,6 +241,8 @@ func (d *decoder) top(root *node, c *Config) {
 			d.hooks(v, c)
 		case "tools":
 			d.tools(v, c)
+		case "decision_log":
+			d.decisionLog(v, &c.DecisionLog)
 		}
 	})
 }

@@ -32,6 +32,14 @@ type Record struct {
 	// ("toolInput.env.API_KEY"), so a reader knows the payload is not the
 	// one that was decided on.
 	Masked []string `json:"masked,omitempty"`
+	// Truncated is set when the payload was larger than the log keeps
+	// (Options.MaxInputBytes): Input is null, InputDigest still the
+	// digest of the whole payload and InputBytes its size. Such a record
+	// cannot be replayed.
+	Truncated bool `json:"truncated,omitempty"`
+	// InputBytes is the payload's size as luahook.Input.Size counts it,
+	// set when Truncated.
+	InputBytes int `json:"inputBytes,omitempty"`
 	// Hooks has one entry per hook in the event's trace, in trace order.
 	Hooks []Hook `json:"hooks"`
 	// Decision is the final decision.

@@ -46,15 +46,22 @@ func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]
 	return cfg, sum, false, err
 }
 
-// applyConfig puts cfg in force: tool schemas, policy gating, and the
-// configured hook set when it changed structurally (or on the first load).
+// applyConfig puts cfg, read from a file of content sum, in force: tool
+// schemas, policy gating, the decision log, and the configured hook set when
+// it changed structurally (or on the first load). The configured hooks'
+// Version is the content hash of the file they were built from: an edit
+// that leaves them as they are (HooksEqual) keeps them, and their version.
 // On any error nothing changes. e.mu is held.
-func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
+func (e *Engine) applyConfig(cfg *config.Config, sum [32]byte, initial bool) error {
 	schemas, err := cfg.CompileSchemas()
 	if err != nil {
 		return err
 	}
 	maps.Copy(schemas, e.opts.Schemas)
+	version := ""
+	if cfg.Path != "" {
+		version = contentVersion(sum)
+	}
 	rebuild := initial || e.cfg == nil || !cfg.HooksEqual(e.cfg)
 	var specs []luahook.Spec
 	if rebuild {
@@ -63,14 +70,28 @@ func (e *Engine) applyConfig(cfg *config.Config, initial bool) error {
 			return err
 		}
 	}
+	dlog, dlogChange, err := e.openDecisionLog(cfg)
+	if err != nil {
+		closeSpecs(specs)
+		return err
+	}
 	if rebuild {
+		for i := range specs {
+			specs[i].Version = version
+		}
 		prev := e.configured
 		if err := e.reg.ReplaceOwner(ConfiguredOwner, specs); err != nil {
 			closeSpecs(specs)
+			if dlog != nil {
+				dlog.Close()
+			}
 			return err
 		}
 		e.configured = specs
 		closeSpecs(prev)
+	}
+	if dlogChange {
+		e.swapDecisionLog(cfg, dlog)
 	}
 	e.run.SetMaxInputBytes(maxInputBytes(e.opts.MaxInputBytes, cfg.Runner.MaxInputBytes))
 	e.store.SetLimits(luabind.StoreLimits{MaxKeyBytes: cfg.Store.MaxKeyBytes, MaxValueBytes: cfg.Store.MaxValueBytes,

@@ -128,6 +128,10 @@ type Options struct {
 	// does the same. Hook files that are links to files outside the hooks
 	// folder are refused (*SymlinkError) either way.
 	AllowLoosePermissions bool
+	// DecisionLog overrides where the config's [decision_log] goes, or
+	// gives the engine a host's log. The zero value follows the config: off
+	// unless it enables the log.
+	DecisionLog DecisionLog
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
@@ -150,6 +154,7 @@ type Engine struct {
 	closed bool
 	cfg    *config.Config
 	cfgSum [32]byte // the content of the config file in force
+	dlog   decisionLogState
 	// configured are the specs of the configured hook set in force, kept to
 	// close their transports when the set is replaced.
 	configured []luahook.Spec
@@ -220,7 +225,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		cfg, errs = e.buildable(cfg)
 		cfgErr = errors.Join(append([]error{cfgErr}, errs...)...)
 	}
-	err := e.applyConfig(cfg, true)
+	err := e.applyConfig(cfg, sum, true)
 	e.cfgErr = cfgErr
 	if err == nil {
 		e.syncLua(ctx, nil, true)
@@ -271,6 +276,9 @@ func newEngine(opts Options, logger *slog.Logger, cfg *config.Config) *Engine {
 		BackgroundWorkers: cfg.Runner.BackgroundWorkers,
 		BackgroundQueue:   cfg.Runner.BackgroundQueue,
 	})
+	if l := opts.DecisionLog.Logger; l != nil {
+		e.run.SetOnDecision(l.Observe)
+	}
 	return e
 }
 
@@ -354,6 +362,7 @@ func (e *Engine) Close() error {
 			delete(e.files, name)
 		}
 		closeSpecs(e.configured)
+		e.closeDecisionLog()
 		e.store.Close()
 		e.publish()
 	})

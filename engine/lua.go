@@ -223,6 +223,9 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 		return err
 	}
 	specs := luabind.Specs(f.Registrations())
+	for i := range specs {
+		specs[i].Version = contentVersion(sum)
+	}
 	if err := e.reg.ReplaceOwner(name, specs); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", path, err)

@@ -209,7 +209,7 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 	}
 	if err == nil {
 		prev := e.cfg
-		if err = e.applyConfig(cfg, false); err == nil {
+		if err = e.applyConfig(cfg, sum, false); err == nil {
 			e.cfgSum, e.cfgErr = sum, nil
 			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua)
 			if r, p := cfg.Runner, prev.Runner; r.MaxContextBytes != p.MaxContextBytes || r.BackgroundWorkers != p.BackgroundWorkers || r.BackgroundQueue != p.BackgroundQueue {

@@ -26,7 +26,9 @@ const (
 // queue is full) and not awaited. Deny and mutate outcomes are ignored;
 // failures are logged and skipped.
 func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
-	return r.postToolUse(ctx, in, nil)
+	res := r.postToolUse(ctx, in, nil)
+	r.decided(in, res)
+	return res
 }
 
 func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
@@ -44,7 +46,9 @@ func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []Hoo
 // SessionStart runs every SessionStart hook in parallel, waits for all, and
 // joins their context in registration order.
 func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
-	return r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin, nil)
+	res := r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin, nil)
+	r.decided(in, res)
+	return res
 }
 
 // Stop runs every Stop hook in parallel and waits for all. Their context is
@@ -55,14 +59,18 @@ func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
 // failed Stop hook is logged and asks nothing, whatever its failure policy:
 // Stop cannot block, so luahook never keeps an agent going on its own.
 func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
-	return r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, nil)
+	res := r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, nil)
+	r.decided(in, res)
+	return res
 }
 
 // Observe runs the hooks of an observational event (in.Event) that match
 // in.MatchKey() in parallel and waits for all. Outcomes are ignored; failures
 // are logged, whatever the failure policy. Another event runs nothing.
 func (r *Runner) Observe(ctx context.Context, in *luahook.Input) Result {
-	return r.observe(ctx, in, nil)
+	res := r.observe(ctx, in, nil)
+	r.decided(in, res)
+	return res
 }
 
 func (r *Runner) observe(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {

@@ -29,10 +29,12 @@ import (
 // too, each on the final input; their outcomes and failures are traced and
 // counted (ShadowStats), never enforced.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
-	if !r.reg.Has(luahook.PreToolUse) {
+	if !r.reg.Has(luahook.PreToolUse) && r.onDecision.Load() == nil {
 		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
 	}
-	return r.preToolUse(ctx, in, nil)
+	res := r.preToolUse(ctx, in, nil)
+	r.decided(in, res)
+	return res
 }
 
 // preToolUse is PreToolUse with the trace in trace's array when it is big enough.

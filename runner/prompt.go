@@ -19,7 +19,9 @@ import (
 // too; their outcomes and failures are traced and counted (ShadowStats),
 // never enforced.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
-	return r.userPromptSubmit(ctx, in, nil)
+	res := r.userPromptSubmit(ctx, in, nil)
+	r.decided(in, res)
+	return res
 }
 
 func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {

@@ -56,6 +56,9 @@ type Options struct {
 	// When it is full, new payloads are dropped and counted
 	// (BackgroundStats). 0 means DefaultBackgroundQueue.
 	BackgroundQueue int
+	// OnDecision observes every decided event (see SetOnDecision); nil
+	// observes nothing.
+	OnDecision DecisionFunc
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -74,6 +77,7 @@ type Runner struct {
 	maxInput   atomic.Int64 // bytes of a hook's payload; negative: no cap
 	schemas    atomic.Pointer[map[string]*jsonschema.Schema]
 	maxContext int // bytes of one event's joined context
+	onDecision atomic.Pointer[DecisionFunc]
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
@@ -105,6 +109,7 @@ func New(opts Options) *Runner {
 	r.policyOnly.Store(opts.PolicyOnly)
 	r.SetMaxInputBytes(opts.MaxInputBytes)
 	r.SetSchemas(opts.Schemas)
+	r.SetOnDecision(opts.OnDecision)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -143,7 +148,9 @@ func (r *Runner) Has(e luahook.Event) bool {
 // nothing and returns an empty Result. A nil in runs nothing and is denied:
 // the event is unknown, so it may be one that can block.
 func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
-	return r.fire(ctx, in, nil)
+	res := r.fire(ctx, in, nil)
+	r.decided(in, res)
+	return res
 }
 
 // FireInto is Fire writing its Result over *res, with the trace in
@@ -158,6 +165,7 @@ func (r *Runner) FireInto(ctx context.Context, in *luahook.Input, res *Result) {
 	if res.Trace == nil {
 		res.Trace = buf
 	}
+	r.decided(in, *res)
 }
 
 func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {

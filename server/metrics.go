@@ -5,6 +5,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/decisionlog"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -173,3 +174,17 @@ func verdictIndex(d agent.Decision) int {
 }
 
 func verdictLabel(d agent.Decision) string { return verdictLabels[verdictIndex(d)] }
+
+// registerDecisionLog serves the decision log's counts.
+func registerDecisionLog(reg prometheus.Registerer, stats func() decisionlog.Stats) {
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "luahook_decision_log_written_total", Help: "Decision records the log's sink took.",
+		}, func() float64 { return float64(stats().Written) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "luahook_decision_log_dropped_total", Help: "Decision records dropped because the log's queue was full (the decisions themselves never wait for the log).",
+		}, func() float64 { return float64(stats().Dropped) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "luahook_decision_log_failed_total", Help: "Decision records the log's sink failed to write.",
+		}, func() float64 { return float64(stats().Failed) }))
+}

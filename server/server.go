@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/decisionlog"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -66,6 +67,11 @@ type Options struct {
 	// hooks too, after the live answer, and counts where they disagree
 	// (see ShadowOptions). Close stops it.
 	Shadow *ShadowOptions
+	// DecisionLog returns the decision log's counts
+	// (engine.Engine.DecisionLogStats), served as
+	// luahook_decision_log_written_total, _dropped_total and _failed_total.
+	// Nil: no such metrics.
+	DecisionLog func() decisionlog.Stats
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -113,6 +119,9 @@ func New(f Firer, opts Options) *Handler {
 	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
 	h.shadow = newShadowSet(opts.Shadow, h.logger)
 	reg.MustRegister(newShadowCollector(f, h.shadow))
+	if opts.DecisionLog != nil {
+		registerDecisionLog(reg, opts.DecisionLog)
+	}
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)

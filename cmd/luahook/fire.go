@@ -37,6 +37,7 @@ type fireOptions struct {
 	agent       string
 	http        string
 	httpTimeout time.Duration
+	decisionLog string
 }
 
 func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -97,6 +98,11 @@ relayed; when that server cannot be reached, is slower than
 --http-timeout or answers anything but a well-formed answer, fire blocks
 the same way.
 
+--decision-log FILE appends the decision's record (see luahook serve) to
+FILE, rotated as the config's [decision_log] says; the config's log goes to
+a file only, never to fire's standard output or error, which the agent
+reads.
+
 Standard input is read up to the end of the payload's JSON object (the host
 may keep the pipe open), for at most --read-timeout. On a terminal fire says
 that it waits for the payload and reads it without a time limit (Ctrl-D for
@@ -127,6 +133,7 @@ doing, a second one at once.`,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "read and answer this agent's hook protocol: claude, codex, copilot, cursor, gemini or auto")
 	cmd.Flags().StringVar(&o.http, "http", "", "with --agent: ask the luahook serve at this URL instead of loading hooks here")
 	cmd.Flags().DurationVar(&o.httpTimeout, "http-timeout", defaultHTTPTimeout, "with --http: how long the server has to answer")
+	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `append the decision's record to this file, or "off" (default: the config's [decision_log], when it names a file)`)
 	return cmd
 }
 
@@ -166,7 +173,11 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	if err != nil {
 		return err
 	}
-	eng, problems, err := openForFire(ctx, g, logger)
+	dlog, err := fireDecisionLog(o.decisionLog)
+	if err != nil {
+		return err
+	}
+	eng, problems, err := openForFire(ctx, g, logger, dlog)
 	if err != nil {
 		return err
 	}
@@ -253,7 +264,7 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 // is valid of a broken config. problems lists what did not load, each on
 // its own: the untrusted folder, each config problem, each hook file. eng
 // is nil when nothing is left to open.
-func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger) (eng *engine.Engine, problems []error, err error) {
+func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlog engine.DecisionLog) (eng *engine.Engine, problems []error, err error) {
 	src, err := g.sources()
 	if err != nil {
 		return nil, nil, err
@@ -266,11 +277,22 @@ func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger) (en
 	if !ok {
 		return nil, problems, nil
 	}
-	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true})
+	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true, decisionLog: dlog})
 	if err != nil {
 		return nil, nil, err
 	}
 	return eng, append(problems, eng.Problems()...), nil
+}
+
+// fireDecisionLog says where fire's decision log goes: the file of
+// --decision-log, or off, or the config's log when that is a file. Fire's
+// standard output and error belong to the agent: a config's "stdout" or
+// "stderr" log is not written.
+func fireDecisionLog(flag string) (engine.DecisionLog, error) {
+	if flag == "stdout" || flag == "stderr" {
+		return engine.DecisionLog{}, fmt.Errorf("--decision-log %s: fire's standard output and error carry its answer; give a file", flag)
+	}
+	return engine.DecisionLog{To: flag, Stdout: io.Discard, Stderr: io.Discard}, nil
 }
 
 // deny prints res denied with reason (after the policies' own reason, when

@@ -60,7 +60,11 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	if err != nil {
 		return err
 	}
-	eng, problems, err := openForFire(ctx, g, logger)
+	dlog, err := fireDecisionLog(o.decisionLog)
+	if err != nil {
+		return err
+	}
+	eng, problems, err := openForFire(ctx, g, logger, dlog)
 	if err != nil {
 		// Nothing could be opened (a named folder that is missing, an
 		// unreadable config): a load problem like any other.

@@ -189,6 +189,8 @@ type openOptions struct {
 	// ownWarnings drops the engine's records of linter warnings while it
 	// opens: the command prints Engine.Warnings itself (check).
 	ownWarnings bool
+	// decisionLog says where the decision log goes (serve, fire).
+	decisionLog engine.DecisionLog
 }
 
 // openWith opens an engine on the global options (sources). A project
@@ -218,6 +220,7 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 		PolicyOnly:    g.noHooks,
 		NoWatch:       !o.watch,
 		PartialConfig: o.partial,
+		DecisionLog:   o.decisionLog,
 
 		AllowLoosePermissions: g.looseOK,
 	})

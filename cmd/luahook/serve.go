@@ -21,11 +21,12 @@ import (
 )
 
 type serveOptions struct {
-	addr      string
-	shadowDir string
-	maxBody   int64
-	grace     time.Duration
-	limits    server.Limits
+	addr        string
+	shadowDir   string
+	maxBody     int64
+	grace       time.Duration
+	limits      server.Limits
+	decisionLog string
 }
 
 func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -78,6 +79,14 @@ on /healthz and /readyz and never make serve unready. Hooks registered with
 mode = "shadow" in the live folder are counted the same way under their own
 name.
 
+serve writes a decision log: one JSON line per answered payload (the
+payload with secrets and the config's [decision_log] mask paths taken out,
+each hook's outcome, failure and duration, the decision, the luahook version
+and the content hash of every hook file that took part), on standard output
+unless --decision-log or the config's [decision_log] say otherwise. The log
+never holds a decision up: past its queue, records are dropped and counted
+(luahook_decision_log_dropped_total).
+
 serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
 stops accepting connections, finishes the requests in flight (for at most
 --grace) and exits 0.`,
@@ -93,6 +102,7 @@ stops accepting connections, finishes the requests in flight (for at most
 	cmd.Flags().Int64Var(&o.limits.MaxBytesInFlight, "max-bytes-in-flight", server.DefaultMaxBytesInFlight, "body bytes the requests in flight may hold together; further requests wait their turn (negative: no bound)")
 	cmd.Flags().IntVar(&o.limits.MaxClientRequests, "max-client-requests", server.DefaultMaxClientRequests, "requests one client (IP address) may have in flight; further ones wait their turn (negative: no bound)")
 	cmd.Flags().Int64Var(&o.limits.MaxClientBytes, "max-client-bytes", 0, "body bytes one client's requests in flight may hold together (0: an eighth of --max-bytes-in-flight; negative: no bound)")
+	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `where the decision log goes: a file, "stdout", "stderr" or "off" (default: the config's [decision_log], else stdout)`)
 	return cmd
 }
 
@@ -102,7 +112,8 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	if err != nil {
 		return err
 	}
-	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true})
+	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err}
+	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, decisionLog: dlog})
 	if err != nil {
 		return err
 	}
@@ -120,7 +131,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
-		Shadow: shadowOptions(shadow, o.shadowDir)})
+		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats})
 	defer h.Close()
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -185,7 +196,9 @@ func openShadow(ctx context.Context, g *globalOptions, dir string, logger *slog.
 		return nil, err
 	}
 	logger = logger.With("shadow", dir)
-	eng, err := g.open(ctx, src.config, dir, openOptions{logger: logger, watch: true})
+	eng, err := g.open(ctx, src.config, dir, openOptions{logger: logger, watch: true,
+		// The live engine logs each decision; the shadow set's disagreements are logged as warnings.
+		decisionLog: engine.DecisionLog{To: engine.DecisionLogOff}})
 	if err != nil {
 		return nil, fmt.Errorf("--shadow-dir %s: %w", dir, err)
 	}

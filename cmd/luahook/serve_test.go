@@ -36,13 +36,14 @@ type served struct {
 	once   sync.Once
 }
 
-// startServe runs "luahook [globals...] serve --addr 127.0.0.1:0 [serveArgs...]".
+// startServe runs "luahook [globals...] serve --addr 127.0.0.1:0 --decision-log off [serveArgs...]"
+// (serveArgs may set --decision-log again).
 func startServe(t *testing.T, globals []string, serveArgs ...string) *served {
 	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{t: t, cancel: cancel, done: make(chan int, 1), lines: make(chan string, 16), stderr: &lockedBuffer{}}
-	args := append(append(append([]string{}, globals...), "serve", "--addr", "127.0.0.1:0"), serveArgs...)
+	args := append(append(append([]string{}, globals...), "serve", "--addr", "127.0.0.1:0", "--decision-log", "off"), serveArgs...)
 	go func() {
 		s.done <- run(ctx, args, nil, pw, s.stderr)
 		pw.Close()
@@ -351,7 +352,7 @@ printf '{"action":"deny","reason":"slow: %s"}' "$line"
 	}
 	// --config names the folder's config: found by default it would need
 	// luahook trust.
-	cmd := luahookExe(t, "--config", "luahook.toml", "serve", "--addr", "127.0.0.1:0")
+	cmd := luahookExe(t, "--config", "luahook.toml", "serve", "--addr", "127.0.0.1:0", "--decision-log", "off")
 	cmd.Dir = dir
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr

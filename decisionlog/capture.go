@@ -1,0 +1,186 @@
+package decisionlog
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/runner"
+)
+
+// pending is what the decision's path copies of one decision for the writer:
+// the payload, with every byte the caller may reuse copied (the caller may
+// fire its next event with the same Input and Result: FireInto), and the
+// result with its trace. Strings are immutable and shared; the hooks'
+// outcomes and failures are the runner's, never changed after it returns.
+type pending struct {
+	at   time.Time
+	in   luahook.Input
+	tr   luahook.ToolResult
+	co   luahook.Compaction
+	sa   luahook.Subagent
+	no   luahook.NotificationInfo
+	caps []string
+	raw  []byte // the copies of toolInput and native
+	res  runner.Result
+	hook []runner.HookTrace
+
+	size      int    // the payload's size (luahook.Input.Size)
+	truncated bool   // larger than the log keeps: only the digest is kept
+	digest    string // set when truncated
+	cost      int64  // what it holds in the queue, in bytes
+}
+
+// recordOverhead is what a queued record costs besides its payload.
+const recordOverhead = 512
+
+var pendings = sync.Pool{New: func() any { return new(pending) }}
+
+// capture copies what the record of (in, res) needs.
+func capture(in *luahook.Input, res *runner.Result, maxInput int) *pending {
+	p := pendings.Get().(*pending)
+	p.at = time.Now()
+	p.size = in.Size()
+	p.res = *res
+	p.res.Trace = nil
+	p.hook = append(p.hook[:0], res.Trace...)
+	p.cost = recordOverhead + int64(len(p.hook))*recordOverhead
+	if p.size > maxInput {
+		// Only the identity of the payload is kept; its digest is taken
+		// now, as the payload may change once the decision returns.
+		p.truncated = true
+		if data, err := payloadJSON(in); err == nil {
+			p.digest = digest(data)
+		}
+		p.in = luahook.Input{Event: in.Event, ToolName: in.ToolName, Cwd: in.Cwd, SessionID: in.SessionID, Agent: in.Agent}
+		return p
+	}
+	p.truncated, p.digest = false, ""
+	p.cost += int64(p.size)
+	p.in = *in
+	p.raw = append(p.raw[:0], in.ToolInput...)
+	p.raw = append(p.raw, in.Native...)
+	if in.ToolInput != nil {
+		p.in.ToolInput = p.raw[:len(in.ToolInput):len(in.ToolInput)]
+	}
+	if in.Native != nil {
+		p.in.Native = p.raw[len(in.ToolInput):]
+	}
+	if in.ToolCapabilities != nil {
+		p.caps = append(p.caps[:0], in.ToolCapabilities...)
+		p.in.ToolCapabilities = p.caps
+	}
+	if in.ToolResult != nil {
+		p.tr, p.in.ToolResult = *in.ToolResult, &p.tr
+	}
+	if in.Compaction != nil {
+		p.co, p.in.Compaction = *in.Compaction, &p.co
+	}
+	if in.Subagent != nil {
+		p.sa, p.in.Subagent = *in.Subagent, &p.sa
+	}
+	if in.Notification != nil {
+		p.no, p.in.Notification = *in.Notification, &p.no
+	}
+	return p
+}
+
+// release returns p to the pool, unless it grew large.
+func (p *pending) release() {
+	if cap(p.raw) > 64<<10 || cap(p.hook) > 256 {
+		return
+	}
+	clear(p.hook)
+	clear(p.caps)
+	p.in, p.res = luahook.Input{}, runner.Result{}
+	pendings.Put(p)
+}
+
+// builder turns pendings into Records on the writer goroutine.
+type builder struct{ rec Record }
+
+// record builds the Record of p: masking happens here, off the decision's
+// path. The Record is the builder's, valid until the next call.
+func (b *builder) record(p *pending, m *masker) *Record {
+	r := &b.rec
+	*r = Record{
+		Time:           p.at.UTC(),
+		LuahookVersion: luahook.Version,
+		Agent:          p.in.Agent,
+		SessionID:      p.in.SessionID,
+		Event:          p.in.Event,
+		ToolName:       p.in.ToolName,
+	}
+	if p.truncated {
+		r.Truncated, r.InputBytes, r.InputDigest, r.Input = true, p.size, p.digest, json.RawMessage("null")
+	} else if data, err := payloadJSON(&p.in); err != nil {
+		r.InputDigest, r.Input = "", json.RawMessage("null")
+	} else {
+		r.InputDigest = digest(data)
+		r.Input, err = m.apply(data, nil, "", &r.Masked)
+		if err != nil {
+			r.Input = json.RawMessage("null")
+		}
+	}
+	r.Hooks = make([]Hook, len(p.hook))
+	for i := range p.hook {
+		t := &p.hook[i]
+		at := "hooks[" + strconv.Itoa(i) + "]"
+		r.Hooks[i] = Hook{
+			Name: t.Name, Source: t.Source, Kind: t.Kind, Version: t.Version, Mode: string(t.Mode),
+			Outcome: m.outcome(t.Outcome, at+".outcome", &r.Masked), Skipped: t.Skipped,
+			DurationMs: float64(t.Duration.Microseconds()) / 1000,
+		}
+		if f := t.Failure; f != nil {
+			r.Hooks[i].Failure = &luahook.Failure{Kind: f.Kind, Message: m.text(f.Message, at+".failure.message", &r.Masked)}
+		}
+		if t.Version != "" {
+			if r.Files == nil {
+				r.Files = map[string]string{}
+			}
+			r.Files[sourceFile(t.Source)] = t.Version
+		}
+	}
+	out := m.outcome(p.res.Outcome(), "decision.outcome", &r.Masked)
+	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
+	return r
+}
+
+// outcome returns a copy of o with its texts and its input masked.
+func (m *masker) outcome(o *luahook.Outcome, at string, masked *[]string) *luahook.Outcome {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.Reason = m.text(c.Reason, at+".reason", masked)
+	c.AdditionalContext = m.text(c.AdditionalContext, at+".additionalContext", masked)
+	if c.Input != nil {
+		in, err := m.apply(c.Input, []string{"toolInput"}, at+".input", masked)
+		if err != nil {
+			in = appendString(nil, m.with)
+			*masked = append(*masked, at+".input")
+		}
+		c.Input = in
+	}
+	return &c
+}
+
+// sourceFile is the file of a hook's source, "file:line" without its line.
+func sourceFile(source string) string {
+	if i := strings.LastIndexByte(source, ':'); i > 0 && isDigits(source[i+1:]) {
+		return source[:i]
+	}
+	return source
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,153 @@
+package decisionlog
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/luahook/luahook"
+)
+
+// AppendLine appends rec's JSON line (the log's line format: what
+// json.Marshal of rec decodes to, without HTML escaping, ending in a
+// newline) to b. It writes the fields itself: encoding/json would compact
+// and check the payload again, which the writer has just produced.
+func AppendLine(b []byte, rec *Record) []byte {
+	b = append(b, `{"time":"`...)
+	b = rec.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","luahookVersion":`...)
+	b = appendString(b, rec.LuahookVersion)
+	b = optString(b, "agent", rec.Agent)
+	b = optString(b, "sessionId", rec.SessionID)
+	b = append(b, `,"event":`...)
+	b = appendString(b, string(rec.Event))
+	b = optString(b, "toolName", rec.ToolName)
+	b = append(b, `,"inputDigest":`...)
+	b = appendString(b, rec.InputDigest)
+	b = append(b, `,"input":`...)
+	b = appendRaw(b, rec.Input)
+	if len(rec.Masked) > 0 {
+		b = append(b, `,"masked":[`...)
+		for i, m := range rec.Masked {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, m)
+		}
+		b = append(b, ']')
+	}
+	if rec.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	if rec.InputBytes != 0 {
+		b = append(b, `,"inputBytes":`...)
+		b = strconv.AppendInt(b, int64(rec.InputBytes), 10)
+	}
+	b = append(b, `,"hooks":[`...)
+	for i := range rec.Hooks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendHook(b, &rec.Hooks[i])
+	}
+	b = append(b, `],"decision":{`...)
+	d := &rec.Decision
+	n := len(b)
+	b = optString(b, "action", string(d.Action))
+	b = optString(b, "reason", d.Reason)
+	b = optString(b, "decidedBy", d.DecidedBy)
+	b = dropLeadingComma(b, n)
+	if len(b) > n {
+		b = append(b, ',')
+	}
+	b = append(b, `"outcome":`...)
+	b = appendOutcome(b, d.Outcome)
+	b = append(b, '}')
+	if len(rec.Files) > 0 {
+		b = append(b, `,"files":{`...)
+		i := 0
+		for _, k := range slices.Sorted(maps.Keys(rec.Files)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			i++
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendString(b, rec.Files[k])
+		}
+		b = append(b, '}')
+	}
+	return append(b, "}\n"...)
+}
+
+func appendHook(b []byte, h *Hook) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, h.Name)
+	b = optString(b, "source", h.Source)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, string(h.Kind))
+	b = optString(b, "version", h.Version)
+	b = optString(b, "mode", h.Mode)
+	if h.Outcome != nil {
+		b = append(b, `,"outcome":`...)
+		b = appendOutcome(b, h.Outcome)
+	}
+	if f := h.Failure; f != nil {
+		b = append(b, `,"failure":{"kind":`...)
+		b = appendString(b, string(f.Kind))
+		b = append(b, `,"message":`...)
+		b = appendString(b, f.Message)
+		b = append(b, '}')
+	}
+	b = optString(b, "skipped", h.Skipped)
+	b = append(b, `,"durationMs":`...)
+	b = strconv.AppendFloat(b, h.DurationMs, 'f', -1, 64)
+	return append(b, '}')
+}
+
+func appendOutcome(b []byte, o *luahook.Outcome) []byte {
+	if o == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	n := len(b)
+	b = optString(b, "action", string(o.Action))
+	b = optString(b, "reason", o.Reason)
+	if len(o.Input) > 0 {
+		b = append(b, `,"input":`...)
+		b = appendRaw(b, o.Input)
+	}
+	b = optString(b, "additionalContext", o.AdditionalContext)
+	b = optString(b, "contextAs", string(o.ContextAs))
+	return append(dropLeadingComma(b, n), '}')
+}
+
+// dropLeadingComma removes the comma optString wrote before an object's
+// first member, which starts at b[n].
+func dropLeadingComma(b []byte, n int) []byte {
+	if len(b) > n && b[n] == ',' {
+		return append(b[:n], b[n+1:]...)
+	}
+	return b
+}
+
+// optString appends ,"key":"s" unless s is empty.
+func optString(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return appendString(b, s)
+}
+
+// appendRaw appends raw JSON the walker produced (compact and valid), or
+// null.
+func appendRaw(b, raw []byte) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}

@@ -1,0 +1,332 @@
+package decisionlog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/runner"
+)
+
+// Defaults of a Logger's bounds.
+const (
+	// DefaultQueue is how many records may wait for the writer (1024).
+	DefaultQueue = 1024
+	// MaxQueue bounds Options.Queue (1,000,000).
+	MaxQueue = 1_000_000
+	// DefaultMaxInputBytes is the largest payload a record carries (64
+	// KiB, as luahook.Input.Size counts it); a larger one is logged as its
+	// digest and size, Truncated.
+	DefaultMaxInputBytes = 64 << 10
+	// DefaultMaxQueueBytes bounds the payload bytes the waiting records
+	// hold together (32 MiB).
+	DefaultMaxQueueBytes = 32 << 20
+	// DefaultCloseTimeout bounds how long Close waits for the queue to be
+	// written (5 s).
+	DefaultCloseTimeout = 5 * time.Second
+)
+
+// Options configure a Logger. Only Sink is required.
+type Options struct {
+	// Sink receives the records (File, Writer, Func).
+	Sink Sink
+	// Queue is how many records may wait for the writer; when it is full a
+	// record is dropped and counted (Dropped), never waited for. 0 means
+	// DefaultQueue.
+	Queue int
+	// MaxInputBytes is the largest payload (luahook.Input.Size) a record
+	// carries; a larger payload is logged as its digest and size
+	// (Record.Truncated). 0 means DefaultMaxInputBytes.
+	MaxInputBytes int
+	// MaxQueueBytes bounds the payload bytes of the waiting records
+	// together; past it records are dropped and counted. 0 means
+	// DefaultMaxQueueBytes.
+	MaxQueueBytes int64
+	// Drop lists JSON paths of the payload whose members are left out of
+	// the log ("toolInput.env"), Mask paths whose values are replaced by
+	// MaskWith ("toolInput.headers.Authorization"); see ParsePath. Both
+	// apply to rewritten tool inputs too (the toolInput paths).
+	Drop, Mask []string
+	// MaskWith replaces masked values and strings that hold a secret. ""
+	// means DefaultMaskWith.
+	MaskWith string
+	// KeepSecrets leaves strings that match the built-in secret patterns
+	// (Secrets) as they are; by default every such string in the payload,
+	// the hooks' outcomes and failures and the decision is replaced.
+	KeepSecrets bool
+	// CloseTimeout bounds how long Close waits for the waiting records to
+	// be written. 0 means DefaultCloseTimeout.
+	CloseTimeout time.Duration
+	// Logger receives the sink's write errors (the first of a run of
+	// them). Nil discards them.
+	Logger *slog.Logger
+}
+
+// Stats count what a Logger did with the decisions it was given.
+type Stats struct {
+	Written uint64 // records the sink took
+	Dropped uint64 // records dropped: the queue was full or the Logger closed
+	Failed  uint64 // records the sink refused (write errors)
+}
+
+// Logger writes one Record per decided event to its Sink. Its Observe
+// method is a runner.DecisionFunc: on the decision's path it only copies
+// what the record needs and queues it; masking, encoding and writing happen
+// on the Logger's one writer goroutine. Its methods are safe for concurrent
+// use.
+type Logger struct {
+	sink     Sink
+	mask     masker
+	maxInput int
+	maxBytes int64
+	timeout  time.Duration
+	log      *slog.Logger
+
+	q       chan *pending
+	queued  atomic.Int64 // payload bytes waiting
+	idle    atomic.Bool  // the writer waits for a first record
+	wake    chan struct{}
+	full    chan struct{} // the queue reached wakeAt
+	wakeAt  int
+	closed  atomic.Bool
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	closeMu sync.Mutex
+	err     error
+
+	written, dropped, failed atomic.Uint64
+}
+
+// New returns a Logger writing to opts.Sink and starts its writer. A bad
+// path in Drop or Mask is an error naming it; the sink is not closed then.
+func New(opts Options) (*Logger, error) {
+	if opts.Sink == nil {
+		return nil, errors.New("decisionlog: no sink")
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = DefaultQueue
+	}
+	if opts.Queue > MaxQueue {
+		return nil, fmt.Errorf("decisionlog: queue of %d records is over the bound of %d", opts.Queue, MaxQueue)
+	}
+	if opts.MaxInputBytes <= 0 {
+		opts.MaxInputBytes = DefaultMaxInputBytes
+	}
+	if opts.MaxQueueBytes <= 0 {
+		opts.MaxQueueBytes = DefaultMaxQueueBytes
+	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
+	}
+	if opts.MaskWith == "" {
+		opts.MaskWith = DefaultMaskWith
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	l := &Logger{
+		sink: opts.Sink, maxInput: opts.MaxInputBytes, maxBytes: opts.MaxQueueBytes,
+		timeout: opts.CloseTimeout, log: opts.Logger,
+		mask: masker{with: opts.MaskWith, secrets: !opts.KeepSecrets},
+		q:    make(chan *pending, opts.Queue), stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), full: make(chan struct{}, 1), wakeAt: max(1, opts.Queue/4),
+	}
+	for _, list := range []struct {
+		paths []string
+		dst   *[]path
+		key   string
+	}{{opts.Drop, &l.mask.drop, "drop"}, {opts.Mask, &l.mask.mask, "mask"}} {
+		for _, s := range list.paths {
+			p, err := ParsePath(s)
+			if err != nil {
+				return nil, fmt.Errorf("decisionlog: %s: %w", list.key, err)
+			}
+			*list.dst = append(*list.dst, p)
+		}
+	}
+	go l.run()
+	return l, nil
+}
+
+// Observe queues the record of one decision; it is a runner.DecisionFunc.
+// It never waits: when the queue is full, or the Logger is closed, the
+// record is dropped and counted.
+func (l *Logger) Observe(in *luahook.Input, res *runner.Result) {
+	if l.closed.Load() || len(l.q) == cap(l.q) { // full: not worth a copy
+		l.dropped.Add(1)
+		return
+	}
+	p := capture(in, res, l.maxInput)
+	if l.queued.Add(p.cost) > l.maxBytes {
+		l.queued.Add(-p.cost)
+		l.dropped.Add(1)
+		p.release()
+		return
+	}
+	select {
+	case l.q <- p:
+	default:
+		l.queued.Add(-p.cost)
+		l.dropped.Add(1)
+		p.release()
+		return
+	}
+	// The writer is woken for the first record after it fell idle and when
+	// the queue fills up, not for every record: a wake-up is a system call
+	// on the decision's path.
+	if l.idle.Load() && l.idle.CompareAndSwap(true, false) {
+		signal(l.wake)
+	}
+	if len(l.q) >= l.wakeAt {
+		signal(l.full)
+	}
+}
+
+// signal sends on a channel of one without waiting.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+var _ runner.DecisionFunc = (*Logger)(nil).Observe
+
+// Dropped returns how many records were dropped: the queue was full, or
+// the Logger was closed.
+func (l *Logger) Dropped() uint64 { return l.dropped.Load() }
+
+// Stats returns the Logger's counts.
+func (l *Logger) Stats() Stats {
+	return Stats{Written: l.written.Load(), Dropped: l.dropped.Load(), Failed: l.failed.Load()}
+}
+
+// Close stops taking records, writes the ones waiting for at most
+// Options.CloseTimeout, and closes the sink. A sink still blocked after
+// the timeout is abandoned (its goroutine ends when its write returns) and
+// the records not written are counted as dropped. Close may be called more
+// than once; later calls return the first one's result.
+func (l *Logger) Close() error {
+	l.closeMu.Lock()
+	defer l.closeMu.Unlock()
+	l.once.Do(func() {
+		l.closed.Store(true)
+		close(l.stop)
+		t := time.NewTimer(l.timeout)
+		defer t.Stop()
+		select {
+		case <-l.done:
+		case <-t.C:
+			l.err = fmt.Errorf("decisionlog: the sink did not take the waiting records within %s; they were dropped", l.timeout)
+		}
+	})
+	return l.err
+}
+
+// run is the writer: it writes each queued record and, once stopped, the
+// records still queued, then closes the sink.
+func (l *Logger) run() {
+	defer close(l.done)
+	lowerPriority()
+	var b builder
+	failing := false
+	write := func(p *pending) {
+		l.queued.Add(-p.cost)
+		if l.closed.Load() && l.abandoned() {
+			l.dropped.Add(1)
+			p.release()
+			return
+		}
+		rec := b.record(p, &l.mask)
+		p.release()
+		if err := l.sink.Write(rec); err != nil {
+			l.failed.Add(1)
+			if !failing {
+				l.log.Warn("decision log: write failed; records are counted as failed until a write succeeds", "err", err)
+			}
+			failing = true
+			return
+		}
+		failing = false
+		l.written.Add(1)
+	}
+	flusher, _ := l.sink.(Flusher)
+	drain := func() {
+		for {
+			select {
+			case p := <-l.q:
+				write(p)
+			default:
+				if flusher != nil {
+					if err := flusher.Flush(); err != nil {
+						l.failed.Add(1)
+						l.log.Warn("decision log: write failed", "err", err)
+					}
+				}
+				return
+			}
+		}
+	}
+	batch := time.NewTimer(batchWindow)
+	defer batch.Stop()
+	for {
+		l.idle.Store(true)
+		if len(l.q) == 0 {
+			select {
+			case <-l.wake:
+			case <-l.stop:
+				drain()
+				l.closeSink()
+				return
+			}
+		}
+		l.idle.Store(false)
+		// Gather the records of a short window, then write them at once.
+		batch.Reset(batchWindow)
+		select {
+		case <-batch.C:
+		case <-l.full:
+		case <-l.stop:
+			drain()
+			l.closeSink()
+			return
+		}
+		drain()
+	}
+}
+
+// batchWindow is how long the writer gathers records after the first one
+// that woke it: at most one wake-up per window on the decisions' path.
+const batchWindow = 5 * time.Millisecond
+
+func (l *Logger) closeSink() {
+	if err := l.sink.Close(); err != nil {
+		l.log.Warn("decision log: close failed", "err", err)
+	}
+}
+
+// abandoned reports whether Close gave up waiting.
+func (l *Logger) abandoned() bool {
+	if !l.closeMu.TryLock() {
+		return false // Close is waiting
+	}
+	defer l.closeMu.Unlock()
+	return l.err != nil
+}
+
+// digest returns "sha256:" and the hex SHA-256 of data.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// payloadJSON is the payload's JSON, as the digest covers it.
+func payloadJSON(in *luahook.Input) ([]byte, error) { return json.Marshal(in) }

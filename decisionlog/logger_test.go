@@ -1,0 +1,219 @@
+package decisionlog_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/decisionlog"
+	"github.com/luahook/luahook/runner"
+)
+
+func TestRecordCarriesTheDecisionItsHooksAndTheirFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	log := newLog(t, path, decisionlog.Options{})
+	const guard = `hook.register("PreToolUse", "bash", function(input)
+  if input.toolInput.command:find("rm %-rf") then return hook.deny("no rm -rf") end
+end, {name = "guard", stage = "validate"})
+`
+	e, dir := openWith(t, map[string]string{"10-guard.lua": guard, "20-pass.lua": echoHook}, log)
+	before := time.Now().UTC()
+	in := bash("rm -rf /")
+	in.Agent = "claude"
+	res := e.Runner().Fire(context.Background(), in)
+	if !res.Denied {
+		t.Fatalf("not denied: %+v", res)
+	}
+	log.Close()
+	recs := readRecords(t, path)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	r := recs[0]
+	if r.Time.Before(before) || r.Time.After(time.Now()) || r.Time.Location() != time.UTC {
+		t.Errorf("time %v not the decision's, in UTC", r.Time)
+	}
+	if r.LuahookVersion != luahook.Version || r.Agent != "claude" || r.SessionID != "s1" || r.Event != luahook.PreToolUse || r.ToolName != "bash" {
+		t.Errorf("identity = %q %q %q %q %q", r.LuahookVersion, r.Agent, r.SessionID, r.Event, r.ToolName)
+	}
+	data, _ := json.Marshal(in)
+	if r.InputDigest != sha(data) {
+		t.Errorf("inputDigest %s, want %s", r.InputDigest, sha(data))
+	}
+	got, err := luahook.DecodeInput(r.Input)
+	if err != nil {
+		t.Fatalf("input %s does not decode as a payload: %v", r.Input, err)
+	}
+	if g, _ := json.Marshal(got); string(g) != string(data) {
+		t.Errorf("input %s, want the payload %s", g, data)
+	}
+	src, _ := os.ReadFile(filepath.Join(dir, "10-guard.lua"))
+	src2, _ := os.ReadFile(filepath.Join(dir, "20-pass.lua"))
+	guardFile, passFile := filepath.Join(dir, "10-guard.lua"), filepath.Join(dir, "20-pass.lua")
+	wantFiles := map[string]string{guardFile: sha(src), passFile: sha(src2)}
+	if fmt.Sprint(r.Files) != fmt.Sprint(wantFiles) {
+		t.Errorf("files = %v, want %v", r.Files, wantFiles)
+	}
+	var names []string
+	for _, h := range r.Hooks {
+		names = append(names, h.Name)
+		if h.Kind != luahook.KindLua || (h.DurationMs <= 0) != (h.Skipped != "") || !strings.Contains(h.Source, ".lua:") {
+			t.Errorf("hook %+v: kind, duration or source missing", h)
+		}
+		if want := r.Files[strings.Split(h.Source, ".lua:")[0]+".lua"]; h.Version != want {
+			t.Errorf("hook %s version %q, want its file's %q", h.Name, h.Version, want)
+		}
+	}
+	// The mutator runs first, then the validators in file order: guard
+	// denies and echo is not reached.
+	if want := []string{"rewrite", "guard", "echo"}; !slices.Equal(names, want) {
+		t.Errorf("hooks %v, want %v", names, want)
+	}
+	if h := r.Hooks[1]; h.Outcome == nil || h.Outcome.Action != luahook.ActionDeny || h.Outcome.Reason != "no rm -rf" {
+		t.Errorf("guard's outcome %+v", h.Outcome)
+	}
+	if h := r.Hooks[2]; h.Skipped != runner.SkipNotReached {
+		t.Errorf("echo skipped %q, want %q", h.Skipped, runner.SkipNotReached)
+	}
+	d := r.Decision
+	if d.Action != luahook.ActionDeny || d.Reason != "no rm -rf" || d.Outcome == nil || d.Outcome.Action != luahook.ActionDeny || d.DecidedBy != res.DecidedBy {
+		t.Errorf("decision %+v", d)
+	}
+}
+
+func TestAHugePayloadIsLoggedAsItsDigestAndSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	log := newLog(t, path, decisionlog.Options{})
+	e, _ := openWith(t, map[string]string{"10-pass.lua": `hook.register("PreToolUse", nil, function() end)`}, log)
+	in := bash(strings.Repeat("x", 8<<20))
+	e.Runner().Fire(context.Background(), in)
+	log.Close()
+	recs := readRecords(t, path)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	data, _ := json.Marshal(in)
+	r := recs[0]
+	if !r.Truncated || r.InputBytes != in.Size() || r.InputDigest != sha(data) || string(r.Input) != "null" {
+		t.Errorf("truncated %v, inputBytes %d (want %d), digest %s (want %s), input %.40s", r.Truncated, r.InputBytes, in.Size(), r.InputDigest, sha(data), r.Input)
+	}
+	if st, _ := os.Stat(path); st.Size() > 4<<10 {
+		t.Errorf("the record of a truncated payload takes %d bytes", st.Size())
+	}
+}
+
+func TestRotationKeepsAtMostMaxFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "decisions.jsonl")
+	sink, err := decisionlog.File(path, decisionlog.FileOptions{MaxBytes: 4096, MaxFiles: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := decisionlog.New(decisionlog.Options{Sink: sink, Queue: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := openWith(t, map[string]string{"10-pass.lua": `hook.register("PreToolUse", nil, function() end)`}, log)
+	const n = 2000
+	for i := range n {
+		e.Runner().Fire(context.Background(), bash(fmt.Sprintf("echo %d", i)))
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, ent := range ents {
+		names = append(names, ent.Name())
+	}
+	if want := []string{"decisions.jsonl", "decisions.jsonl.1", "decisions.jsonl.2", "decisions.jsonl.3"}; !slices.Equal(names, want) {
+		t.Fatalf("files %v, want %v", names, want)
+	}
+	total := 0
+	for _, name := range names {
+		st, _ := os.Stat(filepath.Join(dir, name))
+		if st.Size() > 4096 {
+			t.Errorf("%s: %d bytes, over max_bytes", name, st.Size())
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", name, st.Mode().Perm())
+		}
+		total += len(readRecords(t, filepath.Join(dir, name)))
+	}
+	// The newest records are kept, whole.
+	last := readRecords(t, path)
+	if st := log.Stats(); st.Written != n || st.Dropped != 0 || total >= n || !strings.Contains(string(last[len(last)-1].Input), fmt.Sprintf("echo %d", n-1)) {
+		t.Errorf("stats %+v, %d records kept of %d, last %s", st, total, n, last[len(last)-1].Input)
+	}
+}
+
+func TestABlockedSinkNeverDelaysDecisionsAndDropsAreCounted(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	taken := make(chan struct{}, 1)
+	log, err := decisionlog.New(decisionlog.Options{
+		Sink:         decisionlog.Func(func(decisionlog.Record) { taken <- struct{}{}; <-block }),
+		Queue:        4,
+		CloseTimeout: 10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := openWith(t, map[string]string{"10-deny.lua": `hook.register("PreToolUse", nil, function() return hook.deny("no") end)`}, log)
+	const n = 1000
+	for range n {
+		if res := e.Runner().Fire(context.Background(), bash("ls")); !res.Denied {
+			t.Fatal("not denied")
+		}
+	}
+	<-taken // the writer holds one record, blocked in the sink
+	// One record is in the sink, at most 4 wait: every other was dropped.
+	if d := log.Dropped(); d < n-5 {
+		t.Errorf("dropped %d of %d with a blocked sink and a queue of 4", d, n)
+	}
+	if err := log.Close(); err == nil {
+		t.Error("Close with a blocked sink returned no error")
+	}
+	e.Runner().Fire(context.Background(), bash("ls"))
+	if d := log.Dropped(); d < n-4 {
+		t.Errorf("dropped %d after Close", d)
+	}
+}
+
+func TestAPipeNobodyReadsNeverDelaysDecisions(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	log, err := decisionlog.New(decisionlog.Options{Sink: decisionlog.Writer(w), Queue: 8, CloseTimeout: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := openWith(t, map[string]string{"10-pass.lua": `hook.register("PreToolUse", nil, function() end)`}, log)
+	const n = 5000 // far more than a pipe's buffer holds
+	for i := range n {
+		e.Runner().Fire(context.Background(), bash(fmt.Sprintf("echo %d %s", i, strings.Repeat("y", 200))))
+	}
+	if st := log.Stats(); st.Dropped == 0 || st.Written+st.Dropped > n {
+		t.Errorf("stats %+v after %d decisions into a pipe nobody reads", st, n)
+	}
+}
+
+func TestAFIFOIsRefusedAsALogFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := mkfifo(path); err != nil {
+		t.Skip(err)
+	}
+	if _, err := decisionlog.File(path, decisionlog.FileOptions{}); err == nil || !strings.Contains(err.Error(), "decision log") {
+		t.Errorf("File(fifo) = %v, want an error", err)
+	}
+}

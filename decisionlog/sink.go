@@ -1,0 +1,50 @@
+package decisionlog
+
+import "io"
+
+// Sink is where a Logger's records go. A Logger calls Write from one
+// goroutine only, never on the path of a decision, and Close once, when it
+// closes.
+type Sink interface {
+	Write(rec *Record) error
+	Close() error
+}
+
+// Flusher is a Sink that gathers records before it writes them. The
+// Logger calls Flush whenever its queue is empty, so that a record waits
+// no longer than the records behind it.
+type Flusher interface {
+	Flush() error
+}
+
+// Func returns a Sink that hands each record to f, for a host that keeps
+// records its own way. f owns the record it is given. It is called from the
+// Logger's one writer goroutine: a slow f delays only the records after it,
+// never a decision; a full queue drops records (Logger.Dropped).
+func Func(f func(Record)) Sink { return funcSink(f) }
+
+type funcSink func(Record)
+
+func (f funcSink) Write(rec *Record) error { f(*rec); return nil }
+func (f funcSink) Close() error            { return nil }
+
+// Writer returns a Sink that writes one JSON line per record to w, each in
+// one Write call (standard output or error, for containers). Closing it
+// leaves w open.
+func Writer(w io.Writer) Sink { return &writerSink{w: w} }
+
+type writerSink struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (s *writerSink) Write(rec *Record) error {
+	s.buf = AppendLine(s.buf[:0], rec)
+	_, err := s.w.Write(s.buf)
+	if cap(s.buf) > 1<<20 {
+		s.buf = nil // one huge record does not pin its buffer
+	}
+	return err
+}
+
+func (s *writerSink) Close() error { return nil }
