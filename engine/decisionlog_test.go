@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,5 +94,33 @@ func TestTheLibraryLogsNothingUnlessTold(t *testing.T) {
 	e := openEngine(t, Options{Dir: hooksDir(t, nil), NoWatch: true})
 	if e.dlog.cur != nil {
 		t.Error("an engine without [decision_log] has a decision log")
+	}
+}
+
+// A reload loop that keeps changing the log holds only the logs still
+// closing: a replaced log is forgotten once it closed, and its counts
+// still count.
+func TestReplacedDecisionLogsAreForgottenOnceClosed(t *testing.T) {
+	root := t.TempDir()
+	cfgPath := filepath.Join(root, "luahook.toml")
+	writeFile(t, cfgPath, "[decision_log]\nenabled = true\npath = \"log0.jsonl\"\n")
+	dir := hooksDir(t, map[string]string{"10-stop.lua": `hook.register("Stop", nil, function() end)`})
+	e := openEngine(t, Options{ConfigPath: cfgPath, Dir: dir, NoWatch: true})
+	const reloads = 50
+	for i := 1; i <= reloads; i++ {
+		e.Runner().Fire(context.Background(), &luahook.Input{Event: luahook.Stop})
+		writeFile(t, cfgPath, "[decision_log]\nenabled = true\npath = \"log"+strconv.Itoa(i%2)+".jsonl\"\n")
+		if err := e.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retired := func() int {
+		e.dlog.mu.Lock()
+		defer e.dlog.mu.Unlock()
+		return len(e.dlog.retired)
+	}
+	eventually(t, "replaced logs forgotten", func() bool { return retired() == 0 })
+	if st := e.DecisionLogStats(); st.Written != reloads {
+		t.Errorf("stats %+v, want %d written over every log", st, reloads)
 	}
 }
