@@ -141,6 +141,9 @@ func DecodeRecord(data []byte) (*decisionlog.Record, *luahook.Input, error) {
 // decodeInput decodes the payload a record was decided on (after masking),
 // with the record's event.
 func decodeInput(rec *decisionlog.Record) (*luahook.Input, error) {
+	if rec.Truncated {
+		return nil, fmt.Errorf("the payload (%d bytes) was over the log's max_input_bytes and was not logged, so it cannot be replayed", rec.InputBytes)
+	}
 	if len(bytes.TrimSpace(rec.Input)) == 0 || string(rec.Input) == "null" {
 		return nil, errors.New(`no "input"`)
 	}
