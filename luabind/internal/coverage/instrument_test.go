@@ -1,8 +1,10 @@
 package coverage
 
 import (
+	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -172,5 +174,63 @@ until true
 				t.Errorf("covered %v, uncovered %v; want covered %v, uncovered %v", r.Covered, r.Uncovered, tc.covered, tc.uncovered)
 			}
 		})
+	}
+}
+
+// TestCountersAddUpAcrossConcurrentStates: states running one compiled
+// chunk at once all count into the same file, and no hit is lost.
+func TestCountersAddUpAcrossConcurrentStates(t *testing.T) {
+	const src = "local n = 0\nfor i = 1, 100 do\n  n = n + i\nend\n"
+	stmts, err := parse.Parse(strings.NewReader(src), "f.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, lines, err := Instrument(stmts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proto, err := lua.Compile(stmts, "f.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Counters
+	f := c.File("f.lua", lines)
+	Resolve(proto, f.Func())
+	const states, runs = 8, 50
+	var wg sync.WaitGroup
+	for range states {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			L := lua.NewState()
+			defer L.Close()
+			for range runs {
+				L.Push(L.NewFunctionFromProto(proto))
+				if err := L.PCall(0, 0, nil); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for line, want := range map[int]uint64{1: states * runs, 2: states * runs, 3: 100 * states * runs} {
+		if got := f.Hits(line); got != want {
+			t.Errorf("line %d: %d hits, want %d", line, got, want)
+		}
+	}
+	if again := c.File("f.lua", lines); again != f {
+		t.Errorf("a second compilation with the same lines got new counters")
+	}
+}
+
+func TestInstrumentRefusesTheMarkerLiteral(t *testing.T) {
+	stmts, err := parse.Parse(strings.NewReader("local a = 1\nlocal t = { x = { \"\\0luahook.cover\" } }\n"), "f.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Instrument(stmts)
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Line != 2 {
+		t.Fatalf("error %v, want an *Error at line 2", err)
 	}
 }
