@@ -128,6 +128,10 @@ type Options struct {
 	// does the same. Hook files that are links to files outside the hooks
 	// folder are refused (*SymlinkError) either way.
 	AllowLoosePermissions bool
+	// Coverage, when set, counts the lines of the hook files and lib
+	// modules the engine compiles (luabind.Options.Coverage), for luahook
+	// test --coverage. Nil compiles them as usual.
+	Coverage *luabind.Coverage
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
