@@ -132,6 +132,10 @@ type Options struct {
 	// gives the engine a host's log. The zero value follows the config: off
 	// unless it enables the log.
 	DecisionLog DecisionLog
+	// Coverage, when set, counts the lines of the hook files and lib
+	// modules the engine compiles (luabind.Options.Coverage), for luahook
+	// test --coverage. Nil compiles them as usual.
+	Coverage *luabind.Coverage
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the

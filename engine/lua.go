@@ -57,6 +57,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		Logger:         e.logger,
 		Store:          e.store,
 		LoadTimeout:    time.Duration(cfg.Lua.LoadTimeoutMs) * time.Millisecond,
+		Coverage:       e.opts.Coverage,
 	}
 	if e.dir != "" { // an engine made by New has no lib folder: require is off
 		opts.LibDir, opts.CheckLib = e.libDir(), e.trust().libCheck(e.dir, e.libDir())

@@ -40,6 +40,7 @@ func Compile(path string, src []byte) (*Chunk, error) { return Options{}.Compile
 // compiler run, so that no source can exhaust their memory or Go stack.
 // Every `..` of the chunk is compiled as a call of a function that checks
 // the size of its result against the state's MaxStringBytes (concat.go).
+// With o.Coverage, the chunk is instrumented to count its lines (coverage.go).
 //
 // Every Lua source luahook runs goes through this function: hook files, lib
 // modules, and the code of sessions (the REPL, policy tests).
@@ -63,12 +64,22 @@ func (o Options) Compile(path string, src []byte) (*Chunk, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
+	facts := lint.Scan(path, stmts, src) // before coverage adds its calls
+	var resolveCoverage func(*lua.FunctionProto)
+	if o.Coverage != nil {
+		if stmts, resolveCoverage, err = o.Coverage.instrument(path, stmts); err != nil {
+			return nil, err
+		}
+	}
 	proto, err := compileAST(stmts, path)
 	if err != nil {
 		return nil, syntaxError(path, src, err)
 	}
 	resolveConcat(proto)
-	return &Chunk{path: path, proto: proto, lint: lint.Scan(path, stmts, src)}, nil
+	if resolveCoverage != nil {
+		resolveCoverage(proto)
+	}
+	return &Chunk{path: path, proto: proto, lint: facts}, nil
 }
 
 // sourceTooBig is the error of a source of n bytes, past limit. A reader

@@ -88,6 +88,10 @@ type Options struct {
 	// file (Options.Compile) or a lib module (require). A larger file is a
 	// *LoadError before it is parsed. Zero means DefaultMaxSourceBytes.
 	MaxSourceBytes int
+	// Coverage, when set, counts the lines of every chunk compiled with
+	// these options (the file, the lib modules it requires; not a session's
+	// own code), for luahook test --coverage. Nil compiles as usual.
+	Coverage *Coverage
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int

@@ -273,7 +273,7 @@ func (s *Session) Eval(ctx context.Context, chunkName, src string) ([]string, er
 // EvalJSON evaluates a Lua expression and returns its value as JSON text, as
 // the json module encodes it.
 func (s *Session) EvalJSON(ctx context.Context, chunkName, expr string) ([]byte, error) {
-	chunk, err := s.st.sh.opts.Compile(chunkName, []byte("return "+expr))
+	chunk, err := s.compile(chunkName, []byte("return "+expr))
 	if err != nil {
 		return nil, err
 	}
@@ -295,14 +295,22 @@ func (s *Session) EvalJSON(ctx context.Context, chunkName, expr string) ([]byte,
 
 // compilePrompt compiles a prompt line: "=expr", an expression, or statements.
 func (s *Session) compilePrompt(chunkName, src string) (*Chunk, error) {
-	opts := &s.st.sh.opts
 	if rest, ok := strings.CutPrefix(src, "="); ok {
-		return opts.Compile(chunkName, []byte("return "+rest))
+		return s.compile(chunkName, []byte("return "+rest))
 	}
-	if c, err := opts.Compile(chunkName, []byte("return "+src)); err == nil {
+	if c, err := s.compile(chunkName, []byte("return "+src)); err == nil {
 		return c, nil
 	}
-	return opts.Compile(chunkName, []byte(src))
+	return s.compile(chunkName, []byte(src))
+}
+
+// compile compiles the session's own code: under the session's options but
+// never measured by Options.Coverage, which counts only the lib modules the
+// session requires (a policy test is not itself covered).
+func (s *Session) compile(chunkName string, src []byte) (*Chunk, error) {
+	opts := s.st.sh.opts
+	opts.Coverage = nil
+	return opts.Compile(chunkName, src)
 }
 
 // run calls a compiled chunk in the held state and returns its results.
@@ -337,7 +345,7 @@ func (s *Session) Load(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	chunk, err := s.st.sh.opts.Compile(path, src)
+	chunk, err := s.compile(path, src)
 	if err != nil {
 		return err
 	}

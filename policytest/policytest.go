@@ -61,6 +61,10 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Timeout bounds each case; zero means DefaultTimeout.
 	Timeout time.Duration
+	// Coverage, when set, counts the lines of the hook files and lib
+	// modules the tests run (the test files themselves are not measured);
+	// NewCoverageReport reads it after Run. Nil measures nothing.
+	Coverage *luabind.Coverage
 }
 
 // Summary counts the results of a run. A test file that does not load, or
@@ -155,6 +159,7 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 			LibDir:    filepath.Join(tf.dir, "lib"),
 			Logger:    opts.Logger,
 			LookupEnv: opts.LookupEnv,
+			Coverage:  opts.Coverage,
 		},
 		Name:   path,
 		Stdout: opts.Out,
@@ -212,6 +217,7 @@ func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
 		PolicyOnly: tf.opts.PolicyOnly,
 		NoWatch:    true,
 		LookupEnv:  tf.opts.LookupEnv,
+		Coverage:   tf.opts.Coverage,
 	})
 }
 

@@ -308,3 +308,19 @@ end)
 		t.Errorf("output\n%s\nwant the hook's error under the failing case only, once", out)
 	}
 }
+
+func TestRangesJoinConsecutiveLines(t *testing.T) {
+	for _, tc := range []struct {
+		lines []int
+		want  string
+	}{
+		{nil, "-"},
+		{[]int{7}, "7"},
+		{[]int{12, 13, 14, 20}, "12-14, 20"},
+		{[]int{1, 3, 4, 6, 7, 8, 10}, "1, 3-4, 6-8, 10"},
+	} {
+		if got := Ranges(tc.lines); got != tc.want {
+			t.Errorf("Ranges(%v) = %q, want %q", tc.lines, got, tc.want)
+		}
+	}
+}

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/policytest"
 )
 
 type testOptions struct {
-	run string
+	run         string
+	coverage    bool
+	coverageMin float64
+	json        bool
 }
 
 func newTestCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -37,10 +42,21 @@ expect.contains(s, sub).
 
 Prints "ok" or "FAIL" per case (a failure with the file:line of the failing
 assertion) and a summary line "N passed, M failed". Exit status 1 on any
-failure, including a test file or a hook file that does not load.`,
+failure, including a test file or a hook file that does not load.
+
+--coverage measures which lines of the hook files and lib modules the tests
+ran (the test files themselves are not measured) and prints, after the
+results, a table: per file the covered and executable lines, the percentage
+and the uncovered lines ("12-14, 20"), then the total. A line is executable
+when a statement starts on it (an if, each elseif, a loop header, a return,
+a local function header, ...; not a line of only do, else, end or a
+comment). --coverage-min N (a percentage, 0-100) exits 1 when the total is
+under N. --json prints the report as one JSON document on stdout instead,
+the test results going to stderr.`,
 		Example: `  luahook test
   luahook test ./hooks.d -run 'rm -rf'
-  luahook test hooks.d/10-dangerous-commands_test.lua`,
+  luahook test hooks.d/10-dangerous-commands_test.lua
+  luahook test --coverage --coverage-min 80 hooks.d`,
 		// Flags are parsed in RunE, so that the Go-style "-run" works too.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +66,13 @@ failure, including a test file or a hook file that does not load.`,
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()
+			}
+			minSet := cmd.Flags().Changed("coverage-min")
+			if (minSet || o.json) && !o.coverage {
+				return fmt.Errorf("--coverage-min and --json need --coverage (see: %s --help)", cmd.CommandPath())
+			}
+			if minSet && (o.coverageMin < 0 || o.coverageMin > 100) {
+				return fmt.Errorf("--coverage-min %v: a percentage from 0 to 100", o.coverageMin)
 			}
 			paths := cmd.Flags().Args()
 			src, err := g.sources()
@@ -72,25 +95,59 @@ failure, including a test file or a hook file that does not load.`,
 			if err != nil {
 				return err
 			}
+			var cov *luabind.Coverage
+			out := s.out
+			if o.coverage {
+				cov = luabind.NewCoverage()
+			}
+			if o.json {
+				out = s.err // stdout holds the JSON document alone
+			}
 			sum, err := policytest.Run(cmd.Context(), policytest.Options{
 				Paths:      paths,
 				Run:        o.run,
 				ConfigPath: src.config,
 				PolicyOnly: g.noHooks,
-				Out:        s.out,
+				Out:        out,
 				Logger:     logger,
+				Coverage:   cov,
 			})
 			if err != nil {
 				return err
 			}
-			if sum.Failed > 0 {
-				return &exitError{code: 1}
+			var under error
+			if cov != nil {
+				rep := policytest.NewCoverageReport(cov)
+				if err := writeCoverage(s, rep, o.json); err != nil {
+					return err
+				}
+				if minSet && rep.Below(o.coverageMin) {
+					under = fmt.Errorf("coverage %.1f%% is under --coverage-min %v%%", rep.Total.Percent, o.coverageMin)
+				}
+			}
+			if sum.Failed > 0 || under != nil {
+				return &exitError{code: 1, err: under}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases whose names match this regular expression")
+	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "measure and print the line coverage of the hook files and lib modules")
+	cmd.Flags().Float64Var(&o.coverageMin, "coverage-min", 0, "with --coverage: exit 1 when the total coverage is under this percentage")
+	cmd.Flags().BoolVar(&o.json, "json", false, "with --coverage: print the coverage report as JSON (the test results go to stderr)")
 	return cmd
+}
+
+// writeCoverage prints the coverage report after the test results: a
+// table, or the JSON document alone on stdout.
+func writeCoverage(s *streams, rep policytest.CoverageReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintln(s.out)
+	return rep.WriteText(s.out)
 }
 
 // goStyleFlags rewrites "-run" (the go test spelling) as "--run".
