@@ -60,6 +60,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	j := r.newJoiner()
 	var asks string // the asks' reasons, joined
 	asked, allowed := false, false
+	var firstAsk, firstAllow, lastRewrite string // the hooks that may decide (Result.DecidedBy)
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {
@@ -79,6 +80,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			if f != nil {
 				if reason := failureDenial(luahook.PreToolUse, e, f); reason != "" {
 					res.deny(reason)
+					res.DecidedBy = e.Name
 				}
 				continue
 			}
@@ -90,12 +92,18 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			switch out.Action {
 			case luahook.ActionDeny:
 				res.deny(out.Reason)
+				res.DecidedBy = e.Name
 				continue
 			case luahook.ActionAllow:
+				if !allowed {
+					firstAllow = e.Name
+				}
 				allowed = true
 			case luahook.ActionAsk:
 				if asked {
 					asks += "\n"
+				} else {
+					firstAsk = e.Name
 				}
 				asks += out.Reason
 				asked = true
@@ -103,6 +111,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			if out.Input != nil { // mutate, or ask with a rewrite
 				if !validators {
 					tmpl.ToolInput = out.Input
+					lastRewrite = e.Name
 					continue
 				}
 				r.validatorMutated(ctx, e, tr, &res)
@@ -113,6 +122,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		if sch := r.schemaFor(in.ToolName); sch != nil {
 			if reason := schemaViolation(sch, in.ToolName, tmpl.ToolInput); reason != "" {
 				res.deny(reason)
+				res.DecidedBy = lastRewrite // its rewrite failed the schema
 			}
 		}
 		if !res.Denied {
@@ -123,8 +133,12 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	case res.Denied:
 	case asked:
 		res.Asked, res.Reason = true, luahook.TruncateReason(asks)
+		res.DecidedBy = firstAsk
 	case allowed:
 		res.Allowed = true
+		res.DecidedBy = firstAllow
+	case res.Input != nil:
+		res.DecidedBy = lastRewrite
 	}
 	if len(res.Trace) == 0 {
 		res.Trace = nil // only Tool(pattern) hooks matched the tool, and none its argument
@@ -140,6 +154,7 @@ func (r *Runner) validatorMutated(ctx context.Context, e *registry.Entry, tr *Ho
 	r.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("hook", e.Name), slog.String("source", e.Source))
 	if e.FailurePolicy == luahook.FailClosed {
 		res.deny(msg)
+		res.DecidedBy = e.Name
 		return
 	}
 	tr.Skipped = SkipValidatorMutation
