@@ -70,6 +70,7 @@ Start with: luahook demo`,
 	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: "+defaultLevelsHelp()+")")
 	root.AddCommand(
 		newFireCmd(g, s),
+		newExplainCmd(g, s),
 		newListCmd(g, s),
 		newCheckCmd(g, s),
 		newDemoCmd(g, s),
@@ -112,7 +113,7 @@ var defaultLevels = []struct {
 	{[]string{"check", "list"}, slog.LevelWarn},
 	// fire's standard error is the deny reason its host reads; demo and
 	// test print their own report.
-	{[]string{"fire", "demo", "test"}, slog.LevelError},
+	{[]string{"fire", "explain", "demo", "test"}, slog.LevelError},
 }
 
 // defaultLevel returns the log level of cmd without --log-level.
