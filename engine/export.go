@@ -15,6 +15,11 @@ type (
 	Runner = runner.Runner
 	// Result is what firing an event decided, with its trace.
 	Result = runner.Result
+	// Explanation is every hook of an event with why it took part or not,
+	// and the Result (Runner.Explain).
+	Explanation = runner.Explanation
+	// HookExplanation is one hook of an Explanation.
+	HookExplanation = runner.HookExplanation
 	// HookTrace is what one hook did during a call.
 	HookTrace = runner.HookTrace
 	// TraceOptions say how Result.RenderTrace writes a trace.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/luahook/luahook"
 )
@@ -109,4 +110,42 @@ func referenceField(raw, key string) (string, bool) {
 		return "", false
 	}
 	return value, true
+}
+
+// FuzzMatcherExplainAgreesWithMatch checks that Explain gives Match's
+// verdict on any matcher, key, tool input, capability and cwd, with a
+// reason of bounded length, and never panics.
+func FuzzMatcherExplainAgreesWithMatch(f *testing.F) {
+	for _, s := range [][5]string{
+		{"", "bash", "", "", ""}, {"bash|sh", "python", "", "", ""}, {"@shell", "x", "", "shell", ""},
+		{"bash|@shell", "exec", "", "net", ""}, {"mcp__.*", "mcp__a__b", "", "", ""},
+		{"Bash(git push:*)", "Bash", `{"command":"cd x && git push"}`, "", "/p"},
+		{"Bash(git push:*)", "Bash", `{"command":1}`, "", "/p"}, {"exec_command(ls *)", "exec_command", `{"cmd":"ls -l"}`, "", ""},
+		{"Edit(src/**)", "Edit", `{"file_path":"../src/a"}`, "", "/p/q"}, {"Edit(src/**)", "Edit", `{"file_path":"/x/src/a"}`, "", "rel"},
+		{"Read(//etc/**)", "Read", `{"file_path":"etc/x"}`, "", ""}, {"Read(*.pem)", "Read", `{"file_path":"/a/K.PEM"}`, "", "/"},
+		{"Grep(src/)", "Grep", `{"pattern":"x"}`, "", "/p/src"}, {"WebFetch(domain:a.b)", "WebFetch", `{"url":"https://x.a.b."}`, "", ""},
+		{"WebFetch(domain:a.b)", "WebFetch", `{"url":"::"}`, "", ""}, {"WebFetch(https://*)", "web_fetch", `{"url":"https://x"}`, "", ""},
+	} {
+		f.Add(s[0], s[1], s[2], s[3], s[4])
+	}
+	f.Fuzz(func(t *testing.T, matcher, key, input, capability, cwd string) {
+		m, err := ParseMatcher(luahook.PreToolUse, matcher)
+		if err != nil {
+			return
+		}
+		in := &luahook.Input{Event: luahook.PreToolUse, ToolName: key, ToolInput: []byte(input), Cwd: cwd}
+		if capability != "" {
+			in.ToolCapabilities = []string{capability, "x"}
+		}
+		ok, why := m.Explain(key, in)
+		if want := m.Match(key, in); ok != want || why == "" {
+			t.Fatalf("%q on %q %q (cwd %q): Explain %v %q, Match %v", matcher, key, input, cwd, ok, why, want)
+		}
+		if n := utf8.RuneCountInString(why); n > 8*MaxShownChars+400 {
+			t.Fatalf("%q: a reason of %d characters", matcher, n)
+		}
+		if ok, _ := m.Explain(key, nil); ok != m.Match(key, nil) {
+			t.Fatalf("%q on %q without a payload: Explain %v, Match the opposite", matcher, key, ok)
+		}
+	})
 }

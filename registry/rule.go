@@ -279,8 +279,15 @@ func (r *argRule) match(in *luahook.Input) bool {
 // "Bash(git push:*)" matches "cd x && git push". Splitting too eagerly
 // (inside quotes) only makes more candidates; it never hides one.
 func (r *argRule) matchCommand(cmd string) bool {
-	if r.re.MatchString(strings.TrimSpace(cmd)) {
-		return true
+	_, ok := r.commandMatch(cmd)
+	return ok
+}
+
+// commandMatch is matchCommand, with the part of cmd that matched: the
+// whole line or the first command in it that does (trimmed).
+func (r *argRule) commandMatch(cmd string) (string, bool) {
+	if line := strings.TrimSpace(cmd); r.re.MatchString(line) {
+		return line, true
 	}
 	start := 0
 	for i := 0; i <= len(cmd); i++ {
@@ -288,22 +295,36 @@ func (r *argRule) matchCommand(cmd string) bool {
 			continue
 		}
 		if seg := strings.TrimSpace(cmd[start:i]); seg != "" && r.re.MatchString(seg) {
-			return true
+			return seg, true
 		}
 		start = i + 1
 	}
-	return false
+	return "", false
 }
 
 func (r *argRule) matchURL(raw string) bool {
 	if r.re != nil {
 		return r.re.MatchString(strings.TrimSpace(raw))
 	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Hostname() == "" {
+	host, ok := urlHost(raw)
+	if !ok {
 		return true // cannot tell which host: match
 	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	return r.inDomain(host)
+}
+
+// urlHost returns the lower-case host of the URL raw; ok is false when it
+// has none.
+func urlHost(raw string) (host string, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Hostname() == "" {
+		return "", false
+	}
+	return strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), true
+}
+
+// inDomain reports whether host is the rule's domain or below it.
+func (r *argRule) inDomain(host string) bool {
 	return host == r.domain || strings.HasSuffix(host, "."+r.domain)
 }
 

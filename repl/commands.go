@@ -17,6 +17,7 @@ import (
 // commands lists the prompt's commands, in the order :help shows them.
 var commands = []struct{ name, args, help string }{
 	{"fire", "EVENT [PAYLOAD]", "run a payload (JSON, or a Lua table) through every hook; print the outcome"},
+	{"explain", "EVENT [PAYLOAD]", "run a payload as :fire does; show every hook of the event, why it matched or not, what it did, who decided"},
 	{"list", "", "list the registered hooks in the order they run"},
 	{"load", "FILE", "run a Lua file here; its hooks replace those of its previous :load"},
 	{"unregister", "ID", "remove a hook registered at the prompt (the id hook.register returned)"},
@@ -36,6 +37,8 @@ func (r *repl) command(ctx context.Context, line string) (quit bool) {
 		return true
 	case "fire":
 		err = r.fire(ctx, args)
+	case "explain":
+		err = r.explain(ctx, args)
 	case "list":
 		err = r.list()
 	case "load":
@@ -76,33 +79,12 @@ Keys: Tab completes, Ctrl-C interrupts (or clears the line), Ctrl-D quits.
 `)
 }
 
-// fire is :fire EVENT [PAYLOAD]. The payload is JSON, or a Lua expression
-// giving a table; the event name is case-sensitive, as everywhere.
+// fire is :fire EVENT [PAYLOAD] (see payload): it prints the outcome.
 func (r *repl) fire(ctx context.Context, args string) error {
-	name, payload, _ := strings.Cut(args, " ")
-	if name == "" {
-		return errors.New(":fire EVENT [PAYLOAD]: which event?")
-	}
-	event, err := luahook.ParseEvent(name)
+	in, err := r.payload(ctx, "fire", args)
 	if err != nil {
 		return err
 	}
-	raw := []byte(strings.TrimSpace(payload))
-	switch {
-	case len(raw) == 0:
-		raw = []byte("{}")
-	case !json.Valid(raw):
-		raw, err = r.sess.EvalJSON(ctx, "payload", string(raw))
-		if err != nil {
-			return fmt.Errorf("the payload is neither JSON nor a Lua table: %w", err)
-		}
-	}
-	in, err := policytest.ParsePayload(raw)
-	if err != nil {
-		return err
-	}
-	in.Event = event
-	defaults(in)
 	var res engine.Result
 	err = r.interruptible(ctx, func(ctx context.Context) error {
 		res = r.eng.Runner().Fire(ctx, in)
@@ -122,6 +104,55 @@ func (r *repl) fire(ctx context.Context, args string) error {
 	// they are keeps the line valid JSON with the same meaning.
 	fmt.Fprintf(r.out, "%s\n", termtext.Line(string(out)))
 	return nil
+}
+
+// explain is :explain EVENT [PAYLOAD]: the payload of :fire, fired the
+// same way, shown as luahook explain shows it.
+func (r *repl) explain(ctx context.Context, args string) error {
+	in, err := r.payload(ctx, "explain", args)
+	if err != nil {
+		return err
+	}
+	var x engine.Explanation
+	err = r.interruptible(ctx, func(ctx context.Context) error {
+		x = r.eng.Runner().Explain(ctx, in)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return x.Render(r.out)
+}
+
+// payload reads the EVENT [PAYLOAD] arguments of :fire and :explain (cmd).
+// The payload is JSON, or a Lua expression giving a table; the event name
+// is case-sensitive, as everywhere.
+func (r *repl) payload(ctx context.Context, cmd, args string) (*luahook.Input, error) {
+	name, payload, _ := strings.Cut(args, " ")
+	if name == "" {
+		return nil, fmt.Errorf(":%s EVENT [PAYLOAD]: which event?", cmd)
+	}
+	event, err := luahook.ParseEvent(name)
+	if err != nil {
+		return nil, err
+	}
+	raw := []byte(strings.TrimSpace(payload))
+	switch {
+	case len(raw) == 0:
+		raw = []byte("{}")
+	case !json.Valid(raw):
+		raw, err = r.sess.EvalJSON(ctx, "payload", string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("the payload is neither JSON nor a Lua table: %w", err)
+		}
+	}
+	in, err := policytest.ParsePayload(raw)
+	if err != nil {
+		return nil, err
+	}
+	in.Event = event
+	defaults(in)
+	return in, nil
 }
 
 func (r *repl) list() error {

@@ -30,8 +30,8 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	return out, len([]rune(typed))
 }
 
-// completeCommand completes a command name, or the argument of :fire and
-// :trace.
+// completeCommand completes a command name, or the argument of :fire,
+// :explain and :trace.
 func completeCommand(text string) (typed string, cands []string) {
 	name, arg, hasArg := strings.Cut(text[1:], " ")
 	if !hasArg {
@@ -47,7 +47,7 @@ func completeCommand(text string) (typed string, cands []string) {
 	}
 	var words []string
 	switch name {
-	case "fire":
+	case "fire", "explain":
 		for _, e := range luahook.Events() {
 			words = append(words, string(e)+" ")
 		}

@@ -189,6 +189,35 @@ hook.register("PreToolUse", "bash", function() end, { name = "rewrite", stage = 
 	}
 }
 
+// :explain fires the payload as :fire does and shows every hook of the
+// event with why it matched or not, what it did and the hook that decided,
+// as luahook explain shows it; the prompt's own hooks take part.
+func TestExplainShowsEveryHookAndTheDecider(t *testing.T) {
+	eng, dir := openEngine(t, map[string]string{"10-no-rm.lua": denyRm})
+	out, errs, err := script(t, Options{Engine: eng},
+		`hook.register("PreToolUse", "python", function() end, { name = "py" })`,
+		`:explain PreToolUse { toolName = "bash", toolInput = { command = "rm -rf /" } }`,
+		`:explain Stop`,
+		`:explain`,
+	)
+	if !errors.Is(err, ErrFailed) || !strings.Contains(errs, ":explain EVENT [PAYLOAD]: which event?") {
+		t.Errorf("Run %v, errors %q; want the bare :explain refused", err, errs)
+	}
+	src := filepath.Join(dir, "10-no-rm.lua")
+	for _, want := range []string{
+		`PreToolUse, tool name "bash": 2 hooks in run order`,
+		"  1. py (lua, mutate, stdin:1)\n       not matched  tool name \"bash\" is not in the list python\n",
+		"  2. no-rm (lua, validate, " + src + ":1)\n       matched      tool name \"bash\" is in the list bash\n",
+		"deny: no rm -rf  <- decided\n",
+		"decision: deny: no rm -rf\ndecided by: \"no-rm\" (" + src + ":1)\n",
+		"Stop: no hooks registered\ndecision: no objection\ndecided by: no hook\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf(":explain output\n%s\nlacks %q", out, want)
+		}
+	}
+}
+
 func TestTraceListAndUnregister(t *testing.T) {
 	eng, dir := openEngine(t, map[string]string{"10-no-rm.lua": denyRm})
 	out, errs, err := script(t, Options{Engine: eng},
@@ -330,6 +359,8 @@ func TestCompleterCompletesNamesCommandsAndEvents(t *testing.T) {
 		{":fi", []string{"re "}, 3},
 		{":t", []string{"race "}, 2},
 		{":fire PreT", []string{"oolUse "}, 4},
+		{":ex", []string{"plain "}, 3},
+		{":explain Sto", []string{"p "}, 3},
 		{":fire Pre", []string{"ToolUse ", "Compact "}, 3},
 		{":trace o", []string{"n", "ff"}, 1},
 		{":fire PreToolUse {", nil, 1},

@@ -139,34 +139,12 @@ func (o *Options) selects(rec *decisionlog.Record) bool {
 	return true
 }
 
-// DecisionOf returns a result's final decision as the log records it: the
-// action of its outcome (Result.Outcome), the reason of a deny, ask or
-// continue, and the hook that decided.
+// DecisionOf returns a result's final decision as the log records it
+// (before masking): the action of its outcome (Result.Outcome), the reason
+// of a deny, ask or continue, and the hook that decided (Result.DecidedBy).
 func DecisionOf(res engine.Result) decisionlog.Decision {
 	o := res.Outcome()
-	by := res.DecidedBy
-	if by == "" {
-		by = decider(res.Trace, o.Action)
-	}
-	return decisionlog.Decision{Action: o.Action, Reason: o.Reason, DecidedBy: by, Outcome: o}
-}
-
-// decider names the hook of a trace whose outcome has the result's action:
-// the first deny, ask, continue or explicit allow, the last rewrite. It
-// stands in for a Result.DecidedBy left empty, and finds nothing for a
-// decision that a failure made.
-func decider(trace []engine.HookTrace, action luahook.Action) string {
-	name := ""
-	for _, t := range trace {
-		if t.Outcome == nil || t.Outcome.Action != action || t.Skipped != "" || t.Mode == luahook.ModeShadow {
-			continue
-		}
-		if action != luahook.ActionMutate {
-			return t.Name
-		}
-		name = t.Name
-	}
-	return name
+	return decisionlog.Decision{Action: o.Action, Reason: o.Reason, DecidedBy: res.DecidedBy, Outcome: o}
 }
 
 // Compare returns what differs between a logged decision and a replayed

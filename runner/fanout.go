@@ -186,6 +186,8 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 			if o := tr.Outcome; o != nil && o.Action == luahook.ActionContinue {
 				if res.Continue {
 					next += "\n"
+				} else {
+					res.DecidedBy = tr.Name // the first hook, in registration order, that asked
 				}
 				next += o.Reason
 				res.Continue = true

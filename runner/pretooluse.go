@@ -66,6 +66,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	j := r.newJoiner()
 	var asks string // the asks' reasons, joined
 	asked, allowed, shadows := false, false, false
+	var firstAsk, firstAllow, lastRewrite string // the hooks that may decide (Result.DecidedBy)
 	for _, validators := range [2]bool{false, true} {
 		for _, e := range matched {
 			if (e.Stage == luahook.StageValidate) != validators {
@@ -89,6 +90,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			if f != nil {
 				if reason := failureDenial(luahook.PreToolUse, e, f); reason != "" {
 					res.deny(reason)
+					res.DecidedBy = e.Name
 				}
 				continue
 			}
@@ -100,12 +102,18 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			switch out.Action {
 			case luahook.ActionDeny:
 				res.deny(out.Reason)
+				res.DecidedBy = e.Name
 				continue
 			case luahook.ActionAllow:
+				if !allowed {
+					firstAllow = e.Name
+				}
 				allowed = true
 			case luahook.ActionAsk:
 				if asked {
 					asks += "\n"
+				} else {
+					firstAsk = e.Name
 				}
 				asks += out.Reason
 				asked = true
@@ -113,6 +121,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			if out.Input != nil { // mutate, or ask with a rewrite
 				if !validators {
 					tmpl.ToolInput = out.Input
+					lastRewrite = e.Name
 					continue
 				}
 				r.validatorMutated(ctx, e, tr, &res)
@@ -123,6 +132,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 		if sch := r.schemaFor(in.ToolName); sch != nil {
 			if reason := schemaViolation(sch, in.ToolName, tmpl.ToolInput); reason != "" {
 				res.deny(reason)
+				res.DecidedBy = lastRewrite // its rewrite failed the schema
 			}
 		}
 		if !res.Denied {
@@ -133,8 +143,12 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 	case res.Denied:
 	case asked:
 		res.Asked, res.Reason = true, luahook.TruncateReason(asks)
+		res.DecidedBy = firstAsk
 	case allowed:
 		res.Allowed = true
+		res.DecidedBy = firstAllow
+	case res.Input != nil:
+		res.DecidedBy = lastRewrite
 	}
 	if shadows {
 		r.preToolUseShadows(ctx, in, matched, tmpl, &res)
@@ -153,6 +167,7 @@ func (r *Runner) validatorMutated(ctx context.Context, e *registry.Entry, tr *Ho
 	r.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("hook", e.Name), slog.String("source", e.Source))
 	if e.FailurePolicy == luahook.FailClosed {
 		res.deny(msg)
+		res.DecidedBy = e.Name
 		return
 	}
 	tr.Skipped = SkipValidatorMutation

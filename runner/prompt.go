@@ -56,10 +56,15 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 		case f != nil:
 			if reason := failureDenial(luahook.UserPromptSubmit, e, f); reason != "" {
 				res.deny(reason)
+				res.DecidedBy = e.Name
 			}
 		case out != nil && out.Action == luahook.ActionDeny:
 			res.deny(out.Reason)
+			res.DecidedBy = e.Name
 		case out != nil && out.Action == luahook.ActionAllow:
+			if !res.Allowed {
+				res.DecidedBy = e.Name // the first explicit allow, unless a deny follows
+			}
 			res.Allowed = true
 		}
 	}

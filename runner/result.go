@@ -49,10 +49,19 @@ type Result struct {
 	// sequential events (PreToolUse, UserPromptSubmit), in registration order
 	// for the parallel ones.
 	Trace []HookTrace `json:"trace"`
-	// DecidedBy names the hook whose outcome or failure made the decision
-	// (the deny, the first ask, the explicit allow, the last rewrite, the
-	// continue); "" when no hook decided (no objection, or a refusal before
-	// any hook ran).
+	// DecidedBy is the name of the hook whose outcome or failure made the
+	// decision. PreToolUse: the hook that denied (its deny, its fail-closed
+	// failure, its failure of kind rejected, or, fail-closed, the rewrite
+	// it tried as a validator), else the first hook that asked, else the
+	// first explicit allow, else the last mutate-stage hook whose rewrite
+	// stands (Input is set). A rewrite that fails the tool's schema denies
+	// with DecidedBy the last mutate-stage hook that rewrote: the rewrite
+	// that was checked is the one it left. UserPromptSubmit: the hook that
+	// blocked, else the first explicit allow. Stop: the first hook, in
+	// registration order, that asked to continue. "" when no hook decided:
+	// no objection, a refusal before any hook ran, and every other event.
+	// It is a copy of the entry's name (luahook.Spec.Name): names need not
+	// be unique, the trace tells which hook it was.
 	DecidedBy string `json:"decidedBy,omitempty"`
 }
 

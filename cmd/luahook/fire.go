@@ -295,18 +295,28 @@ func fireDecisionLog(flag string) (engine.DecisionLog, error) {
 	return engine.DecisionLog{To: flag, Stdout: io.Discard, Stderr: io.Discard}, nil
 }
 
-// deny prints res denied with reason (after the policies' own reason, when
-// they denied too) and returns exit status 2.
+// deny prints res denied with reason (deniedFor) and returns exit status 2.
 func deny(s *streams, res engine.Result, reason string) error {
-	if res.Denied && res.Reason != "" {
-		reason = res.Reason + "\n" + reason
-	}
-	res.Denied, res.Reason, res.Input = true, luahook.TruncateReason(reason), nil
+	res = deniedFor(res, reason)
 	if err := writeJSON(s.out, res.Outcome()); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.err, termtext.Block(res.Reason))
 	return &exitError{code: 2}
+}
+
+// deniedFor returns res denied by luahook with reason, after the policies'
+// own reason when they denied too. The hook that decided stays only when
+// a hook denied.
+func deniedFor(res engine.Result, reason string) engine.Result {
+	if res.Denied && res.Reason != "" {
+		reason = res.Reason + "\n" + reason
+	}
+	if !res.Denied {
+		res.DecidedBy = ""
+	}
+	res.Denied, res.Reason, res.Input = true, luahook.TruncateReason(reason), nil
+	return res
 }
 
 // maxProblemChars bounds each problem a denial names, and

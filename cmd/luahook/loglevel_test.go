@@ -17,7 +17,7 @@ func TestLogLevelDefaultsAreTheOnesHelpStates(t *testing.T) {
 		t.Fatalf("--help exit %d", code)
 	}
 	help := strings.Join(strings.Fields(out.String()), " ")
-	if want := "(default: info for serve, repl; warn for check, list; error for fire, demo, test, replay)"; !strings.Contains(help, want) {
+	if want := "(default: info for serve, repl; warn for check, list; error for fire, explain, demo, test, replay)"; !strings.Contains(help, want) {
 		t.Errorf("--help does not state %q:\n%s", want, out.String())
 	}
 	root := newRootCmd(&streams{})

@@ -70,6 +70,7 @@ Start with: luahook demo`,
 	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: "+defaultLevelsHelp()+")")
 	root.AddCommand(
 		newFireCmd(g, s),
+		newExplainCmd(g, s),
 		newListCmd(g, s),
 		newCheckCmd(g, s),
 		newDemoCmd(g, s),
@@ -111,9 +112,9 @@ var defaultLevels = []struct {
 }{
 	{[]string{"serve", "repl"}, slog.LevelInfo}, // reload lines are feedback
 	{[]string{"check", "list"}, slog.LevelWarn},
-	// fire's standard error is the deny reason its host reads; demo, test
-	// and replay print their own report.
-	{[]string{"fire", "demo", "test", "replay"}, slog.LevelError},
+	// fire's standard error is the deny reason its host reads; explain,
+	// demo, test and replay print their own report.
+	{[]string{"fire", "explain", "demo", "test", "replay"}, slog.LevelError},
 }
 
 // defaultLevel returns the log level of cmd without --log-level.

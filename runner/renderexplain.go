@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/termtext"
+)
+
+// Render writes the explanation for a person: a heading, then per hook in
+// run order its place, name, kind, stage and source, whether it matched
+// and why, and what it did (or why it did not run), then the decision and
+// the hook that decided. luahook explain and the REPL's :explain print it.
+// Text that came from hooks, their files or the payload is escaped for a
+// terminal (termtext.Line).
+//
+//	PreToolUse, tool name "bash": 3 hooks in run order
+//	  1. rewrite (lua, mutate, hooks.d/10-hooks.lua:1)
+//	       matched      tool name "bash" is in the list bash
+//	       ran 212µs    mutate: {"command":"pnpm add x"}
+//	  ...
+//	decision: deny: pnpm is not allowed either
+//	decided by: no-pnpm (hooks.d/10-hooks.lua:11)
+func (x Explanation) Render(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString(x.heading())
+	for _, h := range x.Hooks {
+		b.WriteString(h.lines())
+	}
+	fmt.Fprintf(&b, "decision: %s\n", termtext.Line(decisionInWords(x.Result)))
+	fmt.Fprintf(&b, "decided by: %s\n", termtext.Line(x.decider()))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (x Explanation) heading() string {
+	if x.Event == "" {
+		return "no payload\n"
+	}
+	what := string(x.Event)
+	switch {
+	case x.Key != "" && (x.Event == luahook.PreToolUse || x.Event == luahook.PostToolUse):
+		what += ", tool name " + quoted(x.Key)
+	case x.Key != "":
+		what += ", key " + quoted(x.Key)
+	}
+	n := fmt.Sprintf("%d hooks in run order", len(x.Hooks))
+	switch len(x.Hooks) {
+	case 0:
+		n = "no hooks registered"
+	case 1:
+		n = "1 hook"
+	}
+	if x.PolicyOnly {
+		n += " (policy-only: only hooks marked policy run)"
+	}
+	return termtext.Line(what+": "+n) + "\n"
+}
+
+// lines are one hook's lines: the hook, whether it matched and why, and
+// what it did.
+func (h HookExplanation) lines() string {
+	var b strings.Builder
+	about := string(h.Kind)
+	if h.Stage != "" {
+		about += ", " + string(h.Stage)
+	}
+	if h.Source != "" {
+		about += ", " + h.Source
+	}
+	if h.Policy {
+		about += ", policy"
+	}
+	place := "  "
+	if h.Order > 0 {
+		place = fmt.Sprintf("%d.", h.Order)
+	}
+	fmt.Fprintf(&b, "  %s %s (%s)\n", place, termtext.Line(h.Name), termtext.Line(about))
+	row := func(label, text string) {
+		fmt.Fprintf(&b, "       %-12s %s\n", label, termtext.Line(text))
+	}
+	if h.Matched {
+		row("matched", h.Why)
+	} else {
+		row("not matched", h.Why)
+	}
+	switch {
+	case h.NotRun != "":
+		row("not run", h.NotRun)
+	case h.Trace != nil && h.Trace.Skipped == SkipPolicyOnly:
+		row("gated", "--no-hooks: only hooks marked policy run, and this one is not; not called")
+	case h.Trace != nil && h.Trace.Skipped != "" && h.Trace.Skipped != SkipValidatorMutation:
+		row("skipped", h.Trace.Skipped)
+	case h.Trace != nil:
+		label := "ran " + h.Trace.Duration.Round(time.Microsecond).String()
+		if h.Decided {
+			row(label, h.Trace.status(false)+"  <- decided")
+		} else {
+			row(label, h.Trace.status(false))
+		}
+	case h.Gated && h.Matched:
+		row("gated", "--no-hooks: only hooks marked policy run, and this one is not")
+	}
+	return b.String()
+}
+
+// decisionInWords says what the result decided.
+func decisionInWords(r Result) string {
+	var parts []string
+	switch {
+	case r.Denied:
+		parts = append(parts, "deny: "+r.Reason)
+	case r.Asked:
+		parts = append(parts, "ask: "+r.Reason)
+	case r.Continue:
+		parts = append(parts, "continue: "+r.Reason)
+	case r.Allowed:
+		parts = append(parts, "allow (an explicit allow)")
+	}
+	if r.Input != nil && !r.Denied {
+		parts = append(parts, "mutate: "+string(r.Input))
+	}
+	if r.AdditionalContext != "" {
+		first, _, more := strings.Cut(r.AdditionalContext, "\n")
+		if more {
+			first += " …"
+		}
+		parts = append(parts, "context: "+first)
+	}
+	if len(parts) == 0 {
+		return "no objection"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// decider names the hook that decided, with its source.
+func (x Explanation) decider() string {
+	if x.Result.DecidedBy == "" {
+		if x.Result.Denied {
+			return "no hook (luahook refused the payload or could not decide)"
+		}
+		return "no hook"
+	}
+	for _, h := range x.Hooks {
+		if h.Decided && h.Source != "" {
+			return quoted(h.Name) + " (" + h.Source + ")"
+		}
+	}
+	return quoted(x.Result.DecidedBy)
+}
+
+func quoted(s string) string { return fmt.Sprintf("%q", s) }
