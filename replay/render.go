@@ -81,8 +81,12 @@ func (r *Replayed) WriteText(w io.Writer) error {
 	}
 	lines = append(lines, "  now decided by: "+by)
 	if len(rec.Masked) > 0 {
-		lines = append(lines, "  note: the log's payload was masked ("+strings.Join(rec.Masked, ", ")+
-			"); the masked payload was replayed, not the one decided on")
+		note := "  note: the log's payload was masked (" + strings.Join(rec.Masked, ", ") +
+			"); the masked payload was replayed, not the one decided on"
+		if r.Inconclusive {
+			note += ", so this change is not counted (--masked-changes counts it)"
+		}
+		lines = append(lines, note)
 	}
 	for _, line := range lines {
 		if _, err := fmt.Fprintln(w, termtext.Line(line)); err != nil {
@@ -158,17 +162,19 @@ func cut(s string, n int) string {
 
 // JSON is a replayed record as `luahook replay --json` prints it.
 type JSON struct {
-	Line      int                  `json:"line"`
-	Time      time.Time            `json:"time"`
-	Agent     string               `json:"agent,omitempty"`
-	SessionID string               `json:"sessionId,omitempty"`
-	Event     luahook.Event        `json:"event"`
-	ToolName  string               `json:"toolName,omitempty"`
-	Summary   string               `json:"summary,omitempty"`
-	Changed   []string             `json:"changed"`
-	Masked    []string             `json:"masked,omitempty"`
-	Before    decisionlog.Decision `json:"before"`
-	After     decisionlog.Decision `json:"after"`
+	Line      int           `json:"line"`
+	Time      time.Time     `json:"time"`
+	Agent     string        `json:"agent,omitempty"`
+	SessionID string        `json:"sessionId,omitempty"`
+	Event     luahook.Event `json:"event"`
+	ToolName  string        `json:"toolName,omitempty"`
+	Summary   string        `json:"summary,omitempty"`
+	Changed   []string      `json:"changed"`
+	Masked    []string      `json:"masked,omitempty"`
+	// Inconclusive: the change was on a masked payload and not counted.
+	Inconclusive bool                 `json:"inconclusive,omitempty"`
+	Before       decisionlog.Decision `json:"before"`
+	After        decisionlog.Decision `json:"after"`
 }
 
 // JSON returns the record's JSON form.
@@ -177,6 +183,6 @@ func (r *Replayed) JSON() JSON {
 	return JSON{
 		Line: r.Line, Time: rec.Time, Agent: rec.Agent, SessionID: rec.SessionID,
 		Event: rec.Event, ToolName: r.Input.ToolName, Summary: r.Summary(),
-		Changed: r.Changes, Masked: rec.Masked, Before: rec.Decision, After: r.After,
+		Changed: r.Changes, Masked: rec.Masked, Inconclusive: r.Inconclusive, Before: rec.Decision, After: r.After,
 	}
 }

@@ -47,6 +47,12 @@ type Options struct {
 	Limit int
 	// Reasons counts a change of reason alone as a change.
 	Reasons bool
+	// MaskedChanges counts a changed decision on a record whose payload the
+	// log masked as a change. By default it is inconclusive
+	// (Summary.Inconclusive): the masked payload is not the one decided on,
+	// and a policy that looks for the masked secret cannot find it, so the
+	// same hooks would report every such record as changed.
+	MaskedChanges bool
 	// MaxLineBytes bounds a line of the log (0: DefaultMaxLineBytes).
 	MaxLineBytes int
 	// Unreadable, if not nil, is called with each line that could not be
@@ -61,6 +67,9 @@ type Replayed struct {
 	Result engine.Result
 	// After is Result as the log would record it.
 	After decisionlog.Decision
+	// Inconclusive is set when the decision changed on a masked payload and
+	// Options.MaskedChanges is off: the change is reported, not counted.
+	Inconclusive bool
 	// Changes lists what differs from the logged decision (ChangedAction,
 	// ChangedInput, ChangedReason); empty when nothing does.
 	Changes []string
@@ -72,12 +81,19 @@ func (r *Replayed) Changed() bool { return len(r.Changes) > 0 }
 // Summary counts a replay.
 type Summary struct {
 	Replayed, Changed, Unreadable int
+	// Inconclusive counts the changed decisions on masked payloads that
+	// were not counted as changes (Options.MaskedChanges).
+	Inconclusive int
 }
 
 // String returns the summary line, "N events replayed, M changed, K
 // unreadable".
 func (s Summary) String() string {
-	return fmt.Sprintf("%d events replayed, %d changed, %d unreadable", s.Replayed, s.Changed, s.Unreadable)
+	line := fmt.Sprintf("%d events replayed, %d changed, %d unreadable", s.Replayed, s.Changed, s.Unreadable)
+	if s.Inconclusive > 0 {
+		line += fmt.Sprintf(", %d inconclusive (masked payload)", s.Inconclusive)
+	}
+	return line
 }
 
 // Run replays the log read from log through run, in log order, calling
@@ -117,7 +133,12 @@ func Run(ctx context.Context, run *engine.Runner, log io.Reader, opts Options, v
 		r := &Replayed{Logged: l, Result: res, After: DecisionOf(res)}
 		r.Changes = Compare(l.Record.Decision, r.After, opts.Reasons)
 		sum.Replayed++
-		if r.Changed() {
+		switch {
+		case !r.Changed():
+		case len(l.Record.Masked) > 0 && !opts.MaskedChanges:
+			r.Inconclusive = true
+			sum.Inconclusive++
+		default:
 			sum.Changed++
 		}
 		if err := visit(r); err != nil {

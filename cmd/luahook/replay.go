@@ -24,6 +24,8 @@ type replayOptions struct {
 	until   string
 	limit   int
 	reasons bool
+	// maskedChanges counts a change on a masked payload as a change.
+	maskedChanges bool
 }
 
 func newReplayCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -44,7 +46,9 @@ values). A change of reason alone counts only with --reasons: reasons often
 carry variable text. Records are replayed one after another, in log order,
 on one engine: what a session's events leave in the store is there for the
 next ones, as it was when they were logged. A record whose payload the log
-masked replays the masked payload, and a change on it says so.
+masked replays the masked payload: a change on it is listed, with a note, and
+counted as inconclusive, not as a change (a policy that looks for the secret
+the log took out cannot find it); --masked-changes counts it as a change.
 
 Exit status 0 when no decision changed, 1 when any did, 2 when the log has a
 line that is not a record (each is reported with its line number and the
@@ -83,6 +87,7 @@ test. "-" writes it on standard output, and the report on standard error.`,
 	f.StringVar(&o.until, "until", "", "replay only records before this time (as --since)")
 	f.IntVar(&o.limit, "limit", 0, "replay at most this many records")
 	f.BoolVar(&o.reasons, "reasons", false, "count a change of reason alone as a change")
+	f.BoolVar(&o.maskedChanges, "masked-changes", false, "count a changed decision on a payload the log masked as a change (default: inconclusive)")
 	return cmd
 }
 
@@ -215,13 +220,14 @@ func runReplay(cmd *cobra.Command, g *globalOptions, s *streams, o *replayOption
 
 // replaySummary is replay.Summary's JSON form.
 type replaySummary struct {
-	Replayed   int `json:"replayed"`
-	Changed    int `json:"changed"`
-	Unreadable int `json:"unreadable"`
+	Replayed     int `json:"replayed"`
+	Changed      int `json:"changed"`
+	Unreadable   int `json:"unreadable"`
+	Inconclusive int `json:"inconclusive"`
 }
 
 func (o *replayOptions) replayOptions(now time.Time) (replay.Options, error) {
-	opts := replay.Options{Limit: o.limit, Reasons: o.reasons}
+	opts := replay.Options{Limit: o.limit, Reasons: o.reasons, MaskedChanges: o.maskedChanges}
 	if o.limit < 0 {
 		return opts, fmt.Errorf("--limit %d: want a count (0: no limit)", o.limit)
 	}
