@@ -64,12 +64,13 @@ func (c *Regexps) get(pattern string) (*compiledRe, error) {
 // error naming the function's signature (reSignatures).
 func (m *Modules) OpenRe() {
 	L := m.L
-	mod := L.CreateTable(0, len(reSignatures))
-	fns := map[string]lua.LGFunction{"match": m.reMatch, "find": m.reFind, "find_all": m.reFindAll,
-		"gsub": m.reGsub, "split": m.reSplit, "quote": m.reQuote}
-	for _, sig := range reSignatures {
-		mod.RawSetString(sig.name, L.NewFunction(sig.checked(fns[sig.name])))
-	}
+	mod := L.CreateTable(0, 6)
+	mod.RawSetString("match", L.NewFunction(m.reMatch))
+	mod.RawSetString("find", L.NewFunction(m.reFind))
+	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
+	mod.RawSetString("gsub", L.NewFunction(m.reGsub))
+	mod.RawSetString("split", L.NewFunction(m.reSplit))
+	mod.RawSetString("quote", L.NewFunction(m.reQuote))
 	L.G.Global.RawSetString("re", mod)
 }
 
@@ -104,24 +105,22 @@ var (
 	reNumber = []lua.LValueType{lua.LTNumber}
 )
 
-// checked wraps fn, the function of sig, so that an argument of the wrong
-// type is an error naming the function's signature: the order of re.gsub's
-// arguments differs from the others', and the error says which is which.
-func (sig reSignature) checked(fn lua.LGFunction) lua.LGFunction {
-	return func(L *lua.LState) int {
-		for i, a := range sig.args {
-			v := L.Get(i + 1)
-			if (a.optional && v == lua.LNil) || slices.Contains(a.types, v.Type()) {
-				continue
-			}
-			want := a.types[0].String()
-			if a.types[len(a.types)-1] == lua.LTFunction {
-				want = "string or function"
-			}
-			L.RaiseError("re.%s: bad argument #%d (%s): %s expected, got %s; usage: %s",
-				sig.name, i+1, a.name, want, v.Type().String(), sig.usage)
+// check raises an error naming sig's signature when an argument has the
+// wrong type: the order of re.gsub's arguments differs from the others', and
+// the error says which is which. Each re function calls it first; it is a
+// method of a package-level signature, so a state pays nothing for it.
+func (sig *reSignature) check(L *lua.LState) {
+	for i, a := range sig.args {
+		v := L.Get(i + 1)
+		if (a.optional && v == lua.LNil) || slices.Contains(a.types, v.Type()) {
+			continue
 		}
-		return fn(L)
+		want := a.types[0].String()
+		if a.types[len(a.types)-1] == lua.LTFunction {
+			want = "string or function"
+		}
+		L.RaiseError("re.%s: bad argument #%d (%s): %s expected, got %s; usage: %s",
+			sig.name, i+1, a.name, want, v.Type().String(), sig.usage)
 	}
 }
 
@@ -143,12 +142,14 @@ func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
 }
 
 func (m *Modules) reMatch(L *lua.LState) int {
+	reSignatures[0].check(L)
 	sr := m.search(L, "match", 1, L.CheckString(2))
 	L.Push(lua.LBool(sr.matches()))
 	return 1
 }
 
 func (m *Modules) reFind(L *lua.LState) int {
+	reSignatures[1].check(L)
 	s := L.CheckString(2)
 	loc := m.search(L, "find", 1, s).first()
 	if loc == nil {
@@ -166,6 +167,7 @@ func (m *Modules) reFind(L *lua.LState) int {
 }
 
 func (m *Modules) reFindAll(L *lua.LState) int {
+	reSignatures[2].check(L)
 	s := L.CheckString(2)
 	sr := m.search(L, "find_all", 1, s)
 	n := L.OptInt(3, -1)
@@ -179,6 +181,7 @@ func (m *Modules) reFindAll(L *lua.LState) int {
 }
 
 func (m *Modules) reSplit(L *lua.LState) int {
+	reSignatures[4].check(L)
 	s := L.CheckString(2)
 	sr := m.search(L, "split", 1, s)
 	n := L.OptInt(3, -1)
@@ -214,6 +217,7 @@ func (m *Modules) reSplit(L *lua.LState) int {
 }
 
 func (m *Modules) reGsub(L *lua.LState) int {
+	reSignatures[3].check(L)
 	s := L.CheckString(1)
 	sr := m.search(L, "gsub", 2, s)
 	L.CheckTypes(3, lua.LTString, lua.LTFunction)
@@ -281,6 +285,7 @@ const MaxRegexpBytes = 16 << 10
 // reQuote is re.quote: regexp.QuoteMeta, which doubles each special
 // character, with its result capped.
 func (m *Modules) reQuote(L *lua.LState) int {
+	reSignatures[5].check(L)
 	s := L.CheckString(1)
 	size := len(s)
 	for i := 0; i < len(s); i++ {
