@@ -1,6 +1,7 @@
 package decisionlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -99,11 +100,40 @@ func (p *pending) release() {
 	pendings.Put(p)
 }
 
-// builder turns pendings into Records on the writer goroutine.
-type builder struct{ rec Record }
+// maxKeptBuffer bounds the masked-payload buffer the builder keeps for the
+// next record: one huge payload does not pin its buffer forever.
+const maxKeptBuffer = 1 << 20
+
+// builder turns pendings into Records on the writer goroutine. It reuses
+// its buffers (the payload's JSON, the masked payload, the hooks, the files)
+// record after record, so that the writer makes little garbage for the GC
+// to chase while decisions run: a sink must not keep a Record it is given
+// (Func hands the host a copy).
+type builder struct {
+	rec     Record
+	payload bytes.Buffer
+	enc     *json.Encoder
+	input   []byte
+	hooks   []Hook
+	files   map[string]string
+}
+
+// payloadJSON writes in's JSON (as json.Marshal writes it, which the digest
+// covers) into the builder's buffer and returns it, valid until the next call.
+func (b *builder) payloadJSON(in *luahook.Input) ([]byte, error) {
+	b.payload.Reset()
+	if b.enc == nil {
+		b.enc = json.NewEncoder(&b.payload)
+	}
+	if err := b.enc.Encode(in); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.payload.Bytes(), []byte("\n")), nil
+}
 
 // record builds the Record of p: masking happens here, off the decision's
-// path. The Record is the builder's, valid until the next call.
+// path. The Record, and the memory it points to, are the builder's, valid
+// until the next call.
 func (b *builder) record(p *pending, m *masker) *Record {
 	r := &b.rec
 	*r = Record{
@@ -116,16 +146,22 @@ func (b *builder) record(p *pending, m *masker) *Record {
 	}
 	if p.truncated {
 		r.Truncated, r.InputBytes, r.InputDigest, r.Input = true, p.size, p.digest, json.RawMessage("null")
-	} else if data, err := payloadJSON(&p.in); err != nil {
+	} else if data, err := b.payloadJSON(&p.in); err != nil {
 		r.InputDigest, r.Input = "", json.RawMessage("null")
 	} else {
 		r.InputDigest = digest(data)
-		r.Input, err = m.apply(data, nil, "", &r.Masked)
+		r.Input, err = m.applyTo(b.input, data, nil, "", &r.Masked)
 		if err != nil {
 			r.Input = json.RawMessage("null")
+		} else if cap(r.Input) <= maxKeptBuffer {
+			b.input = r.Input
 		}
 	}
-	r.Hooks = make([]Hook, len(p.hook))
+	if cap(b.hooks) < len(p.hook) {
+		b.hooks = make([]Hook, len(p.hook))
+	}
+	r.Hooks = b.hooks[:len(p.hook)]
+	clear(b.files)
 	for i := range p.hook {
 		t := &p.hook[i]
 		at := "hooks[" + strconv.Itoa(i) + "]"
@@ -138,9 +174,10 @@ func (b *builder) record(p *pending, m *masker) *Record {
 			r.Hooks[i].Failure = &luahook.Failure{Kind: f.Kind, Message: m.text(f.Message, at+".failure.message", &r.Masked)}
 		}
 		if t.Version != "" {
-			if r.Files == nil {
-				r.Files = map[string]string{}
+			if b.files == nil {
+				b.files = map[string]string{}
 			}
+			r.Files = b.files
 			r.Files[sourceFile(t.Source)] = t.Version
 		}
 	}

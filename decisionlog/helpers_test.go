@@ -26,6 +26,9 @@ func openWith(t testing.TB, files map[string]string, log *decisionlog.Logger) (*
 		t.Fatal(err)
 	}
 	for name, src := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}

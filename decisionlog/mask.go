@@ -132,7 +132,13 @@ var errSyntax = errors.New("decisionlog: malformed JSON")
 // appends the path of each value it changed to masked, as report followed
 // by the segments below root.
 func (m *masker) apply(raw []byte, root []string, report string, masked *[]string) (json.RawMessage, error) {
-	w := &walker{m: m, src: raw, out: make([]byte, 0, len(raw)), root: root, report: report, masked: masked}
+	return m.applyTo(make([]byte, 0, len(raw)), raw, root, report, masked)
+}
+
+// applyTo is apply writing the masked JSON over dst's array (grown as
+// needed), for a caller that reuses one buffer record after record.
+func (m *masker) applyTo(dst, raw []byte, root []string, report string, masked *[]string) (json.RawMessage, error) {
+	w := &walker{m: m, src: raw, out: dst[:0], root: root, report: report, masked: masked}
 	if err := w.value(); err != nil {
 		return nil, err
 	}

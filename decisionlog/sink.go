@@ -1,10 +1,19 @@
 package decisionlog
 
-import "io"
+import (
+	"bytes"
+	"io"
+	"maps"
+	"slices"
+)
 
 // Sink is where a Logger's records go. A Logger calls Write from one
 // goroutine only, never on the path of a decision, and Close once, when it
 // closes.
+//
+// Write must not keep rec or anything it points to past its return: the
+// Logger reuses that memory for the next record (Func hands its function
+// a copy).
 type Sink interface {
 	Write(rec *Record) error
 	Close() error
@@ -25,7 +34,17 @@ func Func(f func(Record)) Sink { return funcSink(f) }
 
 type funcSink func(Record)
 
-func (f funcSink) Write(rec *Record) error { f(*rec); return nil }
+// clone returns a copy of r that shares no memory the builder reuses.
+func (r *Record) clone() Record {
+	c := *r
+	c.Input = bytes.Clone(r.Input)
+	c.Masked = slices.Clone(r.Masked)
+	c.Hooks = slices.Clone(r.Hooks)
+	c.Files = maps.Clone(r.Files)
+	return c
+}
+
+func (f funcSink) Write(rec *Record) error { f(rec.clone()); return nil }
 func (f funcSink) Close() error            { return nil }
 
 // Writer returns a Sink that writes one JSON line per record to w, each in
