@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,5 +216,52 @@ func TestAFIFOIsRefusedAsALogFile(t *testing.T) {
 	}
 	if _, err := decisionlog.File(path, decisionlog.FileOptions{}); err == nil || !strings.Contains(err.Error(), "decision log") {
 		t.Errorf("File(fifo) = %v, want an error", err)
+	}
+}
+
+// The writer reuses its buffers record after record; the records a Func
+// sink hands the host are the host's, untouched by the records after them.
+func TestFuncRecordsAreTheHostsToKeep(t *testing.T) {
+	var got []decisionlog.Record
+	var mu sync.Mutex
+	log, err := decisionlog.New(decisionlog.Options{Sink: decisionlog.Func(func(r decisionlog.Record) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := openWith(t, map[string]string{"10-guard.lua": `hook.register("PreToolUse", "bash", function(input)
+  if input.toolInput.command:find("rm") then return hook.deny("no rm") end
+end, {name = "guard"})`}, log)
+	commands := []string{"rm -rf /tmp/a", "ls -la /home/someone/with/a/longer/path", "rm x"}
+	for i, c := range commands {
+		e.Runner().Fire(context.Background(), bash(c))
+		// One record at a time: each is built in the writer's buffers and
+		// handed over before the next is built in the same ones.
+		for deadline := time.Now().Add(10 * time.Second); log.Stats().Written < uint64(i+1); {
+			if time.Now().After(deadline) {
+				t.Fatalf("record %d not written", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(commands) {
+		t.Fatalf("%d records, want %d", len(got), len(commands))
+	}
+	for i, c := range commands {
+		var in struct {
+			ToolInput struct{ Command string } `json:"toolInput"`
+		}
+		if err := json.Unmarshal(got[i].Input, &in); err != nil || in.ToolInput.Command != c {
+			t.Errorf("record %d: input %s (%v), want the command %q", i, got[i].Input, err, c)
+		}
+		if len(got[i].Hooks) != 1 || got[i].Hooks[0].Name != "guard" || len(got[i].Files) != 1 {
+			t.Errorf("record %d: hooks %+v, files %v", i, got[i].Hooks, got[i].Files)
+		}
 	}
 }
