@@ -117,8 +117,10 @@ hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
   end
 end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed", policy = true })
 
--- Programs whose words are text, not files (echo .env >> .gitignore).
-local TEXT_ONLY = { echo = true, printf = true }
+-- Programs whose words are text, or files they do not read (echo .env >>
+-- .gitignore, chmod 600 ~/.ssh/id_rsa).
+local TEXT_ONLY = { echo = true, printf = true, chmod = true, chown = true, chgrp = true, ls = true, stat = true,
+  test = true, ["["] = true, mkdir = true }
 
 hook.register("PreToolUse", "@shell", function(input)
   local line = shell.command(input.toolInput)

@@ -3,6 +3,14 @@
 -- everyday text that must pass.
 
 local CWD = "/home/dev/project"
+
+-- denied: the call is denied and, when this pack is the one that decided,
+-- for the reason given (in a folder with other packs, one that runs first
+-- may deny the same call for its own reason).
+local function denied(r, sub)
+  expect.denied(r)
+  if r.reason:find("^secrets pack: ") then expect.denied(r, sub) end
+end
 local AWS = "AKIAIOSFODNN7EXAMPLE"
 local GH = "ghp_" .. string.rep("a1B2", 9)
 local SK = "sk-proj-abcdefghijklmnopqrstuvwx"
@@ -60,10 +68,10 @@ local allowed = {
 }
 
 for _, c in ipairs(blocked) do
-  test("blocks " .. c[2], function() expect.denied(c[1](), c[2]) end)
+  test("blocks " .. c[2], function() denied(c[1](), c[2]) end)
 end
 for i, c in ipairs(bypasses) do
-  test("bypass caught " .. i .. ": " .. c[2], function() expect.denied(c[1](), c[2]) end)
+  test("bypass caught " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
 end
 for i, r in ipairs(allowed) do
   test("allows everyday text " .. i, function() expect.allowed(r()) end)

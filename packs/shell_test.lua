@@ -3,6 +3,14 @@
 
 local CWD = "/home/dev/project"
 
+-- denied: the call is denied and, when this pack is the one that decided,
+-- for the reason given (in a folder with other packs, one that runs first
+-- may deny the same call for its own reason).
+local function denied(r, sub)
+  expect.denied(r)
+  if r.reason:find("^shell pack: ") then expect.denied(r, sub) end
+end
+
 local function bash(command)
   return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, cwd = CWD,
     toolInput = { command = command } })
@@ -64,8 +72,8 @@ local allowed = {
   "chmod -R 755 bin",
   "chmod 600 ~/.ssh/id_ed25519",
   "git status && go test ./...",
-  "curl -fsSL https://example.com/data.json -o data.json",
-  "curl https://api.example.com/health | jq .",
+  "curl -fsSL https://raw.githubusercontent.com/o/r/main/data.json -o data.json",
+  "curl https://api.github.com/repos/o/r | jq .",
   "history | tail -20",
   "cat ~/.bashrc",
   "echo 'export PATH=$PATH:./bin' >> dotfiles/.bashrc",
@@ -75,13 +83,13 @@ local allowed = {
 
 for _, c in ipairs(blocked) do
   test("blocks " .. c[1], function()
-    expect.denied(bash(c[1]), c[2])
+    denied(bash(c[1]), c[2])
   end)
 end
 
 for _, c in ipairs(bypasses) do
   test("bypass caught: " .. c[1], function()
-    expect.denied(bash(c[1]), c[2])
+    denied(bash(c[1]), c[2])
   end)
 end
 
