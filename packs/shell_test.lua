@@ -70,7 +70,7 @@ local allowed = {
   "rm -f ../notes.txt",
   "chmod +x scripts/release.sh",
   "chmod -R 755 bin",
-  "chmod 600 ~/.ssh/id_ed25519",
+  "chmod 700 ~/.local/bin/tool",
   "git status && go test ./...",
   "curl -fsSL https://raw.githubusercontent.com/o/r/main/data.json -o data.json",
   "curl https://api.github.com/repos/o/r | jq .",
