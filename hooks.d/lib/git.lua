@@ -88,8 +88,11 @@ end
 -- force_push_protected reports whether cmd force-pushes to, or deletes,
 -- one of branches (or force-pushes every branch).
 function M.force_push_protected(cmd, branches)
+  if cmd.name ~= "git" then return false end
+  -- the common case (a git command that is not a push) builds nothing more
+  local sub = shell.options(cmd.args, GLOBAL).operands[1]
+  if not sub or (sub.text ~= "push" and not sub.unknown) then return false end
   local g = M.parse(cmd)
-  if not M.is(g, "push") then return false end
   local p = M.push(g)
   if p.force and p.all then return true end
   for _, r in ipairs(p.refs) do
