@@ -110,7 +110,7 @@ var defaultLevels = []struct {
 	level slog.Level
 }{
 	{[]string{"serve", "repl"}, slog.LevelInfo}, // reload lines are feedback
-	{[]string{"check", "list", "add"}, slog.LevelWarn},
+	{[]string{"check", "list"}, slog.LevelWarn},
 	// fire's standard error is the deny reason its host reads; demo and
 	// test print their own report.
 	{[]string{"fire", "demo", "test"}, slog.LevelError},
