@@ -65,19 +65,16 @@ M.files = {
 -- templates hold no secrets, by exact name.
 M.templates = { [".env.example"] = true, [".env.sample"] = true, [".env.template"] = true, [".env.dist"] = true }
 
--- The shell module is required on first use of file: a policy that only
--- scans text (60-prompt-secrets.lua) does not pay for compiling it.
-local shell, RULES
+-- Compiled when the module loads, not on a hook's first call, which runs
+-- under the hook's deadline.
+local shell = require("shell")
+local RULES = shell.glob.rules(M.files)
 
 -- file returns the part of a word (a shell word or { text, pat }) that
 -- could name a secrets file: the word, or what follows an "=", ":" or "@"
 -- in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if none. A glob
 -- that could match such a file counts.
 function M.file(w)
-  if not RULES then
-    shell = require("shell")
-    RULES = shell.glob.rules(M.files)
-  end
   if not w.glob and not w.unknown then
     local base = w.text:match("[^/]*$"):lower()
     if M.templates[base] then return nil end
