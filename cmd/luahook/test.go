@@ -11,7 +11,8 @@ import (
 )
 
 type testOptions struct {
-	run string
+	run   string
+	agent string
 }
 
 func newTestCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -35,12 +36,18 @@ expect.allowed(r), expect.mutated(r[, subset]), expect.context(r, substring),
 expect.eq(actual, expected[, msg]), expect.truthy(v[, msg]),
 expect.contains(s, sub).
 
+--agent NAME (claude, codex, gemini) sends every payload fire() builds as
+that agent would (its event and tool names: bash is run_shell_command on
+gemini) and fires what the agent's adapter decodes from it, so that the same
+tests check the policies against the agent's own wire format.
+
 Prints "ok" or "FAIL" per case (a failure with the file:line of the failing
 assertion) and a summary line "N passed, M failed". Exit status 1 on any
 failure, including a test file or a hook file that does not load.`,
 		Example: `  luahook test
   luahook test ./hooks.d -run 'rm -rf'
-  luahook test hooks.d/10-dangerous-commands_test.lua`,
+  luahook test hooks.d/10-dangerous-commands_test.lua
+  luahook test --agent gemini ./hooks.d`,
 		// Flags are parsed in RunE, so that the Go-style "-run" works too.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,6 +86,7 @@ failure, including a test file or a hook file that does not load.`,
 				PolicyOnly: g.noHooks,
 				Out:        s.out,
 				Logger:     logger,
+				Agent:      o.agent,
 			})
 			if err != nil {
 				return err
@@ -90,6 +98,7 @@ failure, including a test file or a hook file that does not load.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases whose names match this regular expression")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "send each payload in this agent's native format (claude, codex, gemini)")
 	return cmd
 }
 
