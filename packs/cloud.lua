@@ -42,18 +42,7 @@ local shell = require("shell")
 
 local ipairs, type = ipairs, type
 
-local PROTECTED = {}
-for _, g in ipairs(SETTINGS.protected_contexts) do
-  PROTECTED[#PROTECTED + 1] = "^" .. g:lower():gsub("[%^%$%(%)%%%.%[%]%+%-]", "%%%0"):gsub("%*", ".*"):gsub("%?", ".") .. "$"
-end
-
-local function protected(ctx)
-  ctx = ctx:lower()
-  for _, p in ipairs(PROTECTED) do
-    if ctx:find(p) then return true end
-  end
-  return false
-end
+local protected = require("names").matcher(SETTINGS.protected_contexts)
 
 local function deny(why)
   return hook.deny("cloud guard: " .. why .. " removes infrastructure or data that cannot be restored. " ..

@@ -78,61 +78,59 @@ end
 local STARTERS = { ["("] = true, [")"] = true, explain = true, analyze = true, verbose = true, as = true }
 local CLAUSE_END = { ["and"] = true, ["or"] = true, returning = true, limit = true, order = true, group = true }
 
--- always_true reports whether the WHERE condition starting at toks[k] has a
--- disjunct that is always true (true, 1, 1=1, 'a'='a', x=x).
-local function always_true(toks, k, depth)
+-- always_true reports whether the WHERE condition starting at token k of
+-- st has a disjunct that is always true (true, 1, 1=1, 'a'='a', x=x).
+local function always_true(st, k, depth)
+  local T, K, D, n = st.t, st.kind, st.depth, st.n
+  local function ends(j) return D[j] == depth and K[j] == "word" and CLAUSE_END[T[j]] end
   local start = k
-  local n = #toks
   while start <= n do
     local stop = start
-    while stop <= n and not (toks[stop].depth == depth and CLAUSE_END[toks[stop].t] and toks[stop].kind == "word") do
-      stop = stop + 1
-    end
+    while stop <= n and not ends(stop) do stop = stop + 1 end
     local len = stop - start
-    local a, b, c = toks[start], toks[start + 1], toks[start + 2]
-    if len == 1 and ((a.kind == "word" and a.t == "true") or (a.kind == "num" and tonumber(a.t) ~= 0)) then
+    local a, c = start, start + 2
+    if len == 1 and ((K[a] == "word" and T[a] == "true") or (K[a] == "num" and tonumber(T[a]) ~= 0)) then
       return true
     end
-    if len == 3 and b.t == "=" and a.kind == c.kind and a.t == c.t and a.t ~= "null" then return true end
-    if len == 1 and a.t == "(" then return false end
-    -- only the disjuncts: skip what an AND joins
-    while stop <= n and toks[stop].depth == depth and toks[stop].t == "and" do
-      stop = stop + 1
-      while stop <= n and not (toks[stop].depth == depth and CLAUSE_END[toks[stop].t]) do stop = stop + 1 end
+    if len == 3 and T[a + 1] == "=" and K[a + 1] == "op" and K[a] == K[c] and T[a] == T[c] and T[a] ~= "null" then
+      return true
     end
-    if stop > n or toks[stop].t ~= "or" then return false end
+    -- only the disjuncts count: skip what an AND joins
+    while stop <= n and T[stop] == "and" and D[stop] == depth do
+      stop = stop + 1
+      while stop <= n and not ends(stop) do stop = stop + 1 end
+    end
+    if stop > n or T[stop] ~= "or" then return false end
     start = stop + 1
   end
   return false
 end
 
 -- statement_problem returns why one statement destroys data, or nil.
-local function statement_problem(toks)
-  local first = toks[1]
-  if first.kind ~= "word" then first = { t = "" } end
-  if first.t == "drop" and SETTINGS.deny.drop then
-    return "DROP " .. string.upper((toks[2] and toks[2].t) or "")
+local function statement_problem(st)
+  local T, K, D, n = st.t, st.kind, st.depth, st.n
+  local first = K[1] == "word" and T[1] or ""
+  if first == "drop" and SETTINGS.deny.drop then
+    return "DROP " .. string.upper(K[2] == "word" and T[2] or "")
   end
-  if first.t == "truncate" and SETTINGS.deny.truncate then return "TRUNCATE" end
-  if first.t == "alter" and SETTINGS.deny.drop then
-    for k = 2, #toks do
-      if toks[k].kind == "word" and toks[k].t == "drop" and toks[k].depth == 0 then return "ALTER ... DROP" end
+  if first == "truncate" and SETTINGS.deny.truncate then return "TRUNCATE" end
+  if first == "alter" and SETTINGS.deny.drop then
+    for k = 2, n do
+      if K[k] == "word" and T[k] == "drop" and D[k] == 0 then return "ALTER ... DROP" end
     end
   end
-  for k, tok in ipairs(toks) do
-    local verb = tok.kind == "word" and (tok.t == "delete" or tok.t == "update") and tok.t
-    local prev = toks[k - 1]
-    if verb and (k == 1 or (STARTERS[prev.t] and prev.kind ~= "str" and prev.kind ~= "id")) then
+  for k = 1, n do
+    local verb = K[k] == "word" and (T[k] == "delete" or T[k] == "update") and T[k]
+    if verb and (k == 1 or (STARTERS[T[k - 1]] and (K[k - 1] == "word" or K[k - 1] == "op"))) then
       local rule = verb == "delete" and "delete_without_where" or "update_without_where"
       if SETTINGS.deny[rule] then
         local where
-        for j = k + 1, #toks do
-          local t = toks[j]
-          if t.depth < tok.depth then break end
-          if t.depth == tok.depth and t.kind == "word" and t.t == "where" then where = j; break end
+        for j = k + 1, n do
+          if D[j] < D[k] then break end
+          if D[j] == D[k] and K[j] == "word" and T[j] == "where" then where = j; break end
         end
         if not where then return string.upper(verb) .. " without WHERE" end
-        if always_true(toks, where + 1, tok.depth) then return string.upper(verb) .. " with a WHERE that is always true" end
+        if always_true(st, where + 1, D[k]) then return string.upper(verb) .. " with a WHERE that is always true" end
       end
     end
   end

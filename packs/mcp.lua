@@ -33,16 +33,17 @@ local SETTINGS = {
   deny_by_default = false,
 }
 
-local glob = require("shell").glob
+local names = require("names")
 
 local ipairs = ipairs
 
--- parse turns the entries into { server = glob, tool = glob }.
+-- parse turns the entries into { server = matcher, tool = matcher }.
 local function parse(list)
   local out = {}
   for _, e in ipairs(list) do
     local s, t = e:match("^([^/]+)/(.+)$")
-    out[#out + 1] = { server = (s or e):lower(), tool = (t or "*"):lower() }
+    s = s or e
+    out[#out + 1] = { any_server = s == "*", server = names.matcher({ s }), tool = names.matcher({ t or "*" }) }
   end
   return out
 end
@@ -73,8 +74,8 @@ end
 local function matches(entries, pairs_)
   for _, e in ipairs(entries) do
     for _, p in ipairs(pairs_) do
-      local server_ok = e.server == "*" or (p[1] ~= nil and glob.could_match(e.server, p[1]))
-      if server_ok and glob.could_match(e.tool, p[2]) then return true end
+      local server_ok = e.any_server or (p[1] ~= nil and e.server(p[1]))
+      if server_ok and e.tool(p[2]) then return true end
     end
   end
   return false

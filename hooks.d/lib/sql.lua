@@ -3,12 +3,15 @@
 --
 --   local sql = require("sql")
 --   local stmts, err = sql.split("select 1; delete from t -- where x", "postgres")
---   -- #stmts == 2; stmts[2] holds the tokens delete, from, t (the comment dropped)
+--   -- #stmts == 2; stmts[2].t is { "delete", "from", "t" } (the comment dropped)
 --
--- sql.split(src[, dialect]) returns the statements of src, each a list of
--- tokens { t = text, kind = "word"|"num"|"str"|"id"|"op", depth = n }:
+-- sql.split(src[, dialect]) returns the statements of src, each a table of
+-- parallel token lists { n = count, t = { text... }, kind = { ... },
+-- depth = { ... } } (lists rather than a table per token: a small table
+-- per token costs several times more), the kinds being:
 --   word  a keyword or bare name, lower-cased ("delete", "users")
 --   num   a number ("1", "0.5")
+--   list  a run of numbers and commas ("1, 2, 3": an IN list), one token
 --   str   a string literal, its text without quotes ('it''s' -> "it's")
 --   id    a quoted name ("x", `x`, [x]), its text without quotes
 --   op    one punctuation character ("(", "=", ",", "*")
@@ -35,7 +38,7 @@ M.limits = { bytes = 1048576, tokens = 200000, statements = 10000 }
 
 M.DIALECTS = { "postgres", "mysql", "sqlite" }
 
-local find, sub, lower = string.find, string.sub, string.lower
+local find, sub, lower, byte = string.find, string.sub, string.lower, string.byte
 
 -- closing finds the end of a quoted run opened at i (the quote q), where
 -- doubling the quote escapes it and, when bs, so does a backslash. It
@@ -62,48 +65,54 @@ local function closing(src, i, q, bs)
 end
 
 -- split returns the statements of src read in dialect (default "postgres").
+-- Characters are classified by byte and runs are found with one search
+-- each: a pattern search costs far more than a byte comparison here.
 function M.split(src, dialect)
   if type(src) ~= "string" then return {}, "the SQL is not a string" end
   dialect = dialect or "postgres"
-  local mysql, pg = dialect == "mysql", dialect == "postgres"
-  local out, cur = {}, {}
+  local mysql, pg, lite = dialect == "mysql", dialect == "postgres", dialect == "sqlite"
+  local function statement() return { n = 0, t = {}, kind = {}, depth = {} } end
+  local out, cur = {}, statement()
   if #src > M.limits.bytes then
     return out, string.format("the SQL is %d bytes long, over the %d bytes read", #src, M.limits.bytes)
   end
   local n, depth, i, count = #src, 0, 1, 0
   local function push(t, kind)
     count = count + 1
-    cur[#cur + 1] = { t = t, kind = kind, depth = depth }
+    local k = cur.n + 1
+    cur.n = k
+    cur.t[k] = t
+    cur.kind[k] = kind
+    cur.depth[k] = depth
   end
   while i <= n do
     if count > M.limits.tokens then
       return out, string.format("the SQL has more than %d tokens", M.limits.tokens)
     end
-    local s, e = find(src, "^%s+", i)
-    if s then i = e + 1 end
-    if i > n then break end
-    local c = sub(src, i, i)
-    local c2 = sub(src, i, i + 1)
-    if c2 == "--" or (mysql and c == "#") then
+    local b = byte(src, i)
+    local b2 = byte(src, i + 1)
+    if b == 32 or b == 10 or b == 9 or b == 13 or b == 12 or b == 11 then
+      i = i + 1
+    elseif (b == 45 and b2 == 45) or (mysql and b == 35) then -- -- and #
       local nl = find(src, "\n", i, true)
       i = nl and nl + 1 or n + 1
-    elseif c2 == "/*" then
-      if mysql and sub(src, i + 2, i + 2) == "!" then
-        -- an executable comment: its text is code
+    elseif b == 47 and b2 == 42 then -- /*
+      if mysql and byte(src, i + 2) == 33 then
+        -- /*! is code: read on after its version number, and blank its end
         local _, ve = find(src, "^%d*", i + 3)
         i = ve + 1
         local close = find(src, "*/", i, true)
         if not close then return out, "an unterminated /*! comment" end
-        -- read the inside as code by blanking the closing mark
         src = sub(src, 1, close - 1) .. "  " .. sub(src, close + 2)
       else
         local level, j = 1, i + 2
         while level > 0 do
-          local k, _, m = find(src, "([/*])", j)
+          local k = find(src, "[/*]", j)
           if not k then return out, "an unterminated /* comment" end
-          if m == "*" and sub(src, k + 1, k + 1) == "/" then
+          local m, m2 = byte(src, k), byte(src, k + 1)
+          if m == 42 and m2 == 47 then
             level = level - 1; j = k + 2
-          elseif pg and m == "/" and sub(src, k + 1, k + 1) == "*" then
+          elseif pg and m == 47 and m2 == 42 then
             level = level + 1; j = k + 2
           else
             j = k + 1
@@ -111,64 +120,63 @@ function M.split(src, dialect)
         end
         i = j
       end
-    elseif c == ";" then
-      if #cur > 0 then
+    elseif b == 59 then -- ;
+      if cur.n > 0 then
         out[#out + 1] = cur
         if #out >= M.limits.statements then
           return out, string.format("the SQL has more than %d statements", M.limits.statements)
         end
-        cur = {}
+        cur = statement()
       end
       depth = 0
       i = i + 1
-    elseif c == "'" or (pg and (c2 == "E'" or c2 == "e'")) then
-      local at = c == "'" and i or i + 1
+    elseif b == 39 or (pg and (b == 69 or b == 101) and b2 == 39) then -- ' and E'
+      local at = b == 39 and i or i + 1
       local k, text = closing(src, at, "'", mysql or at ~= i)
       if not k then return out, "an unterminated string" end
       push(text, "str")
       i = k + 1
-    elseif c == '"' or c == "`" then
-      local k, text = closing(src, i, c, mysql)
+    elseif b == 34 or b == 96 then -- " and `
+      local q = b == 34 and '"' or "`"
+      local k, text = closing(src, i, q, mysql)
       if not k then return out, "an unterminated quoted name" end
-      push(text, (mysql and c == '"') and "str" or "id")
+      push(text, (mysql and b == 34) and "str" or "id")
       i = k + 1
-    elseif c == "[" and dialect == "sqlite" then
+    elseif b == 91 and lite then -- [name]
       local k = find(src, "]", i + 1, true)
       if not k then return out, "an unterminated [name]" end
       push(sub(src, i + 1, k - 1), "id")
       i = k + 1
-    elseif pg and c == "$" and find(src, "^%$[%a_]?[%w_]*%$", i) then
+    elseif b == 36 and pg and find(src, "^%$[%a_]?[%w_]*%$", i) then -- $tag$
       local _, te = find(src, "^%$[%a_]?[%w_]*%$", i)
       local tag = sub(src, i, te)
       local k = find(src, tag, te + 1, true)
       if not k then return out, "an unterminated " .. tag .. " string" end
       push(sub(src, te + 1, k - 1), "str")
       i = k + #tag
+    elseif (b >= 97 and b <= 122) or (b >= 65 and b <= 90) or b == 95 or b >= 128 then -- a word
+      local e = find(src, "[^%w_$\128-\255]", i) or n + 1
+      push(lower(sub(src, i, e - 1)), "word")
+      i = e
+    elseif b >= 48 and b <= 57 then
+      -- a number, or a run of numbers (an IN list, VALUES): one token
+      local e = find(src, "[^%d.,%s]", i) or n + 1
+      local run = sub(src, i, e - 1):gsub("[%s,]+$", "")
+      push(run, find(run, ",", 1, true) and "list" or "num")
+      i = i + #run
     else
-      local ws, we = find(src, "^[%a_][%w_$]*", i)
-      if ws then
-        push(lower(sub(src, ws, we)), "word")
-        i = we + 1
+      if b == 40 then
+        push("(", "op"); depth = depth + 1
+      elseif b == 41 then
+        if depth > 0 then depth = depth - 1 end
+        push(")", "op")
       else
-        local ns, ne = find(src, "^%d[%w.]*", i)
-        if ns then
-          push(sub(src, ns, ne), "num")
-          i = ne + 1
-        else
-          if c == "(" then
-            push(c, "op"); depth = depth + 1
-          elseif c == ")" then
-            if depth > 0 then depth = depth - 1 end
-            push(c, "op")
-          else
-            push(c, "op")
-          end
-          i = i + 1
-        end
+        push(sub(src, i, i), "op")
       end
+      i = i + 1
     end
   end
-  if #cur > 0 then out[#out + 1] = cur end
+  if cur.n > 0 then out[#out + 1] = cur end
   return out, nil
 end
 
