@@ -3,6 +3,7 @@ package packs_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,15 +94,13 @@ func BenchmarkPack(b *testing.B) {
 				b.Run(p.kind+"/"+p.size, func(b *testing.B) {
 					in := p.in
 					ctx := context.Background()
-					sessions := []string{"bench-0", "bench-1", "bench-2", "bench-3"}
 					n, denied, why := 0, 0, ""
 					b.ReportAllocs()
 					for b.Loop() {
 						if n++; n%20 == 0 {
 							// a fresh id for packs that budget sessions; the store
 							// keeps the old ones until their expiry
-							sessions[0] = sessions[0] + "x"
-							in.SessionID = sessions[0]
+							in.SessionID = "bench-" + strconv.Itoa(n)
 						}
 						if res := e.Runner().Fire(ctx, &in); res.Denied {
 							denied++
