@@ -43,7 +43,8 @@ local function parse(list)
   for _, e in ipairs(list) do
     local s, t = e:match("^([^/]+)/(.+)$")
     s = s or e
-    out[#out + 1] = { any_server = s == "*", server = names.matcher({ s }), tool = names.matcher({ t or "*" }) }
+    out[#out + 1] = { any_server = s == "*", server = names.matcher({ s }, true),
+      tool = names.matcher({ t or "*" }, true) }
   end
   return out
 end
@@ -74,8 +75,8 @@ end
 local function matches(entries, pairs_)
   for _, e in ipairs(entries) do
     for _, p in ipairs(pairs_) do
-      local server_ok = e.any_server or (p[1] ~= nil and e.server(p[1]))
-      if server_ok and e.tool(p[2]) then return true end
+      -- the tool first: most entries name a server every call has
+      if e.tool(p[2]) and (e.any_server or (p[1] ~= nil and e.server(p[1]))) then return true end
     end
   end
   return false

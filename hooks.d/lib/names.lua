@@ -18,12 +18,13 @@ function M.pattern(glob)
 end
 
 -- matcher returns a function of a name that reports whether one of the
--- globs matches it.
-function M.matcher(globs)
+-- globs matches it; lowered: the names it will be given are lower-case
+-- already (one string call fewer per name).
+function M.matcher(globs, lowered)
   local pats = {}
   for _, g in ipairs(globs) do pats[#pats + 1] = M.pattern(g) end
   return function(name)
-    local l = name:lower()
+    local l = lowered and name or name:lower()
     for _, p in ipairs(pats) do
       if l:find(p) then return true end
     end
