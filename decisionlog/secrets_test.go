@@ -51,8 +51,8 @@ func TestSecretsAreFoundInAnyStringThatHoldsOne(t *testing.T) {
 		"xoxb-1234567890-abcdef",
 		"xoxa-0123456789",
 		"creds ASIAIOSFODNN7EXAMPLE",
-		"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY12",
-		"aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY12",
+		"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 		"npm_abcdefghijklmnopqrstuvwxyz0123456789",
 	} {
 		if !hasSecret(s) {
