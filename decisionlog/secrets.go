@@ -1,10 +1,12 @@
 package decisionlog
 
 import (
-	"bytes"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unsafe"
+
+	hooksd "github.com/luahook/luahook/hooks.d"
 )
 
 // Secret is one built-in secret pattern: an RE2 pattern and what it finds.
@@ -13,15 +15,31 @@ type Secret struct {
 	What    string
 }
 
-// secrets are the patterns of the shipped prompt-secrets policy
-// (hooks.d/60-prompt-secrets.lua), in its order; a test reads the policy
-// and fails when the two differ.
-var secrets = []Secret{
-	{`-----BEGIN [A-Z ]*PRIVATE KEY-----`, "a private key"},
-	{`\bAKIA[0-9A-Z]{16}\b`, "an AWS access key id"},
-	{`\bgh[pousr]_[A-Za-z0-9]{36,}\b`, "a GitHub token"},
-	{`\bsk-[A-Za-z0-9_-]{20,}\b`, "an API secret key"},
-	{`\bxox[abpr]-[A-Za-z0-9-]{10,}\b`, "a Slack token"},
+// secrets are the patterns of the shipped lib module hooks.d/lib/secrets.lua,
+// which every shipped secret policy and pack uses, in its order: read from
+// the copy embedded in the binary, so that the two are one list.
+var secrets = readSecrets()
+
+// secretEntry is one line of secrets.lua's patterns table:
+// { [[pattern]], "label" }.
+var secretEntry = regexp.MustCompile(`(?m)^\s*\{\s*\[\[(.*?)\]\],\s*"([^"]*)"\s*\},?\s*$`)
+
+// readSecrets reads the patterns table of the embedded lib/secrets.lua. A
+// module without entries, or with a pattern RE2 refuses, is a build of
+// luahook that cannot redact: it panics at start (and its tests fail).
+func readSecrets() []Secret {
+	src, err := hooksd.FS.ReadFile("lib/secrets.lua")
+	if err != nil {
+		panic("decisionlog: " + err.Error())
+	}
+	var list []Secret
+	for _, m := range secretEntry.FindAllSubmatch(src, -1) {
+		list = append(list, Secret{Pattern: string(m[1]), What: string(m[2])})
+	}
+	if len(list) == 0 {
+		panic("decisionlog: no { [[pattern]], \"label\" } entries in hooks.d/lib/secrets.lua")
+	}
+	return list
 }
 
 // Secrets returns the built-in secret patterns: the ones the shipped secret
@@ -29,20 +47,23 @@ var secrets = []Secret{
 // them is redacted unless Options.KeepSecrets is set.
 func Secrets() []Secret { return append([]Secret(nil), secrets...) }
 
-// secretRe matches any of the secrets in one pass.
-var secretRe = func() *regexp.Regexp {
-	alts := make([]string, len(secrets))
+// secretRes are the secrets' patterns, compiled; each is run only on a
+// string that holds its hint.
+var secretRes = func() []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(secrets))
 	for i, s := range secrets {
-		alts[i] = "(?:" + s.Pattern + ")"
+		res[i] = regexp.MustCompile(s.Pattern)
 	}
-	return regexp.MustCompile(strings.Join(alts, "|"))
+	return res
 }()
 
 // secretHints holds, for each secret, a literal that every match of it
-// contains (the longest literal of its top-level sequence): a string that
-// holds none of them is not searched.
-var secretHints = func() [][]byte {
-	hints := make([][]byte, len(secrets))
+// contains (the longest literal of its top-level sequence; ASCII-folded for
+// a part that ignores case): a string that holds none of them is not
+// searched. Scanning for the hints costs a fraction of the regular
+// expression, whose \b and case folding make it slow.
+var secretHints = func() []secretHint {
+	hints := make([]secretHint, len(secrets))
 	for i, s := range secrets {
 		re, err := syntax.Parse(s.Pattern, syntax.Perl)
 		if err != nil {
@@ -54,22 +75,66 @@ var secretHints = func() [][]byte {
 			subs = re.Sub
 		}
 		for _, sub := range subs {
-			if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 && len(string(sub.Rune)) > len(hints[i]) {
-				hints[i] = []byte(string(sub.Rune))
+			lit := string(sub.Rune)
+			if sub.Op != syntax.OpLiteral || len(lit) <= len(hints[i].lit) || !isASCII(lit) {
+				continue
 			}
+			fold := sub.Flags&syntax.FoldCase != 0
+			if fold {
+				lit = strings.ToLower(lit)
+			}
+			hints[i] = secretHint{lit: lit, fold: fold}
 		}
-		if len(hints[i]) == 0 {
-			panic("decisionlog: secret pattern " + s.Pattern + " has no literal to look for first")
+		if hints[i].lit == "" {
+			panic("decisionlog: secret pattern " + s.Pattern + " has no ASCII literal to look for first")
 		}
 	}
 	return hints
 }()
 
+// secretHint is a literal every match of one secret pattern contains.
+type secretHint struct {
+	lit  string // lower-case when fold
+	fold bool   // compared ignoring ASCII case
+}
+
+func (h secretHint) in(s string) bool {
+	if !h.fold {
+		return strings.Contains(s, h.lit)
+	}
+	for i := 0; i+len(h.lit) <= len(s); i++ {
+		j := 0
+		for j < len(h.lit) && lowerASCII(s[i+j]) == h.lit[j] {
+			j++
+		}
+		if j == len(h.lit) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // hasSecret reports whether s holds a built-in secret.
 func hasSecret(s string) bool {
-	for _, h := range secretHints {
-		if strings.Contains(s, string(h)) {
-			return secretRe.MatchString(s)
+	for i, h := range secretHints {
+		if h.in(s) && secretRes[i].MatchString(s) {
+			return true
 		}
 	}
 	return false
@@ -77,10 +142,5 @@ func hasSecret(s string) bool {
 
 // hasSecretBytes is hasSecret of a string's bytes.
 func hasSecretBytes(b []byte) bool {
-	for _, h := range secretHints {
-		if bytes.Contains(b, h) {
-			return secretRe.Match(b)
-		}
-	}
-	return false
+	return hasSecret(unsafe.String(unsafe.SliceData(b), len(b)))
 }

@@ -8,16 +8,9 @@
 
 local shell = require("shell")
 
--- What holds secrets: "name" is a file name, "a/b" a path's last two
--- components, "dir/" a folder and everything in it. Globs, any case.
-local SECRETS = shell.glob.rules({
-  ".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
-  "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-  ".netrc", "_netrc", ".git-credentials", ".pgpass", ".aws/credentials", ".kube/config",
-  ".docker/config.json", ".ssh/", ".gnupg/",
-})
--- Templates that hold no secrets, by exact name.
-local TEMPLATES = { [".env.example"] = true, [".env.sample"] = true, [".env.template"] = true, [".env.dist"] = true }
+-- What holds secrets (file names, paths, folders) is lib/secrets.lua's
+-- files list, shared with the packs.
+local secrets = require("secrets")
 
 -- Shell tools by name, when the host does not declare capabilities.
 local SHELL_TOOLS = { bash = true, shell = true, run_shell_command = true, execute_command = true,
@@ -36,22 +29,7 @@ for n in ([[cat tac less more head tail nl od xxd hexdump strings base64 base32 
   READERS[n] = true
 end
 
--- secret returns the part of a word that could name a secret file: the
--- word, or what follows an "=" or ":" in it (--env-file=.env, HEAD:.env,
--- host:.ssh/x); nil if none.
-local function secret(w)
-  if not w.glob and not w.unknown then
-    local base = w.text:match("[^/]*$"):lower()
-    if TEMPLATES[base] then return nil end
-  end
-  if shell.glob.could_touch(w.pat, SECRETS) then return w.text end
-  local texts = w.text:gmatch("[=:@]([^=:@]+)")
-  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
-    local t = texts()
-    if rest ~= "\0" and shell.glob.could_touch(rest, SECRETS) then return t or rest end
-  end
-  return nil
-end
+local secret = secrets.file
 
 local function caps(input)
   local set = {}
@@ -85,30 +63,16 @@ end
 
 hook.register("PreToolUse", nil, function(input)
   local hit = paths(input.toolInput, function(p)
-    return secret({ text = p, pat = p:gsub("%z", "\\%0"), glob = p:find("[*?%[]") ~= nil })
+    return secret(secrets.path_word(p))
   end, 0, nil)
   if hit then
     return hook.deny("access to " .. shell.printable(hit) .. " is blocked: it may hold secrets")
   end
 end, { name = "protect-secrets-files", stage = "validate", policy = true, failure_policy = "closed" })
 
--- command returns the shell command line of a shell tool's input: a
--- string, or an argv list (["bash", "-lc", "…"]) quoted back into one.
-local function command(args)
-  local c = type(args) == "table" and (args.command or args.cmd) or nil
-  if type(c) == "table" then
-    local parts = {}
-    for _, a in ipairs(c) do
-      parts[#parts + 1] = "'" .. tostring(a):gsub("'", "'\\''") .. "'"
-    end
-    return table.concat(parts, " ")
-  end
-  return type(c) == "string" and c or nil
-end
-
 hook.register("PreToolUse", nil, function(input)
   if not is_shell(input) then return nil end
-  local line = command(input.toolInput)
+  local line = shell.command(input.toolInput)
   if not line then return nil end
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do

@@ -5,7 +5,8 @@ package hooksd
 import "embed"
 
 // FS holds the shipped hook files, their tests and the lib modules they
-// require (lib/shell.lua and lib/shell/*.lua).
+// require (lib/*.lua and lib/shell/*.lua), which the packs of the policy
+// library (package packs) require too.
 //
 //go:embed *.lua lib/*.lua lib/shell/*.lua
 var FS embed.FS

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/luabind"
 )
@@ -18,14 +20,15 @@ import (
 // payload leaves out. Test files get test(name, fn) as well; the REPL binds
 // the same API so that cases can be tried at the prompt.
 func Bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input)) error {
-	return bind(ctx, s, run, defaults, nil)
+	return bind(ctx, s, run, defaults, nil, "")
 }
 
 // bind is Bind with observe, if not nil, called with every result fire
-// returns (a test case collects the hooks that failed).
-func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input), observe func(*engine.Result)) error {
+// returns (a test case collects the hooks that failed), and payloads sent
+// through the native format of as, when set (Options.Agent).
+func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input), observe func(*engine.Result), as agent.Name) error {
 	return s.Do(ctx, func(L *lua.LState) error {
-		api := &api{s: s, run: run, defaults: defaults, observe: observe}
+		api := &api{s: s, run: run, defaults: defaults, observe: observe, as: as}
 		L.SetGlobal("fire", L.NewFunction(api.fire))
 		L.SetGlobal("expect", api.expectTable(L))
 		return nil
@@ -38,6 +41,7 @@ type api struct {
 	run      func() *engine.Runner
 	defaults func(*luahook.Input)
 	observe  func(*engine.Result)
+	as       agent.Name
 }
 
 // fire is fire(event[, payload]) -> result. payload is shaped like the JSON
@@ -65,6 +69,11 @@ func (a *api) fire(L *lua.LState) int {
 	in.Event = event
 	if a.defaults != nil {
 		a.defaults(in)
+	}
+	if a.as != "" {
+		if in, err = viaAgent(a.as, in); err != nil {
+			L.RaiseError("fire: %v", err)
+		}
 	}
 	r := a.run()
 	if r == nil {
@@ -98,4 +107,32 @@ func ParsePayload(raw []byte) (*luahook.Input, error) {
 		return nil, fmt.Errorf("the %w", err)
 	}
 	return in, nil
+}
+
+// viaAgent returns in as the adapter of the agent named name decodes it
+// from the payload that agent would send. A payload whose toolCapabilities
+// differ from what the agent gives its tool is an error: the test's payload
+// is not one that agent can send.
+func viaAgent(name agent.Name, in *luahook.Input) (*luahook.Input, error) {
+	a, err := agent.Lookup(string(name))
+	if err != nil {
+		return nil, err
+	}
+	data, event, err := agent.NativePayload(a.Name(), in)
+	if err != nil {
+		return nil, err
+	}
+	req, err := a.Decode(data, event)
+	if err != nil {
+		return nil, err
+	}
+	out := req.Input
+	if out == nil {
+		return nil, fmt.Errorf("%s's %s has no luahook event", name, event)
+	}
+	if in.ToolCapabilities != nil && !slices.Equal(in.ToolCapabilities, out.ToolCapabilities) {
+		return nil, fmt.Errorf("the payload's toolCapabilities are %v, but %s gives %s (its name for %s) %v",
+			in.ToolCapabilities, name, out.ToolName, in.ToolName, out.ToolCapabilities)
+	}
+	return out, nil
 }

@@ -30,6 +30,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
@@ -65,6 +66,12 @@ type Options struct {
 	// modules the tests run (the test files themselves are not measured);
 	// NewCoverageReport reads it after Run. Nil measures nothing.
 	Coverage *luabind.Coverage
+	// Agent, when set, names a coding agent (claude, codex, gemini): fire
+	// then writes each payload as that agent would send it
+	// (agent.NativePayload: its event and tool names), decodes it with the
+	// agent's adapter and fires the decoded payload, so that one test
+	// suite checks the policies against every agent's wire format.
+	Agent string
 }
 
 // Summary counts the results of a run. A test file that does not load, or
@@ -97,6 +104,17 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			return Summary{}, fmt.Errorf("-run %q: %w", opts.Run, err)
 		}
 		match = re
+	}
+	if opts.Agent != "" {
+		a, err := agent.Lookup(opts.Agent)
+		if err != nil {
+			return Summary{}, err
+		}
+		// Refuse an agent without a native writer before any case runs.
+		if _, _, err := agent.NativePayload(a.Name(), &luahook.Input{Event: luahook.SessionStart}); err != nil {
+			return Summary{}, fmt.Errorf("--agent: %w", err)
+		}
+		opts.Agent = string(a.Name())
 	}
 	if len(opts.Paths) == 0 {
 		opts.Paths = []string{engine.DefaultHooksDir}
@@ -173,7 +191,7 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 	lctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	err = sess.Do(lctx, tf.bind)
 	if err == nil {
-		err = bind(lctx, sess, tf.runner, tf.defaults, tf.observe)
+		err = bind(lctx, sess, tf.runner, tf.defaults, tf.observe, agent.Name(opts.Agent))
 	}
 	if err == nil {
 		err = sess.Load(lctx, path)

@@ -81,6 +81,7 @@ Start with: luahook demo`,
 		newTrustCmd(s),
 		newUntrustCmd(s),
 		newInstallCmd(s),
+		newAddCmd(g, s),
 	)
 	return root
 }

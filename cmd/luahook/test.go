@@ -17,6 +17,7 @@ type testOptions struct {
 	coverage    bool
 	coverageMin float64
 	json        bool
+	agent       string
 }
 
 func newTestCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -40,6 +41,11 @@ expect.allowed(r), expect.mutated(r[, subset]), expect.context(r, substring),
 expect.eq(actual, expected[, msg]), expect.truthy(v[, msg]),
 expect.contains(s, sub).
 
+--agent NAME (claude, codex, gemini) sends every payload fire() builds as
+that agent would (its event and tool names: bash is run_shell_command on
+gemini) and fires what the agent's adapter decodes from it, so that the same
+tests check the policies against the agent's own wire format.
+
 Prints "ok" or "FAIL" per case (a failure with the file:line of the failing
 assertion) and a summary line "N passed, M failed". Exit status 1 on any
 failure, including a test file or a hook file that does not load.
@@ -56,7 +62,8 @@ the test results going to stderr.`,
 		Example: `  luahook test
   luahook test ./hooks.d -run 'rm -rf'
   luahook test hooks.d/10-dangerous-commands_test.lua
-  luahook test --coverage --coverage-min 80 hooks.d`,
+  luahook test --coverage --coverage-min 80 hooks.d
+  luahook test --agent gemini ./hooks.d`,
 		// Flags are parsed in RunE, so that the Go-style "-run" works too.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -111,6 +118,7 @@ the test results going to stderr.`,
 				Out:        out,
 				Logger:     logger,
 				Coverage:   cov,
+				Agent:      o.agent,
 			})
 			if err != nil {
 				return err
@@ -135,6 +143,7 @@ the test results going to stderr.`,
 	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "measure and print the line coverage of the hook files and lib modules")
 	cmd.Flags().Float64Var(&o.coverageMin, "coverage-min", 0, "with --coverage: exit 1 when the total coverage is under this percentage")
 	cmd.Flags().BoolVar(&o.json, "json", false, "with --coverage: print the coverage report as JSON (the test results go to stderr)")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "send each payload in this agent's native format (claude, codex, gemini)")
 	return cmd
 }
 

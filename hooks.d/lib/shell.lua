@@ -616,6 +616,21 @@ function M.producers(w, fn)
   end
 end
 
+-- command returns the command line of a shell tool's input (its command
+-- or cmd key): a string as it is, an argv list (["bash", "-lc", "…"],
+-- Codex) quoted back into one line; nil when there is none.
+function M.command(args)
+  local c = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(c) == "table" then
+    local parts = {}
+    for _, a in ipairs(c) do
+      parts[#parts + 1] = "'" .. tostring(a):gsub("'", "'\\''") .. "'"
+    end
+    return table.concat(parts, " ")
+  end
+  return type(c) == "string" and c or nil
+end
+
 -- printable returns s cut to max bytes (default 80) with every byte that
 -- is not printable ASCII written as \xHH, for a reason the model and a
 -- terminal will read.

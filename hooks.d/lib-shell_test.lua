@@ -1,5 +1,5 @@
 -- Tests for lib/shell.lua, the shell tokenizer the shell policies share.
--- Run them with: luahook test ./hooks.d (or luahook test hooks.d/shell_test.lua)
+-- Run them with: luahook test ./hooks.d (or luahook test hooks.d/lib-shell_test.lua)
 
 local shell = require("shell")
 

@@ -1,0 +1,96 @@
+-- secrets: what a secret looks like, in text and in file names, in one
+-- place for every policy (hooks.d/60-prompt-secrets.lua,
+-- 20-protect-secrets.lua, the secrets, git and files packs) and for the
+-- decision log's redaction, which reads the patterns table below.
+--
+--   local secrets = require("secrets")
+--   local label, masked = secrets.find(text)   -- "a GitHub token", "ghp_…"
+--   secrets.file(word)                         -- a file that holds secrets?
+--
+-- patterns is a plain list of { pattern, label }: pattern a Go RE2
+-- expression (used through re.match/re.find), written as a Lua long string
+-- [[...]] on one line, label what the text "seems to contain". Tools
+-- outside Lua read this list as it is written here: keep one entry per
+-- line, in that shape. Only patterns that rarely match anything but a
+-- credential belong here: a guard that cries wolf is uninstalled.
+
+local M = {}
+
+M.patterns = {
+  { [[-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----]], "a private key" },
+  { [[\b(?:AKIA|ASIA)[0-9A-Z]{16}\b]], "an AWS access key id" },
+  { [[(?i)\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}\b]], "an AWS secret access key" },
+  { [[\bgh[pousr]_[A-Za-z0-9]{36,}\b]], "a GitHub token" },
+  { [[\bgithub_pat_[A-Za-z0-9_]{60,}\b]], "a GitHub token" },
+  { [[\bglpat-[A-Za-z0-9_-]{20,}\b]], "a GitLab token" },
+  { [[\bsk-[A-Za-z0-9_-]{20,}\b]], "an API secret key" },
+  { [[\b[rs]k_live_[A-Za-z0-9]{20,}\b]], "a Stripe live key" },
+  { [[\bxox[abpr]-[A-Za-z0-9-]{10,}\b]], "a Slack token" },
+  { [[\bAIza[0-9A-Za-z_-]{35}\b]], "a Google API key" },
+  { [[\bnpm_[A-Za-z0-9]{36}\b]], "an npm token" },
+}
+
+-- any matches where one of the patterns does: the common case (no secret)
+-- costs one scan of the text.
+local parts = {}
+for i, p in ipairs(M.patterns) do parts[i] = "(?:" .. p[1] .. ")" end
+local ANY = table.concat(parts, "|")
+
+-- mask shows the start of a secret, never the secret: "ghp_…".
+function M.mask(s)
+  return s:sub(1, math.min(4, math.floor(#s / 4))) .. "…"
+end
+
+-- find returns the label of the first kind of secret text holds and the
+-- secret masked (mask), or nil. Text that is not a string holds none.
+function M.find(text)
+  if type(text) ~= "string" or text == "" or not re.match(ANY, text) then return nil end
+  for _, p in ipairs(M.patterns) do
+    local m = re.find(p[1], text)
+    if m then return p[2], M.mask(m) end
+  end
+  return nil
+end
+
+-- files are the names of files that hold secrets: "name" a file name,
+-- "a/b" a path's last two components, "dir/" a folder and everything in
+-- it. Globs, any case (shell.glob.rules).
+M.files = {
+  ".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
+  "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+  ".netrc", "_netrc", ".git-credentials", ".pgpass", ".aws/credentials", ".kube/config",
+  ".docker/config.json", ".ssh/", ".gnupg/", ".config/gcloud/", ".azure/",
+}
+
+-- templates hold no secrets, by exact name.
+M.templates = { [".env.example"] = true, [".env.sample"] = true, [".env.template"] = true, [".env.dist"] = true }
+
+-- Compiled when the module loads, not on a hook's first call, which runs
+-- under the hook's deadline.
+local shell = require("shell")
+local RULES = shell.glob.rules(M.files)
+
+-- file returns the part of a word (a shell word or { text, pat }) that
+-- could name a secrets file: the word, or what follows an "=", ":" or "@"
+-- in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if none. A glob
+-- that could match such a file counts.
+function M.file(w)
+  if not w.glob and not w.unknown then
+    local base = w.text:match("[^/]*$"):lower()
+    if M.templates[base] then return nil end
+  end
+  if shell.glob.could_touch(w.pat, RULES) then return w.text end
+  local texts = w.text:gmatch("[=:@]([^=:@]+)")
+  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
+    local t = texts()
+    if rest ~= "\0" and shell.glob.could_touch(rest, RULES) then return t or rest end
+  end
+  return nil
+end
+
+-- path_word turns a path string into a word for file.
+function M.path_word(p)
+  return { text = p, pat = p:gsub("%z", "\\%0"), glob = p:find("[*?%[]") ~= nil }
+end
+
+return M

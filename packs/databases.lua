@@ -1,0 +1,383 @@
+-- databases: blocks DROP, TRUNCATE and DELETE/UPDATE without WHERE through database clients and MCP database tools
+--
+-- What it stops: SQL that destroys a table's contents or the table, sent
+-- through psql, mysql/mariadb, sqlite3 (as -c/-e/--command/--execute,
+-- sqlite3's statement operands, a here-document, a here-string or text
+-- piped in from echo/printf), or through an MCP tool of a database server
+-- (a "sql"/"query"/"statement" argument): DROP, TRUNCATE, ALTER ... DROP,
+-- DELETE and UPDATE without a WHERE (or with one that is always true:
+-- WHERE 1=1, WHERE true, ... OR 1=1). Also redis-cli FLUSHALL/FLUSHDB,
+-- mongosh/mongo --eval of dropDatabase()/drop()/deleteMany({}), dropdb,
+-- mysqladmin drop, and the frameworks' reset tasks (rails/rake db:drop,
+-- db:reset, prisma migrate reset, manage.py flush). Clients reached through
+-- wrappers, sh -c, $(…) (lib/shell.lua) or `docker exec`/`kubectl exec`
+-- (a client's name among another command's words) are judged the same.
+--
+-- Why: an agent that "cleans up test data" or "resets the schema" against
+-- the wrong connection loses data no git checkout brings back.
+--
+-- Settings (SETTINGS below):
+--   mcp_servers   Lua patterns: an MCP tool whose lower-cased name matches
+--                 one is a database tool
+--   mcp_sql_keys  the tool-input keys that hold SQL or a command
+--   deny          which rules apply (drop, truncate, delete_without_where,
+--                 update_without_where, flush, frameworks)
+--
+-- What it cannot know: SQL in files (psql -f, mysql < dump.sql, cat x.sql |
+-- psql) is not read — hooks have no file access — and is let through; SQL
+-- held in a variable or command output on the line ("$SQL") is denied, as
+-- it cannot be read. Which database a connection points at is not known: a
+-- DROP on a throwaway local database is denied too (run it yourself).
+-- Stored procedures, triggers and rules that delete are not followed.
+-- Fails closed: a command line or SQL text that cannot be read is denied.
+
+local SETTINGS = {
+  mcp_servers = { "postgres", "pg", "mysql", "maria", "sqlite", "supabase", "neon", "database", "sql", "_db",
+    "db_", "redis", "mongo", "bigquery", "snowflake", "clickhouse", "planetscale", "turso", "cockroach" },
+  mcp_sql_keys = { "sql", "query", "statement", "sql_query", "command", "script" },
+  deny = { drop = true, truncate = true, delete_without_where = true, update_without_where = true, flush = true,
+    frameworks = true },
+}
+
+local shell = require("shell")
+local shell_args = require("shell.args")
+local sql = require("sql")
+
+local ipairs, pairs, type = ipairs, pairs, type
+
+-- Clients and the way each takes SQL: short and long options whose value is
+-- SQL, other options that take a value, and whether operands after the
+-- first (the database) are SQL (sqlite3).
+local CLIENTS = {
+  psql = { dialect = "postgres", sql_short = "c", sql_long = { "command" }, short_arg = "dfhpUvoLPTFRW",
+    long_arg = { "dbname", "file", "host", "port", "username", "set", "variable", "output", "log-file", "pset",
+      "table-attr", "field-separator", "record-separator" } },
+  mysql = { dialect = "mysql", sql_short = "e", sql_long = { "execute", "init-command" }, short_arg = "DhPpuSo",
+    long_arg = { "database", "host", "port", "user", "socket", "password", "defaults-file" } },
+  sqlite3 = { dialect = "sqlite", sql_long = { "cmd" }, long_arg = { "init", "separator", "nullvalue", "newline",
+    "cmd", "maxsize", "mmap", "pagecache", "lookaside", "heap", "vfs", "zip" }, operands_are_sql = true,
+    single_dash_long = true },
+}
+for _, spec in pairs(CLIENTS) do
+  spec.longs = {}
+  for _, n in ipairs(spec.long_arg or {}) do spec.longs[#spec.longs + 1] = n end
+  for _, n in ipairs(spec.sql_long or {}) do spec.longs[#spec.longs + 1] = n end
+end
+CLIENTS.mariadb = CLIENTS.mysql
+CLIENTS.sqlite = CLIENTS.sqlite3
+local OTHER_CLIENTS = { ["redis-cli"] = true, mongosh = true, mongo = true, dropdb = true, mysqladmin = true,
+  rails = true, rake = true, prisma = true }
+
+local function deny(why)
+  return hook.deny("database guard: " .. why .. ". Destroying data needs a person: show the user the " ..
+    "exact statement and ask them to run it, or scope it with a WHERE that selects the rows you mean.")
+end
+
+-- Judging SQL ---------------------------------------------------------------
+
+local STARTERS = { ["("] = true, [")"] = true, explain = true, analyze = true, verbose = true, as = true }
+local CLAUSE_END = { ["and"] = true, ["or"] = true, returning = true, limit = true, order = true, group = true }
+
+-- always_true reports whether the WHERE condition starting at token k of
+-- st has a disjunct that is always true (true, 1, 1=1, 'a'='a', x=x).
+local function always_true(st, k, depth)
+  local T, K, D, n = st.t, st.kind, st.depth, st.n
+  local function ends(j) return D[j] == depth and K[j] == "word" and CLAUSE_END[T[j]] end
+  local start = k
+  while start <= n do
+    local stop = start
+    while stop <= n and not ends(stop) do stop = stop + 1 end
+    local len = stop - start
+    local a, c = start, start + 2
+    if len == 1 and ((K[a] == "word" and T[a] == "true") or (K[a] == "num" and tonumber(T[a]) ~= 0)) then
+      return true
+    end
+    if len == 3 and T[a + 1] == "=" and K[a + 1] == "op" and K[a] == K[c] and T[a] == T[c] and T[a] ~= "null" then
+      return true
+    end
+    -- only the disjuncts count: skip what an AND joins
+    while stop <= n and T[stop] == "and" and D[stop] == depth do
+      stop = stop + 1
+      while stop <= n and not ends(stop) do stop = stop + 1 end
+    end
+    if stop > n or T[stop] ~= "or" then return false end
+    start = stop + 1
+  end
+  return false
+end
+
+-- statement_problem returns why one statement destroys data, or nil.
+local function statement_problem(st)
+  local T, K, D, n = st.t, st.kind, st.depth, st.n
+  local first = K[1] == "word" and T[1] or ""
+  if first == "drop" and SETTINGS.deny.drop then
+    return "DROP " .. string.upper(K[2] == "word" and T[2] or "")
+  end
+  if first == "truncate" and SETTINGS.deny.truncate then return "TRUNCATE" end
+  if first == "alter" and SETTINGS.deny.drop then
+    for k = 2, n do
+      if K[k] == "word" and T[k] == "drop" and D[k] == 0 then return "ALTER ... DROP" end
+    end
+  end
+  for k = 1, n do
+    local verb = K[k] == "word" and (T[k] == "delete" or T[k] == "update") and T[k]
+    if verb and (k == 1 or (STARTERS[T[k - 1]] and (K[k - 1] == "word" or K[k - 1] == "op"))) then
+      local rule = verb == "delete" and "delete_without_where" or "update_without_where"
+      if SETTINGS.deny[rule] then
+        local where
+        for j = k + 1, n do
+          if D[j] < D[k] then break end
+          if D[j] == D[k] and K[j] == "word" and T[j] == "where" then where = j; break end
+        end
+        if not where then return string.upper(verb) .. " without WHERE" end
+        if always_true(st, where + 1, D[k]) then return string.upper(verb) .. " with a WHERE that is always true" end
+      end
+    end
+  end
+  return nil
+end
+
+-- sql_problem returns why the SQL text destroys data, or nil; dialect nil
+-- reads it in every dialect.
+local function sql_problem(text, dialect)
+  local dialects = dialect and { dialect } or sql.DIALECTS
+  for _, d in ipairs(dialects) do
+    local stmts, err = sql.split(text, d)
+    for _, st in ipairs(stmts) do
+      local why = statement_problem(st)
+      if why then return why end
+    end
+    if err then return "the SQL could not be read (" .. err .. ")" end
+  end
+  return nil
+end
+
+local REDIS_FLUSH = { flushall = true, flushdb = true }
+
+-- redis_problem judges a redis command given as words or as text.
+local function redis_text_problem(text)
+  for line in text:gmatch("[^\n]+") do
+    local w = line:match("^%s*(%S+)")
+    if w and REDIS_FLUSH[w:lower()] then return "redis " .. w:upper() end
+  end
+  return nil
+end
+
+local function mongo_problem(text)
+  local l = text:lower()
+  if l:find("dropdatabase", 1, true) then return "dropDatabase()" end
+  if l:find("%.drop%s*%(") then return "drop() of a collection" end
+  if l:find("deletemany%s*%(%s*{%s*}") or l:find("remove%s*%(%s*{%s*}") then return "deleting every document" end
+  return nil
+end
+
+-- Reading a client's command line ---------------------------------------------
+
+local function contains(list, v)
+  for _, x in ipairs(list or {}) do
+    if x == v then return true end
+  end
+  return false
+end
+
+-- client_args reads a client's words: the SQL option values (words) and the
+-- operands. unknown is set when a word that could be an option is unknown.
+local function client_args(args, spec)
+  local sqls, operands, unknown = {}, {}, false
+  local k = 1
+  while args[k] do
+    local w = args[k]
+    local t = w.text
+    if w.unknown and (t:sub(1, 1) == "-" or t:sub(1, 1) == "\0") then
+      unknown = true
+    elseif t == "--" then
+      for j = k + 1, #args do operands[#operands + 1] = args[j] end
+      break
+    elseif t:sub(1, 2) == "--" or (spec.single_dash_long and t:find("^%-%a%a")) then
+      local name, eq, val = t:match("^%-%-?([^=]*)(=?)(.*)$")
+      local hits = shell_args.long(name, spec.longs)
+      local is_sql = false
+      for _, h in ipairs(hits) do
+        if contains(spec.sql_long, h) then is_sql = true end
+      end
+      local takes = #hits > 0
+      if takes and eq == "" then
+        k = k + 1
+        val = args[k]
+      elseif takes then
+        val = { text = val, unknown = w.unknown }
+      end
+      if is_sql and val then sqls[#sqls + 1] = val end
+    elseif t:sub(1, 1) == "-" and #t > 1 then
+      for j = 2, #t do
+        local c = t:sub(j, j)
+        local is_sql = spec.sql_short and spec.sql_short:find(c, 1, true)
+        if is_sql or (spec.short_arg and spec.short_arg:find(c, 1, true)) then
+          local val
+          if j < #t then
+            val = { text = t:sub(j + 1), unknown = w.unknown }
+          else
+            k = k + 1
+            val = args[k]
+          end
+          if is_sql and val then sqls[#sqls + 1] = val end
+          break
+        end
+      end
+    else
+      operands[#operands + 1] = w
+    end
+    k = k + 1
+  end
+  return sqls, operands, unknown
+end
+
+-- stdin_texts returns what a command reads on stdin when the line shows it:
+-- here-documents, here-strings, and echo/printf piped in. unread is set
+-- when it is piped from a command whose output is not known (a file).
+local function stdin_texts(c)
+  local out = {}
+  for _, r in ipairs(c.redirs) do
+    if r.op == "<<" or r.op == "<<-" or r.op == "<<<" then out[#out + 1] = r.target end
+  end
+  if c.upstream then
+    local v = shell.output(c.upstream)
+    if v then out[#out + 1] = { text = v } end
+  end
+  return out
+end
+
+local function word_sql_problem(w, dialect)
+  if w.unknown then return "SQL that is only known when the command runs (" .. shell.printable(w.text, 40) .. ")" end
+  return sql_problem(w.text, dialect)
+end
+
+-- client_problem judges one database client run with args, reading stdin
+-- from c.
+local function client_problem(name, args, c)
+  local spec = CLIENTS[name]
+  if spec then
+    local sqls, operands, unknown = client_args(args, spec)
+    if spec.operands_are_sql then
+      for k = 2, #operands do sqls[#sqls + 1] = operands[k] end
+    end
+    for _, w in ipairs(sqls) do
+      local why = word_sql_problem(w, spec.dialect)
+      if why then return why end
+    end
+    for _, w in ipairs(stdin_texts(c)) do
+      local why = word_sql_problem(w, spec.dialect)
+      if why then return why end
+    end
+    if unknown then return "options that are only known when the command runs" end
+    return nil
+  end
+  if name == "redis-cli" and SETTINGS.deny.flush then
+    for _, w in ipairs(args) do
+      if REDIS_FLUSH[w.text:lower()] then return "redis " .. w.text:upper() end
+    end
+    for _, w in ipairs(stdin_texts(c)) do
+      local why = redis_text_problem(w.text)
+      if why then return why end
+    end
+  elseif (name == "mongosh" or name == "mongo") and SETTINGS.deny.drop then
+    for _, w in ipairs(args) do
+      local why = mongo_problem(w.text)
+      if why then return why end
+    end
+    for _, w in ipairs(stdin_texts(c)) do
+      local why = mongo_problem(w.text)
+      if why then return why end
+    end
+  elseif name == "dropdb" and SETTINGS.deny.drop then
+    return "dropdb"
+  elseif name == "mysqladmin" and SETTINGS.deny.drop then
+    for _, w in ipairs(args) do
+      if w.text:lower() == "drop" then return "mysqladmin drop" end
+    end
+  elseif SETTINGS.deny.frameworks and (name == "rails" or name == "rake") then
+    for _, w in ipairs(args) do
+      local t = w.text:lower()
+      if t == "db:drop" or t == "db:reset" or t == "db:schema:load" or t:find("^db:drop:") then
+        return name .. " " .. t
+      end
+    end
+  elseif SETTINGS.deny.frameworks and name == "prisma" then
+    local joined = {}
+    for _, w in ipairs(args) do joined[#joined + 1] = w.text end
+    local s = " " .. table.concat(joined, " ") .. " "
+    if s:find(" migrate reset ", 1, true) or (s:find(" db push ", 1, true) and s:find(" %-%-force%-reset ")) then
+      return "prisma reset"
+    end
+  end
+  return nil
+end
+
+-- command_problem judges one simple command: a client itself, or a client
+-- named among its words (docker exec db psql ..., kubectl exec -- psql ...).
+local function command_problem(c)
+  local name = c.name
+  if name and (CLIENTS[name] or OTHER_CLIENTS[name]) then
+    local why = client_problem(name, c.args, c)
+    if why then return why end
+  end
+  if name == "python" or (name and name:find("^python%d")) then
+    local a = c.args
+    for k = 1, #a - 1 do
+      if shell.basename(a[k].text) == "manage.py" and a[k + 1].text == "flush" and SETTINGS.deny.frameworks then
+        return "manage.py flush"
+      end
+    end
+  end
+  for k, w in ipairs(c.args) do
+    local b = (not w.unknown) and shell.basename(w.text):lower()
+    if b and (CLIENTS[b] or OTHER_CLIENTS[b]) then
+      local rest = {}
+      for j = k + 1, #c.args do rest[#rest + 1] = c.args[j] end
+      local why = client_problem(b, rest, c)
+      if why then return why end
+    end
+  end
+  return nil
+end
+
+hook.register("PreToolUse", "@shell", function(input)
+  local args = input.toolInput
+  local cmd = type(args) == "table" and args.command
+  if type(cmd) ~= "string" then return nil end
+  local cmds, err = shell.parse(cmd)
+  for _, c in ipairs(cmds) do
+    local why = command_problem(c)
+    if why then return deny(why) end
+  end
+  if err then return deny("the command could not be checked: " .. err) end
+end, { name = "databases-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
+
+-- database_tool reports whether an MCP tool belongs to a database server.
+local function database_tool(name)
+  name = name:lower()
+  for _, p in ipairs(SETTINGS.mcp_servers) do
+    if name:find(p) then return true end
+  end
+  return false
+end
+
+hook.register("PreToolUse", "@mcp", function(input)
+  local tool = input.toolName or ""
+  if not database_tool(tool) then return nil end
+  local lname = tool:lower()
+  if SETTINGS.deny.flush and (lname:find("flushall") or lname:find("flushdb")) then return deny("redis FLUSH") end
+  local args = input.toolInput
+  if type(args) ~= "table" then return nil end
+  for _, key in ipairs(SETTINGS.mcp_sql_keys) do
+    local v = args[key]
+    if type(v) == "string" then
+      local why = sql_problem(v) or (SETTINGS.deny.flush and redis_text_problem(v)) or mongo_problem(v)
+      if why then return deny(why) end
+    elseif v ~= nil and type(v) ~= "table" then
+      -- numbers and booleans hold no SQL
+    elseif type(v) == "table" then
+      return deny("the tool's " .. key .. " is not text and cannot be checked")
+    end
+  end
+end, { name = "databases-mcp", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })

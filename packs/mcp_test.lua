@@ -1,0 +1,83 @@
+-- Tests for mcp.lua: only the listed MCP servers and tools run unasked;
+-- destructive tools are denied on every server; names are read in every
+-- agent's spelling.
+
+local function call(tool, args)
+  return fire("PreToolUse", { toolName = tool, toolCapabilities = { "mcp" }, toolInput = args or {},
+    cwd = "/home/dev/app", sessionId = "t" })
+end
+
+local function expect_asked(r, sub)
+  expect.eq(r.denied, false, "denied")
+  expect.eq(r.asked, true, "asked")
+  expect.contains(r.reason, sub or "not on the allow list")
+end
+
+local allowed = {
+  "mcp__context7__resolve-library-id",
+  "mcp__context7__get-library-docs",
+  "mcp__github__get_issue",
+  "mcp__github__list_pull_requests",
+  "mcp__github__search_code",
+  "mcp__github__create_issue",
+  "mcp__playwright__browser_navigate",
+  "mcp__playwright__browser_snapshot",
+  "mcp_github_get_pull_request", -- Gemini CLI's spelling
+}
+
+for _, tool in ipairs(allowed) do
+  test("allows " .. tool, function()
+    local r = call(tool, { owner = "acme", repo = "app" })
+    expect.allowed(r)
+    expect.eq(r.asked, nil, "asked")
+  end)
+end
+
+local asked = {
+  "mcp__github__merge_pull_request",
+  "mcp__github__create_or_update_file",
+  "mcp__slack__post_message",
+  "mcp__postgres__query",
+  "mcp__githubx__get_issue",      -- a look-alike server
+  "mcp__evil__github__get_issue", -- the server is "evil"
+  "mcp__GitHubEnterprise__get_issue",
+  "MCP:post_message",             -- Cursor: no server named
+}
+
+for _, tool in ipairs(asked) do
+  test("asks about the unlisted " .. tool, function()
+    expect_asked(call(tool))
+  end)
+end
+
+local denied = {
+  "mcp__github__delete_repository",
+  "mcp__github__delete_file",
+  "mcp__filesystem__delete_directory",
+  "mcp__supabase__drop_table",
+  "mcp__stripe__customer_delete",
+  "mcp__vercel__destroy_project",
+  "mcp__github__force_push",
+  -- bypass attempts: case, the allowed server, other agents' spellings
+  "MCP__GitHub__Delete_Repository",
+  "mcp__github__DELETE_branch",
+  "mcp_github_delete_repository",
+  "mcp_my_server_delete_all",
+  "MCP:delete_file",
+  "mcp__context7__purge_cache",
+  "mcp__github__get_issue_and_delete", -- an allowed prefix does not cover a destructive tool
+  "mcp__github__list_then_drop_all",
+}
+
+for _, tool in ipairs(denied) do
+  test("denies " .. tool, function()
+    expect.denied(call(tool), "deny list")
+  end)
+end
+
+test("shell, file and web tools are not its business", function()
+  expect.allowed(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
+    toolInput = { command = "gh repo delete acme/app" }, cwd = "/home/dev/app" }))
+  expect.allowed(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" },
+    toolInput = { file_path = "/home/dev/app/mcp__x__delete.txt", content = "" }, cwd = "/home/dev/app" }))
+end)

@@ -1,0 +1,82 @@
+-- session: stops a session after a budget of tool calls or of denied calls, and tells the agent the rules at session start
+--
+-- What it stops: a session that has made SETTINGS.max_tool_calls tool
+-- calls, or in which SETTINGS.max_denials calls were denied, is refused
+-- every further tool call, with a reason that tells the agent to stop,
+-- report to the user and not to retry. At SessionStart it gives the agent
+-- context: that policies guard the session, the budgets, and the lines of
+-- SETTINGS.describe (what the operator wants said about the active packs).
+--
+-- Why: an agent in a loop (retrying a denied command in new spellings,
+-- re-running a failing build) burns time and money, and probing a policy
+-- with variations is how a bypass is found; a bounded session ends both,
+-- and a person looks at what happened.
+--
+-- How denials are counted: a hook cannot see another hook's denial, and a
+-- denied call never reaches PostToolUse. So every call is counted when it
+-- is asked for (PreToolUse, at the mutate stage, before any validator can
+-- deny it) and again when it reports back (PostToolUse); a call that never
+-- reported back was denied (by a policy or the user) or interrupted. Calls
+-- running in parallel count as not reported until they finish: keep
+-- max_denials above the agent's parallelism (Claude Code runs up to 10).
+--
+-- Settings (SETTINGS below): max_tool_calls, max_denials, ttl_hours (how
+-- long a session's counts are kept, from its first call), describe.
+--
+-- What it cannot know: sessions are told apart by the session id the
+-- client sends; a client that sends a new id per call gets new budgets
+-- (hooks.d/50-rate-limit.lua's shared budget bounds that). Fails closed: a
+-- count that cannot be kept (a full store) denies the call.
+
+local SETTINGS = {
+  max_tool_calls = 400,
+  max_denials = 25,
+  ttl_hours = 24,
+  describe = {
+    "Shell commands, file edits, package installs, database and cloud commands and MCP calls are checked",
+    "before they run. A denied call says why and what to do instead: follow that advice; do not rephrase",
+    "the call to get around a denial.",
+  },
+}
+
+local TTL_MS = SETTINGS.ttl_hours * 3600 * 1000
+
+local function keys(rt)
+  local id = rt.session_id or ""
+  return "pack-session:calls:" .. id, "pack-session:done:" .. id
+end
+
+hook.register("PreToolUse", "*", function(input, rt)
+  local calls_key, done_key = keys(rt)
+  local calls = store.incr(calls_key, 1, TTL_MS)
+  if calls > SETTINGS.max_tool_calls then
+    return hook.deny(string.format("session budget spent: this session has asked for %d tool calls (limit %d). " ..
+      "Stop working now: tell the user what you have done and what is left, and let them continue in a new " ..
+      "session.", calls, SETTINGS.max_tool_calls))
+  end
+  local denied = calls - 1 - (store.get(done_key) or 0)
+  if denied >= SETTINGS.max_denials then
+    return hook.deny(string.format("session budget spent: %d of this session's tool calls were denied or did " ..
+      "not finish (limit %d). Stop retrying: tell the user what you were trying to do and what blocked it, " ..
+      "and wait for their decision.", denied, SETTINGS.max_denials))
+  end
+end, { name = "session-budget", stage = "mutate", timeout_ms = 1000, failure_policy = "closed", policy = true })
+
+hook.register("PostToolUse", "*", function(input, rt)
+  local calls_key, done_key = keys(rt)
+  -- a completion without a call (a replayed PostToolUse) must not bank credit
+  if (store.get(done_key) or 0) < (store.get(calls_key) or 0) then
+    store.incr(done_key, 1, TTL_MS)
+  end
+end, { name = "session-budget-done", policy = true })
+
+local CONTEXT = table.concat({
+  "This session is guarded by luahook policies.",
+  table.concat(SETTINGS.describe, " "),
+  string.format("Budget: at most %d tool calls in this session, and it stops after %d denied calls.",
+    SETTINGS.max_tool_calls, SETTINGS.max_denials),
+}, "\n")
+
+hook.register("SessionStart", nil, function()
+  return hook.context(CONTEXT)
+end, { name = "session-rules" })
