@@ -1,4 +1,4 @@
--- cloud: blocks infrastructure teardown: terraform destroy/apply -auto-approve, kubectl delete on protected contexts, cloud deletes
+-- cloud: blocks teardown: terraform destroy, apply -auto-approve, kubectl delete on protected contexts, cloud deletes
 --
 -- What it stops, on any shell tool:
 --   terraform, tofu, terragrunt: destroy, apply -auto-approve, apply -destroy

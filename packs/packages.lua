@@ -1,4 +1,4 @@
--- packages: blocks installs from unknown registries, unpinned npx/pipx/uvx runs and global installs; rewrites to the preferred package manager
+-- packages: blocks unknown registries, unpinned npx/pipx/uvx runs and global installs; rewrites to your package manager
 --
 -- What it stops, on any shell tool (read through lib/shell.lua, so quoting,
 -- wrappers, chains, $(…) and sh -c '…' do not hide a command):
