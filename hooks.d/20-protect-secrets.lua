@@ -22,12 +22,7 @@ local TEXT_KEYS = { content = true, new_string = true, old_string = true, new_so
 local TEXT_ONLY = { echo = true, printf = true }
 -- Programs that read, copy or send the files they are given: an argument
 -- of theirs whose value is unknown ($(…), $VAR) may be a secret file.
-local READERS = {}
-for n in ([[cat tac less more head tail nl od xxd hexdump strings base64 base32 uuencode sed awk gawk grep
-  egrep fgrep rg ag cp mv ln scp rsync tar zip gzip bzip2 xz 7z curl wget nc ncat socat source . vi vim nano
-  emacs diff cmp jq yq sort uniq cut paste tee dd openssl gpg python python3 perl ruby node install]]):gmatch("%S+") do
-  READERS[n] = true
-end
+local READERS = secrets.readers
 
 local secret = secrets.file
 

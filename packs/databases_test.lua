@@ -84,7 +84,7 @@ local allowed = {
   [[redis-cli GET session:42]],
   [[redis-cli -n 2 KEYS 'user:*']],
   [[bin/rails db:migrate]],
-  [[npx prisma migrate dev]],
+  [[npx prisma@5.22.0 migrate dev]],
   [[pg_dump app > backup.sql]],
   [[grep -rn "DROP TABLE" migrations/]],
   [[git commit -m "drop the users table from the docs"]],

@@ -53,6 +53,7 @@ local bypasses = {
   { T("read_file", "fs.read", { absolute_path = "/home/dev/.kube/config" }), "which may hold keys" },
   { T("view", "fs.read", { path = "config/.env.production" }), "reading config/.env.production" },
   { B("cat ~/.ssh/id_rsa"), "which may hold keys" },
+  { B('cat "$F"'), "which may hold keys" },
   { B("base64 < .env"), "reading .env" },
   { B("sudo tee /etc/cron.d/job <<< '* * * * * x'"), "a write outside the project" },
   { B("cp build/app /usr/local/bin/app"), "a write outside the project" },
@@ -75,6 +76,10 @@ local allowed = {
   B("go test ./... > /tmp/test.log 2>&1"),
   B("echo '.env' >> .gitignore"),
   B("npm install && git add package-lock.json"),
+  -- a value only known when the command runs is a key file only for a
+  -- program that reads the files it is given
+  B('git commit -m "$MSG"'),
+  B('kubectl --context "$CTX" get pods'),
   B("cp config.example.yml config.yml"),
   B("ls -la > /dev/null"),
 }

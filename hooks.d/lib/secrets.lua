@@ -88,6 +88,17 @@ function M.file(w)
   return nil
 end
 
+-- readers are the programs that read, copy or send the files they are
+-- given: an argument of theirs whose value is unknown ($(…), $VAR) may be a
+-- secret file. For any other program only a word that could name a secret
+-- file counts (git commit -m "$MSG" reads no file).
+M.readers = {}
+for n in ([[cat tac less more head tail nl od xxd hexdump strings base64 base32 uuencode sed awk gawk grep
+  egrep fgrep rg ag cp mv ln scp rsync tar zip gzip bzip2 xz 7z curl wget nc ncat socat source . vi vim nano
+  emacs diff cmp jq yq sort uniq cut paste tee dd openssl gpg python python3 perl ruby node install]]):gmatch("%S+") do
+  M.readers[n] = true
+end
+
 -- path_word turns a path string into a word for file.
 function M.path_word(p)
   return { text = p, pat = p:gsub("%z", "\\%0"), glob = p:find("[*?%[]") ~= nil }
