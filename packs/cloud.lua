@@ -201,8 +201,11 @@ local function clouds(c)
   local n = c.name
   if n == "aws" then
     local w = words(c)
-    if w[1] == "s3" and w[2] == "rm" and recursive(c) then return "deny", "aws s3 rm --recursive" end
-    if w[1] == "s3" and w[2] == "rb" and flag(c.args, "force") then return "deny", "aws s3 rb --force" end
+    -- the service may follow global options and their values (aws --profile prod s3 rm ...)
+    for i = 1, #w - 1 do
+      if w[i] == "s3" and w[i + 1] == "rm" and recursive(c) then return "deny", "aws s3 rm --recursive" end
+      if w[i] == "s3" and w[i + 1] == "rb" and flag(c.args, "force") then return "deny", "aws s3 rb --force" end
+    end
     for _, x in ipairs(w) do
       if x:find("^delete%-") or x:find("^terminate%-") then return "deny", "aws " .. x end
     end

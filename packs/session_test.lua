@@ -186,3 +186,22 @@ end)
 test("a session id is all a budget needs: tools without capabilities are counted and run", function()
   expect.allowed(fire("PreToolUse", { toolName = "TodoWrite", toolInput = { todos = {} }, sessionId = "s" }))
 end)
+
+test("a session that asks for its whole call budget over many short turns runs", function()
+  for turn = 1, 40 do
+    fire("UserPromptSubmit", { prompt = "next step " .. turn, sessionId = "turns", cwd = "/home/dev/app" })
+    for i = 1, 9 do expect.allowed(call("turns", turn + i)) end
+  end
+end)
+
+test("a session's first call runs whatever tool it is", function()
+  for i = 1, #TOOLS do expect.allowed(call("first-" .. i, i - 1)) end
+end)
+
+test("ending the turn between unfinished calls does not reset the denial budget", function()
+  for i = 1, MAX_DENIALS do
+    call("s", i, true)
+    fire("Stop", { sessionId = "s", cwd = "/home/dev/app" })
+  end
+  expect.denied(call("s", 1), "session budget spent")
+end)
