@@ -34,16 +34,16 @@ func (m *Matcher) Explain(key string, in *luahook.Input) (ok bool, why string) {
 			continue
 		}
 		if m.rule == nil {
-			return true, fmt.Sprintf("%s %s is in the list %s", what, shown(key), m.listForm())
+			return true, fmt.Sprintf("%s %s is in the list %s", what, shown(key), form(m.listForm()))
 		}
-		ok, why := m.rule.explain(in, m.patternForm())
+		ok, why := m.rule.explain(in, form(m.patternForm()))
 		return ok, fmt.Sprintf("%s %s is %s; %s", what, shown(key), n, why)
 	}
 	if m.re != nil {
 		if m.re.MatchString(key) {
-			return true, fmt.Sprintf("%s %s matches the regular expression %s", what, shown(key), m.re)
+			return true, fmt.Sprintf("%s %s matches the regular expression %s", what, shown(key), form(m.re.String()))
 		}
-		return false, fmt.Sprintf("%s %s does not match the regular expression %s", what, shown(key), m.re)
+		return false, fmt.Sprintf("%s %s does not match the regular expression %s", what, shown(key), form(m.re.String()))
 	}
 	if m.caps != nil && in != nil {
 		for _, have := range in.ToolCapabilities {
@@ -57,16 +57,16 @@ func (m *Matcher) Explain(key string, in *luahook.Input) (ok bool, why string) {
 	var parts []string
 	switch {
 	case m.rule != nil:
-		return false, fmt.Sprintf("%s %s is not %s, the tool of this Tool(pattern) matcher", what, shown(key), m.names[0])
+		return false, fmt.Sprintf("%s %s is not %s, the tool of this Tool(pattern) matcher", what, shown(key), form(m.names[0]))
 	case m.names != nil:
-		parts = append(parts, fmt.Sprintf("%s %s is not in the list %s", what, shown(key), strings.Join(m.names, "|")))
+		parts = append(parts, fmt.Sprintf("%s %s is not in the list %s", what, shown(key), form(strings.Join(m.names, "|"))))
 	}
 	if m.caps != nil {
 		have := "the payload has no toolCapabilities"
 		if in != nil && len(in.ToolCapabilities) > 0 {
 			have = "toolCapabilities " + shownList(in.ToolCapabilities)
 		}
-		parts = append(parts, fmt.Sprintf("%s, none of @%s", have, strings.Join(m.caps, "|@")))
+		parts = append(parts, fmt.Sprintf("%s, none of @%s", have, form(strings.Join(m.caps, "|@"))))
 	}
 	return false, strings.Join(parts, "; ")
 }
@@ -111,6 +111,17 @@ func keyName(in *luahook.Input) string {
 		return "tool name"
 	}
 	return "match key"
+}
+
+// form cuts a part of the matcher itself (its list, expression or
+// pattern, up to MaxMatcherBytes) to MaxShownChars characters, so that
+// a reason stays readable, and bounded, whatever the matcher.
+func form(s string) string {
+	cut := luahook.TruncateChars(s, MaxShownChars)
+	if len(cut) < len(s) {
+		return cut + "…"
+	}
+	return s
 }
 
 // shown quotes a value from the payload, cut to MaxShownChars characters.
@@ -209,7 +220,7 @@ func (r *argRule) explainURL(raw, read, pattern string) (bool, string) {
 	case r.inDomain(host):
 		return true, fmt.Sprintf("%s: host %s matches %s", read, shown(host), pattern)
 	}
-	return false, fmt.Sprintf("%s: host %s is neither %s nor below it (%s)", read, shown(host), r.domain, pattern)
+	return false, fmt.Sprintf("%s: host %s is neither %s nor below it (%s)", read, shown(host), form(r.domain), pattern)
 }
 
 // explainPath is matchPath with the reason; read says which value it read.
