@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luahook/luahook/internal/suggest"
+
 	hooksd "github.com/luahook/luahook/hooks.d"
 )
 
@@ -93,24 +95,22 @@ func (p Pack) files(packs, lib fs.FS) ([]File, error) {
 	return out, nil
 }
 
-// Suggest returns the pack name closest to name (at most two edits away,
-// or one that starts with it), or "".
+// Suggest returns the pack name closest to name (one that starts with it,
+// or at most two edits away), or "".
 func Suggest(name string) string {
 	all, err := List()
 	if err != nil {
 		return ""
 	}
-	best, bestD := "", 3
-	for _, p := range all {
-		d := distance(strings.ToLower(name), p.Name)
-		if strings.HasPrefix(p.Name, strings.ToLower(name)) && name != "" {
-			d = min(d, 1)
+	lower := strings.ToLower(name)
+	names := make([]string, len(all))
+	for i, p := range all {
+		if strings.HasPrefix(p.Name, lower) && lower != "" {
+			return p.Name
 		}
-		if d < bestD {
-			best, bestD = p.Name, d
-		}
+		names[i] = p.Name
 	}
-	return best
+	return suggest.Nearest(lower, names, 2)
 }
 
 func list(packs, lib fs.FS) ([]Pack, error) {
@@ -192,25 +192,4 @@ func modules(lib fs.FS, srcs [][]byte) ([]string, error) {
 // "shell.lex" -> "lib/shell/lex.lua".
 func modulePath(name string) string {
 	return path.Join("lib", strings.ReplaceAll(name, ".", "/")+".lua")
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
