@@ -81,6 +81,16 @@ func (t HookTrace) status(outcomeJSON bool) string {
 	return "no objection"
 }
 
+// firstLine returns the first line of a hook's context, with " …" when
+// more lines follow.
+func firstLine(context string) string {
+	first, _, more := strings.Cut(context, "\n")
+	if more {
+		first += " …"
+	}
+	return first
+}
+
 // outcomeInWords says what an outcome asks for: its action and the first
 // line of its context.
 func outcomeInWords(o *luahook.Outcome) string {
@@ -101,11 +111,7 @@ func outcomeInWords(o *luahook.Outcome) string {
 		parts = append(parts, "continue: "+o.Reason)
 	}
 	if o.AdditionalContext != "" {
-		first, _, more := strings.Cut(o.AdditionalContext, "\n")
-		if more {
-			first += " …"
-		}
-		parts = append(parts, "context: "+first)
+		parts = append(parts, "context: "+firstLine(o.AdditionalContext))
 	}
 	if len(parts) == 0 {
 		return "no objection"

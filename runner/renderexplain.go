@@ -124,11 +124,7 @@ func decisionInWords(r Result) string {
 		parts = append(parts, "mutate: "+string(r.Input))
 	}
 	if r.AdditionalContext != "" {
-		first, _, more := strings.Cut(r.AdditionalContext, "\n")
-		if more {
-			first += " …"
-		}
-		parts = append(parts, "context: "+first)
+		parts = append(parts, "context: "+firstLine(r.AdditionalContext))
 	}
 	if len(parts) == 0 {
 		return "no objection"

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/internal/atomicfile"
 	"github.com/luahook/luahook/internal/regfile"
 )
 
@@ -233,42 +234,14 @@ func (c *Change) Write() (backup string, err error) {
 	}
 	if c.Old != nil {
 		backup = c.Path + BackupSuffix
-		if err := writeAtomic(backup, c.Old, c.Mode); err != nil {
+		if err := atomicfile.WriteFile(backup, c.Old, c.Mode); err != nil {
 			return "", fmt.Errorf("backup: %w (the settings file was not changed)", err)
 		}
 	}
-	if err := writeAtomic(c.Path, c.New, c.Mode); err != nil {
+	if err := atomicfile.WriteFile(c.Path, c.New, c.Mode); err != nil {
 		return backup, err
 	}
 	return backup, nil
-}
-
-// writeAtomic replaces path with data: written to a temporary file in the
-// same folder, synced, given mode, then renamed over path.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".luahook-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // ShellQuote returns s as one word for a POSIX shell: as it is when it

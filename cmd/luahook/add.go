@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/atomicfile"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/packs"
 )
@@ -163,7 +164,7 @@ func addPacks(s *streams, dir string, names []string, force bool) error {
 			if err := os.MkdirAll(filepath.Dir(pf.target), 0o755); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(pf.target, pf.Data, 0o644); err != nil {
+			if err := atomicfile.WriteFile(pf.target, pf.Data, 0o644); err != nil {
 				return fmt.Errorf("%s: %w", pf.target, err)
 			}
 			verb := "added"
@@ -215,33 +216,4 @@ func judge(target string, f packs.File, force bool) (action, why string) {
 		return "keep", ""
 	}
 	return "refuse", "differs from the shipped version (changed by hand?); review it, or pass --force to replace it"
-}
-
-// writeFileAtomic replaces path with data: written to a hidden temporary
-// file in the same folder (never taken for a hook), given mode, synced,
-// then renamed over path.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".luahook-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
