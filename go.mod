@@ -27,4 +27,5 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	layeh.com/gopher-luar v1.0.11 // indirect
 )

@@ -61,6 +61,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -136,6 +137,10 @@ type Options struct {
 	// modules the engine compiles (luabind.Options.Coverage), for luahook
 	// test --coverage. Nil compiles them as usual.
 	Coverage *luabind.Coverage
+	// Host are the host's own Lua modules: hook files load each with
+	// require("host." .. Name) (package host). Open refuses a module whose
+	// name or members the bridge cannot expose safely.
+	Host []host.Module
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
