@@ -58,6 +58,11 @@ type Module struct {
 	Members map[string]any
 	// Doc is one paragraph about the module, for editor stubs (WriteStubs).
 	Doc string
+	// Docs are the members' docs, by member name, for editor stubs: the
+	// first line describes the member; lines starting with "@param NAME
+	// TYPE" or "@return TYPE" name a function's parameters and results
+	// (Go keeps no parameter names at run time).
+	Docs map[string]string
 }
 
 // Writable marks v, a map or a pointer to a struct, as writable from Lua.
