@@ -9,6 +9,7 @@ package hostbridge
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -131,7 +132,7 @@ func (s *Set) compileMember(m *module, name string, v any) (*member, error) {
 	if err := checkResult(rv.Type()); err != nil {
 		return nil, err
 	}
-	c := converter{types: &s.types, maxValues: -1}
+	c := converter{types: &s.types, maxString: math.MaxInt, maxValues: -1}
 	if _, err := c.value(rv, 0, false); err != nil {
 		return nil, err
 	}
