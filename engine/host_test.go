@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -311,5 +312,57 @@ func TestHostWritableMapIsWrittenUnderItsLock(t *testing.T) {
 	}
 	if _, ok := flags["tmp"]; ok {
 		t.Fatal("assigning nil did not delete the key")
+	}
+}
+
+func TestOpenRefusesModulesItCannotExpose(t *testing.T) {
+	cases := []struct {
+		name string
+		mods []host.Module
+		want string
+	}{
+		{"invalid name", []host.Module{{Name: "bad-name", Members: map[string]any{"x": 1}}}, `host module "bad-name": a name is dot-separated words`},
+		{"duplicate name", []host.Module{{Name: "a", Members: map[string]any{}}, {Name: "a"}}, `host module "a": given twice`},
+		{"chan member", []host.Module{{Name: "a", Members: map[string]any{"ch": make(chan int)}}}, `host module "a": member "ch": chan int is a chan`},
+		{"func with a chan parameter", []host.Module{{Name: "a", Members: map[string]any{"f": func(chan int) {}}}}, `host module "a": member "f": parameter 1: chan int is a chan`},
+		{"func returning a func", []host.Module{{Name: "a", Members: map[string]any{"f": func() func() { return nil }}}}, `host module "a": member "f": result 1: func() is a func`},
+		{"context not first", []host.Module{{Name: "a", Members: map[string]any{"f": func(string, context.Context) {}}}}, `member "f": parameter 2: a context.Context must be the first parameter`},
+		{"Writable of a non-map", []host.Module{{Name: "a", Members: map[string]any{"w": host.Writable([]int{1}, &sync.Mutex{})}}}, `host module "a": member "w": Writable takes a map with string keys or a pointer to a struct, not []int`},
+		{"integer beyond 2^53", []host.Module{{Name: "a", Members: map[string]any{"id": []int64{1, 1 << 60}}}}, `member "id": at [2]: the integer 1152921504606846976 is beyond ±2^53`},
+		{"bad member name", []host.Module{{Name: "a", Members: map[string]any{"1x": 1}}}, `member "1x": a member name is a Lua identifier`},
+		{"method with a func parameter", []host.Module{{Name: "a", Members: map[string]any{"r": badMethod{}}}}, `member "r": method engine.badMethod.Each: parameter 1: func(string) is a func`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Open(context.Background(), Options{Dir: hooksDir(t, nil), NoWatch: true, Host: c.mods})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Open: %v\nwant an error containing %q", err, c.want)
+			}
+			if _, err := New(Options{Host: c.mods}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("New: %v\nwant an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+type badMethod struct{}
+
+func (badMethod) Each(fn func(string)) {}
+
+func TestRequireOfAMissingHostModuleNamesFileLineAndTheModules(t *testing.T) {
+	dir := hooksDir(t, map[string]string{"hook.lua": "-- a guard\nlocal q = require(\"host.quotas\")\n"})
+	e := openEngine(t, Options{Dir: dir, NoWatch: true, Host: []host.Module{{Name: "quota"}, {Name: "git"}}})
+	err := e.Err()
+	want := `hook.lua:2: require "host.quotas": no host module "quotas" (this host provides: git, quota); did you mean "host.quota"?`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("load error %v\nwant it to contain %q", err, want)
+	}
+	// The host. namespace never reads hooks.d/lib, and a host without
+	// modules says so.
+	writeFile(t, filepath.Join(dir, "lib", "host", "x.lua"), "return 1")
+	writeFile(t, filepath.Join(dir, "hook.lua"), "local x = require(\"host.x\")\n")
+	e2 := openEngine(t, Options{Dir: dir, NoWatch: true})
+	if err := e2.Err(); err == nil || !strings.Contains(err.Error(), `hook.lua:1: require "host.x": no host module "x": this host provides no host modules`) {
+		t.Fatalf("load error %v", err)
 	}
 }
