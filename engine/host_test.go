@@ -2,15 +2,17 @@ package engine
 
 import (
 	"context"
-	"sync"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/host"
+	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -364,5 +366,59 @@ func TestRequireOfAMissingHostModuleNamesFileLineAndTheModules(t *testing.T) {
 	e2 := openEngine(t, Options{Dir: dir, NoWatch: true})
 	if err := e2.Err(); err == nil || !strings.Contains(err.Error(), `hook.lua:1: require "host.x": no host module "x": this host provides no host modules`) {
 		t.Fatalf("load error %v", err)
+	}
+}
+
+func TestNewGivesSessionsTheHostModules(t *testing.T) {
+	calls := 0
+	e, err := New(Options{Host: []host.Module{{Name: "n", Members: map[string]any{
+		"count": func(ctx context.Context) (int, error) {
+			v, err := host.Memo(ctx, "k", func() (any, error) { calls++; return calls, nil })
+			return v.(int), err
+		},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sess, err := luabind.NewSession(luabind.SessionOptions{Options: e.LuaOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for want := 1; want <= 2; want++ { // each evaluation is its own call: Memo runs again
+		got, err := sess.Eval(context.Background(), "stdin", `local n = require("host.n"); return n.count() + n.count()`)
+		if err != nil || len(got) != 1 || got[0] != strconv.Itoa(2*want) {
+			t.Fatalf("eval %d: %v %v, want %d", want, got, err, 2*want)
+		}
+	}
+}
+
+type settings struct {
+	Mode  string
+	Limit int
+}
+
+func TestHostWritableStructIsLive(t *testing.T) {
+	var mu sync.Mutex
+	s := &settings{Mode: "warn", Limit: 1}
+	e := hostEngine(t, guard(`local m = require("host.cfg")`, `
+		local c = m.settings
+		c.limit = c.limit + 1
+		c.Mode = "block"
+		local ok, err = pcall(function() c.Nope = 1 end)
+		local ok2, err2 = pcall(function() c.Limit = 1.5 end)
+		local names = {}
+		for k, v in c() do names[#names+1] = k .. "=" .. tostring(v) end
+		return hook.deny(table.concat(names, ",") .. " | " .. tostring(err) .. " | " .. tostring(err2))`, ""),
+		host.Module{Name: "cfg", Members: map[string]any{"settings": host.Writable(s, &mu)}})
+	got := reasonOf(t, fireBash(t, e, 10*time.Second))
+	if !strings.HasPrefix(got, "Limit=2,Mode=block | ") || !strings.Contains(got, "has no field Nope") || !strings.Contains(got, "want an integer (int), got 1.5") {
+		t.Fatalf("got %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if s.Mode != "block" || s.Limit != 2 {
+		t.Fatalf("host struct %+v, want the writes", s)
 	}
 }

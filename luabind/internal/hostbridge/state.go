@@ -53,6 +53,7 @@ type State struct {
 	// EndCall, so that Memo caches per hook call.
 	call *hostcall.Call
 	ctx  context.Context
+	base context.Context // the context ctx was made from
 
 	// Between a function's guard and its trampoline: the receiver of a
 	// method call, and the failure the trampoline reports.
@@ -114,19 +115,21 @@ func (s *Set) missing(name string) error {
 func Missing(name string) error { return (&Set{}).missing(name) }
 
 // EndCall forgets the hook call that ended (its host.Call and its Memo).
-func (st *State) EndCall() { st.call, st.ctx = nil, nil }
+func (st *State) EndCall() { st.call, st.ctx, st.base = nil, nil, nil }
 
 // callContext returns the context host functions get in this hook call,
-// carrying its host.Call; made on first use.
+// carrying its host.Call: made on first use, and again whenever the
+// state's context is another one (a session's next evaluation).
 func (st *State) callContext() context.Context {
-	if st.ctx == nil {
-		ctx := st.env.CallContext()
-		if ctx == nil {
-			ctx = st.L.Context() // the file's top level, under its load timeout
-		}
-		if ctx == nil {
-			ctx = context.Background()
-		}
+	ctx := st.env.CallContext()
+	if ctx == nil {
+		ctx = st.L.Context() // the file's top level, or a session's evaluation
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if st.ctx == nil || st.base != ctx {
+		st.base = ctx
 		st.call = &hostcall.Call{Hook: st.env.HookName(), File: st.lim.File, Input: st.env.CallInput()}
 		st.ctx = hostcall.With(ctx, st.call)
 	}
