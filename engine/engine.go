@@ -153,6 +153,7 @@ type Engine struct {
 	run    *runner.Runner
 	store  *luabind.Store
 	dir    string
+	host   *luabind.HostModules // Options.Host, checked once; nil without
 
 	ctx    context.Context // cancelled by Close: stops a load in progress
 	cancel context.CancelFunc
@@ -211,6 +212,10 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	hostMods, err := hostModules(opts.Host)
+	if err != nil {
+		return nil, err
+	}
 	cfg := config.Default()
 	var sum [32]byte
 	var cfgErr error
@@ -225,6 +230,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		cfg, sum = c, s
 	}
 	e := newEngine(opts, logger, cfg)
+	e.host = hostMods
 	e.cfgSum = sum
 	e.dir = hooksDirOr(opts.Dir, cfg)
 	start := time.Now()
@@ -234,7 +240,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		cfg, errs = e.buildable(cfg)
 		cfgErr = errors.Join(append([]error{cfgErr}, errs...)...)
 	}
-	err := e.applyConfig(cfg, sum, true)
+	err = e.applyConfig(cfg, sum, true)
 	e.cfgErr = cfgErr
 	if err == nil {
 		e.syncLua(ctx, nil, true)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
 )
@@ -44,6 +45,18 @@ func hookFiles(root *os.Root) ([]string, error) {
 	return entryNames(ents, IsHookFile), nil
 }
 
+// hostModules checks the host's modules once, for every file's states.
+func hostModules(mods []host.Module) (*luabind.HostModules, error) {
+	if len(mods) == 0 {
+		return nil, nil
+	}
+	hm, err := luabind.NewHostModules(mods)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return hm, nil
+}
+
 func (e *Engine) libDir() string { return filepath.Join(e.dir, "lib") }
 
 func (e *Engine) luaOptions() luabind.Options {
@@ -58,6 +71,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		Store:          e.store,
 		LoadTimeout:    time.Duration(cfg.Lua.LoadTimeoutMs) * time.Millisecond,
 		Coverage:       e.opts.Coverage,
+		Host:           e.host,
 	}
 	if e.dir != "" { // an engine made by New has no lib folder: require is off
 		opts.LibDir, opts.CheckLib = e.libDir(), e.trust().libCheck(e.dir, e.libDir())

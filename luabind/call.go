@@ -208,6 +208,9 @@ func (st *state) endCall() {
 	st.L.RemoveContext()
 	st.L.SetTop(0)
 	st.ctx, st.in, st.name, st.input = nil, nil, "", nil
+	if st.host != nil {
+		st.host.EndCall()
+	}
 }
 
 // callFailure classifies an error raised by a hook call.

@@ -92,6 +92,10 @@ type Options struct {
 	// these options (the file, the lib modules it requires; not a session's
 	// own code), for luahook test --coverage. Nil compiles as usual.
 	Coverage *Coverage
+	// Host are the host's modules, which hook files load with
+	// require("host.NAME") (NewHostModules). Nil: require of a host
+	// module fails, naming none.
+	Host *HostModules
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int

@@ -138,7 +138,8 @@ func readLib(libDir, rel string, check func(string, fs.FileInfo) error, limit in
 }
 
 // require is require(name) limited to Options.LibDir: "util" loads
-// LibDir/util.lua and "util.strings" LibDir/util/strings.lua. A module runs
+// LibDir/util.lua and "util.strings" LibDir/util/strings.lua. The names
+// "host.NAME" are the host's modules (requireHost), never files. A module runs
 // once per state with the globals of the state; its value (true if it
 // returns nothing) is cached.
 func (st *state) require(L *lua.LState) int {
@@ -146,6 +147,9 @@ func (st *state) require(L *lua.LState) int {
 	if v, ok := st.loaded[name]; ok {
 		L.Push(v)
 		return 1
+	}
+	if name == "host" || strings.HasPrefix(name, "host.") {
+		return st.requireHost(L, name)
 	}
 	libDir := st.sh.opts.LibDir
 	if libDir == "" {

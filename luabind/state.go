@@ -10,6 +10,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind/internal/codec"
+	"github.com/luahook/luahook/luabind/internal/hostbridge"
 	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
@@ -37,6 +38,9 @@ type state struct {
 	requiring []string              // modules being loaded, for cycle errors
 	// requireErr is the Go error behind the last require that failed.
 	requireErr error
+	// host is the bridge to the host's modules, made by the first
+	// require("host.NAME"); nil in states that never required one.
+	host *hostbridge.State
 
 	// The call in progress (zero between calls).
 	ctx   context.Context // set by run
@@ -101,6 +105,9 @@ func newState(ctx context.Context, sh *shared) (*state, error) {
 	err := L.PCall(0, 0, nil)
 	st.loading = false
 	L.RemoveContext()
+	if st.host != nil {
+		st.host.EndCall()
+	}
 	if err != nil {
 		L.Close()
 		return nil, st.loadError(ctx, lctx, err)

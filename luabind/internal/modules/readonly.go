@@ -116,6 +116,11 @@ func (m *Modules) seal(t *lua.LTable, path, what string) {
 	m.protect(t, readOnly{what: what, path: path, backing: backing})
 }
 
+// SealTable makes t, in place, a read-only proxy of its contents, as the
+// modules are (what names it in errors, path in assignments): a host
+// module and the tables of its members.
+func (m *Modules) SealTable(t *lua.LTable, path, what string) { m.seal(t, path, what) }
+
 // Protect records t, which the state made read-only itself, as read-only for
 // rawset, table.insert and the other functions that write raw: the frozen
 // globals, whose contents are in backing, or a table whose __newindex
