@@ -173,3 +173,27 @@ func killHook(dir string) {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
 }
+
+// TestWhenNoReplicaIsReadyHAProxyStillReachesThem: with every replica
+// unready (here a hook file that does not load; in a fleet, the shared
+// store gone), haproxy.cfg's backup servers still send calls to the
+// replicas, which decide them (failing closed where a policy says so),
+// rather than haproxy answering 503, which an agent reads as no objection.
+func TestWhenNoReplicaIsReadyHAProxyStillReachesThem(t *testing.T) {
+	t.Parallel()
+	hooks := t.TempDir()
+	writeFiles(t, hooks, map[string]string{"10-guard.lua": guardHooks, "20-broken.lua": "hook.register(\n"})
+	a := startReplica(t, replicaOptions{Hooks: hooks, Instance: "replica-a"})
+	b := startReplica(t, replicaOptions{Hooks: hooks, Instance: "replica-b"})
+	for _, r := range []*replica{a, b} {
+		if code, body := get(t, "http://"+r.addr+"/readyz"); code != http.StatusServiceUnavailable {
+			t.Fatalf("replica %s: /readyz = %d %s, want 503", r.instance, code, body)
+		}
+	}
+	lb := startHAProxyWhenUnready(t, a, b)
+	for i := range 20 {
+		if code, body := post(t, "http://"+lb+"/", `{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"rm -rf /"}}`); code != 200 || body != `{"action":"deny","reason":"no rm -rf"}` {
+			t.Fatalf("call %d through haproxy with no replica ready = %d %s, want the replicas' denial", i, code, body)
+		}
+	}
+}

@@ -180,9 +180,21 @@ var haproxyCfg = filepath.Join("..", "..", "examples", "fleet", "haproxy.cfg")
 
 // startHAProxy runs haproxy in the foreground with the fleet example's
 // config in front of the replicas a and b, and returns its address once it
-// answers. Without haproxy the test is skipped, with a message, outside CI
-// and fails in CI.
+// answers /readyz through a ready replica. Without haproxy the test is
+// skipped, with a message, outside CI and fails in CI.
 func startHAProxy(t *testing.T, a, b *replica) string {
+	t.Helper()
+	return runHAProxy(t, a, b, true)
+}
+
+// startHAProxyWhenUnready is startHAProxy for replicas that are not ready:
+// it returns once haproxy's checks marked both down.
+func startHAProxyWhenUnready(t *testing.T, a, b *replica) string {
+	t.Helper()
+	return runHAProxy(t, a, b, false)
+}
+
+func runHAProxy(t *testing.T, a, b *replica, ready bool) string {
 	t.Helper()
 	bin, err := exec.LookPath("haproxy")
 	if err != nil {
@@ -213,6 +225,13 @@ func startHAProxy(t *testing.T, a, b *replica) string {
 			t.Logf("haproxy's output:\n%s", out)
 		}
 	})
+	if !ready {
+		eventually(t, "haproxy marks both replicas down", func() bool {
+			o := out.String()
+			return strings.Contains(o, "replicas/a is DOWN") && strings.Contains(o, "replicas/b is DOWN")
+		})
+		return addr
+	}
 	eventually(t, "haproxy answers /readyz through a replica", func() bool {
 		select {
 		case <-done:
