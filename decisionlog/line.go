@@ -18,6 +18,7 @@ func AppendLine(b []byte, rec *Record) []byte {
 	b = rec.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","luahookVersion":`...)
 	b = appendString(b, rec.LuahookVersion)
+	b = optString(b, "instance", rec.Instance)
 	b = optString(b, "agent", rec.Agent)
 	b = optString(b, "sessionId", rec.SessionID)
 	b = append(b, `,"event":`...)

@@ -14,7 +14,7 @@ import (
 // every field set and for one with none.
 func TestALineIsWhatEncodingJSONWrites(t *testing.T) {
 	full := Record{
-		Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), LuahookVersion: "v1.2.3", Agent: "claude", SessionID: "s<1>",
+		Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), LuahookVersion: "v1.2.3", Instance: "replica-a", Agent: "claude", SessionID: "s<1>",
 		Event: luahook.PreToolUse, ToolName: "bash", InputDigest: "sha256:00",
 		Input:  json.RawMessage(`{"event":"PreToolUse","toolInput":{"command":"a && b \u003c"},"cwd":"/"}`),
 		Masked: []string{"toolInput.env", "prompt"}, Truncated: true, InputBytes: 12,

@@ -64,6 +64,10 @@ type Options struct {
 	// CloseTimeout bounds how long Close waits for the waiting records to
 	// be written. 0 means DefaultCloseTimeout.
 	CloseTimeout time.Duration
+	// Instance, when set, is every record's Instance: the replica that
+	// decided, in a fleet of luahook serve processes writing to one log
+	// pipeline.
+	Instance string
 	// Logger receives the sink's write errors (the first of a run of
 	// them). Nil discards them.
 	Logger *slog.Logger
@@ -86,6 +90,7 @@ type Logger struct {
 	mask     masker
 	maxInput int
 	maxBytes int64
+	instance string
 	timeout  time.Duration
 	log      *slog.Logger
 
@@ -134,7 +139,7 @@ func New(opts Options) (*Logger, error) {
 	}
 	l := &Logger{
 		sink: opts.Sink, maxInput: opts.MaxInputBytes, maxBytes: opts.MaxQueueBytes,
-		timeout: opts.CloseTimeout, log: opts.Logger,
+		timeout: opts.CloseTimeout, log: opts.Logger, instance: opts.Instance,
 		mask: masker{with: opts.MaskWith, secrets: !opts.KeepSecrets},
 		q:    make(chan *pending, opts.Queue), stop: make(chan struct{}), done: make(chan struct{}),
 		wake: make(chan struct{}, 1), full: make(chan struct{}, 1), wakeAt: max(1, opts.Queue/4),
@@ -246,6 +251,7 @@ func (l *Logger) run() {
 			return
 		}
 		rec := b.record(p, &l.mask)
+		rec.Instance = l.instance
 		p.release()
 		if err := l.sink.Write(rec); err != nil {
 			l.failed.Add(1)

@@ -265,3 +265,27 @@ end, {name = "guard"})`}, log)
 		}
 	}
 }
+
+func TestEveryRecordNamesTheInstanceThatDecided(t *testing.T) {
+	for _, instance := range []string{"replica-a", ""} {
+		path := filepath.Join(t.TempDir(), "decisions.jsonl")
+		log := newLog(t, path, decisionlog.Options{Instance: instance})
+		e, _ := openWith(t, map[string]string{"20-pass.lua": echoHook}, log)
+		e.Runner().Fire(context.Background(), bash("ls"))
+		e.Runner().Fire(context.Background(), bash("ls -l"))
+		log.Close()
+		recs := readRecords(t, path)
+		if len(recs) != 2 {
+			t.Fatalf("%d records, want 2", len(recs))
+		}
+		for _, r := range recs {
+			if r.Instance != instance {
+				t.Errorf("record's instance %q, want %q", r.Instance, instance)
+			}
+		}
+		line, _ := os.ReadFile(path)
+		if instance == "" && strings.Contains(string(line), `"instance"`) {
+			t.Errorf("a log without an instance writes one: %s", line)
+		}
+	}
+}

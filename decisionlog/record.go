@@ -16,11 +16,15 @@ type Record struct {
 	// Time is when the event was decided (RFC 3339, nanoseconds, UTC).
 	Time time.Time `json:"time"`
 	// LuahookVersion is luahook.Version of the process that decided.
-	LuahookVersion string        `json:"luahookVersion"`
-	Agent          string        `json:"agent,omitempty"`
-	SessionID      string        `json:"sessionId,omitempty"`
-	Event          luahook.Event `json:"event"`
-	ToolName       string        `json:"toolName,omitempty"`
+	LuahookVersion string `json:"luahookVersion"`
+	// Instance names the replica that decided (luahook serve's
+	// --instance-id, Options.Instance); empty outside a fleet, and in
+	// records written before it existed.
+	Instance  string        `json:"instance,omitempty"`
+	Agent     string        `json:"agent,omitempty"`
+	SessionID string        `json:"sessionId,omitempty"`
+	Event     luahook.Event `json:"event"`
+	ToolName  string        `json:"toolName,omitempty"`
 	// InputDigest is "sha256:" and the hex SHA-256 of the payload's JSON
 	// before masking: equal digests are equal payloads, even when the
 	// logged Input had secrets taken out.

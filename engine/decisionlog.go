@@ -30,6 +30,9 @@ type DecisionLog struct {
 	// Stdout and Stderr are what "stdout" and "stderr" write to; nil means
 	// os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer
+	// Instance names the replica in every record of the engine's own log
+	// (decisionlog.Options.Instance); luahook serve sets its --instance-id.
+	Instance string
 }
 
 // DecisionLogOff is the DecisionLog.To (and --decision-log) value that turns
@@ -120,7 +123,7 @@ func (e *Engine) openDecisionLog(cfg *config.Config) (next *decisionlog.Logger, 
 	}
 	l, err := decisionlog.New(decisionlog.Options{
 		Sink: sink, Queue: set.Queue, MaxInputBytes: set.MaxInputBytes, Drop: set.Drop, Mask: set.Mask,
-		MaskWith: set.MaskWith, KeepSecrets: !set.RedactSecrets, Logger: e.logger,
+		MaskWith: set.MaskWith, KeepSecrets: !set.RedactSecrets, Logger: e.logger, Instance: e.opts.DecisionLog.Instance,
 	})
 	if err != nil {
 		sink.Close()

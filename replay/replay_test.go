@@ -345,3 +345,19 @@ func TestALineMayBeExactlyTheCap(t *testing.T) {
 		}
 	}
 }
+
+// A fleet's records name their replica; records written before the field
+// existed have none. Replay reads both.
+func TestRecordsWithAndWithoutAnInstanceAreRead(t *testing.T) {
+	const old = `{"time":"2025-06-01T10:00:00Z","luahookVersion":"v0.9.0","event":"Stop","inputDigest":"sha256:00","input":{"event":"Stop"},"hooks":[],"decision":{"outcome":{}}}`
+	fleet := strings.Replace(old, `"luahookVersion":"v0.9.0"`, `"luahookVersion":"v0.9.0","instance":"replica-a"`, 1)
+	for line, want := range map[string]string{old: "", fleet: "replica-a"} {
+		rec, in, err := DecodeRecord([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if rec.Instance != want || in.Event != luahook.Stop {
+			t.Errorf("%s: instance %q, event %s; want %q and Stop", line, rec.Instance, in.Event, want)
+		}
+	}
+}

@@ -188,3 +188,13 @@ func registerDecisionLog(reg prometheus.Registerer, stats func() decisionlog.Sta
 			Name: "luahook_decision_log_failed_total", Help: "Decision records the log's sink failed to write.",
 		}, func() float64 { return float64(stats().Failed) }))
 }
+
+// registerInstance serves luahook_instance_info{instance,version} 1, so
+// that a fleet's dashboards can tell the replicas and their versions apart.
+func registerInstance(reg prometheus.Registerer, instance string) {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "luahook_instance_info", Help: "This replica: its instance id (--instance-id) and luahook version. Always 1.",
+	}, []string{"instance", "version"})
+	g.WithLabelValues(instance, luahook.Version).Set(1)
+	reg.MustRegister(g)
+}

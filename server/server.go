@@ -21,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -72,12 +73,33 @@ type Options struct {
 	// luahook_decision_log_written_total, _dropped_total and _failed_total.
 	// Nil: no such metrics.
 	DecisionLog func() decisionlog.Stats
+	// StoreCheck makes a round trip to the store behind the Lua store
+	// module (engine.Engine.StoreCheck); /readyz answers 503 with status
+	// "unready" and the error under "store" while it fails. Each check is
+	// bounded by StoreCheckTimeout and its result answers /readyz for
+	// StoreCheckEvery. Nil: the store is not checked. /healthz never checks
+	// it: a store outage must not get replicas restarted.
+	StoreCheck func(context.Context) error
+	// StoreCheckTimeout bounds one store check; 0 means
+	// DefaultStoreCheckTimeout.
+	StoreCheckTimeout time.Duration
+	// StoreCheckEvery is how long a store check's result is reused; 0
+	// means DefaultStoreCheckEvery.
+	StoreCheckEvery time.Duration
+	// Store returns the counts of the store's calls, served as
+	// luahook_store_calls_total{op,result} and
+	// luahook_store_call_duration_seconds{op}. Nil: no such metrics.
+	Store func() []StoreOpStats
+	// Instance names this replica in a fleet; served as
+	// luahook_instance_info{instance,version} 1 when set.
+	Instance string
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
 // agent's own protocol on POST /agent/NAME (see ExitCodeHeader), the health
 // status on GET /healthz (liveness), readiness on GET /readyz (503 while
-// there are load errors) and the Prometheus metrics on GET /metrics.
+// there are load errors, the store does not answer or the handler drains)
+// and the Prometheus metrics on GET /metrics.
 //
 // A hook request's body must be one payload object (luahook.DecodePayload) of at most
 // Options.MaxBody bytes: a malformed payload is answered 400 with
@@ -94,6 +116,9 @@ type Handler struct {
 	adm     *admission
 	reread  time.Duration // the time an admitted request has to send its body
 	shadow  *shadowSet    // nil without Options.Shadow
+	store   *storeProbe   // nil without Options.StoreCheck
+
+	draining atomic.Bool
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -122,6 +147,13 @@ func New(f Firer, opts Options) *Handler {
 	if opts.DecisionLog != nil {
 		registerDecisionLog(reg, opts.DecisionLog)
 	}
+	if opts.Store != nil {
+		reg.MustRegister(storeCollector(opts.Store))
+	}
+	if opts.Instance != "" {
+		registerInstance(reg, opts.Instance)
+	}
+	h.store = newStoreProbe(opts.StoreCheck, opts.StoreCheckTimeout, opts.StoreCheckEvery)
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)
@@ -245,8 +277,12 @@ func (h *Handler) refuseOverloaded(w http.ResponseWriter, r *http.Request, o *ov
 
 // healthStatus is the body of /healthz and /readyz.
 type healthStatus struct {
-	Status string   `json:"status"` // ok | degraded
+	// Status is ok | degraded (load errors), and on /readyz also unready
+	// (the store does not answer) | draining (Drain was called).
+	Status string   `json:"status"`
 	Errors []string `json:"errors,omitempty"`
+	// Store is the store check's error (/readyz only).
+	Store string `json:"store,omitempty"`
 	// ShadowErrors are the shadow set's load errors; they leave Status alone.
 	ShadowErrors []string `json:"shadowErrors,omitempty"`
 }
@@ -259,12 +295,24 @@ func (h *Handler) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, h.status())
 }
 
-// serveReady answers readiness: 200 {"status":"ok"} with no load errors,
-// 503 with status "degraded" and the errors otherwise, so that a load
-// balancer prefers replicas whose every policy is the one on disk.
-// /healthz stays liveness.
-func (h *Handler) serveReady(w http.ResponseWriter, _ *http.Request) {
-	st, code := h.status(), http.StatusOK
+// serveReady answers readiness: 200 {"status":"ok"} when the hooks loaded
+// without errors, the store answers (Options.StoreCheck) and the handler is
+// not draining; otherwise 503 with status "draining", "unready" (the
+// store's error under "store") or "degraded" (the load errors), so that a
+// load balancer sends payloads only to replicas that can decide them with
+// the policies on disk. /healthz stays liveness.
+func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
+	st := h.status()
+	switch {
+	case h.draining.Load():
+		// The store is not asked: the replica is leaving whatever it says.
+		st.Status = StatusDraining
+	default:
+		if err := h.store.result(r.Context()); err != nil {
+			st.Status, st.Store = StatusUnready, err.Error()
+		}
+	}
+	code := http.StatusOK
 	if st.Status != "ok" {
 		code = http.StatusServiceUnavailable
 	}

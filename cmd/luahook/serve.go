@@ -25,6 +25,8 @@ type serveOptions struct {
 	shadowDir   string
 	maxBody     int64
 	grace       time.Duration
+	drainDelay  time.Duration
+	instanceID  string
 	limits      server.Limits
 	decisionLog string
 }
@@ -49,10 +51,15 @@ camelCase payloads do not name their event: POST /agent/copilot/EVENT
 (/agent/copilot/preToolUse). "luahook install NAME --http URL" wires it.
 
 GET /healthz (liveness) answers 200 {"status":"ok"}, or "degraded" with the
-load errors (the previous good version of a broken file stays live). GET
-/readyz (readiness) answers the same, with 503 while degraded. GET /metrics serves
-Prometheus metrics: requests, decisions, per-hook calls, denials, failures by
-kind and latency, and the number of load errors.
+load errors (the previous good version of a broken file stays live), whatever
+the store does: a store outage must not get replicas restarted. GET /readyz
+(readiness) answers 200 {"status":"ok"} only when the hooks loaded without
+errors, the store answers (a round trip of at most 500 ms, its result reused
+for 1 s) and serve is not draining; otherwise 503 with status "degraded" (and
+the errors), "unready" (and the store's error under "store") or "draining".
+GET /metrics serves Prometheus metrics: requests, decisions, per-hook calls,
+denials, failures by kind and latency, the number of load errors and
+luahook_instance_info{instance,version}.
 
 Abusive clients cannot take the process's resources: a client has
 --read-header-timeout to send its headers (slowloris), 30 s for the whole
@@ -87,9 +94,21 @@ unless --decision-log or the config's [decision_log] say otherwise. The log
 never holds a decision up: past its queue, records are dropped and counted
 (luahook_decision_log_dropped_total).
 
-serve binds loopback unless --addr says otherwise, and on SIGTERM or Ctrl-C
-stops accepting connections, finishes the requests in flight (for at most
---grace) and exits 0.`,
+serve names itself by an instance id (--instance-id, else
+$LUAHOOK_INSTANCE_ID, else HOSTNAME-PID) on every log line (instance=ID), in
+every decision record ("instance") and in its metrics, so that the replicas
+of a fleet can be told apart in one log pipeline.
+
+serve binds loopback unless --addr says otherwise. On SIGTERM or Ctrl-C it
+drains: /readyz answers 503 "draining" at once while hook requests are still
+answered for --drain-delay, so that a load balancer takes the replica out of
+rotation before it goes away; then serve stops accepting connections,
+finishes the requests in flight (for at most --grace) and exits 0. Set
+--drain-delay to at least the load balancer's health-check interval times
+the checks it needs to mark a server down (HAProxy's inter × fall), plus one
+interval. Requests still running when --grace ends are cut off (their
+clients see the connection close, which an HTTP hook counts as a failure:
+fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, s, o) },
 	}
@@ -97,6 +116,8 @@ stops accepting connections, finishes the requests in flight (for at most
 	cmd.Flags().StringVar(&o.shadowDir, "shadow-dir", "", "a second hooks folder run in shadow: fired after each live answer, never enforced, disagreements logged and counted")
 	cmd.Flags().Int64Var(&o.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413 past it)")
 	cmd.Flags().DurationVar(&o.grace, "grace", 10*time.Second, "how long shutdown waits for requests in flight")
+	cmd.Flags().DurationVar(&o.drainDelay, "drain-delay", 0, "after SIGTERM, how long /readyz answers 503 while requests are still served, before serve stops accepting (the load balancer's check interval × fall count, plus one interval)")
+	cmd.Flags().StringVar(&o.instanceID, "instance-id", "", "this replica's name in logs, decision records and metrics (default: $"+instanceEnv+", else HOSTNAME-PID)")
 	cmd.Flags().IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "most connections open at once; further clients wait (negative: no bound)")
 	cmd.Flags().DurationVar(&o.limits.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its request headers")
 	cmd.Flags().Int64Var(&o.limits.MaxBytesInFlight, "max-bytes-in-flight", server.DefaultMaxBytesInFlight, "body bytes the requests in flight may hold together; further requests wait their turn (negative: no bound)")
@@ -107,12 +128,20 @@ stops accepting connections, finishes the requests in flight (for at most
 }
 
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
-	s.stopGrace.Store(int64(o.grace + defaultStopGrace))
+	if o.drainDelay < 0 {
+		return fmt.Errorf("--drain-delay %s: must not be negative", o.drainDelay)
+	}
+	s.stopGrace.Store(int64(o.drainDelay + o.grace + defaultStopGrace))
+	instance, err := instanceID(o.instanceID)
+	if err != nil {
+		return err
+	}
 	logger, err := g.loggerFor("serve", s.err, true)
 	if err != nil {
 		return err
 	}
-	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err}
+	logger = logger.With(slog.String("instance", instance))
+	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err, Instance: instance}
 	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, decisionLog: dlog})
 	if err != nil {
 		return err
@@ -131,7 +160,8 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
-		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats})
+		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
+		StoreCheck: eng.StoreCheck, Instance: instance})
 	defer h.Close()
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -161,6 +191,18 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	h.Drain()
+	if o.drainDelay > 0 {
+		fmt.Fprintf(s.out, "luahook serve: draining: /readyz answers 503, requests are answered for --drain-delay %s more\n", o.drainDelay)
+		logger.Info("draining", "drainDelay", o.drainDelay)
+		t := time.NewTimer(o.drainDelay)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return err
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
 	defer cancel()
