@@ -26,6 +26,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	hooksd "github.com/luahook/luahook/hooks.d"
+	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/registry"
 )
 
@@ -38,9 +39,9 @@ func main() {
 	}
 }
 
-// host is the simulated agent: a workspace its tools run in, and the engine
+// agentHost is the simulated agent: a workspace its tools run in, and the engine
 // it asks before and after each step.
-type host struct {
+type agentHost struct {
 	eng     *engine.Engine
 	ws      string // the agent's working folder
 	session string
@@ -75,7 +76,14 @@ func run(ctx context.Context, out io.Writer) error {
 			return a
 		},
 	}))
-	eng, err := engine.Open(ctx, engine.Options{Dir: hooksDir, Logger: logger})
+	// The host's own knowledge, for policies to read: a host module
+	// (hostmodule.go), loaded in Lua with require("host.embed").
+	if err := os.WriteFile(filepath.Join(hooksDir, "65-deploy-role.lua"), []byte(deployPolicy), 0o644); err != nil {
+		return err
+	}
+	budgets := newBudgets(map[string]int{"embed-session": 5})
+	eng, err := engine.Open(ctx, engine.Options{Dir: hooksDir, Logger: logger,
+		Host: []host.Module{hostModule(user{Name: "ada", Role: "contributor"}, budgets)}})
 	if err != nil {
 		return err
 	}
@@ -98,7 +106,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	h := &host{eng: eng, ws: ws, session: "embed-session", out: out}
+	h := &agentHost{eng: eng, ws: ws, session: "embed-session", out: out}
 	st := eng.Stats()
 	fmt.Fprintf(out, "embed: %d hooks from %d files in %s\n", st.Hooks, st.Files, hooksDir)
 
@@ -111,6 +119,7 @@ func run(ctx context.Context, out io.Writer) error {
 	h.tool(ctx, "bash", `{"command":"npm run build"}`)
 	h.tool(ctx, "read", `{"path":".env"}`)
 	h.tool(ctx, "bash", `{"command":"git push --force origin main"}`)
+	h.tool(ctx, "bash", `{"command":"make deploy"}`)
 
 	// An operator adds a policy while the session runs. The watcher would
 	// load it within a fraction of a second; Reload does it now.
@@ -133,18 +142,18 @@ end, { name = "no-sudo", stage = "validate", policy = true })
 	return ctx.Err()
 }
 
-func (h *host) input(ev luahook.Event) *luahook.Input {
+func (h *agentHost) input(ev luahook.Event) *luahook.Input {
 	return &luahook.Input{Event: ev, Cwd: h.ws, SessionID: h.session}
 }
 
-func (h *host) sessionStart(ctx context.Context) {
+func (h *agentHost) sessionStart(ctx context.Context) {
 	fmt.Fprintln(h.out, "\n» session start")
 	res := h.eng.Runner().SessionStart(ctx, h.input(luahook.SessionStart))
 	h.context(res.AdditionalContext)
 }
 
 // prompt reports whether the prompt may reach the model.
-func (h *host) prompt(ctx context.Context, text string) bool {
+func (h *agentHost) prompt(ctx context.Context, text string) bool {
 	fmt.Fprintf(h.out, "\n» prompt %q\n", text)
 	in := h.input(luahook.UserPromptSubmit)
 	in.Prompt = text
@@ -159,7 +168,7 @@ func (h *host) prompt(ctx context.Context, text string) bool {
 
 // tool asks the hooks about a tool call, runs the tool when allowed (with
 // the input as the hooks rewrote it), and reports the result to the hooks.
-func (h *host) tool(ctx context.Context, name, input string) {
+func (h *agentHost) tool(ctx context.Context, name, input string) {
 	fmt.Fprintf(h.out, "\n» %s %s\n", name, input)
 	in := h.input(luahook.PreToolUse)
 	in.ToolName, in.ToolInput = name, json.RawMessage(input)
@@ -189,13 +198,13 @@ func (h *host) tool(ctx context.Context, name, input string) {
 	h.context(res.AdditionalContext)
 }
 
-func (h *host) stop(ctx context.Context) {
+func (h *agentHost) stop(ctx context.Context) {
 	fmt.Fprintln(h.out, "\n» stop")
 	h.eng.Runner().Stop(ctx, h.input(luahook.Stop))
 	fmt.Fprintln(h.out, "  ✓ turn ended")
 }
 
-func (h *host) context(text string) {
+func (h *agentHost) context(text string) {
 	if text == "" {
 		return
 	}
@@ -206,7 +215,7 @@ func (h *host) context(text string) {
 }
 
 // runTool runs one of the agent's tools in the workspace.
-func (h *host) runTool(ctx context.Context, name string, raw json.RawMessage) (content string, failed bool) {
+func (h *agentHost) runTool(ctx context.Context, name string, raw json.RawMessage) (content string, failed bool) {
 	var in struct{ Command, Path, Content string }
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return err.Error(), true

@@ -16,7 +16,10 @@ type Call struct {
 	// Hook is the name of the hook being called, File the hook file.
 	Hook, File string
 	// Input is the payload the hook was called with. Host functions read
-	// it; they must not change it.
+	// it, and must not change it; it is theirs to read only until they
+	// return or the hook's deadline passes (the runner reuses it for the
+	// next call), so a function that runs on past its deadline must copy
+	// what it needs first.
 	Input *luahook.Input
 
 	mu   sync.Mutex
