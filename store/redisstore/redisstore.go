@@ -26,9 +26,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -107,6 +109,7 @@ func New(o Options) (*Store, error) {
 		DB:                    o.DB,
 		Protocol:              2,
 		DialTimeout:           o.DialTimeout,
+		DialerRetries:         1, // a refused dial fails the call at once, rather than after backoffs
 		ReadTimeout:           o.Timeout,
 		WriteTimeout:          o.Timeout,
 		ContextTimeoutEnabled: true, // the hook's deadline bounds reads and writes
@@ -177,6 +180,11 @@ func (s *Store) begin(ctx context.Context, op op) (context.Context, func(error) 
 // ADDR: what happened". When the caller's own context ended, its error is
 // wrapped, so that the hook's failure is a timeout (or a cancellation).
 func (s *Store) fail(ctx context.Context, err error) error {
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		// A read or a write that timed out at the caller's deadline may
+		// return a moment before the context says so.
+		<-ctx.Done()
+	}
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("store: redis at %s: %w (the hook's deadline passed)", s.addr, cerr)
 	}
@@ -186,6 +194,8 @@ func (s *Store) fail(ctx context.Context, err error) error {
 		return fmt.Errorf("store: redis at %s: no free connection within the call's timeout of %v (pool_size %d)", s.addr, s.timeout, s.pool)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		return fmt.Errorf("store: redis at %s: no answer within the call's timeout of %v", s.addr, s.timeout)
+	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+		return fmt.Errorf("store: redis at %s: the server closed the connection", s.addr)
 	case errors.Is(err, redis.ErrClosed):
 		return fmt.Errorf("store: redis at %s: the store is closed", s.addr)
 	case errors.As(err, &op) && op.Err != nil:
