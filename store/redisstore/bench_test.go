@@ -11,6 +11,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/runner"
+	"github.com/luahook/luahook/store/redisstore/redistest"
 )
 
 // incrHook is a hook file whose one hook counts each call in the store.
@@ -82,6 +83,14 @@ func benchIncr(b *testing.B, e *engine.Engine) {
 	})
 }
 
+// BenchmarkHookIncr compares a hook doing one store.incr on the in-process
+// store and on a local redis-server, one caller and 16.
+//
+//	go test -run '^$' -bench HookIncr -benchmem ./store/redisstore
 func BenchmarkHookIncr(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { benchIncr(b, benchEngine(b, "")) })
+	b.Run("redis", func(b *testing.B) {
+		srv := redistest.Start(b)
+		benchIncr(b, benchEngine(b, redisConfig(srv.Addr(), "")))
+	})
 }
