@@ -29,6 +29,7 @@ const startWithin = 15 * time.Second
 // Server is a redis-server a test started.
 type Server struct {
 	t    testing.TB
+	args []string // further redis-server arguments
 	bin  string
 	dir  string
 	port int
@@ -51,10 +52,11 @@ func Binary(t testing.TB) string {
 	return ""
 }
 
-// Start starts a redis-server on a free port and stops it when t ends.
-func Start(t testing.TB) *Server {
+// Start starts a redis-server on a free port and stops it when t ends;
+// args are further redis-server arguments ("--requirepass", "pw").
+func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Binary(t), dir: t.TempDir(), port: freePort(t)}
+	s := &Server{t: t, args: args, bin: Binary(t), dir: t.TempDir(), port: freePort(t)}
 	s.start()
 	t.Cleanup(s.Stop)
 	return s
@@ -67,6 +69,7 @@ func (s *Server) start() {
 	s.t.Helper()
 	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
+	cmd.Args = append(cmd.Args, s.args...)
 	out, err := os.Create(filepath.Join(s.dir, fmt.Sprintf("redis-%d.log", time.Now().UnixNano())))
 	if err != nil {
 		s.t.Fatal(err)
@@ -128,7 +131,13 @@ func (s *Server) Restart() {
 // Client returns a client of the server, for the test's own commands
 // (CLIENT PAUSE, FLUSHALL, ...). The caller closes it.
 func (s *Server) Client() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	o := &redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1}
+	for i, a := range s.args {
+		if a == "--requirepass" && i+1 < len(s.args) {
+			o.Password = s.args[i+1]
+		}
+	}
+	return redis.NewClient(o)
 }
 
 // Pause makes the server hold, for d, every command that may write (CLIENT
