@@ -102,6 +102,7 @@ func New(o Options) (*Store, error) {
 	if o.PoolSize <= 0 {
 		o.PoolSize = DefaultPoolSize
 	}
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	c := redis.NewClient(&redis.Options{
 		Addr:                  o.Address,
 		Username:              o.Username,
@@ -126,6 +127,16 @@ func New(o Options) (*Store, error) {
 	s.SetLimits(o.Limits)
 	return s, nil
 }
+
+// quietOnce silences go-redis's own log, which is process-wide and writes
+// to standard error, where the hosts of `luahook fire` read a deny's reason:
+// every failure it would log reaches the hook as the call's error instead,
+// and is counted in Metrics.
+var quietOnce sync.Once
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // Address returns the server's address.
 func (s *Store) Address() string { return s.addr }
