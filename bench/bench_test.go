@@ -284,14 +284,14 @@ func stateMemory(b *testing.B, chunk *luabind.Chunk, states int) float64 {
 		})
 	}
 	for {
-		if n, _ := store.Get("busy"); n == float64(states) {
+		if n, _, _ := store.Get(context.Background(), "busy"); n == float64(states) {
 			break
 		}
 		runtime.Gosched()
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	store.Set("release", true, 0)
+	store.Set(context.Background(), "release", true, 0)
 	wg.Wait()
 	if st := f.Stats(); st.Created != states {
 		b.Fatalf("%d states created, want %d", st.Created, states)

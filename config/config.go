@@ -219,6 +219,10 @@ type Store struct {
 	// total: every key's length plus every value's size (8 bytes for a
 	// number or a boolean).
 	MaxBytes int
+
+	// Where the entries are kept (config/store.go): in the process, or in
+	// a Redis server that several luahook processes share.
+	StoreBackend
 }
 
 // Command is the [command] section: settings shared by command hooks.
@@ -254,7 +258,7 @@ func Default() *Config {
 			BackgroundWorkers: DefaultBackgroundWorkers, BackgroundQueue: DefaultBackgroundQueue, OnLoadError: OnLoadErrorDeny},
 		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
-			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes},
+			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes, StoreBackend: defaultStoreBackend()},
 		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: decisionlog.DefaultMaxBytes, MaxFiles: decisionlog.DefaultMaxFiles,
 			Queue: decisionlog.DefaultQueue, MaxInputBytes: decisionlog.DefaultMaxInputBytes,
 			MaskWith: decisionlog.DefaultMaskWith, RedactSecrets: true},

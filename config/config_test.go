@@ -18,7 +18,8 @@ func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 		HooksDir: "hooks.d",
 		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20, MaxContextBytes: 64 << 10, BackgroundWorkers: 4, BackgroundQueue: 256, OnLoadError: "deny"},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000, MaxInputValues: 100_000},
-		Store:    Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20},
+		Store: Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20,
+			StoreBackend: StoreBackend{Backend: "memory", KeyPrefix: "luahook:", DialTimeoutMs: 1000, TimeoutMs: 1000, PoolSize: 32}},
 		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: 16 << 20, MaxFiles: 5, Queue: 1024, MaxInputBytes: 64 << 10,
 			MaskWith: "[masked]", RedactSecrets: true},
 	}
@@ -233,11 +234,14 @@ func TestTOMLAndJSONFormsLoadToEqualConfigs(t *testing.T) {
 	if ct.NumHooks() != 5 || len(ct.Tools) != 3 {
 		t.Fatalf("full.toml loaded %d hooks and %d tools, want 5 and 3", ct.NumHooks(), len(ct.Tools))
 	}
-	if want := (Store{MaxKeyBytes: 512, MaxValueBytes: 65536, MaxKeys: 10000, MaxBytes: 16 << 20}); ct.Store != want {
-		t.Errorf("full.toml [store] = %+v, want %+v", ct.Store, want)
+	got := ct.Store
+	got.Source = ""
+	if want := (Store{MaxKeyBytes: 512, MaxValueBytes: 65536, MaxKeys: 10000, MaxBytes: 16 << 20, StoreBackend: defaultStoreBackend()}); got != want {
+		t.Errorf("full.toml [store] = %+v, want %+v", got, want)
 	}
 	for _, c := range []*Config{ct, cj} {
 		c.Path = ""
+		c.Store.Source = ""
 		for _, hs := range c.Hooks {
 			for i := range hs {
 				hs[i].Source = ""

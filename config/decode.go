@@ -228,7 +228,7 @@ func (d *decoder) top(root *node, c *Config) {
 		case "lua":
 			d.lua(v, &c.Lua)
 		case "store":
-			d.store(v, &c.Store)
+			d.store(v, c)
 		case "command":
 			d.table(v, []string{"allow", "pass_env"}, func(key string, v *node) {
 				if key == "allow" {
@@ -299,16 +299,6 @@ func (d *decoder) lua(n *node, l *Lua) {
 			if i, ok := d.integer(v, 1, math.MaxInt); ok {
 				l.MaxInputValues = i
 			}
-		}
-	})
-}
-
-func (d *decoder) store(n *node, s *Store) {
-	fields := map[string]*int{"max_key_bytes": &s.MaxKeyBytes, "max_value_bytes": &s.MaxValueBytes,
-		"max_keys": &s.MaxKeys, "max_bytes": &s.MaxBytes}
-	d.table(n, []string{"max_key_bytes", "max_value_bytes", "max_keys", "max_bytes"}, func(key string, v *node) {
-		if i, ok := d.integer(v, 1, math.MaxInt); ok {
-			*fields[key] = i
 		}
 	})
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"
 	"github.com/luahook/luahook/internal/regfile"
-	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/transports"
 )
 
@@ -62,6 +61,11 @@ func (e *Engine) applyConfig(cfg *config.Config, sum [32]byte, initial bool) err
 	if cfg.Path != "" {
 		version = contentVersion(sum)
 	}
+	if initial {
+		if err := e.openStore(cfg); err != nil {
+			return err
+		}
+	}
 	rebuild := initial || e.cfg == nil || !cfg.HooksEqual(e.cfg)
 	var specs []luahook.Spec
 	if rebuild {
@@ -94,8 +98,7 @@ func (e *Engine) applyConfig(cfg *config.Config, sum [32]byte, initial bool) err
 		e.swapDecisionLog(cfg, dlog)
 	}
 	e.run.SetMaxInputBytes(maxInputBytes(e.opts.MaxInputBytes, cfg.Runner.MaxInputBytes))
-	e.store.SetLimits(luabind.StoreLimits{MaxKeyBytes: cfg.Store.MaxKeyBytes, MaxValueBytes: cfg.Store.MaxValueBytes,
-		MaxKeys: cfg.Store.MaxKeys, MaxBytes: cfg.Store.MaxBytes})
+	e.storeConfigured(cfg)
 	e.run.SetSchemas(schemas)
 	e.run.SetPolicyOnly(e.opts.PolicyOnly || !cfg.Runner.AllowNonPolicy)
 	e.cfg = cfg

@@ -151,7 +151,7 @@ type Engine struct {
 	logger *slog.Logger
 	reg    *registry.Registry
 	run    *runner.Runner
-	store  *luabind.Store
+	store  luabind.StoreBackend // set on Open (openStore), then fixed
 	dir    string
 	host   *luabind.HostModules // Options.Host, checked once; nil without
 

@@ -7,5 +7,8 @@ import "context"
 // backend, the error of a round trip made within ctx. serve's /readyz
 // reports it.
 func (e *Engine) StoreCheck(ctx context.Context) error {
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return e.store.Ping(ctx)
 }

@@ -269,7 +269,7 @@ func TestCallWithADoneContextDoesNotRun(t *testing.T) {
 	if fl := failure(t, err); fl.Kind != luahook.FailAborted {
 		t.Errorf("failure %v, want FailAborted", fl)
 	}
-	if v, ok := f.sh.store.Get("ran"); ok {
+	if v, ok, _ := f.sh.store.Get(context.Background(), "ran"); ok {
 		t.Errorf("the hook ran (%v)", v)
 	}
 }

@@ -48,7 +48,7 @@ type shared struct {
 	path   string
 	opts   Options
 	log    *slog.Logger
-	store  *Store
+	store  StoreBackend
 	ref    []Registration // the first state's registrations, for the determinism check
 	re     modules.Regexps
 	libs   libCache

@@ -200,7 +200,7 @@ func TestStoreIncrIsAtomicAcrossStatesAndFiles(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if _, err := store.Incr("hits", 1, 0); err != nil {
+				if _, err := store.Incr(context.Background(), "hits", 1, 0); err != nil {
 					t.Error(err)
 					return
 				}
@@ -208,7 +208,7 @@ func TestStoreIncrIsAtomicAcrossStatesAndFiles(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if v, _ := store.Get("hits"); v != float64(goroutines*calls*4) {
+	if v, _, _ := store.Get(context.Background(), "hits"); v != float64(goroutines*calls*4) {
 		t.Errorf("hits = %v, want %d", v, goroutines*calls*4)
 	}
 }
@@ -267,7 +267,7 @@ hook.register("Stop", nil, function(input) return require(input.prompt) end)
 			t.Fatalf("call %d: %v, %v", i, out, err)
 		}
 	}
-	if v, _ := store.Get("util runs"); v != 1.0 {
+	if v, _, _ := store.Get(context.Background(), "util runs"); v != 1.0 {
 		t.Errorf("util ran %v times in one state, want once (modules are cached per state)", v)
 	}
 	if got := f.Requires(); !slices.Equal(got, []string{"text.case", "util", "flag"}) {

@@ -68,11 +68,11 @@ type Options struct {
 	// Logger receives the log module's records and print's output, tagged
 	// with the file and the hook name. Nil discards them.
 	Logger *slog.Logger
-	// Store is the process-wide store behind the store module, shared by
-	// every file given the same Store; its bounds are its StoreLimits, and
-	// its owner closes it. Nil means a store private to the file, with the
-	// default limits (its sweeper timer stops once no entry has a TTL).
-	Store *Store
+	// Store is the backend of the store module, shared by every file given
+	// the same one; its bounds are its StoreLimits, and its owner closes it.
+	// Nil means an in-process Store private to the file, with the default
+	// limits (its sweeper timer stops once no entry has a TTL).
+	Store StoreBackend
 	// LoadTimeout bounds one run of the file's top level (loading, and
 	// building each further state of the pool). Zero means DefaultLoadTimeout.
 	LoadTimeout time.Duration

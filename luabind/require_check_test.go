@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -48,7 +49,7 @@ func TestRequireChecksEveryFolderAndTheFileBeforeReading(t *testing.T) {
 	if want := []string{lib, filepath.Join(lib, "a"), refuse}; !slices.Equal(seen, want) {
 		t.Errorf("CheckLib saw %v, want %v", seen, want)
 	}
-	if _, ok := store.Get("mod ran"); ok {
+	if _, ok, _ := store.Get(context.Background(), "mod ran"); ok {
 		t.Error("the refused module ran")
 	}
 

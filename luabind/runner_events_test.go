@@ -33,7 +33,7 @@ func TestLuaParallelEventsJoinContextsInRegistrationOrder(t *testing.T) {
 			g := newLuaRig(t, runner.Options{})
 			g.load("10-a.lua", reverseFinisher(ev, 0, 2))
 			g.load("20-b.lua", reverseFinisher(ev, 2, 2))
-			if err := g.store.Set("done4", true, 0); err != nil {
+			if err := g.store.Set(context.Background(), "done4", true, 0); err != nil {
 				t.Fatal(err)
 			}
 			var res runner.Result
@@ -265,7 +265,7 @@ end, { name = "lint", background = true, timeout_ms = 10000 })`)
 	if len(res.Trace) != 1 || res.Trace[0].Skipped != runner.SkipBackground || res.AdditionalContext != "" {
 		t.Fatalf("result %+v, want the background hook scheduled and no context yet", res)
 	}
-	if err := g.store.Set("go", true, 0); err != nil {
+	if err := g.store.Set(context.Background(), "go", true, 0); err != nil {
 		t.Fatal(err)
 	}
 	// With no UserPromptSubmit hooks, Has(UserPromptSubmit) turns true exactly

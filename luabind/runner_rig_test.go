@@ -81,7 +81,7 @@ func (g *luaRig) loadWith(name, src string, opts luabind.Options) *luabind.File 
 // count returns the number the Lua hooks keep under key with store.incr (0 if absent).
 func (g *luaRig) count(key string) int {
 	g.t.Helper()
-	v, ok := g.store.Get(key)
+	v, ok, _ := g.store.Get(context.Background(), key)
 	if !ok {
 		return 0
 	}
@@ -95,7 +95,7 @@ func (g *luaRig) count(key string) int {
 // text returns the string the Lua hooks keep under key ("" if absent).
 func (g *luaRig) text(key string) string {
 	g.t.Helper()
-	v, _ := g.store.Get(key)
+	v, _, _ := g.store.Get(context.Background(), key)
 	s, _ := v.(string)
 	return s
 }

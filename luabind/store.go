@@ -1,16 +1,23 @@
 package luabind
 
 import (
+	"time"
+
 	"github.com/luahook/luahook/luabind/internal/modules"
 )
 
 // The store behind the store module lives with the module
 // (luabind/internal/modules); these names are its public face.
 
+// StoreBackend is where the store module keeps its entries (Options.Store):
+// the in-process Store, or a server shared by several processes (package
+// store/redisstore). Every backend keeps the semantics the store module
+// documents for Lua; each call takes the hook call's context.
+type StoreBackend = modules.Backend
+
 // Store is a goroutine-safe key/value store with expiry and atomic counters,
-// bounded by its StoreLimits: the store module of every Lua state given it
-// in Options.Store, and the only sanctioned way for hooks to keep state
-// between calls. The zero Store is an empty store with the default limits;
+// kept in the process and bounded by its StoreLimits: the default
+// StoreBackend. The zero Store is an empty store with the default limits;
 // Close stops its sweeper.
 type Store = modules.Store
 
@@ -38,3 +45,22 @@ const MaxStoreTTL = modules.MaxStoreTTL
 
 // NewStore returns an empty store with the default limits.
 func NewStore() *Store { return modules.NewStore() }
+
+// StoreValueSize returns the size a store value counts for against
+// StoreLimits.MaxValueBytes (8 bytes for a number or a boolean); a value
+// that is not a string, float64, bool or json.RawMessage is an error.
+func StoreValueSize(value any) (int, error) { return modules.StoreValueSize(value) }
+
+// CheckStoreTTL refuses a TTL longer than MaxStoreTTL.
+func CheckStoreTTL(ttl time.Duration) error { return modules.CheckStoreTTL(ttl) }
+
+// StoreNotNumber is the error of an incr on a key whose value is not a
+// number; typ is the value's Lua type ("string", "boolean", "table").
+func StoreNotNumber(key, typ string) error { return modules.StoreNotNumber(key, typ) }
+
+// StoreBadDelta is the error of an incr whose delta is not a finite number.
+func StoreBadDelta(key string, delta float64) error { return modules.StoreBadDelta(key, delta) }
+
+// StoreNotFinite is the error of an incr whose result, v + delta, is not a
+// finite number.
+func StoreNotFinite(key string, v, delta float64) error { return modules.StoreNotFinite(key, v, delta) }

@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -160,13 +161,13 @@ end)`, Options{Store: s})
 				var err error
 				switch r.IntN(4) {
 				case 0:
-					err = s.Set(k, strings.Repeat("v", r.IntN(40)), ttl)
+					err = s.Set(context.Background(), k, strings.Repeat("v", r.IntN(40)), ttl)
 				case 1:
-					_, err = s.Incr(k, 1, ttl)
+					_, err = s.Incr(context.Background(), k, 1, ttl)
 				case 2:
-					s.Get(k)
+					s.Get(context.Background(), k)
 				case 3:
-					s.Delete(k)
+					s.Delete(context.Background(), k)
 				}
 				var le *StoreLimitError
 				if err != nil && !errors.As(err, &le) && !strings.Contains(err.Error(), "not a number") {
@@ -210,7 +211,7 @@ func TestStoreIncrRefusesNonFiniteNumbers(t *testing.T) {
 	if msg := storeRun(t, s, `store.incr("n", 1e308) pcall(store.incr, "n", 1e308) assert(store.incr("n", -1e308) == 0)`); msg != "" {
 		t.Errorf("a refused incr changed the counter: %s", msg)
 	}
-	if _, err := s.Incr("n", nan(), 0); err == nil {
+	if _, err := s.Incr(context.Background(), "n", nan(), 0); err == nil {
 		t.Error("Store.Incr of NaN: no error")
 	}
 }
@@ -240,17 +241,17 @@ func TestStoreTTLMustBeInRange(t *testing.T) {
 		t.Fatal(msg)
 	}
 	clock.Advance(MaxStoreTTL - time.Millisecond)
-	if _, ok := s.Get("max"); !ok {
+	if _, ok, _ := s.Get(context.Background(), "max"); !ok {
 		t.Error("an entry with the longest TTL expired early")
 	}
 	clock.Advance(time.Millisecond)
-	if _, ok := s.Get("max"); ok {
+	if _, ok, _ := s.Get(context.Background(), "max"); ok {
 		t.Error("an entry with the longest TTL did not expire")
 	}
-	if _, ok := s.Get("never"); !ok {
+	if _, ok, _ := s.Get(context.Background(), "never"); !ok {
 		t.Error("an entry without a TTL expired")
 	}
-	if err := s.Set("k", "v", MaxStoreTTL+1); err == nil {
+	if err := s.Set(context.Background(), "k", "v", MaxStoreTTL+1); err == nil {
 		t.Error("Store.Set past MaxStoreTTL: no error")
 	}
 }

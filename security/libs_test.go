@@ -1,6 +1,7 @@
 package security
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -98,7 +99,7 @@ func TestEveryLibModuleIsCheckedBeforeItRuns(t *testing.T) {
 						t.Errorf("denied %v, failures %q\nwant the fail-closed guard to deny on an error naming %s and %q", res.Denied, msg, refused, tt.want)
 					}
 				}
-				if v, ok := e.LuaOptions().Store.Get("loose lib ran"); ok {
+				if v, ok, _ := e.LuaOptions().Store.Get(context.Background(), "loose lib ran"); ok {
 					t.Errorf("the refused module's top level ran (store has %v)", v)
 				}
 				// The switch lets it run.

@@ -3,8 +3,9 @@
 // env, the size-capped and interruptible string library (string.rep,
 // string.format, the pattern functions and their replacement templates),
 // table.concat and table.sort, os.date with a capped format, and the
-// read-only proxies that every module table becomes. It also holds Store,
-// the process-wide key/value store behind the store module.
+// read-only proxies that every module table becomes. It also holds Backend,
+// what the store module keeps its entries in, and Store, the in-process
+// backend.
 //
 // The package knows nothing of hook files, pools or calls: what the modules
 // need from the state that opens them is a Config, fixed for the file's
@@ -40,8 +41,8 @@ type Config struct {
 	// Logger receives the log module's records and print's output. It must
 	// not be nil.
 	Logger *slog.Logger
-	// Store is the store module's store. It must not be nil.
-	Store *Store
+	// Store is the store module's backend. It must not be nil.
+	Store Backend
 	// MaxStringBytes caps every string a module builds for Lua (positive).
 	MaxStringBytes int
 	// Env is the set of environment variables env.get may read, and

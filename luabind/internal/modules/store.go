@@ -1,12 +1,14 @@
 package modules
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/luahook/luahook/luabind/internal/codec"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // Defaults of StoreLimits, applied to its zero fields.
@@ -90,9 +92,9 @@ func bytesText(n int) string {
 	return codec.MiB(n)
 }
 
-// Store is a goroutine-safe key/value store with expiry and atomic counters:
-// the store module of every Lua state built with it, and the only sanctioned
-// way for hooks to keep state between calls. Values are strings, float64
+// Store is a goroutine-safe key/value store with expiry and atomic counters,
+// kept in the process: the default Backend of the store module, and the only
+// sanctioned way for hooks to keep state between calls. Values are strings, float64
 // numbers, booleans or JSON documents (json.RawMessage, what Lua tables are
 // stored as). Everything it holds is bounded by its StoreLimits.
 //
@@ -174,38 +176,33 @@ func (e *storeEntry) expired(now time.Time) bool {
 }
 
 // Get returns the value of key, and whether it is present and not expired.
-func (s *Store) Get(key string) (any, bool) {
+// It never fails, and does not look at ctx (nor do the other methods: an
+// in-process call does not wait).
+func (s *Store) Get(_ context.Context, key string) (any, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.live(key, s.clock()); e != nil {
-		return e.get(), true
+		return e.get(), true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 // Set stores value under key; ttl > 0 makes it expire after ttl, at most
 // MaxStoreTTL. The value must be a string, a float64, a bool or a
 // json.RawMessage. A write that would pass a limit is a *StoreLimitError and
 // changes nothing.
-func (s *Store) Set(key string, value any, ttl time.Duration) error {
-	var size int
-	switch v := value.(type) {
-	case string:
-		size = len(v)
-	case json.RawMessage:
-		size = len(v)
-	case float64, bool:
-		size = storeNumberBytes
-	default:
-		return fmt.Errorf("store: cannot store a %T (want string, float64, bool or json.RawMessage)", value)
+func (s *Store) Set(_ context.Context, key string, value any, ttl time.Duration) error {
+	size, err := StoreValueSize(value)
+	if err != nil {
+		return err
 	}
-	if err := checkTTL(ttl); err != nil {
+	if err := CheckStoreTTL(ttl); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	lim := s.lim.withDefaults()
-	if err := s.checkSizes(lim, key, size); err != nil {
+	if err := lim.check(key, size); err != nil {
 		return err
 	}
 	now := s.clock()
@@ -228,27 +225,27 @@ func (s *Store) Set(key string, value any, ttl time.Duration) error {
 // TTL counts a fixed window. A value that is not a number, a delta or a
 // result that is not a finite number, and a write that would pass a limit
 // (*StoreLimitError) are errors that change nothing.
-func (s *Store) Incr(key string, delta float64, ttl time.Duration) (float64, error) {
+func (s *Store) Incr(_ context.Context, key string, delta float64, ttl time.Duration) (float64, error) {
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		return 0, fmt.Errorf("store: cannot add %v to %q: not a finite number", delta, truncKey(key))
+		return 0, StoreBadDelta(key, delta)
 	}
-	if err := checkTTL(ttl); err != nil {
+	if err := CheckStoreTTL(ttl); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	lim := s.lim.withDefaults()
-	if err := s.checkSizes(lim, key, storeNumberBytes); err != nil {
+	if err := lim.check(key, storeNumberBytes); err != nil {
 		return 0, err
 	}
 	now := s.clock()
 	if e := s.live(key, now); e != nil {
 		if e.value != nil {
-			return 0, fmt.Errorf("store: the value of %q is a %s, not a number", truncKey(key), storeType(e.value))
+			return 0, StoreNotNumber(key, storeType(e.value))
 		}
 		v := e.num
 		if r := v + delta; math.IsInf(r, 0) || math.IsNaN(r) {
-			return 0, fmt.Errorf("store: %v + %v under %q is not a finite number", v, delta, truncKey(key))
+			return 0, StoreNotFinite(key, v, delta)
 		}
 		e.num = v + delta
 		s.sweepSome(now, writeSweep)
@@ -261,17 +258,6 @@ func (s *Store) Incr(key string, delta float64, ttl time.Duration) (float64, err
 	e.value, e.num = nil, delta
 	s.setExpiry(e, expiry(now, ttl), now)
 	return delta, nil
-}
-
-// checkSizes refuses a key or a value larger than its limit.
-func (s *Store) checkSizes(lim StoreLimits, key string, size int) error {
-	if len(key) > lim.MaxKeyBytes {
-		return &StoreLimitError{Key: truncKey(key), Limit: "MaxKeyBytes", Max: lim.MaxKeyBytes, Size: len(key)}
-	}
-	if size > lim.MaxValueBytes {
-		return &StoreLimitError{Key: truncKey(key), Limit: "MaxValueBytes", Max: lim.MaxValueBytes, Size: size}
-	}
-	return nil
 }
 
 // reserve returns the entry of key, created if need be, accounted at size
@@ -322,14 +308,18 @@ func (s *Store) reserve(lim StoreLimits, key string, size int, now time.Time) (*
 	return e, nil
 }
 
-// Delete removes key.
-func (s *Store) Delete(key string) {
+// Delete removes key. It never fails.
+func (s *Store) Delete(_ context.Context, key string) error {
 	s.mu.Lock()
 	if e := s.m[key]; e != nil {
 		s.remove(e)
 	}
 	s.mu.Unlock()
+	return nil
 }
+
+// Ping reports ctx's error: the in-process store always answers.
+func (s *Store) Ping(ctx context.Context) error { return ctx.Err() }
 
 // remove drops e from the store. s.mu is held.
 func (s *Store) remove(e *storeEntry) {
@@ -348,13 +338,6 @@ func (e *storeEntry) get() any {
 		return e.num
 	}
 	return e.value
-}
-
-func checkTTL(ttl time.Duration) error {
-	if ttl > MaxStoreTTL {
-		return fmt.Errorf("store: a TTL of %v exceeds the limit of %v", ttl, MaxStoreTTL)
-	}
-	return nil
 }
 
 func expiry(now time.Time, ttl time.Duration) time.Time {

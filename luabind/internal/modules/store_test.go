@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -43,14 +44,14 @@ func checkStore(t *testing.T, s *Store) {
 func TestStoreLimitErrorsAreTyped(t *testing.T) {
 	s := NewStore()
 	s.SetLimits(StoreLimits{MaxKeys: 1})
-	if err := s.Set("a", 1.0, 0); err != nil {
+	if err := s.Set(context.Background(), "a", 1.0, 0); err != nil {
 		t.Fatal(err)
 	}
 	var le *StoreLimitError
-	if err := s.Set("b", 1.0, 0); !errors.As(err, &le) || le.Limit != "MaxKeys" || le.Max != 1 || le.Key != "b" {
+	if err := s.Set(context.Background(), "b", 1.0, 0); !errors.As(err, &le) || le.Limit != "MaxKeys" || le.Max != 1 || le.Key != "b" {
 		t.Errorf("Set past MaxKeys = %v, want a *StoreLimitError on MaxKeys", err)
 	}
-	if _, err := s.Incr(strings.Repeat("k", 2000), 1, 0); !errors.As(err, &le) || le.Limit != "MaxKeyBytes" || le.Size != 2000 || len(le.Key) != 64 {
+	if _, err := s.Incr(context.Background(), strings.Repeat("k", 2000), 1, 0); !errors.As(err, &le) || le.Limit != "MaxKeyBytes" || le.Size != 2000 || len(le.Key) != 64 {
 		t.Errorf("Incr of a long key = %v, want a *StoreLimitError on MaxKeyBytes with the key cut", err)
 	}
 }
@@ -59,14 +60,14 @@ func TestStoreLimitErrorsAreTyped(t *testing.T) {
 func TestStoreRefusesTheKeyPastDefaultMaxKeys(t *testing.T) {
 	s := NewStore()
 	for i := range DefaultStoreMaxKeys {
-		if err := s.Set(fmt.Sprint(i), true, 0); err != nil {
+		if err := s.Set(context.Background(), fmt.Sprint(i), true, 0); err != nil {
 			t.Fatalf("key %d: %v", i, err)
 		}
 	}
-	if err := s.Set("one more", true, 0); err == nil || !strings.Contains(err.Error(), "its limit of 100000 keys") {
+	if err := s.Set(context.Background(), "one more", true, 0); err == nil || !strings.Contains(err.Error(), "its limit of 100000 keys") {
 		t.Fatalf("key %d: %v, want refused", DefaultStoreMaxKeys+1, err)
 	}
-	if err := s.Set("0", "replacing a key adds none", 0); err != nil {
+	if err := s.Set(context.Background(), "0", "replacing a key adds none", 0); err != nil {
 		t.Errorf("replacing a key at the limit: %v", err)
 	}
 }
@@ -76,16 +77,16 @@ func TestStoreRefusesTheKeyPastDefaultMaxKeys(t *testing.T) {
 func TestStoreNeverEvictsLiveEntriesWhenFull(t *testing.T) {
 	s, clock := fakeStore(StoreLimits{MaxKeys: 10})
 	for i := range 10 {
-		if _, err := s.Incr(fmt.Sprint("calls:", i), 5, time.Minute); err != nil {
+		if _, err := s.Incr(context.Background(), fmt.Sprint("calls:", i), 5, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
 	clock.Advance(30 * time.Second)
-	if _, err := s.Incr("calls:new", 1, time.Minute); err == nil {
+	if _, err := s.Incr(context.Background(), "calls:new", 1, time.Minute); err == nil {
 		t.Fatal("an 11th key was stored in a store of 10")
 	}
 	for i := range 10 {
-		if n, err := s.Incr(fmt.Sprint("calls:", i), 1, time.Minute); err != nil || n != 6 {
+		if n, err := s.Incr(context.Background(), fmt.Sprint("calls:", i), 1, time.Minute); err != nil || n != 6 {
 			t.Errorf("counter %d = %v, %v after a refused write, want 6", i, n, err)
 		}
 	}
@@ -96,13 +97,13 @@ func TestStoreNeverEvictsLiveEntriesWhenFull(t *testing.T) {
 func TestStoreDropsExpiredEntriesBeforeRefusing(t *testing.T) {
 	s, clock := fakeStore(StoreLimits{MaxKeys: 100, MaxBytes: 100 * 20})
 	for i := range 100 {
-		if err := s.Set(fmt.Sprintf("old%02d", i), strings.Repeat("x", 15), time.Second); err != nil {
+		if err := s.Set(context.Background(), fmt.Sprintf("old%02d", i), strings.Repeat("x", 15), time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
 	clock.Advance(time.Second)
 	for i := range 100 {
-		if err := s.Set(fmt.Sprintf("new%02d", i), strings.Repeat("y", 15), 0); err != nil {
+		if err := s.Set(context.Background(), fmt.Sprintf("new%02d", i), strings.Repeat("y", 15), 0); err != nil {
 			t.Fatalf("write %d over expired entries: %v", i, err)
 		}
 	}
@@ -118,11 +119,11 @@ func TestStoreExpiresEntriesWithoutReads(t *testing.T) {
 	s := NewStore()
 	defer s.Close()
 	for i := range 1000 {
-		if err := s.Set(fmt.Sprintf("session:%04d", i), strings.Repeat("x", 100), 20*time.Millisecond); err != nil {
+		if err := s.Set(context.Background(), fmt.Sprintf("session:%04d", i), strings.Repeat("x", 100), 20*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Set("forever", "v", 0); err != nil {
+	if err := s.Set(context.Background(), "forever", "v", 0); err != nil {
 		t.Fatal(err)
 	}
 	want := StoreStats{Keys: 1, Bytes: len("forever") + 1}
@@ -142,7 +143,7 @@ func TestStoreStaysBoundedUnderAFloodOfExpiringKeys(t *testing.T) {
 	s, clock := fakeStore(StoreLimits{MaxKeys: 64})
 	peak := 0
 	for i := range 100_000 {
-		if _, err := s.Incr(fmt.Sprint("bash-calls:", i), 1, 10*time.Millisecond); err != nil {
+		if _, err := s.Incr(context.Background(), fmt.Sprint("bash-calls:", i), 1, 10*time.Millisecond); err != nil {
 			t.Fatalf("write %d: %v", i, err)
 		}
 		clock.Advance(time.Millisecond)
@@ -163,11 +164,11 @@ func TestStoreCloseStopsTheSweeper(t *testing.T) {
 	before := runtime.NumGoroutine()
 	s := NewStore()
 	for i := range 100 {
-		if err := s.Set(fmt.Sprint(i), 1.0, time.Hour); err != nil {
+		if err := s.Set(context.Background(), fmt.Sprint(i), 1.0, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Set("soon", 1.0, 10*time.Millisecond); err != nil {
+	if err := s.Set(context.Background(), "soon", 1.0, 10*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if g := runtime.NumGoroutine(); g > before {
@@ -179,7 +180,7 @@ func TestStoreCloseStopsTheSweeper(t *testing.T) {
 	if n := s.Stats().Keys; n != 101 {
 		t.Errorf("%d keys: the sweeper ran after Close", n)
 	}
-	if err := s.Set("after close", 1.0, 0); err != nil {
+	if err := s.Set(context.Background(), "after close", 1.0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Stats(); st.Keys != 101 || st.Expiring != 100 {
@@ -194,7 +195,7 @@ func TestStoreSweepsExpiredEntries(t *testing.T) {
 	now := time.Unix(1000, 0)
 	s := &Store{now: func() time.Time { return now }}
 	for i := 0; i < 5000; i++ {
-		if err := s.Set(strings.Repeat("k", 1+i%7)+string(rune('a'+i%26))+time.Duration(i).String(), "v", time.Millisecond); err != nil {
+		if err := s.Set(context.Background(), strings.Repeat("k", 1+i%7)+string(rune('a'+i%26))+time.Duration(i).String(), "v", time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(time.Millisecond)
@@ -210,11 +211,11 @@ func BenchmarkStoreIncr(b *testing.B) {
 	s := NewStore()
 	defer s.Close()
 	for i := range 10_000 {
-		s.Incr(fmt.Sprint("calls:", i), 1, time.Minute)
+		s.Incr(context.Background(), fmt.Sprint("calls:", i), 1, time.Minute)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Incr("calls:42", 1, time.Minute); err != nil {
+		if _, err := s.Incr(context.Background(), "calls:42", 1, time.Minute); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -232,7 +233,7 @@ func BenchmarkStoreSetNewKeys(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if err := s.Set(keys[i%len(keys)], "v", time.Millisecond); err != nil {
+		if err := s.Set(context.Background(), keys[i%len(keys)], "v", time.Millisecond); err != nil {
 			b.Fatal(err)
 		}
 		i++

@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -10,7 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// OpenStore opens the store module over Config.Store:
+// OpenStore opens the store module over Config.Store, its Backend:
 //
 //	store.get(key) -> value | nil
 //	store.set(key, value[, ttl_ms])    value nil deletes; tables are stored as JSON
@@ -19,7 +20,9 @@ import (
 //
 // A write that would pass one of the store's limits (StoreLimits) raises an
 // error naming it, as do a TTL or a delta that is not a finite number in
-// range: the hook fails, and its failure policy decides.
+// range, and so does a backend that fails (a Redis server that does not
+// answer): the hook fails, and its failure policy decides. Each call runs
+// under the hook call's context, so the hook's deadline bounds it.
 func (m *Modules) OpenStore() {
 	L := m.L
 	mod := L.CreateTable(0, 4)
@@ -27,14 +30,31 @@ func (m *Modules) OpenStore() {
 	mod.RawSetString("set", L.NewFunction(m.storeSet))
 	mod.RawSetString("incr", L.NewFunction(m.storeIncr))
 	mod.RawSetString("delete", L.NewFunction(func(L *lua.LState) int {
-		m.cfg.Store.Delete(L.CheckString(1))
+		if err := m.cfg.Store.Delete(m.storeContext(), L.CheckString(1)); err != nil {
+			raiseStoreError(L, "store.delete", err)
+		}
 		return 0
 	}))
 	L.G.Global.RawSetString("store", mod)
 }
 
+// storeContext is the context a store call runs under: the hook call's,
+// else the state's (the load timeout's, while the file loads), else none.
+func (m *Modules) storeContext() context.Context {
+	if ctx := m.host.CallContext(); ctx != nil {
+		return ctx
+	}
+	if ctx := m.L.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
 func (m *Modules) storeGet(L *lua.LState) int {
-	v, ok := m.cfg.Store.Get(L.CheckString(1))
+	v, ok, err := m.cfg.Store.Get(m.storeContext(), L.CheckString(1))
+	if err != nil {
+		raiseStoreError(L, "store.get", err)
+	}
 	if !ok {
 		L.Push(lua.LNil)
 		return 1
@@ -75,7 +95,9 @@ func (m *Modules) storeSet(L *lua.LState) int {
 	var value any
 	switch v := v.(type) {
 	case *lua.LNilType:
-		m.cfg.Store.Delete(key)
+		if err := m.cfg.Store.Delete(m.storeContext(), key); err != nil {
+			raiseStoreError(L, "store.set", err)
+		}
 		return 0
 	case lua.LString:
 		value = string(v)
@@ -95,7 +117,7 @@ func (m *Modules) storeSet(L *lua.LState) int {
 	default:
 		L.ArgError(2, "string, number, boolean, table or nil expected, got "+v.Type().String())
 	}
-	if err := m.cfg.Store.Set(key, value, ttl); err != nil {
+	if err := m.cfg.Store.Set(m.storeContext(), key, value, ttl); err != nil {
 		raiseStoreError(L, "store.set", err)
 	}
 	return 0
@@ -108,7 +130,7 @@ func (m *Modules) storeIncr(L *lua.LState) int {
 		L.ArgError(2, "delta must be a finite number, got "+strconv.FormatFloat(delta, 'g', -1, 64))
 	}
 	ttl := ttlArg(L, 3)
-	n, err := m.cfg.Store.Incr(key, delta, ttl)
+	n, err := m.cfg.Store.Incr(m.storeContext(), key, delta, ttl)
 	if err != nil {
 		raiseStoreError(L, "store.incr", err)
 	}
