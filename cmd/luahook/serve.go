@@ -18,6 +18,7 @@ import (
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/store/redisstore"
 )
 
 type serveOptions struct {
@@ -161,7 +162,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
-		StoreCheck: eng.StoreCheck, Instance: instance})
+		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance})
 	defer h.Close()
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -256,4 +257,26 @@ func shadowOptions(eng *engine.Engine, dir string) *server.ShadowOptions {
 		return nil
 	}
 	return &server.ShadowOptions{Firer: eng.Runner(), Name: filepath.Base(filepath.Clean(dir)), Health: eng.Errors}
+}
+
+// storeStats reads the Redis store's call counts for /metrics; nil for the
+// in-process store, which has none to report.
+func storeStats(eng *engine.Engine) func() []server.StoreOpStats {
+	if _, ok := eng.StoreMetrics(); !ok {
+		return nil
+	}
+	return func() []server.StoreOpStats {
+		m, _ := eng.StoreMetrics()
+		out := make([]server.StoreOpStats, 0, len(m.Ops))
+		for _, op := range m.Ops {
+			buckets := make(map[float64]uint64, len(op.Buckets))
+			for i, n := range op.Buckets {
+				buckets[redisstore.LatencyBuckets[i]] = n
+			}
+			out = append(out, server.StoreOpStats{Op: op.Op,
+				Results: map[string]uint64{"ok": op.OK, "error": op.Errors, "timeout": op.Timeouts},
+				Count:   op.Count, Sum: op.Sum, Buckets: buckets})
+		}
+		return out
+	}
 }
