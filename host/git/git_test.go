@@ -22,7 +22,7 @@ func TestFunctionsReadTheRepositoryOfThePayloadsCwd(t *testing.T) {
 		remote any
 		commit bool // last_commit is the repository's HEAD
 	}{
-		{"clean branch", newRepo, "main", false, nil, true},
+		{"clean branch", func(t *testing.T) string { return newRepo(t) }, "main", false, nil, true},
 		{"modified file", func(t *testing.T) string {
 			d := newRepo(t)
 			write(t, filepath.Join(d, "a.txt"), "changed\n")

@@ -23,7 +23,7 @@ func callIn(ctx context.Context, dir string) context.Context {
 
 // isolateHome points HOME at an empty folder, so that neither the tests'
 // git nor host.git reads the user's ~/.gitconfig.
-func isolateHome(t *testing.T) {
+func isolateHome(t testing.TB) {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
@@ -31,7 +31,7 @@ func isolateHome(t *testing.T) {
 }
 
 // gitIn runs a real git in dir for the test's setup, with a fixed author.
-func gitIn(t *testing.T, dir string, args ...string) string {
+func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	argv := append([]string{"-c", "user.name=Ada Lovelace", "-c", "user.email=ada@example.com",
 		"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false"}, args...)
@@ -46,7 +46,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 }
 
 // newRepo makes a repository with one commit ("first") on main.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q")
@@ -56,7 +56,7 @@ func newRepo(t *testing.T) string {
 	return dir
 }
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func all(ctx context.Context) (br, dt, rm, lc any, err error) {
 	return
 }
 
-func requireGit(t *testing.T) {
+func requireGit(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")

@@ -161,3 +161,38 @@ func TestAFilterDriverThatCannotBeOverriddenIsRefused(t *testing.T) {
 		t.Errorf("ran %v", ran)
 	}
 }
+
+func TestASubmodulesOwnFiltersDoNotRun(t *testing.T) {
+	requireGit(t)
+	isolateHome(t)
+	inner, dir, markers := newRepo(t), newRepo(t), t.TempDir()
+	write(t, filepath.Join(inner, ".gitattributes"), "*.txt filter=evil\n")
+	gitIn(t, inner, "add", ".")
+	gitIn(t, inner, "commit", "-q", "-m", "attributes")
+	gitIn(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "sub")
+	gitIn(t, dir, "commit", "-q", "-m", "submodule")
+	sub := filepath.Join(dir, "sub")
+	// The submodule's own config names a filter the outer repository's
+	// does not; its file is changed so that a status inside it would hash
+	// it again.
+	gitIn(t, sub, "config", "filter.evil.clean", "touch '"+filepath.Join(markers, "submodule-filter")+"'; cat")
+	later := time.Now().Add(time.Hour)
+	write(t, filepath.Join(sub, "a.txt"), "HELLO\n")
+	if err := os.Chtimes(filepath.Join(sub, "a.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	br, dt, _, _, err := all(callIn(context.Background(), dir))
+	if err != nil || br != "main" || dt != false {
+		t.Errorf("branch, dirty = %#v, %#v, %v; want main, false (the submodule's work tree is not looked into)", br, dt, err)
+	}
+	if ran := markersIn(t, markers); len(ran) > 0 {
+		t.Errorf("ran %v", ran)
+	}
+	// A plain status looks into it, and runs the filter.
+	cmd := exec.Command("git", "status", "--porcelain=v2")
+	cmd.Dir = dir
+	_ = cmd.Run()
+	if ran := markersIn(t, markers); len(ran) == 0 {
+		t.Error("a plain git status did not run the submodule's filter: the test shows nothing")
+	}
+}
