@@ -32,6 +32,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
 )
@@ -72,6 +73,9 @@ type Options struct {
 	// agent's adapter and fires the decoded payload, so that one test
 	// suite checks the policies against every agent's wire format.
 	Agent string
+	// Host are the host modules every test's engine gives its hook files
+	// (engine.Options.Host).
+	Host []host.Module
 }
 
 // Summary counts the results of a run. A test file that does not load, or
@@ -236,6 +240,7 @@ func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
 		NoWatch:    true,
 		LookupEnv:  tf.opts.LookupEnv,
 		Coverage:   tf.opts.Coverage,
+		Host:       tf.opts.Host,
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/proctree"
 )
 
 // pipeGrace is how long Call keeps reading a hook's output after the hook
@@ -198,14 +199,14 @@ func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 	}
 	stdout := &capture{limit: MaxOutputBytes}
 	stderr := &capture{limit: MaxOutputBytes}
-	stdout.onOverflow = func() { _ = killTree(cmd.Process) }
+	stdout.onOverflow = func() { _ = proctree.KillTree(cmd.Process) }
 	cmd.Dir = in.Cwd
 	marker := newMarker()
 	cmd.Env = ChildEnv(c.environ(), c.pass, in, c.dirVar, callVar+"="+marker)
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	isolate(cmd)
-	cmd.Cancel = func() error { return killTree(cmd.Process) }
+	proctree.Isolate(cmd)
+	cmd.Cancel = func() error { return proctree.KillTree(cmd.Process) }
 	cmd.WaitDelay = pipeGrace
 
 	if err := cmd.Start(); err != nil {
@@ -219,7 +220,7 @@ func (c *Command) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome
 	if pid := cmd.Process.Pid; holdExited(pid) {
 		// The child is gone but not reaped: its pid, the group's id, is
 		// still ours, so the group kill below cannot hit another group.
-		_ = killTree(cmd.Process)
+		_ = proctree.KillTree(cmd.Process)
 		left = watch.ended(pid, marker)
 	}
 	waitErr := cmd.Wait()

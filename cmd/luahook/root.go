@@ -223,6 +223,7 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 		NoWatch:       !o.watch,
 		PartialConfig: o.partial,
 		DecisionLog:   o.decisionLog,
+		Host:          hostModules(),
 
 		AllowLoosePermissions: g.looseOK,
 	})

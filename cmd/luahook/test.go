@@ -119,6 +119,7 @@ the test results going to stderr.`,
 				Logger:     logger,
 				Coverage:   cov,
 				Agent:      o.agent,
+				Host:       hostModules(),
 			})
 			if err != nil {
 				return err
