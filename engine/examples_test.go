@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/host"
+	"github.com/luahook/luahook/host/git"
 )
 
 // The sample configuration and policies under examples/ must keep loading.
@@ -19,7 +23,8 @@ func TestExampleConfigAndPoliciesLoadCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := openEngine(t, Options{ConfigPath: filepath.Join(root, "examples", "luahook.toml"), NoWatch: true})
+	e := openEngine(t, Options{ConfigPath: filepath.Join(root, "examples", "luahook.toml"), NoWatch: true,
+		Host: []host.Module{git.Module()}})
 	if err := e.Err(); err != nil {
 		t.Fatalf("load errors: %v", err)
 	}
@@ -49,11 +54,12 @@ func TestExamplePolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &logRecorder{}
-	e := openEngine(t, Options{Dir: dir, NoWatch: true, Logger: slog.New(logs)})
+	e := openEngine(t, Options{Dir: dir, NoWatch: true, Logger: slog.New(logs), Host: []host.Module{git.Module()}})
 	if err := e.Err(); err != nil {
 		t.Fatalf("load errors: %v", err)
 	}
 	big := strings.Repeat("x", 300*1024)
+	notRepo := t.TempDir() // protected-checkout.lua reads the cwd's branch
 	tests := []struct {
 		name, tool, input string
 		deny              string // "" = allowed
@@ -77,7 +83,7 @@ func TestExamplePolicies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.Runner().PreToolUse(context.Background(), &luahook.Input{Event: luahook.PreToolUse,
-				ToolName: tt.tool, ToolInput: json.RawMessage(tt.input), Cwd: dir, SessionID: "s"})
+				ToolName: tt.tool, ToolInput: json.RawMessage(tt.input), Cwd: notRepo, SessionID: "s"})
 			got := describe(res)
 			switch {
 			case tt.deny == "" && got != "allowed":
@@ -101,6 +107,54 @@ func TestExamplePolicies(t *testing.T) {
 			t.Errorf("audit lines %q", lines)
 		}
 	})
+}
+
+func TestExamplePolicyProtectedCheckoutReadsTheBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "policies"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := openEngine(t, Options{Dir: dir, NoWatch: true, Host: []host.Module{git.Module()}})
+	if err := e.Err(); err != nil {
+		t.Fatalf("load errors: %v", err)
+	}
+	repo := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=A", "-c", "user.email=a@example.com"}, args...)...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q", "-b", "main")
+	run("commit", "-q", "--allow-empty", "-m", "first")
+	fire := func(cwd, command string) string {
+		return describe(e.Runner().PreToolUse(context.Background(), &luahook.Input{Event: luahook.PreToolUse,
+			ToolName: "bash", ToolInput: json.RawMessage(`{"command":` + strconv.Quote(command) + `}`), Cwd: cwd, SessionID: "s"}))
+	}
+	for _, tt := range []struct {
+		branch, command, want string // want: "allowed" or a part of the reason
+	}{
+		{"main", "git commit -am wip", "the checked-out branch is main"},
+		{"main", "npm test && git push origin HEAD", "the checked-out branch is main"},
+		{"main", "git status", "allowed"},
+		{"main", "git -C ../other commit -m x", "without cd or -C"},
+		{"release/1.2", "git commit -m fix", "the checked-out branch is release/1.2"},
+		{"agent/work", "git commit -am wip", "allowed"},
+		{"agent/work", "git push -u origin agent/work", "allowed"},
+	} {
+		run("switch", "-q", "-C", tt.branch)
+		if got := fire(repo, tt.command); tt.want == "allowed" && got != "allowed" || !strings.Contains(got, tt.want) {
+			t.Errorf("on %s, %q: got %q, want %q", tt.branch, tt.command, got, tt.want)
+		}
+	}
+	if got := fire(t.TempDir(), "git commit -m x"); got != "allowed" {
+		t.Errorf("outside a repository: got %q, want allowed", got)
+	}
 }
 
 func TestExamplePoliciesHaveNoStrayFiles(t *testing.T) {

@@ -1,6 +1,7 @@
 -- Keeps the agent off the branches people release from: it may not push to
--- them, delete them, or force-push anywhere. (Which branch is checked out is
--- not known here; protect the branches on the server too.)
+-- them, delete them, or force-push anywhere. (protected-checkout.lua reads
+-- the branch checked out, through host.git; protect the branches on the
+-- server too.)
 local PROTECTED = { "main", "master", "release" } -- "release" covers release/*
 
 local function protected(ref)
