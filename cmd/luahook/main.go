@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/luahook/luahook/store/redisstore"
 	"io"
 	"os"
 	"os/signal"
@@ -77,6 +78,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func runStreams(ctx context.Context, args []string, s *streams) int {
+	// A Redis store's client would log its failures on stderr, which a
+	// fire's host reads as the deny's reason; they reach the hook instead.
+	redisstore.SilenceClientLog()
 	stdin, stdout, stderr := s.in, s.out, s.err
 	root := newRootCmd(s)
 	root.SetArgs(args)

@@ -102,7 +102,6 @@ func New(o Options) (*Store, error) {
 	if o.PoolSize <= 0 {
 		o.PoolSize = DefaultPoolSize
 	}
-	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	c := redis.NewClient(&redis.Options{
 		Addr:                  o.Address,
 		Username:              o.Username,
@@ -128,10 +127,14 @@ func New(o Options) (*Store, error) {
 	return s, nil
 }
 
-// quietOnce silences go-redis's own log, which is process-wide and writes
-// to standard error, where the hosts of `luahook fire` read a deny's reason:
-// every failure it would log reaches the hook as the call's error instead,
-// and is counted in Metrics.
+// SilenceClientLog turns go-redis's own log off. That log is process-wide
+// and writes to standard error, where the hosts of `luahook fire` read a
+// deny's reason, so the luahook command turns it off; every failure it
+// would log reaches the hook as the call's error anyway, and is counted in
+// Metrics. A Go host that embeds luahook decides for itself: the library
+// leaves the process's go-redis log alone.
+func SilenceClientLog() { quietOnce.Do(func() { redis.SetLogger(quiet{}) }) }
+
 var quietOnce sync.Once
 
 type quiet struct{}
