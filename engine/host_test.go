@@ -331,6 +331,7 @@ func TestOpenRefusesModulesItCannotExpose(t *testing.T) {
 		{"context not first", []host.Module{{Name: "a", Members: map[string]any{"f": func(string, context.Context) {}}}}, `member "f": parameter 2: a context.Context must be the first parameter`},
 		{"Writable of a non-map", []host.Module{{Name: "a", Members: map[string]any{"w": host.Writable([]int{1}, &sync.Mutex{})}}}, `host module "a": member "w": Writable takes a map with string keys or a pointer to a struct, not []int`},
 		{"integer beyond 2^53", []host.Module{{Name: "a", Members: map[string]any{"id": []int64{1, 1 << 60}}}}, `member "id": at [2]: the integer 1152921504606846976 is beyond ±2^53`},
+		{"map with a nil key", []host.Module{{Name: "a", Members: map[string]any{"m": map[any]int{nil: 1}}}}, `member "m": a nil map key`},
 		{"bad member name", []host.Module{{Name: "a", Members: map[string]any{"1x": 1}}}, `member "1x": a member name is a Lua identifier`},
 		{"method with a func parameter", []host.Module{{Name: "a", Members: map[string]any{"r": badMethod{}}}}, `member "r": method engine.badMethod.Each: parameter 1: func(string) is a func`},
 	}

@@ -183,6 +183,8 @@ func (c *converter) dict(v reflect.Value, depth int) (lua.LValue, *pathError) {
 			if lk, err = c.value(k, depth+1, false); err != nil {
 				return nil, err
 			}
+		case reflect.Invalid:
+			return nil, failf("a nil map key (string, number or bool keys only)")
 		default:
 			return nil, failf("a map key of type %s (string, number or bool keys only)", k.Type())
 		}
