@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -421,5 +422,62 @@ func TestHostWritableStructIsLive(t *testing.T) {
 	defer mu.Unlock()
 	if s.Mode != "block" || s.Limit != 2 {
 		t.Fatalf("host struct %+v, want the writes", s)
+	}
+}
+
+// A host that holds a Writable's lock does not hold the hook past its
+// deadline: the hook fails, timed out, while the lock is still held.
+func TestHostWritableLockHeldByTheHostDoesNotHoldTheHook(t *testing.T) {
+	var mu sync.Mutex
+	flags := map[string]int{"seen": 0}
+	e := hostEngine(t, guard(`local m = require("host.w")`, `return hook.deny(tostring(m.flags.seen))`,
+		`{ name = "w", timeout_ms = 30, failure_policy = "closed" }`),
+		host.Module{Name: "w", Members: map[string]any{"flags": host.Writable(flags, &mu)}})
+	mu.Lock()
+	defer mu.Unlock()
+	r := fireBash(t, e, 10*time.Second)
+	if f := hookFailure(t, r); f == nil || f.Kind != luahook.FailTimeout || !r.Denied {
+		t.Fatalf("failure %v, denied %v: want timed out and a fail-closed deny while the host holds the lock", f, r.Denied)
+	}
+}
+
+// Lua cannot grow a Writable map past the file's max_input_values keys;
+// keys it already holds can still be written.
+func TestHostWritableMapIsBoundedInKeys(t *testing.T) {
+	var mu sync.Mutex
+	flags := map[string]int{}
+	dir := hooksDir(t, map[string]string{
+		"hook.lua": guard(`local m = require("host.w")`, `
+			local f = m.flags
+			for i = 1, 20 do f["k" .. i] = i end
+			return hook.deny("filled")`, `{ name = "w" }`),
+		"set.lua": `hook.register('PostToolUse', nil, function() require("host.w").flags.k1 = 100 end, { name = "set" })`,
+	})
+	cfg := filepath.Join(t.TempDir(), "luahook.toml")
+	if err := os.WriteFile(cfg, []byte("[lua]\nmax_input_values = 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := openEngine(t, Options{Dir: dir, ConfigPath: cfg, NoWatch: true,
+		Host: []host.Module{{Name: "w", Members: map[string]any{"flags": host.Writable(flags, &mu)}}}})
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := fireBash(t, e, 10*time.Second)
+	f := hookFailure(t, r)
+	if f == nil || !strings.Contains(f.Error(), "host.w.flags holds 10 keys, the most Lua may fill it with") {
+		t.Fatalf("failure %v: want the key cap", f)
+	}
+	in := bashInput(t.TempDir())
+	in.Event, in.ToolResult = luahook.PostToolUse, &luahook.ToolResult{Content: "ok"}
+	post := e.Runner().Fire(context.Background(), in)
+	for _, tr := range post.Trace {
+		if tr.Failure != nil {
+			t.Fatalf("writing a key the map holds failed: %v", tr.Failure)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(flags) != 10 || flags["k1"] != 100 {
+		t.Fatalf("flags = %v: want 10 keys, k1 rewritten to 100", flags)
 	}
 }

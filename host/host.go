@@ -65,10 +65,14 @@ type Module struct {
 	Docs map[string]string
 }
 
-// Writable marks v, a map or a pointer to a struct, as writable from Lua.
-// Every read and write Lua makes holds mu; the host must hold it too when
-// it reads or changes v. Any other value given to Writable is refused when
-// the engine opens.
+// Writable marks v, a map with string keys or a pointer to a struct, as
+// writable from Lua. Every read and write Lua makes holds mu; the host
+// must hold it too when it reads or changes v. A mu with TryLock (a
+// sync.Mutex or sync.RWMutex) is waited for only until the hook's
+// deadline, so a host that holds it long fails the hook rather than
+// holding it. Lua may fill a map with at most the file's max_input_values
+// keys. Any other value given to Writable is refused when the engine
+// opens.
 func Writable(v any, mu sync.Locker) *WritableValue {
 	return &WritableValue{Value: v, Lock: mu}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sort"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -37,6 +38,26 @@ func (st *State) newWritable(m *module, mem *member) *lua.LUserData {
 	return ud
 }
 
+// acquire takes w's lock within the hook's deadline: a lock with TryLock
+// (sync.Mutex, sync.RWMutex) is tried until it is free or the call's
+// context is done, which raises the context's error, so a host that holds
+// its lock does not hold the hook past its deadline; any other Locker is
+// locked as it is.
+func (w *writable) acquire(L *lua.LState) {
+	tl, ok := w.lock.(interface{ TryLock() bool })
+	if !ok {
+		w.lock.Lock()
+		return
+	}
+	ctx := L.Context()
+	for wait := time.Microsecond; !tl.TryLock(); wait = min(2*wait, time.Millisecond) {
+		if ctx != nil && ctx.Err() != nil {
+			L.RaiseError("%s: waiting for the host's lock: %v", w.name, ctx.Err())
+		}
+		time.Sleep(wait)
+	}
+}
+
 func (st *State) writableMeta() *lua.LTable {
 	if st.writableMT != nil {
 		return st.writableMT
@@ -51,7 +72,7 @@ func (st *State) writableMeta() *lua.LTable {
 			L.Push(lua.LNumber(len(w.ti.order)))
 			return 1
 		}
-		w.lock.Lock()
+		w.acquire(L)
 		n := w.v.Len()
 		w.lock.Unlock()
 		L.Push(lua.LNumber(n))
@@ -84,12 +105,12 @@ func (st *State) read(w *writable, key string) (lua.LValue, *pathError) {
 		if f == nil {
 			return lua.LNil, nil
 		}
-		w.lock.Lock()
+		w.acquire(st.L)
 		defer w.lock.Unlock()
 		return st.readField(w.mod, w.v, f)
 	}
 	k := reflect.ValueOf(key).Convert(w.v.Type().Key())
-	w.lock.Lock()
+	w.acquire(st.L)
 	defer w.lock.Unlock()
 	return c.value(w.v.MapIndex(k), 0, false)
 }
@@ -133,7 +154,7 @@ func (st *State) writableNewindex(L *lua.LState) int {
 		t = w.v.Type().Elem()
 		if v == lua.LNil {
 			k := reflect.ValueOf(string(key)).Convert(w.v.Type().Key())
-			w.lock.Lock()
+			w.acquire(L)
 			w.v.SetMapIndex(k, reflect.Value{})
 			w.lock.Unlock()
 			return 0
@@ -172,14 +193,18 @@ func (st *State) setter(w *writable, f *field) *lua.LFunction {
 	}
 	ft := reflect.FuncOf([]reflect.Type{reflect.TypeOf(""), et}, nil, false)
 	impl := reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
-		w.lock.Lock()
+		w.acquire(st.L)
 		defer w.lock.Unlock()
 		if f != nil {
 			if fv, err := w.v.FieldByIndexErr(f.index); err == nil {
 				fv.Set(args[1])
 			}
 		} else {
-			w.v.SetMapIndex(args[0].Convert(w.v.Type().Key()), args[1])
+			k := args[0].Convert(w.v.Type().Key())
+			if max := st.lim.MaxValues; max >= 0 && w.v.Len() >= max && !w.v.MapIndex(k).IsValid() {
+				st.L.RaiseError("%s holds %d keys, the most Lua may fill it with (the file's max_input_values); cannot add %q", w.name, w.v.Len(), args[0].String())
+			}
+			w.v.SetMapIndex(k, args[1])
 		}
 		return nil
 	})
@@ -202,7 +227,7 @@ func (st *State) writableIter(L *lua.LState) int {
 			keys = append(keys, f.name)
 		}
 	} else {
-		w.lock.Lock()
+		w.acquire(L)
 		n := w.v.Len()
 		if st.lim.MaxValues >= 0 && n > st.lim.MaxValues {
 			w.lock.Unlock()
