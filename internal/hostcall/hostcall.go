@@ -15,11 +15,8 @@ import (
 type Call struct {
 	// Hook is the name of the hook being called, File the hook file.
 	Hook, File string
-	// Input is the payload the hook was called with. Host functions read
-	// it, and must not change it; it is theirs to read only until they
-	// return or the hook's deadline passes (the runner reuses it for the
-	// next call), so a function that runs on past its deadline must copy
-	// what it needs first.
+	// Input is the payload the hook was called with: the host functions'
+	// own copy, theirs to read for as long as they run.
 	Input *luahook.Input
 
 	mu   sync.Mutex

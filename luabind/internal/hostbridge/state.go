@@ -130,7 +130,7 @@ func (st *State) callContext() context.Context {
 	}
 	if st.ctx == nil || st.base != ctx {
 		st.base = ctx
-		st.call = &hostcall.Call{Hook: st.env.HookName(), File: st.lim.File, Input: st.env.CallInput()}
+		st.call = &hostcall.Call{Hook: st.env.HookName(), File: st.lim.File, Input: snapshot(st.env.CallInput())}
 		st.ctx = hostcall.With(ctx, st.call)
 	}
 	return st.ctx
