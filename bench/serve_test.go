@@ -38,11 +38,18 @@ func (s loadStats) rate() float64 { return float64(s.decisions) / s.elapsed.Seco
 func serveEngine(tb testing.TB) string {
 	tb.Helper()
 	eng := openDir(tb, map[string]string{"10-bash.lua": fmt.Sprintf(validateHook, "bash")})
+	return serveHandler(tb, server.New(eng.Runner(), server.Options{Health: eng.Errors}))
+}
+
+// serveHandler serves h on a real 127.0.0.1 listener until the benchmark
+// ends and returns its base URL (http://127.0.0.1:PORT).
+func serveHandler(tb testing.TB, h http.Handler) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := &http.Server{Handler: server.New(eng.Runner(), server.Options{Health: eng.Errors}), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	tb.Cleanup(func() {

@@ -2,13 +2,9 @@ package bench
 
 import (
 	"context"
-	"errors"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/server"
@@ -62,18 +58,5 @@ func serveWithConfig(tb testing.TB, config string) string {
 	if err := eng.Err(); err != nil {
 		tb.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := &http.Server{Handler: server.New(eng.Runner(), server.Options{Health: eng.Errors}), ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	tb.Cleanup(func() {
-		srv.Close()
-		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-			tb.Error(err)
-		}
-	})
-	return "http://" + ln.Addr().String() + "/hook"
+	return serveHandler(tb, server.New(eng.Runner(), server.Options{Health: eng.Errors})) + "/hook"
 }
