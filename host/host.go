@@ -66,8 +66,10 @@ type Module struct {
 }
 
 // Writable marks v, a map with string keys or a pointer to a struct, as
-// writable from Lua. Every read and write Lua makes holds mu; the host
-// must hold it too when it reads or changes v. A mu with TryLock (a
+// writable from Lua. Every read and every write Lua makes holds mu (one
+// access each: `w.n = w.n + 1` is two, so a counter belongs in store.incr
+// or a host function); the host must hold it too when it reads or changes
+// v. A mu with TryLock (a
 // sync.Mutex or sync.RWMutex) is waited for only until the hook's
 // deadline, so a host that holds it long fails the hook rather than
 // holding it. Lua may fill a map with at most the file's max_input_values
