@@ -131,6 +131,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 		}
 	}
 	present := make(map[string]bool, len(names))
+	libs := &luabind.ChunkCache{} // each lib module compiled once for this pass
 	for _, name := range names {
 		path := filepath.Join(e.dir, name)
 		if e.beforeOpen != nil {
@@ -173,7 +174,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 				continue // the same broken content again
 			}
 		}
-		if err := e.loadLua(ctx, name, path, src, sum); err != nil {
+		if err := e.loadLua(ctx, name, path, src, sum, libs); err != nil {
 			e.fileErrs[name] = err
 			e.failedSum[name] = sum
 			line := 0
@@ -226,14 +227,17 @@ func keeps(old *luaFile) string {
 // loadLua compiles and loads one file and swaps its hooks in atomically,
 // then retires the version it replaces. On any error nothing changes.
 // e.mu is held.
-func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum [32]byte) error {
-	chunk, err := e.luaOptions().Compile(path, src)
+func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum [32]byte, libs *luabind.ChunkCache) error {
+	opts := e.luaOptions()
+	chunk, err := opts.Compile(path, src)
 	if err != nil {
 		return err
 	}
 	// The lib modules the file requires, now or during calls, are checked
-	// by luabind before they are read (Options.CheckLib).
-	f, err := luabind.Load(ctx, chunk, e.luaOptions())
+	// by luabind before they are read (Options.CheckLib); those it requires
+	// at load are compiled once for every file of the pass (libs).
+	opts.Chunks = libs
+	f, err := luabind.Load(ctx, chunk, opts)
 	if err != nil {
 		return err
 	}

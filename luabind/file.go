@@ -77,6 +77,7 @@ func Load(ctx context.Context, c *Chunk, opts Options) (*File, error) {
 		sh.envSet[name] = true
 	}
 	st, err := newState(ctx, sh)
+	sh.opts.Chunks = nil // what the file required at load stays in sh.libs
 	if err != nil {
 		return nil, err
 	}

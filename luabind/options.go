@@ -96,6 +96,10 @@ type Options struct {
 	// require("host.NAME") (NewHostModules). Nil: require of a host
 	// module fails, naming none.
 	Host *HostModules
+	// Chunks, when set, shares the lib modules the file requires while it
+	// loads with the other files loaded with the same cache (ChunkCache).
+	// Nil compiles each module for each file.
+	Chunks *ChunkCache
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int

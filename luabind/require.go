@@ -74,7 +74,7 @@ func (c *libCache) chunk(opts *Options, name string) (*Chunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch, err := opts.Compile(path, src)
+	ch, err := opts.Chunks.compile(opts, path, src)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -72,9 +73,16 @@ func compileRe(pattern string) (*compiledRe, error) {
 			// The leftmost-first match of (?s:.)(?s:.*?)(P) from the rune
 			// before pos is the one of P from pos: the lazy prefix puts P's
 			// start as early as it can go, then P's own preferences decide.
-			// tree.String() writes P back with its flags, its captures named
-			// and in order, and no \Q that could swallow the closing paren.
-			if c.behind, err = regexp.Compile(`(?s:.)(?s:.*?)(` + tree.String() + `)`); err != nil {
+			// P goes in as written (a flag set inside the group holds to its
+			// end, as at P's top level; captures keep their names and order)
+			// unless a \Q could swallow the closing paren: then as
+			// tree.String() writes it back, which costs milliseconds on a
+			// case-folded pattern.
+			p := pattern
+			if strings.Contains(p, `\Q`) {
+				p = tree.String()
+			}
+			if c.behind, err = regexp.Compile(`(?s:.)(?s:.*?)(` + p + `)`); err != nil {
 				return nil, fmt.Errorf("wrapping the pattern to search it in steps: %w", err)
 			}
 			break

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// oneShotPayload is what an agent's PreToolUse command hook receives: a
+// shell command the shipped policies read and allow.
+const oneShotPayload = `{"event":"PreToolUse","toolName":"Bash","toolInput":{"command":"ls -la src"}}`
+
+// minimalHook is the floor a one-shot Go command hook cannot go under: a
+// binary that reads the payload from standard input and writes one JSON line.
+const minimalHook = `package main
+
+import (
+	"encoding/json"
+	"os"
+)
+
+func main() {
+	var in map[string]any
+	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(map[string]string{"action": "allow"})
+}
+`
+
+// BenchmarkOneShotFire measures `luahook fire` as an agent runs it, one
+// process per payload, against the floors of a command hook: /bin/true and
+// a minimal Go binary that reads the payload and writes one JSON line. Each
+// iteration runs the four commands once, in a rotating order, so that every
+// figure is taken under the same load; the metrics are the medians of the
+// wall times (ms) and the ratios of those medians.
+func BenchmarkOneShotFire(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("needs the go command to build luahook")
+	}
+	dir := b.TempDir()
+	luahook := filepath.Join(dir, "luahook")
+	build := exec.Command("go", "build", "-o", luahook, "github.com/luahook/luahook/cmd/luahook")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build luahook: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "minimal")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module minimal\n\ngo 1.22\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(minimalHook), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	minimal := filepath.Join(dir, "minimal-hook")
+	build = exec.Command("go", "build", "-o", minimal, ".")
+	build.Dir, build.Env = src, append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build the minimal hook: %v\n%s", err, out)
+	}
+	shipped, err := filepath.Abs("../hooks.d")
+	if err != nil {
+		b.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	cmds := []struct {
+		metric string
+		argv   []string
+	}{
+		{"true-ms", []string{"/bin/true"}},
+		{"gobin-ms", []string{minimal}},
+		{"fire-ms", []string{luahook, "--dir", shipped, "fire", "PreToolUse"}},
+		{"fire-empty-ms", []string{luahook, "--dir", empty, "fire", "PreToolUse"}},
+	}
+	payload := []byte(oneShotPayload)
+	b.Run("shipped", func(b *testing.B) {
+		times := make([][]float64, len(cmds))
+		i := 0
+		for b.Loop() {
+			for k := range cmds {
+				c := cmds[(i+k)%len(cmds)]
+				cmd := exec.Command(c.argv[0], c.argv[1:]...)
+				cmd.Dir, cmd.Stdin = dir, bytes.NewReader(payload)
+				start := time.Now()
+				out, err := cmd.Output()
+				d := time.Since(start)
+				if err != nil {
+					b.Fatalf("%v: %v\n%s", c.argv, err, out)
+				}
+				times[(i+k)%len(cmds)] = append(times[(i+k)%len(cmds)], float64(d)/1e6)
+			}
+			i++
+		}
+		med := make([]float64, len(cmds))
+		for k, c := range cmds {
+			med[k] = oneShotMedian(times[k])
+			b.ReportMetric(med[k], c.metric)
+		}
+		b.ReportMetric(med[2]/med[0], "fire/true")
+		b.ReportMetric(med[2]/med[1], "fire/gobin")
+		b.ReportMetric(med[3]/med[0], "fire-empty/true")
+	})
+}
+
+func oneShotMedian(vs []float64) float64 {
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	if len(vs) == 0 {
+		return 0
+	}
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2]
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+}
