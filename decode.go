@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxNesting is how deep encoding/json lets JSON values nest.
@@ -65,7 +66,7 @@ func DecodeInput(data []byte) (*Input, error) {
 				return err
 			}
 		}
-		if err := json.Unmarshal(value, field(in, i)); err != nil {
+		if err := decodeField(value, field(in, i)); err != nil {
 			return valueError(key, off, err)
 		}
 		if (key == "toolInput" || key == "native") && value[0] == '{' {
@@ -108,6 +109,53 @@ func DecodePayload(data []byte) (*Input, error) {
 		return nil, fmt.Errorf("payload: %w", err)
 	}
 	return in, nil
+}
+
+// decodeField decodes a member's value into the Input field p as
+// json.Unmarshal does, without its reflection for the common values: a
+// string without escapes into a string field, valid JSON into toolInput or
+// native. Anything else, errors included, goes through json.Unmarshal.
+func decodeField(value []byte, p any) error {
+	switch p := p.(type) {
+	case *string:
+		if s, ok := plainString(value); ok {
+			*p = s
+			return nil
+		}
+	case *Event:
+		if s, ok := plainString(value); ok {
+			*p = Event(s)
+			return nil
+		}
+	case *json.RawMessage:
+		if json.Valid(value) {
+			*p = append((*p)[:0], value...)
+			return nil
+		}
+	}
+	return json.Unmarshal(value, p)
+}
+
+// plainString returns the text of a JSON string literal that needs no
+// decoding: no escape, no control character, valid UTF-8.
+func plainString(lit []byte) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	ascii := true
+	for _, c := range body {
+		switch {
+		case c < 0x20, c == '\\', c == '"':
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // field returns a pointer to the Input field of the top-level key

@@ -147,6 +147,16 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		`{"event":"PreToolUse","toolInput":{"command":"rm -rf /","c\u006fmmand":"ls"}}`,
 		`{"event":"PreToolUse","toolInput":{"a":[{"k":1},{"k":2,"k":3}],"\u00ff":1,"ÿ":2}}`,
 		"{\"event\":\"PreToolUse\",\"toolInput\":{\"\xff\":1,\"\xfe\":2}}",
+		// Strings and tool inputs decoded without encoding/json's reflection:
+		// escapes, valid and invalid UTF-8, raw control characters, wrong
+		// types, null and broken tool inputs must decode as encoding/json does.
+		"{\"event\":\"PreToolUse\",\"toolName\":\"b\\u0061sh\",\"cwd\":\"caf\xc3\xa9 \xe2\x82\xac\",\"sessionId\":\"\xff\xfe\"}",
+		"{\"event\":\"PreToolUse\",\"toolName\":\"tab\there\"}",
+		`{"event":"PreToolUse","toolName":"a\"b","cwd":"\/x"}`,
+		`{"event":"PreToolUse","toolName":5}`,
+		`{"event":"PreToolUse","toolInput":null,"native":{"a" : [1, 2] }}`,
+		`{"event":"PreToolUse","toolInput":{"a":[1,2}}`,
+		`{"event":"PreToolUse","toolInput":  {"a" : 1 } ,"cwd":"é€😀"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -3,8 +3,11 @@ package luahook
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/luahook/luahook/internal/jsontext"
 )
 
 // Action is what a hook decides.
@@ -350,3 +353,47 @@ func TruncateContext(s string) string {
 }
 
 var contextCutMarkerChars = utf8.RuneCountInString(ContextCutMarker)
+
+// AppendJSON appends the outcome's JSON form to b: what json.Marshal
+// writes with HTML escaping off, without reflection. The error is Input's
+// when it is not valid JSON. A nil outcome is null.
+func (o *Outcome) AppendJSON(b []byte) ([]byte, error) {
+	if o == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '{')
+	start := len(b)
+	member := func(key string) {
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, '"', ':')
+	}
+	if o.Action != "" {
+		member("action")
+		b = jsontext.AppendString(b, string(o.Action))
+	}
+	if o.Reason != "" {
+		member("reason")
+		b = jsontext.AppendString(b, o.Reason)
+	}
+	if len(o.Input) > 0 {
+		member("input")
+		buf := bytes.NewBuffer(b)
+		if err := json.Compact(buf, o.Input); err != nil {
+			return nil, fmt.Errorf("outcome input: %w", err)
+		}
+		b = buf.Bytes()
+	}
+	if o.AdditionalContext != "" {
+		member("additionalContext")
+		b = jsontext.AppendString(b, o.AdditionalContext)
+	}
+	if o.ContextAs != "" {
+		member("contextAs")
+		b = jsontext.AppendString(b, string(o.ContextAs))
+	}
+	return append(b, '}'), nil
+}

@@ -1,6 +1,8 @@
 package luahook
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -223,4 +225,31 @@ func FuzzParseOutcome(f *testing.F) {
 			t.Fatalf("parsed outcome does not validate: %v", err)
 		}
 	})
+}
+
+// TestOutcomeAppendJSONAgreesWithEncodingJSON guards the hand-written
+// encoding: every outcome appends what json.Marshal writes with HTML
+// escaping off, and an input that is not JSON is an error.
+func TestOutcomeAppendJSONAgreesWithEncodingJSON(t *testing.T) {
+	cases := []*Outcome{
+		nil, {}, Allow(), Deny("no <rm -rf> & \"quotes\" \\ \n\t é \u2028 \xff"), Ask("sure?"), Continue("go on"),
+		Mutate(json.RawMessage(`{ "command" : "ls  -la",  "n": [1, 2 ] }`)),
+		{Action: ActionAsk, Reason: "r", Input: json.RawMessage(`{"a":"<b>"}`), AdditionalContext: "ctx", ContextAs: ContextSeparate},
+		Context("just context"), {Input: json.RawMessage{}},
+	}
+	for _, o := range cases {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(o); err != nil {
+			t.Fatal(err)
+		}
+		got, err := o.AppendJSON([]byte("x"))
+		if err != nil || string(got) != "x"+strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("%+v: AppendJSON = %s, %v; encoding/json %s", o, got, err, want.Bytes())
+		}
+	}
+	if _, err := Mutate(json.RawMessage(`{"a":`)).AppendJSON(nil); err == nil {
+		t.Error("an input that is not JSON encoded")
+	}
 }

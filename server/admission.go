@@ -119,15 +119,21 @@ func (a *admission) admit(ctx context.Context, remote string, n int64) (*ticket,
 	if n <= smallBody && a.small != nil {
 		t.lane = a.small
 	}
-	wctx, cancel := context.WithTimeout(ctx, a.wait)
-	defer cancel()
 	steps := [...]struct {
 		b *budget
 		n int64
 	}{{c.reqs, 1}, {c.bytes, n}, {t.lane, n}}
+	// The wait bound's timer is made only for a request that has to wait:
+	// most take every step at once.
+	var wctx context.Context
 	for i, s := range steps {
-		if s.b == nil {
+		if s.b == nil || s.b.tryAcquire(min(s.n, s.b.size)) {
 			continue
+		}
+		if wctx == nil {
+			var cancel context.CancelFunc
+			wctx, cancel = context.WithTimeout(ctx, a.wait)
+			defer cancel()
 		}
 		if err := s.b.acquire(wctx, min(s.n, s.b.size)); err != nil {
 			for _, done := range steps[:i] {

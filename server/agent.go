@@ -60,12 +60,12 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	am := h.m.agent(a.Name())
 	event := r.PathValue("event")
-	body, t, rf := h.receive(w, r)
+	body, t, rf := h.receive(w, r, nil)
 	switch {
 	case rf == nil:
 		defer t.release()
 	case rf.gone:
-		h.m.requests.WithLabelValues("499").Inc()
+		h.m.gone.Inc()
 		return
 	case rf.over != nil:
 		h.logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.String("agent", string(a.Name())),
@@ -98,14 +98,14 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		h.m.observe(&res)
 		if r.Context().Err() != nil {
 			// The client gave up; the result of a cancelled call must not be used.
-			h.m.requests.WithLabelValues("499").Inc()
+			h.m.gone.Inc()
 			return
 		}
 		d = agent.FromResult(res)
 	}
 	ans := a.Encode(req, d)
 	am.count(d)
-	h.m.requests.WithLabelValues("200").Inc()
+	h.m.answered.Inc()
 	took := time.Since(start)
 	h.m.decision.Observe(took.Seconds())
 	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
@@ -122,7 +122,7 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 // could not be decided, and counts it by cause.
 func (h *Handler) blockAgent(w http.ResponseWriter, r *http.Request, a agent.Adapter, am *agentMetrics, cause blockCause, event, reason string) {
 	am.blocks[cause].Inc()
-	h.m.requests.WithLabelValues("200").Inc()
+	h.m.answered.Inc()
 	writeAnswer(w, r, a.Block(event, luahook.TruncateReason(reason)))
 }
 

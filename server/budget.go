@@ -23,6 +23,18 @@ type budgetWaiter struct {
 
 func newBudget(size int64) *budget { return &budget{size: size} }
 
+// tryAcquire reserves n (at most the budget's size) when it is free and
+// nobody waits in line before it, and reports whether it did.
+func (b *budget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	ok := b.size-b.used >= n && b.waiters.Len() == 0
+	if ok {
+		b.used += n
+	}
+	b.mu.Unlock()
+	return ok
+}
+
 // acquire reserves n (at most the budget's size), waiting in line until it
 // is free or ctx is done.
 func (b *budget) acquire(ctx context.Context, n int64) error {

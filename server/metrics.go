@@ -18,6 +18,8 @@ var latencyBuckets = []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, 
 // decisions are fixed sets.
 type metrics struct {
 	requests  *prometheus.CounterVec   // code
+	answered  prometheus.Counter       // requests{code="200"}, resolved once
+	gone      prometheus.Counter       // requests{code="499"}, resolved once
 	decisions *prometheus.CounterVec   // event, decision
 	calls     *prometheus.CounterVec   // event, hook, kind
 	denials   *prometheus.CounterVec   // event, hook
@@ -53,6 +55,7 @@ func newMetrics(reg prometheus.Registerer, loadErrors func() int, bodyBytes func
 			Buckets: latencyBuckets,
 		}),
 	}
+	m.answered, m.gone = m.requests.WithLabelValues("200"), m.requests.WithLabelValues("499")
 	reg.MustRegister(m.requests, m.decisions, m.calls, m.denials, m.failures, m.latency, m.decision,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "luahook_load_errors", Help: "Hook files or configs that currently fail to load (their previous good version, if any, is live).",

@@ -117,6 +117,7 @@ type Handler struct {
 	reread  time.Duration // the time an admitted request has to send its body
 	shadow  *shadowSet    // nil without Options.Shadow
 	store   *storeProbe   // nil without Options.StoreCheck
+	results resultPool
 
 	draining atomic.Bool
 }
@@ -174,7 +175,8 @@ func (h *Handler) Close() { h.shadow.close() }
 
 func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	body, t, rf := h.receive(w, r)
+	buf := getBuffer()
+	body, t, rf := h.receive(w, r, *buf)
 	switch {
 	case rf == nil:
 		defer t.release()
@@ -182,35 +184,38 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		h.refuseOverloaded(w, r, rf.over)
 		return
 	case rf.gone:
-		h.m.requests.WithLabelValues("499").Inc()
+		h.m.gone.Inc()
 		return
 	default:
 		h.refuse(w, r, rf.code, rf.err)
 		return
 	}
+	// The Input and any error own copies of what they hold of the body.
 	in, err := luahook.DecodePayload(body)
+	recycle(buf, body)
 	if err != nil {
 		h.refuse(w, r, http.StatusBadRequest, err)
 		return
 	}
-	res := h.firer.Fire(r.Context(), in)
-	h.m.observe(&res)
+	res := h.results.get()
+	defer h.results.put(res)
+	h.fire(r.Context(), in, res)
+	h.m.observe(res)
 	if r.Context().Err() != nil {
 		// The client gave up; the result of a cancelled call must not be used.
-		h.m.requests.WithLabelValues("499").Inc()
+		h.m.gone.Inc()
 		return
 	}
-	out := res.Outcome()
-	h.m.requests.WithLabelValues("200").Inc()
+	h.m.answered.Inc()
 	took := time.Since(start)
 	h.m.decision.Observe(took.Seconds())
 	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
 		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "answered", slog.String("event", string(in.Event)),
-			slog.String("tool", in.ToolName), slog.String("decision", decisionOf(&res)),
+			slog.String("tool", in.ToolName), slog.String("decision", decisionOf(res)),
 			slog.Int("hooks", len(res.Trace)), slog.Duration("took", took))
 	}
-	writeJSON(w, http.StatusOK, out)
-	h.shadow.offer(in, &res)
+	writeOutcome(w, res.Outcome())
+	h.shadow.offer(in, res)
 }
 
 // refusal is why a request's body was not received: the client went away
@@ -224,8 +229,9 @@ type refusal struct {
 }
 
 // receive admits a request (see admission) and reads its body, capped at
-// MaxBody. The caller releases the ticket when it received the body.
-func (h *Handler) receive(w http.ResponseWriter, r *http.Request) ([]byte, *ticket, *refusal) {
+// MaxBody, into buf's array when it fits. The caller releases the ticket
+// when it received the body.
+func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *ticket, *refusal) {
 	if r.ContentLength > h.maxBody {
 		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody)}
 	}
@@ -243,7 +249,7 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request) ([]byte, *tick
 	}
 	// The wait for a turn does not eat the time to send the body.
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.reread))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
+	body, err := readBody(buf, http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
 	if err != nil {
 		t.release()
 		code := http.StatusBadRequest
@@ -334,6 +340,22 @@ func (h *Handler) status() healthStatus {
 		}
 	}
 	return st
+}
+
+// writeOutcome answers 200 with o as JSON, encoded without reflection.
+func writeOutcome(w http.ResponseWriter, o *luahook.Outcome) {
+	buf := getBuffer()
+	b, err := o.AppendJSON(*buf)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+	recycle(buf, b)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
