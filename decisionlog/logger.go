@@ -137,6 +137,9 @@ func New(opts Options) (*Logger, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if !opts.KeepSecrets {
+		secretTables() // built here, so a broken table fails New, not a record
+	}
 	l := &Logger{
 		sink: opts.Sink, maxInput: opts.MaxInputBytes, maxBytes: opts.MaxQueueBytes,
 		timeout: opts.CloseTimeout, log: opts.Logger, instance: opts.Instance,

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unsafe"
 
 	hooksd "github.com/luahook/luahook/hooks.d"
@@ -15,25 +16,38 @@ type Secret struct {
 	What    string
 }
 
-// secrets are the patterns of the shipped lib module hooks.d/lib/secrets.lua,
-// which every shipped secret policy and pack uses, in its order: read from
-// the copy embedded in the binary, so that the two are one list.
-var secrets = readSecrets()
-
 // secretEntry is one line of secrets.lua's patterns table:
 // { [[pattern]], "label" }.
-var secretEntry = regexp.MustCompile(`(?m)^\s*\{\s*\[\[(.*?)\]\],\s*"([^"]*)"\s*\},?\s*$`)
+const secretEntry = `(?m)^\s*\{\s*\[\[(.*?)\]\],\s*"([^"]*)"\s*\},?\s*$`
+
+// secretTables are the patterns of the shipped lib module
+// hooks.d/lib/secrets.lua, which every shipped secret policy and pack uses,
+// in its order: read from the copy embedded in the binary, so that the two
+// are one list. They are built on first use, not at start: a one-shot fire
+// that logs no decision does not pay for compiling them.
+var secretTables = sync.OnceValue(func() secretTable {
+	list := readSecrets()
+	return secretTable{list: list, res: compileSecrets(list), hints: secretHintsOf(list)}
+})
+
+// secretTable holds the built-in secrets with their compiled patterns and
+// hints, index for index.
+type secretTable struct {
+	list  []Secret
+	res   []*regexp.Regexp
+	hints []secretHint
+}
 
 // readSecrets reads the patterns table of the embedded lib/secrets.lua. A
 // module without entries, or with a pattern RE2 refuses, is a build of
-// luahook that cannot redact: it panics at start (and its tests fail).
+// luahook that cannot redact: it panics on first use (and its tests fail).
 func readSecrets() []Secret {
 	src, err := hooksd.FS.ReadFile("lib/secrets.lua")
 	if err != nil {
 		panic("decisionlog: " + err.Error())
 	}
 	var list []Secret
-	for _, m := range secretEntry.FindAllSubmatch(src, -1) {
+	for _, m := range regexp.MustCompile(secretEntry).FindAllSubmatch(src, -1) {
 		list = append(list, Secret{Pattern: string(m[1]), What: string(m[2])})
 	}
 	if len(list) == 0 {
@@ -45,24 +59,24 @@ func readSecrets() []Secret {
 // Secrets returns the built-in secret patterns: the ones the shipped secret
 // policies look for. A string value of a logged payload that matches any of
 // them is redacted unless Options.KeepSecrets is set.
-func Secrets() []Secret { return append([]Secret(nil), secrets...) }
+func Secrets() []Secret { return append([]Secret(nil), secretTables().list...) }
 
-// secretRes are the secrets' patterns, compiled; each is run only on a
+// compileSecrets compiles the secrets' patterns; each is run only on a
 // string that holds its hint.
-var secretRes = func() []*regexp.Regexp {
+func compileSecrets(secrets []Secret) []*regexp.Regexp {
 	res := make([]*regexp.Regexp, len(secrets))
 	for i, s := range secrets {
 		res[i] = regexp.MustCompile(s.Pattern)
 	}
 	return res
-}()
+}
 
-// secretHints holds, for each secret, a literal that every match of it
+// secretHintsOf returns, for each secret, a literal that every match of it
 // contains (the longest literal of its top-level sequence; ASCII-folded for
 // a part that ignores case): a string that holds none of them is not
 // searched. Scanning for the hints costs a fraction of the regular
 // expression, whose \b and case folding make it slow.
-var secretHints = func() []secretHint {
+func secretHintsOf(secrets []Secret) []secretHint {
 	hints := make([]secretHint, len(secrets))
 	for i, s := range secrets {
 		re, err := syntax.Parse(s.Pattern, syntax.Perl)
@@ -90,7 +104,7 @@ var secretHints = func() []secretHint {
 		}
 	}
 	return hints
-}()
+}
 
 // secretHint is a literal every match of one secret pattern contains.
 type secretHint struct {
@@ -132,8 +146,9 @@ func isASCII(s string) bool {
 
 // hasSecret reports whether s holds a built-in secret.
 func hasSecret(s string) bool {
-	for i, h := range secretHints {
-		if h.in(s) && secretRes[i].MatchString(s) {
+	t := secretTables()
+	for i, h := range t.hints {
+		if h.in(s) && t.res[i].MatchString(s) {
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // main, the real CLI (signals, exit codes and all). Scripts, serve tests and
 // command hooks that call "luahook" all run it that way.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"luahook": main})
+	testscript.Main(m, map[string]func(){"luahook": main, "luahook-then-lazy": mainThenLazy})
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script works in its own
