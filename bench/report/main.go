@@ -47,6 +47,8 @@ var suites = []suite{
 		`^BenchmarkAgentFire$`, ""},
 	{"bench", `^BenchmarkLuaValidateParallel$|^BenchmarkLuaValidateParallelFire$|^BenchmarkCalibrateParallel$`, "1,2"},
 	{"bench", `^BenchmarkOneShotFire$`, ""},
+	// opening the shipped hooks.d in process
+	{"engine", `^BenchmarkOpenShippedPolicies$`, ""},
 }
 
 func main() {
@@ -226,6 +228,9 @@ func targets(r results) []target {
 		{"one-shot fire, shipped hooks.d / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire/true"), "x", "<=", 4},
 		{"one-shot fire, shipped hooks.d / minimal Go binary", r.get("bench.BenchmarkOneShotFire/shipped", "fire/gobin"), "x", "<=", 2.5},
 		{"  one-shot fire, empty folder / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire-empty/true"), "x", "", 0},
+		// opening the shipped hooks.d in process
+		{"  engine.Open of the shipped hooks.d", ns("engine.BenchmarkOpenShippedPolicies") / 1e6, "ms", "", 0},
+		{"  engine.Open of the shipped hooks.d, allocations", r.get("engine.BenchmarkOpenShippedPolicies", "allocs/op"), "allocs", "", 0},
 	}
 }
 
