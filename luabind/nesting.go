@@ -33,11 +33,51 @@ func nestingError(path string, line int) *LoadError {
 	return &LoadError{Path: path, Line: line, Message: fmt.Sprintf("nesting deeper than %d levels", maxNesting)}
 }
 
-// scanNesting reads src's tokens with gopher-lua's own scanner, so that
-// strings and comments are read exactly as the parser reads them, and
-// refuses a source whose estimated nesting passes maxScanDepth. A token the
-// scanner cannot read ends the scan: the parser stops at the same place.
+// scanNesting refuses a source whose estimated nesting passes maxScanDepth.
+// A source with fewer places that could open a level than that bound is
+// accepted at once (openingsBound); any other is read with gopher-lua's own
+// scanner (scanTokens).
 func scanNesting(path string, src []byte) *LoadError {
+	if 1+openingsBound(src) <= maxScanDepth {
+		return nil
+	}
+	return scanTokens(path, src, maxScanDepth)
+}
+
+// openingKeywords are the keywords that raise scanTokens' estimate.
+var openingKeywords = [][]byte{[]byte("function"), []byte("do"), []byte("if"), []byte("repeat"),
+	[]byte("and"), []byte("or"), []byte("not")}
+
+// openingsBound counts, without tokenising, places in src where a token
+// that raises scanTokens' estimate could start: every byte of ( { [ + - * /
+// % ^ # < > ~, every ".." and "==" (overlapping pairs counted), and every
+// occurrence of an opening keyword, even inside a longer word, a string or
+// a comment. Each such token holds at least one place of its own, so the
+// estimate, which starts at 1 and rises by one per such token, never passes
+// 1 plus this count.
+func openingsBound(src []byte) int {
+	n := 0
+	for i, c := range src {
+		switch c {
+		case '(', '{', '[', '+', '-', '*', '/', '%', '^', '#', '<', '>', '~':
+			n++
+		case '.', '=':
+			if i+1 < len(src) && src[i+1] == c {
+				n++
+			}
+		}
+	}
+	for _, kw := range openingKeywords {
+		n += bytes.Count(src, kw)
+	}
+	return n
+}
+
+// scanTokens reads src's tokens with gopher-lua's own scanner, so that
+// strings and comments are read exactly as the parser reads them, and
+// refuses a source whose estimated nesting passes limit. A token the
+// scanner cannot read ends the scan: the parser stops at the same place.
+func scanTokens(path string, src []byte, limit int) *LoadError {
 	sc := parse.NewScanner(bytes.NewReader(src), path)
 	lx := &parse.Lexer{PrevTokenType: parse.TNil}
 	// ops[i]: operators of the unfinished expression at bracket level i.
@@ -69,7 +109,7 @@ func scanNesting(path string, src []byte) *LoadError {
 			depth -= ops[top]
 			ops[top] = 0
 		}
-		if depth > maxScanDepth {
+		if depth > limit {
 			return &LoadError{Path: path, Line: tok.Pos.Line,
 				Message: fmt.Sprintf("nesting deeper than %d levels (more than %d brackets, blocks and operators open at once)", maxNesting, maxScanDepth)}
 		}

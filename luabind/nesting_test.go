@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,4 +222,50 @@ func FuzzNesting(f *testing.F) {
 			t.Fatalf("Compile took %v over %d bytes", d, src.Len())
 		}
 	})
+}
+
+// FuzzOpeningsBoundCoversTheTokenScan holds openingsBound to what
+// scanNesting relies on: the token scan's estimate never passes 1 plus the
+// bound, so a source under the limit by the bound is one the scan accepts.
+func FuzzOpeningsBoundCoversTheTokenScan(f *testing.F) {
+	for _, s := range []string{"\x00\xff\x01\xff", "\x02\xff\x09\x01\x03\xff", "\x06\xff\x09\x01", "\x07\x90\x09\x01",
+		"\x0b\x04\x0c\x04\x10\x04", "\x1b\x04\x1c\x04\x1d\x04"} {
+		f.Add([]byte(s))
+	}
+	extra := []string{"==", "~=", "<=", ">=", "...", "x.y", "a%b", "a*b", "a/b", "'(('", "--(\n", "[==[((]==]", "\"\\\"(\""}
+	tokens := append(slices.Clone(nestingTokens), extra...)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var src strings.Builder
+		for i := 0; i+1 < len(data) && src.Len() < DefaultMaxSourceBytes; i += 2 {
+			src.WriteString(strings.Repeat(tokens[int(data[i])%len(tokens)], 1+int(data[i+1])))
+		}
+		b := []byte(src.String())
+		if err := scanTokens("x.lua", b, 1+openingsBound(b)); err != nil {
+			t.Fatalf("the token scan passed 1+%d: %v", openingsBound(b), err)
+		}
+	})
+}
+
+// TestShippedFilesSkipTheTokenScan checks that every Lua file shipped in
+// hooks.d is accepted by openingsBound alone, so Compile does not scan its
+// tokens twice.
+func TestShippedFilesSkipTheTokenScan(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir(filepath.Join("..", "hooks.d"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".lua" {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if b := openingsBound(src); 1+b > maxScanDepth {
+			t.Errorf("%s: bound %d, past %d", path, b, maxScanDepth)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walking hooks.d: %v (%d files)", err, n)
+	}
 }

@@ -49,6 +49,8 @@ var suites = []suite{
 	{"bench", `^BenchmarkOneShotFire$`, ""},
 	// serve against a bare net/http handler making the same decision
 	{"bench", `^BenchmarkServeBareThroughput$`, ""},
+	// opening the shipped hooks.d in process
+	{"engine", `^BenchmarkOpenShippedPolicies$`, ""},
 }
 
 func main() {
@@ -232,6 +234,9 @@ func targets(r results) []target {
 		{"serve, one Lua policy / bare net/http handler (decisions/s)", r.get("bench.BenchmarkServeBareThroughput", "serve/bare"), "x", ">=", 0.85},
 		{"serve p99 latency beside the bare handler", r.get("bench.BenchmarkServeBareThroughput", "serve-p99-ms"), "ms", "<", 3},
 		{"  bare net/http handler p99 latency", r.get("bench.BenchmarkServeBareThroughput", "bare-p99-ms"), "ms", "", 0},
+		// opening the shipped hooks.d in process
+		{"  engine.Open of the shipped hooks.d", ns("engine.BenchmarkOpenShippedPolicies") / 1e6, "ms", "", 0},
+		{"  engine.Open of the shipped hooks.d, allocations", r.get("engine.BenchmarkOpenShippedPolicies", "allocs/op"), "allocs", "", 0},
 	}
 }
 
