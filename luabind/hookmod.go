@@ -77,7 +77,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	r.ID = fmt.Sprintf("%s#%d", st.sh.path, len(st.regs)+1)
 	st.regs = append(st.regs, r)
 	st.fns = append(st.fns, fn)
-	st.lean = append(st.lean, leavesInput(fn))
+	st.lean = append(st.lean, leavesInput(fn, nil)) // decideLean decides again once frozen
 	st.native = append(st.native, codec.MayReadField(fn, "native"))
 	L.Push(lua.LString(r.ID))
 	return 1
