@@ -181,7 +181,3 @@ func resolveConcat(p *lua.FunctionProto) {
 		}
 	}
 }
-
-// leavesInput reports whether fn provably keeps no reference to its input
-// (codec.LeavesInput), reading the calls of concatFn as concatenations.
-func leavesInput(fn *lua.LFunction) bool { return codec.LeavesInput(fn, concatFn) }

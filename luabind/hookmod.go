@@ -77,7 +77,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	r.ID = fmt.Sprintf("%s#%d", st.sh.path, len(st.regs)+1)
 	st.regs = append(st.regs, r)
 	st.fns = append(st.fns, fn)
-	st.lean = append(st.lean, leavesInput(fn))
+	st.lean = append(st.lean, leavesInput(fn, nil)) // decideLean decides again once frozen
 	st.native = append(st.native, codec.MayReadField(fn, "native"))
 	L.Push(lua.LString(r.ID))
 	return 1
@@ -179,11 +179,16 @@ func hookAllow(L *lua.LState) int {
 // (keep the agent going on Stop, the reason being its next instruction;
 // continue is not a Lua keyword, so hook.continue is a plain field).
 func hookReasoned(action luahook.Action) lua.LGFunction {
+	actionV := lua.LValue(lua.LString(action)) // boxed once, not per call
 	return func(L *lua.LState) int {
-		reason := L.CheckString(1)
+		L.CheckString(1)
+		reason := L.Get(1)
+		if _, ok := reason.(lua.LString); !ok {
+			reason = lua.LString(lua.LVAsString(reason)) // a number, as CheckString takes it
+		}
 		t := L.CreateTable(0, 2)
-		t.RawSetString("action", lua.LString(action))
-		t.RawSetString("reason", lua.LString(reason))
+		t.RawSetString("action", actionV)
+		t.RawSetString("reason", reason)
 		L.Push(t)
 		return 1
 	}

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -78,10 +79,13 @@ func testLeavesInput(t *testing.T, hookFn func(*testing.T, string, string) *lua.
 		`kept = input.cwd .. "x"`, // a new string, not input's`
 		`local a = "x" .. (input.cwd .. input.toolName) .. #input.cwd`,
 		`if (input.cwd .. "").x then end`,
+		`return input.toolInput`, // to Go, which copies it before the tables go back
+		`input.toolInput.command = "x"`,
+		`input.toolInput.n = 1 + #input.cwd`,
 		``,
 	}
 	for _, body := range lean {
-		if !leavesInput(hookFn(t, "input, rt", body)) {
+		if !leavesInput(hookFn(t, "input, rt", body), nil) {
 			t.Errorf("leavesInput = false, want true for:\n%s", body)
 		}
 	}
@@ -93,10 +97,10 @@ func testLeavesInput(t *testing.T, hookFn func(*testing.T, string, string) *lua.
 		"table constructor":           `local t = {input}`,
 		"call argument":               `print(input)`,
 		"tail call argument":          `return hook.mutate(input.toolInput)`,
-		"return":                      `return input.toolInput`,
 		"closure":                     `local g = function() return input end`,
 		"closure, assigned later":     `local x local g = function() return x end x = input.toolInput`,
-		"written":                     `input.toolInput.command = "x"`,
+		"written, a table":            `input.toolInput.command = {}`,
+		"written, unknown":            `input.toolInput.command = kept`,
 		"iterated":                    `for k, v in pairs(input.toolInput) do end`,
 		"method argument":             `local c = input.toolInput.command c:gsub("x", input.toolInput)`,
 		"method on a table":           `local t = {f = print} t:f(input)`,
@@ -113,19 +117,19 @@ func testLeavesInput(t *testing.T, hookFn func(*testing.T, string, string) *lua.
 		"passed to a local closure":   `local function g(x) other = x end g(input)`,
 	}
 	for name, body := range kept {
-		if leavesInput(hookFn(t, "input, rt", body)) {
+		if leavesInput(hookFn(t, "input, rt", body), nil) {
 			t.Errorf("%s: leavesInput = true, want false for:\n%s", name, body)
 		}
 	}
-	if leavesInput(hookFn(t, "...", `local input = ...`)) {
+	if leavesInput(hookFn(t, "...", `local input = ...`), nil) {
 		t.Error("a vararg function that reads its input: leavesInput = true")
 	}
-	if !leavesInput(hookFn(t, "", `return 1`)) {
+	if !leavesInput(hookFn(t, "", `return 1`), nil) {
 		t.Error("a function without parameters: leavesInput = false")
 	}
 	L := lua.NewState()
 	defer L.Close()
-	if leavesInput(L.NewFunction(func(*lua.LState) int { return 0 })) {
+	if leavesInput(L.NewFunction(func(*lua.LState) int { return 0 }), nil) {
 		t.Error("a Go function: leavesInput = true")
 	}
 }
@@ -240,4 +244,82 @@ assert(not pcall(function() return "x" .. {} end), "string.__concat reached")
 assert(not pcall(function() return "1" + {} end), "string.__add reached")
 assert(("abc"):upper() == "ABC" and type(getmetatable("")) == "string")
 `, Options{})
+}
+
+// leanAfterLoad loads src as a hook file and reports whether its first
+// registered function was found lean once the file's globals froze.
+func leanAfterLoad(t *testing.T, src string) bool {
+	t.Helper()
+	c, err := Compile("x.lua", []byte(src))
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	f, err := Load(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	defer f.Close()
+	st, err := f.pool.get(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.pool.put(st)
+	return st.lean[0]
+}
+
+// Once the globals are frozen, a call of a sandbox function that only reads
+// its argument (type, tostring, string.*, math.*, pairs and ipairs that only
+// read) keeps a hook lean, and so does a value whose type(...) was compared
+// equal to "string" before it is given away; a name rebound before the
+// globals froze, a function that keeps its argument, and a local that may
+// be rebound are not trusted.
+func TestLeanTrustsOnlyFrozenReadingBuiltins(t *testing.T) {
+	reg := func(body string) string {
+		return "hook.register(\"PreToolUse\", nil, function(input)\n" + body + "\nend)"
+	}
+	lean := map[string]string{
+		"type of a field": reg(`if type(input.toolInput) == "table" then return nil end`),
+		"narrowed by type": reg(`local a = input.toolInput local cmd = type(a) == "table" and a.command
+			if type(cmd) ~= "string" then return nil end
+			local r = {} r[cmd] = true local s = string.upper(cmd) kept_by_nobody = nil`),
+		"string and math": reg(`local c = input.toolInput.command
+			if string.find(c, "x", 1, true) or math.max(#c, 1) > 3 then return hook.deny(tostring(c)) end`),
+		"pairs that only reads": reg(`for k, v in pairs(input.toolInput) do if v == "x" then return hook.deny(k) end end`),
+		"ipairs over the capabilities": reg(`local set = {}
+			for _, c in ipairs(input.toolCapabilities) do set[c] = true end
+			if set.shell then return hook.deny("shell") end`),
+		"a plain field given away": reg(`local s = input.prompt if s then return hook.deny(string.lower(s)) end`),
+		"a mutate of its own copy": reg(`local a = input.toolInput a.command = re.gsub(a.command, "x", "y")
+			return hook.mutate(a)`),
+	}
+	for name, src := range lean {
+		if strings.Contains(name, "nobody") {
+			continue
+		}
+		if !leanAfterLoad(t, src) {
+			t.Errorf("%s: lean = false, want true for:\n%s", name, src)
+		}
+	}
+	kept := map[string]string{
+		"type rebound before freezing": "local keep = {}\ntype = function(x) keep[#keep + 1] = x return \"table\" end\n" +
+			reg(`if type(input.toolInput) == "x" then return nil end`),
+		"a local named type":           "local keep = {}\nlocal type = function(x) keep[1] = x return \"string\" end\n" + reg(`local c = input.toolInput if type(c) == "string" then return nil end`),
+		"table.insert":                 "local keep = {}\n" + reg(`table.insert(keep, input.toolInput)`),
+		"setmetatable":                 reg(`setmetatable(input.toolInput, nil)`),
+		"rawset into an upvalue":       "local keep = {}\n" + reg(`rawset(keep, 1, input.toolInput)`),
+		"a closure capturing":          "local keep\n" + reg(`local a = input.toolInput keep = function() return a end`),
+		"narrowed to a table":          "local keep\n" + reg(`local a = input.toolInput if type(a) == "table" then keep = a end`),
+		"narrowed on the other branch": "local keep\n" + reg(`local a = input.toolInput if type(a) ~= "string" then keep = a end`),
+		"type of another value":        "local keep\n" + reg(`local a, b = input.toolInput, input.toolInput.x if type(b) == "string" then keep = a end`),
+		"rebound after the check":      "local keep\n" + reg(`local a = input.prompt if type(a) == "string" then a = input.toolInput keep = a end`),
+		"a module field rebound":       "local m = {f = string.len}\nlocal keep = {}\n" + reg(`m.f(input.toolInput)`),
+		"pairs, a value kept":          "local keep = {}\n" + reg(`for k, v in pairs(input.toolInput) do keep[k] = v end`),
+		"a table written into it":      reg(`input.toolInput.x = {}`),
+		"next kept":                    "local keep = {}\n" + reg(`local k, v = next(input.toolInput) keep[1] = v`),
+	}
+	for name, src := range kept {
+		if leanAfterLoad(t, src) {
+			t.Errorf("%s: lean = true, want false for:\n%s", name, src)
+		}
+	}
 }

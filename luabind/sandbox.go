@@ -62,6 +62,7 @@ func (st *state) openSandbox() {
 		"collectgarbage", "_printregs", "newproxy", "module", "require", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
+	g.RawSetString("type", L.NewFunction(luaType))
 	g.RawSetString("print", L.NewFunction(st.mods.Print))
 	g.RawSetString("rawset", L.NewFunction(st.baseRawset))
 	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
@@ -177,4 +178,34 @@ func (st *state) openModules() {
 	st.mods.OpenEnv()
 	st.rt = st.newRT()
 	st.mods.Protect(st.rt, nil)
+}
+
+// typeNames are type's results, boxed once: type(x) allocates nothing.
+var typeNames = func() (names [lua.LTChannel + 1]lua.LValue) {
+	for t := range names {
+		names[t] = lua.LString(lua.LValueType(t).String())
+	}
+	return names
+}()
+
+// luaType is Lua's type(v).
+func luaType(L *lua.LState) int {
+	t := L.CheckAny(1).Type()
+	if int(t) >= len(typeNames) {
+		L.Push(lua.LString(t.String()))
+		return 1
+	}
+	L.Push(typeNames[t])
+	return 1
+}
+
+// snapshotGlobals returns the globals the reuse analysis may trust, as the
+// sandbox opened them (a shallow copy: the module tables are sealed).
+func (st *state) snapshotGlobals() *lua.LTable {
+	t := &lua.LTable{}
+	for _, name := range []string{"type", "tostring", "tonumber", "rawequal", "error", "next", "rawget", "select",
+		"assert", "unpack", "pairs", "ipairs", "string", "math", "table", "re", "json", "hook"} {
+		t.RawSetString(name, st.globals.RawGetString(name))
+	}
+	return t
 }

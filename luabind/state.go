@@ -31,6 +31,9 @@ type state struct {
 	frozen  bool
 	globals *lua.LTable // _G: after loading, an empty proxy of backing
 	backing *lua.LTable // the globals once frozen
+	// pristine holds the sandbox's globals as it opened them, until the
+	// reuse analysis has read them (decideLean).
+	pristine *lua.LTable
 
 	rt *lua.LTable
 
@@ -113,6 +116,8 @@ func newState(ctx context.Context, sh *shared) (*state, error) {
 		return nil, st.loadError(ctx, lctx, err)
 	}
 	st.freeze()
+	st.decideLean()
+	st.pristine = nil
 	L.SetTop(0)
 	return st, nil
 }
@@ -127,6 +132,7 @@ func (st *state) open() (err error) {
 	st.openSandbox()
 	st.openModules()
 	st.mods.Seal()
+	st.pristine = st.snapshotGlobals()
 	setConcatCap(st.L, st.sh.opts.MaxStringBytes)
 	st.L.SetTop(0)
 	return nil

@@ -51,6 +51,8 @@ var suites = []suite{
 	{"bench", `^BenchmarkServeBareThroughput$`, ""},
 	// opening the shipped hooks.d in process
 	{"engine", `^BenchmarkOpenShippedPolicies$`, ""},
+	// shipped policies on the lean path: each beside its lean floor
+	{"hooks.d", `^BenchmarkShippedPolicy$`, ""},
 }
 
 func main() {
@@ -237,7 +239,31 @@ func targets(r results) []target {
 		// opening the shipped hooks.d in process
 		{"  engine.Open of the shipped hooks.d", ns("engine.BenchmarkOpenShippedPolicies") / 1e6, "ms", "", 0},
 		{"  engine.Open of the shipped hooks.d, allocations", r.get("engine.BenchmarkOpenShippedPolicies", "allocs/op"), "allocs", "", 0},
+		// shipped policies on the lean path: each beside its lean floor
+		{"shipped 10-dangerous-commands / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/10-dangerous-commands/policy", "hooks.d.BenchmarkShippedPolicy/10-dangerous-commands/floor"), "x", "<=", 1.5},
+		{"  10-dangerous-commands allocations beyond the floor's", shippedAllocs(r, "10-dangerous-commands"), "allocs", "<=", 0},
+		{"shipped 20-protect-secrets / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/20-protect-secrets/policy", "hooks.d.BenchmarkShippedPolicy/20-protect-secrets/floor"), "x", "<=", 1.5},
+		{"  20-protect-secrets allocations beyond the floor's", shippedAllocs(r, "20-protect-secrets"), "allocs", "<=", 0},
+		{"shipped 30-prefer-pnpm / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/30-prefer-pnpm/policy", "hooks.d.BenchmarkShippedPolicy/30-prefer-pnpm/floor"), "x", "<=", 1.5},
+		{"  30-prefer-pnpm allocations beyond the floor's", shippedAllocs(r, "30-prefer-pnpm"), "allocs", "<=", 0},
+		{"shipped 40-session-context / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/40-session-context/policy", "hooks.d.BenchmarkShippedPolicy/40-session-context/floor"), "x", "<=", 1.5},
+		{"  40-session-context allocations beyond the floor's", shippedAllocs(r, "40-session-context"), "allocs", "<=", 0},
+		{"shipped 50-rate-limit / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/50-rate-limit/policy", "hooks.d.BenchmarkShippedPolicy/50-rate-limit/floor"), "x", "<=", 1.5},
+		{"  50-rate-limit allocations beyond the floor's", shippedAllocs(r, "50-rate-limit"), "allocs", "<=", 0},
+		{"shipped 60-prompt-secrets / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/60-prompt-secrets/policy", "hooks.d.BenchmarkShippedPolicy/60-prompt-secrets/floor"), "x", "<=", 1.5},
+		{"  60-prompt-secrets allocations beyond the floor's", shippedAllocs(r, "60-prompt-secrets"), "allocs", "<=", 0},
 	}
+}
+
+// shippedAllocs is what a shipped policy's typical call allocates beyond
+// its lean floor's call (BenchmarkShippedPolicy), or -1.
+func shippedAllocs(r results, policy string) float64 {
+	k := "hooks.d.BenchmarkShippedPolicy/" + policy
+	a, b := r.get(k+"/policy", "allocs/op"), r.get(k+"/floor", "allocs/op")
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return a - b
 }
 
 func printReport(w *os.File, r results, count int, benchtime string) {

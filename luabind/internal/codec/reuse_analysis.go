@@ -14,20 +14,36 @@ import (
 //   - stored: in a global, an upvalue, a table (as key or value), a list;
 //   - given away: as an argument of a call (except the string a method call
 //     is made on: s:find(...) looks the method up in the string library, and
-//     input's own tables hold no functions), or in a return;
+//     input's own tables hold no functions; and except a call of a Go
+//     function trust names, see Trust);
 //   - captured: in a register a closure shares;
 //   - handed to a metamethod that Lua code may have written: used as a key
-//     (t[k] may call __index), or next to an operand of unknown type in
-//     arithmetic or a concatenation (OP_CONCAT, or a call of concat, the Go
-//     function the caller's compiler makes of every `..` and loads as a
-//     constant with LOADK, which is read as the same instruction);
+//     of a table not read from input (t[k] may call __index), or next to an
+//     operand of unknown type in arithmetic or a concatenation (OP_CONCAT,
+//     or a call of concat, the Go function the caller's compiler makes of
+//     every `..` and loads as a constant with LOADK, which is read as the
+//     same instruction).
 //
-// and input's tables are never written. Input's tables themselves carry
-// protected metatables without metamethods, so reading, comparing and
-// measuring them calls no Lua code. A Go function, a function that reaches
-// input through ..., or an instruction this analysis does not know is
-// answered no. Any answer of no only costs the recycling.
-func LeavesInput(fn *lua.LFunction, concat lua.LValue) bool {
+// Input's tables themselves carry protected metatables without metamethods,
+// so reading, comparing and measuring them calls no Lua code. A value known
+// to be a string, number, boolean or nil is no reference to a table, however
+// it was read: a field trust.Root calls plain, or a value whose type(...) was
+// compared equal to one of those names on the path taken.
+//
+// A return is not giving away: the caller (luabind's call path) converts
+// what the hook returns to Go before the tables go back to the stock.
+// Writing a nil, boolean, number or string into input's tables is allowed
+// (a mutate edits its copy of toolInput): Stock.Done empties every part of
+// a table, and such a value leaves intact what is known of the tables.
+//
+// A Go function, a function that reaches input through ..., or an
+// instruction this analysis does not know is answered no. Any answer of no
+// only costs the recycling.
+//
+// trust, when not nil, says which names are fixed for good once the file
+// has loaded and which Go functions read their arguments without keeping
+// them (Trust). Without it, no name is trusted.
+func LeavesInput(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
 	if fn == nil || fn.IsG || fn.Proto == nil {
 		return false
 	}
@@ -37,8 +53,64 @@ func LeavesInput(fn *lua.LFunction, concat lua.LValue) bool {
 	}
 	fl := newFlow(p)
 	fl.concatFn = concat
+	fl.trust, fl.env = trust, fn.Env
 	return fl.run()
 }
+
+// Trust is what LeavesInput may take as fixed about a loaded file: its
+// frozen globals, the read-only module tables, the Go functions that only
+// read their arguments, and the shapes of the input's own fields.
+type Trust struct {
+	// Global returns the value global name has for good in env (the
+	// environment of the function analysed), or ok false when it may
+	// change: the globals are not frozen, or env is not the file's.
+	Global func(env lua.LValue, name string) (v lua.LValue, ok bool)
+	// Field returns the value field key of t has for good, or ok false when
+	// t is not a read-only table.
+	Field func(t *lua.LTable, key string) (v lua.LValue, ok bool)
+	// Builtins are the Go functions a call may give input to, by what they
+	// do with their arguments.
+	Builtins map[*lua.LFunction]Builtin
+	// Type is the type function, one of Builtins: an equality of its result
+	// with "string", "number", "boolean" or "nil" tells that its argument
+	// holds no table.
+	Type *lua.LFunction
+	// Root gives the shape of the value at each top-level key of the
+	// input; a key not listed holds nil.
+	Root map[string]Shape
+}
+
+// Builtin is what a trusted Go function does with its arguments. None keeps
+// a reference to one once it returns, and none calls Lua code with one.
+type Builtin uint8
+
+const (
+	// Reads returns nils, booleans, numbers or strings only (type,
+	// tostring, string.find, math.max, ...).
+	Reads Builtin = iota + 1
+	// Builds returns new values that hold none of its arguments
+	// (json.decode, re.match, string.gmatch).
+	Builds
+	// Passes may return its arguments or values read from them (next,
+	// select, hook.mutate).
+	Passes
+	// Iterates is pairs or ipairs: it returns its own iterator, its
+	// argument and a number or nil, for a generic for.
+	Iterates
+)
+
+// Shape is what a top-level field of the input holds.
+type Shape uint8
+
+const (
+	// ShapeAny is any JSON value (toolInput, native).
+	ShapeAny Shape = iota
+	// ShapePlain is a nil, boolean, number or string (toolName, prompt).
+	ShapePlain
+	// ShapeFlat is nil or a table whose values are all plain
+	// (toolCapabilities, toolResult).
+	ShapeFlat
+)
 
 // regs is a set of registers.
 type regs [4]uint64
@@ -74,9 +146,38 @@ func (s *regs) from(r int) bool {
 // R(m) is a method looked up by SELF on a tainted R(m+1), both untouched
 // since, on every path) and concat registers (hold concat, loaded by
 // LOADK, on every path).
+//
+// A tainted register may also be root (holds input itself on every path),
+// flat (a table whose values are all plain) or iter (holds a trusted
+// iterator); binds record what more is known of a few registers.
 type facts struct {
 	taint, plain, method, concat regs
+	root, flat, iter             regs
+	binds                        [maxBinds]bind
 }
+
+// bind is one fact about register r-1: it holds type(R(x-1)) (v 0), a copy
+// of R(x-1) (v 1), or the trusted value vals[v-1] of the flow (x 0).
+type bind struct{ r, x, v uint8 }
+
+// The sorts of bind.
+const (
+	bindValue = iota
+	bindType
+	bindCopy
+)
+
+func (b bind) sort() int {
+	switch {
+	case b.x == 0:
+		return bindValue
+	case b.v == 0:
+		return bindType
+	}
+	return bindCopy
+}
+
+const maxBinds = 6
 
 func (f *facts) merge(o *facts) bool {
 	before := *f
@@ -85,8 +186,45 @@ func (f *facts) merge(o *facts) bool {
 		f.plain[i] &= o.plain[i]
 		f.method[i] &= o.method[i]
 		f.concat[i] &= o.concat[i]
+		f.root[i] &= o.root[i]
+		f.flat[i] &= o.flat[i]
+		f.iter[i] &= o.iter[i]
+	}
+	for i, b := range f.binds {
+		if b.r != 0 && !o.hasBind(b) {
+			f.binds[i] = bind{}
+		}
 	}
 	return *f != before
+}
+
+func (f *facts) hasBind(b bind) bool {
+	for _, o := range f.binds {
+		if o == b {
+			return true
+		}
+	}
+	return false
+}
+
+// addBind records b (its r is the register plus one), if there is room.
+func (f *facts) addBind(b bind) {
+	for i, o := range f.binds {
+		if o.r == 0 {
+			f.binds[i] = b
+			return
+		}
+	}
+}
+
+// bound returns the bind of register r of the given sort.
+func (f *facts) bound(r, sort int) (bind, bool) {
+	for _, b := range f.binds {
+		if b.r != 0 && int(b.r) == r+1 && b.sort() == sort {
+			return b, true
+		}
+	}
+	return bind{}, false
 }
 
 // set records a write of R(r): tainted or not, plain or not.
@@ -96,6 +234,14 @@ func (f *facts) set(r int, tainted, plain bool) {
 	f.method.put(r, false)
 	f.method.put(r-1, false)
 	f.concat.put(r, false)
+	f.root.put(r, false)
+	f.flat.put(r, false)
+	f.iter.put(r, false)
+	for i, b := range f.binds {
+		if b.r != 0 && (int(b.r) == r+1 || int(b.x) == r+1) {
+			f.binds[i] = bind{}
+		}
+	}
 }
 
 // clobber records writes of every register from r up.
@@ -113,6 +259,46 @@ type flow struct {
 	capture regs // registers shared with a closure
 	// concatFn is the function a rewritten `..` calls (see LeavesInput).
 	concatFn lua.LValue
+	trust    *Trust
+	env      lua.LValue   // the function's environment
+	vals     []lua.LValue // the trusted values binds name
+}
+
+// value returns the trusted value register r holds on every path, or nil.
+func (fl *flow) value(f *facts, r int) lua.LValue {
+	if b, ok := f.bound(r, bindValue); ok && int(b.v) <= len(fl.vals) {
+		return fl.vals[b.v-1]
+	}
+	return nil
+}
+
+// bindValue records that register r holds the trusted value v.
+func (fl *flow) bindValue(f *facts, r int, v lua.LValue) {
+	if r < 0 || r > 254 {
+		return
+	}
+	i := 0
+	for ; i < len(fl.vals) && fl.vals[i] != v; i++ {
+	}
+	if i == len(fl.vals) {
+		if i >= 255 {
+			return
+		}
+		fl.vals = append(fl.vals, v)
+	}
+	f.addBind(bind{r: uint8(r + 1), v: uint8(i + 1)})
+}
+
+// builtin returns what the trusted Go function in register r does with its
+// arguments, or 0.
+func (fl *flow) builtin(f *facts, r int) Builtin {
+	if fl.trust == nil {
+		return 0
+	}
+	if g, ok := fl.value(f, r).(*lua.LFunction); ok {
+		return fl.trust.Builtins[g]
+	}
+	return 0
 }
 
 func newFlow(p *lua.FunctionProto) *flow {
@@ -148,6 +334,7 @@ const rkConst = 1 << 8 // an RK operand with this bit names a constant
 func (fl *flow) run() bool {
 	var entry facts
 	entry.taint.put(0, true)
+	entry.root.put(0, true)
 	if !fl.reach(0, &entry) {
 		return false
 	}
@@ -191,11 +378,23 @@ func (fl *flow) step(pc int, f *facts) bool {
 	next := pc + 1
 	switch op(inst) {
 	case lua.OP_MOVE, lua.OP_MOVEN:
+		if a == b {
+			break
+		}
+		root, flat := f.root.has(b), f.flat.has(b)
 		f.set(a, f.taint.has(b), f.plain.has(b))
+		f.root.put(a, root)
+		f.flat.put(a, flat)
+		if a < 255 && b < 255 {
+			f.addBind(bind{r: uint8(a + 1), x: uint8(b + 1), v: 1})
+		}
 	case lua.OP_LOADK:
 		isConcat := argBx(inst) < len(fl.p.Constants) && fl.p.Constants[argBx(inst)] == fl.concatFn
 		f.set(a, false, !isConcat)
 		f.concat.put(a, isConcat)
+		if k, ok := fl.constString(argBx(inst)); ok && !isConcat {
+			fl.bindValue(f, a, lua.LString(k)) // a key, as for-in loads it
+		}
 	case lua.OP_LOADBOOL:
 		f.set(a, false, true)
 		if c != 0 {
@@ -205,19 +404,50 @@ func (fl *flow) step(pc int, f *facts) bool {
 		for r := a; r <= b; r++ {
 			f.set(r, false, true)
 		}
-	case lua.OP_GETUPVAL, lua.OP_GETGLOBAL, lua.OP_NEWTABLE:
+	case lua.OP_GETUPVAL, lua.OP_NEWTABLE:
 		f.set(a, false, false)
+	case lua.OP_GETGLOBAL:
+		f.set(a, false, false)
+		if fl.trust != nil && fl.trust.Global != nil {
+			if name, ok := fl.constString(argBx(inst)); ok {
+				if v, ok := fl.trust.Global(fl.env, name); ok {
+					fl.bindValue(f, a, v)
+				}
+			}
+		}
 	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		if f.taint.has(b) {
+			// Input's tables (and strings) have no __index written in Lua:
+			// any key may be read.
+			fl.readInput(f, a, b, c)
+			break
+		}
 		if tainted(c) {
 			return false // a key may reach an __index written in Lua
 		}
-		f.set(a, f.taint.has(b), false)
+		t, _ := fl.value(f, b).(*lua.LTable)
+		f.set(a, false, false)
+		if t != nil && c&rkConst != 0 && fl.trust.Field != nil {
+			if key, ok := fl.constString(c &^ rkConst); ok {
+				if v, ok := fl.trust.Field(t, key); ok {
+					fl.bindValue(f, a, v)
+				}
+			}
+		}
 	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL:
 		if f.taint.has(a) {
 			return false
 		}
 	case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
-		if f.taint.has(a) || tainted(b) || tainted(c) {
+		if f.taint.has(a) {
+			// A plain value written into input's tables: Stock.Done empties
+			// them, and what is known of them stays true.
+			if c&rkConst == 0 && !f.plain.has(c) {
+				return false
+			}
+			break
+		}
+		if tainted(b) || tainted(c) {
 			return false
 		}
 	case lua.OP_SELF:
@@ -232,7 +462,7 @@ func (fl *flow) step(pc int, f *facts) bool {
 		if (tainted(b) || tainted(c)) && !(known(b) && known(c)) {
 			return false // the other operand may be a table with an __add
 		}
-		f.set(a, false, false)
+		f.set(a, false, known(b) && known(c)) // a number, then
 	case lua.OP_NOT:
 		f.set(a, false, true)
 	case lua.OP_UNM, lua.OP_LEN:
@@ -254,16 +484,35 @@ func (fl *flow) step(pc int, f *facts) bool {
 			}
 			break
 		}
+		if k := fl.builtin(f, a); k != 0 {
+			fl.callBuiltin(f, inst, k)
+			break
+		}
 		if !fl.call(f, inst) {
 			return false
 		}
 	case lua.OP_TAILCALL:
+		if fl.builtin(f, a) != 0 {
+			f.clobber(a) // its results are the function's: see RETURN
+			break
+		}
 		if !fl.call(f, inst) {
 			return false
 		}
 	case lua.OP_JMP:
 		next = pc + 1 + argSBx(inst)
-	case lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST:
+	case lua.OP_EQ:
+		// Equal: on to pc+1 when A is 1, past the next instruction when 0.
+		eq := *f
+		if x, ok := fl.narrows(f, b, c); ok {
+			eq.set(x, false, true) // type(x) is "string", "number", ...
+		}
+		equal, other := pc+1, pc+2
+		if a == 0 {
+			equal, other = pc+2, pc+1
+		}
+		return fl.reach(equal, &eq) && fl.reach(other, f)
+	case lua.OP_LT, lua.OP_LE, lua.OP_TEST:
 		// Comparison metamethods run only between operands that share
 		// them, and input's tables have none.
 		if !fl.reach(pc+2, f) {
@@ -275,15 +524,7 @@ func (fl *flow) step(pc int, f *facts) bool {
 			return false
 		}
 	case lua.OP_RETURN:
-		if b == 0 {
-			return !f.taint.from(a)
-		}
-		for r := a; r <= a+b-2; r++ {
-			if f.taint.has(r) {
-				return false
-			}
-		}
-		return true
+		return true // to Go code, which copies the result (see LeavesInput)
 	case lua.OP_FORPREP:
 		f.set(a, false, true)
 		next = pc + 1 + argSBx(inst)
@@ -294,6 +535,20 @@ func (fl *flow) step(pc int, f *facts) bool {
 			return false
 		}
 	case lua.OP_TFORLOOP:
+		if f.iter.has(a) {
+			// pairs' or ipairs' iterator over R(a+1): input's keys are
+			// strings and numbers, its values what R(a+1) holds.
+			t, flat := f.taint.has(a+1), f.flat.has(a+1)
+			f.set(a+3, false, t)
+			for r := a + 4; r <= a+2+c; r++ {
+				f.set(r, t && !flat, t && flat)
+			}
+			f.set(a+2, false, t)
+			if !fl.reach(pc+2, f) {
+				return false
+			}
+			break
+		}
 		if f.taint.has(a) || f.taint.has(a+1) || f.taint.has(a+2) {
 			return false
 		}
@@ -387,4 +642,119 @@ func (fl *flow) call(f *facts, inst uint32) bool {
 		}
 	}
 	return true
+}
+
+// constString returns constant i of the function when it is a string.
+func (fl *flow) constString(i int) (string, bool) {
+	if i < 0 || i >= len(fl.p.Constants) {
+		return "", false
+	}
+	s, ok := fl.p.Constants[i].(lua.LString)
+	return string(s), ok
+}
+
+// readInput applies R(a) := R(b)[RK(c)] to f for a tainted R(b): a field of
+// input itself has the shape Trust.Root gives its key, a value of a flat
+// table is plain, anything else read from input is tainted.
+func (fl *flow) readInput(f *facts, a, b, c int) {
+	shape := ShapeAny
+	switch {
+	case f.root.has(b) && fl.trust != nil && fl.trust.Root != nil:
+		key, ok := fl.constString(c &^ rkConst)
+		if c&rkConst == 0 {
+			var s lua.LString
+			s, ok = fl.value(f, c).(lua.LString)
+			key = string(s)
+		}
+		if ok {
+			listed := false
+			if shape, listed = fl.trust.Root[key]; !listed {
+				shape = ShapePlain // not a field of the payload: nil
+			}
+		}
+	case f.flat.has(b):
+		shape = ShapePlain
+	}
+	switch shape {
+	case ShapePlain:
+		f.set(a, false, true)
+	case ShapeFlat:
+		f.set(a, true, false)
+		f.flat.put(a, true)
+	default:
+		f.set(a, true, false)
+	}
+}
+
+// narrows returns x when one of the operands RK(b), RK(c) of an equality
+// holds type(R(x)) and the other is the name of a type that holds no table:
+// where they are equal, R(x) holds no reference to input.
+func (fl *flow) narrows(f *facts, b, c int) (int, bool) {
+	for _, o := range [2][2]int{{b, c}, {c, b}} {
+		r, k := o[0], o[1]
+		if r&rkConst != 0 || k&rkConst == 0 {
+			continue
+		}
+		bd, ok := f.bound(r, bindType)
+		if !ok {
+			continue
+		}
+		switch name, _ := fl.constString(k &^ rkConst); name {
+		case "string", "number", "boolean", "nil":
+			return int(bd.x) - 1, true
+		}
+	}
+	return 0, false
+}
+
+// callBuiltin applies a CALL of a trusted Go function of kind k to f.
+func (fl *flow) callBuiltin(f *facts, inst uint32, k Builtin) {
+	a, b, c := argA(inst), argB(inst), argC(inst)
+	arg := a + 1
+	if k == Iterates && b == 2 && c == 4 {
+		// for ... in pairs(t): R(a) its iterator, R(a+1) t, R(a+2) nil or 0.
+		t, root, flat := f.taint.has(arg), f.root.has(arg), f.flat.has(arg)
+		f.set(a, false, false)
+		f.iter.put(a, true)
+		f.set(a+1, t, false)
+		f.root.put(a+1, root)
+		f.flat.put(a+1, flat)
+		f.set(a+2, false, true)
+		return
+	}
+	argTaint := false
+	if b == 0 {
+		argTaint = f.taint.from(arg)
+	} else {
+		for r := arg; r <= a+b-1; r++ {
+			argTaint = argTaint || f.taint.has(r)
+		}
+	}
+	// type(x), its argument a copy of local x: R(a) holds type(R(x)).
+	src := -1
+	if fl.value(f, a) == fl.trust.Type && b == 2 && c == 2 {
+		if cp, ok := f.bound(arg, bindCopy); ok {
+			src = int(cp.x) - 1
+		}
+	}
+	result := func(r int) {
+		switch k {
+		case Reads:
+			f.set(r, false, true)
+		case Passes, Iterates:
+			f.set(r, argTaint, false)
+		default:
+			f.set(r, false, false)
+		}
+	}
+	last := a + c - 2
+	if c == 0 {
+		last = 255
+	}
+	for r := a; r <= last; r++ {
+		result(r)
+	}
+	if src >= 0 && a < 255 {
+		f.addBind(bind{r: uint8(a + 1), x: uint8(src + 1)})
+	}
 }

@@ -103,19 +103,22 @@ func (s *Stock) Done(keep bool, arrayMT *lua.LTable) {
 	s.Filling = false
 	if keep && DirectTables {
 		for _, t := range s.used {
+			// Every part, whatever the table is: a hook may have written
+			// into it (LeavesInput lets a plain value be written).
 			r := (*rawTable)(unsafe.Pointer(t))
+			clear(r.array)
+			r.array = r.array[:0]
+			clear(r.dict)
+			clear(r.strdict)
+			clear(r.k2i)
+			clear(r.keys)
+			r.keys = r.keys[:0]
 			if t.Metatable == arrayMT {
-				clear(r.array)
-				r.array = r.array[:0]
 				if len(s.arrays) < maxStock {
 					s.arrays = append(s.arrays, t)
 				}
 				continue
 			}
-			clear(r.strdict)
-			clear(r.k2i)
-			clear(r.keys)
-			r.keys = r.keys[:0]
 			if len(s.objects) < maxStock {
 				s.objects = append(s.objects, t)
 			}
