@@ -159,7 +159,7 @@ func TestHostFunctionThatIgnoresItsContextDoesNotHoldTheHook(t *testing.T) {
 func TestHostStraysAreBoundedPerModule(t *testing.T) {
 	release := make(chan struct{})
 	block := func() string { <-release; return "late" }
-	e := hostEngine(t, guard(`local m = require("host.stuck")`, `return hook.deny(m.block())`, `{ name = "stuck", timeout_ms = 5 }`),
+	e := hostEngine(t, guard(`local m = require("host.stuck")`, `return hook.deny(m.block())`, `{ name = "stuck", timeout_ms = 25 }`),
 		host.Module{Name: "stuck", Members: map[string]any{"block": block}})
 	for i := range 64 {
 		if f := hookFailure(t, fireBash(t, e, 10*time.Second)); f == nil || f.Kind != luahook.FailTimeout {

@@ -40,7 +40,7 @@ func slack() time.Duration {
 var bombs = []struct{ name, code, want string }{
 	{"print of 100,000 references to a 16 MiB string", `local s, t = ("x"):rep(2^24 - 64), {} for i = 1, 100000 do t[i] = s end print(unpack(t))`, ""},
 	{"string.format repeating argument 1", `local s = ("x"):rep(2^23) return string.format(("%[1]s"):rep(19000), s)`, ""},
-	{"one concatenation of 100 strings of 16 MiB", `local s = ("x"):rep(2^24 - 64) local t = s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s`, "exceeds"},
+	{"one concatenation of 100 strings of 1 MiB", `local s = ("x"):rep(2^20) local t = s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s`, "exceeds"},
 	{"string.gsub template of 2^20 captures", `local s = ("x"):rep(2^20) return s:gsub(".+", ("%0"):rep(2^20))`, ""},
 	{"re.gsub template of 2^20 captures", `local s = ("x"):rep(2^24 - 64) return re.gsub(s, "x+", ("$0"):rep(2^20))`, ""},
 	{"log fields all pointing to one 16 MiB string", `local s, f = ("x"):rep(2^24 - 64), {} for i = 1, 2000 do f["k" .. i] = s end log.error("m", f)`, ""},
