@@ -137,6 +137,11 @@ type Options struct {
 	// modules the engine compiles (luabind.Options.Coverage), for luahook
 	// test --coverage. Nil compiles them as usual.
 	Coverage *luabind.Coverage
+	// ChunkCache, when set, keeps the compiled hook files and lib modules
+	// across processes (luabind.OpenDiskCache), so that an engine opened on
+	// the sources an earlier process compiled skips the compiler. Nil
+	// compiles every file. Coverage turns it off.
+	ChunkCache *luabind.DiskCache
 	// Host are the host's own Lua modules: hook files load each with
 	// require("host." .. Name) (package host). Open refuses a module whose
 	// name or members the bridge cannot expose safely.

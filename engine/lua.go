@@ -71,6 +71,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		Store:          e.store,
 		LoadTimeout:    time.Duration(cfg.Lua.LoadTimeoutMs) * time.Millisecond,
 		Coverage:       e.opts.Coverage,
+		DiskCache:      e.opts.ChunkCache,
 		Host:           e.host,
 	}
 	if e.dir != "" { // an engine made by New has no lib folder: require is off

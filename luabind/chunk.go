@@ -41,6 +41,8 @@ func Compile(path string, src []byte) (*Chunk, error) { return Options{}.Compile
 // Every `..` of the chunk is compiled as a call of a function that checks
 // the size of its result against the state's MaxStringBytes (concat.go).
 // With o.Coverage, the chunk is instrumented to count its lines (coverage.go).
+// With o.DiskCache (and no Coverage), a source compiled before under the
+// same path by the same executable is read back from the cache instead.
 //
 // Every Lua source luahook runs goes through this function: hook files, lib
 // modules, and the code of sessions (the REPL, policy tests).
@@ -52,6 +54,15 @@ func (o Options) Compile(path string, src []byte) (*Chunk, error) {
 	if len(src) > limit {
 		return nil, sourceTooBig(path, len(src), limit)
 	}
+	if o.DiskCache != nil && o.Coverage == nil {
+		return o.DiskCache.compile(&o, path, src)
+	}
+	return o.compileSource(path, src)
+}
+
+// compileSource is Compile without the cache; the caller has checked the
+// source's size.
+func (o *Options) compileSource(path string, src []byte) (*Chunk, error) {
 	if err := scanNesting(path, src); err != nil {
 		return nil, err
 	}

@@ -100,6 +100,10 @@ type Options struct {
 	// loads with the other files loaded with the same cache (ChunkCache).
 	// Nil compiles each module for each file.
 	Chunks *ChunkCache
+	// DiskCache, when set, keeps the compiled chunks of hook files and lib
+	// modules across processes (OpenDiskCache); Coverage turns it off.
+	// Nil compiles every source.
+	DiskCache *DiskCache
 	// MaxStates bounds the file's pool of states; callers that find every
 	// state busy wait on their context. Zero means max(4, 2*GOMAXPROCS).
 	MaxStates int

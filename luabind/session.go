@@ -309,7 +309,7 @@ func (s *Session) compilePrompt(chunkName, src string) (*Chunk, error) {
 // session requires (a policy test is not itself covered).
 func (s *Session) compile(chunkName string, src []byte) (*Chunk, error) {
 	opts := s.st.sh.opts
-	opts.Coverage = nil
+	opts.Coverage, opts.DiskCache = nil, nil
 	return opts.Compile(chunkName, src)
 }
 

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 // folder; $SHIPPED is the absolute path of the repository's hooks.d,
 // $AGENTDATA that of agent/testdata (each agent's native payloads), and
 // $XDG_CONFIG_HOME (where trust records and the user's own hooks live) is
-// $WORK/.config.
+// $WORK/.config, $XDG_CACHE_HOME (the compiled-chunk cache) $WORK/.cache.
 //
 // Beyond testscript's own commands, "exits CODE prog args..." runs prog and
 // requires its exact exit status.
@@ -45,6 +45,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SHIPPED", shipped)
 			env.Setenv("AGENTDATA", agentData)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			env.Setenv("GORACE", quickRaceExit())
 			return nil
 		},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
+	"github.com/luahook/luahook/luabind"
 )
 
 type streams struct {
@@ -33,6 +35,9 @@ type globalOptions struct {
 	logLevel string // "": the subcommand's default
 	// looseOK loads hook files and folders that others can write.
 	looseOK bool
+	// cacheDir is --cache-dir: the compiled-chunk cache's folder, "off",
+	// or "" for the default.
+	cacheDir string
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -67,6 +72,7 @@ Start with: luahook demo`,
 	f.StringVar(&g.config, "config", envOr("LUAHOOK_CONFIG", ""), "config file (default: ./luahook.toml once trusted, else $XDG_CONFIG_HOME/luahook/luahook.toml; env LUAHOOK_CONFIG)")
 	f.BoolVar(&g.noHooks, "no-hooks", false, "run only hooks marked policy = true")
 	f.BoolVar(&g.looseOK, "allow-loose-permissions", false, "load hook files and folders writable by group or others, or owned by another user (refused by default)")
+	f.StringVar(&g.cacheDir, "cache-dir", envOr("LUAHOOK_CACHE_DIR", ""), "folder of compiled hook files kept between runs, or \"off\" (default: $XDG_CACHE_HOME/luahook/chunks; env LUAHOOK_CACHE_DIR)")
 	f.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default: "+defaultLevelsHelp()+")")
 	root.AddCommand(
 		newFireCmd(g, s),
@@ -224,11 +230,41 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 		PartialConfig: o.partial,
 		DecisionLog:   o.decisionLog,
 		Host:          hostModules(),
+		ChunkCache:    g.chunkCache(o.logger),
 
 		AllowLoosePermissions: g.looseOK,
 	})
 	gate.on.Store(false)
 	return eng, err
+}
+
+// chunkCache opens the compiled-chunk cache: --cache-dir, else
+// $XDG_CACHE_HOME/luahook/chunks; none with "off". A cache that cannot be
+// used is no error (every file is compiled, as without one): a warning when
+// the folder was named, a debug line for the default.
+func (g *globalOptions) chunkCache(logger *slog.Logger) *luabind.DiskCache {
+	dir, named := g.cacheDir, g.cacheDir != ""
+	switch {
+	case dir == "off":
+		return nil
+	case !named:
+		base, err := os.UserCacheDir()
+		if err != nil {
+			logger.Debug("compiled-chunk cache off", "err", err)
+			return nil
+		}
+		dir = filepath.Join(base, "luahook", "chunks")
+	}
+	c, err := luabind.OpenDiskCache(dir)
+	if err != nil {
+		lvl := slog.LevelDebug
+		if named {
+			lvl = slog.LevelWarn
+		}
+		logger.Log(context.Background(), lvl, "compiled-chunk cache off", "err", err)
+		return nil
+	}
+	return c
 }
 
 // quietGate drops error records while on is set (and, with lint, the
