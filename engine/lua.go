@@ -255,7 +255,13 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 	}
 	lf := &luaFile{name: name, sum: sum, file: f, libs: map[string][32]byte{}}
 	for _, m := range f.Requires() {
-		lf.libs[m] = e.libSum(m)
+		// The sum of what the file's require read in this pass, if it did
+		// (a lib edited since is then found stale), else of the file now.
+		sum, ok := libs.LibSum(e.libDir(), m)
+		if !ok {
+			sum = e.libSum(m)
+		}
+		lf.libs[m] = sum
 	}
 	e.files[name] = lf
 	e.logWarnings(f)

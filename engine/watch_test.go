@@ -413,3 +413,49 @@ hook.register("PreToolUse", "bash", function() return hook.deny(words.reason) en
 		})
 	}
 }
+
+// TestLibEditedDuringALoadIsFoundStale: the files of one load share the lib
+// module as the first of them read it; an edit made while the load ran
+// (here, just before its second file opens) is not lost: the files record
+// the sum of what they ran, so the next Reload, with no watcher to report
+// the edit, finds both stale and loads the new module into both.
+func TestLibEditedDuringALoadIsFoundStale(t *testing.T) {
+	user := func(tool string) string {
+		return fmt.Sprintf(`local words = require("words")
+hook.register("PreToolUse", %q, function() return hook.deny(words.reason) end)`, tool)
+	}
+	dir := hooksDir(t, map[string]string{
+		"lib/words.lua": `return { reason = "v1" }`,
+		"10-a.lua":      user("bash"),
+		"20-b.lua":      user("edit"),
+	})
+	e := openEngine(t, Options{Dir: dir, NoWatch: true})
+	tool := func(name string) string {
+		in := bashInput(os.TempDir())
+		in.ToolName = name
+		return describe(e.Runner().PreToolUse(context.Background(), in))
+	}
+	if a, b := tool("bash"), tool("edit"); a != "v1" || b != "v1" {
+		t.Fatalf("verdicts %q, %q before the edit", a, b)
+	}
+	writeFile(t, filepath.Join(dir, "lib", "words.lua"), `return { reason = "v2" }`)
+	second := filepath.Join(dir, "20-b.lua")
+	e.beforeOpen = func(path string) {
+		if path == second {
+			writeFile(t, filepath.Join(dir, "lib", "words.lua"), `return { reason = "v3" }`)
+		}
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.beforeOpen = nil
+	if a, b := tool("bash"), tool("edit"); a != "v2" || b != "v2" {
+		t.Fatalf("after the load: verdicts %q, %q; want both files on the module the load read first", a, b)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := tool("bash"), tool("edit"); a != "v3" || b != "v3" {
+		t.Fatalf("after the next Reload: verdicts %q, %q; want both on the edit", a, b)
+	}
+}

@@ -17,11 +17,24 @@ import (
 type ChunkCache struct {
 	mu     sync.Mutex
 	chunks map[chunkKey]*Chunk
+	// sources holds the lib files read during the load, so that the files
+	// that require the same module read and check it once.
+	sources map[sourceKey]libSource
 }
 
 type chunkKey struct {
 	path string
 	sum  [sha256.Size]byte
+}
+
+type sourceKey struct {
+	libDir, rel string
+	limit       int
+}
+
+type libSource struct {
+	src []byte
+	sum [sha256.Size]byte
 }
 
 // compile returns the chunk of src compiled under path with opts, from c
@@ -31,7 +44,11 @@ func (c *ChunkCache) compile(opts *Options, path string, src []byte) (*Chunk, er
 	if c == nil || opts.Coverage != nil {
 		return opts.Compile(path, src)
 	}
-	key := chunkKey{path: path, sum: sha256.Sum256(src)}
+	return c.compileSum(opts, path, src, sha256.Sum256(src))
+}
+
+func (c *ChunkCache) compileSum(opts *Options, path string, src []byte, sum [sha256.Size]byte) (*Chunk, error) {
+	key := chunkKey{path: path, sum: sum}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ch, ok := c.chunks[key]; ok {
@@ -46,4 +63,49 @@ func (c *ChunkCache) compile(opts *Options, path string, src []byte) (*Chunk, er
 	}
 	c.chunks[key] = ch
 	return ch, nil
+}
+
+// readLib reads lib module file rel as readLib does, once for the whole
+// load: a later file of the load gets the bytes (and the checks) of the
+// first read. A nil c reads every time; a failed read is not kept.
+func (c *ChunkCache) readLib(opts *Options, rel string) ([]byte, [sha256.Size]byte, error) {
+	if c == nil {
+		src, err := readLib(opts.LibDir, rel, opts.CheckLib, opts.MaxSourceBytes)
+		return src, sha256.Sum256(src), err
+	}
+	key := sourceKey{libDir: opts.LibDir, rel: rel, limit: opts.MaxSourceBytes}
+	c.mu.Lock()
+	s, ok := c.sources[key]
+	c.mu.Unlock()
+	if ok {
+		return s.src, s.sum, nil
+	}
+	src, err := readLib(opts.LibDir, rel, opts.CheckLib, opts.MaxSourceBytes)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, err
+	}
+	s = libSource{src: src, sum: sha256.Sum256(src)}
+	c.mu.Lock()
+	if c.sources == nil {
+		c.sources = make(map[sourceKey]libSource)
+	}
+	c.sources[key] = s
+	c.mu.Unlock()
+	return s.src, s.sum, nil
+}
+
+// LibSum returns the SHA-256 of lib module m's file (a dot-separated name)
+// as a file of this load read it from libDir, and whether one did.
+func (c *ChunkCache) LibSum(libDir, m string) ([sha256.Size]byte, bool) {
+	if c == nil {
+		return [sha256.Size]byte{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, s := range c.sources {
+		if k.libDir == libDir && k.rel == moduleRel(m) {
+			return s.sum, true
+		}
+	}
+	return [sha256.Size]byte{}, false
 }

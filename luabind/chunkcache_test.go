@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,9 +47,11 @@ func TestChunkCacheCompilesALibOnceForTheFilesOfALoad(t *testing.T) {
 	}
 }
 
-// TestChunkCacheRecompilesAChangedLib: a module whose source changed between
-// two files is compiled again, and each file runs the source it read.
-func TestChunkCacheRecompilesAChangedLib(t *testing.T) {
+// TestChunkCacheReadsALibOnceForTheFilesOfALoad: the files of one load
+// share the module as the first of them read it, even if it changed on disk
+// since (the load reports the sum of what it read, so the engine finds it
+// stale: LibSum); the next load (a new cache) reads the change.
+func TestChunkCacheReadsALibOnceForTheFilesOfALoad(t *testing.T) {
 	lib := t.TempDir()
 	path := filepath.Join(lib, "m.lua")
 	if err := os.WriteFile(path, []byte(`return {n = 1}`), 0o644); err != nil {
@@ -60,11 +63,22 @@ func TestChunkCacheRecompilesAChangedLib(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, b := loadRequiring(t, lib, "b.lua", cache)
-	if a == b {
-		t.Fatal("a lib module that changed on disk was not compiled again")
+	if a != b {
+		t.Fatal("a second file of the load read the module again")
 	}
-	if len(cache.chunks) != 2 {
-		t.Errorf("cache holds %d chunks, want 2 (one per content)", len(cache.chunks))
+	if sum, ok := cache.LibSum(lib, "m"); !ok || sum != sha256.Sum256([]byte(`return {n = 1}`)) {
+		t.Errorf("LibSum gives %x, %v; want the sum of the source read", sum, ok)
+	}
+	next := &ChunkCache{}
+	_, c := loadRequiring(t, lib, "a.lua", next)
+	if c == a {
+		t.Fatal("the next load did not read the changed module")
+	}
+	if sum, _ := next.LibSum(lib, "m"); sum != sha256.Sum256([]byte(`return {n = 2}`)) {
+		t.Error("the next load's LibSum is not the changed module's")
+	}
+	if _, ok := next.LibSum(lib, "other"); ok {
+		t.Error("LibSum of a module no file required")
 	}
 }
 

@@ -60,6 +60,9 @@ func validModule(name string) bool {
 	return true
 }
 
+// moduleRel is the slash-separated file of module name below the lib folder.
+func moduleRel(name string) string { return strings.ReplaceAll(name, ".", "/") + ".lua" }
+
 // chunk returns the compiled module, reading it from the lib directory the
 // first time, through readLib.
 func (c *libCache) chunk(opts *Options, name string) (*Chunk, error) {
@@ -68,13 +71,18 @@ func (c *libCache) chunk(opts *Options, name string) (*Chunk, error) {
 	if ch, ok := c.chunks[name]; ok {
 		return ch, nil
 	}
-	rel := strings.ReplaceAll(name, ".", "/") + ".lua"
+	rel := moduleRel(name)
 	path := filepath.Join(opts.LibDir, filepath.FromSlash(rel))
-	src, err := readLib(opts.LibDir, rel, opts.CheckLib, opts.MaxSourceBytes)
+	src, sum, err := opts.Chunks.readLib(opts, rel)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := opts.Chunks.compile(opts, path, src)
+	var ch *Chunk
+	if opts.Chunks == nil || opts.Coverage != nil {
+		ch, err = opts.Compile(path, src)
+	} else {
+		ch, err = opts.Chunks.compileSum(opts, path, src, sum)
+	}
 	if err != nil {
 		return nil, err
 	}
