@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/luahook/luahook"
@@ -210,7 +211,7 @@ func checkURL(raw string) string {
 	return ""
 }
 
-var envRef = regexp.MustCompile(`\$\{([^}]*)\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}]*)\}`) }) // compiled on first use, not at start-up
 
 func checkHeader(name, value string, allowed []string, spell func(string) string) string {
 	if !isToken(name) {
@@ -219,7 +220,7 @@ func checkHeader(name, value string, allowed []string, spell func(string) string
 	if strings.ContainsAny(value, "\r\n\x00") {
 		return "header value must not contain line breaks or NUL"
 	}
-	for _, m := range envRef.FindAllStringSubmatch(value, -1) {
+	for _, m := range envRef().FindAllStringSubmatch(value, -1) {
 		if !slices.Contains(allowed, m[1]) {
 			return fmt.Sprintf("uses ${%s}, which %s does not list", m[1], spell("allowed_env"))
 		}

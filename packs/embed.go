@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/luahook/luahook/internal/suggest"
 
@@ -133,7 +134,7 @@ func list(packs, lib fs.FS) ([]Pack, error) {
 }
 
 // headerLine is a pack's first line: "-- name: description".
-var headerLine = regexp.MustCompile(`^-- ([a-z][a-z0-9-]*): (\S.*)$`)
+var headerLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-- ([a-z][a-z0-9-]*): (\S.*)$`) }) // compiled on first use, not at start-up
 
 func read(packs, lib fs.FS, name string) (Pack, error) {
 	src, err := fs.ReadFile(packs, name+".lua")
@@ -141,7 +142,7 @@ func read(packs, lib fs.FS, name string) (Pack, error) {
 		return Pack{}, err
 	}
 	first, _, _ := bytes.Cut(src, []byte("\n"))
-	m := headerLine.FindSubmatch(bytes.TrimRight(first, "\r"))
+	m := headerLine().FindSubmatch(bytes.TrimRight(first, "\r"))
 	if m == nil || string(m[1]) != name {
 		return Pack{}, fmt.Errorf("packs/%s.lua:1: the first line must be %q", name, "-- "+name+": <one-line description>")
 	}
@@ -157,7 +158,7 @@ func read(packs, lib fs.FS, name string) (Pack, error) {
 }
 
 // requireCall finds require("name") and require "name" calls.
-var requireCall = regexp.MustCompile(`\brequire\s*\(?\s*["']([A-Za-z0-9_.-]+)["']`)
+var requireCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\brequire\s*\(?\s*["']([A-Za-z0-9_.-]+)["']`) }) // compiled on first use, not at start-up
 
 // modules returns the lib modules that srcs require, and those the modules
 // require in turn, in name order.
@@ -167,7 +168,7 @@ func modules(lib fs.FS, srcs [][]byte) ([]string, error) {
 	for len(queue) > 0 {
 		src := queue[0]
 		queue = queue[1:]
-		for _, m := range requireCall.FindAllSubmatch(src, -1) {
+		for _, m := range requireCall().FindAllSubmatch(src, -1) {
 			name := string(m[1])
 			if seen[name] {
 				continue

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/luahook/luahook/agent"
 )
@@ -178,7 +179,7 @@ func member0(n *node, key string) *node {
 
 // fireCall finds a luahook command hook in a command line: "fire --agent"
 // as words, whatever the executable is called.
-var fireCall = regexp.MustCompile(`(^|\s)fire\s+--agent(\s|=)`)
+var fireCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\s)fire\s+--agent(\s|=)`) }) // compiled on first use, not at start-up
 
 // ours reports whether handler h is an entry luahook install wrote: a
 // command that runs "fire --agent", an HTTP hook that calls a luahook
@@ -188,7 +189,7 @@ func (t *target) ours(h *node) bool {
 		return false
 	}
 	for _, key := range []string{"command", "bash"} {
-		if c := member0(h, key); c != nil && c.kind == kindString && fireCall.MatchString(c.str) {
+		if c := member0(h, key); c != nil && c.kind == kindString && fireCall().MatchString(c.str) {
 			return true
 		}
 	}

@@ -439,7 +439,7 @@ func TestTheCommandLine(t *testing.T) {
 			if !strings.Contains(got, quote(tt.want)) {
 				t.Errorf("entry %s, want command %s", got, tt.want)
 			}
-			if !fireCall.MatchString(tt.want) {
+			if !fireCall().MatchString(tt.want) {
 				t.Errorf("luahook would not recognise its own command %q", tt.want)
 			}
 		})
