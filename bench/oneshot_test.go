@@ -44,7 +44,9 @@ func BenchmarkOneShotFire(b *testing.B) {
 	}
 	dir := b.TempDir()
 	luahook := filepath.Join(dir, "luahook")
+	// Built as the README installs it: a static binary (CGO_ENABLED=0).
 	build := exec.Command("go", "build", "-o", luahook, "github.com/luahook/luahook/cmd/luahook")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build luahook: %v\n%s", err, out)
 	}

@@ -232,6 +232,7 @@ func targets(r results) []target {
 		{"one-shot fire, shipped hooks.d / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire/true"), "x", "<=", 4},
 		{"one-shot fire, shipped hooks.d / minimal Go binary", r.get("bench.BenchmarkOneShotFire/shipped", "fire/gobin"), "x", "<=", 2.5},
 		{"  one-shot fire, empty folder / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire-empty/true"), "x", "", 0},
+		{"  one-shot fire, shipped hooks.d, compiled-chunk cache off / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire-nocache/true"), "x", "", 0},
 		// serve against a bare net/http handler making the same decision
 		{"serve, one Lua policy / bare net/http handler (decisions/s)", r.get("bench.BenchmarkServeBareThroughput", "serve/bare"), "x", ">=", 0.85},
 		{"serve p99 latency beside the bare handler", r.get("bench.BenchmarkServeBareThroughput", "serve-p99-ms"), "ms", "<", 3},
