@@ -36,6 +36,7 @@ type Decoder struct {
 	vals  []lua.LValue          // object values and array items being collected
 	names map[string]lua.LValue // interned object keys, boxed
 	boxed map[string]lua.LValue // interned short string values, boxed once
+	ints  map[int64]lua.LValue  // interned integer values, boxed once
 }
 
 // Bounds of the decoder's interning: keys and short values repeat from call
@@ -619,7 +620,7 @@ func (d *Decoder) number() (lua.LValue, error) {
 			}
 			n = -n
 		}
-		return lua.LNumber(n), nil
+		return d.integer(n), nil
 	}
 	text := d.data[start:d.pos]
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
@@ -628,6 +629,24 @@ func (d *Decoder) number() (lua.LValue, error) {
 		return nil, d.errorf("number %s is out of the float64 range", string(text))
 	}
 	return lua.LNumber(f), nil
+}
+
+// integer returns n as a Lua number: a small one boxed once for good
+// (Number), any other interned per state as short strings are, since a
+// payload's numbers (a timeout, a line) repeat from call to call.
+func (d *Decoder) integer(n int64) lua.LValue {
+	if n >= 0 && n < int64(len(smallNumbers)) {
+		return smallNumbers[n]
+	}
+	if v, ok := d.ints[n]; ok {
+		return v
+	}
+	v := lua.LValue(lua.LNumber(n))
+	if d.ints == nil || len(d.ints) >= maxBoxed {
+		d.ints = make(map[int64]lua.LValue)
+	}
+	d.ints[n] = v
+	return v
 }
 
 func (d *Decoder) digits() bool {
