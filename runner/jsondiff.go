@@ -1,6 +1,9 @@
 package runner
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // provablyDifferent reports whether the first JSON values of a and b
 // decode (encoding/json, numbers as json.Number) to values that
@@ -183,24 +186,14 @@ func (c *jsonCursor) comma() bool {
 	return true
 }
 
-// kind classes the first byte of a value: 1 object, 2 array, 3 string,
-// 4 number, 5 true, 6 false, 7 null, 0 none.
-func kind(b byte) int {
-	switch {
-	case b == '{':
-		return 1
-	case b == '[':
-		return 2
-	case b == '"':
-		return 3
-	case b == '-' || b >= '0' && b <= '9':
-		return 4
-	case b == 't':
-		return 5
-	case b == 'f':
-		return 6
-	case b == 'n':
-		return 7
+// kind classes the first byte of a value: '0' for a number, the byte
+// itself for an object, array, string or literal, 0 for none of these.
+func kind(b byte) byte {
+	if b == '-' || b >= '0' && b <= '9' {
+		return '0'
+	}
+	if strings.IndexByte(`{["tfn`, b) >= 0 {
+		return b
 	}
 	return 0
 }

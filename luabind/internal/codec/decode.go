@@ -430,11 +430,16 @@ func (d *Decoder) box(raw []byte) lua.LValue {
 	if v, ok := d.boxed[string(raw)]; ok {
 		return v
 	}
-	v := lua.LValue(lua.LString(raw))
-	if d.boxed == nil || len(d.boxed) >= maxBoxed {
-		d.boxed = make(map[string]lua.LValue)
+	return remember(&d.boxed, string(raw), lua.LString(raw))
+}
+
+// remember stores v under k in *m, a map of interned values, which starts
+// over when it holds maxBoxed of them, and returns v.
+func remember[K comparable](m *map[K]lua.LValue, k K, v lua.LValue) lua.LValue {
+	if *m == nil || len(*m) >= maxBoxed {
+		*m = make(map[K]lua.LValue)
 	}
-	d.boxed[string(raw)] = v
+	(*m)[k] = v
 	return v
 }
 
@@ -446,12 +451,7 @@ func (d *Decoder) BoxString(s string) lua.LValue {
 	if v, ok := d.boxed[s]; ok {
 		return v
 	}
-	v := lua.LValue(lua.LString(s))
-	if d.boxed == nil || len(d.boxed) >= maxBoxed {
-		d.boxed = make(map[string]lua.LValue)
-	}
-	d.boxed[s] = v
-	return v
+	return remember(&d.boxed, s, lua.LString(s))
 }
 
 // strEscaped reads the rest of a string that has an escape at d.pos. The
@@ -641,12 +641,7 @@ func (d *Decoder) integer(n int64) lua.LValue {
 	if v, ok := d.ints[n]; ok {
 		return v
 	}
-	v := lua.LValue(lua.LNumber(n))
-	if d.ints == nil || len(d.ints) >= maxBoxed {
-		d.ints = make(map[int64]lua.LValue)
-	}
-	d.ints[n] = v
-	return v
+	return remember(&d.ints, n, lua.LNumber(n))
 }
 
 func (d *Decoder) digits() bool {
