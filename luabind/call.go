@@ -191,10 +191,14 @@ func (st *state) run(ctx context.Context) (out *luahook.Outcome, reuse bool, err
 	L.Push(st.input)
 	L.Push(st.rt)
 	st.input = nil
-	if err := L.PCall(2, 1, nil); err != nil {
+	st.stockOut = st.leanOut[i]
+	err = L.PCall(2, 1, nil)
+	st.stockOut = false
+	if err != nil {
 		st.Stock.Done(false, st.ArrayMT)
 		return nil, false, st.callFailure(ctx, err)
 	}
+	// The outcome is read before its table goes back to the stock.
 	out, err = st.outcome(L.Get(-1))
 	st.Stock.Done(st.lean[i], st.ArrayMT)
 	return out, true, err
@@ -207,7 +211,7 @@ func (st *state) endCall() {
 	}
 	st.L.RemoveContext()
 	st.L.SetTop(0)
-	st.ctx, st.in, st.name, st.input = nil, nil, "", nil
+	st.ctx, st.in, st.name, st.input, st.stockOut = nil, nil, "", nil, false
 	if st.host != nil {
 		st.host.EndCall()
 	}

@@ -20,12 +20,12 @@ func (st *state) openHook() {
 	L := st.L
 	mod := L.CreateTable(0, 10)
 	mod.RawSetString("register", L.NewFunction(st.hookRegister))
-	mod.RawSetString("allow", L.NewFunction(hookAllow))
-	mod.RawSetString("deny", L.NewFunction(hookReasoned(luahook.ActionDeny)))
-	mod.RawSetString("mutate", L.NewFunction(hookMutate))
-	mod.RawSetString("context", L.NewFunction(hookContext))
-	mod.RawSetString("ask", L.NewFunction(hookReasoned(luahook.ActionAsk)))
-	mod.RawSetString("continue", L.NewFunction(hookReasoned(luahook.ActionContinue)))
+	mod.RawSetString("allow", L.NewFunction(st.hookAllow))
+	mod.RawSetString("deny", L.NewFunction(st.hookReasoned(luahook.ActionDeny)))
+	mod.RawSetString("mutate", L.NewFunction(st.hookMutate))
+	mod.RawSetString("context", L.NewFunction(st.hookContext))
+	mod.RawSetString("ask", L.NewFunction(st.hookReasoned(luahook.ActionAsk)))
+	mod.RawSetString("continue", L.NewFunction(st.hookReasoned(luahook.ActionContinue)))
 	events := L.CreateTable(luahook.NumEvents, luahook.NumEvents)
 	for i, e := range luahook.Events() {
 		events.RawSetInt(i+1, lua.LString(e))
@@ -78,6 +78,7 @@ func (st *state) hookRegister(L *lua.LState) int {
 	st.regs = append(st.regs, r)
 	st.fns = append(st.fns, fn)
 	st.lean = append(st.lean, leavesInput(fn, nil)) // decideLean decides again once frozen
+	st.leanOut = append(st.leanOut, false)
 	st.native = append(st.native, codec.MayReadField(fn, "native"))
 	L.Push(lua.LString(r.ID))
 	return 1
@@ -165,11 +166,33 @@ func optBool(L *lua.LState, key lua.LString, v lua.LValue) bool {
 	return bool(b)
 }
 
+// The keys of outcome tables and the allow and mutate actions, boxed once.
+var (
+	keyAction            lua.LValue = lua.LString("action")
+	keyReason            lua.LValue = lua.LString("reason")
+	keyInput             lua.LValue = lua.LString("input")
+	keyAdditionalContext lua.LValue = lua.LString("additionalContext")
+	keyContextAs         lua.LValue = lua.LString("contextAs")
+	actionAllow          lua.LValue = lua.LString(luahook.ActionAllow)
+	actionMutate         lua.LValue = lua.LString(luahook.ActionMutate)
+)
+
+// outcomeTable returns a table holding keys[i] = vals[i] in that order, as
+// RawSetString key by key would build it: from the state's stock when the
+// hook function being called made the call itself and keeps none of the
+// outcome tables it builds (state.leanOut), which then go back to the
+// stock with the payload's tables once what it returned is read; built at
+// its final size otherwise.
+func (st *state) outcomeTable(L *lua.LState, keys, vals []lua.LValue) *lua.LTable {
+	if st.stockOut && L == st.L && codec.CalledBy(L, st.fns[st.fn]) {
+		return st.FreshTable(keys, vals)
+	}
+	return codec.NewTable(L, keys, vals)
+}
+
 // hookAllow is hook.allow() -> {action = "allow"}.
-func hookAllow(L *lua.LState) int {
-	t := L.CreateTable(0, 1)
-	t.RawSetString("action", lua.LString(luahook.ActionAllow))
-	L.Push(t)
+func (st *state) hookAllow(L *lua.LState) int {
+	L.Push(st.outcomeTable(L, []lua.LValue{keyAction}, []lua.LValue{actionAllow}))
 	return 1
 }
 
@@ -178,50 +201,50 @@ func hookAllow(L *lua.LState) int {
 // same for hook.ask (hand a PreToolUse call to the user) and hook.continue
 // (keep the agent going on Stop, the reason being its next instruction;
 // continue is not a Lua keyword, so hook.continue is a plain field).
-func hookReasoned(action luahook.Action) lua.LGFunction {
+func (st *state) hookReasoned(action luahook.Action) lua.LGFunction {
 	actionV := lua.LValue(lua.LString(action)) // boxed once, not per call
 	return func(L *lua.LState) int {
-		L.CheckString(1)
-		reason := L.Get(1)
-		if _, ok := reason.(lua.LString); !ok {
-			reason = lua.LString(lua.LVAsString(reason)) // a number, as CheckString takes it
-		}
-		t := L.CreateTable(0, 2)
-		t.RawSetString("action", actionV)
-		t.RawSetString("reason", reason)
-		L.Push(t)
+		L.Push(st.outcomeTable(L, []lua.LValue{keyAction, keyReason}, []lua.LValue{actionV, checkString(L, 1)}))
 		return 1
 	}
 }
 
-// hookMutate is hook.mutate(input[, reason]) -> {action = "mutate", input = input, reason = reason}.
-func hookMutate(L *lua.LState) int {
-	in := L.CheckTable(1)
-	reason := L.OptString(2, "")
-	t := L.CreateTable(0, 3)
-	t.RawSetString("action", lua.LString(luahook.ActionMutate))
-	t.RawSetString("input", in)
-	if reason != "" {
-		t.RawSetString("reason", lua.LString(reason))
+// checkString is L.CheckString(n) as a Lua value: a string argument itself,
+// a number as the string CheckString makes of it.
+func checkString(L *lua.LState, n int) lua.LValue {
+	L.CheckString(n)
+	v := L.Get(n)
+	if _, ok := v.(lua.LString); !ok {
+		v = lua.LString(lua.LVAsString(v))
 	}
-	L.Push(t)
+	return v
+}
+
+// hookMutate is hook.mutate(input[, reason]) -> {action = "mutate", input = input, reason = reason}.
+func (st *state) hookMutate(L *lua.LState) int {
+	in := L.CheckTable(1)
+	L.OptString(2, "")
+	keys, vals := []lua.LValue{keyAction, keyInput, keyReason}, []lua.LValue{actionMutate, in, L.Get(2)}
+	if s, ok := vals[2].(lua.LString); !ok || s == "" {
+		keys, vals = keys[:2], vals[:2] // no reason, or an empty one
+	}
+	L.Push(st.outcomeTable(L, keys, vals))
 	return 1
 }
 
 // hookContext is hook.context(text[, "inline"|"separate"]) -> {additionalContext = text, contextAs = ...}.
-func hookContext(L *lua.LState) int {
-	text := L.CheckString(1)
+func (st *state) hookContext(L *lua.LState) int {
+	text := checkString(L, 1)
 	as := L.OptString(2, "")
 	switch luahook.ContextAs(as) {
 	case "", luahook.ContextInline, luahook.ContextSeparate:
 	default:
 		L.ArgError(2, `"inline" or "separate" expected`)
 	}
-	t := L.CreateTable(0, 2)
-	t.RawSetString("additionalContext", lua.LString(text))
-	if as != "" {
-		t.RawSetString("contextAs", lua.LString(as))
+	keys, vals := []lua.LValue{keyAdditionalContext, keyContextAs}, []lua.LValue{text, L.Get(2)}
+	if as == "" {
+		keys, vals = keys[:1], vals[:1]
 	}
-	L.Push(t)
+	L.Push(st.outcomeTable(L, keys, vals))
 	return 1
 }

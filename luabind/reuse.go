@@ -31,6 +31,7 @@ func (st *state) decideLean() {
 	trust := st.trust()
 	for i, fn := range st.fns {
 		st.lean[i] = leavesInput(fn, trust)
+		st.leanOut[i] = st.lean[i] && codec.LeavesOutcomes(fn, concatFn, trust)
 	}
 }
 
@@ -80,7 +81,7 @@ func (st *state) trust() *codec.Trust {
 	add(module("re"), codec.Builds, "match", "find", "find_all", "split")
 	add(module("json"), codec.Reads, "encode", "type")
 	add(module("json"), codec.Builds, "decode")
-	add(module("hook"), codec.Passes, "allow", "deny", "ask", "mutate", "context", "continue")
+	add(module("hook"), codec.Fresh, "allow", "deny", "ask", "mutate", "context", "continue")
 	typeFn, _ := base.RawGetString("type").(*lua.LFunction)
 	return &codec.Trust{
 		Global: func(env lua.LValue, name string) (lua.LValue, bool) {

@@ -57,22 +57,27 @@ func (boundHook) BoundByContext() bool { return true }
 
 // luaRunner returns a runner whose only hook is benchLuaPolicy, loaded as
 // the engine loads a hooks.d file.
-func luaRunner(b *testing.B) *runner.Runner {
-	c, err := luabind.Compile("10-bash-safety.lua", []byte(benchLuaPolicy))
+func luaRunner(b *testing.B) *runner.Runner { return luaRunnerOf(b, benchLuaPolicy) }
+
+// luaRunnerOf returns a runner whose hooks are those src registers, loaded
+// as the engine loads a hooks.d file.
+func luaRunnerOf(tb testing.TB, src string) *runner.Runner {
+	tb.Helper()
+	c, err := luabind.Compile("10-bash-safety.lua", []byte(src))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	f, err := luabind.Load(context.Background(), c, luabind.Options{})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(f.Close)
+	tb.Cleanup(f.Close)
 	reg := registry.New()
 	if err := reg.ReplaceOwner("10-bash-safety.lua", luabind.Specs(f.Registrations())); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	r := runner.New(runner.Options{Registry: reg})
-	b.Cleanup(r.Close)
+	tb.Cleanup(r.Close)
 	return r
 }
 

@@ -23,6 +23,9 @@ type state struct {
 	fns  []*lua.LFunction
 	// lean[i]: fns[i] provably keeps no reference to its input (leavesInput)
 	lean []bool
+	// leanOut[i]: nor to the outcome tables it builds (codec.LeavesOutcomes),
+	// which its own calls of hook.deny and the like take from the stock.
+	leanOut []bool
 	// native[i]: fns[i] may read its input's native field
 	// (codec.MayReadField); the field is converted only for those that may.
 	native []bool
@@ -52,6 +55,8 @@ type state struct {
 	fn    int         // the registered function called
 	input *lua.LTable // the converted payload, between prepare and run
 	prep  prepared    // what luaHook.Prepare returns
+	// stockOut: fns[fn] is running and leanOut[fn] holds (outcomeTable)
+	stockOut bool
 
 	// Codec converts the payload, json.encode/decode and the store's tables;
 	// its Null, ArrayMT and ObjectMT are the json module's marks.

@@ -46,6 +46,9 @@ func sameJSON(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
+	if provablyDifferent(a, b) {
+		return false
+	}
 	if jsonValues(a) > MaxRewriteValues || jsonValues(b) > MaxRewriteValues {
 		return false
 	}

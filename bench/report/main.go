@@ -53,6 +53,8 @@ var suites = []suite{
 	{"engine", `^BenchmarkOpenShippedPolicies$`, ""},
 	// shipped policies on the lean path: each beside its lean floor
 	{"hooks.d", `^BenchmarkShippedPolicy$`, ""},
+	// deny and mutate paths
+	{"luabind", `^BenchmarkDenyPath$|^BenchmarkMutatePath$`, ""},
 }
 
 func main() {
@@ -253,6 +255,13 @@ func targets(r results) []target {
 		{"  50-rate-limit allocations beyond the floor's", shippedAllocs(r, "50-rate-limit"), "allocs", "<=", 0},
 		{"shipped 60-prompt-secrets / lean floor", r.ratio("hooks.d.BenchmarkShippedPolicy/60-prompt-secrets/policy", "hooks.d.BenchmarkShippedPolicy/60-prompt-secrets/floor"), "x", "<=", 1.5},
 		{"  60-prompt-secrets allocations beyond the floor's", shippedAllocs(r, "60-prompt-secrets"), "allocs", "<=", 0},
+		// deny and mutate paths
+		{"deny path allocs (lean Lua deny, constant reason, FireInto)", r.get("luabind.BenchmarkDenyPath/Constant/FireInto", "allocs/op"), "allocs", "<=", 3},
+		{"  deny path allocs, reason built per call by ..", r.get("luabind.BenchmarkDenyPath/Concat/FireInto", "allocs/op"), "allocs", "", 0},
+		{"  deny path allocs, a returned {action=\"deny\", ...} table", r.get("luabind.BenchmarkDenyPath/Table/FireInto", "allocs/op"), "allocs", "", 0},
+		{"  deny path allocs through Fire (a new trace every call)", r.get("luabind.BenchmarkDenyPath/Constant/Fire", "allocs/op"), "allocs", "", 0},
+		{"  mutate path allocs (hook.mutate of the input, FireInto)", r.get("luabind.BenchmarkMutatePath/HookMutate/FireInto", "allocs/op"), "allocs", "", 0},
+		{"  mutate path allocs, a returned {action=\"mutate\", ...} table", r.get("luabind.BenchmarkMutatePath/Table/FireInto", "allocs/op"), "allocs", "", 0},
 	}
 }
 

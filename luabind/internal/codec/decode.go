@@ -36,6 +36,7 @@ type Decoder struct {
 	vals  []lua.LValue          // object values and array items being collected
 	names map[string]lua.LValue // interned object keys, boxed
 	boxed map[string]lua.LValue // interned short string values, boxed once
+	ints  map[int64]lua.LValue  // interned integer values, boxed once
 }
 
 // Bounds of the decoder's interning: keys and short values repeat from call
@@ -429,11 +430,16 @@ func (d *Decoder) box(raw []byte) lua.LValue {
 	if v, ok := d.boxed[string(raw)]; ok {
 		return v
 	}
-	v := lua.LValue(lua.LString(raw))
-	if d.boxed == nil || len(d.boxed) >= maxBoxed {
-		d.boxed = make(map[string]lua.LValue)
+	return remember(&d.boxed, string(raw), lua.LString(raw))
+}
+
+// remember stores v under k in *m, a map of interned values, which starts
+// over when it holds maxBoxed of them, and returns v.
+func remember[K comparable](m *map[K]lua.LValue, k K, v lua.LValue) lua.LValue {
+	if *m == nil || len(*m) >= maxBoxed {
+		*m = make(map[K]lua.LValue)
 	}
-	d.boxed[string(raw)] = v
+	(*m)[k] = v
 	return v
 }
 
@@ -445,12 +451,7 @@ func (d *Decoder) BoxString(s string) lua.LValue {
 	if v, ok := d.boxed[s]; ok {
 		return v
 	}
-	v := lua.LValue(lua.LString(s))
-	if d.boxed == nil || len(d.boxed) >= maxBoxed {
-		d.boxed = make(map[string]lua.LValue)
-	}
-	d.boxed[s] = v
-	return v
+	return remember(&d.boxed, s, lua.LString(s))
 }
 
 // strEscaped reads the rest of a string that has an escape at d.pos. The
@@ -619,7 +620,7 @@ func (d *Decoder) number() (lua.LValue, error) {
 			}
 			n = -n
 		}
-		return lua.LNumber(n), nil
+		return d.integer(n), nil
 	}
 	text := d.data[start:d.pos]
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
@@ -628,6 +629,19 @@ func (d *Decoder) number() (lua.LValue, error) {
 		return nil, d.errorf("number %s is out of the float64 range", string(text))
 	}
 	return lua.LNumber(f), nil
+}
+
+// integer returns n as a Lua number: a small one boxed once for good
+// (Number), any other interned per state as short strings are, since a
+// payload's numbers (a timeout, a line) repeat from call to call.
+func (d *Decoder) integer(n int64) lua.LValue {
+	if n >= 0 && n < int64(len(smallNumbers)) {
+		return smallNumbers[n]
+	}
+	if v, ok := d.ints[n]; ok {
+		return v
+	}
+	return remember(&d.ints, n, lua.LNumber(n))
 }
 
 func (d *Decoder) digits() bool {

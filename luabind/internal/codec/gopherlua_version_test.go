@@ -49,6 +49,10 @@ Re-check against the new version's sources, then update writtenAgainst in luabin
     fields; TestDirectTablesMatchTheGopherLuaLayout checks the layout;
   - luabind/internal/codec/stock.go: (*Stock).Done and (*Codec).ArrayTable, which empty and
     refill tables through the mirror;
+  - luabind/internal/codec/table.go: frameLayout and CalledBy, which read lua.LState's
+    currentFrame and its call frame's Idx, Fn and Parent (state.go, vm.go's OP_CALL and
+    OP_TAILCALL: a Go function gets a frame whose Parent is its caller's, and the outermost
+    call of a state is frame 0); TestCalledByFindsGopherLuaCallFrames checks them;
   - luabind/concat.go: luaConcat, a copy of OP_CONCAT (vm.go's stringConcat), and the
     LOADK of the concat marker the analysis recognises.`, mod, got, writtenAgainst)
 	}

@@ -57,6 +57,26 @@ func LeavesInput(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
 	return fl.run()
 }
 
+// LeavesOutcomes reports what LeavesInput reports, and that fn keeps no
+// reference either to a table a Fresh builtin returned to it (hook.deny's
+// outcome table), once it returns: such a table is followed as input is,
+// so that fn may only read it, write plain values into it, give it to a
+// trusted Go function, and return it. A call that fn makes itself, from
+// the outermost frame of its state, may then take the table from the stock
+// (Codec.FreshTable); a call made by any other function may not, since
+// nothing is known of what that function does with it.
+func LeavesOutcomes(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
+	if trust == nil || !LeavesInput(fn, concat, trust) {
+		return false
+	}
+	fl := newFlow(fn.Proto)
+	fl.concatFn = concat
+	fl.trust, fl.env = trust, fn.Env
+	fl.fresh = true
+	fl.noInput = fn.Proto.NumParameters == 0
+	return fl.run()
+}
+
 // Trust is what LeavesInput may take as fixed about a loaded file: its
 // frozen globals, the read-only module tables, the Go functions that only
 // read their arguments, and the shapes of the input's own fields.
@@ -92,8 +112,12 @@ const (
 	// (json.decode, re.match, string.gmatch).
 	Builds
 	// Passes may return its arguments or values read from them (next,
-	// select, hook.mutate).
+	// select).
 	Passes
+	// Fresh returns a new table that may hold its arguments (hook.deny,
+	// hook.mutate): Passes for LeavesInput, and for LeavesOutcomes a table
+	// to follow as input is followed.
+	Fresh
 	// Iterates is pairs or ipairs: it returns its own iterator, its
 	// argument and a number or nil, for a generic for.
 	Iterates
@@ -262,6 +286,10 @@ type flow struct {
 	trust    *Trust
 	env      lua.LValue   // the function's environment
 	vals     []lua.LValue // the trusted values binds name
+	// fresh: a Fresh builtin's result is tainted (LeavesOutcomes);
+	// noInput: the function has no parameter, so nothing is tainted at
+	// its entry.
+	fresh, noInput bool
 }
 
 // value returns the trusted value register r holds on every path, or nil.
@@ -333,8 +361,10 @@ const rkConst = 1 << 8 // an RK operand with this bit names a constant
 
 func (fl *flow) run() bool {
 	var entry facts
-	entry.taint.put(0, true)
-	entry.root.put(0, true)
+	if !fl.noInput {
+		entry.taint.put(0, true)
+		entry.root.put(0, true)
+	}
 	if !fl.reach(0, &entry) {
 		return false
 	}
@@ -743,6 +773,8 @@ func (fl *flow) callBuiltin(f *facts, inst uint32, k Builtin) {
 			f.set(r, false, true)
 		case Passes, Iterates:
 			f.set(r, argTaint, false)
+		case Fresh:
+			f.set(r, argTaint || fl.fresh, false)
 		default:
 			f.set(r, false, false)
 		}

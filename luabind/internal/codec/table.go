@@ -108,3 +108,72 @@ func NewLookupTable(L *lua.LState, fields map[string]lua.LValue) *lua.LTable {
 func NoOtherKeys(t *lua.LTable) bool {
 	return DirectTables && len((*rawTable)(unsafe.Pointer(t)).dict) == 0
 }
+
+// NewTable returns a table without a metatable holding keys[i] = vals[i]
+// (newObjectTable's rules), built at its final size: what a builder of
+// outcome tables returns when the stock may not provide it.
+func NewTable(L *lua.LState, keys, vals []lua.LValue) *lua.LTable {
+	return newObjectTable(L, lua.LNil, keys, vals)
+}
+
+// FreshTable is NewTable from the stock: a table emptied by Stock.Done,
+// which goes back to the stock when the call ends as the payload's tables
+// do. Only a call of a function LeavesOutcomes approved may take one, and
+// only for that function itself (CalledBy).
+func (c *Codec) FreshTable(keys, vals []lua.LValue) *lua.LTable {
+	if !DirectTables || len(keys) > maxStockKeys {
+		return NewTable(c.L, keys, vals)
+	}
+	s := &c.Stock
+	t := pop(&s.objects)
+	if t == nil {
+		t = NewTable(c.L, keys, vals)
+	} else {
+		t.Metatable = lua.LNil
+		fillObject((*rawTable)(unsafe.Pointer(t)), keys, vals)
+	}
+	s.note(t)
+	return t
+}
+
+// frameLayout locates, through reflection, lua.LState's currentFrame and the
+// Idx, Fn and Parent fields of the call frame it points to (gopher-lua
+// v1.1.2); ok is false when a release lays them out otherwise, and then
+// CalledBy answers no.
+var frameLayout = func() (l struct {
+	ok                       bool
+	current, idx, fn, parent uintptr
+}) {
+	cur, ok := reflect.TypeFor[lua.LState]().FieldByName("currentFrame")
+	if !ok || cur.Type.Kind() != reflect.Pointer || cur.Type.Elem().Kind() != reflect.Struct {
+		return l
+	}
+	frame := cur.Type.Elem()
+	idx, ok1 := frame.FieldByName("Idx")
+	fn, ok2 := frame.FieldByName("Fn")
+	parent, ok3 := frame.FieldByName("Parent")
+	if !ok1 || !ok2 || !ok3 || idx.Type != reflect.TypeFor[int]() ||
+		fn.Type != reflect.TypeFor[*lua.LFunction]() || parent.Type != cur.Type {
+		return l
+	}
+	l.ok, l.current, l.idx, l.fn, l.parent = true, cur.Offset, idx.Offset, fn.Offset, parent.Offset
+	return l
+}()
+
+// CalledBy reports whether the Go function running on L was called by fn
+// itself from the outermost frame of L's call stack: by the hook function
+// the host called, not by a function it called, nor by itself recursively,
+// nor from a metamethod or another coroutine's stack.
+func CalledBy(L *lua.LState, fn *lua.LFunction) bool {
+	l := &frameLayout
+	if !l.ok || L == nil || fn == nil {
+		return false
+	}
+	cur := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), l.current))
+	if cur == nil {
+		return false
+	}
+	caller := *(*unsafe.Pointer)(unsafe.Add(cur, l.parent))
+	return caller != nil && *(*int)(unsafe.Add(caller, l.idx)) == 0 &&
+		*(**lua.LFunction)(unsafe.Add(caller, l.fn)) == fn
+}

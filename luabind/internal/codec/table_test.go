@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -81,4 +82,40 @@ func dump(t *lua.LTable) string {
 		s += fmt.Sprintf("%v=%v ", k, v)
 	}
 	return s
+}
+
+// CalledBy finds gopher-lua's call frames (frameLayout), and tells the
+// function the host called from a function it calls and from itself
+// called again.
+func TestCalledByFindsGopherLuaCallFrames(t *testing.T) {
+	if !frameLayout.ok {
+		t.Fatal("lua.LState's currentFrame or its call frame's Idx, Fn, Parent not found: CalledBy always answers no")
+	}
+	L := lua.NewState()
+	defer L.Close()
+	var got []bool
+	var top *lua.LFunction
+	L.SetGlobal("probe", L.NewFunction(func(L *lua.LState) int {
+		got = append(got, CalledBy(L, top))
+		return 0
+	}))
+	if err := L.DoString(`function f(again)
+  probe()
+  local function helper() probe() end
+  helper()
+  if not again then f(true) end
+  return probe()
+end`); err != nil {
+		t.Fatal(err)
+	}
+	top = L.GetGlobal("f").(*lua.LFunction)
+	L.Push(top)
+	if err := L.PCall(0, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	// f: probe, helper's probe, f(true): probe, helper's probe, tail probe; f's tail probe.
+	want := []bool{true, false, false, false, false, true}
+	if !slices.Equal(got, want) {
+		t.Fatalf("probes %v, want %v", got, want)
+	}
 }

@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/luahook/luahook/luabind/internal/codec"
 	"github.com/luahook/luahook/luabind/internal/lpattern"
 )
 
@@ -66,8 +67,8 @@ func (m *Modules) findAux(L *lua.LState, find bool) int {
 	init := startIndex(L.OptInt(3, 1), len(src))
 	if find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(pat, lpattern.Specials)) {
 		if i := strings.Index(src[init:], pat); i >= 0 {
-			L.Push(lua.LNumber(init + i + 1))
-			L.Push(lua.LNumber(init + i + len(pat)))
+			L.Push(codec.Number(init + i + 1))
+			L.Push(codec.Number(init + i + len(pat)))
 			return 2
 		}
 		L.Push(lua.LNil)
@@ -83,8 +84,8 @@ func (m *Modules) findAux(L *lua.LState, find bool) int {
 			return
 		}
 		if find {
-			L.Push(lua.LNumber(s + 1))
-			L.Push(lua.LNumber(e))
+			L.Push(codec.Number(s + 1))
+			L.Push(codec.Number(e))
 			n = pushCaptures(L, ms, 0, 0, false) + 2
 			return
 		}
