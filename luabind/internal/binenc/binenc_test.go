@@ -59,7 +59,7 @@ func TestMalformedInputsFail(t *testing.T) {
 	long.Int(math.MaxInt32 + 1)
 	for name, read := range map[string]func(*Reader){
 		"overlong varint":     func(r *Reader) { r.Uint() },
-		"string past the end": func(r *Reader) { r.String() },
+		"string past the end": func(r *Reader) { _ = r.String() },
 		"int past 32 bits":    func(r *Reader) { r.Int() },
 		"bool of 2":           func(r *Reader) { r.Bool() },
 		"short uint32":        func(r *Reader) { r.Uint32() },
