@@ -42,18 +42,27 @@ type HistogramVec struct{ vec *vec[Histogram] }
 // CounterVec.WithLabelValues does.
 func (v *HistogramVec) WithLabelValues(values ...string) *Histogram { return v.vec.with(values) }
 
-// vec maps label values to a metric. Readers load an immutable map; a new
-// series copies it under mu (series are few and made once).
+// vec maps label values to a metric: an open-addressing table that readers
+// probe without a lock. A new series is written under mu into a free slot
+// (the series is complete before its slot is set), or into a table of twice
+// the size that then replaces the old one, so that the table stays at most
+// half full.
 type vec[T any] struct {
 	labels   []string
 	init     func(*T)
 	mu       sync.Mutex
-	children atomic.Pointer[map[uint64][]*child[T]]
+	table    atomic.Pointer[table[T]]
 	n        int // series, under mu
 	overflow T   // past MaxSeries: counted, not served
 }
 
+type table[T any] struct {
+	slots []atomic.Pointer[child[T]]
+	mask  uint64
+}
+
 type child[T any] struct {
+	hash   uint64
 	values []string
 	m      T
 }
@@ -61,9 +70,12 @@ type child[T any] struct {
 func newVec[T any](labels []string, init func(*T)) *vec[T] {
 	v := &vec[T]{labels: slices.Clone(labels), init: init}
 	init(&v.overflow)
-	m := make(map[uint64][]*child[T])
-	v.children.Store(&m)
+	v.table.Store(newTable[T](8))
 	return v
+}
+
+func newTable[T any](size int) *table[T] {
+	return &table[T]{slots: make([]atomic.Pointer[child[T]], size), mask: uint64(size - 1)}
 }
 
 func (v *vec[T]) with(values []string) *T {
@@ -73,46 +85,66 @@ func (v *vec[T]) with(values []string) *T {
 		panic(fmt.Sprintf("metrics: %d label values for the labels %q", len(values), v.labels))
 	}
 	h := hashValues(values)
-	if c := find(*v.children.Load(), h, values); c != nil {
+	if c := v.table.Load().find(h, values); c != nil {
 		return &c.m
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	old := *v.children.Load()
-	if c := find(old, h, values); c != nil {
+	t := v.table.Load()
+	if c := t.find(h, values); c != nil {
 		return &c.m
 	}
 	if v.n >= MaxSeries {
 		return &v.overflow
 	}
-	c := &child[T]{values: slices.Clone(values)}
+	c := &child[T]{hash: h, values: slices.Clone(values)}
 	v.init(&c.m)
-	m := make(map[uint64][]*child[T], len(old)+1)
-	for k, cs := range old {
-		m[k] = cs
+	if 2*(v.n+1) > len(t.slots) {
+		bigger := newTable[T](2 * len(t.slots))
+		for i := range t.slots {
+			if old := t.slots[i].Load(); old != nil {
+				bigger.insert(old)
+			}
+		}
+		bigger.insert(c)
+		v.table.Store(bigger)
+	} else {
+		t.insert(c)
 	}
-	m[h] = append(slices.Clip(old[h]), c)
-	v.children.Store(&m)
 	v.n++
 	return &c.m
 }
 
 // each calls f with every series; f must not keep values.
 func (v *vec[T]) each(f func(values []string, m *T)) {
-	for _, cs := range *v.children.Load() {
-		for _, c := range cs {
+	t := v.table.Load()
+	for i := range t.slots {
+		if c := t.slots[i].Load(); c != nil {
 			f(c.values, &c.m)
 		}
 	}
 }
 
-func find[T any](m map[uint64][]*child[T], h uint64, values []string) *child[T] {
-	for _, c := range m[h] {
-		if slices.Equal(c.values, values) {
+func (t *table[T]) find(h uint64, values []string) *child[T] {
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		c := t.slots[i].Load()
+		if c == nil {
+			return nil
+		}
+		if c.hash == h && slices.Equal(c.values, values) {
 			return c
 		}
 	}
-	return nil
+}
+
+// insert puts c in the first free slot from its hash on; the table has one.
+func (t *table[T]) insert(c *child[T]) {
+	for i := c.hash & t.mask; ; i = (i + 1) & t.mask {
+		if t.slots[i].Load() == nil {
+			t.slots[i].Store(c)
+			return
+		}
+	}
 }
 
 // hashValues is FNV-1a over the values, each followed by a byte that
