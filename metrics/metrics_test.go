@@ -39,7 +39,8 @@ func everyKind(reg *metrics.Registry) {
 	}))
 }
 
-func scrape(t *testing.T, h http.Handler) (string, http.Header) {
+// get serves h on 127.0.0.1 and GETs it once.
+func get(t *testing.T, h http.Handler) (*http.Response, string) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -52,10 +53,16 @@ func scrape(t *testing.T, h http.Handler) (string, http.Header) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp, string(b)
+}
+
+func scrape(t *testing.T, h http.Handler) (string, http.Header) {
+	t.Helper()
+	resp, text := get(t, h)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("scrape: %s: %s", resp.Status, b)
+		t.Fatalf("scrape: %s: %s", resp.Status, text)
 	}
-	return string(b), resp.Header
+	return text, resp.Header
 }
 
 func TestExpositionParsesStrictlyWithEveryKindAndTheRuntimeCollectors(t *testing.T) {
@@ -269,15 +276,8 @@ func TestAScrapeThatCannotBeWrittenFailsWhole(t *testing.T) {
 			reg := metrics.NewRegistry()
 			reg.NewCounter("t_fine_total", "Fine.").Inc()
 			reg.Register(c)
-			srv := httptest.NewServer(reg)
-			defer srv.Close()
-			resp, err := http.Get(srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusInternalServerError || strings.Contains(string(b), "t_fine_total") {
+			resp, b := get(t, reg)
+			if resp.StatusCode != http.StatusInternalServerError || strings.Contains(b, "t_fine_total") {
 				t.Errorf("got %s with %q, want 500 and no partial exposition", resp.Status, b)
 			}
 		})
@@ -287,20 +287,13 @@ func TestAScrapeThatCannotBeWrittenFailsWhole(t *testing.T) {
 func TestGzipIsServedToClientsThatAcceptIt(t *testing.T) {
 	reg := metrics.NewRegistry()
 	everyKind(reg)
-	srv := httptest.NewServer(reg)
-	defer srv.Close()
 	// The default transport asks for gzip and unpacks it, reporting
 	// Uncompressed.
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, b := get(t, reg)
 	if !resp.Uncompressed {
 		t.Error("the response was not gzipped for a client that accepts gzip")
 	}
-	if _, err := parseExposition(string(b)); err != nil {
+	if _, err := parseExposition(b); err != nil {
 		t.Error(err)
 	}
 }
