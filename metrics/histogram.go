@@ -36,7 +36,7 @@ func (h *Histogram) Observe(v float64) {
 
 // Value returns the histogram's counts. Its Count is the sum of the
 // buckets read, so the +Inf bucket always equals Count even while
-// observations go on.
+// observations go on. Bounds is the histogram's own: do not modify it.
 func (h *Histogram) Value() HistogramValue {
 	hv := HistogramValue{Bounds: h.bounds, Counts: make([]uint64, len(h.bounds))}
 	var n uint64

@@ -80,7 +80,7 @@ func (r *Registry) NewCounterVec(name, help string, labels ...string) *CounterVe
 	v := &CounterVec{vec: newVec[Counter](labels, func(*Counter) {})}
 	r.Register(CollectorFunc(func(s *Scrape) {
 		v.vec.each(func(values []string, c *Counter) {
-			s.add(name, help, counterType, labelPairs(labels, values), sample{value: float64(c.Value())})
+			s.add(name, help, counterType, labelPairs(v.vec.labels, values), sample{value: float64(c.Value())})
 		})
 	}))
 	return v
@@ -105,7 +105,7 @@ func (r *Registry) NewHistogramVec(name, help string, buckets []float64, labels 
 	v := &HistogramVec{vec: newVec[Histogram](labels, func(h *Histogram) { h.init(bounds) })}
 	r.Register(CollectorFunc(func(s *Scrape) {
 		v.vec.each(func(values []string, h *Histogram) {
-			s.add(name, help, histogramType, labelPairs(labels, values), sample{hist: h.Value()})
+			s.add(name, help, histogramType, labelPairs(v.vec.labels, values), sample{hist: h.Value()})
 		})
 	}))
 	return v

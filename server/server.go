@@ -51,7 +51,8 @@ type Options struct {
 	// refused request. Nil discards.
 	Logger *slog.Logger
 	// Registry receives the handler's metrics and is what /metrics serves, so
-	// a caller may add its own collectors (Go runtime, process). One Registry
+	// a caller may add its own collectors (metrics.NewGoCollector,
+	// metrics.NewProcessCollector). One Registry
 	// serves one Handler. Nil means a fresh registry.
 	Registry *metrics.Registry
 	// Health returns the current load errors (engine.Engine.Errors). They
