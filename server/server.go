@@ -24,11 +24,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/decisionlog"
+	"github.com/luahook/luahook/metrics"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -53,9 +51,10 @@ type Options struct {
 	// refused request. Nil discards.
 	Logger *slog.Logger
 	// Registry receives the handler's metrics and is what /metrics serves, so
-	// a caller may add its own collectors (Go runtime, process). One Registry
+	// a caller may add its own collectors (metrics.NewGoCollector,
+	// metrics.NewProcessCollector). One Registry
 	// serves one Handler. Nil means a fresh registry.
-	Registry *prometheus.Registry
+	Registry *metrics.Registry
 	// Health returns the current load errors (engine.Engine.Errors). They
 	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
 	Health func() []error
@@ -112,7 +111,7 @@ type Handler struct {
 	logger  *slog.Logger
 	health  func() []error
 	mux     *http.ServeMux
-	m       *metrics
+	m       *handlerMetrics
 	adm     *admission
 	reread  time.Duration // the time an admitted request has to send its body
 	shadow  *shadowSet    // nil without Options.Shadow
@@ -138,18 +137,18 @@ func New(f Firer, opts Options) *Handler {
 	}
 	reg := opts.Registry
 	if reg == nil {
-		reg = prometheus.NewRegistry()
+		reg = metrics.NewRegistry()
 	}
 	lim := opts.Limits.withDefaults()
 	h.adm, h.reread = newAdmission(lim), lim.ReadTimeout
 	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
 	h.shadow = newShadowSet(opts.Shadow, h.logger)
-	reg.MustRegister(newShadowCollector(f, h.shadow))
+	reg.Register(newShadowCollector(f, h.shadow))
 	if opts.DecisionLog != nil {
 		registerDecisionLog(reg, opts.DecisionLog)
 	}
 	if opts.Store != nil {
-		reg.MustRegister(storeCollector(opts.Store))
+		reg.Register(storeCollector(opts.Store))
 	}
 	if opts.Instance != "" {
 		registerInstance(reg, opts.Instance)
@@ -161,7 +160,7 @@ func New(f Firer, opts Options) *Handler {
 	h.mux.HandleFunc("POST /agent/{agent}/{event}", h.serveAgent)
 	h.mux.HandleFunc("GET /healthz", h.serveHealth)
 	h.mux.HandleFunc("GET /readyz", h.serveReady)
-	h.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	h.mux.Handle("GET /metrics", reg)
 	return h
 }
 

@@ -6,9 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/metrics"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -128,10 +127,8 @@ func actionName(a luahook.Action) string {
 // luahook_shadow_dropped_total, the shadow set's payloads not compared.
 // Hook names come from the registry, so the label values are bounded.
 type shadowCollector struct {
-	stats   func() runner.ShadowStats // nil: the Firer has no shadow hooks
-	set     *shadowSet                // nil: no shadow set
-	decided *prometheus.Desc
-	dropped *prometheus.Desc
+	stats func() runner.ShadowStats // nil: the Firer has no shadow hooks
+	set   *shadowSet                // nil: no shadow set
 }
 
 // shadowStatser is a Firer that counts its shadow hooks' agreement
@@ -141,38 +138,29 @@ type shadowStatser interface {
 }
 
 func newShadowCollector(f Firer, set *shadowSet) *shadowCollector {
-	c := &shadowCollector{
-		set: set,
-		decided: prometheus.NewDesc("luahook_shadow_decisions_total",
-			`Verdicts of shadow hooks (hook=NAME) and of the --shadow-dir set (hook="dir:NAME") by whether they agreed with the live decision.`,
-			[]string{"hook", "agrees"}, nil),
-		dropped: prometheus.NewDesc("luahook_shadow_dropped_total",
-			"Payloads not fired at the --shadow-dir set because every shadow slot was busy.", nil, nil),
-	}
+	c := &shadowCollector{set: set}
 	if s, ok := f.(shadowStatser); ok {
 		c.stats = s.ShadowStats
 	}
 	return c
 }
 
-func (c *shadowCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- c.decided
-	ch <- c.dropped
-}
-
-func (c *shadowCollector) Collect(ch chan<- prometheus.Metric) {
+// Collect adds the agreement counts and the shadow set's dropped payloads.
+func (c *shadowCollector) Collect(s *metrics.Scrape) {
 	if c.stats != nil {
 		for name, n := range c.stats().Hooks {
-			c.count(ch, name, n.Agree, n.Disagree)
+			countShadow(s, name, n.Agree, n.Disagree)
 		}
 	}
-	if s := c.set; s != nil {
-		c.count(ch, s.label, s.agree.Load(), s.disagree.Load())
-		ch <- prometheus.MustNewConstMetric(c.dropped, prometheus.CounterValue, float64(s.dropped.Load()))
+	if set := c.set; set != nil {
+		countShadow(s, set.label, set.agree.Load(), set.disagree.Load())
+		s.Counter("luahook_shadow_dropped_total", "Payloads not fired at the --shadow-dir set because every shadow slot was busy.",
+			float64(set.dropped.Load()))
 	}
 }
 
-func (c *shadowCollector) count(ch chan<- prometheus.Metric, hook string, agree, disagree uint64) {
-	ch <- prometheus.MustNewConstMetric(c.decided, prometheus.CounterValue, float64(agree), hook, "true")
-	ch <- prometheus.MustNewConstMetric(c.decided, prometheus.CounterValue, float64(disagree), hook, "false")
+func countShadow(s *metrics.Scrape, hook string, agree, disagree uint64) {
+	const help = `Verdicts of shadow hooks (hook=NAME) and of the --shadow-dir set (hook="dir:NAME") by whether they agreed with the live decision.`
+	s.Counter("luahook_shadow_decisions_total", help, float64(agree), "hook", hook, "agrees", "true")
+	s.Counter("luahook_shadow_decisions_total", help, float64(disagree), "hook", hook, "agrees", "false")
 }

@@ -1,6 +1,11 @@
 package server
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"maps"
+	"slices"
+
+	"github.com/luahook/luahook/metrics"
+)
 
 // StoreOpStats are the counts of one operation of the store behind the Lua
 // store module (get, set, incr, delete) since the store opened: what
@@ -15,36 +20,29 @@ type StoreOpStats struct {
 	Results map[string]uint64
 	// Count and Sum are the number of calls and their total duration in
 	// seconds; Buckets maps the upper bound of each latency bucket
-	// (seconds) to the number of calls that took at most that long, as
-	// prometheus.NewConstHistogram takes them.
+	// (seconds) to the number of calls that took at most that long
+	// (cumulative, as Prometheus's le buckets).
 	Count   uint64
 	Sum     float64
 	Buckets map[float64]uint64
 }
 
-var (
-	storeCallsDesc = prometheus.NewDesc("luahook_store_calls_total",
-		"Calls of the Lua store module's backend by operation and result.", []string{"op", "result"}, nil)
-	storeDurationDesc = prometheus.NewDesc("luahook_store_call_duration_seconds",
-		"Duration of the Lua store module's backend calls by operation.", []string{"op"}, nil)
-)
-
-// storeStats is a prometheus.Collector of the store's counts, read from
-// the store at each scrape.
-type storeStats func() []StoreOpStats
-
-func storeCollector(f func() []StoreOpStats) prometheus.Collector { return storeStats(f) }
-
-func (storeStats) Describe(ch chan<- *prometheus.Desc) {
-	ch <- storeCallsDesc
-	ch <- storeDurationDesc
-}
-
-func (f storeStats) Collect(ch chan<- prometheus.Metric) {
-	for _, op := range f() {
-		for result, n := range op.Results {
-			ch <- prometheus.MustNewConstMetric(storeCallsDesc, prometheus.CounterValue, float64(n), op.Op, result)
+// storeCollector serves the store's counts, read from the store at each
+// scrape.
+func storeCollector(f func() []StoreOpStats) metrics.Collector {
+	return metrics.CollectorFunc(func(s *metrics.Scrape) {
+		for _, op := range f() {
+			for result, n := range op.Results {
+				s.Counter("luahook_store_calls_total", "Calls of the Lua store module's backend by operation and result.",
+					float64(n), "op", op.Op, "result", result)
+			}
+			bounds := slices.Sorted(maps.Keys(op.Buckets))
+			counts := make([]uint64, len(bounds))
+			for i, b := range bounds {
+				counts[i] = op.Buckets[b]
+			}
+			s.Histogram("luahook_store_call_duration_seconds", "Duration of the Lua store module's backend calls by operation.",
+				metrics.HistogramValue{Bounds: bounds, Counts: counts, Count: op.Count, Sum: op.Sum}, "op", op.Op)
 		}
-		ch <- prometheus.MustNewConstHistogram(storeDurationDesc, op.Count, op.Sum, op.Buckets, op.Op)
-	}
+	})
 }

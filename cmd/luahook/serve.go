@@ -12,11 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/metrics"
 	"github.com/luahook/luahook/server"
 	"github.com/luahook/luahook/store/redisstore"
 )
@@ -158,8 +157,9 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	if shadow != nil {
 		defer shadow.Close()
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := metrics.NewRegistry()
+	reg.Register(metrics.NewGoCollector())
+	reg.Register(metrics.NewProcessCollector())
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance})
