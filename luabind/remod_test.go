@@ -102,3 +102,24 @@ func TestRegexpArgumentErrorsNameTheSignature(t *testing.T) {
 		t.Errorf("numbers where strings are expected: %v", err)
 	}
 }
+
+// TestReCallsInsideAGsubReplacementGetTheirOwnSearcher: a re.gsub
+// replacement function that calls re again, and a re call that fails,
+// leave every call its own searcher: the state's shared one is lent to one
+// call at a time and given back on an error.
+func TestReCallsInsideAGsubReplacementGetTheirOwnSearcher(t *testing.T) {
+	out, err := runHook(t, `
+local out = re.gsub("a1b22c333", "[0-9]+", function(d)
+  local inner = re.gsub(d, "[0-9]", "x")
+  return "<" .. inner .. (re.match("^3+$", d) and "!" or "") .. ">"
+end)
+local ok = pcall(re.match, "(", "x")
+local after = re.gsub("keep", "z", "y")
+return hook.deny(out .. "|" .. tostring(ok) .. "|" .. after .. "|" .. select(2, re.gsub("abc", "b", "B")))`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a<x>b<xx>c<xxx!>|false|keep|1"; out == nil || out.Reason != want {
+		t.Fatalf("got %+v, want the reason %q", out, want)
+	}
+}

@@ -65,6 +65,10 @@ type Modules struct {
 	// proxyNewindex and proxyLen are the __newindex and __len of every
 	// module proxy of the state (readonly.go).
 	proxyNewindex, proxyLen *lua.LFunction
+	// searcher is the state's re searcher, lent to one re call at a time
+	// (searching) by Modules.search.
+	searcher  searcher
+	searching bool
 }
 
 // Init prepares the modules of L: c is the state's codec (the json module

@@ -44,7 +44,10 @@ func (m *Modules) Seal() {
 	g := L.G.Global
 	base := func(name string) *lua.LFunction { return g.RawGetString(name).(*lua.LFunction) }
 	// pairs' and ipairs' own iterators, for every table but a proxy.
-	pairsAux, ipairsAux := base("pairs").Upvalues[0].Value(), base("ipairs").Upvalues[0].Value()
+	pairsAux := base("pairs").Upvalues[0].Value()
+	// ipairs' iterator is gopher-lua's, but for the index it pushes: a
+	// small one boxed once (codec.Number) rather than on every step.
+	ipairsAux := L.NewFunction(plainIpairsAux)
 	seeNext, seeIpairsAux := L.NewFunction(m.baseNext), L.NewFunction(m.ipairsAux)
 	g.RawSetString("next", seeNext)
 	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
@@ -182,13 +185,21 @@ func (m *Modules) baseNext(L *lua.LState) int {
 
 // ipairsAux is ipairs' iterator for a module proxy.
 func (m *Modules) ipairsAux(L *lua.LState) int {
-	t := m.Contents(L.CheckTable(1))
+	return ipairsStep(L, m.Contents(L.CheckTable(1)))
+}
+
+// plainIpairsAux is ipairs' iterator over a table that is not a proxy.
+func plainIpairsAux(L *lua.LState) int { return ipairsStep(L, L.CheckTable(1)) }
+
+// ipairsStep pushes t's next index and value after the index in argument 2,
+// or nothing at the end, as gopher-lua's ipairs iterator does.
+func ipairsStep(L *lua.LState, t *lua.LTable) int {
 	i := L.CheckInt(2) + 1
 	v := t.RawGetInt(i)
 	if v == lua.LNil {
 		return 0
 	}
-	L.Push(lua.LNumber(i))
+	L.Push(codec.Number(i))
 	L.Push(v)
 	return 2
 }

@@ -151,7 +151,13 @@ func (sr *searcher) spend(n int) {
 }
 
 func newSearcher(L *lua.LState, fn string, re *compiledRe, s string) *searcher {
-	return &searcher{L: L, fn: fn, re: re, s: s, rd: ctxReader{s: s, period: max(1, reCheckPeriod/re.insts), ctx: L.Context()}}
+	sr := &searcher{}
+	initSearcher(sr, L, fn, re, s)
+	return sr
+}
+
+func initSearcher(sr *searcher, L *lua.LState, fn string, re *compiledRe, s string) {
+	*sr = searcher{L: L, fn: fn, re: re, s: s, rd: ctxReader{s: s, period: max(1, reCheckPeriod/re.insts), ctx: L.Context()}}
 }
 
 // from returns the reader set to read s from pos.

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // Regexps holds the compiled re patterns of one file, shared by its states
@@ -138,12 +140,32 @@ func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
 	if err != nil {
 		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
 	}
+	if !m.searching {
+		// The state's own searcher, when no re call of the state holds it
+		// (a re.gsub replacement function may call re again): a searcher
+		// per call was one allocation of every re call.
+		m.searching = true
+		m.searcher = searcher{}
+		initSearcher(&m.searcher, L, fn, re, s)
+		return &m.searcher
+	}
 	return newSearcher(L, fn, re, s)
+}
+
+// done gives the state's searcher back when sr is it; every caller of
+// search defers it. A searcher not given back only makes later calls
+// allocate their own.
+func (m *Modules) done(sr *searcher) {
+	if sr == &m.searcher {
+		m.searcher = searcher{} // keeps no subject alive
+		m.searching = false
+	}
 }
 
 func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
 	sr := m.search(L, "match", 1, L.CheckString(2))
+	defer m.done(sr)
 	L.Push(lua.LBool(sr.matches()))
 	return 1
 }
@@ -151,7 +173,9 @@ func (m *Modules) reMatch(L *lua.LState) int {
 func (m *Modules) reFind(L *lua.LState) int {
 	reSignatures[1].check(L)
 	s := L.CheckString(2)
-	loc := m.search(L, "find", 1, s).first()
+	sr := m.search(L, "find", 1, s)
+	defer m.done(sr)
+	loc := sr.first()
 	if loc == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -170,6 +194,7 @@ func (m *Modules) reFindAll(L *lua.LState) int {
 	reSignatures[2].check(L)
 	s := L.CheckString(2)
 	sr := m.search(L, "find_all", 1, s)
+	defer m.done(sr)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
 	t.Metatable = m.codec.ArrayMT
@@ -184,6 +209,7 @@ func (m *Modules) reSplit(L *lua.LState) int {
 	reSignatures[4].check(L)
 	s := L.CheckString(2)
 	sr := m.search(L, "split", 1, s)
+	defer m.done(sr)
 	n := L.OptInt(3, -1)
 	t := L.NewTable()
 	t.Metatable = m.codec.ArrayMT
@@ -220,10 +246,23 @@ func (m *Modules) reGsub(L *lua.LState) int {
 	reSignatures[3].check(L)
 	s := L.CheckString(1)
 	sr := m.search(L, "gsub", 2, s)
+	defer m.done(sr)
 	L.CheckTypes(3, lua.LTString, lua.LTFunction)
 	repl := L.Get(3)
 	n := L.OptInt(4, -1)
 	capBytes := m.cfg.MaxStringBytes
+	locs := sr.all(n)
+	if len(locs) == 0 {
+		// Nothing replaced: the subject itself, and nothing built (a
+		// number subject is returned as its string, as before).
+		if v := L.Get(1); v.Type() == lua.LTString {
+			L.Push(v)
+		} else {
+			L.Push(lua.LString(s))
+		}
+		L.Push(codec.Number(0))
+		return 2
+	}
 	var tmpl *template
 	if r, ok := repl.(lua.LString); ok {
 		tmpl = goTemplate(string(r), sr.re.SubexpNames(), func() { raiseIfDone(L, "re.gsub") })
@@ -236,7 +275,7 @@ func (m *Modules) reGsub(L *lua.LState) int {
 		}
 	}
 	last, count := 0, 0
-	for _, loc := range sr.all(n) {
+	for _, loc := range locs {
 		grow(loc[0] - last)
 		b.WriteString(s[last:loc[0]])
 		if tmpl != nil {
