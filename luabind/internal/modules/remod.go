@@ -130,6 +130,11 @@ const maxMatches = 1 << 16
 // search compiles the pattern in argument n (checking its size) and returns
 // a searcher of s for the re function fn.
 func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
+	return newSearcher(L, fn, m.compiled(L, fn, n), s)
+}
+
+// compiled returns the compiled pattern argument n of re function fn.
+func (m *Modules) compiled(L *lua.LState, fn string, n int) *compiledRe {
 	pattern := L.CheckString(n)
 	if len(pattern) > MaxRegexpBytes {
 		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), MaxRegexpBytes)
@@ -138,13 +143,20 @@ func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
 	if err != nil {
 		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
 	}
-	return newSearcher(L, fn, re, s)
+	return re
 }
 
 func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
-	sr := m.search(L, "match", 1, L.CheckString(2))
-	L.Push(lua.LBool(sr.matches()))
+	s := L.CheckString(2)
+	re := m.compiled(L, "match", 1)
+	if re.work(s) <= fastRegexpWork {
+		// one uninterruptible search, as searcher.matches makes it, without
+		// building a searcher: re.match allocates nothing
+		L.Push(lua.LBool(re.MatchString(s)))
+		return 1
+	}
+	L.Push(lua.LBool(newSearcher(L, "match", re, s).matches()))
 	return 1
 }
 
