@@ -47,6 +47,9 @@ local cases = {
   { "bash -c", "bash -c 'rm -rf x'", "bash -c rm -rf x ; rm -rf x" },
   { "sh -lc with positional arguments", [[sh -lc 'rm "$1"' _ y]], "sh -lc rm \"$1\" _ y ; rm y" },
   { "eval", [[eval "rm" x]], "eval rm x ; rm x" },
+  -- a line of plain words, read without the lexer, still parses nested strings
+  { "eval of plain words", "eval rm -rf x", "eval rm -rf x ; rm -rf x" },
+  { "watch of plain words", "watch rm x", "[watch] rm x ; rm x" },
   { "text piped into a shell", "echo 'rm x' | sh", "echo rm x ; sh ; rm x" },
   { "here-document into a shell", "bash <<EOF\nrm x\nEOF", "bash ; rm x" },
   { "find -exec", "find . -exec rm {} +", "find . -exec rm {} + ; rm ?" },

@@ -529,6 +529,7 @@ function M.parse(src)
     all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = M.output, depth = 0 }
   local ok, e
   if not src:find(PLAIN_LINE) then
+    lex.start(p)
     ok, e = pcall(function()
       local argv = {}
       for t in src:gmatch("%S+") do argv[#argv + 1] = { text = t, pat = t } end

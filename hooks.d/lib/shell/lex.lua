@@ -614,14 +614,20 @@ function read_list(p, closer)
   finish(";")
 end
 
--- parse reads src; p holds finish, limits, budget, vars and the output.
-function M.parse(p)
+-- start readies p to read src: a parse, or a line read without the
+-- lexer whose commands may still parse nested strings (sub_parse).
+function M.start(p)
   p.s, p.i, p.n = p.src, 1, #p.src
   p.heredocs = {}
   p.funcs = {}
   p.depth = 0
   p.deferred = {}
   p.pipe_seq = 1
+end
+
+-- parse reads src; p holds finish, limits, budget, vars and the output.
+function M.parse(p)
+  M.start(p)
   read_list(p, nil)
   M.flush(p)
 end
