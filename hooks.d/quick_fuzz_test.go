@@ -14,8 +14,8 @@ import (
 	hooksd "github.com/luahook/luahook/hooks.d"
 )
 
-// quickPolicies are the shipped policies that allow a plain command line
-// without parsing it (shell.quick).
+// quickPolicies are the shipped shell policies, which allow a plain
+// command line without parsing it (shell.quick).
 var quickPolicies = []string{"10-dangerous-commands.lua", "20-protect-secrets.lua"}
 
 // quickLine is how those policies make their check; noQuick replaces it
@@ -26,9 +26,10 @@ const (
 	noQuick   = "local quick = function() return false end; local _ = shell.quick("
 )
 
-// openPolicies opens an engine on the lib and the quick policies, each
-// passed through edit, in a folder of its own, which it returns.
-func openPolicies(tb testing.TB, edit func(name, src string) string) (*engine.Engine, string) {
+// openPolicies opens an engine on the lib, the shell policies (each passed
+// through edit) and the extra files (name to source), in a folder of its
+// own, which it returns.
+func openPolicies(tb testing.TB, edit func(name, src string) string, extra map[string]string) (*engine.Engine, string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	if err := os.CopyFS(dir, hooksd.FS); err != nil {
@@ -56,6 +57,11 @@ func openPolicies(tb testing.TB, edit func(name, src string) string) (*engine.En
 			tb.Fatal(err)
 		}
 		if err := os.WriteFile(path, []byte(edit(d.Name(), string(src))), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for name, src := range extra {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -125,13 +131,13 @@ func FuzzQuickAllowNeverHidesADenial(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	quick, quickDir := openPolicies(f, func(name, src string) string { return src })
+	quick, quickDir := openPolicies(f, func(name, src string) string { return src }, nil)
 	full, fullDir := openPolicies(f, func(name, src string) string {
 		if !strings.Contains(src, quickLine) {
 			f.Fatalf("%s has no %q: the test no longer turns its quick check off", name, quickLine)
 		}
 		return strings.Replace(src, quickLine, noQuick, 1)
-	})
+	}, nil)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		for _, line := range []string{cmd, plain(cmd)} {
 			got, want := verdicts(t, quick, quickDir, line), verdicts(t, full, fullDir, line)
