@@ -62,6 +62,18 @@ test("a host's capabilities make an unknown tool a shell", function()
   expect.denied(r, "the command touches .env")
 end)
 
+test("a host's capabilities without shell make a shell-named tool none", function()
+  local r = fire("PreToolUse", { toolName = "bash", toolCapabilities = { "read" }, toolInput = { command = "cat .env" } })
+  expect.allowed(r)
+end)
+
+test("paths nested in the tool input are checked, under their own keys", function()
+  local deep = { a = { b = { { c = { path = "x/.env" } } } } }
+  expect.denied(fire("PreToolUse", { toolName = "custom", toolInput = deep }), "access to x/.env is blocked")
+  local text = { edits = { { old_string = ".env", new_string = ".env" } } }
+  expect.allowed(fire("PreToolUse", { toolName = "custom", toolInput = text }))
+end)
+
 test("an argv command (Codex style) is read as a shell line", function()
   local r = fire("PreToolUse", { toolName = "shell", toolInput = { command = { "bash", "-lc", "cat .env" } } })
   expect.denied(r, "the command touches .env")

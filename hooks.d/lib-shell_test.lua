@@ -47,6 +47,9 @@ local cases = {
   { "bash -c", "bash -c 'rm -rf x'", "bash -c rm -rf x ; rm -rf x" },
   { "sh -lc with positional arguments", [[sh -lc 'rm "$1"' _ y]], "sh -lc rm \"$1\" _ y ; rm y" },
   { "eval", [[eval "rm" x]], "eval rm x ; rm x" },
+  -- a line of plain words, read without the lexer, still parses nested strings
+  { "eval of plain words", "eval rm -rf x", "eval rm -rf x ; rm -rf x" },
+  { "watch of plain words", "watch rm x", "[watch] rm x ; rm x" },
   { "text piped into a shell", "echo 'rm x' | sh", "echo rm x ; sh ; rm x" },
   { "here-document into a shell", "bash <<EOF\nrm x\nEOF", "bash ; rm x" },
   { "find -exec", "find . -exec rm {} +", "find . -exec rm {} + ; rm ?" },
@@ -181,5 +184,19 @@ test("hostile input never raises", function()
     "$((", "${x:-", "a=(", "f() {", "case x in", "for", "\0", "$'\\x", "${!x}", "${#x}", "<(", "2>", "&>" }) do
     local ok = pcall(shell.parse, s)
     expect.truthy(ok, s)
+  end
+end)
+
+test("quick lets through plain lines that run nothing a rule looks at", function()
+  local quick = shell.quick({ programs = { { "rm", "mkfs[^ /]*" } }, words = "(?i)\\.env(?:[/ =:@]|$)" })
+  for _, line in ipairs({ "go test ./... -run TestRunner -count=1", "npm run build", "CGO_ENABLED=0 go build -o bin/x .",
+    "ls -la src", "make", "", "git-lfs pull", "envsubst x", "timeouts x" }) do
+    expect.truthy(quick(line), line)
+  end
+  for _, line in ipairs({ "rm -rf /", "RM x", "/bin/rm x", "./rm x", "x/rm/ y", "FOO=1 rm x", "A=1 B=/bin/rm x",
+    "mkfs.ext4 /dev/sda", "sudo ls", "env ls", "time ls", "if ls", "function f", "python3.12 x", "bash",
+    ". x", "eval ls", "find . -delete", "cat .env", "cat x=.ENV", "cat $x", "ls; rm x", "ls\trm", "ls 'x'",
+    "cat ~/x", "ls *", string.rep("a ", shell.limits.tokens) }) do
+    expect.truthy(not quick(line), line)
   end
 end)

@@ -3,13 +3,10 @@ package hooksd_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
-	hooksd "github.com/luahook/luahook/hooks.d"
 )
 
 // fuzzHook runs lib/shell over the command and every helper the policies
@@ -38,27 +35,7 @@ end, { name = "fuzz-shell", failure_policy = "open", timeout_ms = 5000 })
 // the fuzz hook.
 func openFuzz(tb testing.TB) *engine.Engine {
 	tb.Helper()
-	dir := tb.TempDir()
-	if err := os.CopyFS(dir, hooksd.FS); err != nil {
-		tb.Fatal(err)
-	}
-	ents, _ := os.ReadDir(dir)
-	for _, d := range ents {
-		if n := d.Name(); !d.IsDir() && n != "10-dangerous-commands.lua" && n != "20-protect-secrets.lua" {
-			os.Remove(filepath.Join(dir, n))
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "00-fuzz.lua"), []byte(fuzzHook), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	e, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
-	if err == nil {
-		err = e.Err()
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { e.Close() })
+	e, _ := openPolicies(tb, func(name, src string) string { return src }, map[string]string{"00-fuzz.lua": fuzzHook})
 	return e
 }
 

@@ -237,12 +237,13 @@ func (c *DiskCache) store(name, path string, sum [sha256.Size]byte, ch *Chunk) {
 		os.Remove(f.Name())
 		return
 	}
-	c.trim()
+	c.trim(name)
 }
 
-// trim removes the oldest entries past c.max (to three quarters of it) and
-// temporary files left for an hour by a process that died writing them.
-func (c *DiskCache) trim() {
+// trim removes the oldest entries past c.max (to three quarters of it),
+// never keep (the entry just written), and temporary files left for an
+// hour by a process that died writing them.
+func (c *DiskCache) trim(keep string) {
 	d, err := os.Open(c.dir)
 	if err != nil {
 		return
@@ -259,6 +260,7 @@ func (c *DiskCache) trim() {
 	var entries []entry
 	for _, n := range names {
 		switch {
+		case n == keep:
 		case strings.HasSuffix(n, diskCacheSuffix):
 			entries = append(entries, entry{name: n})
 		case strings.HasPrefix(n, ".tmp-"):
@@ -267,7 +269,7 @@ func (c *DiskCache) trim() {
 			}
 		}
 	}
-	if len(entries) <= c.max {
+	if len(entries)+1 <= c.max {
 		return
 	}
 	for i := range entries {
@@ -276,7 +278,7 @@ func (c *DiskCache) trim() {
 		}
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return a.mod.Compare(b.mod) })
-	for _, e := range entries[:len(entries)-c.max*3/4] {
+	for _, e := range entries[:len(entries)+1-c.max*3/4] {
 		os.Remove(filepath.Join(c.dir, e.name))
 	}
 }

@@ -233,6 +233,30 @@ hook.register("PreToolUse", "bash", function(input) kept = input end)`
 	}
 }
 
+// re.match of a pattern compiled before, on a text its worst case lets be
+// searched in one go, allocates nothing: a lean hook that calls it (the
+// shell policies' quick check) stays a call without allocation.
+func TestLeanHookReMatchAllocatesNothing(t *testing.T) {
+	src := `local PAT = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:rm|sudo|python[0-9.]*)/*(?: |$)"
+hook.register("PreToolUse", "bash", function(input)
+  local args = input.toolInput
+  local cmd = type(args) == "table" and args.command
+  if type(cmd) ~= "string" then return nil end
+  if re.match("^[A-Za-z0-9 ._/=,:@+%-]*$", cmd) and not re.match(PAT, cmd) then return nil end
+  return hook.deny("parse it")
+end)`
+	f := load(t, src, Options{MaxStates: 1})
+	in := preToolUse("bash", `{"command":"go test ./... -run TestRunner -count=1"}`)
+	ctx := context.Background()
+	h := f.Registrations()[0].Hook
+	if out, err := h.Call(ctx, in); err != nil || out != nil {
+		t.Fatalf("the quick check did not let the line through: %+v %v", out, err)
+	}
+	if n := testing.AllocsPerRun(100, func() { h.Call(ctx, in) }); n != 0 && !raceEnabled && codec.DirectTables {
+		t.Errorf("a lean hook calling re.match: %v allocations per call, want 0", n)
+	}
+}
+
 // Writing string.__concat or string.__add gives strings no metamethods: the
 // string module is read-only, and the string metatable is out of Lua's reach
 // (leavesInput counts on "x" .. t calling no Lua code).

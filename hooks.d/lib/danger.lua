@@ -16,7 +16,9 @@
 --   fork_bomb          a function that pipes into or backgrounds itself
 --   formats_disk       mkfs*, mke2fs, mkswap, wipefs, newfs*
 --   writes_disk        dd of=, a redirection, tee, cp, ... to a disk device
--- danger.DOWNLOADERS is the set of programs that fetch from the network.
+-- danger.DOWNLOADERS is the set of programs that fetch from the network;
+-- danger.PROGRAMS the RE2 alternatives of the programs the checks look at
+-- by name (shell.quick), read from the tables below.
 
 local shell = require("shell")
 
@@ -39,6 +41,12 @@ local DOWNLOADERS = { curl = true, wget = true, fetch = true, aria2c = true, htt
   ["lwp-request"] = true, nc = true, ncat = true }
 local DEVICES = { "/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/disk*",
   "/dev/rdisk*", "/dev/disk/*/*", "/dev/mapper/*", "/dev/dm-*", "/dev/md*", "/dev/mem", "/dev/kmem", "/dev/port" }
+-- The programs the checks look at by name.
+local DELETE, FIND, DD = "rm", "find", "dd"
+local PERMS = { chmod = true, chown = true, chgrp = true }
+local FORMATTERS = { mke2fs = true, mkswap = true, wipefs = true }
+local FORMATTER_PREFIXES = { "mkfs", "newfs" }
+local DISK_WRITERS = { tee = true, cp = true, mv = true, install = true, shred = true, blkdiscard = true }
 local WRITE_REDIRS = { [">"] = true, [">>"] = true, [">|"] = true, ["<>"] = true, ["&>"] = true, ["&>>"] = true,
   [">&"] = true }
 
@@ -46,7 +54,7 @@ local WRITE_REDIRS = { [">"] = true, [">>"] = true, [">|"] = true, ["<>"] = true
 -- its start folders are not / or home or unknown, and the working folder is
 -- searched with a test (-name, -type, ...), not wholesale.
 local function find_confined(find)
-  if not find or find.name ~= "find" then return false end
+  if not find or find.name ~= FIND then return false end
   local tested, starts = false, {}
   for _, a in ipairs(find.args) do
     if FIND_TESTS[a.text] then tested = true end
@@ -88,7 +96,7 @@ local function any_wrecks(words, set)
 end
 
 local function recursive_delete(c)
-  if c.name == "rm" then
+  if c.name == DELETE then
     local o = shell.options(c.args, RM)
     return (o.flags.recursive or o.unknown) and any_wrecks(o.operands, WRECK)
   end
@@ -97,7 +105,7 @@ local function recursive_delete(c)
     local o = shell.options(c.args, RM)
     return o.flags.recursive and any_wrecks(o.operands, WRECK)
   end
-  if c.name == "find" then
+  if c.name == FIND then
     for _, a in ipairs(c.args) do
       if a.text == "-delete" then return not find_confined(c) end
     end
@@ -106,7 +114,7 @@ local function recursive_delete(c)
 end
 
 local function recursive_perms(c)
-  if c.name ~= "chmod" and c.name ~= "chown" and c.name ~= "chgrp" then return false end
+  if not PERMS[c.name or ""] then return false end
   local o = shell.options(c.args, CHMOD)
   if not (o.flags.recursive or o.unknown) then return false end
   local targets = {}
@@ -150,7 +158,11 @@ end
 
 local function formats_disk(c)
   local n = c.name or ""
-  return n:find("^mkfs") ~= nil or n == "mke2fs" or n == "mkswap" or n == "wipefs" or n:find("^newfs") ~= nil
+  if FORMATTERS[n] then return true end
+  for _, p in ipairs(FORMATTER_PREFIXES) do
+    if n:sub(1, #p) == p then return true end
+  end
+  return false
 end
 
 local DEVICE_ITEMS = {}
@@ -173,18 +185,29 @@ local function writes_disk(c)
   end
   local n = c.name
   for _, a in ipairs(c.args) do
-    if n == "dd" then
+    if n == DD then
       local of = a.text:match("^of=(.*)$")
       if of and device({ pat = a.pat:sub(4) }) then return true end
-    elseif (n == "tee" or n == "cp" or n == "mv" or n == "install" or n == "shred" or n == "blkdiscard")
-      and device(a) then
+    elseif DISK_WRITERS[n or ""] and device(a) then
       return true
     end
   end
   return false
 end
 
+-- PROGRAMS: a command named otherwise, with nothing of its line left
+-- unknown and no redirection, makes no check above true (download_to_shell
+-- looks at the shells, interpreters, eval and source, which shell.quick
+-- takes from shell.args itself).
+local PROGRAMS = { re.quote(DELETE), re.quote(FIND), re.quote(DD) }
+for _, set in ipairs({ PERMS, FORMATTERS, DISK_WRITERS }) do
+  for n in pairs(set) do PROGRAMS[#PROGRAMS + 1] = re.quote(n) end
+end
+for _, p in ipairs(FORMATTER_PREFIXES) do PROGRAMS[#PROGRAMS + 1] = re.quote(p) .. "[^ /]*" end
+table.sort(PROGRAMS)
+
 return {
+  PROGRAMS = PROGRAMS,
   recursive_delete = recursive_delete,
   recursive_perms = recursive_perms,
   download_to_shell = download_to_shell,

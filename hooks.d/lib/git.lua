@@ -17,12 +17,17 @@ local shell = require("shell")
 
 local M = {}
 
+-- PROGRAMS: the RE2 alternatives of the program names parse and
+-- force_push_protected look at (shell.quick).
+local GIT = "git"
+M.PROGRAMS = { re.quote(GIT) }
+
 local GLOBAL = { short_arg = { C = "C", c = "c" }, long_arg = { "git-dir", "work-tree", "namespace",
   "super-prefix", "config-env", "exec-path", "list-cmds" }, posix = true }
 
 -- parse returns the git invocation cmd makes, or nil.
 function M.parse(cmd)
-  if cmd.name ~= "git" then return nil end
+  if cmd.name ~= GIT then return nil end
   local o = shell.options(cmd.args, GLOBAL)
   local sub = o.operands[1]
   if not sub then return nil end
@@ -88,7 +93,7 @@ end
 -- force_push_protected reports whether cmd force-pushes to, or deletes,
 -- one of branches (or force-pushes every branch).
 function M.force_push_protected(cmd, branches)
-  if cmd.name ~= "git" then return false end
+  if cmd.name ~= GIT then return false end
   -- the common case (a git command that is not a push) builds nothing more
   local sub = shell.options(cmd.args, GLOBAL).operands[1]
   if not sub or (sub.text ~= "push" and not sub.unknown) then return false end

@@ -70,6 +70,11 @@ M.templates = { [".env.example"] = true, [".env.sample"] = true, [".env.template
 local shell = require("shell")
 local RULES = shell.glob.rules(M.files)
 
+-- files_in_line is an RE2 expression that matches a line of plain words
+-- (shell.quick) wherever file could find a secrets file in one of its
+-- words (and maybe elsewhere too).
+M.files_in_line = RULES.in_line
+
 -- file returns the part of a word (a shell word or { text, pat }) that
 -- could name a secrets file: the word, or what follows an "=", ":" or "@"
 -- in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if none. A glob

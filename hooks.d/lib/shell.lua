@@ -529,6 +529,7 @@ function M.parse(src)
     all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = M.output, depth = 0 }
   local ok, e
   if not src:find(PLAIN_LINE) then
+    lex.start(p)
     ok, e = pcall(function()
       local argv = {}
       for t in src:gmatch("%S+") do argv[#argv + 1] = { text = t, pat = t } end
@@ -549,6 +550,58 @@ function M.parse(src)
     return all, "the command has " .. p.err .. ", more than the shell parser reads"
   end
   return all, nil
+end
+
+-- QUICK_LINE is a line parse reads as plain words split at spaces, with
+-- NAME=value assignments before the program: no quotes, escapes,
+-- expansions, globs, braces, tildes, comments, redirections or operators
+-- (a subset of what the lexer takes for literal text).
+local QUICK_LINE = "^[A-Za-z0-9 ._/=,:@+%-]*$"
+
+-- followed returns the RE2 alternatives of the words after which parse
+-- reads a line's program otherwise than as one plain command: the lexer's
+-- keywords (if, time, function, for, ...) and the programs shell.args
+-- follows (wrappers, shells, interpreters, eval, find, ...), these as
+-- lower-case basenames, an interpreter's name with any version.
+local function followed()
+  local alts = {}
+  for _, set in ipairs({ lex.KEYWORDS, args.WRAPPERS, args.FOLLOWS }) do
+    for name in pairs(set) do alts[#alts + 1] = re.quote(name) end
+  end
+  for _, set in ipairs({ args.SHELLS, args.INTERPRETERS }) do
+    for name in pairs(set) do alts[#alts + 1] = re.quote(name) .. "[0-9.]*" end
+  end
+  table.sort(alts)
+  return alts
+end
+
+-- quick returns a check of a command line that is true only when parse
+-- would find in it nothing a policy of the given kind could object to, so
+-- that the policy may allow the line without parsing it. It is true when
+-- the line is at most limits.tokens bytes of QUICK_LINE (so parse reads
+-- it as one simple command, or none, and reaches no limit), its program is
+-- neither a program parse follows into nor one of spec.programs (lists of
+-- RE2 alternatives of lower-case basenames: the programs the policy's
+-- rules look at), and spec.words (an RE2 expression), when given, matches
+-- nowhere in it.
+--
+-- The program is the first word that is not an assignment (NAME=value):
+-- each word up to the first one without an "=" is taken for it, and its
+-- basename and the part after its last "=" are tested, so that a word
+-- the lexer does not take for an assignment cannot hide the program. The
+-- check allocates nothing: re.match of expressions built here once.
+function M.quick(spec)
+  local alts = followed()
+  for _, list in ipairs(spec.programs or {}) do
+    for _, a in ipairs(list) do alts[#alts + 1] = a end
+  end
+  local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:" .. table.concat(alts, "|") .. ")/*(?: |$)"
+  local words = spec.words
+  local max = M.limits.tokens
+  return function(line)
+    return #line < max and re.match(QUICK_LINE, line) and not re.match(program, line)
+      and not (words and re.match(words, line))
+  end
 end
 
 -- target classifies a path word as a place whose removal or recursive
@@ -623,12 +676,15 @@ function M.command(args)
   local c = type(args) == "table" and (args.command or args.cmd) or nil
   if type(c) == "table" then
     local parts = {}
-    for _, a in ipairs(c) do
-      parts[#parts + 1] = "'" .. tostring(a):gsub("'", "'\\''") .. "'"
-    end
+    for _, a in ipairs(c) do parts[#parts + 1] = M.quote(tostring(a)) end
     return table.concat(parts, " ")
   end
   return type(c) == "string" and c or nil
+end
+
+-- quote returns s in single quotes, as a shell reads it back to s.
+function M.quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
 end
 
 -- printable returns s cut to max bytes (default 80) with every byte that

@@ -139,6 +139,13 @@ M.SHELLS = SHELLS
 -- INTERPRETERS run a script from stdin or from an option's value.
 local INTERPRETERS = { python = "c", perl = "eE", ruby = "e", node = "ep", nodejs = "ep", php = "r", lua = "e",
   deno = "", bun = "e", osascript = "e", pwsh = "c", powershell = "c" }
+M.INTERPRETERS = INTERPRETERS
+
+-- FOLLOWS are the other programs whose operands unwrap reads as commands
+-- or scripts, by what it does with them.
+local FOLLOWS = { eval = "eval", source = "source", ["."] = "source", su = "su", runuser = "su", alias = "alias",
+  find = "find" }
+M.FOLLOWS = FOLLOWS
 
 -- interpreter returns the inline-code option letters of an interpreter
 -- name ("python3.12" included), or nil.
@@ -338,14 +345,15 @@ function M.unwrap(p, cmd, out, emit)
   local name, a = cmd.name, cmd.args
   if not name then return end
   local letters = M.interpreter(name)
+  local follow = FOLLOWS[name]
   if letters then
     script(p, cmd, out, letters)
-  elseif name == "eval" then
+  elseif follow == "eval" then
     local text = join(a, 1)
     if text then nested(p, text, "eval") else cmd.script = a[1] end
-  elseif name == "source" or name == "." then
+  elseif follow == "source" then
     cmd.script = a[1]
-  elseif name == "su" or name == "runuser" then
+  elseif follow == "su" then
     for k, x in ipairs(a) do
       local t = x.text
       local v = t:match("^%-%-command=(.*)$") or t:match("^%-c(.+)$")
@@ -355,12 +363,12 @@ function M.unwrap(p, cmd, out, emit)
         break
       end
     end
-  elseif name == "alias" then
+  elseif follow == "alias" then
     for _, x in ipairs(a) do
       local v = not x.unknown and x.text:match("^[^=]+=(.*)$")
       if v then nested(p, v, "alias") end
     end
-  elseif name == "find" then
+  elseif follow == "find" then
     local k = 1
     while a[k] do
       if FIND_EXEC[a[k].text] then

@@ -220,33 +220,54 @@ local function compile(rule)
 end
 
 -- regex turns a rule's glob text into an RE2 expression (path components
--- of * and ? do not cross slashes).
-local function regex(rule)
+-- of * and ? do not cross slashes, nor the characters of stop).
+local function regex(rule, stop)
+  local any = "[^/" .. (stop or "") .. "]"
   local out = {}
   for k = 1, #rule do
     local c = rule:sub(k, k)
-    if c == "*" then out[#out + 1] = "[^/]*"
-    elseif c == "?" then out[#out + 1] = "[^/]"
+    if c == "*" then out[#out + 1] = any .. "*"
+    elseif c == "?" then out[#out + 1] = any
     else out[#out + 1] = re.quote(c) end
   end
   return table.concat(out)
+end
+
+-- in_line adds to anchored or free the RE2 expression of a rule's glob
+-- text that, between a word boundary (anchored only) and the end of a path
+-- component, matches a line of plain words wherever the rule matches a
+-- word or the part of a word after an "=", ":" or "@" (and maybe
+-- elsewhere too). A glob at the rule's start is dropped with the boundary.
+local function in_line(rule, anchored, free)
+  local rest = rule:gsub("^[*?]+", "")
+  local list = rest == rule and anchored or free
+  list[#list + 1] = regex(rest, " ")
 end
 
 -- rules compiles a list of path rules for could_touch; rules are globs
 -- matched case-insensitively: "name" matches a last path component,
 -- "a/b" the last two, "dir/" the folder and anything below it.
 function M.rules(list)
-  local out, alts = {}, {}
+  local out, alts, anchored, free = {}, {}, {}, {}
   for _, r in ipairs(list) do
     out[#out + 1] = compile(r)
     if r:sub(-1) == "/" then
       alts[#alts + 1] = "(?:^|/)" .. regex(r:sub(1, -2)) .. "(?:/|$)"
+      in_line(r:sub(1, -2), anchored, free)
     else
       alts[#alts + 1] = "(?:^|/)" .. regex(r) .. "/*$"
+      in_line(r, anchored, free)
     end
   end
   -- one expression for the common case, a path with no glob or unknown part
   out.literal = "(?i)" .. table.concat(alts, "|")
+  -- the same loosened to a line of plain words (shell.quick's words)
+  local groups = {}
+  if #anchored > 0 then groups[1] = "(?:^|[ /=:@])(?:" .. table.concat(anchored, "|") .. ")" end
+  if #free > 0 then groups[#groups + 1] = table.concat(free, "|") end
+  -- no rule: an expression that matches nothing
+  out.in_line = #groups == 0 and "[^\x00-\x{10FFFF}]" or
+    "(?i)(?:" .. table.concat(groups, "|") .. ")(?:[/ =:@]|$)"
   return out
 end
 

@@ -39,6 +39,14 @@ local RESERVED = {
   ["do"] = true, ["done"] = true, ["while"] = true, ["until"] = true, ["!"] = true,
   ["esac"] = true, ["time"] = true, ["coproc"] = true,
 }
+-- Words that open a compound command or a function definition.
+local COMPOUND = { ["for"] = true, ["select"] = true, ["case"] = true }
+local FUNCTION = "function"
+-- KEYWORDS: every word the lexer reads otherwise at a command's start.
+M.KEYWORDS = { [FUNCTION] = true }
+for _, set in ipairs({ RESERVED, COMPOUND }) do
+  for w in pairs(set) do M.KEYWORDS[w] = true end
+end
 
 -- lit appends literal text to a word, merging with a previous literal of
 -- the same quoting.
@@ -594,7 +602,7 @@ function read_list(p, closer)
         elseif t == "}" then
           finish(";")
           if #p.funcs > 0 then p.funcs[#p.funcs] = nil end
-        elseif t == "function" then
+        elseif t == FUNCTION then
           local y = find(s, "[^ \t]", p.i)
           p.i = y or p.n + 1
           local nw = read_word(p)
@@ -602,7 +610,7 @@ function read_list(p, closer)
           if sub(s, p.i, p.i + 1) == "()" then p.i = p.i + 2 end
         elseif t and RESERVED[t] then
           -- a reserved word at the start of a command is not the command
-        elseif t == "for" or t == "select" or t == "case" then
+        elseif t and COMPOUND[t] then
           cmd.kind = t
           cmd.words[#cmd.words + 1] = w
         else
@@ -614,14 +622,20 @@ function read_list(p, closer)
   finish(";")
 end
 
--- parse reads src; p holds finish, limits, budget, vars and the output.
-function M.parse(p)
+-- start readies p to read src: a parse, or a line read without the
+-- lexer whose commands may still parse nested strings (sub_parse).
+function M.start(p)
   p.s, p.i, p.n = p.src, 1, #p.src
   p.heredocs = {}
   p.funcs = {}
   p.depth = 0
   p.deferred = {}
   p.pipe_seq = 1
+end
+
+-- parse reads src; p holds finish, limits, budget, vars and the output.
+function M.parse(p)
+  M.start(p)
   read_list(p, nil)
   M.flush(p)
 end

@@ -132,14 +132,7 @@ const maxMatches = 1 << 16
 // search compiles the pattern in argument n (checking its size) and returns
 // a searcher of s for the re function fn.
 func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
-	pattern := L.CheckString(n)
-	if len(pattern) > MaxRegexpBytes {
-		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), MaxRegexpBytes)
-	}
-	re, err := m.cfg.Regexps.get(pattern)
-	if err != nil {
-		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
-	}
+	re := m.compiled(L, fn, n)
 	if !m.searching {
 		// The state's own searcher, when no re call of the state holds it
 		// (a re.gsub replacement function may call re again): a searcher
@@ -150,6 +143,19 @@ func (m *Modules) search(L *lua.LState, fn string, n int, s string) *searcher {
 		return &m.searcher
 	}
 	return newSearcher(L, fn, re, s)
+}
+
+// compiled returns the compiled pattern argument n of re function fn.
+func (m *Modules) compiled(L *lua.LState, fn string, n int) *compiledRe {
+	pattern := L.CheckString(n)
+	if len(pattern) > MaxRegexpBytes {
+		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), MaxRegexpBytes)
+	}
+	re, err := m.cfg.Regexps.get(pattern)
+	if err != nil {
+		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
+	}
+	return re
 }
 
 // done gives the state's searcher back when sr is it; every caller of
@@ -164,7 +170,15 @@ func (m *Modules) done(sr *searcher) {
 
 func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
-	sr := m.search(L, "match", 1, L.CheckString(2))
+	s := L.CheckString(2)
+	re := m.compiled(L, "match", 1)
+	if re.work(s) <= fastRegexpWork {
+		// one uninterruptible search, as searcher.matches makes it, without
+		// building a searcher: re.match allocates nothing
+		L.Push(lua.LBool(re.MatchString(s)))
+		return 1
+	}
+	sr := m.search(L, "match", 1, s)
 	defer m.done(sr)
 	L.Push(lua.LBool(sr.matches()))
 	return 1

@@ -1,0 +1,5 @@
+//go:build !race
+
+package hooksd_test
+
+const raceEnabled = false

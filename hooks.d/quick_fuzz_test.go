@@ -1,0 +1,149 @@
+package hooksd_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
+	hooksd "github.com/luahook/luahook/hooks.d"
+)
+
+// quickPolicies are the shipped shell policies, which allow a plain
+// command line without parsing it (shell.quick).
+var quickPolicies = []string{"10-dangerous-commands.lua", "20-protect-secrets.lua"}
+
+// quickLine is how those policies make their check; noQuick replaces it
+// with a check that is never true, so that every line goes through the
+// parse and every rule.
+const (
+	quickLine = "local quick = shell.quick("
+	noQuick   = "local quick = function() return false end; local _ = shell.quick("
+)
+
+// openPolicies opens an engine on the lib, the shell policies (each passed
+// through edit) and the extra files (name to source), in a folder of its
+// own, which it returns.
+func openPolicies(tb testing.TB, edit func(name, src string) string, extra map[string]string) (*engine.Engine, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	if err := os.CopyFS(dir, hooksd.FS); err != nil {
+		tb.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range ents {
+		if d.IsDir() {
+			continue
+		}
+		path := filepath.Join(dir, d.Name())
+		keep := false
+		for _, n := range quickPolicies {
+			keep = keep || d.Name() == n
+		}
+		if !keep {
+			os.Remove(path)
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(edit(d.Name(), string(src))), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for name, src := range extra {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	e, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
+	if err == nil {
+		err = e.Err()
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { e.Close() })
+	return e, dir
+}
+
+// verdicts fires a bash call of cmd and returns each hook's verdict:
+// its name with its outcome or failure, the folder dir spelt "DIR".
+func verdicts(t *testing.T, e *engine.Engine, dir, cmd string) []string {
+	input, err := json.Marshal(map[string]string{"command": cmd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", SessionID: "fuzz", ToolInput: input}
+	res := e.Runner().Fire(context.Background(), &in)
+	var out []string
+	for _, h := range res.Trace {
+		switch {
+		case h.Failure != nil:
+			out = append(out, fmt.Sprintf("%s failed: %s", h.Name, h.Failure.Kind))
+		case h.Outcome != nil:
+			out = append(out, fmt.Sprintf("%s: %s %q", h.Name, h.Outcome.Action, strings.ReplaceAll(h.Outcome.Reason, dir, "DIR")))
+		default:
+			out = append(out, h.Name+": nil")
+		}
+	}
+	return out
+}
+
+// plainAlphabet is what a plain line is made of (shell.quick), with a
+// bias to the letters of the programs the policies look at.
+const plainAlphabet = "rmdfgitchowsunvxa RMDGE0129 ._/=,:@+%-"
+
+// plain maps every byte of s into plainAlphabet, so that most fuzz inputs
+// reach the quick check's allow path too.
+func plain(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = plainAlphabet[int(c)%len(plainAlphabet)]
+	}
+	return string(b)
+}
+
+// FuzzQuickAllowNeverHidesADenial: the shipped shell policies decide every
+// command line as they do with their quick check off (parse and every
+// rule): a line the check lets through without parsing is one the full
+// path allows too. Each input is tried as it is and mapped to a plain line.
+func FuzzQuickAllowNeverHidesADenial(f *testing.F) {
+	for _, s := range []string{
+		"go test ./... -run TestRunner -count=1", `r\m -rf /`, "FOO=1 rm -rf /", "/bin/rm -rf ~", "/bin/rm -rf /",
+		"sudo -u x rm -rf /", "env rm -rf /", "x=rm; $x -rf /", ":(){ :|:& };:", "git push -f origin main",
+		"git push --force origin main", "dd of=/dev/sda", "dd if=/dev/zero of=/dev/sda", "cat .env", "less ~/.ssh/id_rsa",
+		"cat x/.ssh/id_rsa", "RM -RF /", "Rm -rf .", "A=1 B=2 rm -rf /", "A=/bin/rm", "1A=rm -rf /", "time rm -rf /",
+		"if rm -rf /", "function f rm -rf /", "chmod -R 777 /", "mkfs.ext4 /dev/sda1", "python3.12 -c x",
+		"eval rm -rf /", "xargs rm -rf", "find / -delete", "cp x /dev/sda", "tee /dev/sda", "rm -rf .",
+		"cat --env-file=.env", "scp host:.ssh/id_rsa .", "cat x@.netrc", "git show HEAD:.env", "cat .ENV",
+		"cat id_ED25519", "cat a.PEM", "cat .aws/credentials", "cat .git-credentials", "cat .env.local",
+		"cat .env.example", "ls .ssh", "./rm -rf /", "rm/ -rf /", "sh x", "bash", "watch rm -rf /",
+	} {
+		f.Add(s)
+	}
+	quick, quickDir := openPolicies(f, func(name, src string) string { return src }, nil)
+	full, fullDir := openPolicies(f, func(name, src string) string {
+		if !strings.Contains(src, quickLine) {
+			f.Fatalf("%s has no %q: the test no longer turns its quick check off", name, quickLine)
+		}
+		return strings.Replace(src, quickLine, noQuick, 1)
+	}, nil)
+	f.Fuzz(func(t *testing.T, cmd string) {
+		for _, line := range []string{cmd, plain(cmd)} {
+			got, want := verdicts(t, quick, quickDir, line), verdicts(t, full, fullDir, line)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%q: with the quick check %v, parsed %v", line, got, want)
+			}
+		}
+	})
+}
