@@ -19,13 +19,15 @@ local GLOBAL_DENIAL = string.format(
   "rate limit: more than %d shell commands in the last minute across all sessions. Slow down and batch your work.",
   GLOBAL_LIMIT)
 
-hook.register("PreToolUse", "bash", function(input, rt)
+hook.register("PreToolUse", "bash", function(input)
   -- Past the shared budget, deny before writing anything: a flood of made-up
   -- session ids then creates no more keys than the budget allows.
   if (store.get(GLOBAL_KEY) or 0) >= GLOBAL_LIMIT then
     return hook.deny(GLOBAL_DENIAL)
   end
-  local n = store.incr("bash-calls:" .. (rt.session_id or ""), 1, WINDOW_MS)
+  -- input.sessionId, the same value as rt.session_id: a payload field is
+  -- read from the call's own table, without a call into Go.
+  local n = store.incr("bash-calls:" .. (input.sessionId or ""), 1, WINDOW_MS)
   if n > LIMIT then
     -- Not counted in the shared budget: one runaway session does not use up
     -- the others'.

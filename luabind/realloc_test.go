@@ -27,3 +27,17 @@ end, { stage = "validate" })`
 		return !res.Denied && len(res.Trace) == 1 && res.Trace[0].Failure == nil
 	})
 }
+
+// TestStoreCounterFireIntoAllocatesNothing: a lean hook that counts with
+// store.incr and reads the count back with store.get allocates nothing per
+// call while the count is a small integer (a counter's usual value): both
+// return numbers boxed once.
+func TestStoreCounterFireIntoAllocatesNothing(t *testing.T) {
+	src := `hook.register("PreToolUse", "bash", function(input)
+  local n = store.incr("calls", 1, 60000)
+  if n > 5000 or (store.get("calls") or 0) ~= n then return hook.deny("count") end
+end, { stage = "validate" })`
+	checkAllocs(t, "store counter", src, 0, func(res *runner.Result) bool {
+		return !res.Denied && len(res.Trace) == 1 && res.Trace[0].Failure == nil
+	})
+}

@@ -275,3 +275,18 @@ func TestStoreKeysAreStrings(t *testing.T) {
 		t.Error(msg)
 	}
 }
+
+// TestStoreNumbersKeepTheirSign: the numbers boxed once (small integers)
+// stand in only for themselves: a stored -0 reads back as -0.
+func TestStoreNumbersKeepTheirSign(t *testing.T) {
+	// (One chunk must not also hold a literal 0: gopher-lua's constant
+	// table takes 0 and -0 for the same constant.)
+	out, err := runHook(t, `store.set("z", -0.0)
+return hook.deny(tostring(1 / store.get("z")) .. " " .. tostring(store.incr("d", 3)))`, Options{Store: NewStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-Inf 3"; out == nil || out.Reason != want {
+		t.Fatalf("got %+v, want %q", out, want)
+	}
+}

@@ -335,10 +335,21 @@ func (s *Store) remove(e *storeEntry) {
 // get returns the entry's value as Store.Get does.
 func (e *storeEntry) get() any {
 	if e.value == nil {
+		if i := int(e.num); float64(i) == e.num && i >= 0 && i < len(smallAnys) && !math.Signbit(e.num) {
+			return smallAnys[i] // a counter's usual value, boxed once
+		}
 		return e.num
 	}
 	return e.value
 }
+
+// smallAnys holds the float64 values 0 to len-1 as interfaces, boxed once.
+var smallAnys = func() (s [1024]any) {
+	for i := range s {
+		s[i] = float64(i)
+	}
+	return s
+}()
 
 func expiry(now time.Time, ttl time.Duration) time.Time {
 	if ttl <= 0 {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
 // OpenStore opens the store module over Config.Store, its Backend:
@@ -63,7 +65,7 @@ func (m *Modules) storeGet(L *lua.LState) int {
 	case string:
 		L.Push(lua.LString(v))
 	case float64:
-		L.Push(lua.LNumber(v))
+		L.Push(numberValue(v))
 	case bool:
 		L.Push(lua.LBool(v))
 	case json.RawMessage:
@@ -134,8 +136,17 @@ func (m *Modules) storeIncr(L *lua.LState) int {
 	if err != nil {
 		raiseStoreError(L, "store.incr", err)
 	}
-	L.Push(lua.LNumber(n))
+	L.Push(numberValue(n))
 	return 1
+}
+
+// numberValue is f as a Lua number, boxed once when it is a small
+// non-negative integer (codec.Number): what counters hold.
+func numberValue(f float64) lua.LValue {
+	if i := int(f); float64(i) == f && !math.Signbit(f) {
+		return codec.Number(i)
+	}
+	return lua.LNumber(f)
 }
 
 // raiseStoreError raises a Store error as the error of the Lua function fn:
