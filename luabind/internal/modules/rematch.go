@@ -47,6 +47,9 @@ type compiledRe struct {
 	// pattern from a later position reads from the rune before it, with
 	// behind: the pattern after one rune, as capture 1 (see readAll).
 	behind *regexp.Regexp
+	// needs are literals one of which every match holds (needsOf); nil:
+	// none known
+	needs []needLit
 }
 
 func compileRe(pattern string) (*compiledRe, error) {
@@ -64,7 +67,7 @@ func compileRe(pattern string) (*compiledRe, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiledRe{Regexp: re, insts: len(prog.Inst)}
+	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(tree.Simplify(), 0)}
 	_, c.literal = re.LiteralPrefix()
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary

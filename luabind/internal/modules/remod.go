@@ -172,6 +172,10 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
 	s := L.CheckString(2)
 	re := m.compiled(L, "match", 1)
+	if !re.mayMatch(s) {
+		L.Push(lua.LFalse)
+		return 1
+	}
 	if re.work(s) <= fastRegexpWork {
 		// one uninterruptible search, as searcher.matches makes it, without
 		// building a searcher: re.match allocates nothing
@@ -189,6 +193,10 @@ func (m *Modules) reFind(L *lua.LState) int {
 	s := L.CheckString(2)
 	sr := m.search(L, "find", 1, s)
 	defer m.done(sr)
+	if !sr.re.mayMatch(s) {
+		L.Push(lua.LNil)
+		return 1
+	}
 	loc := sr.first()
 	if loc == nil {
 		L.Push(lua.LNil)
@@ -265,7 +273,10 @@ func (m *Modules) reGsub(L *lua.LState) int {
 	repl := L.Get(3)
 	n := L.OptInt(4, -1)
 	capBytes := m.cfg.MaxStringBytes
-	locs := sr.all(n)
+	var locs [][]int
+	if sr.re.mayMatch(s) {
+		locs = sr.all(n)
+	}
 	if len(locs) == 0 {
 		// Nothing replaced: the subject itself, and nothing built (a
 		// number subject is returned as its string, as before).

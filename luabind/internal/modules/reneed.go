@@ -1,0 +1,149 @@
+package modules
+
+import (
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A needed literal is text that every match of a pattern contains: when
+// none of a pattern's needed literals is in the subject, it cannot match,
+// and re.match, re.find and re.gsub answer without running the regexp.
+// secrets.lua's eleven kinds of credential, for one, take RE2's backtracker
+// about 14 µs over a short prompt that holds none of them; looking for
+// their literals takes well under one.
+type needLit struct {
+	text string
+	fold bool // (?i): compared as RE2 folds case (unicode.SimpleFold orbits)
+}
+
+// maxNeeds bounds the literals looked for: past it, the regexp runs.
+const maxNeeds = 16
+
+// needsOf returns literals one of which every match of the parsed pattern
+// contains, or nil when it cannot tell. It follows only what guarantees
+// text: a literal, a capture, a repeat of at least one, the best member of
+// a concatenation, and an alternation all of whose branches have their own.
+// A literal holding U+FFFD is never needed text: RE2 matches it against an
+// invalid byte, which is not that rune's encoding.
+func needsOf(re *syntax.Regexp, depth int) []needLit {
+	if depth > 100 {
+		return nil
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return nil
+		}
+		for _, r := range re.Rune {
+			if r == utf8.RuneError {
+				return nil
+			}
+		}
+		return []needLit{{text: string(re.Rune), fold: re.Flags&syntax.FoldCase != 0}}
+	case syntax.OpCapture, syntax.OpPlus:
+		return needsOf(re.Sub[0], depth+1)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return needsOf(re.Sub[0], depth+1)
+		}
+	case syntax.OpConcat:
+		var best []needLit
+		for _, sub := range re.Sub {
+			if n := needsOf(sub, depth+1); n != nil && (best == nil || better(n, best)) {
+				best = n
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var all []needLit
+		for _, sub := range re.Sub {
+			n := needsOf(sub, depth+1)
+			if n == nil || len(all)+len(n) > maxNeeds {
+				return nil
+			}
+			all = append(all, n...)
+		}
+		return all
+	}
+	return nil
+}
+
+// better prefers the set whose shortest literal is longer (a one-letter
+// literal is in most texts), then the one with fewer literals.
+func better(a, b []needLit) bool {
+	if sa, sb := shortest(a), shortest(b); sa != sb {
+		return sa > sb
+	}
+	return len(a) < len(b)
+}
+
+func shortest(n []needLit) int {
+	m := -1
+	for _, l := range n {
+		if m < 0 || len(l.text) < m {
+			m = len(l.text)
+		}
+	}
+	return m
+}
+
+// mayMatch reports whether s holds one of c's needed literals, or c has
+// none (then anything may match).
+func (c *compiledRe) mayMatch(s string) bool {
+	if c.needs == nil {
+		return true
+	}
+	for _, l := range c.needs {
+		if l.fold {
+			if foldContains(s, l.text) {
+				return true
+			}
+		} else if strings.Contains(s, l.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldContains reports whether s holds lit with each rune replaced by any
+// rune of its case-folding orbit, as RE2's (?i) matches: "K" (the Kelvin
+// sign) holds "k", "ſ" holds "s". s is read as RE2 reads it: an invalid
+// byte is U+FFFD, which no literal here holds.
+func foldContains(s, lit string) bool {
+	for i := 0; i < len(s); {
+		if foldPrefix(s[i:], lit) {
+			return true
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return false
+}
+
+func foldPrefix(s, lit string) bool {
+	for _, want := range lit {
+		if s == "" {
+			return false
+		}
+		r, w := utf8.DecodeRuneInString(s)
+		if !sameFold(r, want) {
+			return false
+		}
+		s = s[w:]
+	}
+	return true
+}
+
+func sameFold(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	for f := unicode.SimpleFold(b); f != b; f = unicode.SimpleFold(f) {
+		if f == a {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package modules
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestNeededLiteralsAreFoundAsRE2MatchesThem: a subject that holds a
+// pattern's match always passes mayMatch, however RE2 got there: case
+// folding beyond ASCII (the Kelvin sign for k, ſ for s), an alternation,
+// a repeat; and a pattern with no text it must hold is never skipped.
+func TestNeededLiteralsAreFoundAsRE2MatchesThem(t *testing.T) {
+	for _, c := range []struct {
+		pattern, subject string
+		needs            bool // needsOf finds literals
+	}{
+		{`(?i)\baws_?secret_?access_?key\b`, "AWS_SECRET_ACCESS_\u212AEY", true},
+		{`(?i)secret`, "\u017Fecret", true},
+		{`\bgh[pousr]_[A-Za-z0-9]{3,}\b|\bglpat-[A-Za-z0-9]{3,}`, "x glpat-abc", true},
+		{`(?:abc)+x`, "abcabcx", true},
+		{`^npm install$`, "npm install", true},
+		{`a\x{FFFD}b`, "a\xffb", false},
+		{`x*`, "", false},
+		{`(?:abc)?d`, "d", true},
+		{`[ab]c|d`, "bc", true},
+	} {
+		c2, err := compileRe(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c2.MatchString(c.subject) {
+			t.Fatalf("%s does not match %q: a bad case", c.pattern, c.subject)
+		}
+		if (c2.needs != nil) != c.needs {
+			t.Errorf("%s: needs %v, want some: %v", c.pattern, c2.needs, c.needs)
+		}
+		if !c2.mayMatch(c.subject) {
+			t.Errorf("%s: mayMatch(%q) is false, but it matches", c.pattern, c.subject)
+		}
+	}
+	c, err := compileRe(`\bsk-[A-Za-z0-9_-]{20,}\b|\bnpm_[A-Za-z0-9]{36}\b`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.mayMatch("Add a greeting to hello.txt, run the tests and commit.") {
+		t.Error("a subject with none of the needed literals may match")
+	}
+}
+
+// TestShippedSecretPatternsHaveNeededLiterals: the combined pattern
+// lib/secrets.lua matches prompts with is skipped on a prompt that holds
+// none of its kinds' literals (the point of the prefilter).
+func TestShippedSecretPatternsHaveNeededLiterals(t *testing.T) {
+	pats := []string{
+		`-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----`, `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
+		`(?i)\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}\b`, `\bgh[pousr]_[A-Za-z0-9]{36,}\b`,
+		`\bgithub_pat_[A-Za-z0-9_]{60,}\b`, `\bglpat-[A-Za-z0-9_-]{20,}\b`, `\bsk-[A-Za-z0-9_-]{20,}\b`,
+		`\b[rs]k_live_[A-Za-z0-9]{20,}\b`, `\bxox[abpr]-[A-Za-z0-9-]{10,}\b`, `\bAIza[0-9A-Za-z_-]{35}\b`, `\bnpm_[A-Za-z0-9]{36}\b`,
+	}
+	parts := make([]string, len(pats))
+	for i, p := range pats {
+		parts[i] = "(?:" + p + ")"
+	}
+	c, err := compileRe(strings.Join(parts, "|"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.needs == nil {
+		t.Fatal("no needed literals for the secret patterns")
+	}
+	if c.mayMatch("Add a greeting to hello.txt, run the tests and commit with a conventional message.") {
+		t.Error("an ordinary prompt may match")
+	}
+	if !c.mayMatch("token ghp_" + strings.Repeat("a", 36)) {
+		t.Error("a GitHub token may not match")
+	}
+}
+
+// FuzzNeededLiteralsNeverHideAMatch: for any pattern and subject, when RE2
+// matches, mayMatch says it may.
+func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
+	for _, s := range [][2]string{
+		{`(?i)key`, "\u212Aey"}, {`(?i)s+ecret`, "\u017F\u017Fecret"}, {`a|b|c`, "c"}, {`(?:ab){2,}c`, "ababc"},
+		{`\bsk-[a-z]{3}\b`, "sk-abc"}, {`x\x{FFFD}y`, "x\xffy"}, {`(?i)ǅ`, "ǆ"}, {`(?i)Σ`, "ς"}, {`^$`, ""},
+		{`(a|bc)d(e|f)`, "bcdf"}, {`(?s).k`, "\nk"}, {`(?i)(?:abc|abd)e`, "ABDE"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, subject string) {
+		if len(pattern) > 200 || !utf8.ValidString(pattern) {
+			return
+		}
+		if _, err := regexp.Compile(pattern); err != nil {
+			return
+		}
+		c, err := compileRe(pattern)
+		if err != nil {
+			return
+		}
+		if c.MatchString(subject) && !c.mayMatch(subject) {
+			t.Fatalf("%q matches %q, but mayMatch says no (needs %v)", pattern, subject, c.needs)
+		}
+	})
+}
