@@ -127,6 +127,15 @@ func foldPrefix(s, lit string) bool {
 		if s == "" {
 			return false
 		}
+		if c := s[0]; c < utf8.RuneSelf && want < utf8.RuneSelf {
+			// Two ASCII letters fold together only as upper and lower
+			// case: the rest of an orbit (K, ſ) is not ASCII.
+			if lowerASCII(c) != lowerASCII(byte(want)) {
+				return false
+			}
+			s = s[1:]
+			continue
+		}
 		r, w := utf8.DecodeRuneInString(s)
 		if !sameFold(r, want) {
 			return false
@@ -134,6 +143,13 @@ func foldPrefix(s, lit string) bool {
 		s = s[w:]
 	}
 	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func sameFold(a, b rune) bool {
