@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strconv"
@@ -47,6 +48,12 @@ func Compile(path string, src []byte) (*Chunk, error) { return Options{}.Compile
 // Every Lua source luahook runs goes through this function: hook files, lib
 // modules, and the code of sessions (the REPL, policy tests).
 func (o Options) Compile(path string, src []byte) (*Chunk, error) {
+	return o.compileSum(path, src, nil)
+}
+
+// compileSum is Compile with the SHA-256 of src when the caller has it
+// already (nil: computed here if the disk cache needs it).
+func (o *Options) compileSum(path string, src []byte, sum *[sha256.Size]byte) (*Chunk, error) {
 	limit := o.MaxSourceBytes
 	if limit <= 0 {
 		limit = DefaultMaxSourceBytes
@@ -55,7 +62,11 @@ func (o Options) Compile(path string, src []byte) (*Chunk, error) {
 		return nil, sourceTooBig(path, len(src), limit)
 	}
 	if o.DiskCache != nil && o.Coverage == nil {
-		return o.DiskCache.compile(&o, path, src)
+		if sum == nil {
+			s := sha256.Sum256(src)
+			sum = &s
+		}
+		return o.DiskCache.compile(o, path, src, *sum)
 	}
 	return o.compileSource(path, src)
 }

@@ -54,7 +54,7 @@ func (c *ChunkCache) compileSum(opts *Options, path string, src []byte, sum [sha
 	if ch, ok := c.chunks[key]; ok {
 		return ch, nil
 	}
-	ch, err := opts.Compile(path, src)
+	ch, err := opts.compileSum(path, src, &sum)
 	if err != nil {
 		return nil, err
 	}

@@ -165,10 +165,10 @@ func (c *DiskCache) entryName(path string, sum [sha256.Size]byte) string {
 	return hex.EncodeToString(h.Sum(nil)[:20]) + diskCacheSuffix
 }
 
-// compile returns the chunk of src from the cache, or compiles it with o
-// and stores it. o.DiskCache is c; the caller has checked the source's size.
-func (c *DiskCache) compile(o *Options, path string, src []byte) (*Chunk, error) {
-	sum := sha256.Sum256(src)
+// compile returns the chunk of src (whose SHA-256 is sum) from the cache,
+// or compiles it with o and stores it. o.DiskCache is c; the caller has
+// checked the source's size.
+func (c *DiskCache) compile(o *Options, path string, src []byte, sum [sha256.Size]byte) (*Chunk, error) {
 	name := c.entryName(path, sum)
 	if ch := c.load(name, path, sum); ch != nil {
 		return ch, nil
