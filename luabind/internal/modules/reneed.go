@@ -97,7 +97,11 @@ func (c *compiledRe) mayMatch(s string) bool {
 	}
 	for _, l := range c.needs {
 		if l.fold {
-			if foldContains(s, l.text) {
+			// A case-folded scan is one compare per byte of s and rune of
+			// the literal, with no look at the call's context: past the
+			// work a regexp search may do in one go, leave it to the
+			// regexp's own bounded search.
+			if len(s)*len(l.text) > fastRegexpWork || foldContains(s, l.text) {
 				return true
 			}
 		} else if strings.Contains(s, l.text) {

@@ -104,3 +104,26 @@ func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
 		}
 	})
 }
+
+// TestFoldedLiteralScanIsBounded: a case-folded literal is not looked for
+// in a subject where the scan would pass the work a regexp search may do
+// without looking at the call's context; mayMatch then leaves the answer
+// to the regexp (true), and below that bound it scans.
+func TestFoldedLiteralScanIsBounded(t *testing.T) {
+	lit := strings.Repeat("ab", 32)
+	c, err := compileRe("(?i)" + lit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.needs) != 1 || !c.needs[0].fold {
+		t.Fatalf("needs %v, want one folded literal", c.needs)
+	}
+	big := strings.Repeat("a", fastRegexpWork/len(lit)+1)
+	if !c.mayMatch(big) {
+		t.Error("a scan past the work bound ran (and found nothing)")
+	}
+	small := big[:fastRegexpWork/len(lit)]
+	if c.mayMatch(small) {
+		t.Error("a scan within the work bound did not rule out a subject without the literal")
+	}
+}
