@@ -134,6 +134,38 @@ func testLeavesInput(t *testing.T, hookFn func(*testing.T, string, string) *lua.
 	}
 }
 
+// The analysis keeps its buffers from one function to the next: what an
+// earlier analysis left in them, however far it got, changes no answer. A
+// long function that gives its input away at its end runs first each time,
+// leaving facts at every instruction it reached; a long lean one runs
+// before each function that keeps its input.
+func TestAnalysisBuffersLeftOverChangeNoAnswer(t *testing.T) {
+	long := "local a, b\n" + strings.Repeat("a = input.cwd b = input.toolInput.command\n", 150)
+	keeps := hookFn(t, "input, rt", long+"other = input")
+	leans := hookFn(t, "input, rt", long)
+	if leavesInput(keeps, nil) || !leavesInput(leans, nil) {
+		t.Fatal("the long functions: wrong answers")
+	}
+	for _, body := range []string{
+		`if input.toolName == "bash" and #input.toolInput.args > 2 then return hook.deny("many") end`,
+		`local s = input.toolInput.command
+		 local a, b = s:match("^(%w+) (.*)$")
+		 if a == "rm" then return hook.deny(b) end`,
+		``,
+	} {
+		leavesInput(keeps, nil)
+		if !leavesInput(hookFn(t, "input, rt", body), nil) {
+			t.Errorf("after a function that keeps its input: leavesInput = false, want true for:\n%s", body)
+		}
+	}
+	for _, body := range []string{`seen = input`, `local t = {} t.x = input`, `print(input)`} {
+		leavesInput(leans, nil)
+		if leavesInput(hookFn(t, "input, rt", body), nil) {
+			t.Errorf("after a lean function: leavesInput = true, want false for:\n%s", body)
+		}
+	}
+}
+
 // A hook that keeps its input still sees that input, unchanged, in later
 // calls: its tables are never refilled with another payload.
 func TestKeptInputIsNeverRefilled(t *testing.T) {

@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"sync"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -52,6 +54,7 @@ func LeavesInput(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
 		return p.IsVarArg == 0 // input is reachable only through ...
 	}
 	fl := newFlow(p)
+	defer fl.release()
 	fl.concatFn = concat
 	fl.trust, fl.env = trust, fn.Env
 	return fl.run()
@@ -70,6 +73,7 @@ func LeavesOutcomes(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
 		return false
 	}
 	fl := newFlow(fn.Proto)
+	defer fl.release()
 	fl.concatFn = concat
 	fl.trust, fl.env = trust, fn.Env
 	fl.fresh = true
@@ -330,7 +334,17 @@ func (fl *flow) builtin(f *facts, r int) Builtin {
 }
 
 func newFlow(p *lua.FunctionProto) *flow {
-	fl := &flow{p: p, at: make([]facts, len(p.Code)), seen: make([]bool, len(p.Code))}
+	fl := flows.Get().(*flow)
+	at, seen, work, vals := fl.at, fl.seen, fl.work, fl.vals
+	n := len(p.Code)
+	if cap(at) < n {
+		at, seen = make([]facts, n), make([]bool, n)
+	}
+	// at needs no clearing: an instruction's facts are read only once seen
+	// says they were written (reach).
+	seen = seen[:n]
+	clear(seen)
+	*fl = flow{p: p, at: at[:n], seen: seen, work: work[:0], vals: vals[:0]}
 	// Registers a closure captures: the MOVE pseudo-instructions that follow
 	// each CLOSURE. An upvalue shares the register itself, so a value written
 	// to it later reaches the closure too.
@@ -346,6 +360,24 @@ func newFlow(p *lua.FunctionProto) *flow {
 		}
 	}
 	return fl
+}
+
+// flows keeps the buffers of finished analyses: a load decides on every
+// hook it registers, and the facts of one instruction are 242 bytes.
+var flows = sync.Pool{New: func() any { return new(flow) }}
+
+// maxPooledCode bounds the functions whose buffers go back to flows.
+const maxPooledCode = 1 << 14
+
+// release gives fl's buffers back for the next analysis, keeping no
+// reference to the function, its environment or the values it read.
+func (fl *flow) release() {
+	if cap(fl.at) > maxPooledCode {
+		return
+	}
+	clear(fl.vals[:cap(fl.vals)])
+	*fl = flow{at: fl.at, seen: fl.seen, work: fl.work, vals: fl.vals}
+	flows.Put(fl)
 }
 
 // Instruction fields, as gopher-lua v1.1.2 lays them out (checked by

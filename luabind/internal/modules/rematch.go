@@ -42,11 +42,14 @@ type compiledRe struct {
 	// anchored: it matches only at the start of the text (\A, or ^ outside
 	// (?m)), as regexp knows from the program
 	anchored bool
-	// behind is set when the program tests the text before a match's start
-	// (^, \A, \b, \B). A reader always starts a text, so a search of such a
-	// pattern from a later position reads from the rune before it, with
-	// behind: the pattern after one rune, as capture 1 (see readAll).
-	behind *regexp.Regexp
+	// looksBehind is set when the program tests the text before a match's
+	// start (^, \A, \b, \B). A reader always starts a text, so a search of
+	// such a pattern from a later position reads from the rune before it,
+	// with behind: the pattern after one rune, as capture 1 (see readAll).
+	// An anchored pattern is never searched from a later position, so it
+	// has no behind.
+	looksBehind bool
+	behind      *regexp.Regexp
 	// needs are literals one of which every match holds (needsOf); nil:
 	// none known
 	needs []needLit
@@ -63,16 +66,21 @@ func compileRe(pattern string) (*compiledRe, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := syntax.Compile(tree.Simplify())
+	simple := tree.Simplify()
+	prog, err := syntax.Compile(simple)
 	if err != nil {
 		return nil, err
 	}
-	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(tree.Simplify(), 0)}
+	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(simple, 0)}
 	_, c.literal = re.LiteralPrefix()
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
 	for _, in := range prog.Inst {
 		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&looksBehind != 0 {
+			c.looksBehind = true
+			if c.anchored {
+				break
+			}
 			// The leftmost-first match of (?s:.)(?s:.*?)(P) from the rune
 			// before pos is the one of P from pos: the lazy prefix puts P's
 			// start as early as it can go, then P's own preferences decide.
@@ -177,7 +185,7 @@ func (sr *searcher) reader(from0 bool) bool {
 	switch {
 	case w <= fastRegexpWork:
 		return false
-	case from0 || sr.re.behind == nil || sr.steppable():
+	case from0 || !sr.re.looksBehind || sr.steppable():
 		return true
 	case w <= maxRegexpWork:
 		return false
