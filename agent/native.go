@@ -43,7 +43,12 @@ func parseNative(data []byte) (*native, error) {
 	if data[0] != '{' {
 		return nil, fmt.Errorf("%w, got %s", errNotObject, snippet(data))
 	}
-	if !json.Valid(data) {
+	n := &native{data: data}
+	n.members = n.buf[:0]
+	if err := n.scan(); err != nil {
+		if err != errInvalidJSON {
+			return nil, err
+		}
 		// encoding/json names the byte at fault.
 		var v any
 		err := json.Unmarshal(data, &v)
@@ -52,13 +57,15 @@ func parseNative(data []byte) (*native, error) {
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	n := &native{data: data}
-	n.members = n.buf[:0]
-	if err := n.scan(); err != nil {
-		return nil, err
-	}
 	return n, nil
 }
+
+// errInvalidJSON is scan's answer for text json.Valid refuses.
+var errInvalidJSON = errors.New("invalid JSON")
+
+// maxNesting is the depth of objects and arrays past which encoding/json
+// refuses a text.
+const maxNesting = 10000
 
 // frame is an object or array open in scan.
 type frame struct {
@@ -70,84 +77,146 @@ type frame struct {
 	index  int    // the array's current element (for errors)
 }
 
-// scan walks the validated object once: it records the top-level members
-// and refuses a key given twice in any object. It allocates only for
-// escaped keys, objects of more than smallObject keys and deep nesting.
+// What scan expects next.
+const (
+	wantValue = iota
+	wantKey
+	afterValue
+)
+
+// scan reads the object in one pass: it accepts exactly what json.Valid
+// accepts (errInvalidJSON otherwise), records the top-level members, and
+// refuses a key given twice in any object. A text that is invalid is
+// reported as such even when a key was given twice before the fault, as
+// when validity was checked first. It allocates only for escaped keys,
+// objects of more than smallObject keys and deep nesting.
 func (n *native) scan() error {
 	data := n.data
 	var framesBuf [16]frame
 	var keysBuf [64][]byte
 	frames, keys := framesBuf[:0], keysBuf[:0]
-	wantKey := false
+	var dup error // the first key given twice
 	valStart := -1
-	closeMember := func(end int) {
-		if valStart >= 0 {
-			n.members[len(n.members)-1].value = bytes.TrimRight(data[valStart:end], " \t\r\n")
-			valStart = -1
-		}
-	}
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch c {
-		case '"':
-			end := stringEnd(data, i)
-			if wantKey {
-				wantKey = false
-				key, err := keyText(data[i:end])
-				if err != nil {
-					return fmt.Errorf("invalid key at byte %d: %w", i, err)
-				}
-				top := &frames[len(frames)-1]
-				if top.has(keys, key) {
-					return duplicateError(frames, key)
-				}
-				top.n++
-				top.key = key
-				if top.big != nil {
-					top.big[string(key)] = struct{}{}
-				} else if top.n > smallObject {
-					top.big = make(map[string]struct{}, 2*smallObject)
-					for _, k := range keys[top.base:] {
-						top.big[string(k)] = struct{}{}
-					}
-					top.big[string(key)] = struct{}{}
-					keys = keys[:top.base]
-				} else {
-					keys = append(keys, key)
-				}
-				if len(frames) == 1 {
-					n.members = append(n.members, member{key: key})
-				}
+	i, want := 0, wantValue
+	for {
+		switch want {
+		case wantValue:
+			i = skipSpace(data, i)
+			if i >= len(data) {
+				return errInvalidJSON
 			}
-			i = end - 1
-		case ':':
-			if len(frames) == 1 {
-				valStart = i + 1
-				for valStart < len(data) && isSpace(data[valStart]) {
-					valStart++
+			switch c := data[i]; c {
+			case '{', '[':
+				if len(frames) >= maxNesting {
+					return errInvalidJSON
 				}
+				frames = append(frames, frame{object: c == '{', base: len(keys)})
+				i = skipSpace(data, i+1)
+				switch {
+				case i < len(data) && data[i] == closer(c):
+					want = afterValue
+					frames = frames[:len(frames)-1]
+					i++
+				case c == '{':
+					want = wantKey
+				}
+				continue
+			case '"':
+				end, ok := stringEnd(data, i)
+				if !ok {
+					return errInvalidJSON
+				}
+				i = end
+			case 't':
+				i = literalEnd(data, i, "true")
+			case 'f':
+				i = literalEnd(data, i, "false")
+			case 'n':
+				i = literalEnd(data, i, "null")
+			default:
+				i = numberEnd(data, i)
 			}
-		case '{', '[':
-			frames = append(frames, frame{object: c == '{', base: len(keys)})
-			wantKey = c == '{'
-		case '}', ']':
-			if len(frames) == 1 {
-				closeMember(i)
+			if i < 0 {
+				return errInvalidJSON
 			}
-			keys = keys[:frames[len(frames)-1].base]
-			frames = frames[:len(frames)-1]
-		case ',':
-			if len(frames) == 1 {
-				closeMember(i)
+			want = afterValue
+		case wantKey:
+			i = skipSpace(data, i)
+			if i >= len(data) || data[i] != '"' {
+				return errInvalidJSON
 			}
-			if top := &frames[len(frames)-1]; top.object {
-				wantKey = true
+			end, ok := stringEnd(data, i)
+			if !ok {
+				return errInvalidJSON
+			}
+			key, err := keyText(data[i:end])
+			if err != nil {
+				return errInvalidJSON
+			}
+			top := &frames[len(frames)-1]
+			if dup == nil && top.has(keys, key) {
+				dup = duplicateError(frames, key)
+			}
+			top.n++
+			top.key = key
+			if top.big != nil {
+				top.big[string(key)] = struct{}{}
+			} else if top.n > smallObject {
+				top.big = make(map[string]struct{}, 2*smallObject)
+				for _, k := range keys[top.base:] {
+					top.big[string(k)] = struct{}{}
+				}
+				top.big[string(key)] = struct{}{}
+				keys = keys[:top.base]
 			} else {
-				top.index++
+				keys = append(keys, key)
 			}
+			i = skipSpace(data, end)
+			if i >= len(data) || data[i] != ':' {
+				return errInvalidJSON
+			}
+			i = skipSpace(data, i+1)
+			if len(frames) == 1 {
+				n.members = append(n.members, member{key: key})
+				valStart = i
+			}
+			want = wantValue
+		case afterValue:
+			if len(frames) == 0 {
+				if i != len(data) {
+					return errInvalidJSON
+				}
+				return dup
+			}
+			if len(frames) == 1 && valStart >= 0 {
+				n.members[len(n.members)-1].value = data[valStart:i]
+				valStart = -1
+			}
+			i = skipSpace(data, i)
+			if i >= len(data) {
+				return errInvalidJSON
+			}
+			top := &frames[len(frames)-1]
+			switch data[i] {
+			case ',':
+				if top.object {
+					want = wantKey
+				} else {
+					top.index++
+					want = wantValue
+				}
+			case '}', ']':
+				if (data[i] == '}') != top.object {
+					return errInvalidJSON
+				}
+				keys = keys[:top.base]
+				frames = frames[:len(frames)-1]
+			default:
+				return errInvalidJSON
+			}
+			i++
 		}
 	}
-	return nil
 }
 
 func (f *frame) has(keys [][]byte, key []byte) bool {
@@ -183,17 +252,111 @@ func duplicateError(frames []frame, key []byte) error {
 	return fmt.Errorf("%s: duplicate key", b.String())
 }
 
-// stringEnd returns the index just past the JSON string starting at data[i].
-func stringEnd(data []byte, i int) int {
+// stringEnd returns the index just past the JSON string starting at
+// data[i], and whether the string is valid JSON: no control character, only
+// the escapes JSON has. Bytes that are not UTF-8 are accepted, as
+// encoding/json accepts them.
+func stringEnd(data []byte, i int) (int, bool) {
 	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
+		switch c := data[j]; {
+		case c == '"':
+			return j + 1, true
+		case c == '\\':
 			j++
-		case '"':
-			return j + 1
+			if j >= len(data) {
+				return 0, false
+			}
+			switch data[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(data) {
+					return 0, false
+				}
+				for _, h := range data[j+1 : j+5] {
+					if !isHex(h) {
+						return 0, false
+					}
+				}
+				j += 4
+			default:
+				return 0, false
+			}
+		case c < 0x20:
+			return 0, false
 		}
 	}
-	return len(data)
+	return 0, false
+}
+
+// literalEnd returns the index just past lit at data[i], or -1.
+func literalEnd(data []byte, i int, lit string) int {
+	if !bytes.HasPrefix(data[i:], []byte(lit)) {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// numberEnd returns the index just past the JSON number at data[i], or -1:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberEnd(data []byte, i int) int {
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(data):
+		return -1
+	case data[i] == '0':
+		i++
+	case data[i] >= '1' && data[i] <= '9':
+		i = digitsEnd(data, i)
+	default:
+		return -1
+	}
+	if i < len(data) && data[i] == '.' {
+		if j := digitsEnd(data, i+1); j > i+1 {
+			i = j
+		} else {
+			return -1
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if j := digitsEnd(data, i); j > i {
+			i = j
+		} else {
+			return -1
+		}
+	}
+	return i
+}
+
+func digitsEnd(data []byte, i int) int {
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// closer is the byte that closes what c opens.
+func closer(c byte) byte {
+	if c == '{' {
+		return '}'
+	}
+	return ']'
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
