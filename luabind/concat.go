@@ -33,13 +33,88 @@ const concatMarker = "\x00luahook.concat"
 // setfenv, which the sandbox withholds).
 var concatFn = &lua.LFunction{IsG: true, GFunction: luaConcat}
 
-// concatCapKey is the registry key of a state's MaxStringBytes, which
-// concatFn reads (a state without it gets DefaultMaxStringBytes).
-const concatCapKey = "luahook.maxStringBytes"
+// concatCapKey is the registry key of a state's concatState, which
+// concatFn reads (a state without it gets DefaultMaxStringBytes and no
+// memo).
+const concatCapKey = "luahook.concat"
+
+// concatState is what concatFn keeps in one state: the cap, and the last
+// few joins of strings alone, so that a hook that builds the same short
+// text on every call ("bash-calls:" .. input.sessionId) gets the string it
+// built before instead of a new one. An entry is found only by operands
+// whose texts, in order, make up its string byte for byte; a join with a
+// number is neither looked up nor kept (a number's text is the VM's to
+// write: -0, 1e300).
+type concatState struct {
+	cap  int
+	memo [concatMemoEntries]concatEntry
+	next int // the entry the next miss replaces
+}
+
+// concatMemoEntries, concatMemoParts and concatMemoBytes bound the memo:
+// entries per state, operands per join looked up, bytes per result.
+const (
+	concatMemoEntries = 4
+	concatMemoParts   = 4
+	concatMemoBytes   = 256
+)
+
+type concatEntry struct {
+	s string     // the joined string
+	v lua.LValue // s, boxed once
+}
 
 // setConcatCap records the cap concatFn applies in L.
 func setConcatCap(L *lua.LState, capBytes int) {
-	L.G.Registry.RawSetString(concatCapKey, lua.LNumber(capBytes))
+	ud := L.NewUserData()
+	ud.Value = &concatState{cap: capBytes}
+	L.G.Registry.RawSetString(concatCapKey, ud)
+}
+
+// memoised returns the string an earlier call joined, when it is the join
+// of L's n arguments, all strings. An entry keeps only the string it
+// joined, which the operands are compared with in turn, so that the memo
+// never holds on to a larger string an operand was cut from.
+func (c *concatState) memoised(L *lua.LState, n int) (lua.LValue, bool) {
+	if n > concatMemoParts {
+		return nil, false
+	}
+	var parts [concatMemoParts]string
+	size := 0
+	for k := range n {
+		s, ok := L.Get(k + 1).(lua.LString)
+		if !ok {
+			return nil, false
+		}
+		parts[k] = string(s)
+		size += len(s)
+	}
+	if size > concatMemoBytes || size > c.cap {
+		return nil, false
+	}
+next:
+	for i := range c.memo {
+		e := &c.memo[i]
+		if e.v == nil || len(e.s) != size {
+			continue
+		}
+		off := 0
+		for _, p := range parts[:n] {
+			if e.s[off:off+len(p)] != p {
+				continue next
+			}
+			off += len(p)
+		}
+		return e.v, true
+	}
+	return nil, false
+}
+
+// remember keeps v, a join of strings alone, for the next call that joins
+// the same text.
+func (c *concatState) remember(v lua.LValue) {
+	c.memo[c.next] = concatEntry{s: string(v.(lua.LString)), v: v}
+	c.next = (c.next + 1) % concatMemoEntries
 }
 
 // luaConcat is `..` over its arguments, exactly as gopher-lua's OP_CONCAT
@@ -50,13 +125,23 @@ func setConcatCap(L *lua.LState, capBytes int) {
 func luaConcat(L *lua.LState) int {
 	n := L.GetTop()
 	capBytes := DefaultMaxStringBytes
-	if c, ok := L.G.Registry.RawGetString(concatCapKey).(lua.LNumber); ok {
-		capBytes = int(c)
+	var cs *concatState
+	if ud, ok := L.G.Registry.RawGetString(concatCapKey).(*lua.LUserData); ok {
+		cs, _ = ud.Value.(*concatState)
 	}
+	if cs != nil {
+		capBytes = cs.cap
+		if v, ok := cs.memoised(L, n); ok {
+			L.Push(v)
+			return 1
+		}
+	}
+	memo := cs != nil && n <= concatMemoParts
 	rhs := L.Get(n)
 	for i := n - 1; i >= 1; {
 		lhs := L.Get(i)
 		if !lua.LVCanConvToString(lhs) || !lua.LVCanConvToString(rhs) {
+			memo = false
 			mm := concatMeta(L, lhs, rhs)
 			if mm.Type() != lua.LTFunction {
 				L.RaiseError("cannot perform concat operation between %v and %v", lhs.Type().String(), rhs.Type().String())
@@ -72,6 +157,9 @@ func luaConcat(L *lua.LState) int {
 		}
 		// The run i' .. i of strings and numbers, then rhs. Numbers are
 		// converted once, in place, so that their size is known.
+		if _, ok := rhs.(lua.LString); !ok {
+			memo = false
+		}
 		last := lua.LString(lua.LVAsString(rhs))
 		size := len(last)
 		first := i
@@ -83,6 +171,7 @@ func luaConcat(L *lua.LState) int {
 			case lua.LNumber:
 				s = lua.LString(v.String())
 				L.Replace(first, s)
+				memo = false
 			default:
 				goto join
 			}
@@ -101,6 +190,9 @@ func luaConcat(L *lua.LState) int {
 		b.WriteString(string(last))
 		rhs = lua.LString(b.String())
 		i = first - 1
+	}
+	if memo && n >= 2 && len(rhs.(lua.LString)) <= concatMemoBytes {
+		cs.remember(rhs)
 	}
 	L.Push(rhs)
 	return 1

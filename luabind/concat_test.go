@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -216,9 +217,9 @@ func concatOperand(b byte) string {
 }
 
 // FuzzConcat concatenates operands of random types and sizes, some tables
-// with a __concat, under a random cap: the result never passes the cap, the
-// host never panics, and a result or an error other than the cap's is what
-// gopher-lua's own OP_CONCAT gives.
+// with a __concat, under a random cap, twice in one state: the result never
+// passes the cap, the host never panics, and a result or an error other
+// than the cap's is what gopher-lua's own OP_CONCAT gives.
 func FuzzConcat(f *testing.F) {
 	for _, s := range []string{"\x00\x08\x08", "\x10\xf8\xf8\xf8", "\x03\x04\x50\x0a\x0b", "\x01\x05\x00",
 		"\x20\x04\xf8\xf8\x04", "\xff\x02\x03\x02\x03\x00\x08\x10", "\x00\x06\x00", "\x00\x00\x07"} {
@@ -250,26 +251,31 @@ func FuzzConcat(f *testing.F) {
 		L := lua.NewState()
 		defer L.Close()
 		setConcatCap(L, capBytes)
-		L.Push(L.NewFunctionFromProto(c.proto))
-		err = L.PCall(0, 1, nil)
-		if err != nil {
-			if strings.Contains(err.Error(), "exceeds the") {
-				if strings.HasPrefix(want, "string ") && len(want)-len("string ") <= capBytes && !hasKind(ops, 4) {
-					t.Fatalf("cap error %v, but gopher-lua gives %d bytes, under the cap of %d", err, len(want)-7, capBytes)
+		// Twice in the same state: the second run may take its joins from
+		// the state's memo.
+		for range 2 {
+			L.SetTop(0)
+			L.Push(L.NewFunctionFromProto(c.proto))
+			err = L.PCall(0, 1, nil)
+			if err != nil {
+				if strings.Contains(err.Error(), "exceeds the") {
+					if strings.HasPrefix(want, "string ") && len(want)-len("string ") <= capBytes && !hasKind(ops, 4) {
+						t.Fatalf("cap error %v, but gopher-lua gives %d bytes, under the cap of %d", err, len(want)-7, capBytes)
+					}
+					continue
 				}
-				return
+				got := "error: " + strings.SplitN(err.Error(), "\nstack traceback", 2)[0]
+				if got != want {
+					t.Fatalf("\n got: %s\nwant: %s", got, want)
+				}
+				continue
 			}
-			got := "error: " + strings.SplitN(err.Error(), "\nstack traceback", 2)[0]
-			if got != want {
+			if s, ok := L.Get(-1).(lua.LString); ok && len(s) > capBytes {
+				t.Fatalf("a result of %d bytes passed the cap of %d", len(s), capBytes)
+			}
+			if got := runConcatValue(L.Get(-1)); got != want {
 				t.Fatalf("\n got: %s\nwant: %s", got, want)
 			}
-			return
-		}
-		if s, ok := L.Get(-1).(lua.LString); ok && len(s) > capBytes {
-			t.Fatalf("a result of %d bytes passed the cap of %d", len(s), capBytes)
-		}
-		if got := runConcatValue(L.Get(-1)); got != want {
-			t.Fatalf("\n got: %s\nwant: %s", got, want)
 		}
 	})
 }
@@ -285,4 +291,72 @@ func hasKind(ops []byte, kind byte) bool {
 
 func runConcatValue(v lua.LValue) string {
 	return v.Type().String() + " " + strings.Split(v.String(), ": 0x")[0]
+}
+
+// A join of strings that a state made before is given back, not made
+// again: a hook that builds the same key on every call allocates nothing
+// for it. Every join, memoised or not, is the text gopher-lua's own `..`
+// gives, whatever the operands' split, past the memo's size and with
+// numbers (-0 is "-0", never the memoised "0").
+func TestConcatMemoGivesTheSameTextWithoutAllocating(t *testing.T) {
+	f := load(t, `hook.register("PreToolUse", "bash", function(input)
+  local key = "bash-calls:" .. (input.sessionId or "")
+  if key == "bash-calls:x" then return hook.deny(key) end
+end)`, Options{MaxStates: 1})
+	in := preToolUse("bash", `{"command":"ls"}`)
+	in.SessionID = "s-1234"
+	h := f.Registrations()[0].Hook
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(100, func() { h.Call(ctx, in) }); n != 0 && !raceEnabled && codec.DirectTables {
+		t.Errorf("a hook joining the same key each call: %v allocations per call, want 0", n)
+	}
+
+	const src = `return function(a, b, c) return a .. b, b .. a .. c, a .. b .. c .. a end`
+	native, err := nativeProto(t, "x.lua", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compile("x.lua", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nL, L := lua.NewState(), lua.NewState()
+	defer nL.Close()
+	defer L.Close()
+	setConcatCap(L, DefaultMaxStringBytes)
+	fnOf := func(L *lua.LState, p *lua.FunctionProto) lua.LValue {
+		L.Push(L.NewFunctionFromProto(p))
+		if err := L.PCall(0, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		return L.Get(-1)
+	}
+	nf, cf := fnOf(nL, native), fnOf(L, c.proto)
+	results := func(L *lua.LState, fn lua.LValue, args ...lua.LValue) string {
+		top := L.GetTop()
+		L.Push(fn)
+		for _, a := range args {
+			L.Push(a)
+		}
+		if err := L.PCall(len(args), 3, nil); err != nil {
+			t.Fatal(err)
+		}
+		out := fmt.Sprintf("%q %q %q", L.Get(-3).String(), L.Get(-2).String(), L.Get(-1).String())
+		L.SetTop(top)
+		return out
+	}
+	big := lua.LString(strings.Repeat("z", concatMemoBytes))
+	s := func(v string) lua.LValue { return lua.LString(v) }
+	for i, args := range [][]lua.LValue{
+		{s("ab"), s("c"), s("d")}, {s("a"), s("bc"), s("d")}, {s("ab"), s("c"), s("d")},
+		{s("s1"), s(""), s("")}, {s("s2"), s(""), s("")}, {s("s3"), s(""), s("")}, {s("s4"), s(""), s("")},
+		{s("s5"), s("x"), s("")}, {s("s1"), s(""), s("")}, {s("ab"), s("c"), s("d")},
+		{s("x"), lua.LNumber(0), s("")}, {s("x"), lua.LNumber(math.Copysign(0, -1)), s("")},
+		{s("x"), lua.LNumber(0), s("")}, {big, s("y"), s("")}, {big, s("y"), s("")},
+		{s("é"), s("\xff"), s("\x00")}, {s("é\xff"), s("\x00"), s("")},
+	} {
+		if got, want := results(L, cf, args...), results(nL, nf, args...); got != want {
+			t.Errorf("call %d: %s, want %s", i, got, want)
+		}
+	}
 }
