@@ -50,6 +50,9 @@ type compiledRe struct {
 	// needs are literals one of which every match holds (needsOf); nil:
 	// none known
 	needs []needLit
+	// dfa answers whether it matches at all, when the pattern is one it
+	// handles (newDFA); nil otherwise
+	dfa *dfa
 }
 
 func compileRe(pattern string) (*compiledRe, error) {
@@ -67,7 +70,7 @@ func compileRe(pattern string) (*compiledRe, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(tree.Simplify(), 0)}
+	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(tree.Simplify(), 0), dfa: newDFA(prog)}
 	_, c.literal = re.LiteralPrefix()
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary

@@ -172,8 +172,12 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
 	s := L.CheckString(2)
 	re := m.compiled(L, "match", 1)
-	if !re.mayMatch(s) {
+	if !re.mayHoldNeeds(s) {
 		L.Push(lua.LFalse)
+		return 1
+	}
+	if matched, ok := re.decided(s); ok {
+		L.Push(lua.LBool(matched))
 		return 1
 	}
 	if re.work(s) <= fastRegexpWork {

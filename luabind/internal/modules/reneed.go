@@ -89,9 +89,32 @@ func shortest(n []needLit) int {
 	return m
 }
 
-// mayMatch reports whether s holds one of c's needed literals, or c has
-// none (then anything may match).
+// mayMatch reports whether c may match s: s holds one of c's needed
+// literals (or c has none), and c's automaton, when it has one that can
+// answer, finds a match.
 func (c *compiledRe) mayMatch(s string) bool {
+	if !c.mayHoldNeeds(s) {
+		return false
+	}
+	if matched, ok := c.decided(s); ok {
+		return matched
+	}
+	return true
+}
+
+// decided returns whether c matches s when c's automaton can tell within
+// the work of one uninterruptible search (len(s) at most fastRegexpWork):
+// ok is false when the regexp must answer.
+func (c *compiledRe) decided(s string) (matched, ok bool) {
+	if c.dfa == nil || len(s) > fastRegexpWork {
+		return false, false
+	}
+	return c.dfa.match(s)
+}
+
+// mayHoldNeeds reports whether s holds one of c's needed literals, or c
+// has none (then anything may match).
+func (c *compiledRe) mayHoldNeeds(s string) bool {
 	if c.needs == nil {
 		return true
 	}
