@@ -79,12 +79,14 @@ func TestShippedSecretPatternsHaveNeededLiterals(t *testing.T) {
 }
 
 // FuzzNeededLiteralsNeverHideAMatch: for any pattern and subject, when RE2
-// matches, mayMatch says it may.
+// matches, mayMatch says it may; and a folded literal's ASCII scan of an
+// ASCII subject finds what the rune scan finds.
 func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
 	for _, s := range [][2]string{
 		{`(?i)key`, "\u212Aey"}, {`(?i)s+ecret`, "\u017F\u017Fecret"}, {`a|b|c`, "c"}, {`(?:ab){2,}c`, "ababc"},
 		{`\bsk-[a-z]{3}\b`, "sk-abc"}, {`x\x{FFFD}y`, "x\xffy"}, {`(?i)ǅ`, "ǆ"}, {`(?i)Σ`, "ς"}, {`^$`, ""},
 		{`(a|bc)d(e|f)`, "bcdf"}, {`(?s).k`, "\nk"}, {`(?i)(?:abc|abd)e`, "ABDE"},
+		{`(?i)secret`, "a SeCrEt"}, {`(?i)sss`, "ssSs"}, {`(?i)key`, "KEKEY"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -101,6 +103,12 @@ func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
 		}
 		if c.MatchString(subject) && !c.mayMatch(subject) {
 			t.Fatalf("%q matches %q, but mayMatch says no (needs %v)", pattern, subject, c.needs)
+		}
+		// the ASCII scan of an ASCII subject is the rune scan
+		for _, l := range c.needs {
+			if l.fold && isASCII(l.text) && isASCII(subject) && asciiFoldContains(subject, l.text) != foldContains(subject, l.text) {
+				t.Fatalf("%q in %q: the ASCII scan says %v", l.text, subject, !foldContains(subject, l.text))
+			}
 		}
 	})
 }
