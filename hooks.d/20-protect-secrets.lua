@@ -58,16 +58,18 @@ end
 hook.register("PreToolUse", nil, function(input)
   -- every path-like string of the tool input
   local args = input.toolInput
+  local targs = type(args)
   local hit
-  if type(args) == "string" then
+  if targs == "string" then
     hit = paths(args, 0, nil)
-  elseif type(args) == "table" then
+  elseif targs == "table" then
     for k, v in pairs(args) do
-      local key = type(k) == "string" and k or nil
-      if type(v) == "string" then
-        if not TEXT_KEYS[key] then hit = paths(v, 1, key) end
-      elseif type(v) == "table" then
-        hit = paths(json.decode(json.encode(v)), 1, key)
+      -- a value's key is k when it is a string (TEXT_KEYS has no other)
+      local tv = type(v)
+      if tv == "string" then
+        if not TEXT_KEYS[k] then hit = paths(v, 1, type(k) == "string" and k or nil) end
+      elseif tv == "table" then
+        hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
       end
       if hit then break end
     end
@@ -90,7 +92,7 @@ hook.register("PreToolUse", nil, function(input)
   end
   -- its command line (shell.command): a string, or an argv list quoted
   -- back into one line
-  local c = type(args) == "table" and (args.command or args.cmd) or nil
+  local c = targs == "table" and (args.command or args.cmd) or nil
   local line
   if type(c) == "string" then
     if quick(c) then return nil end

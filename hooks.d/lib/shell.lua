@@ -597,12 +597,14 @@ function M.quick(spec)
     for _, a in ipairs(list) do alts[#alts + 1] = a end
   end
   local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:" .. table.concat(alts, "|") .. ")/*(?: |$)"
-  local words = spec.words
+  -- what stops the quick path: such a program, or (one match for both)
+  -- spec.words somewhere
+  local stop = program
+  if spec.words then stop = "(?:" .. program .. ")|(?:" .. spec.words .. ")" end
   local max = M.limits.tokens
   local match = re.match -- an upvalue: no lookup of re and its field per call
   return function(line)
-    return #line < max and match(QUICK_LINE, line) and not match(program, line)
-      and not (words and match(words, line))
+    return #line < max and match(QUICK_LINE, line) and not match(stop, line)
   end
 end
 
