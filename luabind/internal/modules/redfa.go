@@ -18,8 +18,9 @@ import (
 // and shared by every state of the file (its transitions are published
 // atomically, built under a lock). It only handles what is decided by the
 // text read so far: patterns whose empty-width assertions are ^ and $ at
-// the text's ends (\A, \z, and ^/$ outside (?m)); past maxDFAStates or
-// maxDFABuilds it gives up for good and the regexp answers.
+// the text's ends (\A, \z, and ^/$ outside (?m)). Its size and the work of
+// building it are bounded (maxDFAStates, maxDFAEdges, maxDFAThreads,
+// maxDFAWork): past a bound it gives up for good and the regexp answers.
 type dfa struct {
 	prog *syntax.Prog
 	// classes: runes that every instruction treats alike share a class;
@@ -27,11 +28,12 @@ type dfa struct {
 	bounds []rune
 	ascii  [utf8.RuneSelf]uint16
 
-	mu     sync.Mutex
-	states map[string]*dstate
-	start  atomic.Pointer[dstate] // the state before the first rune
-	builds int                    // transitions built so far
-	failed atomic.Bool
+	mu      sync.Mutex
+	states  map[string]*dstate
+	start   atomic.Pointer[dstate] // the state before the first rune
+	work    int                    // instructions visited building states so far
+	threads int                    // threads held by the states
+	failed  atomic.Bool
 }
 
 // dstate is one state: the threads of the program alive at a position.
@@ -49,9 +51,10 @@ const (
 	// maxDFAEdges their transitions (states times classes, 8 bytes each).
 	maxDFAStates = 512
 	maxDFAEdges  = 1 << 15
-	// maxDFABuilds bounds the transitions built for one pattern: each
-	// costs up to the program's size.
-	maxDFABuilds = 1 << 13
+	// maxDFAWork bounds the instructions visited building one pattern's
+	// states (about 10 ms), and maxDFAThreads the threads they hold.
+	maxDFAWork    = 1 << 21
+	maxDFAThreads = 1 << 16
 	// maxDFAClasses bounds the rune classes (each state has a transition
 	// per class).
 	maxDFAClasses = 256
@@ -178,10 +181,6 @@ func (d *dfa) build(st *dstate, c int) *dstate {
 	if d.failed.Load() {
 		return nil
 	}
-	if d.builds++; d.builds > maxDFABuilds {
-		d.fail()
-		return nil
-	}
 	r := d.bounds[c]
 	var seeds []uint32
 	for _, pc := range st.pcs {
@@ -227,6 +226,10 @@ func takes(in *syntax.Inst, r rune) bool {
 // program's empty steps, at the text's start or not; nil once there are
 // too many. Called with d.mu held.
 func (d *dfa) state(seeds []uint32, begin bool) *dstate {
+	if d.work += len(d.prog.Inst); d.work > maxDFAWork {
+		d.fail()
+		return nil
+	}
 	var pcs []uint32
 	match := false
 	seen := make([]bool, len(d.prog.Inst))
@@ -270,10 +273,11 @@ func (d *dfa) state(seeds []uint32, begin bool) *dstate {
 	if st, ok := d.states[string(key)]; ok {
 		return st
 	}
-	if len(d.states) >= min(maxDFAStates, maxDFAEdges/len(d.bounds)) {
+	if len(d.states) >= min(maxDFAStates, maxDFAEdges/len(d.bounds)) || d.threads+len(pcs) > maxDFAThreads {
 		d.fail()
 		return nil
 	}
+	d.threads += len(pcs)
 	st := &dstate{pcs: pcs, begin: begin, match: match, next: make([]atomic.Pointer[dstate], len(d.bounds))}
 	st.atEnd = match || d.endMatches(st)
 	// no thread, and none starts past the text's start: ^ anchors the
