@@ -230,40 +230,7 @@ func (d *dfa) state(seeds []uint32, begin bool) *dstate {
 		d.fail()
 		return nil
 	}
-	var pcs []uint32
-	match := false
-	seen := make([]bool, len(d.prog.Inst))
-	stack := slices.Clone(seeds)
-	slices.Reverse(stack) // the first seed is explored first
-	for len(stack) > 0 {
-		pc := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[pc] {
-			continue
-		}
-		seen[pc] = true
-		in := &d.prog.Inst[pc]
-		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			stack = append(stack, in.Arg, in.Out)
-		case syntax.InstCapture, syntax.InstNop:
-			stack = append(stack, in.Out)
-		case syntax.InstEmptyWidth:
-			op := syntax.EmptyOp(in.Arg)
-			switch {
-			case op&syntax.EmptyBeginText != 0 && !begin:
-			case op&syntax.EmptyEndText != 0:
-				pcs = append(pcs, pc) // decided when the text ends
-			default:
-				stack = append(stack, in.Out)
-			}
-		case syntax.InstMatch:
-			match = true
-		case syntax.InstFail:
-		default:
-			pcs = append(pcs, pc)
-		}
-	}
+	pcs, match := d.follow(seeds, begin, false)
 	slices.Sort(pcs)
 	key := make([]byte, 0, 1+4*len(pcs))
 	key = append(key, boolByte(begin), boolByte(match))
@@ -291,13 +258,24 @@ func (d *dfa) state(seeds []uint32, begin bool) *dstate {
 // ends there: the $ threads go on with both ends true of the position
 // (the start only when it is one).
 func (d *dfa) endMatches(st *dstate) bool {
-	seen := make([]bool, len(d.prog.Inst))
-	var stack []uint32
+	var ends []uint32
 	for _, pc := range st.pcs {
 		if d.prog.Inst[pc].Op == syntax.InstEmptyWidth {
-			stack = append(stack, pc)
+			ends = append(ends, pc)
 		}
 	}
+	_, match := d.follow(ends, st.begin, true)
+	return match
+}
+
+// follow returns the threads that seeds reach through the program's empty
+// steps at a position that is the text's start (begin), its end (end), or
+// neither, and whether one of them reaches a match. Before the end, a $
+// stays a thread, decided when the text ends.
+func (d *dfa) follow(seeds []uint32, begin, end bool) (pcs []uint32, match bool) {
+	seen := make([]bool, len(d.prog.Inst))
+	stack := slices.Clone(seeds)
+	slices.Reverse(stack) // the first seed is explored first
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -312,14 +290,22 @@ func (d *dfa) endMatches(st *dstate) bool {
 		case syntax.InstCapture, syntax.InstNop:
 			stack = append(stack, in.Out)
 		case syntax.InstEmptyWidth:
-			if syntax.EmptyOp(in.Arg)&syntax.EmptyBeginText == 0 || st.begin {
+			op := syntax.EmptyOp(in.Arg)
+			switch {
+			case op&syntax.EmptyBeginText != 0 && !begin:
+			case op&syntax.EmptyEndText != 0 && !end:
+				pcs = append(pcs, pc)
+			default:
 				stack = append(stack, in.Out)
 			}
 		case syntax.InstMatch:
-			return true
+			match = true
+		case syntax.InstFail:
+		default:
+			pcs = append(pcs, pc)
 		}
 	}
-	return false
+	return pcs, match
 }
 
 func boolByte(b bool) byte {
