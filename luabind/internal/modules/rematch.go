@@ -70,9 +70,10 @@ func compileRe(pattern string) (*compiledRe, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(tree.Simplify(), 0), dfa: newDFA(prog)}
+	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(tree.Simplify(), 0)}
 	_, c.literal = re.LiteralPrefix()
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
+	c.dfa = newDFA(prog)
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
 	for _, in := range prog.Inst {
 		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&looksBehind != 0 {
