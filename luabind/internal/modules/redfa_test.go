@@ -137,3 +137,37 @@ func FuzzDFAAgreesWithRegexp(f *testing.F) {
 		checkDFA(t, pattern, subject)
 	})
 }
+
+// BenchmarkDFAMatch measures re.match's answer for shell.quick's shapes on a
+// build command: the automaton (once its states are built) beside Go's
+// regexp on the same pattern and text.
+func BenchmarkDFAMatch(b *testing.B) {
+	line := "go test ./... -run TestRunner -count=1"
+	for _, c := range []struct{ name, pattern string }{
+		{"class-line", dfaCases[0].pattern},
+		{"program", dfaCases[4].pattern},
+		{"words", dfaCases[7].pattern},
+	} {
+		re, err := compileRe(c.pattern)
+		if err != nil || re.dfa == nil {
+			b.Fatalf("%s: no automaton (%v)", c.name, err)
+		}
+		want := re.MatchString(line)
+		b.Run(c.name+"/dfa", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, ok := re.dfa.match(line); !ok || got != want {
+					b.Fatal("the automaton disagrees or gave up")
+				}
+			}
+		})
+		b.Run(c.name+"/regexp", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if re.MatchString(line) != want {
+					b.Fatal("regexp changed its mind")
+				}
+			}
+		})
+	}
+}
