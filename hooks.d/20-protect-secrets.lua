@@ -49,21 +49,27 @@ local function paths(v, depth, key)
   return nil
 end
 
--- The hook walks the top level of the tool input itself and a nested table
--- in a copy of it (json), handing no table of the input to another
--- function: the reuse analysis then proves that it keeps none.
+-- One hook checks both what the tool input names as paths and, for a shell
+-- tool, its command line: a second hook would cost the call a second input
+-- table and a second trip through the runner. It reads its input in its
+-- own body and hands no table of it to another function (a nested table is
+-- walked in a copy, json): the reuse analysis then proves that it keeps
+-- none, and the payload's tables are refilled for the next call.
 hook.register("PreToolUse", nil, function(input)
+  -- every path-like string of the tool input
   local args = input.toolInput
+  local targs = type(args)
   local hit
-  if type(args) == "string" then
+  if targs == "string" then
     hit = paths(args, 0, nil)
-  elseif type(args) == "table" then
+  elseif targs == "table" then
     for k, v in pairs(args) do
-      local key = type(k) == "string" and k or nil
-      if type(v) == "string" then
-        hit = paths(v, 1, key)
-      elseif type(v) == "table" then
-        hit = paths(json.decode(json.encode(v)), 1, key)
+      -- a value's key is k when it is a string (TEXT_KEYS has no other)
+      local tv = type(v)
+      if tv == "string" then
+        if not TEXT_KEYS[k] then hit = paths(v, 1, type(k) == "string" and k or nil) end
+      elseif tv == "table" then
+        hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
       end
       if hit then break end
     end
@@ -71,12 +77,6 @@ hook.register("PreToolUse", nil, function(input)
   if hit then
     return hook.deny("access to " .. shell.printable(hit) .. " is blocked: it may hold secrets")
   end
-end, { name = "protect-secrets-files", stage = "validate", policy = true, failure_policy = "closed" })
-
--- The shell hook reads its input in its own body, handing no table of it
--- to another function: the reuse analysis then proves that it keeps none,
--- and the payload's tables are refilled for the next call.
-hook.register("PreToolUse", nil, function(input)
   -- a shell tool: its capabilities say so or, when the host declares
   -- none, its name
   local caps = input.toolCapabilities
@@ -92,8 +92,7 @@ hook.register("PreToolUse", nil, function(input)
   end
   -- its command line (shell.command): a string, or an argv list quoted
   -- back into one line
-  local args = input.toolInput
-  local c = type(args) == "table" and (args.command or args.cmd) or nil
+  local c = targs == "table" and (args.command or args.cmd) or nil
   local line
   if type(c) == "string" then
     if quick(c) then return nil end
@@ -131,4 +130,4 @@ hook.register("PreToolUse", nil, function(input)
   if err then
     return hook.deny("the command could not be checked for secrets files: " .. err)
   end
-end, { name = "protect-secrets-shell", stage = "validate", policy = true, failure_policy = "closed" })
+end, { name = "protect-secrets", stage = "validate", policy = true, failure_policy = "closed" })

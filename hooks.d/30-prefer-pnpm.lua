@@ -12,10 +12,16 @@ local rewrites = {
   { "^npx ", "pnpm dlx " },
 }
 
+-- ANY matches where one of the rewrites' patterns does: a command that
+-- runs neither npm nor npx costs one match instead of one per rewrite.
+local parts = {}
+for i, r in ipairs(rewrites) do parts[i] = "(?:" .. r[1] .. ")" end
+local ANY = table.concat(parts, "|")
+
 hook.register("PreToolUse", "bash", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
-  if type(cmd) ~= "string" then return nil end
+  if type(cmd) ~= "string" or not re.match(ANY, cmd) then return nil end
   for _, r in ipairs(rewrites) do
     local new, n = re.gsub(cmd, r[1], r[2])
     if n > 0 then

@@ -128,6 +128,7 @@ func FuzzQuickAllowNeverHidesADenial(f *testing.F) {
 		"cat --env-file=.env", "scp host:.ssh/id_rsa .", "cat x@.netrc", "git show HEAD:.env", "cat .ENV",
 		"cat id_ED25519", "cat a.PEM", "cat .aws/credentials", "cat .git-credentials", "cat .env.local",
 		"cat .env.example", "ls .ssh", "./rm -rf /", "rm/ -rf /", "sh x", "bash", "watch rm -rf /",
+		"go test \xff", "rm\xff -rf /", "cat .env\u00e9", "go\ttest", "go test\n rm -rf /",
 	} {
 		f.Add(s)
 	}

@@ -552,11 +552,15 @@ function M.parse(src)
   return all, nil
 end
 
--- QUICK_LINE is a line parse reads as plain words split at spaces, with
--- NAME=value assignments before the program: no quotes, escapes,
--- expansions, globs, braces, tildes, comments, redirections or operators
--- (a subset of what the lexer takes for literal text).
-local QUICK_LINE = "^[A-Za-z0-9 ._/=,:@+%-]*$"
+-- A quick line, all of QUICK_CLASS's characters, is a line parse reads as
+-- plain words split at spaces, with NAME=value assignments before the
+-- program: no quotes, escapes, expansions, globs, braces, tildes, comments,
+-- redirections or operators (a subset of what the lexer takes for literal
+-- text). QUICK_OUTSIDE matches where a line has a character outside the
+-- class, so a line is quick exactly when it does not match (RE2 reads an
+-- invalid byte as U+FFFD, outside the class too).
+local QUICK_CLASS = "A-Za-z0-9 ._/=,:@+%-"
+local QUICK_OUTSIDE = "[^" .. QUICK_CLASS .. "]"
 
 -- followed returns the RE2 alternatives of the words after which parse
 -- reads a line's program otherwise than as one plain command: the lexer's
@@ -578,7 +582,7 @@ end
 -- quick returns a check of a command line that is true only when parse
 -- would find in it nothing a policy of the given kind could object to, so
 -- that the policy may allow the line without parsing it. It is true when
--- the line is at most limits.tokens bytes of QUICK_LINE (so parse reads
+-- the line is a quick line of at most limits.tokens bytes (so parse reads
 -- it as one simple command, or none, and reaches no limit), its program is
 -- neither a program parse follows into nor one of spec.programs (lists of
 -- RE2 alternatives of lower-case basenames: the programs the policy's
@@ -589,18 +593,22 @@ end
 -- each word up to the first one without an "=" is taken for it, and its
 -- basename and the part after its last "=" are tested, so that a word
 -- the lexer does not take for an assignment cannot hide the program. The
--- check allocates nothing: re.match of expressions built here once.
+-- check allocates nothing: re.match of expressions built here once (which
+-- the re module answers with an automaton, one step per byte).
 function M.quick(spec)
   local alts = followed()
   for _, list in ipairs(spec.programs or {}) do
     for _, a in ipairs(list) do alts[#alts + 1] = a end
   end
   local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:" .. table.concat(alts, "|") .. ")/*(?: |$)"
-  local words = spec.words
+  -- What stops the quick path, in one match: a character outside
+  -- QUICK_CLASS, such a program, or spec.words somewhere.
+  local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")"
+  if spec.words then stop = stop .. "|(?:" .. spec.words .. ")" end
   local max = M.limits.tokens
+  local match = re.match -- an upvalue: no lookup of re and its field per call
   return function(line)
-    return #line < max and re.match(QUICK_LINE, line) and not re.match(program, line)
-      and not (words and re.match(words, line))
+    return #line < max and not match(stop, line)
   end
 end
 

@@ -69,6 +69,9 @@ type Modules struct {
 	// (searching) by Modules.search.
 	searcher  searcher
 	searching bool
+	// recent are the patterns the state's re calls looked up last, by the
+	// address of their text (reMemo)
+	recent [reMemoSize]reMemo
 }
 
 // Init prepares the modules of L: c is the state's codec (the json module

@@ -53,6 +53,9 @@ type compiledRe struct {
 	// needs are literals one of which every match holds (needsOf); nil:
 	// none known
 	needs []needLit
+	// dfa answers whether it matches at all, when the pattern is one it
+	// handles (newDFA); nil otherwise
+	dfa *dfa
 }
 
 func compileRe(pattern string) (*compiledRe, error) {
@@ -74,6 +77,7 @@ func compileRe(pattern string) (*compiledRe, error) {
 	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(simple, 0)}
 	_, c.literal = re.LiteralPrefix()
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
+	c.dfa = newDFA(prog)
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
 	for _, in := range prog.Inst {
 		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&looksBehind != 0 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -151,11 +152,35 @@ func (m *Modules) compiled(L *lua.LState, fn string, n int) *compiledRe {
 	if len(pattern) > MaxRegexpBytes {
 		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), MaxRegexpBytes)
 	}
+	memo := &m.recent[memoSlot(pattern)]
+	if memo.re != nil && memo.pattern == pattern {
+		return memo.re
+	}
 	re, err := m.cfg.Regexps.get(pattern)
 	if err != nil {
 		L.RaiseError("re.%s: bad pattern %q: %v", fn, pattern, err)
 	}
+	*memo = reMemo{pattern: pattern, re: re}
 	return re
+}
+
+// reMemoSize is the number of patterns a state remembers by address.
+const reMemoSize = 8
+
+// reMemo is a pattern a state looked up, in a slot chosen by the address
+// of its text: a policy's pattern is a constant of its chunk, the same Go
+// string at every call, which lands in the same slot and compares equal at
+// once (same address and length; another text of the same length is
+// compared byte by byte). The cache's lookup hashes the whole text (a
+// kilobyte for shell.quick's) and takes a lock.
+type reMemo struct {
+	pattern string
+	re      *compiledRe
+}
+
+func memoSlot(s string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return int((p>>3 ^ p>>9 ^ uintptr(len(s))) % reMemoSize)
 }
 
 // done gives the state's searcher back when sr is it; every caller of
@@ -172,8 +197,12 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
 	s := L.CheckString(2)
 	re := m.compiled(L, "match", 1)
-	if !re.mayMatch(s) {
+	if !re.mayHoldNeeds(s) {
 		L.Push(lua.LFalse)
+		return 1
+	}
+	if matched, ok := re.decided(s); ok {
+		L.Push(lua.LBool(matched))
 		return 1
 	}
 	if re.work(s) <= fastRegexpWork {
@@ -267,14 +296,15 @@ func (m *Modules) reSplit(L *lua.LState) int {
 func (m *Modules) reGsub(L *lua.LState) int {
 	reSignatures[3].check(L)
 	s := L.CheckString(1)
-	sr := m.search(L, "gsub", 2, s)
-	defer m.done(sr)
 	L.CheckTypes(3, lua.LTString, lua.LTFunction)
 	repl := L.Get(3)
 	n := L.OptInt(4, -1)
 	capBytes := m.cfg.MaxStringBytes
 	var locs [][]int
-	if sr.re.mayMatch(s) {
+	var sr *searcher
+	if re := m.compiled(L, "gsub", 2); re.mayMatch(s) {
+		sr = m.search(L, "gsub", 2, s)
+		defer m.done(sr)
 		locs = sr.all(n)
 	}
 	if len(locs) == 0 {

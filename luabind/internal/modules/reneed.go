@@ -89,22 +89,60 @@ func shortest(n []needLit) int {
 	return m
 }
 
-// mayMatch reports whether s holds one of c's needed literals, or c has
-// none (then anything may match).
+// mayMatch reports whether c may match s: s holds one of c's needed
+// literals (or c has none), and c's automaton, when it has one that can
+// answer, finds a match.
 func (c *compiledRe) mayMatch(s string) bool {
+	if !c.mayHoldNeeds(s) {
+		return false
+	}
+	if matched, ok := c.decided(s); ok {
+		return matched
+	}
+	return true
+}
+
+// decided returns whether c matches s when c's automaton can tell within
+// the work of one uninterruptible search (len(s) at most fastRegexpWork):
+// ok is false when the regexp must answer.
+func (c *compiledRe) decided(s string) (matched, ok bool) {
+	if c.dfa == nil || len(s) > fastRegexpWork {
+		return false, false
+	}
+	return c.dfa.match(s)
+}
+
+// mayHoldNeeds reports whether s holds one of c's needed literals, or c
+// has none (then anything may match).
+func (c *compiledRe) mayHoldNeeds(s string) bool {
 	if c.needs == nil {
 		return true
 	}
+	ascii := -1 // whether s is all ASCII, once a folded literal asks
 	for _, l := range c.needs {
-		if l.fold {
-			// A case-folded scan is one compare per byte of s and rune of
-			// the literal, with no look at the call's context: past the
-			// work a regexp search may do in one go, leave it to the
-			// regexp's own bounded search.
-			if len(s)*len(l.text) > fastRegexpWork || foldContains(s, l.text) {
+		if !l.fold {
+			if strings.Contains(s, l.text) {
 				return true
 			}
-		} else if strings.Contains(s, l.text) {
+			continue
+		}
+		// A case-folded scan is one compare per byte of s and rune of the
+		// literal, with no look at the call's context: past the work a
+		// regexp search may do in one go, leave it to the regexp's own
+		// bounded search.
+		if len(s)*len(l.text) > fastRegexpWork {
+			return true
+		}
+		if ascii < 0 {
+			ascii = boolInt(isASCII(s))
+		}
+		if ascii == 1 && isASCII(l.text) {
+			// ASCII against ASCII: the rest of a letter's folding orbit
+			// (K, ſ) is not in s
+			if asciiFoldContains(s, l.text) {
+				return true
+			}
+		} else if foldContains(s, l.text) {
 			return true
 		}
 	}
@@ -147,6 +185,45 @@ func foldPrefix(s, lit string) bool {
 		s = s[w:]
 	}
 	return true
+}
+
+// asciiFoldContains reports whether the ASCII text s holds the ASCII
+// literal lit with letters compared regardless of case: one pass over s
+// that looks further only where lit's first byte is.
+func asciiFoldContains(s, lit string) bool {
+	if lit == "" {
+		return true
+	}
+	first := lowerASCII(lit[0])
+	for i := 0; i+len(lit) <= len(s); i++ {
+		if lowerASCII(s[i]) != first {
+			continue
+		}
+		j := 1
+		for j < len(lit) && lowerASCII(s[i+j]) == lowerASCII(lit[j]) {
+			j++
+		}
+		if j == len(lit) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func lowerASCII(c byte) byte {

@@ -79,12 +79,14 @@ func TestShippedSecretPatternsHaveNeededLiterals(t *testing.T) {
 }
 
 // FuzzNeededLiteralsNeverHideAMatch: for any pattern and subject, when RE2
-// matches, mayMatch says it may.
+// matches, mayMatch says it may; and a folded literal's ASCII scan of an
+// ASCII subject finds what the rune scan finds.
 func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
 	for _, s := range [][2]string{
 		{`(?i)key`, "\u212Aey"}, {`(?i)s+ecret`, "\u017F\u017Fecret"}, {`a|b|c`, "c"}, {`(?:ab){2,}c`, "ababc"},
 		{`\bsk-[a-z]{3}\b`, "sk-abc"}, {`x\x{FFFD}y`, "x\xffy"}, {`(?i)ǅ`, "ǆ"}, {`(?i)Σ`, "ς"}, {`^$`, ""},
 		{`(a|bc)d(e|f)`, "bcdf"}, {`(?s).k`, "\nk"}, {`(?i)(?:abc|abd)e`, "ABDE"},
+		{`(?i)secret`, "a SeCrEt"}, {`(?i)sss`, "ssSs"}, {`(?i)key`, "KEKEY"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -102,13 +104,20 @@ func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
 		if c.MatchString(subject) && !c.mayMatch(subject) {
 			t.Fatalf("%q matches %q, but mayMatch says no (needs %v)", pattern, subject, c.needs)
 		}
+		// the ASCII scan of an ASCII subject is the rune scan
+		for _, l := range c.needs {
+			if l.fold && isASCII(l.text) && isASCII(subject) && asciiFoldContains(subject, l.text) != foldContains(subject, l.text) {
+				t.Fatalf("%q in %q: the ASCII scan says %v", l.text, subject, !foldContains(subject, l.text))
+			}
+		}
 	})
 }
 
 // TestFoldedLiteralScanIsBounded: a case-folded literal is not looked for
 // in a subject where the scan would pass the work a regexp search may do
 // without looking at the call's context; mayMatch then leaves the answer
-// to the regexp (true), and below that bound it scans.
+// to the regexp (true), and below that bound it scans (mayHoldNeeds, the
+// literal half of mayMatch).
 func TestFoldedLiteralScanIsBounded(t *testing.T) {
 	lit := strings.Repeat("ab", 32)
 	c, err := compileRe("(?i)" + lit)
@@ -119,11 +128,11 @@ func TestFoldedLiteralScanIsBounded(t *testing.T) {
 		t.Fatalf("needs %v, want one folded literal", c.needs)
 	}
 	big := strings.Repeat("a", fastRegexpWork/len(lit)+1)
-	if !c.mayMatch(big) {
+	if !c.mayHoldNeeds(big) {
 		t.Error("a scan past the work bound ran (and found nothing)")
 	}
 	small := big[:fastRegexpWork/len(lit)]
-	if c.mayMatch(small) {
+	if c.mayHoldNeeds(small) {
 		t.Error("a scan within the work bound did not rule out a subject without the literal")
 	}
 }

@@ -1,0 +1,173 @@
+package modules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// dfaCases are patterns of the shapes the shipped policies match with (a
+// line of one class, an alternation of case-folded names after a prefix,
+// a set of file names between separators, an anchored literal) and the
+// corners of RE2's reading: folded runes outside ASCII, invalid UTF-8,
+// empty texts, ^ and $ inside the pattern.
+var dfaCases = []struct{ pattern, subject string }{
+	{`^[A-Za-z0-9 ._/=,:@+%-]*$`, "go test ./... -run TestRunner -count=1"},
+	{`^[A-Za-z0-9 ._/=,:@+%-]*$`, "echo $HOME"},
+	{`^[A-Za-z0-9 ._/=,:@+%-]*$`, ""},
+	{`^[A-Za-z0-9 ._/=,:@+%-]*$`, "go\xfftest"},
+	{`^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:rm|sudo|bash[0-9.]*|mkfs[^ /]*)/*(?: |$)`, "X=1 /usr/bin/RM -rf /"},
+	{`^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:rm|sudo|bash[0-9.]*|mkfs[^ /]*)/*(?: |$)`, "go test ./..."},
+	{`^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:sudo|ks)/*(?: |$)`, "\u212As"},
+	{`(?i)(?:(?:^|[ /=:@])(?:\.env|id_rsa|\.ssh)|\.pem)(?:[/ =:@]|$)`, "cat ~/.SSH/id"},
+	{`(?i)(?:(?:^|[ /=:@])(?:\.env|id_rsa|\.ssh)|\.pem)(?:[/ =:@]|$)`, "go test ./..."},
+	{`^npm install$`, "npm install"}, {`^npm i `, "npm i x"}, {`^npx `, "go npx "},
+	{`(?i)ſ`, "S"}, {`x\x{FFFD}y`, "x\xffy"}, {`a$^b`, "ab"}, {`^$`, ""}, {`$`, "x"}, {`(?s).`, "\n"}, {`.`, "\n"},
+	{`(a|b)*a(a|b){12}$`, strings.Repeat("ab", 40)},
+}
+
+func TestDFAAgreesWithRegexpOnItsCases(t *testing.T) {
+	for _, c := range dfaCases {
+		checkDFA(t, c.pattern, c.subject)
+	}
+}
+
+// TestDFAServesThePolicyShapes: the shipped policies' shell patterns get an
+// automaton that answers.
+func TestDFAServesThePolicyShapes(t *testing.T) {
+	for _, c := range dfaCases[:10] {
+		re, err := compileRe(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if re.dfa == nil {
+			t.Fatalf("%q: no automaton", c.pattern)
+		}
+		if _, ok := re.dfa.match(c.subject); !ok {
+			t.Fatalf("%q: the automaton gave up on %q", c.pattern, c.subject)
+		}
+	}
+}
+
+// TestDFAGivesUpPastItsStates: a pattern whose automaton needs more than
+// maxDFAStates states stops answering (the regexp does), for good.
+func TestDFAGivesUpPastItsStates(t *testing.T) {
+	re, err := compileRe(`(a|b)*a(a|b){12}$`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.dfa == nil {
+		t.Fatal("no automaton")
+	}
+	var b strings.Builder
+	for i := range 1 << 14 {
+		fmt.Fprintf(&b, "%b", i)
+	}
+	s := strings.NewReplacer("0", "a", "1", "b").Replace(b.String())
+	if _, ok := re.dfa.match(s); ok {
+		t.Fatal("the automaton answered past its state bound")
+	}
+	if _, ok := re.dfa.match("a"); ok {
+		t.Fatal("the automaton answered after giving up")
+	}
+	if !re.mayMatch(s) {
+		t.Fatal("mayMatch ruled out a subject after the automaton gave up")
+	}
+}
+
+// TestDFASharedAcrossGoroutines: states of one file match with one
+// automaton at once (run with -race).
+func TestDFASharedAcrossGoroutines(t *testing.T) {
+	re, err := compileRe(dfaCases[4].pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subjects := []string{"X=1 /usr/bin/RM -rf /", "go test ./...", "A=b c=d sudo x", "bash5.2 -c x", "mkfs.ext4 /dev/sda", "rmdir x"}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				s := subjects[(g+i)%len(subjects)]
+				got, ok := re.dfa.match(s)
+				if !ok || got != re.MatchString(s) {
+					t.Errorf("%q: automaton %v (ok %v), regexp %v", s, got, ok, re.MatchString(s))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func checkDFA(t *testing.T, pattern, subject string) {
+	t.Helper()
+	re, err := compileRe(pattern)
+	if err != nil {
+		return
+	}
+	want := re.MatchString(subject)
+	if re.dfa != nil {
+		if got, ok := re.dfa.match(subject); ok && got != want {
+			t.Fatalf("%q on %q: automaton %v, regexp %v", pattern, subject, got, want)
+		}
+	}
+	if want && !re.mayMatch(subject) {
+		t.Fatalf("%q on %q: mayMatch says no, regexp matches", pattern, subject)
+	}
+}
+
+// FuzzDFAAgreesWithRegexp: for any pattern and subject, the automaton's
+// answer, when it gives one, is regexp's MatchString.
+func FuzzDFAAgreesWithRegexp(f *testing.F) {
+	for _, c := range dfaCases {
+		f.Add(c.pattern, c.subject)
+	}
+	f.Fuzz(func(t *testing.T, pattern, subject string) {
+		if len(pattern) > 200 || !utf8.ValidString(pattern) {
+			return
+		}
+		if _, err := regexp.Compile(pattern); err != nil {
+			return
+		}
+		checkDFA(t, pattern, subject)
+	})
+}
+
+// BenchmarkDFAMatch measures re.match's answer for shell.quick's shapes on a
+// build command: the automaton (once its states are built) beside Go's
+// regexp on the same pattern and text.
+func BenchmarkDFAMatch(b *testing.B) {
+	line := "go test ./... -run TestRunner -count=1"
+	for _, c := range []struct{ name, pattern string }{
+		{"class-line", dfaCases[0].pattern},
+		{"program", dfaCases[4].pattern},
+		{"words", dfaCases[7].pattern},
+	} {
+		re, err := compileRe(c.pattern)
+		if err != nil || re.dfa == nil {
+			b.Fatalf("%s: no automaton (%v)", c.name, err)
+		}
+		want := re.MatchString(line)
+		b.Run(c.name+"/dfa", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, ok := re.dfa.match(line); !ok || got != want {
+					b.Fatal("the automaton disagrees or gave up")
+				}
+			}
+		})
+		b.Run(c.name+"/regexp", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if re.MatchString(line) != want {
+					b.Fatal("regexp changed its mind")
+				}
+			}
+		})
+	}
+}
