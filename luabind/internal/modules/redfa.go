@@ -2,6 +2,7 @@ package modules
 
 import (
 	"regexp/syntax"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -20,7 +21,8 @@ import (
 // text read so far: patterns whose empty-width assertions are ^ and $ at
 // the text's ends (\A, \z, and ^/$ outside (?m)). Its size and the work of
 // building it are bounded (maxDFAStates, maxDFAEdges, maxDFAThreads,
-// maxDFAWork): past a bound it gives up for good and the regexp answers.
+// maxDFAWork), and so is the memory of all automata together (dfaBudget):
+// past a bound it gives up for good and the regexp answers.
 type dfa struct {
 	prog *syntax.Prog
 	// classes: runes that every instruction treats alike share a class;
@@ -34,6 +36,24 @@ type dfa struct {
 	work    int                    // instructions visited building states so far
 	threads int                    // threads held by the states
 	failed  atomic.Bool
+	// held is what the states take of dfaBudget, given back when the
+	// automaton is collected
+	held *atomic.Int64
+}
+
+// dfaBudget is the memory (bytes, estimated) that the states of every
+// automaton in the process may take together: each automaton is bounded,
+// but a file may hold hundreds of patterns and a process many files. Past
+// it, an automaton that needs a new state gives up, as past its own bounds.
+var dfaBudget = struct {
+	used atomic.Int64
+	max  int64
+}{max: 64 << 20}
+
+// stateBytes estimates what a state of threads pcs takes: its transitions,
+// its threads and its key in states.
+func (d *dfa) stateBytes(pcs []uint32) int64 {
+	return int64(8*len(d.bounds) + 8*len(pcs) + 128)
 }
 
 // dstate is one state: the threads of the program alive at a position.
@@ -104,7 +124,8 @@ func newDFA(prog *syntax.Prog) *dfa {
 	if len(cuts) > maxDFAClasses {
 		return nil
 	}
-	d := &dfa{prog: prog, bounds: cuts, states: make(map[string]*dstate)}
+	d := &dfa{prog: prog, bounds: cuts, states: make(map[string]*dstate), held: new(atomic.Int64)}
+	runtime.AddCleanup(d, func(held *atomic.Int64) { dfaBudget.used.Add(-held.Load()) }, d.held)
 	for r := rune(0); r < utf8.RuneSelf; r++ {
 		d.ascii[r] = uint16(d.search(r))
 	}
@@ -244,6 +265,13 @@ func (d *dfa) state(seeds []uint32, begin bool) *dstate {
 		d.fail()
 		return nil
 	}
+	n := d.stateBytes(pcs)
+	if dfaBudget.used.Add(n) > dfaBudget.max {
+		dfaBudget.used.Add(-n)
+		d.fail()
+		return nil
+	}
+	d.held.Add(n)
 	d.threads += len(pcs)
 	st := &dstate{pcs: pcs, begin: begin, match: match, next: make([]atomic.Pointer[dstate], len(d.bounds))}
 	st.atEnd = match || d.endMatches(st)

@@ -3,9 +3,11 @@ package modules
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -169,5 +171,48 @@ func BenchmarkDFAMatch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDFAsShareOneMemoryBudget: the states of all automata together stay
+// within dfaBudget. Automata that would pass it give up (the regexp
+// answers, rightly), and what collected automata held is given back.
+func TestDFAsShareOneMemoryBudget(t *testing.T) {
+	max := dfaBudget.max
+	t.Cleanup(func() { dfaBudget.max = max })
+	runtime.GC()
+	base := dfaBudget.used.Load()
+	dfaBudget.max = base + 64<<10
+	subject := "go test ./... -run TestRunner -count=1"
+	gaveUp := false
+	var kept []*compiledRe
+	for i := range 200 {
+		re, err := compileRe(fmt.Sprintf(`^[a-z ./=-]*(?:%d)?[A-Za-z0-9 ._/=,:@+%%-]*$`, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, re)
+		_, ok := re.dfa.match(subject)
+		if used := dfaBudget.used.Load(); used > dfaBudget.max {
+			t.Fatalf("automata hold %d bytes, over the budget of %d", used, dfaBudget.max)
+		}
+		if !ok {
+			gaveUp = true
+			if !re.mayMatch(subject) || !re.MatchString(subject) {
+				t.Fatal("past the budget, the pattern no longer matches")
+			}
+			break
+		}
+	}
+	if !gaveUp {
+		t.Fatalf("200 automata never reached a budget of %d bytes", dfaBudget.max-base)
+	}
+	kept = nil
+	for i := 0; dfaBudget.used.Load() > base; i++ {
+		if i == 1000 {
+			t.Fatalf("collected automata still hold %d bytes of the budget", dfaBudget.used.Load()-base)
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
 	}
 }
