@@ -3,7 +3,6 @@ package decisionlog
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -110,12 +109,15 @@ const maxKeptBuffer = 1 << 20
 // to chase while decisions run: a sink must not keep a Record it is given
 // (Func hands the host a copy).
 type builder struct {
-	rec     Record
-	payload bytes.Buffer
-	enc     *json.Encoder
-	input   []byte
-	hooks   []Hook
-	files   map[string]string
+	rec      Record
+	payload  bytes.Buffer
+	enc      *json.Encoder
+	input    []byte
+	hooks    []Hook
+	outcomes []luahook.Outcome
+	files    map[string]string
+	keys     []string // the files' names, sorted
+	digest   []byte
 }
 
 // payloadJSON writes in's JSON (as json.Marshal writes it, which the digest
@@ -150,7 +152,7 @@ func (b *builder) record(p *pending, m *masker) *Record {
 		r.InputDigest, r.Input = "", json.RawMessage("null")
 	} else {
 		r.InputDigest = digest(data)
-		r.Input, err = m.applyTo(b.input, data, nil, "", &r.Masked)
+		r.Input, err = m.applyTo(b.input, data, nil, place{hook: inPayload}, &r.Masked)
 		if err != nil {
 			r.Input = json.RawMessage("null")
 		} else if cap(r.Input) <= maxKeptBuffer {
@@ -162,16 +164,21 @@ func (b *builder) record(p *pending, m *masker) *Record {
 	}
 	r.Hooks = b.hooks[:len(p.hook)]
 	clear(b.files)
+	// the copies of the outcomes, masked: the hooks' and the decision's
+	if cap(b.outcomes) < len(p.hook)+1 {
+		b.outcomes = make([]luahook.Outcome, len(p.hook)+1)
+	}
+	outcomes := b.outcomes[:len(p.hook)+1]
 	for i := range p.hook {
 		t := &p.hook[i]
-		at := "hooks[" + strconv.Itoa(i) + "]"
+		at := place{hook: i}
 		r.Hooks[i] = Hook{
 			Name: t.Name, Source: t.Source, Kind: t.Kind, Version: t.Version, Mode: string(t.Mode),
-			Outcome: m.outcome(t.Outcome, at+".outcome", &r.Masked), Skipped: t.Skipped,
+			Outcome: m.outcome(t.Outcome, &outcomes[i], place{hook: i, suffix: [2]string{".outcome"}}, &r.Masked), Skipped: t.Skipped,
 			DurationMs: float64(t.Duration.Microseconds()) / 1000,
 		}
 		if f := t.Failure; f != nil {
-			r.Hooks[i].Failure = &luahook.Failure{Kind: f.Kind, Message: m.text(f.Message, at+".failure.message", &r.Masked)}
+			r.Hooks[i].Failure = &luahook.Failure{Kind: f.Kind, Message: m.text(f.Message, at.at(".failure.message"), &r.Masked)}
 		}
 		if t.Version != "" {
 			if b.files == nil {
@@ -181,28 +188,29 @@ func (b *builder) record(p *pending, m *masker) *Record {
 			r.Files[sourceFile(t.Source)] = t.Version
 		}
 	}
-	out := m.outcome(p.res.Outcome(), "decision.outcome", &r.Masked)
+	out := m.outcome(p.res.Outcome(), &outcomes[len(p.hook)], place{hook: inDecision, suffix: [2]string{".outcome"}}, &r.Masked)
 	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
 	return r
 }
 
-// outcome returns a copy of o with its texts and its input masked.
-func (m *masker) outcome(o *luahook.Outcome, at string, masked *[]string) *luahook.Outcome {
+// outcome writes into c a copy of o with its texts and its input masked,
+// and returns c (nil when o is).
+func (m *masker) outcome(o, c *luahook.Outcome, at place, masked *[]string) *luahook.Outcome {
 	if o == nil {
 		return nil
 	}
-	c := *o
-	c.Reason = m.text(c.Reason, at+".reason", masked)
-	c.AdditionalContext = m.text(c.AdditionalContext, at+".additionalContext", masked)
+	*c = *o
+	c.Reason = m.text(c.Reason, at.at(".reason"), masked)
+	c.AdditionalContext = m.text(c.AdditionalContext, at.at(".additionalContext"), masked)
 	if c.Input != nil {
-		in, err := m.apply(c.Input, []string{"toolInput"}, at+".input", masked)
+		in, err := m.apply(c.Input, []string{"toolInput"}, at.at(".input"), masked)
 		if err != nil {
 			in = appendString(nil, m.with)
-			*masked = append(*masked, at+".input")
+			*masked = append(*masked, at.at(".input").String())
 		}
 		c.Input = in
 	}
-	return &c
+	return c
 }
 
 // sourceFile is the file of a hook's source, "file:line" without its line.

@@ -1,7 +1,6 @@
 package decisionlog
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -67,8 +66,14 @@ func AppendLine(b []byte, rec *Record) []byte {
 	b = append(b, '}')
 	if len(rec.Files) > 0 {
 		b = append(b, `,"files":{`...)
+		var keysBuf [16]string
+		keys := keysBuf[:0]
+		for k := range rec.Files {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 		i := 0
-		for _, k := range slices.Sorted(maps.Keys(rec.Files)) {
+		for _, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}

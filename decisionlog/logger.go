@@ -334,7 +334,10 @@ func (l *Logger) abandoned() bool {
 // digest returns "sha256:" and the hex SHA-256 of data.
 func digest(data []byte) string {
 	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	var b [len("sha256:") + 2*sha256.Size]byte
+	copy(b[:], "sha256:")
+	hex.Encode(b[len("sha256:"):], sum[:])
+	return string(b[:])
 }
 
 // payloadJSON is the payload's JSON, as the digest covers it.

@@ -88,9 +88,9 @@ type masker struct {
 }
 
 // text returns s, or the mask when it holds a secret, and records where.
-func (m *masker) text(s, at string, masked *[]string) string {
+func (m *masker) text(s string, at place, masked *[]string) string {
 	if m.secrets && hasSecret(s) {
-		*masked = append(*masked, at)
+		*masked = append(*masked, at.String())
 		return m.with
 	}
 	return s
@@ -122,8 +122,40 @@ type walker struct {
 	out    []byte
 	segs   []seg    // the path of the value being read, below the value's root
 	root   []string // the root's path from the payload's top
-	report string   // what the report writes for the root
+	report place    // what the report writes for the root
 	masked *[]string
+}
+
+// place names where a text of the record sits, for Record.Masked: the path
+// is spelt out only when something there is masked, so that a record with
+// nothing to mask builds no path.
+type place struct {
+	hook   int       // the hook's index in hooks; inDecision, inPayload
+	suffix [2]string // what follows "hooks[i]" or "decision", in two parts: ".outcome", ".reason"
+}
+
+const (
+	inDecision = -1 // the suffix follows "decision"
+	inPayload  = -2 // the suffix alone (the payload's own root is "")
+)
+
+func (p place) String() string {
+	suffix := p.suffix[0] + p.suffix[1]
+	switch p.hook {
+	case inPayload:
+		return suffix
+	case inDecision:
+		return "decision" + suffix
+	}
+	return "hooks[" + strconv.Itoa(p.hook) + "]" + suffix
+}
+
+// at returns the place of field below p, p being a place of one part.
+func (p place) at(field string) place {
+	if p.suffix[1] != "" {
+		return place{hook: p.hook, suffix: [2]string{p.suffix[0] + p.suffix[1], field}}
+	}
+	return place{hook: p.hook, suffix: [2]string{p.suffix[0], field}}
 }
 
 var errSyntax = errors.New("decisionlog: malformed JSON")
@@ -131,13 +163,13 @@ var errSyntax = errors.New("decisionlog: malformed JSON")
 // apply rewrites raw, a value found at root (from the payload's top), and
 // appends the path of each value it changed to masked, as report followed
 // by the segments below root.
-func (m *masker) apply(raw []byte, root []string, report string, masked *[]string) (json.RawMessage, error) {
+func (m *masker) apply(raw []byte, root []string, report place, masked *[]string) (json.RawMessage, error) {
 	return m.applyTo(make([]byte, 0, len(raw)), raw, root, report, masked)
 }
 
 // applyTo is apply writing the masked JSON over dst's array (grown as
 // needed), for a caller that reuses one buffer record after record.
-func (m *masker) applyTo(dst, raw []byte, root []string, report string, masked *[]string) (json.RawMessage, error) {
+func (m *masker) applyTo(dst, raw []byte, root []string, report place, masked *[]string) (json.RawMessage, error) {
 	w := &walker{m: m, src: raw, out: dst[:0], root: root, report: report, masked: masked}
 	if err := w.value(); err != nil {
 		return nil, err
@@ -151,7 +183,7 @@ func (m *masker) applyTo(dst, raw []byte, root []string, report string, masked *
 // at renders the current path for Record.Masked.
 func (w *walker) at() string {
 	var b strings.Builder
-	b.WriteString(w.report)
+	b.WriteString(w.report.String())
 	for _, s := range w.segs {
 		if s.key == nil {
 			b.WriteString("[" + strconv.Itoa(s.index) + "]")

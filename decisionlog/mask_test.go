@@ -93,6 +93,42 @@ func TestASecretInThePayloadNeverReachesTheLogFile(t *testing.T) {
 	}
 }
 
+// A failed hook's message that quotes a secret is masked, and listed at
+// the hook's place; so is a context a hook adds.
+func TestAFailedHooksMessageIsMaskedAtItsPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	log := newLog(t, path, decisionlog.Options{})
+	e, _ := openWith(t, map[string]string{"10-fail.lua": `
+hook.register("PostToolUse", "bash", function(input)
+  return hook.context("ran " .. input.toolInput.command)
+end, {name = "context"})
+hook.register("PostToolUse", "bash", function(input)
+  error("cannot read " .. input.toolInput.command)
+end, {name = "fail"})`}, log)
+	in := &luahook.Input{Event: luahook.PostToolUse, ToolName: "bash", Cwd: "/w",
+		ToolInput: json.RawMessage(`{"command":"cat ` + secretsOf[1] + `"}`), ToolResult: &luahook.ToolResult{Content: "ok"}}
+	e.Runner().Fire(context.Background(), in)
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(secretsOf[1])) {
+		t.Fatalf("the log holds the secret:\n%s", data)
+	}
+	recs := readRecords(t, path)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	for _, p := range []string{"toolInput.command", "hooks[0].outcome.additionalContext", "hooks[1].failure.message", "decision.outcome.additionalContext"} {
+		if !slices.Contains(recs[0].Masked, p) {
+			t.Errorf("masked = %q, want it to list %s", recs[0].Masked, p)
+		}
+	}
+}
+
 func TestConfiguredPathsAreDroppedOrMasked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "decisions.jsonl")
 	log := newLog(t, path, decisionlog.Options{
