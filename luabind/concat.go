@@ -47,8 +47,8 @@ const concatCapKey = "luahook.concat"
 // write: -0, 1e300).
 type concatState struct {
 	cap  int
-	memo [concatMemoEntries]concatEntry
-	next int // the entry the next miss replaces
+	memo *[concatMemoEntries]concatEntry // made at the first join it may keep
+	next int                             // the entry the next miss replaces
 }
 
 // concatMemoEntries, concatMemoParts and concatMemoBytes bound the memo:
@@ -89,7 +89,7 @@ func (c *concatState) memoised(L *lua.LState, n int) (lua.LValue, bool) {
 		parts[k] = string(s)
 		size += len(s)
 	}
-	if size > concatMemoBytes || size > c.cap {
+	if size > concatMemoBytes || size > c.cap || c.memo == nil {
 		return nil, false
 	}
 next:
@@ -113,6 +113,9 @@ next:
 // remember keeps v, a join of strings alone, for the next call that joins
 // the same text.
 func (c *concatState) remember(v lua.LValue) {
+	if c.memo == nil {
+		c.memo = new([concatMemoEntries]concatEntry)
+	}
 	c.memo[c.next] = concatEntry{s: string(v.(lua.LString)), v: v}
 	c.next = (c.next + 1) % concatMemoEntries
 }

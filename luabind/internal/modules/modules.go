@@ -71,7 +71,7 @@ type Modules struct {
 	searching bool
 	// recent are the patterns the state's re calls looked up last, by the
 	// address of their text (reMemo)
-	recent [reMemoSize]reMemo
+	recent *[reMemoSize]reMemo // made at the first re call
 }
 
 // Init prepares the modules of L: c is the state's codec (the json module

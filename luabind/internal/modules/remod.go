@@ -152,6 +152,9 @@ func (m *Modules) compiled(L *lua.LState, fn string, n int) *compiledRe {
 	if len(pattern) > MaxRegexpBytes {
 		L.RaiseError("re.%s: pattern of %d bytes exceeds the %d-byte limit", fn, len(pattern), MaxRegexpBytes)
 	}
+	if m.recent == nil {
+		m.recent = new([reMemoSize]reMemo)
+	}
 	memo := &m.recent[memoSlot(pattern)]
 	if memo.re != nil && memo.pattern == pattern {
 		return memo.re
