@@ -116,8 +116,6 @@ type builder struct {
 	hooks    []Hook
 	outcomes []luahook.Outcome
 	files    map[string]string
-	keys     []string // the files' names, sorted
-	digest   []byte
 }
 
 // payloadJSON writes in's JSON (as json.Marshal writes it, which the digest

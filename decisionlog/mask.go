@@ -150,11 +150,9 @@ func (p place) String() string {
 	return "hooks[" + strconv.Itoa(p.hook) + "]" + suffix
 }
 
-// at returns the place of field below p, p being a place of one part.
+// at returns the place of field below p, a place of one part (every
+// caller's: a hook, or an outcome of a hook or of the decision).
 func (p place) at(field string) place {
-	if p.suffix[1] != "" {
-		return place{hook: p.hook, suffix: [2]string{p.suffix[0] + p.suffix[1], field}}
-	}
 	return place{hook: p.hook, suffix: [2]string{p.suffix[0], field}}
 }
 

@@ -76,7 +76,7 @@ func setConcatCap(L *lua.LState, capBytes int) {
 // joined, which the operands are compared with in turn, so that the memo
 // never holds on to a larger string an operand was cut from.
 func (c *concatState) memoised(L *lua.LState, n int) (lua.LValue, bool) {
-	if n > concatMemoParts {
+	if c.memo == nil || n > concatMemoParts {
 		return nil, false
 	}
 	var parts [concatMemoParts]string
@@ -89,7 +89,7 @@ func (c *concatState) memoised(L *lua.LState, n int) (lua.LValue, bool) {
 		parts[k] = string(s)
 		size += len(s)
 	}
-	if size > concatMemoBytes || size > c.cap || c.memo == nil {
+	if size > concatMemoBytes || size > c.cap {
 		return nil, false
 	}
 next:
