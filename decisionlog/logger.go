@@ -37,7 +37,9 @@ const (
 type Options struct {
 	// Sink receives the records (File, Writer, Func).
 	Sink Sink
-	// Queue is how many records may wait for the writer; when it is full a
+	// Queue is how many records may wait for the writer (which takes them
+	// in batches: as many again may be in the batch it writes); when it is
+	// full a
 	// record is dropped and counted (Dropped), never waited for. 0 means
 	// DefaultQueue.
 	Queue int
@@ -93,13 +95,23 @@ type Logger struct {
 	instance string
 	timeout  time.Duration
 	log      *slog.Logger
+	limit    int // Options.Queue
+	wakeAt   int
 
-	q       chan *pending
-	queued  atomic.Int64 // payload bytes waiting
-	idle    atomic.Bool  // the writer waits for a first record
+	// The queue. The decisions' side appends under mu; the writer takes
+	// the whole slice at once, so the two sides meet once per batch, not
+	// once per record (a channel's lock and count would move between the
+	// cores at every record).
+	// At most limit records wait, and at most limit more are in the batch
+	// the writer is writing; queued bounds the bytes of both.
+	mu       sync.Mutex
+	waiting  []*pending
+	queued   int64 // payload bytes waiting or in the writer's batch
+	finished bool  // the writer is gone: what comes now is dropped
+
+	idle    atomic.Bool // the writer waits for a first record
 	wake    chan struct{}
 	full    chan struct{} // the queue reached wakeAt
-	wakeAt  int
 	closed  atomic.Bool
 	stop    chan struct{}
 	done    chan struct{}
@@ -107,6 +119,8 @@ type Logger struct {
 	closeMu sync.Mutex
 	err     error
 
+	// the writer's counts, on a cache line of their own
+	_                        [64]byte
 	written, dropped, failed atomic.Uint64
 }
 
@@ -143,9 +157,10 @@ func New(opts Options) (*Logger, error) {
 	l := &Logger{
 		sink: opts.Sink, maxInput: opts.MaxInputBytes, maxBytes: opts.MaxQueueBytes,
 		timeout: opts.CloseTimeout, log: opts.Logger, instance: opts.Instance,
-		mask: masker{with: opts.MaskWith, secrets: !opts.KeepSecrets},
-		q:    make(chan *pending, opts.Queue), stop: make(chan struct{}), done: make(chan struct{}),
-		wake: make(chan struct{}, 1), full: make(chan struct{}, 1), wakeAt: max(1, opts.Queue/4),
+		mask:  masker{with: opts.MaskWith, secrets: !opts.KeepSecrets},
+		limit: opts.Queue, wakeAt: max(1, opts.Queue/4),
+		stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), full: make(chan struct{}, 1),
 	}
 	for _, list := range []struct {
 		paths []string
@@ -168,32 +183,36 @@ func New(opts Options) (*Logger, error) {
 // It never waits: when the queue is full, or the Logger is closed, the
 // record is dropped and counted.
 func (l *Logger) Observe(in *luahook.Input, res *runner.Result) {
-	if l.closed.Load() || len(l.q) == cap(l.q) { // full: not worth a copy
+	if l.closed.Load() {
+		l.dropped.Add(1)
+		return
+	}
+	l.mu.Lock()
+	full := len(l.waiting) >= l.limit
+	l.mu.Unlock()
+	if full { // not worth a copy
 		l.dropped.Add(1)
 		return
 	}
 	p := capture(in, res, l.maxInput)
-	if l.queued.Add(p.cost) > l.maxBytes {
-		l.queued.Add(-p.cost)
+	l.mu.Lock()
+	if l.finished || len(l.waiting) >= l.limit || l.queued+p.cost > l.maxBytes {
+		l.mu.Unlock()
 		l.dropped.Add(1)
 		p.release()
 		return
 	}
-	select {
-	case l.q <- p:
-	default:
-		l.queued.Add(-p.cost)
-		l.dropped.Add(1)
-		p.release()
-		return
-	}
+	l.waiting = append(l.waiting, p)
+	l.queued += p.cost
+	n := len(l.waiting)
+	l.mu.Unlock()
 	// The writer is woken for the first record after it fell idle and when
 	// the queue fills up, not for every record: a wake-up is a system call
 	// on the decision's path.
 	if l.idle.Load() && l.idle.CompareAndSwap(true, false) {
 		signal(l.wake)
 	}
-	if len(l.q) >= l.wakeAt {
+	if n >= l.wakeAt {
 		signal(l.full)
 	}
 }
@@ -246,8 +265,8 @@ func (l *Logger) run() {
 	lowerPriority()
 	var b builder
 	failing := false
+	var written uint64
 	write := func(p *pending) {
-		l.queued.Add(-p.cost)
 		if l.closed.Load() && l.abandoned() {
 			l.dropped.Add(1)
 			p.release()
@@ -265,51 +284,87 @@ func (l *Logger) run() {
 			return
 		}
 		failing = false
-		l.written.Add(1)
+		written++
 	}
 	flusher, _ := l.sink.(Flusher)
+	var batch []*pending
+	// drain writes what waits, batch after batch, until nothing does.
 	drain := func() {
 		for {
-			select {
-			case p := <-l.q:
+			l.mu.Lock()
+			batch, l.waiting = l.waiting, batch[:0]
+			l.mu.Unlock()
+			if len(batch) == 0 {
+				break
+			}
+			var cost int64
+			for _, p := range batch {
+				cost += p.cost
 				write(p)
-			default:
-				if flusher != nil {
-					if err := flusher.Flush(); err != nil {
-						l.failed.Add(1)
-						l.log.Warn("decision log: write failed", "err", err)
-					}
-				}
-				return
+			}
+			clear(batch)
+			if cap(batch) > 4*DefaultQueue {
+				batch = nil // one burst does not pin its slice
+			}
+			l.mu.Lock()
+			l.queued -= cost
+			l.mu.Unlock()
+			l.written.Add(written)
+			written = 0
+		}
+		if flusher != nil {
+			if err := flusher.Flush(); err != nil {
+				l.failed.Add(1)
+				l.log.Warn("decision log: write failed", "err", err)
 			}
 		}
 	}
-	batch := time.NewTimer(batchWindow)
-	defer batch.Stop()
+	// finish writes what waits and closes the sink; a record that comes
+	// after it is dropped.
+	finish := func() {
+		drain()
+		l.mu.Lock()
+		l.finished = true
+		late := len(l.waiting)
+		for _, p := range l.waiting {
+			p.release()
+		}
+		l.waiting = nil
+		l.mu.Unlock()
+		l.dropped.Add(uint64(late))
+		l.closeSink()
+	}
+	timer := time.NewTimer(batchWindow)
+	defer timer.Stop()
 	for {
 		l.idle.Store(true)
-		if len(l.q) == 0 {
+		if l.waitingCount() == 0 {
 			select {
 			case <-l.wake:
 			case <-l.stop:
-				drain()
-				l.closeSink()
+				finish()
 				return
 			}
 		}
 		l.idle.Store(false)
 		// Gather the records of a short window, then write them at once.
-		batch.Reset(batchWindow)
+		timer.Reset(batchWindow)
 		select {
-		case <-batch.C:
+		case <-timer.C:
 		case <-l.full:
 		case <-l.stop:
-			drain()
-			l.closeSink()
+			finish()
 			return
 		}
 		drain()
 	}
+}
+
+// waitingCount is how many records wait for the writer.
+func (l *Logger) waitingCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.waiting)
 }
 
 // batchWindow is how long the writer gathers records after the first one

@@ -418,6 +418,19 @@ func (w *walker) skip() error {
 	return nil
 }
 
+// plainWord reports whether none of the eight bytes of s from i needs a
+// look in a JSON string: none is a control character, a quote, a backslash
+// or part of a multi-byte rune.
+func plainWord(s string, i int) bool {
+	_ = s[i+7]
+	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	ctl := (w - 0x20*ones) & ^w & highs // a byte below 0x20
+	return (w&highs)|ctl|hasZero(w^('"'*ones))|hasZero(w^('\\'*ones)) == 0
+}
+
 // appendString appends s as a JSON string to b, escaping what JSON
 // requires and nothing more (the log is read by people and by replay, not
 // by browsers).
@@ -426,6 +439,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none of them needs a look: most of a
+		// record is paths, names and digests that need no escape.
+		for i+8 <= len(s) && plainWord(s, i) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
