@@ -32,6 +32,7 @@ end, {name = "guard"})
 			in := bash("go test ./... -run TestRunner -count=1")
 			var res runner.Result
 			ctx := context.Background()
+			settleWrites()
 			b.ReportAllocs()
 			for b.Loop() {
 				e.Runner().FireInto(ctx, in, &res)
@@ -83,6 +84,7 @@ func BenchmarkDecisionLogShipped(b *testing.B) {
 			in := bash("go test ./... -run TestRunner -count=1")
 			var res runner.Result
 			ctx := context.Background()
+			settleWrites()
 			b.ReportAllocs()
 			for b.Loop() {
 				e.Runner().FireInto(ctx, in, &res)
