@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
@@ -25,6 +26,14 @@ var agentFirePayloads = map[string]string{
 // fire it through the engine at one Lua policy (matched by "@shell"),
 // encode the agent's answer; and the same in luahook's own format (decode,
 // fire, the outcome's JSON), which bench/report compares each agent with.
+//
+// Each path has a sub-benchmark of its own (ns/op and allocations), and
+// "interleaved" runs them all in turns of agentBlock calls each, starting
+// with a different one every round, so that the ratios it reports (each
+// agent's median turn over plain's, and the slowest of them: worst/plain)
+// are taken under the same load: the separate sub-benchmarks run one after
+// the other, seconds apart, and on a shared machine their ratios wander
+// more than the difference they measure.
 func BenchmarkAgentFire(b *testing.B) {
 	eng := openDir(b, map[string]string{"10-shell.lua": `hook.register("PreToolUse", "@shell|bash", function(input)
   local cmd = input.toolInput.command or ""
@@ -33,10 +42,9 @@ end, { stage = "validate" })
 `})
 	run := eng.Runner()
 	ctx := context.Background()
-	b.Run("agent=plain", func(b *testing.B) {
+	plain := func(b *testing.B) func() {
 		data := []byte(agentFirePayloads["plain"])
-		b.ReportAllocs()
-		for b.Loop() {
+		return func() {
 			in, err := luahook.DecodeInput(data)
 			if err != nil {
 				b.Fatal(err)
@@ -46,23 +54,70 @@ end, { stage = "validate" })
 				b.Fatalf("%s %v %+v", out, err, res)
 			}
 		}
-	})
+	}
 	event := map[agent.Name]string{agent.Copilot: "preToolUse"}
-	for _, name := range agent.Names() {
+	adapter := func(b *testing.B, name agent.Name) func() {
 		a, _ := agent.Lookup(string(name))
 		data := []byte(agentFirePayloads[string(name)])
+		return func() {
+			req, err := a.Decode(data, event[name])
+			if err != nil {
+				b.Fatal(err)
+			}
+			res := run.Fire(ctx, req.Input)
+			if ans := a.Encode(req, agent.FromResult(res)); ans.ExitCode != 0 || res.Denied || len(res.Trace) != 1 {
+				b.Fatalf("%+v %+v", ans, res)
+			}
+		}
+	}
+	b.Run("agent=plain", func(b *testing.B) {
+		call := plain(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			call()
+		}
+	})
+	for _, name := range agent.Names() {
 		b.Run("agent="+string(name), func(b *testing.B) {
+			call := adapter(b, name)
 			b.ReportAllocs()
 			for b.Loop() {
-				req, err := a.Decode(data, event[name])
-				if err != nil {
-					b.Fatal(err)
-				}
-				res := run.Fire(ctx, req.Input)
-				if ans := a.Encode(req, agent.FromResult(res)); ans.ExitCode != 0 || res.Denied || len(res.Trace) != 1 {
-					b.Fatalf("%+v %+v", ans, res)
-				}
+				call()
 			}
 		})
 	}
+	b.Run("interleaved", func(b *testing.B) {
+		names := []string{"plain"}
+		calls := []func(){plain(b)}
+		for _, name := range agent.Names() {
+			names = append(names, string(name))
+			calls = append(calls, adapter(b, name))
+		}
+		turns := make([][]float64, len(calls))
+		round := 0
+		for b.Loop() {
+			for k := range calls {
+				i := (round + k) % len(calls)
+				start := time.Now()
+				for range agentBlock {
+					calls[i]()
+				}
+				turns[i] = append(turns[i], float64(time.Since(start))/agentBlock)
+			}
+			round++
+		}
+		base := oneShotMedian(turns[0])
+		worst := 0.0
+		for i := 1; i < len(calls); i++ {
+			ratio := oneShotMedian(turns[i]) / base
+			b.ReportMetric(ratio, names[i]+"/plain")
+			worst = max(worst, ratio)
+		}
+		b.ReportMetric(worst, "worst/plain")
+	})
 }
+
+// agentBlock is how many calls of one path make a turn of the interleaved
+// measurement: long enough that reading the clock costs nothing beside it,
+// short enough (about 0.1 ms) that the turns of a round share their load.
+const agentBlock = 32
