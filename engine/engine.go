@@ -190,6 +190,9 @@ type Engine struct {
 	// path after the folder was listed and before the file is opened: the
 	// moment a file swapped by someone else must not get past the checks.
 	beforeOpen func(path string)
+	// beforeCommit, when set (by tests only), is called with a hook file's
+	// path once the pass has loaded it, before its hooks are swapped in.
+	beforeCommit func(path string)
 
 	view atomic.Pointer[view] // what Errors, Stats and Config read
 

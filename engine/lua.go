@@ -9,9 +9,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
@@ -133,6 +137,7 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 	}
 	present := make(map[string]bool, len(names))
 	libs := &luabind.ChunkCache{} // each lib module compiled once for this pass
+	var jobs []*loadJob
 	for _, name := range names {
 		path := filepath.Join(e.dir, name)
 		if e.beforeOpen != nil {
@@ -175,9 +180,24 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 				continue // the same broken content again
 			}
 		}
-		if err := e.loadLua(ctx, name, path, src, sum, libs); err != nil {
+		jobs = append(jobs, &loadJob{name: name, path: path, src: src, sum: sum, old: old})
+	}
+	// The files to load are compiled and run on all cores (each in states
+	// of its own), then swapped in one by one, in name order, as if loaded
+	// one after the other.
+	e.prepareAll(ctx, jobs, libs)
+	for _, j := range jobs {
+		name, path, old := j.name, j.path, j.old
+		err := j.err
+		if err == nil {
+			if e.beforeCommit != nil {
+				e.beforeCommit(path)
+			}
+			err = e.commitLua(j, libs)
+		}
+		if err != nil {
 			e.fileErrs[name] = err
-			e.failedSum[name] = sum
+			e.failedSum[name] = j.sum
 			line := 0
 			var le *luabind.LoadError
 			if errors.As(err, &le) {
@@ -225,14 +245,62 @@ func keeps(old *luaFile) string {
 	return "it has no hooks until it loads"
 }
 
-// loadLua compiles and loads one file and swaps its hooks in atomically,
-// then retires the version it replaces. On any error nothing changes.
-// e.mu is held.
-func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum [32]byte, libs *luabind.ChunkCache) error {
+// loadJob is one file of a pass to load: what was read, then what loading
+// it gave.
+type loadJob struct {
+	name, path string
+	src        []byte
+	sum        [32]byte
+	old        *luaFile
+	file       *luabind.File
+	specs      []luahook.Spec
+	err        error
+}
+
+// prepareAll loads the jobs' files, at most GOMAXPROCS at a time: the
+// work of a load (compiling, running the file's top level in its states)
+// touches nothing of the engine's. Coverage counts through one set of
+// counters, so with it the files load one after the other.
+func (e *Engine) prepareAll(ctx context.Context, jobs []*loadJob, libs *luabind.ChunkCache) {
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if e.opts.Coverage != nil {
+		workers = min(1, workers)
+	}
+	if workers <= 1 {
+		for _, j := range jobs {
+			e.prepareLua(ctx, j, libs)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				e.prepareLua(ctx, jobs[i], libs)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// prepareLua compiles and loads one file into j.file and j.specs, or sets
+// j.err. It changes nothing of the engine's; a panic is the file's error.
+func (e *Engine) prepareLua(ctx context.Context, j *loadJob, libs *luabind.ChunkCache) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.file, j.specs, j.err = nil, nil, fmt.Errorf("%s: loading panicked: %v", j.path, r)
+		}
+	}()
 	opts := e.luaOptions()
-	chunk, err := opts.Compile(path, src)
+	chunk, err := opts.Compile(j.path, j.src)
 	if err != nil {
-		return err
+		j.err = err
+		return
 	}
 	// The lib modules the file requires, now or during calls, are checked
 	// by luabind before they are read (Options.CheckLib); those it requires
@@ -240,20 +308,28 @@ func (e *Engine) loadLua(ctx context.Context, name, path string, src []byte, sum
 	opts.Chunks = libs
 	f, err := luabind.Load(ctx, chunk, opts)
 	if err != nil {
-		return err
+		j.err = err
+		return
 	}
 	specs := luabind.Specs(f.Registrations())
 	for i := range specs {
-		specs[i].Version = contentVersion(sum)
+		specs[i].Version = contentVersion(j.sum)
 	}
-	if err := e.reg.ReplaceOwner(name, specs); err != nil {
+	j.file, j.specs = f, specs
+}
+
+// commitLua swaps a loaded file's hooks in atomically, then retires the
+// version it replaces. On an error nothing changes. e.mu is held.
+func (e *Engine) commitLua(j *loadJob, libs *luabind.ChunkCache) error {
+	name, f := j.name, j.file
+	if err := e.reg.ReplaceOwner(name, j.specs); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", j.path, err)
 	}
 	if old := e.files[name]; old != nil {
 		e.retire(old.file)
 	}
-	lf := &luaFile{name: name, sum: sum, file: f, libs: map[string][32]byte{}}
+	lf := &luaFile{name: name, sum: j.sum, file: f, libs: map[string][32]byte{}}
 	for _, m := range f.Requires() {
 		// The sum of what the file's require read in this pass, if it did
 		// (a lib edited since is then found stale), else of the file now.

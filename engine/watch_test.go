@@ -440,7 +440,9 @@ hook.register("PreToolUse", %q, function() return hook.deny(words.reason) end)`,
 	}
 	writeFile(t, filepath.Join(dir, "lib", "words.lua"), `return { reason = "v2" }`)
 	second := filepath.Join(dir, "20-b.lua")
-	e.beforeOpen = func(path string) {
+	// The lib changes once the pass has read it, before the second file's
+	// hooks are swapped in.
+	e.beforeCommit = func(path string) {
 		if path == second {
 			writeFile(t, filepath.Join(dir, "lib", "words.lua"), `return { reason = "v3" }`)
 		}
@@ -448,7 +450,7 @@ hook.register("PreToolUse", %q, function() return hook.deny(words.reason) end)`,
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	e.beforeOpen = nil
+	e.beforeCommit = nil
 	if a, b := tool("bash"), tool("edit"); a != "v2" || b != "v2" {
 		t.Fatalf("after the load: verdicts %q, %q; want both files on the module the load read first", a, b)
 	}
