@@ -96,8 +96,8 @@ func TestDFASharedAcrossGoroutines(t *testing.T) {
 			for i := range 200 {
 				s := subjects[(g+i)%len(subjects)]
 				got, ok := re.dfa.match(s)
-				if !ok || got != re.MatchString(s) {
-					t.Errorf("%q: automaton %v (ok %v), regexp %v", s, got, ok, re.MatchString(s))
+				if !ok || got != re.rx().MatchString(s) {
+					t.Errorf("%q: automaton %v (ok %v), regexp %v", s, got, ok, re.rx().MatchString(s))
 					return
 				}
 			}
@@ -112,7 +112,7 @@ func checkDFA(t *testing.T, pattern, subject string) {
 	if err != nil {
 		return
 	}
-	want := re.MatchString(subject)
+	want := re.rx().MatchString(subject)
 	if re.dfa != nil {
 		if got, ok := re.dfa.match(subject); ok && got != want {
 			t.Fatalf("%q on %q: automaton %v, regexp %v", pattern, subject, got, want)
@@ -154,7 +154,7 @@ func BenchmarkDFAMatch(b *testing.B) {
 		if err != nil || re.dfa == nil {
 			b.Fatalf("%s: no automaton (%v)", c.name, err)
 		}
-		want := re.MatchString(line)
+		want := re.rx().MatchString(line)
 		b.Run(c.name+"/dfa", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -166,7 +166,7 @@ func BenchmarkDFAMatch(b *testing.B) {
 		b.Run(c.name+"/regexp", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if re.MatchString(line) != want {
+				if re.rx().MatchString(line) != want {
 					b.Fatal("regexp changed its mind")
 				}
 			}
@@ -198,7 +198,7 @@ func TestDFAsShareOneMemoryBudget(t *testing.T) {
 		}
 		if !ok {
 			gaveUp = true
-			if !re.mayMatch(subject) || !re.MatchString(subject) {
+			if !re.mayMatch(subject) || !re.rx().MatchString(subject) {
 				t.Fatal("past the budget, the pattern no longer matches")
 			}
 			break

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -35,8 +36,12 @@ const (
 )
 
 // compiledRe is a compiled re pattern and what bounding its searches needs.
+// Its Go regexps are compiled at their first use: a pattern that the
+// automaton answers (re.match of most policies' patterns) never needs them.
 type compiledRe struct {
-	*regexp.Regexp
+	pattern string
+	rxOnce  sync.Once
+	rxVal   *regexp.Regexp
 	insts   int  // instructions of its program
 	literal bool // the pattern is a literal string: a search is strings.Index
 	// anchored: it matches only at the start of the text (\A, or ^ outside
@@ -49,7 +54,9 @@ type compiledRe struct {
 	// An anchored pattern is never searched from a later position, so it
 	// has no behind.
 	looksBehind bool
-	behind      *regexp.Regexp
+	behindSrc   string // behind's pattern; "" for none
+	behindOnce  sync.Once
+	behindVal   *regexp.Regexp
 	// needs are literals one of which every match holds (needsOf); nil:
 	// none known
 	needs []needLit
@@ -58,13 +65,27 @@ type compiledRe struct {
 	dfa *dfa
 }
 
-func compileRe(pattern string) (*compiledRe, error) {
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, err
+// rx is the pattern's Go regexp. regexp.Compile parses and compiles as
+// compileRe did before it returned, so it cannot fail here.
+func (c *compiledRe) rx() *regexp.Regexp {
+	c.rxOnce.Do(func() { c.rxVal = regexp.MustCompile(c.pattern) })
+	return c.rxVal
+}
+
+// behind is the pattern wrapped to be searched from the rune before a
+// position (see looksBehind), or nil. compileRe parsed it already.
+func (c *compiledRe) behind() *regexp.Regexp {
+	if c.behindSrc == "" {
+		return nil
 	}
+	c.behindOnce.Do(func() { c.behindVal = regexp.MustCompile(c.behindSrc) })
+	return c.behindVal
+}
+
+func compileRe(pattern string) (*compiledRe, error) {
 	// regexp.Compile parses with syntax.Perl and compiles the simplified
-	// tree: the same program, which regexp does not expose.
+	// tree: the same program, which regexp does not expose, and the same
+	// errors.
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return nil, err
@@ -74,8 +95,8 @@ func compileRe(pattern string) (*compiledRe, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiledRe{Regexp: re, insts: len(prog.Inst), needs: needsOf(simple, 0)}
-	_, c.literal = re.LiteralPrefix()
+	c := &compiledRe{pattern: pattern, insts: len(prog.Inst), needs: needsOf(simple, 0)}
+	c.literal = wholeLiteral(prog)
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	c.dfa = newDFA(prog)
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
@@ -92,18 +113,47 @@ func compileRe(pattern string) (*compiledRe, error) {
 			// end, as at P's top level; captures keep their names and order)
 			// unless a \Q could swallow the closing paren: then as
 			// tree.String() writes it back, which costs milliseconds on a
-			// case-folded pattern.
+			// case-folded pattern. It is parsed now, so that a pattern it
+			// cannot wrap is refused here, and compiled at its first use.
 			p := pattern
 			if strings.Contains(p, `\Q`) {
 				p = tree.String()
 			}
-			if c.behind, err = regexp.Compile(`(?s:.)(?s:.*?)(` + p + `)`); err != nil {
+			c.behindSrc = `(?s:.)(?s:.*?)(` + p + `)`
+			if _, err := syntax.Parse(c.behindSrc, syntax.Perl); err != nil {
 				return nil, fmt.Errorf("wrapping the pattern to search it in steps: %w", err)
 			}
 			break
 		}
 	}
 	return c, nil
+}
+
+// wholeLiteral reports what regexp's LiteralPrefix reports as complete for
+// prog: the program matches one literal string and nothing else. regexp
+// takes it from the one-pass prefix of a program that starts with \A
+// (\A, runes, \z), else from prog.Prefix.
+func wholeLiteral(prog *syntax.Prog) bool {
+	i := &prog.Inst[prog.Start]
+	if i.Op != syntax.InstEmptyWidth || syntax.EmptyOp(i.Arg)&syntax.EmptyBeginText == 0 {
+		_, complete := prog.Prefix()
+		return complete
+	}
+	i = &prog.Inst[i.Out]
+	for i.Op == syntax.InstNop {
+		i = &prog.Inst[i.Out]
+	}
+	if (i.Op != syntax.InstRune && i.Op != syntax.InstRune1) || len(i.Rune) != 1 {
+		// no literal: "^" alone is not one-pass (no \z before its match),
+		// and a one-pass program has no match right after its \A
+		return false
+	}
+	for (i.Op == syntax.InstRune || i.Op == syntax.InstRune1) && len(i.Rune) == 1 &&
+		syntax.Flags(i.Arg)&syntax.FoldCase == 0 && i.Rune[0] != utf8.RuneError {
+		i = &prog.Inst[i.Out]
+	}
+	return i.Op == syntax.InstEmptyWidth && syntax.EmptyOp(i.Arg)&syntax.EmptyEndText != 0 &&
+		prog.Inst[i.Out].Op == syntax.InstMatch
 }
 
 // work is the worst case of searching s: instructions times bytes.
@@ -227,18 +277,18 @@ func (sr *searcher) guard(fn func()) {
 // matches reports whether the pattern matches s.
 func (sr *searcher) matches() (ok bool) {
 	if !sr.reader(true) {
-		return sr.re.MatchString(sr.s)
+		return sr.re.rx().MatchString(sr.s)
 	}
-	sr.guard(func() { ok = sr.re.MatchReader(sr.from(0)) })
+	sr.guard(func() { ok = sr.re.rx().MatchReader(sr.from(0)) })
 	return ok
 }
 
 // first returns the first match with its submatches, or nil.
 func (sr *searcher) first() (loc []int) {
 	if !sr.reader(true) {
-		return sr.re.FindStringSubmatchIndex(sr.s)
+		return sr.re.rx().FindStringSubmatchIndex(sr.s)
 	}
-	sr.guard(func() { loc = sr.re.FindReaderSubmatchIndex(sr.from(0)) })
+	sr.guard(func() { loc = sr.re.rx().FindReaderSubmatchIndex(sr.from(0)) })
 	return loc
 }
 
@@ -250,7 +300,7 @@ func (sr *searcher) all(n int) [][]int {
 	}
 	var locs [][]int
 	if !sr.reader(false) {
-		locs = sr.re.FindAllStringSubmatchIndex(sr.s, n)
+		locs = sr.re.rx().FindAllStringSubmatchIndex(sr.s, n)
 	} else {
 		sr.guard(func() { locs = sr.readAll(n) })
 	}
@@ -293,19 +343,20 @@ func (sr *searcher) readAll(n int) [][]int {
 
 // next returns the first match from pos, as regexp finds it in s from pos.
 func (sr *searcher) next(pos int) []int {
-	re, start := sr.re.Regexp, pos
+	re, start := sr.re.rx(), pos
 	if pos > 0 && sr.re.anchored {
 		return nil
 	}
-	if pos > 0 && sr.re.behind != nil {
+	wrapped := false
+	if b := sr.re.behind(); pos > 0 && b != nil {
 		_, w := utf8.DecodeLastRuneInString(sr.s[:pos])
-		re, start = sr.re.behind, pos-w
+		re, start, wrapped = b, pos-w, true
 	}
 	loc := re.FindReaderSubmatchIndex(sr.from(start))
 	if loc == nil {
 		return nil
 	}
-	if re != sr.re.Regexp {
+	if wrapped {
 		loc = loc[2:] // capture 1 is the pattern's match
 	}
 	for i := range loc {

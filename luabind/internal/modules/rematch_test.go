@@ -20,7 +20,7 @@ func TestSteppedSearchesFindWhatRegexpFinds(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		for _, s := range texts {
-			want := c.FindAllStringSubmatchIndex(s, -1)
+			want := c.rx().FindAllStringSubmatchIndex(s, -1)
 			sr := &searcher{re: c, s: s, rd: ctxReader{s: s, period: 1}}
 			got := sr.readAll(maxMatches)
 			if len(got) != len(want) {

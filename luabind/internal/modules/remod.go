@@ -211,7 +211,7 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	if re.work(s) <= fastRegexpWork {
 		// one uninterruptible search, as searcher.matches makes it, without
 		// building a searcher: re.match allocates nothing
-		L.Push(lua.LBool(re.MatchString(s)))
+		L.Push(lua.LBool(re.rx().MatchString(s)))
 		return 1
 	}
 	sr := m.search(L, "match", 1, s)
@@ -271,7 +271,7 @@ func (m *Modules) reSplit(L *lua.LState) int {
 		L.Push(t)
 		return 1
 	}
-	if len(sr.re.String()) > 0 && len(s) == 0 {
+	if len(sr.re.pattern) > 0 && len(s) == 0 {
 		t.RawSetInt(1, lua.LString(""))
 		L.Push(t)
 		return 1
@@ -323,7 +323,7 @@ func (m *Modules) reGsub(L *lua.LState) int {
 	}
 	var tmpl *template
 	if r, ok := repl.(lua.LString); ok {
-		tmpl = goTemplate(string(r), sr.re.SubexpNames(), func() { raiseIfDone(L, "re.gsub") })
+		tmpl = goTemplate(string(r), sr.re.rx().SubexpNames(), func() { raiseIfDone(L, "re.gsub") })
 	}
 	var b strings.Builder
 	// grow checks that the result can take n more bytes.

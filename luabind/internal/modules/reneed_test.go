@@ -30,7 +30,7 @@ func TestNeededLiteralsAreFoundAsRE2MatchesThem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !c2.MatchString(c.subject) {
+		if !c2.rx().MatchString(c.subject) {
 			t.Fatalf("%s does not match %q: a bad case", c.pattern, c.subject)
 		}
 		if (c2.needs != nil) != c.needs {
@@ -101,7 +101,7 @@ func FuzzNeededLiteralsNeverHideAMatch(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.MatchString(subject) && !c.mayMatch(subject) {
+		if c.rx().MatchString(subject) && !c.mayMatch(subject) {
 			t.Fatalf("%q matches %q, but mayMatch says no (needs %v)", pattern, subject, c.needs)
 		}
 		// the ASCII scan of an ASCII subject is the rune scan
