@@ -115,6 +115,7 @@ type builder struct {
 	input    []byte
 	hooks    []Hook
 	outcomes []luahook.Outcome
+	decision luahook.Outcome // the decision's outcome, before its masked copy
 	files    map[string]string
 }
 
@@ -186,7 +187,7 @@ func (b *builder) record(p *pending, m *masker) *Record {
 			r.Files[sourceFile(t.Source)] = t.Version
 		}
 	}
-	out := m.outcome(p.res.Outcome(), &outcomes[len(p.hook)], place{hook: inDecision, suffix: [2]string{".outcome"}}, &r.Masked)
+	out := m.outcome(p.res.OutcomeInto(&b.decision), &outcomes[len(p.hook)], place{hook: inDecision, suffix: [2]string{".outcome"}}, &r.Masked)
 	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
 	return r
 }

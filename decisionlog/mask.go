@@ -85,6 +85,9 @@ type masker struct {
 	drop, mask []path
 	with       string
 	secrets    bool
+	// segs is the walkers' path buffer, reused walk after walk: a masker
+	// serves one goroutine (the Logger's writer).
+	segs []seg
 }
 
 // text returns s, or the mask when it holds a secret, and records where.
@@ -168,8 +171,12 @@ func (m *masker) apply(raw []byte, root []string, report place, masked *[]string
 // applyTo is apply writing the masked JSON over dst's array (grown as
 // needed), for a caller that reuses one buffer record after record.
 func (m *masker) applyTo(dst, raw []byte, root []string, report place, masked *[]string) (json.RawMessage, error) {
-	w := &walker{m: m, src: raw, out: dst[:0], root: root, report: report, masked: masked}
-	if err := w.value(); err != nil {
+	w := &walker{m: m, src: raw, out: dst[:0], segs: m.segs[:0], root: root, report: report, masked: masked}
+	err := w.value()
+	if cap(w.segs) <= maxKeptSegs {
+		m.segs = w.segs[:0]
+	}
+	if err != nil {
 		return nil, err
 	}
 	if w.ws(); w.pos != len(w.src) {
@@ -177,6 +184,10 @@ func (m *masker) applyTo(dst, raw []byte, root []string, report place, masked *[
 	}
 	return w.out, nil
 }
+
+// maxKeptSegs bounds the path buffer a masker keeps: one deeply nested
+// payload does not pin its buffer.
+const maxKeptSegs = 64
 
 // at renders the current path for Record.Masked.
 func (w *walker) at() string {

@@ -128,8 +128,12 @@ func (t HookTrace) MarshalJSON() ([]byte, error) {
 //
 // A PreToolUse with no objection and one with an explicit allow both render
 // {"action":"allow"}; Result.Allowed tells them apart.
-func (r Result) Outcome() *luahook.Outcome {
-	o := &luahook.Outcome{Action: r.Action()}
+func (r Result) Outcome() *luahook.Outcome { return r.OutcomeInto(new(luahook.Outcome)) }
+
+// OutcomeInto is Outcome written over *o, for a caller that reuses one
+// Outcome decision after decision; it returns o.
+func (r *Result) OutcomeInto(o *luahook.Outcome) *luahook.Outcome {
+	*o = luahook.Outcome{Action: r.Action()}
 	switch o.Action {
 	case luahook.ActionDeny, luahook.ActionContinue:
 		o.Reason = r.Reason
