@@ -23,12 +23,14 @@ const callSlack = 50 * time.Millisecond
 
 // slack is what the tests allow: callSlack is measured on an otherwise idle
 // machine, so they allow twice that for a machine shared with other work
-// (the test packages run in parallel), and ten times under the race
+// (the test packages run in parallel), and twenty times under the race
 // detector, which makes each pass over a 16 MiB string up to ten times
-// slower.
+// slower and, with the other packages' tests running beside it, twice that
+// again (654 ms seen for the print bomb, 240-310 ms alone). The run without
+// the race detector, which .ci/run makes too, holds the tight bound.
 func slack() time.Duration {
 	if raceEnabled {
-		return 10 * callSlack
+		return 20 * callSlack
 	}
 	return 2 * callSlack
 }
