@@ -5,12 +5,17 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // maxSweepRounds bounds how many times one call's leftovers are swept: a
 // round kills every marked process it finds, and the next looks again for
 // what they forked meanwhile.
 const maxSweepRounds = 8
+
+// sweepPause is how long the sweeper waits before the next round when a
+// process's environment read empty: an exec takes well under a millisecond.
+const sweepPause = 2 * time.Millisecond
 
 // newMarker returns a value unique to one call, for LUAHOOK_CALL.
 func newMarker() string {
@@ -63,12 +68,21 @@ func (s *sweeper) run() {
 		for round := 0; len(jobs) > 0; round++ {
 			if round == maxSweepRounds {
 				for _, j := range jobs {
-					s.logger.Warn("command hook: processes it left behind still appear after the last sweep",
-						slog.Int("rounds", maxSweepRounds), slog.Int("pid", j.leader))
+					if j.marked {
+						s.logger.Warn("command hook: processes it left behind still appear after the last sweep",
+							slog.Int("rounds", maxSweepRounds), slog.Int("pid", j.leader))
+					}
 				}
 				break
 			}
 			jobs = sweep(jobs, s.buf)
+			for _, j := range jobs {
+				if j.unsure {
+					// a process was in the middle of an exec: let it finish
+					time.Sleep(sweepPause)
+					break
+				}
+			}
 		}
 	}
 }

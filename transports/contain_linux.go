@@ -43,6 +43,10 @@ type leftovers struct {
 	start  pidClock
 	last   int
 	full   bool
+	// marked: the last round killed marked processes; unsure: it found a
+	// process whose environment read empty (one in the middle of an exec),
+	// which the next round, after a pause, looks at again.
+	marked, unsure bool
 }
 
 // callWatch is the pid clock read as a child starts.
@@ -166,7 +170,7 @@ func sweep(jobs []*leftovers, buf []byte) []*leftovers {
 		}
 	}
 	self, uid := os.Getpid(), uint32(os.Geteuid())
-	found := make([]bool, len(jobs))
+	found, unsure := make([]bool, len(jobs)), make([]bool, len(jobs))
 	check := func(pid int) {
 		if pid == self {
 			return
@@ -186,9 +190,15 @@ func sweep(jobs []*leftovers, buf []byte) []*leftovers {
 			return
 		}
 		for _, i := range hit {
-			if environHas(dir, jobs[i].needle, buf) {
+			has, empty := environFind(dir, jobs[i].needle, buf)
+			switch {
+			case has:
 				found[i] = true
 				kill(pid, dir, jobs[i].needle, buf, self)
+			case empty && !unsure[i] && execing(dir, buf):
+				// An exec replaces the environment's memory: read in
+				// between, it is empty, marker or not.
+				unsure[i] = true
 			}
 		}
 	}
@@ -218,12 +228,33 @@ func sweep(jobs []*leftovers, buf []byte) []*leftovers {
 	}
 	var again []*leftovers
 	for i, j := range jobs {
-		if found[i] {
+		if found[i] || unsure[i] {
+			j.marked, j.unsure = found[i], unsure[i]
 			again = append(again, j)
 		}
 	}
 	return again
 }
+
+// execing reports whether the process at dir, whose environment read empty,
+// may be in the middle of an exec: it is neither a zombie nor a kernel
+// thread (which have no environment), and it still exists.
+func execing(dir string, buf []byte) bool {
+	b := readSmall(dir+"/stat", buf)
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 7 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		return false
+	}
+	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
+	return err == nil && flags&pfKthread == 0
+}
+
+// pfKthread is the kernel's PF_KTHREAD flag in /proc/PID/stat.
+const pfKthread = 0x00200000
 
 func cyclicLen(from, to, space int) int {
 	if to >= from {
@@ -267,9 +298,16 @@ func kill(pid int, dir string, needle, buf []byte, self int) {
 // entry that needle ("\x00NAME=value\x00") holds, reading it in pieces of
 // buf.
 func environHas(dir string, needle, buf []byte) bool {
+	has, _ := environFind(dir, needle, buf)
+	return has
+}
+
+// environFind is environHas, and whether the environment read empty (a
+// zombie's, a kernel thread's, or one in the middle of an exec).
+func environFind(dir string, needle, buf []byte) (has, empty bool) {
 	f, err := os.Open(dir + "/environ")
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer f.Close()
 	keep := 0 // bytes carried over from the last piece, to find a needle across pieces
@@ -277,10 +315,10 @@ func environHas(dir string, needle, buf []byte) bool {
 		n, err := f.Read(buf[keep:])
 		chunk := buf[:keep+n]
 		if first && bytes.HasPrefix(chunk, needle[1:]) || bytes.Contains(chunk, needle) {
-			return true
+			return true, false
 		}
 		if err != nil || n == 0 {
-			return false
+			return false, first && n == 0
 		}
 		keep = min(len(needle)-1, len(chunk))
 		copy(buf, chunk[len(chunk)-keep:])

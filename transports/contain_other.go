@@ -9,7 +9,10 @@ package transports
 
 type callWatch struct{}
 
-type leftovers struct{ leader int }
+type leftovers struct {
+	leader         int
+	marked, unsure bool
+}
 
 func watchCall() callWatch { return callWatch{} }
 

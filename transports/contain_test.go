@@ -129,3 +129,85 @@ func TestSweepWhenThePidCounterMayHaveWrappedKillsOnlyMarkedProcesses(t *testing
 		t.Errorf("the unrelated process %d was killed", unrelated)
 	}
 }
+
+// A process whose environment reads empty is looked at again: between the
+// two halves of an exec the kernel shows no environment at all, marker or
+// not, so a daemon caught there would pass for one without the marker. A
+// zombie or a kernel thread, which never has one, is not waited for.
+func TestSweepLooksAgainAtAProcessWhoseEnvironmentReadsEmpty(t *testing.T) {
+	cmd := exec.Command("env", "-i", "sleep", "300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	dir := fmt.Sprintf("/proc/%d", pid)
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(5 * time.Second)
+	for { // until env has exec'd sleep with its empty environment
+		if b, _ := os.ReadFile(dir + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("env never exec'd sleep")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if has, empty := environFind(dir, []byte("\x00"+callVar+"=x\x00"), buf); has || !empty {
+		t.Fatalf("environFind of a process with no environment: has %v, empty %v; want false, true", has, empty)
+	}
+	if !execing(dir, buf) {
+		t.Error("a live process whose environment reads empty is not looked at again")
+	}
+	jobs := []*leftovers{watchCall().ended(os.Getpid(), "no-such-call")}
+	jobs[0].full = true
+	again := sweep(jobs, buf)
+	if len(again) != 1 || !again[0].unsure || again[0].marked {
+		t.Errorf("sweep kept %d jobs (unsure %v): want the job, unsure, for another look", len(again), len(again) == 1 && again[0].unsure)
+	}
+	if !alive(pid) {
+		t.Error("a process without the call's marker was killed")
+	}
+
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	zdir := fmt.Sprintf("/proc/%d", zombie.Process.Pid)
+	for !strings.Contains(string(readSmall(zdir+"/stat", buf)), ") Z") {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never became a zombie")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if execing(zdir, buf) {
+		t.Error("a zombie is waited for")
+	}
+	zombie.Wait()
+	if b, _ := os.ReadFile("/proc/2/comm"); strings.TrimSpace(string(b)) == "kthreadd" && execing("/proc/2", buf) {
+		t.Error("a kernel thread is waited for")
+	}
+}
+
+// Daemons that exec through a chain of shells right as their hook exits are
+// still found and killed: a sweep that reads one of them between the two
+// halves of an exec looks again.
+func TestDaemonsExecingAsTheirHookExitsDoNotOutliveTheCall(t *testing.T) {
+	dir := t.TempDir()
+	chain := filepath.Join(dir, "chain.sh")
+	script := "echo $$ > \"$1\"\nexec sh -c 'exec sh -c \"exec sh -c \\\"exec sleep 300\\\"\"'\n"
+	if err := os.WriteFile(chain, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		pidfile := filepath.Join(dir, fmt.Sprintf("pid%d", i))
+		c := newCommand(t, CommandSpec{Command: fmt.Sprintf(`sh -c '(setsid sh "$1" "$2" </dev/null >/dev/null 2>&1 &); until [ -s "$2" ]; do sleep 0.01; done; exit 0' sh %s %s`, chain, pidfile)})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c.Call(ctx, payload(t))
+		cancel()
+		pid := readPID(t, pidfile)
+		c.Close()
+		waitGone(t, pid)
+	}
+}
