@@ -117,7 +117,10 @@ func TestRotationKeepsAtMostMaxFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := decisionlog.New(decisionlog.Options{Sink: sink, Queue: 100_000})
+	// Close waits for the 2,000 records and their 300-odd rotations: 0.5 s
+	// alone, over 5 s (the default wait) beside other tests under the race
+	// detector on a loaded machine.
+	log, err := decisionlog.New(decisionlog.Options{Sink: sink, Queue: 100_000, CloseTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
