@@ -56,30 +56,3 @@ func TestAPatternTheSearchCannotWrapIsRefusedWhenCompiled(t *testing.T) {
 		t.Fatalf("compileRe: %v, want the wrapping error", err)
 	}
 }
-
-// FuzzWholeLiteralAgreesWithRegexp checks wholeLiteral, which the bound of
-// a search reads without compiling a Go regexp, against regexp's own
-// LiteralPrefix.
-func FuzzWholeLiteralAgreesWithRegexp(f *testing.F) {
-	for _, p := range []string{"abc", "^abc", "^abc$", `\Aabc\z`, "(?i)abc", "a|b", "^a|b$", "", "^$", "^(?:abc)$",
-		"^", "a*", "^\ufffd$", "^a.c$", "(?m)^abc$", `^abc\b`, "^é$", "x(?i:y)z", "^(abc)$"} {
-		f.Add(p)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return
-		}
-		tree, err := syntax.Parse(p, syntax.Perl)
-		if err != nil {
-			t.Fatalf("%q: regexp compiles it, syntax.Parse says %v", p, err)
-		}
-		prog, err := syntax.Compile(tree.Simplify())
-		if err != nil {
-			t.Fatalf("%q: regexp compiles it, syntax.Compile says %v", p, err)
-		}
-		if _, complete := re.LiteralPrefix(); wholeLiteral(prog) != complete {
-			t.Fatalf("%q: wholeLiteral %v, regexp's LiteralPrefix complete %v", p, wholeLiteral(prog), complete)
-		}
-	})
-}

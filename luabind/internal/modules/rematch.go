@@ -43,7 +43,7 @@ type compiledRe struct {
 	rxOnce  sync.Once
 	rxVal   *regexp.Regexp
 	insts   int  // instructions of its program
-	literal bool // the pattern is a literal string: a search is strings.Index
+	literal bool // the pattern is a literal string: a search is strings.Index (set by rx)
 	// anchored: it matches only at the start of the text (\A, or ^ outside
 	// (?m)), as regexp knows from the program
 	anchored bool
@@ -68,7 +68,10 @@ type compiledRe struct {
 // rx is the pattern's Go regexp. regexp.Compile parses and compiles as
 // compileRe did before it returned, so it cannot fail here.
 func (c *compiledRe) rx() *regexp.Regexp {
-	c.rxOnce.Do(func() { c.rxVal = regexp.MustCompile(c.pattern) })
+	c.rxOnce.Do(func() {
+		c.rxVal = regexp.MustCompile(c.pattern)
+		_, c.literal = c.rxVal.LiteralPrefix()
+	})
 	return c.rxVal
 }
 
@@ -96,7 +99,6 @@ func compileRe(pattern string) (*compiledRe, error) {
 		return nil, err
 	}
 	c := &compiledRe{pattern: pattern, insts: len(prog.Inst), needs: needsOf(simple, 0)}
-	c.literal = wholeLiteral(prog)
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	c.dfa = newDFA(prog)
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
@@ -129,36 +131,11 @@ func compileRe(pattern string) (*compiledRe, error) {
 	return c, nil
 }
 
-// wholeLiteral reports what regexp's LiteralPrefix reports as complete for
-// prog: the program matches one literal string and nothing else. regexp
-// takes it from the one-pass prefix of a program that starts with \A
-// (\A, runes, \z), else from prog.Prefix.
-func wholeLiteral(prog *syntax.Prog) bool {
-	i := &prog.Inst[prog.Start]
-	if i.Op != syntax.InstEmptyWidth || syntax.EmptyOp(i.Arg)&syntax.EmptyBeginText == 0 {
-		_, complete := prog.Prefix()
-		return complete
-	}
-	i = &prog.Inst[i.Out]
-	for i.Op == syntax.InstNop {
-		i = &prog.Inst[i.Out]
-	}
-	if (i.Op != syntax.InstRune && i.Op != syntax.InstRune1) || len(i.Rune) != 1 {
-		// no literal: "^" alone is not one-pass (no \z before its match),
-		// and a one-pass program has no match right after its \A
-		return false
-	}
-	for (i.Op == syntax.InstRune || i.Op == syntax.InstRune1) && len(i.Rune) == 1 &&
-		syntax.Flags(i.Arg)&syntax.FoldCase == 0 && i.Rune[0] != utf8.RuneError {
-		i = &prog.Inst[i.Out]
-	}
-	return i.Op == syntax.InstEmptyWidth && syntax.EmptyOp(i.Arg)&syntax.EmptyEndText != 0 &&
-		prog.Inst[i.Out].Op == syntax.InstMatch
-}
-
 // work is the worst case of searching s: instructions times bytes.
 func (c *compiledRe) work(s string) int {
-	if c.literal {
+	// Asked only before a search, which needs the Go regexp anyway: rx
+	// compiles it and learns whether the pattern is a literal.
+	if c.rx(); c.literal {
 		return len(s)
 	}
 	return c.insts * len(s)
