@@ -325,9 +325,11 @@ func (sr *searcher) next(pos int) []int {
 		return nil
 	}
 	wrapped := false
-	if b := sr.re.behind(); pos > 0 && b != nil {
-		_, w := utf8.DecodeLastRuneInString(sr.s[:pos])
-		re, start, wrapped = b, pos-w, true
+	if pos > 0 {
+		if b := sr.re.behind(); b != nil {
+			_, w := utf8.DecodeLastRuneInString(sr.s[:pos])
+			re, start, wrapped = b, pos-w, true
+		}
 	}
 	loc := re.FindReaderSubmatchIndex(sr.from(start))
 	if loc == nil {
