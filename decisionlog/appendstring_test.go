@@ -7,46 +7,18 @@ import (
 	"unicode/utf8"
 )
 
-// appendStringBytewise is appendString as it was before it read eight bytes
-// at a time: the reference it must agree with.
+// appendStringBytewise is appendString of s rune by rune (an invalid byte
+// alone): no piece is long enough for the eight-byte path, and a rune's
+// escape does not depend on its neighbours, so this is what appendString
+// writes for s when it reads every byte on its own.
 func appendStringBytewise(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			if c < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
-				b = append(b, `\ufffd`...)
-			}
-		}
-		i++
-		start = i
+		_, size := utf8.DecodeRuneInString(s[i:])
+		piece := appendString(nil, s[i:i+size])
+		b = append(b, piece[1:len(piece)-1]...)
+		i += size
 	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 

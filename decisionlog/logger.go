@@ -39,9 +39,8 @@ type Options struct {
 	Sink Sink
 	// Queue is how many records may wait for the writer (which takes them
 	// in batches: as many again may be in the batch it writes); when it is
-	// full a
-	// record is dropped and counted (Dropped), never waited for. 0 means
-	// DefaultQueue.
+	// full a record is dropped and counted (Dropped), never waited for. 0
+	// means DefaultQueue.
 	Queue int
 	// MaxInputBytes is the largest payload (luahook.Input.Size) a record
 	// carries; a larger payload is logged as its digest and size
