@@ -60,6 +60,9 @@ type compiledRe struct {
 	// needs are literals one of which every match holds (needsOf); nil:
 	// none known
 	needs []needLit
+	// scan looks for several needs in one pass (newNeedScan); nil: one
+	// by one
+	scan *needScan
 	// dfa answers whether it matches at all, when the pattern is one it
 	// handles (newDFA); nil otherwise
 	dfa *dfa
@@ -99,6 +102,7 @@ func compileRe(pattern string) (*compiledRe, error) {
 		return nil, err
 	}
 	c := &compiledRe{pattern: pattern, insts: len(prog.Inst), needs: needsOf(simple, 0)}
+	c.scan = newNeedScan(c.needs)
 	c.anchored = prog.StartCond()&syntax.EmptyBeginText != 0
 	c.dfa = newDFA(prog)
 	const looksBehind = syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary

@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"math/bits"
 	"regexp/syntax"
 	"strings"
 	"unicode"
@@ -118,35 +119,159 @@ func (c *compiledRe) mayHoldNeeds(s string) bool {
 	if c.needs == nil {
 		return true
 	}
+	if c.scan != nil && len(s)*c.scan.bytes <= fastRegexpWork {
+		return c.scan.holds(s, c.needs)
+	}
+	return holdsEach(s, c.needs)
+}
+
+// holdsEach looks for the literals one by one.
+func holdsEach(s string, needs []needLit) bool {
 	ascii := -1 // whether s is all ASCII, once a folded literal asks
-	for _, l := range c.needs {
+	for _, l := range needs {
 		if !l.fold {
 			if strings.Contains(s, l.text) {
 				return true
 			}
 			continue
 		}
-		// A case-folded scan is one compare per byte of s and rune of the
-		// literal, with no look at the call's context: past the work a
-		// regexp search may do in one go, leave it to the regexp's own
-		// bounded search.
-		if len(s)*len(l.text) > fastRegexpWork {
-			return true
-		}
-		if ascii < 0 {
-			ascii = boolInt(isASCII(s))
-		}
-		if ascii == 1 && isASCII(l.text) {
-			// ASCII against ASCII: the rest of a letter's folding orbit
-			// (K, ſ) is not in s
-			if asciiFoldContains(s, l.text) {
-				return true
-			}
-		} else if foldContains(s, l.text) {
+		if holdsFolded(s, l.text, &ascii) {
 			return true
 		}
 	}
 	return false
+}
+
+// holdsFolded reports whether s holds lit as RE2's (?i) matches it, or
+// whether the scan would pass the work bound; ascii caches whether s is all
+// ASCII (-1: not known yet).
+func holdsFolded(s, lit string, ascii *int) bool {
+	// A case-folded scan is one compare per byte of s and rune of the
+	// literal, with no look at the call's context: past the work a regexp
+	// search may do in one go, leave it to the regexp's own bounded search.
+	if len(s)*len(lit) > fastRegexpWork {
+		return true
+	}
+	if *ascii < 0 {
+		*ascii = boolInt(isASCII(s))
+	}
+	if *ascii == 1 && isASCII(lit) {
+		// ASCII against ASCII: the rest of a letter's folding orbit (K, ſ)
+		// is not in s
+		return asciiFoldContains(s, lit)
+	}
+	return foldContains(s, lit)
+}
+
+// needScan looks for several needed literals in one pass over a subject:
+// at each byte, the literals that can start there with the next byte
+// (two table reads) are compared. secrets.lua's twelve literals in a short
+// prompt: one pass instead of twelve.
+type needScan struct {
+	first, second [256]uint32 // bit i: needs[i] can have this byte first, second
+	single        uint32      // literals of one byte: any second byte
+	folded        uint32      // folded literals in the tables (ASCII, both cases of a letter)
+	apart         uint32      // folded literals not in the tables (not ASCII): looked for alone
+	// bytes is the literals' total length: a pass compares at most that
+	// many bytes at each byte of the subject
+	bytes int
+}
+
+// newNeedScan returns the tables for needs, or nil when there are too few
+// literals for one pass to beat strings.Contains.
+func newNeedScan(needs []needLit) *needScan {
+	if len(needs) < 2 || len(needs) > 32 {
+		return nil
+	}
+	n := &needScan{}
+	for i, l := range needs {
+		bit := uint32(1) << i
+		n.bytes += len(l.text)
+		if l.fold && !isASCII(l.text) {
+			n.apart |= bit
+			continue
+		}
+		cases := func(b byte) []byte {
+			switch {
+			case l.fold && 'a' <= b && b <= 'z':
+				return []byte{b, b - 'a' + 'A'}
+			case l.fold && 'A' <= b && b <= 'Z':
+				return []byte{b, b - 'A' + 'a'}
+			}
+			return []byte{b}
+		}
+		if l.fold {
+			n.folded |= bit
+		}
+		for _, b := range cases(l.text[0]) {
+			n.first[b] |= bit
+		}
+		if len(l.text) == 1 {
+			n.single |= bit
+			continue
+		}
+		for _, b := range cases(l.text[1]) {
+			n.second[b] |= bit
+		}
+	}
+	return n
+}
+
+// holds reports whether s holds one of needs (the literals n was built
+// from), as holdsEach does.
+func (n *needScan) holds(s string, needs []needLit) bool {
+	var high byte // the bytes of s or'ed: a folded literal may match a rune outside ASCII
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		high |= c
+		m := n.first[c]
+		if m == 0 {
+			continue
+		}
+		if i+1 < len(s) {
+			m &= n.second[s[i+1]] | n.single
+		} else {
+			m &= n.single
+		}
+		for m != 0 {
+			l := needs[bits.TrailingZeros32(m)]
+			m &= m - 1
+			if l.fold {
+				if asciiFoldHasPrefix(s[i:], l.text) {
+					return true
+				}
+			} else if strings.HasPrefix(s[i:], l.text) {
+				return true
+			}
+		}
+	}
+	// What the tables cannot see: a folded literal found through a rune
+	// outside ASCII (the Kelvin sign for k), and the literals not in them.
+	rest := n.apart
+	if high >= utf8.RuneSelf {
+		rest |= n.folded
+	}
+	ascii := boolInt(high < utf8.RuneSelf)
+	for ; rest != 0; rest &= rest - 1 {
+		if holdsFolded(s, needs[bits.TrailingZeros32(rest)].text, &ascii) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiFoldHasPrefix reports whether s begins with the ASCII literal lit,
+// letters compared regardless of case.
+func asciiFoldHasPrefix(s, lit string) bool {
+	if len(s) < len(lit) {
+		return false
+	}
+	for j := 0; j < len(lit); j++ {
+		if lowerASCII(s[j]) != lowerASCII(lit[j]) {
+			return false
+		}
+	}
+	return true
 }
 
 // foldContains reports whether s holds lit with each rune replaced by any

@@ -136,3 +136,89 @@ func TestFoldedLiteralScanIsBounded(t *testing.T) {
 		t.Error("a scan within the work bound did not rule out a subject without the literal")
 	}
 }
+
+// FuzzOnePassScanFindsWhatEachLiteralFinds: the one-pass scan of several
+// needed literals (needScan) says a subject holds one exactly when looking
+// for each on its own does: strings.Contains for a literal, RE2's (?i) for a
+// folded one (the Kelvin sign holds k, ſ holds s, an invalid byte holds
+// nothing). lits is the literals separated by NUL; bit i of fold folds the
+// i-th.
+func FuzzOnePassScanFindsWhatEachLiteralFinds(f *testing.F) {
+	for _, s := range []struct {
+		lits    string
+		fold    uint32
+		subject string
+	}{
+		{"SECRET\x00gh\x00npm_", 1, "my secret"},
+		{"SECRET\x00gh\x00npm_", 1, "my sEcReT"},
+		{"key\x00xox", 1, "\u212Aey"},
+		{"sss\x00ab", 1, "s\u017Fs"},
+		{"a\x00b\x00c", 0, "xxc"},
+		{"a\x00bc", 2, "xB"},
+		{"ab\x00bc", 3, "xaBc"},
+		{"é\x00x", 1, "É"},
+		{"ǅ\x00q", 1, "ǆ"},
+		{"-----BEGIN \x00KIA\x00SIA\x00SECRET\x00gh\x00github_pat_\x00glpat-\x00sk-\x00k_live_\x00xox\x00AIza\x00npm_", 8,
+			"Add a greeting to hello.txt, run the tests and commit with a conventional message."},
+		{"KIA\x00SIA", 0, "AKIAQWERTY"},
+		{"zz\x00z", 0, "z"},
+		{"€\x00x", 0, "\xe2\x82\xac"},
+		{"ab\x00cd", 0, "a\xffb"},
+	} {
+		f.Add(s.lits, s.fold, s.subject)
+	}
+	f.Fuzz(func(t *testing.T, lits string, fold uint32, subject string) {
+		if len(subject) > 4096 {
+			return
+		}
+		var needs []needLit
+		for i, text := range strings.Split(lits, "\x00") {
+			if text == "" || !utf8.ValidString(text) || strings.ContainsRune(text, utf8.RuneError) {
+				return
+			}
+			needs = append(needs, needLit{text: text, fold: fold>>i&1 == 1})
+		}
+		n := newNeedScan(needs)
+		if n == nil {
+			return // fewer than two, or more than 32
+		}
+		want := false
+		for _, l := range needs {
+			if l.fold {
+				want = want || regexp.MustCompile("(?i)"+regexp.QuoteMeta(l.text)).MatchString(subject)
+			} else {
+				want = want || strings.Contains(subject, l.text)
+			}
+		}
+		if got := n.holds(subject, needs); got != want {
+			t.Fatalf("needs %+v in %q: the one-pass scan says %v, each on its own %v", needs, subject, got, want)
+		}
+	})
+}
+
+// TestOnePassScanIsBoundedByTheLiteralsLength: a subject too long for one
+// pass within the work bound (its length times the literals' total) is
+// looked for literal by literal, as before the scan, where a folded literal
+// past its own bound is left to the regexp (true). Just past that bound the
+// one-pass scan, had it run, would have said false.
+func TestOnePassScanIsBoundedByTheLiteralsLength(t *testing.T) {
+	lit := strings.Repeat("ab", 32)
+	c, err := compileRe("(?i:" + lit + ")|xyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.scan == nil || c.scan.bytes != len(lit)+3 {
+		t.Fatalf("needs %v: want a one-pass scan of %d bytes of literals", c.needs, len(lit)+3)
+	}
+	within := strings.Repeat("a", fastRegexpWork/c.scan.bytes)
+	if c.mayHoldNeeds(within) {
+		t.Error("the scan within the bound did not rule out a subject without the literals")
+	}
+	past := strings.Repeat("a", fastRegexpWork/len(lit)+1)
+	if c.scan.holds(past, c.needs) {
+		t.Fatal("a bad case: the subject holds a literal")
+	}
+	if !c.mayHoldNeeds(past) {
+		t.Error("past the bound, the literals were scanned for (and not found) instead of being left to the regexp")
+	}
+}
