@@ -19,15 +19,19 @@ local GLOBAL_DENIAL = string.format(
   "rate limit: more than %d shell commands in the last minute across all sessions. Slow down and batch your work.",
   GLOBAL_LIMIT)
 
+-- store's functions as upvalues: no lookup of the global and its field per
+-- call.
+local get, incr = store.get, store.incr
+
 hook.register("PreToolUse", "bash", function(input)
   -- Past the shared budget, deny before writing anything: a flood of made-up
   -- session ids then creates no more keys than the budget allows.
-  if (store.get(GLOBAL_KEY) or 0) >= GLOBAL_LIMIT then
+  if (get(GLOBAL_KEY) or 0) >= GLOBAL_LIMIT then
     return hook.deny(GLOBAL_DENIAL)
   end
   -- input.sessionId, the same value as rt.session_id: a payload field is
   -- read from the call's own table, without a call into Go.
-  local n = store.incr("bash-calls:" .. (input.sessionId or ""), 1, WINDOW_MS)
+  local n = incr("bash-calls:" .. (input.sessionId or ""), 1, WINDOW_MS)
   if n > LIMIT then
     -- Not counted in the shared budget: one runaway session does not use up
     -- the others'.
@@ -35,7 +39,7 @@ hook.register("PreToolUse", "bash", function(input)
       "rate limit: %d shell commands in the last minute (limit %d). Slow down and batch your work.",
       n, LIMIT))
   end
-  if store.incr(GLOBAL_KEY, 1, WINDOW_MS) > GLOBAL_LIMIT then
+  if incr(GLOBAL_KEY, 1, WINDOW_MS) > GLOBAL_LIMIT then
     return hook.deny(GLOBAL_DENIAL)
   end
 end, { name = "bash-rate-limit", stage = "validate", policy = true, failure_policy = "closed" })
