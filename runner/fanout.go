@@ -167,10 +167,12 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 			continue
 		}
 		wg.Add(1)
-		go func() {
+		// wg as an argument: a variable the goroutine shared would be
+		// moved to the heap on every call, a goroutine or not
+		go func(wg *sync.WaitGroup) {
 			defer wg.Done()
 			r.invoke(ctx, e, tmpl, tr, false)
-		}()
+		}(wg)
 	}
 	if wg != nil {
 		wg.Wait()

@@ -372,3 +372,20 @@ func TestFireIntoReusesTheResultsTrace(t *testing.T) {
 		}
 	}
 }
+
+// A PostToolUse with one foreground hook runs it on the caller's goroutine
+// (fan-out, no WaitGroup): FireInto allocates nothing for it, as for a
+// PreToolUse.
+func TestFireIntoOfAPostToolUseOfOneHookAllocatesNothing(t *testing.T) {
+	g := newRig(t, Options{})
+	g.add(luahook.Spec{Name: "note", Event: luahook.PostToolUse, Hook: borrower(func(context.Context, *luahook.Input) (*luahook.Outcome, error) { return nil, nil })})
+	in := &luahook.Input{Event: luahook.PostToolUse, ToolName: "ls", ToolInput: []byte(`{}`), ToolResult: &luahook.ToolResult{Content: "ok"}}
+	var res Result
+	g.r.FireInto(t.Context(), in, &res)
+	if len(res.Trace) != 1 || res.Trace[0].Name != "note" {
+		t.Fatalf("trace %+v, want the one hook", res.Trace)
+	}
+	if n := testing.AllocsPerRun(100, func() { g.r.FireInto(context.Background(), in, &res) }); n != 0 && !raceEnabled {
+		t.Errorf("FireInto of a PostToolUse with one hook: %v allocations per call, want 0", n)
+	}
+}
