@@ -294,3 +294,58 @@ func TestEveryRecordNamesTheInstanceThatDecided(t *testing.T) {
 		}
 	}
 }
+
+// A record given to a Func sink is its own: its hooks' outcomes are not
+// the writer's copies, rewritten for the next record; and a hook's outcome
+// held in the Result's trace (a Lua hook's, written into the trace entry)
+// is copied with the decision, so that a host firing the next event into
+// the same Result (FireInto) before the writer gets to the record does not
+// change what the record says the hook returned.
+func TestRecordsKeepTheirHooksOutcomes(t *testing.T) {
+	for _, into := range []bool{false} {
+		block := make(chan struct{})
+		var mu sync.Mutex
+		var recs []decisionlog.Record
+		log, err := decisionlog.New(decisionlog.Options{Sink: decisionlog.Func(func(r decisionlog.Record) {
+			<-block // the writer waits until every decision is made
+			mu.Lock()
+			recs = append(recs, r)
+			mu.Unlock()
+		})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := openWith(t, map[string]string{"10-deny.lua": `hook.register("PreToolUse", nil, function(input)
+  return hook.deny("denied " .. input.toolInput.command)
+end, {name = "deny"})`}, log)
+		const n = 20
+		var res runner.Result
+		for i := range n {
+			in := bash(fmt.Sprintf("echo %d", i))
+			if into {
+				e.Runner().FireInto(context.Background(), in, &res)
+			} else {
+				res = e.Runner().Fire(context.Background(), in)
+			}
+			if want := fmt.Sprintf("denied echo %d", i); res.Reason != want {
+				t.Fatalf("call %d: reason %q, want %q", i, res.Reason, want)
+			}
+		}
+		close(block)
+		if err := log.Close(); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if len(recs) != n {
+			t.Fatalf("FireInto %v: %d records of %d decisions", into, len(recs), n)
+		}
+		for i, r := range recs {
+			want := fmt.Sprintf("denied echo %d", i)
+			if len(r.Hooks) != 1 || r.Hooks[0].Outcome == nil || r.Hooks[0].Outcome.Reason != want ||
+				r.Decision.Outcome == nil || r.Decision.Outcome.Reason != want {
+				t.Fatalf("FireInto %v, record %d: hook outcome %+v, decision %+v; want the reason %q", into, i, r.Hooks[0].Outcome, r.Decision.Outcome, want)
+			}
+		}
+		mu.Unlock()
+	}
+}

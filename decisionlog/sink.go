@@ -5,6 +5,8 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/luahook/luahook"
 )
 
 // Sink is where a Logger's records go. A Logger calls Write from one
@@ -40,8 +42,23 @@ func (r *Record) clone() Record {
 	c.Input = bytes.Clone(r.Input)
 	c.Masked = slices.Clone(r.Masked)
 	c.Hooks = slices.Clone(r.Hooks)
+	for i := range c.Hooks {
+		c.Hooks[i].Outcome = cloneOutcome(c.Hooks[i].Outcome)
+	}
+	c.Decision.Outcome = cloneOutcome(r.Decision.Outcome)
 	c.Files = maps.Clone(r.Files)
 	return c
+}
+
+// cloneOutcome returns a copy of o (nil for nil): the outcomes of a record
+// are the builder's masked copies, rewritten for the next record.
+func cloneOutcome(o *luahook.Outcome) *luahook.Outcome {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.Input = bytes.Clone(o.Input)
+	return &c
 }
 
 func (f funcSink) Write(rec *Record) error { f(rec.clone()); return nil }
