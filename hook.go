@@ -71,3 +71,13 @@ type Preparer interface {
 type Prepared interface {
 	Run(ctx context.Context) (*Outcome, error)
 }
+
+// PreparedInto is a Prepared that can write its outcome into memory the
+// caller owns (the runner's trace entry) instead of allocating it. RunInto
+// is Run, called instead of it: when the hook objects, it returns o filled
+// in, or an outcome of its own. o is the caller's again once the caller
+// is done with the returned outcome; RunInto keeps no reference to it.
+type PreparedInto interface {
+	Prepared
+	RunInto(ctx context.Context, o *Outcome) (*Outcome, error)
+}

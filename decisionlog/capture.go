@@ -15,7 +15,9 @@ import (
 // the payload, with every byte the caller may reuse copied (the caller may
 // fire its next event with the same Input and Result: FireInto), and the
 // result with its trace. Strings are immutable and shared; the hooks'
-// outcomes and failures are the runner's, never changed after it returns.
+// failures, and the outcomes not held in the trace's entries (copied with
+// them: runner.AppendTrace), are the runner's, never changed after it
+// returns.
 type pending struct {
 	at   time.Time
 	in   luahook.Input
@@ -46,7 +48,7 @@ func capture(in *luahook.Input, res *runner.Result, maxInput int) *pending {
 	p.size = in.Size()
 	p.res = *res
 	p.res.Trace = nil
-	p.hook = append(p.hook[:0], res.Trace...)
+	p.hook = runner.AppendTrace(p.hook[:0], res.Trace...)
 	p.cost = recordOverhead + int64(len(p.hook))*recordOverhead
 	if p.size > maxInput {
 		// Only the identity of the payload is kept; its digest is taken

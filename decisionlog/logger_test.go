@@ -302,7 +302,7 @@ func TestEveryRecordNamesTheInstanceThatDecided(t *testing.T) {
 // the same Result (FireInto) before the writer gets to the record does not
 // change what the record says the hook returned.
 func TestRecordsKeepTheirHooksOutcomes(t *testing.T) {
-	for _, into := range []bool{false} {
+	for _, into := range []bool{false, true} {
 		block := make(chan struct{})
 		var mu sync.Mutex
 		var recs []decisionlog.Record

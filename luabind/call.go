@@ -108,7 +108,12 @@ type prepared struct {
 
 // Run runs the prepared call under ctx, and puts the state back in the pool
 // or, after a Lua error, a timeout or a cancellation, discards it.
-func (p *prepared) Run(ctx context.Context) (out *luahook.Outcome, err error) {
+func (p *prepared) Run(ctx context.Context) (*luahook.Outcome, error) { return p.RunInto(ctx, nil) }
+
+// RunInto is Run writing the outcome, when the hook returns one with the
+// contract's keys only (hook.deny, hook.context, ...), into *o rather than
+// a new Outcome (luahook.PreparedInto). o nil: a new one.
+func (p *prepared) RunInto(ctx context.Context, o *luahook.Outcome) (out *luahook.Outcome, err error) {
 	h, st := p.h, p.st
 	if h == nil {
 		return nil, luahook.Failf(luahook.FailError, "%s: a prepared Lua call was run twice", st.sh.path)
@@ -127,6 +132,7 @@ func (p *prepared) Run(ctx context.Context) (out *luahook.Outcome, err error) {
 			h.file.pool.discard(st)
 		}
 	}()
+	st.into = o
 	out, reuse, err = st.run(ctx)
 	return out, err
 }
@@ -211,7 +217,7 @@ func (st *state) endCall() {
 	}
 	st.L.RemoveContext()
 	st.L.SetTop(0)
-	st.ctx, st.in, st.name, st.input, st.stockOut = nil, nil, "", nil, false
+	st.ctx, st.in, st.name, st.input, st.stockOut, st.into = nil, nil, "", nil, false, nil
 	if st.host != nil {
 		st.host.EndCall()
 	}

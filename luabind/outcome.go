@@ -89,7 +89,12 @@ func (st *state) directOutcome(t *lua.LTable) (o *luahook.Outcome, ok bool, err 
 	if out.Action == "" && out.Reason == "" && out.AdditionalContext == "" && out.ContextAs == "" && out.Input == nil {
 		return nil, true, nil
 	}
-	return &out, true, nil
+	o = st.into
+	if o == nil {
+		o = new(luahook.Outcome)
+	}
+	*o = out
+	return o, true, nil
 }
 
 // toolInput returns the JSON text of the call's toolInput, which a mutate's

@@ -57,6 +57,9 @@ type state struct {
 	prep  prepared    // what luaHook.Prepare returns
 	// stockOut: fns[fn] is running and leanOut[fn] holds (outcomeTable)
 	stockOut bool
+	// into receives the outcome the call returns (prepared.RunInto); nil:
+	// a new one
+	into *luahook.Outcome
 
 	// Codec converts the payload, json.encode/decode and the store's tables;
 	// its Null, ArrayMT and ObjectMT are the json module's marks.

@@ -38,7 +38,7 @@ func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.In
 		return nil, nil
 	}
 	start := time.Now()
-	out, f := call(ctx, start, e, tmpl, r.maxInput.Load())
+	out, f := call(ctx, start, e, tmpl, r.maxInput.Load(), &tr.own)
 	tr.Duration = time.Since(start)
 	tr.Outcome = out
 	if f != nil {
@@ -60,8 +60,9 @@ func newTrace(e *registry.Entry, background bool) HookTrace {
 // runs on its own, and is abandoned once its context is done, so that it
 // cannot hold the caller. A bound hook that is also call-scoped is lent tmpl
 // and a recycled deadline context; every other hook gets a deep copy and a
-// context of its own, which an abandoned hook may go on using.
-func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook.Input, limit int64) (*luahook.Outcome, *luahook.Failure) {
+// context of its own, which an abandoned hook may go on using. A prepared
+// hook that can (luahook.PreparedInto) writes its outcome into *own.
+func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook.Input, limit int64, own *luahook.Outcome) (*luahook.Outcome, *luahook.Failure) {
 	if ctx.Err() != nil {
 		return nil, aborted(ctx)
 	}
@@ -71,7 +72,7 @@ func call(ctx context.Context, start time.Time, e *registry.Entry, tmpl *luahook
 	bound := e.BoundByContext()
 	if bound && e.ScopedToCall() {
 		if p, ok := e.Hook.(luahook.Preparer); ok {
-			return callPrepared(ctx, e, p, tmpl)
+			return callPrepared(ctx, e, p, tmpl, own)
 		}
 	}
 	var hctx context.Context
@@ -167,7 +168,7 @@ func validates(h luahook.Hook) bool {
 // wait for an executor and the payload's conversion happen before the hook's
 // deadline starts, so that a large payload or a busy pool cannot use up the
 // time the hook itself is given.
-func callPrepared(ctx context.Context, e *registry.Entry, p luahook.Preparer, tmpl *luahook.Input) (*luahook.Outcome, *luahook.Failure) {
+func callPrepared(ctx context.Context, e *registry.Entry, p luahook.Preparer, tmpl *luahook.Input, own *luahook.Outcome) (*luahook.Outcome, *luahook.Failure) {
 	prep, err := safePrepare(ctx, p, tmpl, e.Timeout)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -177,7 +178,7 @@ func callPrepared(ctx context.Context, e *registry.Entry, p luahook.Preparer, tm
 	}
 	dc := withDeadline(ctx, time.Now(), e.Timeout)
 	defer dc.release()
-	return judge(ctx, dc, e, safeRun(dc, prep))
+	return judge(ctx, dc, e, safeRun(dc, prep, own))
 }
 
 func safePrepare(ctx context.Context, p luahook.Preparer, in *luahook.Input, timeout time.Duration) (prep luahook.Prepared, err error) {
@@ -189,13 +190,19 @@ func safePrepare(ctx context.Context, p luahook.Preparer, in *luahook.Input, tim
 	return p.Prepare(ctx, in, timeout)
 }
 
-func safeRun(ctx context.Context, p luahook.Prepared) (rep reply) {
+func safeRun(ctx context.Context, p luahook.Prepared, own *luahook.Outcome) (rep reply) {
 	defer func() {
 		if r := recover(); r != nil {
 			rep = reply{err: panicFailure(r)}
 		}
 	}()
-	out, err := p.Run(ctx)
+	var out *luahook.Outcome
+	var err error
+	if pi, ok := p.(luahook.PreparedInto); ok && own != nil {
+		out, err = pi.RunInto(ctx, own)
+	} else {
+		out, err = p.Run(ctx)
+	}
 	return reply{out: out, err: err}
 }
 

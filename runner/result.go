@@ -90,6 +90,9 @@ type HookTrace struct {
 	// Duration is how long the hook ran; its JSON is "durationMs".
 	Duration time.Duration `json:"-"`
 	// Outcome is the outcome as the hook returned it (nil: no objection).
+	// It may be held in the entry itself (a Lua hook's, see
+	// luahook.PreparedInto): to keep an entry past the array it is in
+	// (FireInto's next call overwrites it), copy it with AppendTrace.
 	Outcome *luahook.Outcome `json:"outcome,omitempty"`
 	// Failure is set when the hook failed; its outcome was not used.
 	Failure *luahook.Failure `json:"failure,omitempty"`
@@ -103,6 +106,9 @@ type HookTrace struct {
 	// Version is the content hash of the file that registered the hook
 	// (luahook.Spec.Version).
 	Version string `json:"version,omitempty"`
+	// own holds the outcome of a hook that writes it into memory the
+	// runner gives (luahook.PreparedInto): Outcome is then &own
+	own luahook.Outcome
 }
 
 // MarshalJSON encodes t with its tags and its duration as "durationMs".
@@ -186,4 +192,18 @@ func (r Result) Action() luahook.Action {
 func (r *Result) deny(reason string) {
 	r.Denied = true
 	r.Reason = luahook.TruncateReason(reason)
+}
+
+// AppendTrace appends copies of the entries src to dst and returns the
+// extended slice. A copy's outcome is its own: an outcome held in an entry
+// of src is held in its copy.
+func AppendTrace(dst []HookTrace, src ...HookTrace) []HookTrace {
+	n := len(dst)
+	dst = append(dst, src...)
+	for i := range src {
+		if src[i].Outcome == &src[i].own {
+			dst[n+i].Outcome = &dst[n+i].own
+		}
+	}
+	return dst
 }
