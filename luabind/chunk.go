@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -23,6 +24,37 @@ type Chunk struct {
 	path  string
 	proto *lua.FunctionProto
 	lint  *lint.Facts // what the linter checks once the file has loaded
+
+	// the chunk's functions and the upvalues they assign (fixedUpvalues)
+	upvalOnce sync.Once
+	upvals    fixedUpvalues
+}
+
+// fixedUpvalues tells which upvalues of a chunk's functions hold their
+// value for good once the chunk has run: those of its own functions that
+// no function of it assigns (codec.AssignedUpvalues).
+type fixedUpvalues struct {
+	protos   map[*lua.FunctionProto]bool
+	assigned map[string]bool
+	none     bool // an assignment without a name: no upvalue is fixed
+}
+
+// fixed returns the value upvalue i of fn holds for good, or ok false.
+func (u *fixedUpvalues) fixed(fn *lua.LFunction, i int) (lua.LValue, bool) {
+	if u.none || fn == nil || fn.IsG || !u.protos[fn.Proto] || i >= len(fn.Upvalues) || i >= len(fn.Proto.DbgUpvalues) ||
+		u.assigned[fn.Proto.DbgUpvalues[i]] {
+		return nil, false
+	}
+	return fn.Upvalues[i].Value(), true
+}
+
+// fixedUpvalues returns what the reuse analysis may take as fixed of the
+// upvalues of c's functions, worked out once per chunk.
+func (c *Chunk) fixedUpvalues() *fixedUpvalues {
+	c.upvalOnce.Do(func() {
+		c.upvals.protos, c.upvals.assigned, c.upvals.none = codec.AssignedUpvalues(c.proto)
+	})
+	return &c.upvals
 }
 
 // Path returns the path the chunk was compiled under; Lua errors and

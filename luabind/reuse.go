@@ -83,7 +83,15 @@ func (st *state) trust() *codec.Trust {
 	add(module("json"), codec.Builds, "decode")
 	add(module("hook"), codec.Fresh, "allow", "deny", "ask", "mutate", "context", "continue")
 	typeFn, _ := base.RawGetString("type").(*lua.LFunction)
+	var upvalue func(*lua.LFunction, int) (lua.LValue, bool)
+	if st.sh.chunk != nil {
+		// A file's top-level locals are fixed once it has run, unless one
+		// of its functions assigns them: local type, find = type,
+		// string.find is as trusted as the globals it copies.
+		upvalue = st.sh.chunk.fixedUpvalues().fixed
+	}
 	return &codec.Trust{
+		Upvalue: upvalue,
 		Global: func(env lua.LValue, name string) (lua.LValue, bool) {
 			if env != st.globals {
 				return nil, false

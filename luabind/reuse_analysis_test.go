@@ -347,6 +347,9 @@ func TestLeanTrustsOnlyFrozenReadingBuiltins(t *testing.T) {
 		"a plain field given away": reg(`local s = input.prompt if s then return hook.deny(string.lower(s)) end`),
 		"a mutate of its own copy": reg(`local a = input.toolInput a.command = re.gsub(a.command, "x", "y")
 			return hook.mutate(a)`),
+		"builtins in top-level locals": "local type, pairs, find, deny = type, pairs, string.find, hook.deny\nlocal S = string\n" +
+			reg(`local a = input.toolInput if type(a) ~= "table" then return nil end
+			for k, v in pairs(a) do if type(v) == "string" and (find(v, "x", 1, true) or S.upper(v) == "Y") then return deny(k) end end`),
 	}
 	for name, src := range lean {
 		if strings.Contains(name, "nobody") {
@@ -372,6 +375,14 @@ func TestLeanTrustsOnlyFrozenReadingBuiltins(t *testing.T) {
 		"pairs, a value kept":          "local keep = {}\n" + reg(`for k, v in pairs(input.toolInput) do keep[k] = v end`),
 		"a table written into it":      reg(`input.toolInput.x = {}`),
 		"next kept":                    "local keep = {}\n" + reg(`local k, v = next(input.toolInput) keep[1] = v`),
+		"a local builtin a function may rebind": "local keep = {}\nlocal type = type\n" +
+			"function rebind() type = function(x) keep[1] = x return \"string\" end end\n" +
+			reg(`if type(input.toolInput) == "x" then return nil end`),
+		"a local builtin a nested function may rebind": "local keep = {}\nlocal type = type\n" +
+			"function outer() return function() type = function(x) keep[1] = x return \"string\" end end end\n" +
+			reg(`if type(input.toolInput) == "x" then return nil end`),
+		"a local holding another file's value": "local keep = {}\nlocal f = function(x) keep[1] = x end\nlocal g = f\n" +
+			reg(`g(input.toolInput)`),
 	}
 	for name, src := range kept {
 		if leanAfterLoad(t, src) {

@@ -56,7 +56,7 @@ func LeavesInput(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
 	fl := newFlow(p)
 	defer fl.release()
 	fl.concatFn = concat
-	fl.trust, fl.env = trust, fn.Env
+	fl.trust, fl.env, fl.fn = trust, fn.Env, fn
 	return fl.run()
 }
 
@@ -75,7 +75,7 @@ func LeavesOutcomes(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
 	fl := newFlow(fn.Proto)
 	defer fl.release()
 	fl.concatFn = concat
-	fl.trust, fl.env = trust, fn.Env
+	fl.trust, fl.env, fl.fn = trust, fn.Env, fn
 	fl.fresh = true
 	fl.noInput = fn.Proto.NumParameters == 0
 	return fl.run()
@@ -92,6 +92,9 @@ type Trust struct {
 	// Field returns the value field key of t has for good, or ok false when
 	// t is not a read-only table.
 	Field func(t *lua.LTable, key string) (v lua.LValue, ok bool)
+	// Upvalue returns the value upvalue i of fn has for good, or ok false
+	// when some function may assign it (see AssignedUpvalues).
+	Upvalue func(fn *lua.LFunction, i int) (v lua.LValue, ok bool)
 	// Builtins are the Go functions a call may give input to, by what they
 	// do with their arguments.
 	Builtins map[*lua.LFunction]Builtin
@@ -288,8 +291,9 @@ type flow struct {
 	// concatFn is the function a rewritten `..` calls (see LeavesInput).
 	concatFn lua.LValue
 	trust    *Trust
-	env      lua.LValue   // the function's environment
-	vals     []lua.LValue // the trusted values binds name
+	env      lua.LValue     // the function's environment
+	fn       *lua.LFunction // the function analysed: its upvalues' values
+	vals     []lua.LValue   // the trusted values binds name
 	// fresh: a Fresh builtin's result is tainted (LeavesOutcomes);
 	// noInput: the function has no parameter, so nothing is tainted at
 	// its entry.
@@ -466,7 +470,14 @@ func (fl *flow) step(pc int, f *facts) bool {
 		for r := a; r <= b; r++ {
 			f.set(r, false, true)
 		}
-	case lua.OP_GETUPVAL, lua.OP_NEWTABLE:
+	case lua.OP_GETUPVAL:
+		f.set(a, false, false)
+		if fl.trust != nil && fl.trust.Upvalue != nil {
+			if v, ok := fl.trust.Upvalue(fl.fn, b); ok {
+				fl.bindValue(f, a, v)
+			}
+		}
+	case lua.OP_NEWTABLE:
 		f.set(a, false, false)
 	case lua.OP_GETGLOBAL:
 		f.set(a, false, false)
@@ -821,4 +832,36 @@ func (fl *flow) callBuiltin(f *facts, inst uint32, k Builtin) {
 	if src >= 0 && a < 255 {
 		f.addBind(bind{r: uint8(a + 1), x: uint8(src + 1)})
 	}
+}
+
+// AssignedUpvalues returns the functions of a chunk (main and every function
+// nested in it) and the names of the upvalues any of them assigns (SETUPVAL):
+// once the chunk has run, an upvalue of one of its functions whose name is
+// not among them holds its value for good. all is true when an assignment's
+// name is unknown (no debug names): then no upvalue is fixed.
+func AssignedUpvalues(main *lua.FunctionProto) (protos map[*lua.FunctionProto]bool, names map[string]bool, all bool) {
+	protos, names = map[*lua.FunctionProto]bool{}, map[string]bool{}
+	var walk func(p *lua.FunctionProto, depth int)
+	walk = func(p *lua.FunctionProto, depth int) {
+		if p == nil || protos[p] || depth > 256 {
+			all = all || depth > 256
+			return
+		}
+		protos[p] = true
+		for _, inst := range p.Code {
+			if op(inst) != lua.OP_SETUPVAL {
+				continue
+			}
+			if b := argB(inst); b < len(p.DbgUpvalues) {
+				names[p.DbgUpvalues[b]] = true
+			} else {
+				all = true
+			}
+		}
+		for _, q := range p.FunctionPrototypes {
+			walk(q, depth+1)
+		}
+	}
+	walk(main, 0)
+	return protos, names, all
 }
