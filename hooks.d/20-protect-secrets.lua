@@ -6,6 +6,10 @@
 -- $(…)). A glob that could match a secret file counts as touching it. Names
 -- are compared without regard to case.
 
+-- The builtins the hook calls on every call, as locals: no lookup of a
+-- global per call (the reuse analysis trusts them as it trusts the globals).
+local type, pairs, ipairs, tostring = type, pairs, ipairs, tostring
+
 local shell = require("shell")
 
 -- What holds secrets (file names, paths, folders) is lib/secrets.lua's
