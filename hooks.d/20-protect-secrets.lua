@@ -84,15 +84,16 @@ hook.register("PreToolUse", nil, function(input)
   -- a shell tool: its capabilities say so or, when the host declares
   -- none, its name
   local caps = input.toolCapabilities
-  if type(caps) == "table" and caps[1] ~= nil then
+  if caps ~= nil and type(caps) == "table" and caps[1] ~= nil then
     local shell_cap = false
     for _, c in ipairs(caps) do
       if c == "shell" then shell_cap = true end
     end
     if not shell_cap then return nil end
   else
+    -- (a name in SHELL_TOOLS is a string: type is asked only of others)
     local name = input.toolName
-    if type(name) ~= "string" or not (SHELL_TOOLS[name] or SHELL_TOOLS[name:lower()]) then return nil end
+    if not SHELL_TOOLS[name] and (type(name) ~= "string" or not SHELL_TOOLS[name:lower()]) then return nil end
   end
   -- its command line (shell.command): a string, or an argv list quoted
   -- back into one line
