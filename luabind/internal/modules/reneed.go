@@ -185,6 +185,9 @@ func newNeedScan(needs []needLit) *needScan {
 	}
 	n := &needScan{}
 	for i, l := range needs {
+		if l.text == "" {
+			return nil // in every subject (needsOf finds none)
+		}
 		bit := uint32(1) << i
 		n.bytes += len(l.text)
 		if l.fold && !isASCII(l.text) {

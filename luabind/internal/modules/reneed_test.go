@@ -222,3 +222,16 @@ func TestOnePassScanIsBoundedByTheLiteralsLength(t *testing.T) {
 		t.Error("past the bound, the literals were scanned for (and not found) instead of being left to the regexp")
 	}
 }
+
+// An empty literal is in every subject: no one-pass scan is built for a
+// set that holds one (its first byte does not exist), and looking for the
+// set literal by literal finds it anywhere.
+func TestOnePassScanIsNotBuiltForAnEmptyLiteral(t *testing.T) {
+	needs := []needLit{{text: "ab"}, {text: ""}}
+	if n := newNeedScan(needs); n != nil {
+		t.Fatal("a one-pass scan was built for a set holding an empty literal")
+	}
+	if !holdsEach("xyz", needs) {
+		t.Error("the empty literal was not found")
+	}
+}
