@@ -54,7 +54,7 @@ end)`},
 
 // policyRunner loads the named files of dir (lib modules from dir/lib) as
 // the engine loads hooks.d files, on store, into a runner of their own.
-func policyRunner(b *testing.B, dir string, store luabind.StoreBackend, files ...string) *runner.Runner {
+func policyRunner(b testing.TB, dir string, store luabind.StoreBackend, files ...string) *runner.Runner {
 	reg := registry.New()
 	for _, name := range files {
 		src, err := os.ReadFile(filepath.Join(dir, name))
