@@ -85,9 +85,10 @@ func (st *state) trust() *codec.Trust {
 	typeFn, _ := base.RawGetString("type").(*lua.LFunction)
 	var upvalue func(*lua.LFunction, int) (lua.LValue, bool)
 	if st.sh.chunk != nil {
-		// A file's top-level locals are fixed once it has run, unless one
-		// of its functions assigns them: local type, find = type,
-		// string.find is as trusted as the globals it copies.
+		// An upvalue of the file's own functions (most often a top-level
+		// local) is fixed once the file has run, unless one of its
+		// functions assigns it: local type, find = type, string.find is as
+		// trusted as the globals it copies.
 		upvalue = st.sh.chunk.fixedUpvalues().fixed
 	}
 	return &codec.Trust{
