@@ -21,7 +21,7 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	st := &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	st := &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, process: true}
 	st.stopGrace.Store(int64(defaultStopGrace))
 	go endOnSignals(sigs, cancel, st, os.Exit)
 	code := runStreams(ctx, os.Args[1:], st)

@@ -25,6 +25,9 @@ type streams struct {
 	// stopGrace is how long the process goes on after the first signal
 	// (a time.Duration; see endOnSignals).
 	stopGrace atomic.Int64
+	// process is set by main: the command owns the process, and may tune
+	// its runtime (fire's collector, oneShotGC).
+	process bool
 }
 
 // globalOptions are the flags every subcommand shares.
