@@ -146,6 +146,11 @@ func writeAnswer(w http.ResponseWriter, r *http.Request, ans agent.Answer) {
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set(ExitCodeHeader, strconv.Itoa(ans.ExitCode))
+	if len(body) >= 2048 {
+		// net/http gives a shorter body its length itself; a longer one
+		// would go in chunks, which luahook-fire does not read.
+		hd.Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 }

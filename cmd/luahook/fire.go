@@ -37,6 +37,7 @@ type fireOptions struct {
 	// luahook serve to forward the payload to, and for how long.
 	agent       string
 	http        string
+	socket      string
 	httpTimeout time.Duration
 	decisionLog string
 }
@@ -44,7 +45,7 @@ type fireOptions struct {
 func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
 	o := &fireOptions{}
 	cmd := &cobra.Command{
-		Use:   "fire [EVENT] [--agent NAME [--http URL]]",
+		Use:   "fire [EVENT] [--agent NAME [--http URL | --socket PATH]]",
 		Short: "Run one payload through every hook and print the outcome as JSON",
 		Long: `fire reads a payload (--input JSON, --input @file, or standard input), runs it
 through the full engine (config and hooks folder) and prints exactly one JSON
@@ -97,7 +98,10 @@ standard error; fail exits 1). With --http URL the payload is not fired
 here but sent to the luahook serve at URL (URL/agent/NAME) and its answer
 relayed; when that server cannot be reached, is slower than
 --http-timeout or answers anything but a well-formed answer, fire blocks
-the same way.
+the same way. --socket PATH asks the luahook serve --socket PATH on that
+Unix socket instead, and only when the process answering on it runs as
+this user or root (luahook-fire is the same command hook in a program that
+starts ten times faster).
 
 --decision-log FILE appends the decision's record (see luahook serve) to
 FILE, rotated as the config's [decision_log] says; the config's log goes to
@@ -136,7 +140,8 @@ doing, a second one at once.`,
 	cmd.Flags().StringVar(&o.onLoadError, "on-load-error", "", "when something does not load: deny, skip or fail (default: the config's [runner] on_load_error, else deny)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "read and answer this agent's hook protocol: claude, codex, copilot, cursor, gemini or auto")
 	cmd.Flags().StringVar(&o.http, "http", "", "with --agent: ask the luahook serve at this URL instead of loading hooks here")
-	cmd.Flags().DurationVar(&o.httpTimeout, "http-timeout", defaultHTTPTimeout, "with --http: how long the server has to answer")
+	cmd.Flags().StringVar(&o.socket, "socket", "", "with --agent: ask the luahook serve --socket at this Unix socket instead of loading hooks here")
+	cmd.Flags().DurationVar(&o.httpTimeout, "http-timeout", defaultHTTPTimeout, "with --http or --socket: how long the server has to answer")
 	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `append the decision's record to this file, or "off" (default: the config's [decision_log], when it names a file)`)
 	return cmd
 }
@@ -162,8 +167,8 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if o.agent != "" {
 		return runFireAgent(cmd, g, s, o, args)
 	}
-	if o.http != "" {
-		return errors.New("--http forwards an agent's payload: give --agent too")
+	if o.http != "" || o.socket != "" {
+		return errors.New("--http and --socket forward an agent's payload: give --agent too")
 	}
 	return firePlain(cmd, g, s, o, args, nil)
 }

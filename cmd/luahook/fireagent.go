@@ -25,6 +25,9 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	if o.tool != "" {
 		return errors.New("--tool does not apply with --agent: the agent's payload names its tool")
 	}
+	if o.http != "" && o.socket != "" {
+		return errors.New("--http and --socket name two servers: give one")
+	}
 	if err := engine.CheckOnLoadError(o.onLoadError); err != nil {
 		return fmt.Errorf("--on-load-error %w", err)
 	}
@@ -43,8 +46,8 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	if a == nil {
 		var ok bool
 		if a, ok = agent.Detect(data); !ok {
-			if readErr == nil && o.http != "" {
-				return errors.New("--http forwards an agent's payload; this one is in luahook's own format")
+			if readErr == nil && (o.http != "" || o.socket != "") {
+				return errors.New("--http and --socket forward an agent's payload; this one is in luahook's own format")
 			}
 			// luahook's own format: fire as without --agent. A payload that
 			// could not be read at all is left to plain fire's rules too:
@@ -52,7 +55,7 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 			return firePlain(cmd, g, s, o, args, &readResult{data, readErr})
 		}
 	}
-	if o.http != "" {
+	if o.http != "" || o.socket != "" {
 		return fireForward(ctx, s, o, a, event, data, readErr)
 	}
 

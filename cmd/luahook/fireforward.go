@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/server"
 )
 
@@ -41,13 +43,25 @@ func fireForward(ctx context.Context, s *streams, o *fireOptions, a agent.Adapte
 	if req.Input == nil {
 		return writeAnswer(s, a.Encode(req, agent.Decision{}), nil)
 	}
-	target, err := agentURL(o.http, a.Name(), event)
-	if err != nil {
-		return fmt.Errorf("--http: %w", err)
+	client := &http.Client{
+		// A redirect is not an answer: a server that moved must be named.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	ans, err := askServer(ctx, target, req.Native, o.httpTimeout)
+	var target, where string
+	if o.socket != "" {
+		target, _ = agentURL("http://luahook", a.Name(), event)
+		where = "unix:" + o.socket
+		client.Transport = socketTransport(o.socket)
+	} else {
+		var err error
+		if target, err = agentURL(o.http, a.Name(), event); err != nil {
+			return fmt.Errorf("--http: %w", err)
+		}
+		where = target
+	}
+	ans, err := askServer(ctx, client, target, req.Native, o.httpTimeout)
 	if err != nil {
-		return u.answer(req.Event, fmt.Sprintf("luahook serve at %s could not decide: %v", target, err))
+		return u.answer(req.Event, fmt.Sprintf("luahook serve at %s could not decide: %v", where, err))
 	}
 	return writeAnswer(s, ans, nil)
 }
@@ -74,7 +88,7 @@ func agentURL(base string, name agent.Name, event string) (string, error) {
 // answer (server.RelayHeader), and returns it once it is well formed: a
 // 2xx status, one server.Relay object of at most maxRelayBytes, exit
 // status 0 or 2, and standard output empty or one JSON object.
-func askServer(ctx context.Context, target string, payload []byte, timeout time.Duration) (agent.Answer, error) {
+func askServer(ctx context.Context, client *http.Client, target string, payload []byte, timeout time.Duration) (agent.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(payload))
@@ -83,10 +97,6 @@ func askServer(ctx context.Context, target string, payload []byte, timeout time.
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set(server.RelayHeader, "1")
-	client := &http.Client{
-		// A redirect is not an answer: a server that moved must be named.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 	resp, err := client.Do(hr)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
@@ -126,4 +136,25 @@ func askServer(ctx context.Context, target string, payload []byte, timeout time.
 		ans.Stdout = []byte(rel.Stdout)
 	}
 	return ans, nil
+}
+
+// socketTransport dials the Unix socket at path for every request, and
+// uses a connection only when the process at its other end runs as this
+// user or root (unixsock.CheckPeer).
+func socketTransport(path string) *http.Transport {
+	return &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			c, err := d.DialContext(ctx, "unix", path)
+			if err != nil {
+				return nil, err
+			}
+			if err := unixsock.CheckPeer(c); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
+		},
+		DisableKeepAlives: true,
+	}
 }

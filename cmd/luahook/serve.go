@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/metrics"
 	"github.com/luahook/luahook/server"
 	"github.com/luahook/luahook/store/redisstore"
@@ -22,6 +23,7 @@ import (
 
 type serveOptions struct {
 	addr        string
+	socket      string
 	shadowDir   string
 	maxBody     int64
 	grace       time.Duration
@@ -99,6 +101,14 @@ $LUAHOOK_INSTANCE_ID, else HOSTNAME-PID) on every log line (instance=ID), in
 every decision record ("instance") and in its metrics, so that the replicas
 of a fleet can be told apart in one log pipeline.
 
+--socket PATH answers on a Unix socket too (--addr off: on it alone), for
+luahook-fire, the command hook that asks this server instead of loading the
+hooks in every call: "luahook install NAME --socket PATH" wires it. The
+socket is made mode 0600 in a folder (made 0700 when missing) that only its
+owner may write, and its clients check that the server is their own user or
+root, so that no other user can answer for it. A socket left behind by a
+server that died is taken over; one that answers is refused.
+
 serve binds loopback unless --addr says otherwise. On SIGTERM or Ctrl-C it
 drains: /readyz answers 503 "draining" at once while hook requests are still
 answered for --drain-delay, so that a load balancer takes the replica out of
@@ -112,7 +122,8 @@ fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, s, o) },
 	}
-	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8787", "listen address (port 0 picks a free port)")
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8787", `listen address (port 0 picks a free port; "off": the --socket alone)`)
+	cmd.Flags().StringVar(&o.socket, "socket", "", "also answer on a Unix socket at this path (for luahook-fire)")
 	cmd.Flags().StringVar(&o.shadowDir, "shadow-dir", "", "a second hooks folder run in shadow: fired after each live answer, never enforced, disagreements logged and counted")
 	cmd.Flags().Int64Var(&o.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413 past it)")
 	cmd.Flags().DurationVar(&o.grace, "grace", 10*time.Second, "how long shutdown waits for requests in flight")
@@ -165,13 +176,9 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance})
 	defer h.Close()
 
-	ln, err := net.Listen("tcp", o.addr)
+	lns, err := o.listen(logger)
 	if err != nil {
 		return err
-	}
-	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
-		logger.Warn("listening beyond loopback: payloads carry prompts and tool inputs, and anyone who reaches this address can query the policies; put TLS and authentication in front",
-			"addr", ln.Addr().String())
 	}
 	var inFlight atomic.Int64
 	srv := o.limits.HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -179,17 +186,39 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		defer inFlight.Add(-1)
 		h.ServeHTTP(w, r)
 	}), logger)
-	ln = o.limits.Listener(ln)
 	listenerClosed := make(chan struct{})
 	srv.RegisterOnShutdown(func() { close(listenerClosed) })
-	fmt.Fprintf(s.out, "luahook serve: listening on http://%s (%d hooks from %s)\n", ln.Addr(), eng.Stats().Hooks, eng.Dir())
+	for _, ln := range lns {
+		where := "http://" + ln.Addr().String()
+		if ln.Addr().Network() == "unix" {
+			where = "unix:" + ln.Addr().String()
+		}
+		fmt.Fprintf(s.out, "luahook serve: listening on %s (%d hooks from %s)\n", where, eng.Stats().Hooks, eng.Dir())
+	}
 	if shadow != nil {
 		fmt.Fprintf(s.out, "luahook serve: shadow set of %d hooks from %s\n", shadow.Stats().Hooks, shadow.Dir())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func(ln net.Listener) { errc <- srv.Serve(o.limits.Listener(ln)) }(ln)
+	}
+	// waitServes returns the first error of a Serve that did not end
+	// because the server was shut down, once every Serve has returned.
+	waitServes := func() error {
+		var first error
+		for range lns {
+			if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
 	select {
 	case err := <-errc:
+		srv.Close()
+		for range lns[1:] {
+			<-errc
+		}
 		return err
 	case <-ctx.Done():
 	}
@@ -202,6 +231,10 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		case <-t.C:
 		case err := <-errc:
 			t.Stop()
+			srv.Close()
+			for range lns[1:] {
+				<-errc
+			}
 			return err
 		}
 	}
@@ -213,14 +246,45 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	fmt.Fprintf(s.out, "luahook serve: shutting down, finishing %d request(s) in flight\n", inFlight.Load())
 	if err := <-shut; err != nil {
 		srv.Close()
-		<-errc
+		waitServes()
 		return fmt.Errorf("shutdown: %d request(s) still running after --grace %s were cut off: %w", inFlight.Load(), o.grace, err)
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := waitServes(); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.out, "luahook serve: stopped")
 	return nil
+}
+
+// listen opens serve's listeners: --addr unless it is "off", and --socket
+// when set.
+func (o *serveOptions) listen(logger *slog.Logger) ([]net.Listener, error) {
+	var lns []net.Listener
+	if o.addr != "off" {
+		ln, err := net.Listen("tcp", o.addr)
+		if err != nil {
+			return nil, err
+		}
+		if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+			logger.Warn("listening beyond loopback: payloads carry prompts and tool inputs, and anyone who reaches this address can query the policies; put TLS and authentication in front",
+				"addr", ln.Addr().String())
+		}
+		lns = append(lns, ln)
+	}
+	if o.socket != "" {
+		ln, err := unixsock.Listen(o.socket)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, fmt.Errorf("--socket: %w", err)
+		}
+		lns = append(lns, ln)
+	}
+	if len(lns) == 0 {
+		return nil, errors.New(`--addr off needs --socket: nothing to listen on`)
+	}
+	return lns, nil
 }
 
 // openShadow opens the engine of --shadow-dir: the same config as the live
