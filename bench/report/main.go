@@ -232,8 +232,10 @@ func targets(r results) []target {
 		{"  the same, one trivial hook deciding (both cores busy, see README)", r.ratio("decisionlog.BenchmarkDecisionLog/file", "decisionlog.BenchmarkDecisionLog/off"), "x", "", 0},
 		{"heap per pooled state", r.get("bench.BenchmarkStateMemory", "heap-B/state") / 1024, "KiB", "<=", 64},
 		{"load 1,000 hook files", ns("bench.BenchmarkLoadFiles") / 1e9, "s", "<", 2},
-		{"one-shot fire, shipped hooks.d / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire/true"), "x", "<=", 4},
-		{"one-shot fire, shipped hooks.d / minimal Go binary", r.get("bench.BenchmarkOneShotFire/shipped", "fire/gobin"), "x", "<=", 2.5},
+		{"one-shot luahook-fire to serve --socket, shipped hooks.d / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "shim/true"), "x", "<=", 4},
+		{"one-shot luahook-fire to serve --socket, shipped hooks.d / minimal Go binary", r.get("bench.BenchmarkOneShotFire/shipped", "shim/gobin"), "x", "<=", 2.5},
+		{"  one-shot luahook fire, shipped hooks.d, in process / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire/true"), "x", "", 0},
+		{"  one-shot luahook fire, shipped hooks.d, in process / minimal Go binary", r.get("bench.BenchmarkOneShotFire/shipped", "fire/gobin"), "x", "", 0},
 		{"  one-shot fire, empty folder / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire-empty/true"), "x", "", 0},
 		{"  one-shot fire, shipped hooks.d, compiled-chunk cache off / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "fire-nocache/true"), "x", "", 0},
 		// serve against a bare net/http handler making the same decision

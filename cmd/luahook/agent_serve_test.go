@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/internal/shim"
 	"github.com/luahook/luahook/server"
 )
 
@@ -182,12 +183,20 @@ func agentPath(base string, p agentPayload) string {
 // serve answers every agent's payloads on /agent/NAME[/EVENT] exactly as
 // fire --agent answers them: the body is fire's standard output ("{}" for
 // none), always with 200, and Luahook-Exit-Code its exit status; asked for
-// a relay, the whole answer; and fire --agent --http relays it to the byte.
+// a relay, the whole answer; and fire --agent --http relays it to the byte,
+// as fire --agent --socket and luahook-fire do from serve's Unix socket.
 func TestServeAnswersEachAgentAsFireDoes(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"10-policy.lua": agentPolicy})
 	globals := []string{"--dir", dir}
-	s := startServe(t, globals)
+	socket := filepath.Join(t.TempDir(), "run", "luahook.sock")
+	s := startServe(t, globals, "--socket", socket)
+	if l := <-s.lines; !strings.HasPrefix(l, "luahook serve: listening on unix:"+socket+" (") {
+		t.Fatalf("second line %q", l)
+	}
+	// luahook-fire must answer from the server: a hand-over to luahook
+	// would answer the same, so none is possible here.
+	t.Setenv("LUAHOOK_FIRE_LUAHOOK", filepath.Join(dir, "no-luahook"))
 	for _, p := range agentPayloads(t) {
 		t.Run(string(p.agent)+"/"+p.name, func(t *testing.T) {
 			want := fireAgent(t, globals, p)
@@ -213,6 +222,21 @@ func TestServeAnswersEachAgentAsFireDoes(t *testing.T) {
 			got := fireAgent(t, nil, p, "--http", s.base)
 			if !bytes.Equal(got.Stdout, want.Stdout) || got.Stderr != want.Stderr || got.ExitCode != want.ExitCode {
 				t.Errorf("fire --http answered %q %q %d; fire %q %q %d", got.Stdout, got.Stderr, got.ExitCode,
+					want.Stdout, want.Stderr, want.ExitCode)
+			}
+			got = fireAgent(t, nil, p, "--socket", socket)
+			if !bytes.Equal(got.Stdout, want.Stdout) || got.Stderr != want.Stderr || got.ExitCode != want.ExitCode {
+				t.Errorf("fire --socket answered %q %q %d; fire %q %q %d", got.Stdout, got.Stderr, got.ExitCode,
+					want.Stdout, want.Stderr, want.ExitCode)
+			}
+			args := []string{"--socket", socket, "--agent", string(p.agent)}
+			if p.event != "" {
+				args = append(args, p.event)
+			}
+			var out, errb bytes.Buffer
+			code := shim.Main(args, bytes.NewReader(p.data), &out, &errb)
+			if !bytes.Equal(out.Bytes(), want.Stdout) || errb.String() != want.Stderr || code != want.ExitCode {
+				t.Errorf("luahook-fire answered %q %q %d; fire %q %q %d", out.Bytes(), errb.String(), code,
 					want.Stdout, want.Stderr, want.ExitCode)
 			}
 		})
@@ -309,7 +333,7 @@ func TestFireHTTPBlocksWhenTheServerCannotDecide(t *testing.T) {
 		{"nothing listening", dead, "connection refused"},
 		{"too slow", slow.URL, "no answer within --http-timeout 300ms"},
 		{"an error status", failing.URL, "answered 500 Internal Server Error: boom"},
-		{"not luahook's answer", foreign.URL, `not a luahook answer (json: unknown field "hookSpecificOutput")`},
+		{"not luahook's answer", foreign.URL, `not a luahook answer (unknown key "hookSpecificOutput")`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			target := c.url + "/agent/claude"
@@ -334,5 +358,96 @@ func TestFireHTTPBlocksWhenTheServerCannotDecide(t *testing.T) {
 				t.Errorf("skip: exit %d, stdout %q, stderr %q; want it to proceed and warn", got.ExitCode, got.Stdout, got.Stderr)
 			}
 		})
+	}
+}
+
+// fire --agent --socket blocks as fire --http does when the server on the
+// Unix socket cannot decide for it: no socket, a socket nothing answers on
+// (left by a server that died), too slow, an answer that is not luahook's.
+func TestFireSocketBlocksWhenTheServerCannotDecide(t *testing.T) {
+	dir := t.TempDir()
+	unixServer := func(name string, h http.HandlerFunc) string {
+		path := filepath.Join(dir, name)
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: h}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return path
+	}
+	stale := filepath.Join(dir, "stale.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	release := make(chan struct{})
+	defer close(release)
+	slow := unixServer("slow.sock", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	foreign := unixServer("foreign.sock", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"exitCode":0,"stdout":"{}","stderr":"","allow":true}`))
+	})
+	pre := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)}
+	for _, c := range []struct {
+		name, socket, why string
+	}{
+		{"no socket", filepath.Join(dir, "none.sock"), "no such file or directory"},
+		{"nothing answers", stale, "connection refused"},
+		{"too slow", slow, "no answer within --http-timeout 300ms"},
+		{"not luahook's answer", foreign, `not a luahook answer (unknown key "allow")`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := fireAgent(t, nil, pre, "--socket", c.socket, "--http-timeout", "300ms")
+			if got.ExitCode != 2 || !strings.Contains(got.Stderr, "luahook serve at unix:"+c.socket+" could not decide: ") ||
+				!strings.Contains(got.Stderr, c.why) {
+				t.Errorf("exit %d, stderr %q; want 2 naming %s and %q", got.ExitCode, got.Stderr, c.socket, c.why)
+			}
+			var out struct {
+				HSO struct{ PermissionDecision string } `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal(got.Stdout, &out); err != nil || out.HSO.PermissionDecision != "deny" {
+				t.Errorf("stdout %q: want Claude's denial", got.Stdout)
+			}
+		})
+	}
+	got := fireAgent(t, nil, pre, "--socket", foreign, "--http", "http://127.0.0.1:1")
+	if got.ExitCode != 1 || !strings.Contains(got.Stderr, "--http and --socket name two servers") {
+		t.Errorf("--http with --socket: exit %d, stderr %q; want 1 refusing the pair", got.ExitCode, got.Stderr)
+	}
+}
+
+// luahook-fire reads the payload as fire does, up to the end of its JSON
+// object: an agent that keeps the hook's standard input open gets its
+// answer at once, not after the read timeout (and not a block for a
+// payload that never ended).
+func TestLuahookFireAnswersAPayloadOnAPipeKeptOpen(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"10-policy.lua": agentPolicy})
+	socket := filepath.Join(t.TempDir(), "luahook.sock")
+	startServe(t, []string{"--dir", dir}, "--socket", socket)
+	t.Setenv("LUAHOOK_FIRE_LUAHOOK", filepath.Join(dir, "no-luahook"))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := w.WriteString(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force"}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	// Waiting for the end of the stream would end in the read timeout,
+	// then a hand-over to a luahook that is not there: exit 2.
+	var out, errb bytes.Buffer
+	code := shim.Main([]string{"--socket", socket, "--agent", "claude"}, r, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want the policy's denial", code, out.String(), errb.String())
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/trust"
 )
@@ -498,76 +498,14 @@ func openRegular(path string) (*os.File, error) {
 // complete, or to its end, refusing more than limit bytes. What follows the
 // first value is not read.
 func readFirstValue(r io.Reader, what string, limit int) ([]byte, error) {
-	var sc valueEnd
-	buf := make([]byte, 0, 4096)
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, min(cap(buf), limit+1-len(buf)))
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		if sc.scan(buf[len(buf) : len(buf)+n]) {
-			buf = buf[:len(buf)+n]
-			if len(buf) > limit {
-				return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
-			}
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-		if len(buf) > limit {
-			return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", what, err)
-		}
+	data, err := firstvalue.Read(r, limit)
+	switch {
+	case errors.Is(err, firstvalue.ErrTooLarge):
+		return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-}
-
-// valueEnd finds where the first JSON object or array of a stream ends.
-type valueEnd struct {
-	started, inString, escaped, scalar bool
-	depth                              int
-}
-
-// scan reads the next bytes of the stream and reports whether the first value
-// ended in them. A stream that starts with anything but '{' or '[' is read to
-// its end (the decoder refuses it).
-func (v *valueEnd) scan(p []byte) bool {
-	for _, c := range p {
-		switch {
-		case v.scalar:
-			return false
-		case !v.started:
-			switch c {
-			case ' ', '\t', '\n', '\r':
-			case '{', '[':
-				v.started, v.depth = true, 1
-			default:
-				v.scalar = true
-			}
-		case v.inString:
-			switch {
-			case v.escaped:
-				v.escaped = false
-			case c == '\\':
-				v.escaped = true
-			case c == '"':
-				v.inString = false
-			}
-		case c == '"':
-			v.inString = true
-		case c == '{' || c == '[':
-			v.depth++
-		case c == '}' || c == ']':
-			v.depth--
-			if v.depth == 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return data, nil
 }
 
 // readCapped reads r to the end, refusing more than limit bytes.

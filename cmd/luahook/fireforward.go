@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +14,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/shim"
 	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/server"
 )
@@ -26,8 +25,9 @@ import (
 const defaultHTTPTimeout = 5 * time.Second
 
 // maxRelayBytes caps the server's answer: a rewrite carries a whole tool
-// input (up to the payload cap), plus the reason and the envelope.
-const maxRelayBytes = maxPayloadBytes + 64<<10
+// input (up to the payload cap) escaped again as a JSON string, plus the
+// reason and the envelope; luahook-fire takes the same cap.
+const maxRelayBytes = shim.MaxRelay
 
 // fireForward is fire --agent NAME --http URL: the payload is decoded here
 // (to know its event, and to refuse a broken one without asking), sent to
@@ -85,8 +85,9 @@ func agentURL(base string, name agent.Name, event string) (string, error) {
 }
 
 // askServer posts the native payload to target, asking for the whole
-// answer (server.RelayHeader), and returns it once it is well formed: a
-// 2xx status, one server.Relay object of at most maxRelayBytes, exit
+// answer (server.RelayHeader), and returns it once it is well formed
+// (shim.DecodeRelay): a 2xx status, one server.Relay object of at most
+// maxRelayBytes with its three keys each once, exit
 // status 0 or 2, and standard output empty or one JSON object.
 func askServer(ctx context.Context, client *http.Client, target string, payload []byte, timeout time.Duration) (agent.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -117,19 +118,8 @@ func askServer(ctx context.Context, client *http.Client, target string, payload 
 		return agent.Answer{}, fmt.Errorf("answer larger than %s", byteSize(maxRelayBytes))
 	}
 	var rel server.Relay
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rel); err != nil {
+	if rel.ExitCode, rel.Stdout, rel.Stderr, err = shim.DecodeRelay(body); err != nil {
 		return agent.Answer{}, fmt.Errorf("not a luahook answer (%v): %s", err, luahook.TruncateChars(strings.TrimSpace(string(body)), 200))
-	}
-	if dec.More() {
-		return agent.Answer{}, errors.New("not a luahook answer: more than one JSON value")
-	}
-	if rel.ExitCode != 0 && rel.ExitCode != 2 {
-		return agent.Answer{}, fmt.Errorf("not a luahook answer: exit status %d", rel.ExitCode)
-	}
-	if rel.Stdout != "" && (!luahook.IsJSONObject([]byte(rel.Stdout)) || !json.Valid([]byte(rel.Stdout))) {
-		return agent.Answer{}, errors.New("not a luahook answer: its standard output is not one JSON object")
 	}
 	ans := agent.Answer{Stderr: rel.Stderr, ExitCode: rel.ExitCode}
 	if rel.Stdout != "" {

@@ -10,14 +10,18 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/luahook/luahook/internal/shim"
 )
 
 // TestMain lets the test binary be the luahook command: testscript puts a
 // copy named "luahook" on PATH, and a process started under that name runs
 // main, the real CLI (signals, exit codes and all). Scripts, serve tests and
-// command hooks that call "luahook" all run it that way.
+// command hooks that call "luahook" all run it that way; "luahook-fire",
+// next to it, runs cmd/luahook-fire's main.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"luahook": main, "luahook-then-lazy": mainThenLazy})
+	testscript.Main(m, map[string]func(){"luahook": main, "luahook-then-lazy": mainThenLazy,
+		"luahook-fire": func() { os.Exit(shim.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }})
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script works in its own

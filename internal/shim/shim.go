@@ -1,0 +1,413 @@
+// Package shim is luahook-fire, the one-shot command hook that asks a
+// resident luahook serve over its Unix socket instead of loading the hooks
+// itself:
+//
+//	luahook-fire --socket PATH --agent NAME [--timeout 5s] [EVENT]
+//
+// is, to the agent, `luahook fire --agent NAME --socket PATH [EVENT]`: the
+// same standard output, standard error and exit status. It links only the
+// standard library and internal/unixsock, so that it starts as fast as a
+// minimal Go program, where luahook itself links the whole engine.
+//
+// It does one thing, the usual case: read the payload, send it to the
+// server, check the answer and relay it. Anything else, from a flag it does
+// not know to a server that is not running, answers too slowly, is not the
+// operator's own user or answers anything malformed, it hands to the
+// luahook next to it (luahook fire --agent NAME --socket PATH), with the
+// payload it read and what is left of the time: that program asks again
+// and, when it cannot decide either, answers as the agent's protocol wants
+// for an undecided call (a block on an event that can block). luahook-fire
+// itself never allows anything the server did not allow.
+package shim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/luahook/luahook/internal/firstvalue"
+	"github.com/luahook/luahook/internal/unixsock"
+)
+
+const (
+	// MaxPayload is the largest payload sent: luahook's own input cap
+	// (luahook.DefaultMaxInputBytes, held equal by a test). A larger one
+	// goes to luahook, which refuses it as it always does.
+	MaxPayload = 8 << 20
+	// MaxRelay caps a relay (the answer's body): a relay of a rewrite
+	// carries a tool input up to the payload cap, escaped again as a JSON
+	// string (at most twice its length), with the reason and the
+	// envelope. luahook fire --http and --socket take the same cap.
+	MaxRelay = 2*MaxPayload + 64<<10
+	// maxAnswer caps the server's whole HTTP answer: the relay and the
+	// status line and headers.
+	maxAnswer = MaxRelay + 16<<10
+	// DefaultTimeout is how long the server has to answer, as for
+	// luahook fire --socket.
+	DefaultTimeout = 5 * time.Second
+	// readTimeout bounds the wait for the payload, as luahook fire's
+	// --read-timeout does.
+	readTimeout = 10 * time.Second
+)
+
+// Env names the environment that tests use to point luahook-fire at
+// another luahook than the one next to it.
+const luahookEnv = "LUAHOOK_FIRE_LUAHOOK"
+
+const usage = `usage: luahook-fire --socket PATH --agent NAME [--timeout 5s] [EVENT]
+
+The agent's command hook, asking the luahook serve --socket PATH that keeps
+the policies loaded: it reads the agent's payload on standard input and
+answers as "luahook fire --agent NAME" would (standard output, standard
+error, exit status). What it cannot answer (no server, one that is too slow
+or not this user's, a malformed answer, any other flag) it hands to the
+luahook next to it, which blocks what it cannot decide. "luahook install
+NAME --socket PATH" wires it.
+`
+
+// options are luahook-fire's command line.
+type options struct {
+	socket, agent, event string
+	timeout              time.Duration
+	// timeoutArgs are the indices of the arguments that gave --timeout
+	// (the flag and its value), which luahook fire does not take.
+	timeoutArgs []int
+}
+
+// Main runs luahook-fire with args (without the program name) and returns
+// its exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	start := time.Now()
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		io.WriteString(stdout, usage)
+		return 0
+	}
+	o, perr := parseArgs(args)
+	payload, rerr := readPayload(stdin)
+	if perr == nil && rerr == nil {
+		ans, err := ask(o, payload, start.Add(o.timeout))
+		if err == nil {
+			io.WriteString(stdout, ans.Stdout)
+			io.WriteString(stderr, ans.Stderr)
+			return ans.ExitCode
+		}
+	}
+	return handOver(args, o, payload, start, stdout, stderr)
+}
+
+// parseArgs reads the flags luahook-fire knows; anything else is an error,
+// and luahook then reads the same command line.
+func parseArgs(args []string) (options, error) {
+	o := options{timeout: DefaultTimeout}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		switch name {
+		case "--socket", "--agent", "--timeout":
+			if name == "--timeout" {
+				o.timeoutArgs = append(o.timeoutArgs, i)
+			}
+			if !hasVal {
+				if i+1 == len(args) {
+					return o, fmt.Errorf("%s needs a value", name)
+				}
+				i++
+				val = args[i]
+				if name == "--timeout" {
+					o.timeoutArgs = append(o.timeoutArgs, i)
+				}
+			}
+			switch name {
+			case "--socket":
+				o.socket = val
+			case "--agent":
+				o.agent = val
+			case "--timeout":
+				d, err := time.ParseDuration(val)
+				if err != nil || d <= 0 {
+					return o, fmt.Errorf("--timeout %q: want a positive duration", val)
+				}
+				o.timeout = d
+			}
+		default:
+			if strings.HasPrefix(a, "-") || o.event != "" {
+				return o, fmt.Errorf("unexpected argument %q", a)
+			}
+			o.event = a
+		}
+	}
+	switch {
+	case o.socket == "":
+		return o, errors.New("--socket is required")
+	case !pathName(o.agent):
+		return o, fmt.Errorf("--agent %q: want the agent's name", o.agent)
+	case o.event != "" && !pathName(o.event):
+		return o, fmt.Errorf("event %q: want an event name", o.event)
+	}
+	return o, nil
+}
+
+// pathName reports whether s can be a path segment as it is: an agent's
+// or an event's name.
+func pathName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// readPayload reads standard input as luahook fire does, up to the end of
+// the JSON object it starts with (the agent may keep the pipe open), at
+// most MaxPayload+1 bytes and for at most readTimeout. An error comes
+// with what luahook should be handed: the bytes read when there are too
+// many (luahook refuses them as it always does), else nothing.
+func readPayload(in io.Reader) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := firstvalue.Read(in, MaxPayload)
+		done <- result{b, err}
+	}()
+	t := time.NewTimer(readTimeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-t.C:
+		return nil, errors.New("no whole payload within the read timeout")
+	}
+}
+
+// relay is server.Relay, the answer asked for with the Luahook-Relay
+// header (held equal by a test).
+type relay struct {
+	ExitCode int    `json:"exitCode"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+}
+
+// ask sends payload to the server and returns its answer once it is whole
+// and well formed, all before deadline.
+func ask(o options, payload []byte, deadline time.Time) (relay, error) {
+	d := net.Dialer{Deadline: deadline}
+	c, err := d.Dial("unix", o.socket)
+	if err != nil {
+		return relay{}, err
+	}
+	defer c.Close()
+	if err := unixsock.CheckPeer(c); err != nil {
+		return relay{}, err
+	}
+	if err := c.SetDeadline(deadline); err != nil {
+		return relay{}, err
+	}
+	path := "/agent/" + o.agent
+	if o.event != "" {
+		path += "/" + o.event
+	}
+	req := make([]byte, 0, 256+len(payload))
+	req = append(req, "POST "+path+" HTTP/1.1\r\nHost: luahook\r\nContent-Type: application/json\r\nLuahook-Relay: 1\r\nConnection: close\r\nContent-Length: "...)
+	req = strconv.AppendInt(req, int64(len(payload)), 10)
+	req = append(req, "\r\n\r\n"...)
+	req = append(req, payload...)
+	if _, err := c.Write(req); err != nil {
+		return relay{}, err
+	}
+	resp, err := io.ReadAll(io.LimitReader(c, maxAnswer+1))
+	if err != nil {
+		return relay{}, err
+	}
+	if len(resp) > maxAnswer {
+		return relay{}, errors.New("answer over the cap")
+	}
+	body, err := httpBody(resp)
+	if err != nil {
+		return relay{}, err
+	}
+	return decodeRelay(body)
+}
+
+// httpBody returns the body of a whole HTTP/1.1 response with a 2xx status
+// and a Content-Length that its body has exactly; anything else (a chunked
+// body among them) is an error.
+func httpBody(resp []byte) ([]byte, error) {
+	head, body, ok := bytes.Cut(resp, []byte("\r\n\r\n"))
+	if !ok {
+		return nil, errors.New("no whole HTTP header")
+	}
+	lines := strings.Split(string(head), "\r\n")
+	status := strings.SplitN(lines[0], " ", 3)
+	if len(status) < 2 || status[0] != "HTTP/1.1" && status[0] != "HTTP/1.0" || len(status[1]) != 3 || status[1][0] != '2' {
+		return nil, fmt.Errorf("answered %q", lines[0])
+	}
+	length := -1
+	for _, l := range lines[1:] {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			return nil, fmt.Errorf("header line %q", l)
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "content-length":
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 || length >= 0 {
+				return nil, fmt.Errorf("Content-Length %q", v)
+			}
+			length = n
+		case "transfer-encoding":
+			return nil, errors.New("a body in transfer encoding")
+		}
+	}
+	if length != len(body) {
+		return nil, fmt.Errorf("a body of %d bytes where Content-Length says %d", len(body), length)
+	}
+	return body, nil
+}
+
+// decodeRelay holds the answer to luahook fire --http's rules (see
+// DecodeRelay).
+func decodeRelay(body []byte) (relay, error) {
+	var r relay
+	var err error
+	r.ExitCode, r.Stdout, r.Stderr, err = DecodeRelay(body)
+	return r, err
+}
+
+// DecodeRelay reads a relay (server.Relay) as strictly as a decision
+// deserves: exactly one JSON object (at most MaxRelay bytes) with exactly
+// the keys exitCode, stdout and stderr, each once and spelt exactly so
+// (encoding/json would take "ExitCode", a repeated key's last value, a
+// missing key as zero and null as an empty object); an exit status of 0
+// or 2; a standard output that is empty or one JSON object. luahook fire
+// --http and --socket read the server's answers with it too.
+func DecodeRelay(body []byte) (exitCode int, stdout, stderr string, err error) {
+	if len(body) > MaxRelay {
+		return 0, "", "", fmt.Errorf("larger than %d bytes", MaxRelay)
+	}
+	if !json.Valid(body) {
+		return 0, "", "", errors.New("not one JSON value")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		return 0, "", "", errors.New("not a JSON object")
+	}
+	var seen [3]bool
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return 0, "", "", err
+		}
+		key, _ := kt.(string)
+		vt, err := dec.Token()
+		if err != nil {
+			return 0, "", "", err
+		}
+		k := slices.Index([]string{"exitCode", "stdout", "stderr"}, key)
+		switch {
+		case k < 0:
+			return 0, "", "", fmt.Errorf("unknown key %q", key)
+		case seen[k]:
+			return 0, "", "", fmt.Errorf("key %q twice", key)
+		}
+		seen[k] = true
+		if k == 0 {
+			n, ok := vt.(json.Number)
+			if !ok || (n != "0" && n != "2") {
+				return 0, "", "", fmt.Errorf("exit status %v: want 0 or 2", vt)
+			}
+			exitCode = int(n[0] - '0')
+			continue
+		}
+		v, ok := vt.(string)
+		if !ok {
+			return 0, "", "", fmt.Errorf("%s is not a string", key)
+		}
+		if k == 1 {
+			stdout = v
+		} else {
+			stderr = v
+		}
+	}
+	if seen != [3]bool{true, true, true} {
+		return 0, "", "", errors.New("not every key of exitCode, stdout and stderr")
+	}
+	if stdout != "" {
+		s := strings.TrimLeft(stdout, " \t\r\n")
+		if !strings.HasPrefix(s, "{") || !json.Valid([]byte(stdout)) {
+			return 0, "", "", errors.New("standard output is not one JSON object")
+		}
+	}
+	return exitCode, stdout, stderr, nil
+}
+
+// handOver runs luahook fire --agent NAME --socket PATH [EVENT] (the
+// command line luahook-fire was given, as fire's flags) on payload, with
+// what is left of the timeout, and returns its exit status. When luahook
+// cannot run, the call is blocked: exit status 2 and the reason, which
+// every supported agent reads as a block on an event that can block.
+func handOver(args []string, o options, payload []byte, start time.Time, stdout, stderr io.Writer) int {
+	luahook, err := luahookPath()
+	if err != nil {
+		fmt.Fprintf(stderr, "luahook-fire: could not ask luahook serve and cannot run luahook (%v); blocked because luahook could not decide\n", err)
+		return 2
+	}
+	left := o.timeout - time.Since(start)
+	if left < time.Millisecond {
+		left = time.Millisecond
+	}
+	argv := []string{"fire"}
+	for i, a := range args {
+		if !slices.Contains(o.timeoutArgs, i) {
+			argv = append(argv, a)
+		}
+	}
+	argv = append(argv, "--http-timeout", left.String())
+	cmd := exec.Command(luahook, argv...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(payload), stdout, stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return ee.ExitCode()
+	default:
+		fmt.Fprintf(stderr, "luahook-fire: luahook did not answer (%v); blocked because luahook could not decide\n", err)
+		return 2
+	}
+}
+
+// luahookPath is the luahook next to this executable (or the one the
+// environment names for tests).
+func luahookPath() (string, error) {
+	if p := os.Getenv(luahookEnv); p != "" {
+		return p, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(filepath.Dir(exe), "luahook")
+	if _, err := os.Stat(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
