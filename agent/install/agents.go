@@ -178,11 +178,14 @@ func member0(n *node, key string) *node {
 }
 
 // fireCall finds a luahook command hook in a command line: "fire --agent"
-// as words, whatever the executable is called.
-var fireCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\s)fire\s+--agent(\s|=)`) }) // compiled on first use, not at start-up
+// as words, whatever the executable is called,
+// or luahook-fire with "--agent" right after it and a --socket.
+var fireCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|\s)fire\s+--agent(\s|=)|luahook-fire['"]?\s+--agent(\s|=).*\s--socket(\s|=)`)
+}) // compiled on first use, not at start-up
 
 // ours reports whether handler h is an entry luahook install wrote: a
-// command that runs "fire --agent", an HTTP hook that calls a luahook
+// command that runs "fire --agent" or "luahook-fire --agent", an HTTP hook that calls a luahook
 // server's /agent/NAME path, or (Gemini CLI) a hook named "luahook".
 func (t *target) ours(h *node) bool {
 	if h.kind != kindObject {

@@ -47,13 +47,23 @@
 // "<luahook> fire --agent NAME --http URL": fire forwards the payload and
 // blocks when it gets no answer.
 //
+// # Over a Unix socket
+//
+// With Options.Socket, every agent's hook (Claude Code's too: it has no
+// HTTP hook over a Unix socket) is the command
+// "<luahook-fire> --agent NAME [EVENT] --socket PATH", which asks the
+// luahook serve --socket PATH and hands anything it cannot use to the
+// luahook next to it (which blocks what it cannot decide); Claude Code's
+// entries on the blocking events keep onFailure "block".
+//
 // # Merging
 //
 // The file is read (at most MaxFileBytes), parsed (JSON; JSON with
 // comments for Gemini CLI, which strips them), and changed by splicing
 // text into the original: keys, hooks, comments, indentation and line
 // endings that are not luahook's stay byte for byte. luahook's entries are
-// recognised by their command ("fire --agent" as words), by an HTTP URL
+// recognised by their command ("fire --agent" as words, or luahook-fire
+// followed by --agent and later a --socket), by an HTTP URL
 // ending in /agent/NAME, or (Gemini CLI) by the name "luahook"; each event
 // ends with exactly one, appended at the end of its list, and entries that
 // install no longer writes are removed. A file that already holds them is

@@ -70,6 +70,10 @@ type Options struct {
 	// HTTP is the base URL of a luahook serve (http or https): the hooks
 	// call URL/agent/NAME instead of running luahook's policies themselves.
 	HTTP string
+	// Socket is the Unix socket of a luahook serve --socket (an absolute
+	// path): every agent's hook is the command FireCommand (luahook-fire,
+	// one shell word) asking it. Not with HTTP.
+	Socket, FireCommand string
 }
 
 // check validates o and normalises HTTP.
@@ -90,6 +94,16 @@ func (o *Options) check() (*target, error) {
 	case strings.ContainsAny(o.Command, "\n\r"):
 		return nil, errors.New("install: the luahook command holds a line break")
 	}
+	if o.Socket != "" {
+		switch {
+		case o.HTTP != "":
+			return nil, errors.New("install: --http and --socket name two servers: give one")
+		case !filepath.IsAbs(o.Socket) || strings.ContainsAny(o.Socket, "\n\r"):
+			return nil, fmt.Errorf("--socket %q: want the absolute path of luahook serve's socket", o.Socket)
+		case strings.TrimSpace(o.FireCommand) == "" || strings.ContainsAny(o.FireCommand, "\n\r"):
+			return nil, errors.New("install: no luahook-fire command")
+		}
+	}
 	if o.HTTP != "" {
 		u, err := url.Parse(o.HTTP)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
@@ -104,6 +118,15 @@ func (o *Options) check() (*target, error) {
 // event when the payload does not carry it, the hooks folder or config,
 // and with forward the server it forwards the payload to.
 func (o *Options) command(name agent.Name, event string, forward bool) string {
+	if o.Socket != "" {
+		// luahook-fire asks the server; what it cannot use it hands to
+		// the luahook next to it, which blocks what it cannot decide.
+		parts := []string{o.FireCommand, "--agent", string(name)}
+		if event != "" {
+			parts = append(parts, event)
+		}
+		return strings.Join(append(parts, "--socket", ShellQuote(o.Socket)), " ")
+	}
 	parts := []string{o.Command, "fire", "--agent", string(name)}
 	if event != "" {
 		parts = append(parts, event)

@@ -292,7 +292,8 @@ func TestMergeTwiceChangesNothing(t *testing.T) {
 			inputs["one line"] = []byte(`{"version": 1, "hooks": {"x": [1]}}`)
 		}
 		for what, src := range inputs {
-			for _, o := range []*Options{testOptions(name), {Agent: name, Command: "luahook", HTTP: "http://127.0.0.1:8787", HooksDir: "/home/a b/hooks.d"}} {
+			for _, o := range []*Options{testOptions(name), {Agent: name, Command: "luahook", HTTP: "http://127.0.0.1:8787", HooksDir: "/home/a b/hooks.d"},
+				{Agent: name, Command: "luahook", Socket: "/run/user/1000/luahook.sock", FireCommand: "'/opt/lua hook/luahook-fire'"}} {
 				once, _, err := merge(tg, o, "f.json", src)
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, what, err)
@@ -426,6 +427,10 @@ func TestTheCommandLine(t *testing.T) {
 			"luahook fire --agent copilot preToolUse"},
 		{"forwarding to serve", Options{Agent: agent.Cursor, Command: "luahook", HTTP: "http://127.0.0.1:8787/"}, "preToolUse",
 			"luahook fire --agent cursor --http http://127.0.0.1:8787"},
+		{"asking serve's socket", Options{Agent: agent.Claude, Command: "luahook", FireCommand: "/usr/local/bin/luahook-fire", Socket: "/home/a b/.luahook.sock"}, "PreToolUse",
+			"/usr/local/bin/luahook-fire --agent claude --socket '/home/a b/.luahook.sock'"},
+		{"copilot asking serve's socket", Options{Agent: agent.Copilot, Command: "luahook", FireCommand: "'/opt/lua hook/luahook-fire'", Socket: "/s.sock", HooksDir: "/h"}, "preToolUse",
+			"'/opt/lua hook/luahook-fire' --agent copilot preToolUse --socket /s.sock"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -477,6 +482,50 @@ func TestOptionsRefuseABadServerURL(t *testing.T) {
 		o := &Options{Agent: agent.Claude, ProjectDir: "/p", Command: "luahook", HTTP: u}
 		if _, err := o.check(); err == nil {
 			t.Errorf("--http %q accepted", u)
+		}
+	}
+}
+
+// Over a Unix socket every agent's hook is luahook-fire, Claude Code's too
+// (it has no HTTP hook on a socket), which keeps onFailure "block" on the
+// events that can block; switching back to luahook fire replaces it.
+func TestInstallOverASocketWritesLuahookFire(t *testing.T) {
+	for _, name := range agent.Names() {
+		tg := targets[name]
+		o := &Options{Agent: name, ProjectDir: "/p", Command: "/usr/local/bin/luahook", Socket: "/run/l.sock", FireCommand: "/usr/local/bin/luahook-fire"}
+		src, _, err := merge(tg, o, "f.json", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkOneEntryPerEvent(t, tg, src)
+		if n := bytes.Count(src, []byte("/usr/local/bin/luahook-fire --agent "+string(name))); n != len(tg.events) {
+			t.Errorf("%s: luahook-fire %d times for %d events:\n%s", name, n, len(tg.events), src)
+		}
+		for _, ev := range tg.events {
+			h := compact(tg.handler(o, ev))
+			if !strings.Contains(h, `"/usr/local/bin/luahook-fire --agent `+string(name)) || strings.Contains(h, " fire --agent") {
+				t.Errorf("%s %s: %s, want luahook-fire", name, ev, h)
+			}
+			if name == agent.Claude && canBlock(ev) != strings.Contains(h, `"onFailure": "block"`) {
+				t.Errorf("%s %s: %s, want onFailure block exactly on the blocking events", name, ev, h)
+			}
+		}
+		back, _, err := merge(tg, testOptions(name), "f.json", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOneEntryPerEvent(t, tg, back)
+		if bytes.Contains(back, []byte("luahook-fire")) {
+			t.Errorf("%s: luahook fire did not replace luahook-fire:\n%s", name, back)
+		}
+	}
+	for _, o := range []Options{
+		{Agent: agent.Claude, ProjectDir: "/p", Command: "luahook", FireCommand: "luahook-fire", Socket: "run/l.sock"},
+		{Agent: agent.Claude, ProjectDir: "/p", Command: "luahook", FireCommand: "luahook-fire", Socket: "/l.sock", HTTP: "http://x"},
+		{Agent: agent.Claude, ProjectDir: "/p", Command: "luahook", Socket: "/l.sock"},
+	} {
+		if _, err := o.check(); err == nil {
+			t.Errorf("%+v accepted", o)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 type installOptions struct {
 	http    string
+	socket  string
 	project bool
 	user    bool
 	print   bool
@@ -51,6 +52,12 @@ the server cannot be reached), the other agents through
 "luahook fire --agent NAME --http URL", which blocks when the server cannot
 be reached.
 
+With --socket PATH every hook is luahook-fire (installed next to luahook)
+asking the "luahook serve --socket PATH" that you keep running: a call costs
+about what starting a small program costs, where luahook fire loads the
+policies each time. When the server is not running or cannot decide,
+luahook-fire hands the call to luahook, which blocks it.
+
 Only luahook's own entries are added or replaced; every other key, hook
 and comment of the file stays as it was. The previous file is kept as
 FILE.luahook-backup, and both are replaced atomically. A file that is
@@ -64,6 +71,7 @@ hooks then run "luahook" from PATH.`,
 		Example: `  luahook install claude
   luahook install cursor --user
   luahook install codex --http http://127.0.0.1:8787
+  luahook install claude --socket ~/.local/state/luahook/luahook.sock
   luahook install gemini --print`,
 		Args: cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -79,11 +87,13 @@ hooks then run "luahook" from PATH.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.http, "http", "", "base URL of a luahook serve that the hooks ask (http or https)")
+	f.StringVar(&o.socket, "socket", "", "Unix socket of a luahook serve --socket that the hooks ask through luahook-fire")
 	f.BoolVar(&o.project, "project", false, "write the project's configuration in the current folder (the default)")
 	f.BoolVar(&o.user, "user", false, "write your own configuration, in your home folder")
 	f.BoolVar(&o.print, "print", false, "write nothing; print the file as it would be written")
 	f.StringVar(&o.command, "command", "", "the luahook executable the hooks run, as a shell word (default: this binary's absolute path)")
 	cmd.MarkFlagsMutuallyExclusive("project", "user")
+	cmd.MarkFlagsMutuallyExclusive("http", "socket")
 	return cmd
 }
 
@@ -100,6 +110,16 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 		fmt.Fprintln(s.err, "luahook: warning:", warning)
 	}
 	opts := install.Options{Agent: a.Name(), Command: command, HTTP: o.http, Env: os.LookupEnv}
+	if o.socket != "" {
+		if opts.Socket, err = filepath.Abs(o.socket); err != nil {
+			return err
+		}
+		fire, warning := luahookFireCommand()
+		if warning != "" {
+			fmt.Fprintln(s.err, "luahook: warning:", warning)
+		}
+		opts.FireCommand = fire
+	}
 	var mkdir string // the user's hooks folder, to create
 	if !o.user {
 		if opts.ProjectDir, err = os.Getwd(); err != nil {
@@ -200,6 +220,11 @@ func printInstallHints(s *streams, o install.Options) {
 	if h := agentTrustHints[o.Agent]; h != "" {
 		fmt.Fprintln(s.out, "note:", h+".")
 	}
+	if o.Socket != "" {
+		fmt.Fprintf(s.out, "note: the hooks ask the luahook serve --socket %s: keep it running; when it cannot decide, luahook blocks %s's tool calls and prompts.\n",
+			termtext.Line(o.Socket), o.Agent)
+		return
+	}
 	if o.HTTP != "" {
 		fmt.Fprintf(s.out, "note: the hooks ask the luahook serve at %s: keep it running (luahook serve); when it cannot be reached, %s blocks its tool calls and prompts.\n",
 			termtext.Line(o.HTTP), o.Agent)
@@ -248,6 +273,27 @@ func luahookCommand(override string) (command, warning string) {
 		warning += "; there is no luahook on PATH now"
 	}
 	return "luahook", warning
+}
+
+// luahookFireCommand returns the luahook-fire the hooks run: the one next
+// to this binary, else (a temporary build, or none there) "luahook-fire"
+// from PATH with a warning. luahook-fire hands what it cannot answer to
+// the luahook next to it, so the two are installed together
+// (go install ./cmd/...).
+func luahookFireCommand() (command, warning string) {
+	exe, err := os.Executable()
+	if err == nil && !inGoBuildDir(exe) {
+		p := filepath.Join(filepath.Dir(exe), "luahook-fire")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return install.ShellQuote(p), ""
+		}
+	}
+	warning = "there is no luahook-fire next to this luahook, so the hooks run \"luahook-fire\" from PATH; " +
+		"install both (go install ./cmd/...)"
+	if _, err := exec.LookPath("luahook-fire"); err != nil {
+		warning += "; there is no luahook-fire on PATH now"
+	}
+	return "luahook-fire", warning
 }
 
 // inGoBuildDir reports whether path is inside a go-build* folder, where the
