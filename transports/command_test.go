@@ -561,10 +561,19 @@ func BenchmarkCommandHook(b *testing.B) {
 }
 
 func BenchmarkBareExec(b *testing.B) {
-	data, _ := json.Marshal(benchPayload)
-	data = append(data, '\n')
+	exec := bareExec(b)
 	b.ReportAllocs()
 	for b.Loop() {
+		exec()
+	}
+}
+
+// bareExec runs the benchmark's command with the payload on its standard
+// input, as a host would without luahook.
+func bareExec(b *testing.B) func() {
+	data, _ := json.Marshal(benchPayload)
+	data = append(data, '\n')
+	return func() {
 		cmd := exec.Command("sh", "-c", "cat >/dev/null")
 		cmd.Dir = benchPayload.Cwd
 		cmd.Stdin = bytes.NewReader(data)
@@ -574,6 +583,18 @@ func BenchmarkBareExec(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCommandHookInterleaved is the command hook beside a bare exec,
+// in turns of 4 calls (about 30 ms each): "hook/bare".
+func BenchmarkCommandHookInterleaved(b *testing.B) {
+	c := newCommand(b, CommandSpec{Command: "sh -c 'cat >/dev/null'"})
+	ctx := context.Background()
+	interleave(b, "hook/bare", 4, func() {
+		if _, err := c.Call(ctx, benchPayload); err != nil {
+			b.Fatal(err)
+		}
+	}, bareExec(b))
 }
 
 func TestCommandLogsEachRunAtDebugLevel(t *testing.T) {

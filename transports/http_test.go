@@ -479,13 +479,21 @@ func BenchmarkHTTPHook(b *testing.B) {
 }
 
 func BenchmarkRawPOST(b *testing.B) {
-	srv := benchServer(b)
+	post := rawPOST(b, benchServer(b).URL+"/hook")
+	b.ReportAllocs()
+	for b.Loop() {
+		post()
+	}
+}
+
+// rawPOST posts the payload to url with a plain client, as a host would
+// without luahook.
+func rawPOST(b *testing.B, url string) func() {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	b.Cleanup(client.CloseIdleConnections)
 	body, _ := json.Marshal(benchPayload)
-	b.ReportAllocs()
-	for b.Loop() {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/hook", bytes.NewReader(body))
+	return func() {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
@@ -496,6 +504,19 @@ func BenchmarkRawPOST(b *testing.B) {
 		}
 		resp.Body.Close()
 	}
+}
+
+// BenchmarkHTTPHookInterleaved is the HTTP hook beside a raw POST to the
+// same server, in turns of 32 calls (about 2 ms each): "hook/raw".
+func BenchmarkHTTPHookInterleaved(b *testing.B) {
+	srv := benchServer(b)
+	h := newHTTP(b, HTTPSpec{URL: srv.URL + "/hook"})
+	ctx := context.Background()
+	interleave(b, "hook/raw", 32, func() {
+		if _, err := h.Call(ctx, benchPayload); err != nil {
+			b.Fatal(err)
+		}
+	}, rawPOST(b, srv.URL+"/hook"))
 }
 
 func TestHTTPLogsEachRequestAtDebugLevel(t *testing.T) {

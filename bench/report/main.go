@@ -38,8 +38,8 @@ var suites = []suite{
 	{"luabind", `^BenchmarkRunnerLuaValidate$|^BenchmarkRunnerGoValidate$|^BenchmarkRunnerGoBoundValidate$`, ""},
 	// Two runs: the HTTP pair measured right after thousands of exec'd
 	// processes paid for their aftermath (1.28x then, 1.1x apart).
-	{"transports", `^BenchmarkCommandHook$|^BenchmarkBareExec$`, ""},
-	{"transports", `^BenchmarkHTTPHook$|^BenchmarkRawPOST$`, ""},
+	{"transports", `^BenchmarkCommandHook$|^BenchmarkBareExec$|^BenchmarkCommandHookInterleaved$`, ""},
+	{"transports", `^BenchmarkHTTPHook$|^BenchmarkRawPOST$|^BenchmarkHTTPHookInterleaved$`, ""},
 	{"server", `^BenchmarkServeHook$`, ""},
 	{"decisionlog", `^BenchmarkDecisionLog$|^BenchmarkDecisionLogShipped$`, ""},
 	{"bench", `^BenchmarkMatchingLuaHooks$|^BenchmarkTenLuaHooksOneMatching$|^BenchmarkPayloadSize$|^BenchmarkDecodeJSON$|` +
@@ -217,8 +217,10 @@ func targets(r results) []target {
 		{"1 MiB payload / encoding/json", r.ratio("bench.BenchmarkPayloadSize/size=1MiB", "bench.BenchmarkDecodeJSON/size=1MiB"), "x", "<=", 2},
 		{"PostToolUse fan-out 4 / 1 Lua hooks", r.ratio("bench.BenchmarkPostToolUseFanOut/hooks=4", "bench.BenchmarkPostToolUseFanOut/hooks=1"), "x", "", 0},
 		{"PostToolUse fan-out 16 / 1 Lua hooks", r.ratio("bench.BenchmarkPostToolUseFanOut/hooks=16", "bench.BenchmarkPostToolUseFanOut/hooks=1"), "x", "", 0},
-		{"command hook / bare exec", r.ratio("transports.BenchmarkCommandHook", "transports.BenchmarkBareExec"), "x", "<=", 1.15},
-		{"HTTP hook / raw client POST", r.ratio("transports.BenchmarkHTTPHook", "transports.BenchmarkRawPOST"), "x", "<=", 1.25},
+		{"command hook / bare exec (interleaved)", r.get("transports.BenchmarkCommandHookInterleaved", "hook/bare"), "x", "<=", 1.15},
+		{"  the same from separate benchmarks, seconds apart", r.ratio("transports.BenchmarkCommandHook", "transports.BenchmarkBareExec"), "x", "", 0},
+		{"HTTP hook / raw client POST (interleaved)", r.get("transports.BenchmarkHTTPHookInterleaved", "hook/raw"), "x", "<=", 1.25},
+		{"  the same from separate benchmarks, seconds apart", r.ratio("transports.BenchmarkHTTPHook", "transports.BenchmarkRawPOST"), "x", "", 0},
 		{"Lua hook throughput, 2 cores / 1 (FireInto: no allocation)", scale, "x", ">=", 1.7},
 		{"  the same through Fire (a new trace every call, see README)", scaleFire, "x", "", 0},
 		{"  the machine's own 2 cores / 1 right now (SHA-256 yardstick)", machine, "x", "", 0},
