@@ -130,20 +130,11 @@ func askServer(ctx context.Context, client *http.Client, target string, payload 
 
 // socketTransport dials the Unix socket at path for every request, and
 // uses a connection only when the process at its other end runs as this
-// user or root (unixsock.CheckPeer).
+// user or root (unixsock.Dial).
 func socketTransport(path string) *http.Transport {
 	return &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			c, err := d.DialContext(ctx, "unix", path)
-			if err != nil {
-				return nil, err
-			}
-			if err := unixsock.CheckPeer(c); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return c, nil
+			return unixsock.Dial(ctx, path)
 		},
 		DisableKeepAlives: true,
 	}

@@ -22,11 +22,11 @@ package shim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,15 +207,13 @@ type relay struct {
 // ask sends payload to the server and returns its answer once it is whole
 // and well formed, all before deadline.
 func ask(o options, payload []byte, deadline time.Time) (relay, error) {
-	d := net.Dialer{Deadline: deadline}
-	c, err := d.Dial("unix", o.socket)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	c, err := unixsock.Dial(ctx, o.socket)
 	if err != nil {
 		return relay{}, err
 	}
 	defer c.Close()
-	if err := unixsock.CheckPeer(c); err != nil {
-		return relay{}, err
-	}
 	if err := c.SetDeadline(deadline); err != nil {
 		return relay{}, err
 	}

@@ -7,6 +7,7 @@
 package unixsock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -39,4 +40,20 @@ func checkPeerUID(c net.Conn, want int) error {
 		return fmt.Errorf("the socket's other end runs as uid %d, not as this user (uid %d) or root", uid, want)
 	}
 	return nil
+}
+
+// Dial connects to the Unix socket at path and returns the connection only
+// when CheckPeer accepts the process at its other end: what every client of
+// luahook serve's socket (luahook fire --socket, luahook-fire) dials with.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPeer(c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }

@@ -1,8 +1,11 @@
 package unixsock
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -113,19 +116,7 @@ func TestCheckPeerRefusesAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(dir, "t")
-	if err := os.Link(os.Args[0], exe); err != nil {
-		bin, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chmod(exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	exe := openExe(t, dir)
 	path := filepath.Join(dir, "s")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -191,6 +182,139 @@ func TestCheckPeerRefusesAnotherUser(t *testing.T) {
 	// Root is accepted whoever the caller is.
 	if err := checkPeerUID(a, otherUser); err != nil {
 		t.Errorf("checkPeerUID(root peer, want %d) = %v, want nil", otherUser, err)
+	}
+}
+
+// openExe puts this test binary in dir (an open folder), where another
+// user can run it.
+func openExe(t *testing.T, dir string) string {
+	t.Helper()
+	exe := filepath.Join(dir, "t")
+	if err := os.Link(os.Args[0], exe); err != nil {
+		bin, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// listenEnv names the socket TestHelperListen listens on: set, the test
+// binary run as another user listens there, says "ready" and holds the
+// socket until its standard input closes.
+const listenEnv = "UNIXSOCK_TEST_LISTEN"
+
+// TestHelperListen is not a test: it is the other user's server of
+// TestDialRefusesAServerOfAnotherUser, and does nothing unless listenEnv
+// is set.
+func TestHelperListen(t *testing.T) {
+	path := os.Getenv(listenEnv)
+	if path == "" {
+		return
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatalf("listen %s as uid %d: %v", path, os.Geteuid(), err)
+	}
+	defer ln.Close()
+	if err := os.Chmod(path, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// Dial, what luahook fire --socket and luahook-fire connect with, gives no
+// connection to a server of another user: as root, a server run as
+// otherUser (root's own are accepted); as another user, the rule's other
+// half: a server of the caller's own user is connected to.
+func TestDialRefusesAServerOfAnotherUser(t *testing.T) {
+	ctx := context.Background()
+	if os.Geteuid() != 0 {
+		path := filepath.Join(shortDir(t), "s")
+		ln, err := Listen(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		c, err := Dial(ctx, path)
+		if err != nil {
+			t.Fatalf("Dial(a server of our own) = %v, want a connection", err)
+		}
+		c.Close()
+		return
+	}
+	dir := shortDir(t)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	exe := openExe(t, dir)
+	path := filepath.Join(dir, "s")
+	cmd := exec.Command(exe, "-test.run=^TestHelperListen$", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), listenEnv+"="+path, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUser, Gid: otherUser}}
+	var childErr bytes.Buffer
+	cmd.Stderr = &childErr
+	hold, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		hold.Close()
+		cmd.Wait()
+	}()
+	ready := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- l
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case l := <-ready:
+		if l != "ready\n" {
+			t.Fatalf("server as uid %d: %q\n%s", otherUser, l, childErr.Bytes())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("server as uid %d did not start\n%s", otherUser, childErr.Bytes())
+	}
+	// The server is there and answers a plain dial...
+	if c, err := net.Dial("unix", path); err != nil {
+		t.Fatalf("plain dial of the other user's server: %v", err)
+	} else {
+		c.Close()
+	}
+	// ... but Dial refuses it, naming its user.
+	c, err := Dial(ctx, path)
+	if err == nil {
+		c.Close()
+		t.Fatalf("Dial(a server of uid %d) as root gave a connection, want a refusal", otherUser)
+	}
+	if !strings.Contains(err.Error(), "uid "+strconv.Itoa(otherUser)) {
+		t.Errorf("refusal %q does not name the server's uid %d", err, otherUser)
 	}
 }
 
