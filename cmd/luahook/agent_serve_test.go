@@ -451,3 +451,27 @@ func TestLuahookFireAnswersAPayloadOnAPipeKeptOpen(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want the policy's denial", code, out.String(), errb.String())
 	}
 }
+
+// An answer too long for net/http to send in one piece (a rewrite of a
+// long command) reaches luahook-fire whole: serve gives it its
+// Content-Length instead of chunks, which luahook-fire does not read.
+func TestLuahookFireRelaysALongAnswer(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"10-long.lua": `hook.register("PreToolUse", nil, function(input)
+  return hook.mutate({ command = string.rep("echo long; ", 2000) })
+end)`})
+	socket := filepath.Join(t.TempDir(), "luahook.sock")
+	startServe(t, []string{"--dir", dir}, "--socket", socket)
+	t.Setenv("LUAHOOK_FIRE_LUAHOOK", filepath.Join(dir, "no-luahook"))
+	p := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)}
+	want := fireAgent(t, []string{"--dir", dir}, p)
+	if len(want.Stdout) < 20000 || !bytes.Contains(want.Stdout, []byte("echo long; echo long;")) {
+		t.Fatalf("fire answered %d bytes: %.200q; want the long rewrite", len(want.Stdout), want.Stdout)
+	}
+	var out, errb bytes.Buffer
+	code := shim.Main([]string{"--socket", socket, "--agent", "claude"}, bytes.NewReader(p.data), &out, &errb)
+	if !bytes.Equal(out.Bytes(), want.Stdout) || errb.String() != want.Stderr || code != want.ExitCode {
+		t.Errorf("luahook-fire answered %d bytes, stderr %q, exit %d; fire %d bytes, %q, %d", out.Len(), errb.String(), code,
+			len(want.Stdout), want.Stderr, want.ExitCode)
+	}
+}

@@ -60,6 +60,10 @@ const (
 	readTimeout = 10 * time.Second
 )
 
+// handOverSlack is what luahook gets beyond the time left to start, ask and
+// answer before it is killed (a variable for tests).
+var handOverSlack = 10 * time.Second
+
 // Env names the environment that tests use to point luahook-fire at
 // another luahook than the one next to it.
 const luahookEnv = "LUAHOOK_FIRE_LUAHOOK"
@@ -378,13 +382,23 @@ func handOver(args []string, o options, payload []byte, start time.Time, stdout,
 		}
 	}
 	argv = append(argv, "--http-timeout", left.String())
-	cmd := exec.Command(luahook, argv...)
+	// luahook fire ends within --http-timeout once it has started; past
+	// that and a start's worth of slack it is killed and the call blocked.
+	ctx, cancel := context.WithTimeout(context.Background(), left+handOverSlack)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, luahook, argv...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(payload), stdout, stderr
+	// A child of luahook's still holding its output does not hold the
+	// call once luahook is gone.
+	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 		return 0
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "luahook-fire: luahook did not answer within %v; blocked because luahook could not decide\n", left+handOverSlack)
+		return 2
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		return ee.ExitCode()
 	default:

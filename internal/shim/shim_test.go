@@ -1028,3 +1028,22 @@ func TestHelp(t *testing.T) {
 		t.Error("luahook was handed a call for help")
 	}
 }
+
+// A luahook that never answers does not hold the call: past the time left
+// and handOverSlack it is killed (its child holding the output too) and
+// the call is blocked.
+func TestHungLuahookIsKilledAndTheCallBlocked(t *testing.T) {
+	dir := t.TempDir()
+	p := writeScript(t, dir, "luahook", "cat >/dev/null\nsleep 60\necho late\n")
+	t.Setenv(luahookEnv, p)
+	defer func(d time.Duration) { handOverSlack = d }(handOverSlack)
+	handOverSlack = 200 * time.Millisecond
+	start := time.Now()
+	code, stdout, stderr, _ := runMain([]string{"--socket", filepath.Join(dir, "none"), "--agent", "claude", "--timeout", "100ms", "PreToolUse"}, []byte(payload))
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Main took %v with a hung luahook, want it killed after about 300ms", took)
+	}
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "luahook did not answer within") || !strings.Contains(stderr, "blocked") {
+		t.Errorf("Main = %d, stdout %q, stderr %q; want 2 and a block naming the bound", code, stdout, stderr)
+	}
+}
