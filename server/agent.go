@@ -12,6 +12,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -32,17 +33,13 @@ const (
 	// the whole answer as a Relay instead of the agent's body: what
 	// `luahook fire --agent NAME --http URL` uses to answer as a command
 	// hook (standard output, standard error and exit status).
-	RelayHeader = "Luahook-Relay"
+	RelayHeader = relay.Header
 )
 
 // Relay is the body of an agent answer asked for with RelayHeader: the
 // command hook's standard output (the agent's JSON, "" for none), standard
-// error and exit status.
-type Relay struct {
-	ExitCode int    `json:"exitCode"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-}
+// error and exit status. Its clients read it with relay.Decode.
+type Relay = relay.Relay
 
 // emptyAnswer is the body of an answer that writes nothing: no objection.
 var emptyAnswer = []byte("{}\n")

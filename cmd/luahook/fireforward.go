@@ -14,7 +14,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/internal/shim"
+	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/server"
 )
@@ -23,11 +23,6 @@ import (
 // below the agents' own hook timeouts (30 s and more), so that luahook's
 // block reaches the agent before the agent gives up on the hook.
 const defaultHTTPTimeout = 5 * time.Second
-
-// maxRelayBytes caps the server's answer: a rewrite carries a whole tool
-// input (up to the payload cap) escaped again as a JSON string, plus the
-// reason and the envelope; luahook-fire takes the same cap.
-const maxRelayBytes = shim.MaxRelay
 
 // fireForward is fire --agent NAME --http URL: the payload is decoded here
 // (to know its event, and to refuse a broken one without asking), sent to
@@ -86,8 +81,8 @@ func agentURL(base string, name agent.Name, event string) (string, error) {
 
 // askServer posts the native payload to target, asking for the whole
 // answer (server.RelayHeader), and returns it once it is well formed
-// (shim.DecodeRelay): a 2xx status, one server.Relay object of at most
-// maxRelayBytes with its three keys each once, exit
+// (relay.Decode): a 2xx status, one server.Relay object of at most
+// relay.Max with its three keys each once, exit
 // status 0 or 2, and standard output empty or one JSON object.
 func askServer(ctx context.Context, client *http.Client, target string, payload []byte, timeout time.Duration) (agent.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -106,7 +101,7 @@ func askServer(ctx context.Context, client *http.Client, target string, payload 
 		return agent.Answer{}, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRelayBytes+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, relay.Max+1))
 	switch {
 	case err != nil && ctx.Err() == context.DeadlineExceeded:
 		return agent.Answer{}, fmt.Errorf("no whole answer within --http-timeout %v", timeout)
@@ -114,11 +109,11 @@ func askServer(ctx context.Context, client *http.Client, target string, payload 
 		return agent.Answer{}, fmt.Errorf("reading the answer: %w", err)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return agent.Answer{}, fmt.Errorf("answered %s: %s", resp.Status, luahook.TruncateChars(strings.TrimSpace(string(body)), 200))
-	case len(body) > maxRelayBytes:
-		return agent.Answer{}, fmt.Errorf("answer larger than %s", byteSize(maxRelayBytes))
+	case len(body) > relay.Max:
+		return agent.Answer{}, fmt.Errorf("answer larger than %s", byteSize(relay.Max))
 	}
-	var rel server.Relay
-	if rel.ExitCode, rel.Stdout, rel.Stderr, err = shim.DecodeRelay(body); err != nil {
+	rel, err := relay.Decode(body)
+	if err != nil {
 		return agent.Answer{}, fmt.Errorf("not a luahook answer (%v): %s", err, luahook.TruncateChars(strings.TrimSpace(string(body)), 200))
 	}
 	ans := agent.Answer{Stderr: rel.Stderr, ExitCode: rel.ExitCode}

@@ -23,7 +23,6 @@ package shim
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +35,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook/internal/firstvalue"
+	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/unixsock"
 )
 
@@ -44,14 +44,9 @@ const (
 	// (luahook.DefaultMaxInputBytes, held equal by a test). A larger one
 	// goes to luahook, which refuses it as it always does.
 	MaxPayload = 8 << 20
-	// MaxRelay caps a relay (the answer's body): a relay of a rewrite
-	// carries a tool input up to the payload cap, escaped again as a JSON
-	// string (at most twice its length), with the reason and the
-	// envelope. luahook fire --http and --socket take the same cap.
-	MaxRelay = 2*MaxPayload + 64<<10
-	// maxAnswer caps the server's whole HTTP answer: the relay and the
-	// status line and headers.
-	maxAnswer = MaxRelay + 16<<10
+	// maxAnswer caps the server's whole HTTP answer: the relay (at most
+	// relay.Max, as luahook fire takes it) and the status line and headers.
+	maxAnswer = relay.Max + 16<<10
 	// DefaultTimeout is how long the server has to answer, as for
 	// luahook fire --socket.
 	DefaultTimeout = 5 * time.Second
@@ -200,51 +195,43 @@ func readPayload(in io.Reader) ([]byte, error) {
 	}
 }
 
-// relay is server.Relay, the answer asked for with the Luahook-Relay
-// header (held equal by a test).
-type relay struct {
-	ExitCode int    `json:"exitCode"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-}
-
 // ask sends payload to the server and returns its answer once it is whole
 // and well formed, all before deadline.
-func ask(o options, payload []byte, deadline time.Time) (relay, error) {
+func ask(o options, payload []byte, deadline time.Time) (relay.Relay, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	c, err := unixsock.Dial(ctx, o.socket)
 	if err != nil {
-		return relay{}, err
+		return relay.Relay{}, err
 	}
 	defer c.Close()
 	if err := c.SetDeadline(deadline); err != nil {
-		return relay{}, err
+		return relay.Relay{}, err
 	}
 	path := "/agent/" + o.agent
 	if o.event != "" {
 		path += "/" + o.event
 	}
 	req := make([]byte, 0, 256+len(payload))
-	req = append(req, "POST "+path+" HTTP/1.1\r\nHost: luahook\r\nContent-Type: application/json\r\nLuahook-Relay: 1\r\nConnection: close\r\nContent-Length: "...)
+	req = append(req, "POST "+path+" HTTP/1.1\r\nHost: luahook\r\nContent-Type: application/json\r\n"+relay.Header+": 1\r\nConnection: close\r\nContent-Length: "...)
 	req = strconv.AppendInt(req, int64(len(payload)), 10)
 	req = append(req, "\r\n\r\n"...)
 	req = append(req, payload...)
 	if _, err := c.Write(req); err != nil {
-		return relay{}, err
+		return relay.Relay{}, err
 	}
 	resp, err := io.ReadAll(io.LimitReader(c, maxAnswer+1))
 	if err != nil {
-		return relay{}, err
+		return relay.Relay{}, err
 	}
 	if len(resp) > maxAnswer {
-		return relay{}, errors.New("answer over the cap")
+		return relay.Relay{}, errors.New("answer over the cap")
 	}
 	body, err := httpBody(resp)
 	if err != nil {
-		return relay{}, err
+		return relay.Relay{}, err
 	}
-	return decodeRelay(body)
+	return relay.Decode(body)
 }
 
 // httpBody returns the body of a whole HTTP/1.1 response with a 2xx status
@@ -281,83 +268,6 @@ func httpBody(resp []byte) ([]byte, error) {
 		return nil, fmt.Errorf("a body of %d bytes where Content-Length says %d", len(body), length)
 	}
 	return body, nil
-}
-
-// decodeRelay holds the answer to luahook fire --http's rules (see
-// DecodeRelay).
-func decodeRelay(body []byte) (relay, error) {
-	var r relay
-	var err error
-	r.ExitCode, r.Stdout, r.Stderr, err = DecodeRelay(body)
-	return r, err
-}
-
-// DecodeRelay reads a relay (server.Relay) as strictly as a decision
-// deserves: exactly one JSON object (at most MaxRelay bytes) with exactly
-// the keys exitCode, stdout and stderr, each once and spelt exactly so
-// (encoding/json would take "ExitCode", a repeated key's last value, a
-// missing key as zero and null as an empty object); an exit status of 0
-// or 2; a standard output that is empty or one JSON object. luahook fire
-// --http and --socket read the server's answers with it too.
-func DecodeRelay(body []byte) (exitCode int, stdout, stderr string, err error) {
-	if len(body) > MaxRelay {
-		return 0, "", "", fmt.Errorf("larger than %d bytes", MaxRelay)
-	}
-	if !json.Valid(body) {
-		return 0, "", "", errors.New("not one JSON value")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if t, _ := dec.Token(); t != json.Delim('{') {
-		return 0, "", "", errors.New("not a JSON object")
-	}
-	var seen [3]bool
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return 0, "", "", err
-		}
-		key, _ := kt.(string)
-		vt, err := dec.Token()
-		if err != nil {
-			return 0, "", "", err
-		}
-		k := slices.Index([]string{"exitCode", "stdout", "stderr"}, key)
-		switch {
-		case k < 0:
-			return 0, "", "", fmt.Errorf("unknown key %q", key)
-		case seen[k]:
-			return 0, "", "", fmt.Errorf("key %q twice", key)
-		}
-		seen[k] = true
-		if k == 0 {
-			n, ok := vt.(json.Number)
-			if !ok || (n != "0" && n != "2") {
-				return 0, "", "", fmt.Errorf("exit status %v: want 0 or 2", vt)
-			}
-			exitCode = int(n[0] - '0')
-			continue
-		}
-		v, ok := vt.(string)
-		if !ok {
-			return 0, "", "", fmt.Errorf("%s is not a string", key)
-		}
-		if k == 1 {
-			stdout = v
-		} else {
-			stderr = v
-		}
-	}
-	if seen != [3]bool{true, true, true} {
-		return 0, "", "", errors.New("not every key of exitCode, stdout and stderr")
-	}
-	if stdout != "" {
-		s := strings.TrimLeft(stdout, " \t\r\n")
-		if !strings.HasPrefix(s, "{") || !json.Valid([]byte(stdout)) {
-			return 0, "", "", errors.New("standard output is not one JSON object")
-		}
-	}
-	return exitCode, stdout, stderr, nil
 }
 
 // handOver runs luahook fire --agent NAME --socket PATH [EVENT] (the

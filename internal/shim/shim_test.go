@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/server"
 )
@@ -304,57 +304,9 @@ func TestMaxPayloadIsLuahooksInputCap(t *testing.T) {
 	if MaxPayload != luahook.DefaultMaxInputBytes {
 		t.Errorf("MaxPayload = %d, luahook.DefaultMaxInputBytes = %d: want them equal", MaxPayload, luahook.DefaultMaxInputBytes)
 	}
-	if maxAnswer < 2*MaxPayload {
-		t.Errorf("maxAnswer = %d, under twice MaxPayload (%d): a relay of a rewritten payload would not fit", maxAnswer, 2*MaxPayload)
+	if relay.Max < 2*MaxPayload || maxAnswer < relay.Max {
+		t.Errorf("relay.Max = %d, maxAnswer = %d, twice MaxPayload %d: a relay of a rewritten payload would not fit", relay.Max, maxAnswer, 2*MaxPayload)
 	}
-}
-
-func TestRelayMatchesTheServers(t *testing.T) {
-	want := server.Relay{ExitCode: 2, Stdout: "{}", Stderr: "x"}
-	for _, body := range []string{relayJSON(want), mustMarshal(t, want)} {
-		got, err := decodeRelay([]byte(body))
-		if err != nil {
-			t.Fatalf("decodeRelay(%q): %v", body, err)
-		}
-		if got != (relay{ExitCode: want.ExitCode, Stdout: want.Stdout, Stderr: want.Stderr}) {
-			t.Errorf("decodeRelay(%q) = %+v, want %+v", body, got, want)
-		}
-	}
-
-	fields := func(typ reflect.Type) map[string]reflect.Type {
-		m := map[string]reflect.Type{}
-		for f := range typ.Fields() {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			m[name] = f.Type
-		}
-		return m
-	}
-	ours, theirs := fields(reflect.TypeFor[relay]()), fields(reflect.TypeFor[server.Relay]())
-	if !reflect.DeepEqual(ours, theirs) {
-		t.Errorf("relay's JSON fields %v, server.Relay's %v: want the same", ours, theirs)
-	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[relay](), reflect.TypeFor[server.Relay]()} {
-		for f := range typ.Fields() {
-			if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); opts != "" {
-				t.Errorf("%v.%s has JSON options %q: a field left out would be read as 0 or empty", typ, f.Name, opts)
-			}
-		}
-	}
-}
-
-func mustMarshal(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // request is what a handler saw of a request.
