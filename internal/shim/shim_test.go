@@ -18,11 +18,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/otheruser"
 	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/server"
@@ -808,13 +808,12 @@ func TestHelperServe(t *testing.T) {
 	}
 	defer ln.Close()
 	go http.Serve(ln, answer(relayJSON(allow)))
-	fmt.Println("ready")
-	io.Copy(io.Discard, os.Stdin)
+	otheruser.Ready()
 }
 
 // otherUser is the user TestServerOfAnotherUserIsNotBelieved's server
 // runs as.
-const otherUser = 65534
+const otherUser = otheruser.UID
 
 // TestServerOfAnotherUserIsNotBelieved has a luahook serve of another user
 // answer a well-formed allow: luahook-fire must not relay it, and hands the
@@ -833,69 +832,18 @@ func TestServerOfAnotherUserIsNotBelieved(t *testing.T) {
 		return
 	}
 
-	// The other user runs this test binary: go test leaves it in a
-	// folder of mode 0700, so link it into an open one.
-	exeDir := shortDir(t)
-	exe := filepath.Join(exeDir, "t")
-	if err := os.Link(os.Args[0], exe); err != nil {
-		b, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range []string{exeDir, exe} {
-		if err := os.Chmod(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// The socket's folder is the other user's own, closed to others, as
-	// unixsock.Listen wants it.
+	// unixsock.Listen wants it; the binary goes in an open one.
 	sockDir := shortDir(t)
 	if err := os.Chown(sockDir, otherUser, otherUser); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(sockDir, "s")
-
-	cmd := exec.Command(exe, "-test.run=^TestHelperServe$", "-test.count=1")
-	cmd.Dir = exeDir
-	cmd.Env = append(os.Environ(), serveEnv+"="+path, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUser, Gid: otherUser}}
-	var childErr bytes.Buffer
-	cmd.Stderr = &childErr
-	hold, err := cmd.StdinPipe()
-	if err != nil {
+	exeDir := shortDir(t)
+	if err := os.Chmod(exeDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		hold.Close()
-		cmd.Wait()
-	})
-	ready := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		ready <- l
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case l := <-ready:
-		if l != "ready\n" {
-			hold.Close()
-			cmd.Wait()
-			t.Fatalf("server as uid %d: %q\n%s", otherUser, l, childErr.Bytes())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("server as uid %d did not start\n%s", otherUser, childErr.Bytes())
-	}
+	otheruser.Start(t, exeDir, "TestHelperServe", serveEnv+"="+path)
 
 	// The server answers well: what luahook-fire refuses is its user.
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {

@@ -1,21 +1,17 @@
 package unixsock
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luahook/luahook/internal/otheruser"
 )
 
 // shortDir makes a folder with a short path (a Unix socket's path must stay
@@ -70,12 +66,11 @@ func TestHelperDial(t *testing.T) {
 		t.Fatalf("dial %s as uid %d: %v", path, os.Geteuid(), err)
 	}
 	defer c.Close()
-	io.Copy(io.Discard, os.Stdin)
+	otheruser.Ready()
 }
 
-// otherUser is the user the peer runs as in TestCheckPeerRefusesAnotherUser
-// when the test runs as root.
-const otherUser = 65534
+// otherUser is the user the other processes of these tests run as.
+const otherUser = otheruser.UID
 
 func TestCheckPeerRefusesAnotherUser(t *testing.T) {
 	euid := os.Geteuid()
@@ -116,7 +111,6 @@ func TestCheckPeerRefusesAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	exe := openExe(t, dir)
 	path := filepath.Join(dir, "s")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -126,34 +120,11 @@ func TestCheckPeerRefusesAnotherUser(t *testing.T) {
 	if err := os.Chmod(path, 0o777); err != nil {
 		t.Fatal(err)
 	}
-
-	cmd := exec.Command(exe, "-test.run=^TestHelperDial$", "-test.count=1")
-	cmd.Dir = dir
-	// Under the race detector a program sleeps a second as it exits
-	// (atexit_sleep_ms): not here.
-	cmd.Env = append(os.Environ(), dialEnv+"="+path, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUser, Gid: otherUser}}
-	var childOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &childOut, &childOut
-	hold, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		hold.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("helper as uid %d: %v\n%s", otherUser, err, childOut.Bytes())
-		}
-	}()
+	otheruser.Start(t, dir, "TestHelperDial", dialEnv+"="+path)
 	ln.(*net.UnixListener).SetDeadline(time.Now().Add(5 * time.Second))
 	other, err := ln.Accept()
 	if err != nil {
-		hold.Close()
-		cmd.Wait()
-		t.Fatalf("no connection from the helper as uid %d: %v\n%s", otherUser, err, childOut.Bytes())
+		t.Fatalf("no connection from the helper as uid %d: %v", otherUser, err)
 	}
 	defer other.Close()
 
@@ -183,26 +154,6 @@ func TestCheckPeerRefusesAnotherUser(t *testing.T) {
 	if err := checkPeerUID(a, otherUser); err != nil {
 		t.Errorf("checkPeerUID(root peer, want %d) = %v, want nil", otherUser, err)
 	}
-}
-
-// openExe puts this test binary in dir (an open folder), where another
-// user can run it.
-func openExe(t *testing.T, dir string) string {
-	t.Helper()
-	exe := filepath.Join(dir, "t")
-	if err := os.Link(os.Args[0], exe); err != nil {
-		bin, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chmod(exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return exe
 }
 
 // listenEnv names the socket TestHelperListen listens on: set, the test
@@ -236,8 +187,7 @@ func TestHelperListen(t *testing.T) {
 			c.Close()
 		}
 	}()
-	fmt.Println("ready")
-	io.Copy(io.Discard, os.Stdin)
+	otheruser.Ready()
 }
 
 // Dial, what luahook fire --socket and luahook-fire connect with, gives no
@@ -264,43 +214,8 @@ func TestDialRefusesAServerOfAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	exe := openExe(t, dir)
 	path := filepath.Join(dir, "s")
-	cmd := exec.Command(exe, "-test.run=^TestHelperListen$", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), listenEnv+"="+path, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUser, Gid: otherUser}}
-	var childErr bytes.Buffer
-	cmd.Stderr = &childErr
-	hold, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		hold.Close()
-		cmd.Wait()
-	}()
-	ready := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		ready <- l
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case l := <-ready:
-		if l != "ready\n" {
-			t.Fatalf("server as uid %d: %q\n%s", otherUser, l, childErr.Bytes())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("server as uid %d did not start\n%s", otherUser, childErr.Bytes())
-	}
+	otheruser.Start(t, dir, "TestHelperListen", listenEnv+"="+path)
 	// The server is there and answers a plain dial...
 	if c, err := net.Dial("unix", path); err != nil {
 		t.Fatalf("plain dial of the other user's server: %v", err)
