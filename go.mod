@@ -26,3 +26,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/yuin/gopher-lua => ./third_party/gopher-lua

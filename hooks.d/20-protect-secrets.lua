@@ -53,6 +53,11 @@ local function paths(v, depth, key)
   return nil
 end
 
+-- blocked is the answer to a tool input that names hit, a secrets file.
+local function blocked(hit)
+  return hook.deny("access to " .. shell.printable(hit) .. " is blocked: it may hold secrets")
+end
+
 -- One hook checks both what the tool input names as paths and, for a shell
 -- tool, its command line: a second hook would cost the call a second input
 -- table and a second trip through the runner. It reads its input in its
@@ -63,28 +68,25 @@ hook.register("PreToolUse", nil, function(input)
   -- every path-like string of the tool input
   local args = input.toolInput
   local targs = type(args)
-  local hit
-  if targs == "string" then
-    hit = paths(args, 0, nil)
-  elseif targs == "table" then
+  if targs == "table" then
     for k, v in pairs(args) do
       -- a value's key is k when it is a string (TEXT_KEYS has no other)
-      local tv = type(v)
+      local tv, hit = type(v), nil
       if tv == "string" then
         if not TEXT_KEYS[k] then hit = paths(v, 1, type(k) == "string" and k or nil) end
       elseif tv == "table" then
         hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
       end
-      if hit then break end
+      if hit then return blocked(hit) end
     end
-  end
-  if hit then
-    return hook.deny("access to " .. shell.printable(hit) .. " is blocked: it may hold secrets")
+  elseif targs == "string" then
+    local hit = paths(args, 0, nil)
+    if hit then return blocked(hit) end
   end
   -- a shell tool: its capabilities say so or, when the host declares
   -- none, its name
   local caps = input.toolCapabilities
-  if caps ~= nil and type(caps) == "table" and caps[1] ~= nil then
+  if caps and type(caps) == "table" and caps[1] ~= nil then
     local shell_cap = false
     for _, c in ipairs(caps) do
       if c == "shell" then shell_cap = true end

@@ -62,7 +62,9 @@ func (st *state) openSandbox() {
 		"collectgarbage", "_printregs", "newproxy", "module", "require", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
-	g.RawSetString("type", L.NewFunction(luaType))
+	typeFn := L.NewFunction(luaType)
+	typeFn.Fast = luaTypeFast
+	g.RawSetString("type", typeFn)
 	g.RawSetString("print", L.NewFunction(st.mods.Print))
 	g.RawSetString("rawset", L.NewFunction(st.baseRawset))
 	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
@@ -197,6 +199,19 @@ func luaType(L *lua.LState) int {
 	}
 	L.Push(typeNames[t])
 	return 1
+}
+
+// luaTypeFast is luaType called with one argument for one result (the
+// VM's fast form: no call frame).
+func luaTypeFast(args []lua.LValue) (lua.LValue, bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	t := args[0].Type()
+	if int(t) >= len(typeNames) {
+		return nil, false
+	}
+	return typeNames[t], true
 }
 
 // snapshotGlobals returns the globals the reuse analysis may trust, as the

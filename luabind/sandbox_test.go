@@ -138,3 +138,22 @@ end)`, Options{})
 		t.Errorf("failure %v", fl)
 	}
 }
+
+// TestTypeFastFormAnswersAsTheCall: type called for one result is answered
+// by its fast form (no call frame), for two results by the call; both name
+// every kind of value alike, and type() without an argument still raises.
+func TestTypeFastFormAnswersAsTheCall(t *testing.T) {
+	code := `
+for _, v in ipairs({false, true, 0, 1.5, "", "s", {}, print, function() end, json.null, input, rt}) do
+  local fast = type(v)
+  local call, _ = type(v)
+  assert(fast == call, tostring(v) .. ": " .. fast .. " vs " .. call)
+end
+assert(type(nil) == "nil")
+local ok, err = pcall(function() return type() end)
+assert(not ok and err:find("value expected"), tostring(err))
+`
+	if _, err := runHook(t, code, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -68,7 +68,9 @@ func (c *Regexps) get(pattern string) (*compiledRe, error) {
 func (m *Modules) OpenRe() {
 	L := m.L
 	mod := L.CreateTable(0, 6)
-	mod.RawSetString("match", L.NewFunction(m.reMatch))
+	match := L.NewFunction(m.reMatch)
+	match.Fast = m.reMatchFast
+	mod.RawSetString("match", match)
 	mod.RawSetString("find", L.NewFunction(m.reFind))
 	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
 	mod.RawSetString("gsub", L.NewFunction(m.reGsub))
@@ -218,6 +220,35 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	defer m.done(sr)
 	L.Push(lua.LBool(sr.matches()))
 	return 1
+}
+
+// reMatchFast is re.match in the VM's fast form (no call frame): a pattern
+// the state has looked up before (m.recent) and a subject its needed
+// literals or its automaton decide. Any other call is declined, and
+// reMatch answers it (or raises its error).
+func (m *Modules) reMatchFast(args []lua.LValue) (lua.LValue, bool) {
+	if len(args) != 2 || m.recent == nil {
+		return nil, false
+	}
+	pattern, ok := args[0].(lua.LString)
+	if !ok {
+		return nil, false
+	}
+	s, ok := args[1].(lua.LString)
+	if !ok {
+		return nil, false
+	}
+	memo := &m.recent[memoSlot(string(pattern))]
+	if memo.re == nil || memo.pattern != string(pattern) {
+		return nil, false
+	}
+	if !memo.re.mayHoldNeeds(string(s)) {
+		return lua.LFalse, true
+	}
+	if matched, ok := memo.re.decided(string(s)); ok {
+		return lua.LBool(matched), true
+	}
+	return nil, false
 }
 
 func (m *Modules) reFind(L *lua.LState) int {

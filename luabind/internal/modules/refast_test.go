@@ -1,0 +1,74 @@
+package modules
+
+import (
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestReMatchFastFormAnswersAsTheCall: re.match called for one result goes
+// through its fast form (reMatchFast, no call frame) once the state has
+// looked its pattern up; the same call for two results always goes through
+// reMatch. Both answer alike for patterns the automaton decides, patterns
+// with needed literals, patterns it leaves to the regexp and subjects past
+// its work bound, and the fast form really answers the calls it takes.
+func TestReMatchFastFormAnswersAsTheCall(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	m := &Modules{L: L, cfg: Config{Regexps: &Regexps{}, MaxStringBytes: 1 << 20}}
+	m.OpenRe()
+	patterns := []string{`abc`, `^abc`, `abc$`, `(?i)ÉTÉ`, `[^A-Za-z0-9 ._/=,:@+%-]`, `\bword\b`, `(?m)^x`,
+		`^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:sudo|env|bash[0-9.]*)/*(?: |$)|\.env\b`, `a|b|c`, ``}
+	subjects := []string{"", "abc", "xabc", "abcx", "été", "ÉTÉ!", "go test ./...", "a word here", "y\nx",
+		"sudo rm -rf /", "cat .env", "FOO=1 bash -c x", strings.Repeat("q", fastRegexpWork+1) + "abc"}
+	for _, p := range patterns {
+		for _, s := range subjects {
+			L.SetGlobal("p", lua.LString(p))
+			L.SetGlobal("s", lua.LString(s))
+			err := L.DoString(`
+				first = re.match(p, s)   -- looks the pattern up
+				fast = re.match(p, s)    -- one result: the fast form when it decides
+				call, _ = re.match(p, s) -- two results: always the call`)
+			if err != nil {
+				t.Fatalf("%q on %q: %v", p, s, err)
+			}
+			first, fast, call := L.GetGlobal("first"), L.GetGlobal("fast"), L.GetGlobal("call")
+			if first != call || fast != call {
+				t.Errorf("%q on %.20q: first %v, fast form %v, call %v", p, s, first, fast, call)
+			}
+		}
+	}
+
+	// The fast form answers what it decides, and declines the rest.
+	fn := L.GetGlobal("re").(*lua.LTable).RawGetString("match").(*lua.LFunction)
+	if fn.Fast == nil {
+		t.Fatal("re.match has no fast form")
+	}
+	if _, ok := fn.Fast([]lua.LValue{lua.LString("never looked up"), lua.LString("x")}); ok {
+		t.Error("the fast form answered a pattern the state never looked up")
+	}
+	if v, ok := fn.Fast([]lua.LValue{lua.LString(`abc`), lua.LString("xabcx")}); !ok || v != lua.LTrue {
+		t.Errorf("the fast form on a pattern looked up: %v, %v; want true, true", v, ok)
+	}
+	for _, args := range [][]lua.LValue{
+		{lua.LString(`abc`)},
+		{lua.LString(`abc`), lua.LNumber(1)},
+		{lua.LNumber(1), lua.LString("1")},
+		{lua.LString(`abc`), lua.LString("abc"), lua.LString("extra")},
+		{lua.LString(`\bword\b`), lua.LString("a word")}, // \b: the automaton does not take it
+	} {
+		if v, ok := fn.Fast(args); ok {
+			t.Errorf("the fast form answered %v with %v; it must leave that to the call", args, v)
+		}
+	}
+
+	// What the call raises is still raised.
+	for _, code := range []string{`x = re.match("(", "a")`, `x = re.match({}, "a")`, `x = re.match("a")`} {
+		if err := L.DoString(code); err == nil {
+			t.Errorf("%s: no error", code)
+		} else if !strings.Contains(err.Error(), "re.match") {
+			t.Errorf("%s: %v, want re.match's error", code, err)
+		}
+	}
+}
