@@ -201,17 +201,18 @@ func luaType(L *lua.LState) int {
 	return 1
 }
 
-// luaTypeFast is luaType called with one argument for one result (the
+// luaTypeFast is luaType called with one argument for fixed results (the
 // VM's fast form: no call frame).
-func luaTypeFast(args []lua.LValue) (lua.LValue, bool) {
+func luaTypeFast(args, results []lua.LValue) int {
 	if len(args) != 1 {
-		return nil, false
+		return -1
 	}
 	t := args[0].Type()
 	if int(t) >= len(typeNames) {
-		return nil, false
+		return -1
 	}
-	return typeNames[t], true
+	results[0] = typeNames[t]
+	return 1
 }
 
 // snapshotGlobals returns the globals the reuse analysis may trust, as the

@@ -685,12 +685,20 @@ func init() {
 				callable = fn
 				meta = false
 				// luahook: a Go function with a Fast form, called with a
-				// fixed number of arguments for one result, runs without a
-				// call frame.
-				if fn.Fast != nil && B != 0 && C == 2 {
-					if v, ok := fn.Fast(reg.array[RA+1 : RA+B]); ok {
-						reg.array[RA] = v
-						// +inline-call reg.SetTop RA+1
+				// fixed number of arguments for a fixed number of results,
+				// runs without a call frame.
+				if fn.Fast != nil && B != 0 && C >= 2 {
+					// +inline-call reg.checkSize RA+nret
+					if n := fn.Fast(reg.array[RA+1:RA+B], reg.array[RA:RA+nret]); n >= 0 {
+						for i := n; i < nret; i++ {
+							reg.array[RA+i] = LNil
+						}
+						// the top as copyReturnValues leaves it
+						oldtop := reg.top
+						reg.top = RA + nret
+						if reg.top < oldtop {
+							clear(reg.array[reg.top:oldtop])
+						}
 						return 0
 					}
 				}
@@ -861,15 +869,17 @@ func init() {
 			RA := lbase + A
 			C := int(inst>>9) & 0x1ff //GETC
 			nret := C
+			// luahook: an iterator with an Iter form (the steps of pairs,
+			// ipairs and next) runs without a call frame, and its results
+			// land where the call's would, with the top the call leaves.
+			// (SetTop as the call's setup: registers at and above the top
+			// read as nil, the control value of "for k in next, t" among them)
 			// +inline-call reg.SetTop RA+3+2
-			// +inline-call reg.Set RA+3+2 reg.Get(RA+2)
-			// +inline-call reg.Set RA+3+1 reg.Get(RA+1)
-			// +inline-call reg.Set RA+3 reg.Get(RA)
-			// luahook: an iterator with an Iter form (next, ipairs') runs
-			// without a call frame.
+			iterated := false
 			if fn, ok := reg.array[RA].(*LFunction); ok && fn.Iter != nil {
 				if k, v, ok := fn.Iter(L, reg.array[RA+1], reg.array[RA+2]); ok {
-					// +inline-call reg.SetTop RA+3+nret
+					iterated = true
+					// +inline-call reg.checkSize RA+3+nret
 					for i := 0; i < nret; i++ {
 						switch i {
 						case 0:
@@ -880,10 +890,17 @@ func init() {
 							reg.array[RA+3+i] = LNil
 						}
 					}
-				} else {
-					L.callR(2, nret, RA+3)
+					oldtop := reg.top
+					reg.top = RA + 3 + nret
+					if reg.top < oldtop {
+						clear(reg.array[reg.top:oldtop])
+					}
 				}
-			} else {
+			}
+			if !iterated {
+				// +inline-call reg.Set RA+3+2 reg.Get(RA+2)
+				// +inline-call reg.Set RA+3+1 reg.Get(RA+1)
+				// +inline-call reg.Set RA+3 reg.Get(RA)
 				L.callR(2, nret, RA+3)
 			}
 			if value := reg.Get(RA + 3); value != LNil {

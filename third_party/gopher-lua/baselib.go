@@ -19,10 +19,14 @@ func OpenBase(L *LState) int {
 	basemod := L.RegisterModule("_G", baseFuncs)
 	ipairsfn := L.NewFunction(ipairsaux)
 	ipairsfn.Iter = ipairsIter
-	global.RawSetString("ipairs", L.NewClosure(baseIpairs, ipairsfn))
+	ipairs := L.NewClosure(baseIpairs, ipairsfn)
+	ipairs.Fast = iterStart(ipairsfn, LNumber(0))
+	global.RawSetString("ipairs", ipairs)
 	pairsfn := L.NewFunction(pairsaux)
 	pairsfn.Iter = pairsIter
-	global.RawSetString("pairs", L.NewClosure(basePairs, pairsfn))
+	pairs := L.NewClosure(basePairs, pairsfn)
+	pairs.Fast = iterStart(pairsfn, LNil)
+	global.RawSetString("pairs", pairs)
 	if next, ok := global.RawGetString("next").(*LFunction); ok {
 		next.Iter = pairsIter // next(t, k) is pairsaux's step (luahook)
 	}
@@ -253,6 +257,29 @@ func pairsaux(L *LState) int {
 		L.Push(key)
 		L.Push(value)
 		return 2
+	}
+}
+
+// iterStart is the Fast form of pairs and ipairs (luahook): for a table,
+// the step function, the table and the first control value.
+func iterStart(step *LFunction, first LValue) func(args, results []LValue) int {
+	return func(args, results []LValue) int {
+		if len(args) == 0 {
+			return -1
+		}
+		tb, ok := args[0].(*LTable)
+		if !ok {
+			return -1
+		}
+		n := 0
+		for i, v := range [3]LValue{step, tb, first} {
+			if i == len(results) {
+				break
+			}
+			results[i] = v
+			n++
+		}
+		return n
 	}
 }
 

@@ -27,11 +27,12 @@ func runFast(t *testing.T, src string) string {
 	}
 	L.SetGlobal("slowType", L.NewFunction(gtype))
 	fast := L.NewFunction(gtype)
-	fast.Fast = func(args []LValue) (LValue, bool) {
+	fast.Fast = func(args, results []LValue) int {
 		if len(args) != 1 || args[0].Type() == LTTable {
-			return nil, false // the usual call answers tables
+			return -1 // the usual call answers tables
 		}
-		return LString(args[0].Type().String()), true
+		results[0] = LString(args[0].Type().String())
+		return 1
 	}
 	L.SetGlobal("fastType", fast)
 	if err := L.DoString(src); err != nil {
@@ -108,17 +109,18 @@ func TestFastIsTaken(t *testing.T) {
 	L := NewState()
 	defer L.Close()
 	f := L.NewFunction(func(L *LState) int { L.Push(LString("call")); return 1 })
-	f.Fast = func(args []LValue) (LValue, bool) {
+	f.Fast = func(args, results []LValue) int {
 		if len(args) == 2 {
-			return nil, false
+			return -1
 		}
-		return LString(fmt.Sprint("fast", len(args))), true
+		results[0] = LString(fmt.Sprintf("fast%d%d", len(args), len(results)))
+		return 1
 	}
 	L.SetGlobal("f", f)
-	if err := L.DoString(`a = f(1) b = f(1, 2) c = f() d = f(1, 2, 3) e = f(unpack({1, 2, 3})) local x, y = f(1) g = y`); err != nil {
+	if err := L.DoString(`a = f(1) b = f(1, 2) c = f() d = f(1, 2, 3) e = f(unpack({1, 2, 3})) local x, y = f(1) g = y h = x`); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"a": "fast1", "b": "call", "c": "fast0", "d": "fast3", "e": "call", "g": "nil"} {
+	for name, want := range map[string]string{"a": "fast11", "b": "call", "c": "fast01", "d": "fast31", "e": "call", "g": "nil", "h": "fast12"} {
 		if got := L.GetGlobal(name).String(); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
@@ -294,7 +296,7 @@ func TestContextIsReadAfterEveryGoCall(t *testing.T) {
 }
 
 // BenchmarkFastPaths measures a hook-like body with the fast paths (type
-// with a Unary form, pairs' Iter) against the same body through calls.
+// with a Fast form, pairs' Iter) against the same body through calls.
 func BenchmarkFastPaths(b *testing.B) {
 	for _, c := range []struct{ name, typ, pairs string }{
 		{"fast", "fastType", "pairs"},
@@ -313,11 +315,12 @@ func BenchmarkFastPaths(b *testing.B) {
 				names[i] = LString(LValueType(i).String())
 			}
 			fast := L.NewFunction(gtype)
-			fast.Fast = func(args []LValue) (LValue, bool) {
+			fast.Fast = func(args, results []LValue) int {
 				if len(args) != 1 {
-					return nil, false
+					return -1
 				}
-				return names[args[0].Type()], true
+				results[0] = names[args[0].Type()]
+				return 1
 			}
 			L.SetGlobal("fastType", fast)
 			L.SetGlobal("slowType", L.NewFunction(gtype))
@@ -348,12 +351,42 @@ end`, c.typ, c.pairs)
 			t.RawSetString("command", LString("go test ./..."))
 			t.RawSetString("timeout", LNumber(120000))
 			t.RawSetString("description", LString("Run the tests"))
-			for b.Loop() {
+			for i := 0; i < b.N; i++ {
 				L.Push(fn)
 				L.Push(t)
 				L.Call(1, 1)
 				L.Pop(1)
 			}
 		})
+	}
+}
+
+// TestPairsFastFormGivesWhatTheCallGives: pairs and ipairs called for a
+// fixed number of results (their Fast form) give what their call gives for
+// all results (C = 0, which takes the call), and raise its error on what is
+// not a table.
+func TestPairsFastFormGivesWhatTheCallGives(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	err := L.DoString(`
+local t = {1, 2, a = 3}
+for _, start in ipairs({pairs, ipairs}) do
+  local all = {start(t)}
+  local f1, s1, c1 = start(t)
+  local f2, s2, c2, d2 = start(t)
+  local f3 = start(t)
+  local f4, s4 = start(t, "extra")
+  assert(#all == 3 or (all[3] == nil and #all == 2), #all)
+  assert(f1 == all[1] and s1 == all[2] and c1 == all[3], "three results")
+  assert(f2 == all[1] and s2 == all[2] and c2 == all[3] and d2 == nil, "four results")
+  assert(f3 == all[1], "one result")
+  assert(f4 == all[1] and s4 == t, "an extra argument")
+  local ok, err = pcall(function() local f, s, c = start(1) return f end)
+  assert(not ok and err:find("table expected"), tostring(err))
+  ok, err = pcall(function() local f, s, c = start() return f end)
+  assert(not ok and err:find("table expected"), tostring(err))
+end`)
+	if err != nil {
+		t.Fatal(err)
 	}
 }

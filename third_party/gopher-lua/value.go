@@ -160,10 +160,12 @@ type LFunction struct {
 	GFunction LGFunction
 	Upvalues  []*Upvalue
 	// Fast, when set, is this Go function called with a fixed number of
-	// arguments (args, which it must not keep) for exactly one result: it
-	// returns the result, or false to have GFunction called as usual. It
-	// must not raise an error or touch the stack. (luahook)
-	Fast func(args []LValue) (LValue, bool)
+	// arguments for a fixed number of results: it reads args, then writes
+	// at most len(results) results (results may share registers with args)
+	// and returns how many it wrote, the rest being nil; or it returns -1,
+	// having written nothing, to have GFunction called as usual. It must
+	// not keep either slice, raise an error or touch the stack. (luahook)
+	Fast func(args, results []LValue) int
 	// Iter, when set, is this Go function called by a generic for with its
 	// state s and control value c: it returns the next key and value (nil
 	// when the iteration ends), or false to have GFunction called as usual.

@@ -1389,40 +1389,27 @@ func init() {
 				callable = fn
 				meta = false
 				// luahook: a Go function with a Fast form, called with a
-				// fixed number of arguments for one result, runs without a
-				// call frame.
-				if fn.Fast != nil && B != 0 && C == 2 {
-					if v, ok := fn.Fast(reg.array[RA+1 : RA+B]); ok {
-						reg.array[RA] = v
-						// this section is inlined by go-inline
-						// source function is 'func (rg *registry) SetTop(topi int) ' in '_state.go'
-						{
-							rg := reg
-							topi := RA + 1
-							// this section is inlined by go-inline
-							// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-							{
-								requiredSize := topi
-								if requiredSize > cap(rg.array) {
-									rg.resize(requiredSize)
-								}
-							}
-							oldtopi := rg.top
-							rg.top = topi
-							for i := oldtopi; i < rg.top; i++ {
-								rg.array[i] = LNil
-							}
-							// values beyond top don't need to be valid LValues, so setting them to nil is fine
-							// setting them to nil rather than LNil lets us invoke the golang memclr opto
-							if rg.top < oldtopi {
-								nilRange := rg.array[rg.top:oldtopi]
-								for i := range nilRange {
-									nilRange[i] = nil
-								}
-							}
-							//for i := rg.top; i < oldtop; i++ {
-							//	rg.array[i] = LNil
-							//}
+				// fixed number of arguments for a fixed number of results,
+				// runs without a call frame.
+				if fn.Fast != nil && B != 0 && C >= 2 {
+					// this section is inlined by go-inline
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+					{
+						rg := reg
+						requiredSize := RA + nret
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
+						}
+					}
+					if n := fn.Fast(reg.array[RA+1:RA+B], reg.array[RA:RA+nret]); n >= 0 {
+						for i := n; i < nret; i++ {
+							reg.array[RA+i] = LNil
+						}
+						// the top as copyReturnValues leaves it
+						oldtop := reg.top
+						reg.top = RA + nret
+						if reg.top < oldtop {
+							clear(reg.array[reg.top:oldtop])
 						}
 						return 0
 					}
@@ -2181,6 +2168,11 @@ func init() {
 			RA := lbase + A
 			C := int(inst>>9) & 0x1ff //GETC
 			nret := C
+			// luahook: an iterator with an Iter form (the steps of pairs,
+			// ipairs and next) runs without a call frame, and its results
+			// land where the call's would, with the top the call leaves.
+			// (SetTop as the call's setup: registers at and above the top
+			// read as nil, the control value of "for k in next, t" among them)
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) SetTop(topi int) ' in '_state.go'
 			{
@@ -2211,99 +2203,18 @@ func init() {
 				//	rg.array[i] = LNil
 				//}
 			}
-			// this section is inlined by go-inline
-			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
-			{
-				rg := reg
-				regi := RA + 3 + 2
-				vali := reg.Get(RA + 2)
-				newSize := regi + 1
-				// this section is inlined by go-inline
-				// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-				{
-					requiredSize := newSize
-					if requiredSize > cap(rg.array) {
-						rg.resize(requiredSize)
-					}
-				}
-				rg.array[regi] = vali
-				if regi >= rg.top {
-					rg.top = regi + 1
-				}
-			}
-			// this section is inlined by go-inline
-			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
-			{
-				rg := reg
-				regi := RA + 3 + 1
-				vali := reg.Get(RA + 1)
-				newSize := regi + 1
-				// this section is inlined by go-inline
-				// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-				{
-					requiredSize := newSize
-					if requiredSize > cap(rg.array) {
-						rg.resize(requiredSize)
-					}
-				}
-				rg.array[regi] = vali
-				if regi >= rg.top {
-					rg.top = regi + 1
-				}
-			}
-			// this section is inlined by go-inline
-			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
-			{
-				rg := reg
-				regi := RA + 3
-				vali := reg.Get(RA)
-				newSize := regi + 1
-				// this section is inlined by go-inline
-				// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-				{
-					requiredSize := newSize
-					if requiredSize > cap(rg.array) {
-						rg.resize(requiredSize)
-					}
-				}
-				rg.array[regi] = vali
-				if regi >= rg.top {
-					rg.top = regi + 1
-				}
-			}
-			// luahook: an iterator with an Iter form (next, ipairs') runs
-			// without a call frame.
+			iterated := false
 			if fn, ok := reg.array[RA].(*LFunction); ok && fn.Iter != nil {
 				if k, v, ok := fn.Iter(L, reg.array[RA+1], reg.array[RA+2]); ok {
+					iterated = true
 					// this section is inlined by go-inline
-					// source function is 'func (rg *registry) SetTop(topi int) ' in '_state.go'
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
 					{
 						rg := reg
-						topi := RA + 3 + nret
-						// this section is inlined by go-inline
-						// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-						{
-							requiredSize := topi
-							if requiredSize > cap(rg.array) {
-								rg.resize(requiredSize)
-							}
+						requiredSize := RA + 3 + nret
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
 						}
-						oldtopi := rg.top
-						rg.top = topi
-						for i := oldtopi; i < rg.top; i++ {
-							rg.array[i] = LNil
-						}
-						// values beyond top don't need to be valid LValues, so setting them to nil is fine
-						// setting them to nil rather than LNil lets us invoke the golang memclr opto
-						if rg.top < oldtopi {
-							nilRange := rg.array[rg.top:oldtopi]
-							for i := range nilRange {
-								nilRange[i] = nil
-							}
-						}
-						//for i := rg.top; i < oldtop; i++ {
-						//	rg.array[i] = LNil
-						//}
 					}
 					for i := 0; i < nret; i++ {
 						switch i {
@@ -2315,10 +2226,74 @@ func init() {
 							reg.array[RA+3+i] = LNil
 						}
 					}
-				} else {
-					L.callR(2, nret, RA+3)
+					oldtop := reg.top
+					reg.top = RA + 3 + nret
+					if reg.top < oldtop {
+						clear(reg.array[reg.top:oldtop])
+					}
 				}
-			} else {
+			}
+			if !iterated {
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
+				{
+					rg := reg
+					regi := RA + 3 + 2
+					vali := reg.Get(RA + 2)
+					newSize := regi + 1
+					// this section is inlined by go-inline
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+					{
+						requiredSize := newSize
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
+						}
+					}
+					rg.array[regi] = vali
+					if regi >= rg.top {
+						rg.top = regi + 1
+					}
+				}
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
+				{
+					rg := reg
+					regi := RA + 3 + 1
+					vali := reg.Get(RA + 1)
+					newSize := regi + 1
+					// this section is inlined by go-inline
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+					{
+						requiredSize := newSize
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
+						}
+					}
+					rg.array[regi] = vali
+					if regi >= rg.top {
+						rg.top = regi + 1
+					}
+				}
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
+				{
+					rg := reg
+					regi := RA + 3
+					vali := reg.Get(RA)
+					newSize := regi + 1
+					// this section is inlined by go-inline
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+					{
+						requiredSize := newSize
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
+						}
+					}
+					rg.array[regi] = vali
+					if regi >= rg.top {
+						rg.top = regi + 1
+					}
+				}
 				L.callR(2, nret, RA+3)
 			}
 			if value := reg.Get(RA + 3); value != LNil {

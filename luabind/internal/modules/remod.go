@@ -226,29 +226,31 @@ func (m *Modules) reMatch(L *lua.LState) int {
 // the state has looked up before (m.recent) and a subject its needed
 // literals or its automaton decide. Any other call is declined, and
 // reMatch answers it (or raises its error).
-func (m *Modules) reMatchFast(args []lua.LValue) (lua.LValue, bool) {
+func (m *Modules) reMatchFast(args, results []lua.LValue) int {
 	if len(args) != 2 || m.recent == nil {
-		return nil, false
+		return -1
 	}
 	pattern, ok := args[0].(lua.LString)
 	if !ok {
-		return nil, false
+		return -1
 	}
 	s, ok := args[1].(lua.LString)
 	if !ok {
-		return nil, false
+		return -1
 	}
 	memo := &m.recent[memoSlot(string(pattern))]
 	if memo.re == nil || memo.pattern != string(pattern) {
-		return nil, false
+		return -1
 	}
 	if !memo.re.mayHoldNeeds(string(s)) {
-		return lua.LFalse, true
+		results[0] = lua.LFalse
+		return 1
 	}
 	if matched, ok := memo.re.decided(string(s)); ok {
-		return lua.LBool(matched), true
+		results[0] = lua.LBool(matched)
+		return 1
 	}
-	return nil, false
+	return -1
 }
 
 func (m *Modules) reFind(L *lua.LState) int {
