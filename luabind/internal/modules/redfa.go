@@ -50,10 +50,10 @@ var dfaBudget = struct {
 	max  int64
 }{max: 64 << 20}
 
-// stateBytes estimates what a state of threads pcs takes: its transitions,
-// its threads and its key in states.
+// stateBytes estimates what a state of threads pcs takes: its transitions
+// (by class and by ASCII byte), its threads and its key in states.
 func (d *dfa) stateBytes(pcs []uint32) int64 {
-	return int64(8*len(d.bounds) + 8*len(pcs) + 128)
+	return int64(8*len(d.bounds) + 8*len(pcs) + 8*utf8.RuneSelf + 128)
 }
 
 // dstate is one state: the threads of the program alive at a position.
@@ -63,7 +63,11 @@ type dstate struct {
 	// match: a match has ended at or before this position; atEnd: one
 	// ends here if the text does; dead: none can, whatever follows
 	match, atEnd, dead bool
+	stop               bool                     // match || dead: the answer is known
 	next               []atomic.Pointer[dstate] // by class; nil: not built yet
+	// byByte is next by ASCII byte, filled from next as bytes come: one
+	// load a byte instead of the byte's class and then its transition
+	byByte [utf8.RuneSelf]atomic.Pointer[dstate]
 }
 
 const (
@@ -156,14 +160,31 @@ func (d *dfa) match(s string) (matched, ok bool) {
 			return false, false
 		}
 	}
+	if st.stop {
+		return st.match, true
+	}
 	for i := 0; i < len(s); {
-		if st.match || st.dead {
-			return st.match, true
-		}
 		var c int
 		if b := s[i]; b < utf8.RuneSelf {
-			c = int(d.ascii[b])
 			i++
+			if next := st.byByte[b].Load(); next != nil {
+				if st = next; st.stop {
+					return st.match, true
+				}
+				continue
+			}
+			c = int(d.ascii[b])
+			next := st.next[c].Load()
+			if next == nil {
+				if next = d.build(st, c); next == nil {
+					return false, false
+				}
+			}
+			st.byByte[b].Store(next)
+			if st = next; st.stop {
+				return st.match, true
+			}
+			continue
 		} else {
 			r, w := utf8.DecodeRuneInString(s[i:])
 			c = d.classOf(r)
@@ -176,6 +197,9 @@ func (d *dfa) match(s string) (matched, ok bool) {
 			}
 		}
 		st = next
+		if st.stop {
+			return st.match, true
+		}
 	}
 	return st.match || st.atEnd, true
 }
@@ -278,6 +302,7 @@ func (d *dfa) state(seeds []uint32, begin bool) *dstate {
 	// no thread, and none starts past the text's start: ^ anchors the
 	// pattern there
 	st.dead = len(pcs) == 0 && !match && !begin && d.anchored()
+	st.stop = st.match || st.dead
 	d.states[string(key)] = st
 	return st
 }
