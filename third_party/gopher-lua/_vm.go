@@ -44,15 +44,23 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		return
 	}
 
+	// luahook: the frame and its code are read again only after an
+	// instruction that may change the frame (those run through jumpTable)
+	cf = L.currentFrame
+	code, upvalues := cf.Fn.Proto.Code, cf.Fn.Upvalues
+	reg := L.reg // (an LState's registry is never replaced)
+	// the count of instructions left before the next look at the context,
+	// kept here and in L.ctxCountdown around each instruction of jumpTable
+	// (OP_CALL spends it after a Go call; nested loops count on it)
+	countdown := L.ctxCountdown
 	for {
-		cf = L.currentFrame
-		inst = cf.Fn.Proto.Code[cf.Pc]
+		inst = code[cf.Pc]
 		cf.Pc++
 		// luahook: the context is looked at every ctxCheckEvery
 		// instructions and after every call of a Go function, not before
 		// every instruction (a select per instruction was a tenth of the
 		// time of a typical hook).
-		if L.ctxCountdown--; L.ctxCountdown <= 0 {
+		if countdown--; countdown <= 0 {
 			select {
 			case <-L.ctx.Done():
 				// the count stays spent: every later instruction looks
@@ -62,7 +70,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 				L.RaiseError(L.ctx.Err().Error())
 				return
 			default:
-				L.ctxCountdown = ctxCheckEvery
+				countdown = ctxCheckEvery
 			}
 		}
 		// luahook: the commonest cheap instructions run here, without a
@@ -72,7 +80,6 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			cf.Pc += int(inst&0x3ffff) - opMaxArgSbx //GETSBX
 			continue
 		case OP_MOVE:
-			reg := L.reg
 			lbase := cf.LocalBase
 			RA := lbase + int(inst>>18)&0xff //GETA
 			B := int(inst & 0x1ff)           //GETB
@@ -80,10 +87,9 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			// +inline-call reg.Set RA v
 			continue
 		case OP_GETUPVAL:
-			reg := L.reg
 			RA := cf.LocalBase + int(inst>>18)&0xff //GETA
 			B := int(inst & 0x1ff)                  //GETB
-			v := cf.Fn.Upvalues[B].Value()
+			v := upvalues[B].Value()
 			// +inline-call reg.Set RA v
 			continue
 		case OP_EQ:
@@ -107,7 +113,6 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			}
 			continue
 		case OP_LOADK:
-			reg := L.reg
 			RA := cf.LocalBase + int(inst>>18)&0xff //GETA
 			Bx := int(inst & 0x3ffff)               //GETBX
 			v := cf.Fn.Proto.Constants[Bx]
@@ -115,7 +120,6 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			continue
 		case OP_GETTABLEKS:
 			// a table's own field, or getFieldString's answer
-			reg := L.reg
 			lbase := cf.LocalBase
 			RA := lbase + int(inst>>18)&0xff //GETA
 			B := int(inst & 0x1ff)           //GETB
@@ -124,7 +128,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			key := L.rkString(C)
 			var v LValue
 			if tb, ok := obj.(*LTable); ok {
-				if v = tb.RawGetString(key); v == LNil && tb.Metatable != LNil {
+				if v = tb.RawGetString(key); v == LNil && hasIndexMeta(tb) {
 					v = L.getFieldString(obj, key)
 				}
 			} else {
@@ -134,7 +138,6 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			continue
 		case OP_GETTABLE:
 			// a table's own value, or getField's answer
-			reg := L.reg
 			lbase := cf.LocalBase
 			RA := lbase + int(inst>>18)&0xff //GETA
 			B := int(inst & 0x1ff)           //GETB
@@ -143,7 +146,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			key := L.rkValue(C)
 			var v LValue
 			if tb, ok := obj.(*LTable); ok {
-				if v = tb.RawGet(key); v == LNil && tb.Metatable != LNil {
+				if v = tb.RawGet(key); v == LNil && hasIndexMeta(tb) {
 					v = L.getField(obj, key)
 				}
 			} else {
@@ -154,15 +157,26 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		case OP_TEST:
 			RA := cf.LocalBase + int(inst>>18)&0xff //GETA
 			C := int(inst>>9) & 0x1ff               //GETC
-			if LVAsBool(L.reg.Get(RA)) == (C == 0) {
+			if LVAsBool(reg.Get(RA)) == (C == 0) {
 				cf.Pc++
 			}
 			continue
 		}
+		L.ctxCountdown = countdown
 		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
 			return
 		}
+		countdown = L.ctxCountdown
+		cf = L.currentFrame
+		code, upvalues = cf.Fn.Proto.Code, cf.Fn.Upvalues
 	}
+}
+
+// hasIndexMeta reports whether a read of a field tb does not hold may find
+// it through tb's metatable (luahook).
+func hasIndexMeta(tb *LTable) bool {
+	mt, ok := tb.Metatable.(*LTable)
+	return ok && mt.RawGetString("__index") != LNil // as metaOp1 reads it
 }
 
 // ctxCheckEvery is how many instructions mainLoopWithContext runs between
