@@ -31,9 +31,12 @@ local READERS = secrets.readers
 local secret = secrets.file
 
 -- A line of plain words that runs no program the parser follows and has
--- no word that could name a secrets file is allowed without parsing it
--- (shell.quick): the common case costs a few regular-expression matches.
-local quick = shell.quick({ words = secrets.files_in_line })
+-- no word that could name a secrets file is allowed without parsing it:
+-- shell.quick's check, made in the hook from the bound and the pattern it
+-- returns (#line < QUICK_MAX and not match(QUICK_STOP, line)), so that the
+-- common case costs one regular-expression match and no Lua call.
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = secrets.files_in_line })
+local match = re.match
 
 -- paths returns what names a secrets file in the first string of v that
 -- could be a path (one line, no blanks, at most 4 KiB, not under a text
@@ -68,20 +71,24 @@ hook.register("PreToolUse", nil, function(input)
   -- every path-like string of the tool input
   local args = input.toolInput
   local targs = type(args)
-  if targs == "table" then
-    for k, v in pairs(args) do
-      -- a value's key is k when it is a string (TEXT_KEYS has no other)
-      local tv, hit = type(v), nil
-      if tv == "string" then
-        if not TEXT_KEYS[k] then hit = paths(v, 1, type(k) == "string" and k or nil) end
-      elseif tv == "table" then
-        hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
+  if targs ~= "table" then
+    -- no command line either
+    local hit = targs == "string" and paths(args, 0, nil)
+    if hit then return blocked(hit) end
+    return nil
+  end
+  for k, v in pairs(args) do
+    -- a value's key is k when it is a string (TEXT_KEYS has no other)
+    local tv = type(v)
+    if tv == "string" then
+      if not TEXT_KEYS[k] then
+        local hit = paths(v, 1, type(k) == "string" and k or nil)
+        if hit then return blocked(hit) end
       end
+    elseif tv == "table" then
+      local hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
       if hit then return blocked(hit) end
     end
-  elseif targs == "string" then
-    local hit = paths(args, 0, nil)
-    if hit then return blocked(hit) end
   end
   -- a shell tool: its capabilities say so or, when the host declares
   -- none, its name
@@ -99,10 +106,10 @@ hook.register("PreToolUse", nil, function(input)
   end
   -- its command line (shell.command): a string, or an argv list quoted
   -- back into one line
-  local c = targs == "table" and (args.command or args.cmd) or nil
+  local c = args.command or args.cmd
   local line
   if type(c) == "string" then
-    if quick(c) then return nil end
+    if #c < QUICK_MAX and not match(QUICK_STOP, c) then return nil end
     line = c
   elseif type(c) == "table" then
     local parts = {}

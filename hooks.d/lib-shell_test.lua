@@ -188,15 +188,19 @@ test("hostile input never raises", function()
 end)
 
 test("quick lets through plain lines that run nothing a rule looks at", function()
-  local quick = shell.quick({ programs = { { "rm", "mkfs[^ /]*" } }, words = "(?i)\\.env(?:[/ =:@]|$)" })
+  local quick, max, stop = shell.quick({ programs = { { "rm", "mkfs[^ /]*" } }, words = "(?i)\\.env(?:[/ =:@]|$)" })
+  -- the check made from the bound and pattern quick also returns
+  local made = function(line) return #line < max and not re.match(stop, line) end
   for _, line in ipairs({ "go test ./... -run TestRunner -count=1", "npm run build", "CGO_ENABLED=0 go build -o bin/x .",
     "ls -la src", "make", "", "git-lfs pull", "envsubst x", "timeouts x" }) do
     expect.truthy(quick(line), line)
+    expect.truthy(made(line), line)
   end
   for _, line in ipairs({ "rm -rf /", "RM x", "/bin/rm x", "./rm x", "x/rm/ y", "FOO=1 rm x", "A=1 B=/bin/rm x",
     "mkfs.ext4 /dev/sda", "sudo ls", "env ls", "time ls", "if ls", "function f", "python3.12 x", "bash",
     ". x", "eval ls", "find . -delete", "cat .env", "cat x=.ENV", "cat $x", "ls; rm x", "ls\trm", "ls 'x'",
     "cat ~/x", "ls *", string.rep("a ", shell.limits.tokens) }) do
     expect.truthy(not quick(line), line)
+    expect.truthy(not made(line), line)
   end
 end)
