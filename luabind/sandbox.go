@@ -202,8 +202,10 @@ func luaType(L *lua.LState) int {
 }
 
 // luaTypeFast is luaType called with one argument for fixed results (the
-// VM's fast form: no call frame).
-func luaTypeFast(args, results []lua.LValue) int {
+// VM's fast form: no call frame), shared by every state.
+var luaTypeFast = &lua.FastForms{Call: luaTypeCall}
+
+func luaTypeCall(_ *lua.LFunction, args, results []lua.LValue) int {
 	if len(args) != 1 {
 		return -1
 	}

@@ -701,9 +701,9 @@ func init() {
 				// luahook: a Go function with a Fast form, called with a
 				// fixed number of arguments for a fixed number of results,
 				// runs without a call frame.
-				if fn.Fast != nil && B != 0 && C >= 2 {
+				if fn.Fast != nil && fn.Fast.Call != nil && B != 0 && C >= 2 {
 					// +inline-call reg.checkSize RA+nret
-					if n := fn.Fast(reg.array[RA+1:RA+B], reg.array[RA:RA+nret]); n >= 0 {
+					if n := fn.Fast.Call(fn, reg.array[RA+1:RA+B], reg.array[RA:RA+nret]); n >= 0 {
 						for i := n; i < nret; i++ {
 							reg.array[RA+i] = LNil
 						}
@@ -890,8 +890,8 @@ func init() {
 			// read as nil, the control value of "for k in next, t" among them)
 			// +inline-call reg.SetTop RA+3+2
 			iterated := false
-			if fn, ok := reg.array[RA].(*LFunction); ok && fn.Iter != nil {
-				if k, v, ok := fn.Iter(L, reg.array[RA+1], reg.array[RA+2]); ok {
+			if fn, ok := reg.array[RA].(*LFunction); ok && fn.Fast != nil && fn.Fast.Iter != nil {
+				if k, v, ok := fn.Fast.Iter(L, reg.array[RA+1], reg.array[RA+2]); ok {
 					iterated = true
 					// +inline-call reg.checkSize RA+3+nret
 					for i := 0; i < nret; i++ {

@@ -18,17 +18,17 @@ func OpenBase(L *LState) int {
 	L.SetGlobal("_GOPHER_LUA_VERSION", LString(PackageName+" "+PackageVersion))
 	basemod := L.RegisterModule("_G", baseFuncs)
 	ipairsfn := L.NewFunction(ipairsaux)
-	ipairsfn.Iter = ipairsIter
+	ipairsfn.Fast = ipairsStep
 	ipairs := L.NewClosure(baseIpairs, ipairsfn)
-	ipairs.Fast = iterStart(ipairsfn, LNumber(0))
+	ipairs.Fast = ipairsStart
 	global.RawSetString("ipairs", ipairs)
 	pairsfn := L.NewFunction(pairsaux)
-	pairsfn.Iter = pairsIter
+	pairsfn.Fast = pairsStep
 	pairs := L.NewClosure(basePairs, pairsfn)
-	pairs.Fast = iterStart(pairsfn, LNil)
+	pairs.Fast = pairsStart
 	global.RawSetString("pairs", pairs)
 	if next, ok := global.RawGetString("next").(*LFunction); ok {
-		next.Iter = pairsIter // next(t, k) is pairsaux's step (luahook)
+		next.Fast = pairsStep // next(t, k) is pairsaux's step (luahook)
 	}
 	L.Push(basemod)
 	return 1
@@ -260,11 +260,21 @@ func pairsaux(L *LState) int {
 	}
 }
 
-// iterStart is the Fast form of pairs and ipairs (luahook): for a table,
-// the step function, the table and the first control value.
-func iterStart(step *LFunction, first LValue) func(args, results []LValue) int {
-	return func(args, results []LValue) int {
-		if len(args) == 0 {
+// The fast forms of pairs, ipairs and their steps, shared by every state
+// (luahook).
+var (
+	pairsStart  = &FastForms{Call: iterStart(LNil)}
+	ipairsStart = &FastForms{Call: iterStart(LNumber(0))}
+	pairsStep   = &FastForms{Iter: pairsIter}
+	ipairsStep  = &FastForms{Iter: ipairsIter}
+)
+
+// iterStart is the fast Call form of pairs and ipairs (luahook): for a
+// table, the step function (the closure's upvalue), the table and the
+// first control value.
+func iterStart(first LValue) func(fn *LFunction, args, results []LValue) int {
+	return func(fn *LFunction, args, results []LValue) int {
+		if len(args) == 0 || len(fn.Upvalues) == 0 {
 			return -1
 		}
 		tb, ok := args[0].(*LTable)
@@ -272,7 +282,7 @@ func iterStart(step *LFunction, first LValue) func(args, results []LValue) int {
 			return -1
 		}
 		n := 0
-		for i, v := range [3]LValue{step, tb, first} {
+		for i, v := range [3]LValue{fn.Upvalues[0].Value(), tb, first} {
 			if i == len(results) {
 				break
 			}
@@ -283,7 +293,7 @@ func iterStart(step *LFunction, first LValue) func(args, results []LValue) int {
 	}
 }
 
-// pairsIter is pairsaux as an Iter (luahook).
+// pairsIter is pairsaux as a fast Iter form (luahook).
 func pairsIter(L *LState, s, c LValue) (LValue, LValue, bool) {
 	tb, ok := s.(*LTable)
 	if !ok {
@@ -293,7 +303,7 @@ func pairsIter(L *LState, s, c LValue) (LValue, LValue, bool) {
 	return k, v, true
 }
 
-// ipairsIter is ipairsaux as an Iter (luahook).
+// ipairsIter is ipairsaux as a fast Iter form (luahook).
 func ipairsIter(L *LState, s, c LValue) (LValue, LValue, bool) {
 	tb, ok := s.(*LTable)
 	if !ok {

@@ -27,13 +27,13 @@ func runFast(t *testing.T, src string) string {
 	}
 	L.SetGlobal("slowType", L.NewFunction(gtype))
 	fast := L.NewFunction(gtype)
-	fast.Fast = func(args, results []LValue) int {
+	fast.Fast = &FastForms{Call: func(_ *LFunction, args, results []LValue) int {
 		if len(args) != 1 || args[0].Type() == LTTable {
 			return -1 // the usual call answers tables
 		}
 		results[0] = LString(args[0].Type().String())
 		return 1
-	}
+	}}
 	L.SetGlobal("fastType", fast)
 	if err := L.DoString(src); err != nil {
 		t.Fatalf("%s: %v", src, err)
@@ -109,13 +109,13 @@ func TestFastIsTaken(t *testing.T) {
 	L := NewState()
 	defer L.Close()
 	f := L.NewFunction(func(L *LState) int { L.Push(LString("call")); return 1 })
-	f.Fast = func(args, results []LValue) int {
+	f.Fast = &FastForms{Call: func(_ *LFunction, args, results []LValue) int {
 		if len(args) == 2 {
 			return -1
 		}
 		results[0] = LString(fmt.Sprintf("fast%d%d", len(args), len(results)))
 		return 1
-	}
+	}}
 	L.SetGlobal("f", f)
 	if err := L.DoString(`a = f(1) b = f(1, 2) c = f() d = f(1, 2, 3) e = f(unpack({1, 2, 3})) local x, y = f(1) g = y h = x`); err != nil {
 		t.Fatal(err)
@@ -315,13 +315,13 @@ func BenchmarkFastPaths(b *testing.B) {
 				names[i] = LString(LValueType(i).String())
 			}
 			fast := L.NewFunction(gtype)
-			fast.Fast = func(args, results []LValue) int {
+			fast.Fast = &FastForms{Call: func(_ *LFunction, args, results []LValue) int {
 				if len(args) != 1 {
 					return -1
 				}
 				results[0] = names[args[0].Type()]
 				return 1
-			}
+			}}
 			L.SetGlobal("fastType", fast)
 			L.SetGlobal("slowType", L.NewFunction(gtype))
 			L.SetGlobal("slownext", L.NewFunction(func(L *LState) int {

@@ -159,17 +159,26 @@ type LFunction struct {
 	Proto     *FunctionProto
 	GFunction LGFunction
 	Upvalues  []*Upvalue
-	// Fast, when set, is this Go function called with a fixed number of
-	// arguments for a fixed number of results: it reads args, then writes
-	// at most len(results) results (results may share registers with args)
-	// and returns how many it wrote, the rest being nil; or it returns -1,
+	// Fast, when set, holds the forms in which the VM runs this Go
+	// function without a call frame (one pointer: the struct stays in its
+	// 64-byte size class). (luahook)
+	Fast *FastForms
+}
+
+// FastForms are the forms in which the VM runs a Go function without a
+// call frame; each is optional, and none may raise an error or touch the
+// stack. (luahook)
+type FastForms struct {
+	// Call is the function fn called with a fixed number of arguments for
+	// a fixed number of results: it reads args, then writes at most
+	// len(results) results (results may share registers with args) and
+	// returns how many it wrote, the rest being nil; or it returns -1,
 	// having written nothing, to have GFunction called as usual. It must
-	// not keep either slice, raise an error or touch the stack. (luahook)
-	Fast func(args, results []LValue) int
-	// Iter, when set, is this Go function called by a generic for with its
-	// state s and control value c: it returns the next key and value (nil
-	// when the iteration ends), or false to have GFunction called as usual.
-	// It must not raise an error or touch the stack. (luahook)
+	// not keep either slice. (fn lets one FastForms serve every state.)
+	Call func(fn *LFunction, args, results []LValue) int
+	// Iter is the function called by a generic for with its state s and
+	// control value c: it returns the next key and value (nil when the
+	// iteration ends), or false to have GFunction called as usual.
 	Iter func(L *LState, s, c LValue) (k, v LValue, ok bool)
 }
 type LGFunction func(*LState) int

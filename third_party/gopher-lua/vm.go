@@ -1405,7 +1405,7 @@ func init() {
 				// luahook: a Go function with a Fast form, called with a
 				// fixed number of arguments for a fixed number of results,
 				// runs without a call frame.
-				if fn.Fast != nil && B != 0 && C >= 2 {
+				if fn.Fast != nil && fn.Fast.Call != nil && B != 0 && C >= 2 {
 					// this section is inlined by go-inline
 					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
 					{
@@ -1415,7 +1415,7 @@ func init() {
 							rg.resize(requiredSize)
 						}
 					}
-					if n := fn.Fast(reg.array[RA+1:RA+B], reg.array[RA:RA+nret]); n >= 0 {
+					if n := fn.Fast.Call(fn, reg.array[RA+1:RA+B], reg.array[RA:RA+nret]); n >= 0 {
 						for i := n; i < nret; i++ {
 							reg.array[RA+i] = LNil
 						}
@@ -2218,8 +2218,8 @@ func init() {
 				//}
 			}
 			iterated := false
-			if fn, ok := reg.array[RA].(*LFunction); ok && fn.Iter != nil {
-				if k, v, ok := fn.Iter(L, reg.array[RA+1], reg.array[RA+2]); ok {
+			if fn, ok := reg.array[RA].(*LFunction); ok && fn.Fast != nil && fn.Fast.Iter != nil {
+				if k, v, ok := fn.Fast.Iter(L, reg.array[RA+1], reg.array[RA+2]); ok {
 					iterated = true
 					// this section is inlined by go-inline
 					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'

@@ -42,11 +42,11 @@ func TestReMatchFastFormAnswersAsTheCall(t *testing.T) {
 
 	// The fast form answers what it decides, and declines the rest.
 	fn := L.GetGlobal("re").(*lua.LTable).RawGetString("match").(*lua.LFunction)
-	if fn.Fast == nil {
+	if fn.Fast == nil || fn.Fast.Call == nil {
 		t.Fatal("re.match has no fast form")
 	}
 	results := make([]lua.LValue, 1)
-	if n := fn.Fast([]lua.LValue{lua.LString("never looked up"), lua.LString("x")}, results); n != -1 {
+	if n := fn.Fast.Call(fn, []lua.LValue{lua.LString("never looked up"), lua.LString("x")}, results); n != -1 {
 		t.Error("the fast form answered a pattern the state never looked up")
 	}
 	// (the state remembers a pattern by the address of its text: the one
@@ -55,7 +55,7 @@ func TestReMatchFastFormAnswersAsTheCall(t *testing.T) {
 	if err := L.DoString(`x = re.match(p, "")`); err != nil {
 		t.Fatal(err)
 	}
-	if n := fn.Fast([]lua.LValue{L.GetGlobal("p"), lua.LString("xabcx")}, results); n != 1 || results[0] != lua.LTrue {
+	if n := fn.Fast.Call(fn, []lua.LValue{L.GetGlobal("p"), lua.LString("xabcx")}, results); n != 1 || results[0] != lua.LTrue {
 		t.Errorf("the fast form on a pattern looked up: %d, %v; want 1, true", n, results[0])
 	}
 	L.SetGlobal("w", lua.LString(`\bword\b`))
@@ -70,7 +70,7 @@ func TestReMatchFastFormAnswersAsTheCall(t *testing.T) {
 		{p, lua.LString("abc"), lua.LString("extra")},
 		{L.GetGlobal("w"), lua.LString("a word")}, // \b: the automaton does not take it
 	} {
-		if n := fn.Fast(args, results); n != -1 {
+		if n := fn.Fast.Call(fn, args, results); n != -1 {
 			t.Errorf("the fast form answered %v with %v; it must leave that to the call", args, results[:max(n, 0)])
 		}
 	}

@@ -69,7 +69,7 @@ func (m *Modules) OpenRe() {
 	L := m.L
 	mod := L.CreateTable(0, 6)
 	match := L.NewFunction(m.reMatch)
-	match.Fast = m.reMatchFast
+	match.Fast = &lua.FastForms{Call: m.reMatchFast}
 	mod.RawSetString("match", match)
 	mod.RawSetString("find", L.NewFunction(m.reFind))
 	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
@@ -226,7 +226,7 @@ func (m *Modules) reMatch(L *lua.LState) int {
 // the state has looked up before (m.recent) and a subject its needed
 // literals or its automaton decide. Any other call is declined, and
 // reMatch answers it (or raises its error).
-func (m *Modules) reMatchFast(args, results []lua.LValue) int {
+func (m *Modules) reMatchFast(_ *lua.LFunction, args, results []lua.LValue) int {
 	if len(args) != 2 || m.recent == nil {
 		return -1
 	}
