@@ -34,7 +34,9 @@ local secret = secrets.file
 -- no word that could name a secrets file is allowed without parsing it:
 -- shell.quick's check, made in the hook from the bound and the pattern it
 -- returns (#line < QUICK_MAX and not match(QUICK_STOP, line)), so that the
--- common case costs one regular-expression match and no Lua call.
+-- common case costs one regular-expression match and no Lua call. (The
+-- hot path's returns give no value, which the runner reads as nil: a
+-- LOADNIL less.)
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = secrets.files_in_line })
 local match = re.match
 
@@ -106,17 +108,15 @@ hook.register("PreToolUse", nil, function(input)
   end
   -- its command line (shell.command): a string, or an argv list quoted
   -- back into one line
-  local c = args.command or args.cmd
-  local line
-  if type(c) == "string" then
-    if #c < QUICK_MAX and not match(QUICK_STOP, c) then return nil end
-    line = c
-  elseif type(c) == "table" then
+  local line = args.command or args.cmd
+  if type(line) == "string" then
+    if #line < QUICK_MAX and not match(QUICK_STOP, line) then return end
+  elseif type(line) == "table" then
     local parts = {}
-    for _, a in ipairs(c) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
     line = table.concat(parts, " ")
   else
-    return nil
+    return
   end
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do

@@ -154,6 +154,30 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			}
 			// +inline-call reg.Set RA v
 			continue
+		case OP_LEN:
+			// the length of a string; anything else below
+			B := int(inst & 0x1ff) //GETB
+			if s, ok := L.rkValue(B).(LString); ok {
+				RA := cf.LocalBase + int(inst>>18)&0xff //GETA
+				// +inline-call reg.SetNumber RA LNumber(len(s))
+				continue
+			}
+		case OP_LT:
+			// two numbers compared; anything else below
+			B := int(inst & 0x1ff)    //GETB
+			C := int(inst>>9) & 0x1ff //GETC
+			if v1, ok := L.rkValue(B).(LNumber); ok {
+				if v2, ok := L.rkValue(C).(LNumber); ok {
+					v := 1
+					if v1 < v2 {
+						v = 0
+					}
+					if v == int(inst>>18)&0xff { //GETA
+						cf.Pc++
+					}
+					continue
+				}
+			}
 		case OP_TEST:
 			RA := cf.LocalBase + int(inst>>18)&0xff //GETA
 			C := int(inst>>9) & 0x1ff               //GETC

@@ -253,6 +253,49 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 				}
 			}
 			continue
+		case OP_LEN:
+			// the length of a string; anything else below
+			B := int(inst & 0x1ff) //GETB
+			if s, ok := L.rkValue(B).(LString); ok {
+				RA := cf.LocalBase + int(inst>>18)&0xff //GETA
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
+				{
+					rg := reg
+					regi := RA
+					vali := LNumber(len(s))
+					newSize := regi + 1
+					// this section is inlined by go-inline
+					// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+					{
+						requiredSize := newSize
+						if requiredSize > cap(rg.array) {
+							rg.resize(requiredSize)
+						}
+					}
+					rg.array[regi] = rg.alloc.LNumber2I(vali)
+					if regi >= rg.top {
+						rg.top = regi + 1
+					}
+				}
+				continue
+			}
+		case OP_LT:
+			// two numbers compared; anything else below
+			B := int(inst & 0x1ff)    //GETB
+			C := int(inst>>9) & 0x1ff //GETC
+			if v1, ok := L.rkValue(B).(LNumber); ok {
+				if v2, ok := L.rkValue(C).(LNumber); ok {
+					v := 1
+					if v1 < v2 {
+						v = 0
+					}
+					if v == int(inst>>18)&0xff { //GETA
+						cf.Pc++
+					}
+					continue
+				}
+			}
 		case OP_TEST:
 			RA := cf.LocalBase + int(inst>>18)&0xff //GETA
 			C := int(inst>>9) & 0x1ff               //GETC
