@@ -50,8 +50,9 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 	code, upvalues := cf.Fn.Proto.Code, cf.Fn.Upvalues
 	reg := L.reg // (an LState's registry is never replaced)
 	// the count of instructions left before the next look at the context,
-	// kept here and in L.ctxCountdown around each instruction of jumpTable
-	// (OP_CALL spends it after a Go call; nested loops count on it)
+	// kept here and in L.ctxCountdown around each instruction that may call
+	// out (callGFunction spends it after a Go call; nested loops count on
+	// it)
 	countdown := L.ctxCountdown
 	for {
 		inst = code[cf.Pc]
@@ -102,7 +103,9 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 				rs, ok := rhs.(LString)
 				ret = ok && ls == rs
 			} else {
-				ret = equals(L, lhs, rhs, false)
+				L.ctxCountdown = countdown
+				ret = equals(L, lhs, rhs, false) // (__eq may run)
+				countdown = L.ctxCountdown
 			}
 			v := 1
 			if ret {
@@ -129,10 +132,14 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			var v LValue
 			if tb, ok := obj.(*LTable); ok {
 				if v = tb.RawGetString(key); v == LNil && hasIndexMeta(tb) {
-					v = L.getFieldString(obj, key)
+					L.ctxCountdown = countdown
+					v = L.getFieldString(obj, key) // (__index may run)
+					countdown = L.ctxCountdown
 				}
 			} else {
+				L.ctxCountdown = countdown
 				v = L.getFieldString(obj, key)
+				countdown = L.ctxCountdown
 			}
 			// +inline-call reg.Set RA v
 			continue
@@ -147,10 +154,14 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			var v LValue
 			if tb, ok := obj.(*LTable); ok {
 				if v = tb.RawGet(key); v == LNil && hasIndexMeta(tb) {
-					v = L.getField(obj, key)
+					L.ctxCountdown = countdown
+					v = L.getField(obj, key) // (__index may run)
+					countdown = L.ctxCountdown
 				}
 			} else {
+				L.ctxCountdown = countdown
 				v = L.getField(obj, key)
+				countdown = L.ctxCountdown
 			}
 			// +inline-call reg.Set RA v
 			continue
@@ -252,6 +263,9 @@ func switchToParentThread(L *LState, nargs int, haserror bool, kill bool) {
 func callGFunction(L *LState, tailcall bool) bool {
 	frame := L.currentFrame
 	gfnret := frame.Fn.GFunction(L)
+	// luahook: the context is looked at right after every call of a Go
+	// function, however it was reached (see ctxCheckEvery)
+	L.ctxCountdown = 0
 	if tailcall {
 		L.currentFrame = L.RemoveCallerFrame()
 	}
@@ -744,14 +758,8 @@ func init() {
 				callable, meta = L.metaCall(lv)
 			}
 			// +inline-call L.pushCallFrame callFrame{Fn:callable,Pc:0,Base:RA,LocalBase:RA+1,ReturnBase:RA,NArgs:nargs,NRet:nret,Parent:cf,TailCall:0} lv meta
-			if callable.IsG {
-				ret := callGFunction(L, false)
-				// luahook: the context is looked at right after a call of a
-				// Go function (see ctxCheckEvery)
-				L.ctxCountdown = 0
-				if ret {
-					return 1
-				}
+			if callable.IsG && callGFunction(L, false) {
+				return 1
 			}
 			return 0
 		},

@@ -269,29 +269,42 @@ func TestContextStopsATightLoop(t *testing.T) {
 
 // TestContextIsReadAfterEveryGoCall: in a loop whose every step is a slow
 // Go function, the chunk stops right after the call during which the
-// context ended, not ctxCheckEvery instructions later.
+// context ended, not ctxCheckEvery instructions later, however the Go
+// function is reached: called, tail-called, as a for's iterator without a
+// fast form, as an __index, __eq or __call metamethod.
 func TestContextIsReadAfterEveryGoCall(t *testing.T) {
-	L := NewState()
-	defer L.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var calls, after atomic.Int64
-	L.SetGlobal("step", L.NewFunction(func(L *LState) int {
-		if ctx.Err() != nil {
-			after.Add(1)
+	for _, src := range []string{
+		`while true do step() end`,
+		`local function f() return step() end while true do f() end`,
+		`local function f(x) return step(x) end while true do for k in step do end end`,
+		`local t = setmetatable({}, {__index = step}) while true do local v = t.field end`,
+		`local t, k = setmetatable({}, {__index = step}), 1 while true do local v = t[k] end`,
+		`local mt = {__eq = step} local a, b = setmetatable({}, mt), setmetatable({}, mt) while true do local e = a == b end`,
+		`local c = setmetatable({}, {__call = step}) while true do c() end`,
+	} {
+		L := NewState()
+		ctx, cancel := context.WithCancel(context.Background())
+		var calls, after atomic.Int64
+		L.SetGlobal("step", L.NewFunction(func(L *LState) int {
+			if ctx.Err() != nil {
+				after.Add(1)
+			}
+			if calls.Add(1) == 5 {
+				cancel()
+			}
+			return 0
+		}))
+		L.SetContext(ctx)
+		err := L.DoString(src)
+		L.Close()
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "context canceled") {
+			t.Errorf("%s: %v, want the cancellation's error", src, err)
+			continue
 		}
-		if calls.Add(1) == 5 {
-			cancel()
+		if calls.Load() != 5 || after.Load() != 0 {
+			t.Errorf("%s: %d calls, %d of them after the context ended; want 5 and 0", src, calls.Load(), after.Load())
 		}
-		return 0
-	}))
-	L.SetContext(ctx)
-	err := L.DoString(`while true do step() end`)
-	if err == nil || !strings.Contains(err.Error(), "context canceled") {
-		t.Fatalf("%v, want the cancellation's error", err)
-	}
-	if calls.Load() != 5 || after.Load() != 0 {
-		t.Fatalf("%d calls, %d of them after the context ended; want 5 and 0", calls.Load(), after.Load())
 	}
 }
 

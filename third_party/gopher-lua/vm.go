@@ -54,8 +54,9 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 	code, upvalues := cf.Fn.Proto.Code, cf.Fn.Upvalues
 	reg := L.reg // (an LState's registry is never replaced)
 	// the count of instructions left before the next look at the context,
-	// kept here and in L.ctxCountdown around each instruction of jumpTable
-	// (OP_CALL spends it after a Go call; nested loops count on it)
+	// kept here and in L.ctxCountdown around each instruction that may call
+	// out (callGFunction spends it after a Go call; nested loops count on
+	// it)
 	countdown := L.ctxCountdown
 	for {
 		inst = code[cf.Pc]
@@ -144,7 +145,9 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 				rs, ok := rhs.(LString)
 				ret = ok && ls == rs
 			} else {
-				ret = equals(L, lhs, rhs, false)
+				L.ctxCountdown = countdown
+				ret = equals(L, lhs, rhs, false) // (__eq may run)
+				countdown = L.ctxCountdown
 			}
 			v := 1
 			if ret {
@@ -190,10 +193,14 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			var v LValue
 			if tb, ok := obj.(*LTable); ok {
 				if v = tb.RawGetString(key); v == LNil && hasIndexMeta(tb) {
-					v = L.getFieldString(obj, key)
+					L.ctxCountdown = countdown
+					v = L.getFieldString(obj, key) // (__index may run)
+					countdown = L.ctxCountdown
 				}
 			} else {
+				L.ctxCountdown = countdown
 				v = L.getFieldString(obj, key)
+				countdown = L.ctxCountdown
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
@@ -227,10 +234,14 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 			var v LValue
 			if tb, ok := obj.(*LTable); ok {
 				if v = tb.RawGet(key); v == LNil && hasIndexMeta(tb) {
-					v = L.getField(obj, key)
+					L.ctxCountdown = countdown
+					v = L.getField(obj, key) // (__index may run)
+					countdown = L.ctxCountdown
 				}
 			} else {
+				L.ctxCountdown = countdown
 				v = L.getField(obj, key)
+				countdown = L.ctxCountdown
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
@@ -461,6 +472,9 @@ func switchToParentThread(L *LState, nargs int, haserror bool, kill bool) {
 func callGFunction(L *LState, tailcall bool) bool {
 	frame := L.currentFrame
 	gfnret := frame.Fn.GFunction(L)
+	// luahook: the context is looked at right after every call of a Go
+	// function, however it was reached (see ctxCheckEvery)
+	L.ctxCountdown = 0
 	if tailcall {
 		L.currentFrame = L.RemoveCallerFrame()
 	}
@@ -1592,14 +1606,8 @@ func init() {
 				}
 				ls.currentFrame = newcf
 			}
-			if callable.IsG {
-				ret := callGFunction(L, false)
-				// luahook: the context is looked at right after a call of a
-				// Go function (see ctxCheckEvery)
-				L.ctxCountdown = 0
-				if ret {
-					return 1
-				}
+			if callable.IsG && callGFunction(L, false) {
+				return 1
 			}
 			return 0
 		},
