@@ -167,7 +167,9 @@ type LFunction struct {
 
 // FastForms are the forms in which the VM runs a Go function without a
 // call frame; each is optional, and none may raise an error or touch the
-// stack. (luahook)
+// stack. The VM does not look at the context after a form as it does after
+// a call: a form's work must be small and bounded, or it must decline.
+// (luahook)
 type FastForms struct {
 	// Call is the function fn called with a fixed number of arguments for
 	// a fixed number of results: it reads args, then writes at most

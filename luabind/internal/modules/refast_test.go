@@ -69,7 +69,19 @@ func TestReMatchFastFormAnswersAsTheCall(t *testing.T) {
 		{lua.LNumber(1), lua.LString("1")},
 		{p, lua.LString("abc"), lua.LString("extra")},
 		{L.GetGlobal("w"), lua.LString("a word")}, // \b: the automaton does not take it
+		{p, lua.LString(strings.Repeat("q", fastRegexpWork+1))}, // past one search's work
 	} {
+		if pat, ok := args[0].(lua.LString); ok {
+			// look the case's pattern up right before: the state remembers
+			// a few patterns, by the address of their text
+			L.SetGlobal("q", pat)
+			if err := L.DoString(`x = re.match(q, "")`); err != nil {
+				t.Fatal(err)
+			}
+			if n := fn.Fast.Call(fn, []lua.LValue{pat, lua.LString("")}, results); n != 1 {
+				t.Fatalf("%q was not looked up (%d): the case would decline for another reason", pat, n)
+			}
+		}
 		if n := fn.Fast.Call(fn, args, results); n != -1 {
 			t.Errorf("the fast form answered %v with %v; it must leave that to the call", args, results[:max(n, 0)])
 		}

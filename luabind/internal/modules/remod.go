@@ -223,9 +223,11 @@ func (m *Modules) reMatch(L *lua.LState) int {
 }
 
 // reMatchFast is re.match in the VM's fast form (no call frame): a pattern
-// the state has looked up before (m.recent) and a subject its needed
-// literals or its automaton decide. Any other call is declined, and
-// reMatch answers it (or raises its error).
+// the state has looked up before (m.recent) and a subject of at most
+// fastRegexpWork bytes that its needed literals or its automaton decide.
+// Any other call is declined, and reMatch answers it (or raises its
+// error): the VM looks at the hook's context after a call, not after a
+// fast form, so the form's work stays within one uninterruptible search's.
 func (m *Modules) reMatchFast(_ *lua.LFunction, args, results []lua.LValue) int {
 	if len(args) != 2 || m.recent == nil {
 		return -1
@@ -235,7 +237,7 @@ func (m *Modules) reMatchFast(_ *lua.LFunction, args, results []lua.LValue) int 
 		return -1
 	}
 	s, ok := args[1].(lua.LString)
-	if !ok {
+	if !ok || len(s) > fastRegexpWork {
 		return -1
 	}
 	memo := &m.recent[memoSlot(string(pattern))]
