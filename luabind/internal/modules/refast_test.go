@@ -68,7 +68,7 @@ func TestReMatchFastFormAnswersAsTheCall(t *testing.T) {
 		{p, lua.LNumber(1)},
 		{lua.LNumber(1), lua.LString("1")},
 		{p, lua.LString("abc"), lua.LString("extra")},
-		{L.GetGlobal("w"), lua.LString("a word")}, // \b: the automaton does not take it
+		{L.GetGlobal("w"), lua.LString("a word")},               // \b: the automaton does not take it
 		{p, lua.LString(strings.Repeat("q", fastRegexpWork+1))}, // past one search's work
 	} {
 		if pat, ok := args[0].(lua.LString); ok {
