@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 )
 
 func validate(t *testing.T, sch *jsonschema.Schema, input string) error {

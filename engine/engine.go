@@ -57,7 +57,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/config"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind"

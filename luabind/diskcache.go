@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/luahook/luahook/luabind/internal/codec"
 	"io"
 	"io/fs"
 	"os"
@@ -66,6 +67,9 @@ const (
 // caller can write, when its key is readable by others, or when the
 // executable cannot be identified; the caller then compiles without one.
 func OpenDiskCache(dir string) (*DiskCache, error) {
+	if !codec.Pinned {
+		return nil, fmt.Errorf("compiled-chunk cache: written for gopher-lua %s, which this program does not run", codec.WrittenAgainst)
+	}
 	if !stringConstantsSettable {
 		return nil, errors.New("compiled-chunk cache: this gopher-lua's prototypes cannot be rebuilt")
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/jsonschema"
 	"github.com/luahook/luahook/runner"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func TestLuaDenyEndsTheToolCallWithItsReason(t *testing.T) {

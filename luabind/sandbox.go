@@ -62,9 +62,7 @@ func (st *state) openSandbox() {
 		"collectgarbage", "_printregs", "newproxy", "module", "require", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
-	typeFn := L.NewFunction(luaType)
-	typeFn.Fast = luaTypeFast
-	g.RawSetString("type", typeFn)
+	g.RawSetString("type", L.NewFunction(luaType))
 	g.RawSetString("print", L.NewFunction(st.mods.Print))
 	g.RawSetString("rawset", L.NewFunction(st.baseRawset))
 	g.RawSetString("setmetatable", L.NewFunction(st.baseSetmetatable))
@@ -198,22 +196,6 @@ func luaType(L *lua.LState) int {
 		return 1
 	}
 	L.Push(typeNames[t])
-	return 1
-}
-
-// luaTypeFast is luaType called with one argument for fixed results (the
-// VM's fast form: no call frame), shared by every state.
-var luaTypeFast = &lua.FastForms{Call: luaTypeCall}
-
-func luaTypeCall(_ *lua.LFunction, args, results []lua.LValue) int {
-	if len(args) != 1 {
-		return -1
-	}
-	t := args[0].Type()
-	if int(t) >= len(typeNames) {
-		return -1
-	}
-	results[0] = typeNames[t]
 	return 1
 }
 

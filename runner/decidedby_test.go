@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 )
 
 // Result.DecidedBy names the hook whose outcome or failure made the

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 )
 
 // addField returns a mutator that adds key=value to the tool input and

@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/jsonschema"
 	"github.com/luahook/luahook/registry"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Options configure a Runner. The zero value is usable: an empty registry, no

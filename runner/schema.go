@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/luahook/luahook"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 )
 
 // schemaFor returns the schema of tool: an exact name first, then a

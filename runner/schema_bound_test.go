@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 )
 
 // envInput is {"command":"ls","env":{"k0":1,"k1":1,...}}: 3 + n JSON

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/luahook/luahook/internal/jsonschema"
 )
 
 // mainThenLazy runs the CLI like main, then prints on standard error
@@ -87,7 +87,7 @@ func TestStartUpSkipsTheSchemaAndSecretTables(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range line.FindAllStringSubmatch(stderr.String(), -1) {
 		pkg := m[1]
-		if pkg != "github.com/santhosh-tekuri/jsonschema/v6" && pkg != "github.com/luahook/luahook/decisionlog" {
+		if pkg != "github.com/luahook/luahook/internal/jsonschema" && pkg != "github.com/luahook/luahook/decisionlog" {
 			continue
 		}
 		seen[pkg] = true

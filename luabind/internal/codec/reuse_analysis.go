@@ -46,7 +46,7 @@ import (
 // has loaded and which Go functions read their arguments without keeping
 // them (Trust). Without it, no name is trusted.
 func LeavesInput(fn *lua.LFunction, concat lua.LValue, trust *Trust) bool {
-	if fn == nil || fn.IsG || fn.Proto == nil {
+	if !Pinned || fn == nil || fn.IsG || fn.Proto == nil {
 		return false
 	}
 	p := fn.Proto
@@ -838,9 +838,11 @@ func (fl *flow) callBuiltin(f *facts, inst uint32, k Builtin) {
 // nested in it) and the names of the upvalues any of them assigns (SETUPVAL):
 // once the chunk has run, an upvalue of one of its functions whose name is
 // not among them holds its value for good. all is true when an assignment's
-// name is unknown (no debug names): then no upvalue is fixed.
+// name is unknown (no debug names) or the release is not Pinned: then no
+// upvalue is fixed.
 func AssignedUpvalues(main *lua.FunctionProto) (protos map[*lua.FunctionProto]bool, names map[string]bool, all bool) {
 	protos, names = map[*lua.FunctionProto]bool{}, map[string]bool{}
+	all = !Pinned
 	var walk func(p *lua.FunctionProto, depth int)
 	walk = func(p *lua.FunctionProto, depth int) {
 		if p == nil || protos[p] || depth > 256 {

@@ -23,8 +23,9 @@ type rawTable struct {
 	k2i       map[lua.LValue]int
 }
 
-// DirectTables reports whether rawTable matches lua.LTable field for field.
-var DirectTables = sameLayout(reflect.TypeFor[lua.LTable](), reflect.TypeFor[rawTable]())
+// DirectTables reports whether rawTable matches lua.LTable field for field
+// (and the release is the one it was written against: Pinned).
+var DirectTables = Pinned && sameLayout(reflect.TypeFor[lua.LTable](), reflect.TypeFor[rawTable]())
 
 func sameLayout(got, want reflect.Type) bool {
 	if got.Size() != want.Size() || got.NumField() != want.NumField() {
@@ -145,7 +146,7 @@ var frameLayout = func() (l struct {
 	current, idx, fn, parent uintptr
 }) {
 	cur, ok := reflect.TypeFor[lua.LState]().FieldByName("currentFrame")
-	if !ok || cur.Type.Kind() != reflect.Pointer || cur.Type.Elem().Kind() != reflect.Struct {
+	if !Pinned || !ok || cur.Type.Kind() != reflect.Pointer || cur.Type.Elem().Kind() != reflect.Struct {
 		return l
 	}
 	frame := cur.Type.Elem()

@@ -68,9 +68,7 @@ func (c *Regexps) get(pattern string) (*compiledRe, error) {
 func (m *Modules) OpenRe() {
 	L := m.L
 	mod := L.CreateTable(0, 6)
-	match := L.NewFunction(m.reMatch)
-	match.Fast = &lua.FastForms{Call: m.reMatchFast}
-	mod.RawSetString("match", match)
+	mod.RawSetString("match", L.NewFunction(m.reMatch))
 	mod.RawSetString("find", L.NewFunction(m.reFind))
 	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
 	mod.RawSetString("gsub", L.NewFunction(m.reGsub))
@@ -220,39 +218,6 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	defer m.done(sr)
 	L.Push(lua.LBool(sr.matches()))
 	return 1
-}
-
-// reMatchFast is re.match in the VM's fast form (no call frame): a pattern
-// the state has looked up before (m.recent) and a subject of at most
-// fastRegexpWork bytes that its needed literals or its automaton decide.
-// Any other call is declined, and reMatch answers it (or raises its
-// error): the VM looks at the hook's context after a call, not after a
-// fast form, so the form's work stays within one uninterruptible search's.
-func (m *Modules) reMatchFast(_ *lua.LFunction, args, results []lua.LValue) int {
-	if len(args) != 2 || m.recent == nil {
-		return -1
-	}
-	pattern, ok := args[0].(lua.LString)
-	if !ok {
-		return -1
-	}
-	s, ok := args[1].(lua.LString)
-	if !ok || len(s) > fastRegexpWork {
-		return -1
-	}
-	memo := &m.recent[memoSlot(string(pattern))]
-	if memo.re == nil || memo.pattern != string(pattern) {
-		return -1
-	}
-	if !memo.re.mayHoldNeeds(string(s)) {
-		results[0] = lua.LFalse
-		return 1
-	}
-	if matched, ok := memo.re.decided(string(s)); ok {
-		results[0] = lua.LBool(matched)
-		return 1
-	}
-	return -1
 }
 
 func (m *Modules) reFind(L *lua.LState) int {
