@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/transports"
 )

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/regfile"
 )
 

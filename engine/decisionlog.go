@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/luahook/luahook/config"
-	"github.com/luahook/luahook/decisionlog"
+	"github.com/luahook/luahook/internal/config"
+	"github.com/luahook/luahook/internal/decisionlog"
 )
 
 // DecisionLog says where an engine's decision log goes: one

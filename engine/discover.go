@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 )
 
 // DefaultHooksDir is the hooks folder when neither Options.Dir nor the

@@ -60,7 +60,7 @@ import (
 	"github.com/luahook/luahook/internal/jsonschema"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"

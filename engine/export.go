@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"

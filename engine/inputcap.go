@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 )
 
 // maxInputBytes returns the cap on hook input that the runner applies

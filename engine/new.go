@@ -4,7 +4,7 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 )
 
 // ErrNoFolder is returned by Reload on an engine made by New: it has no

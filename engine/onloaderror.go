@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 )
 
 // What a one-shot decision (luahook fire) does when something did not load:

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/regfile"
 )
 

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/luahook/luahook/config"
+import "github.com/luahook/luahook/internal/config"
 
 // Problems returns Errors one problem each: a config error that holds
 // several problems is split into its *ConfigError values, each naming its

@@ -9,10 +9,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/store/redisstore"
+	"github.com/luahook/luahook/internal/redisstore"
 )
 
 // maxCAFileBytes bounds the [store] tls_ca file read.

@@ -25,7 +25,7 @@ import (
 func shippedSources(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, root := range []string{"../hooks.d", "../packs"} {
+	for _, root := range []string{"../hooks.d", "../internal/packs"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".lua") {
 				return err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/luahook/luahook/config"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/luabind"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/atomicfile"
 	"github.com/luahook/luahook/internal/regfile"
-	"github.com/luahook/luahook/packs"
+	"github.com/luahook/luahook/internal/packs"
 )
 
 type addOptions struct {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/internal/shim"
-	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/internal/server"
 )
 
 // agentPolicy is the policy of the agent_*.txtar golden scripts

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luahook/luahook/decisionlog"
+	"github.com/luahook/luahook/internal/decisionlog"
 )
 
 func TestServeLogsEachDecisionToStandardOutputByDefault(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/trust"
+	"github.com/luahook/luahook/internal/trust"
 )
 
 // maxPayloadBytes bounds what fire reads as one payload: what serve accepts.

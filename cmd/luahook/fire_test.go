@@ -13,7 +13,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/internal/server"
 )
 
 // The rest of fire is tested by the scripts in testdata/script.

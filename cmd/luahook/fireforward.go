@@ -16,7 +16,7 @@ import (
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/unixsock"
-	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/internal/server"
 )
 
 // defaultHTTPTimeout is how long fire --http waits for the server: well

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	hooksd "github.com/luahook/luahook/hooks.d"
-	"github.com/luahook/luahook/store/redisstore/redistest"
+	"github.com/luahook/luahook/internal/redisstore/redistest"
 )
 
 // TestTheShippedRateLimitHoldsAcrossReplicasSharingRedis: two serve

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/agent"
-	"github.com/luahook/luahook/agent/install"
+	"github.com/luahook/luahook/internal/install"
 	"github.com/luahook/luahook/internal/termtext"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luahook/luahook/agent/install"
+	"github.com/luahook/luahook/internal/install"
 )
 
 // installCase is one agent's settings file as a user has it: unrelated

@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/luahook/luahook/store/redisstore"
+	"github.com/luahook/luahook/internal/redisstore"
 	"io"
 	"os"
 	"os/signal"

@@ -11,7 +11,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/spf13/cobra"
 
-	"github.com/luahook/luahook/repl"
+	"github.com/luahook/luahook/internal/repl"
 )
 
 type replOptions struct {

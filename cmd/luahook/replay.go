@@ -12,7 +12,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/replay"
+	"github.com/luahook/luahook/internal/replay"
 )
 
 type replayOptions struct {

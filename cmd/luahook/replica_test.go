@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luahook/luahook/decisionlog"
+	"github.com/luahook/luahook/internal/decisionlog"
 )
 
 // replicaOptions say how to start one `luahook serve` process of a fleet.

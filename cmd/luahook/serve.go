@@ -16,9 +16,9 @@ import (
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/unixsock"
-	"github.com/luahook/luahook/metrics"
-	"github.com/luahook/luahook/server"
-	"github.com/luahook/luahook/store/redisstore"
+	"github.com/luahook/luahook/internal/metrics"
+	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/internal/redisstore"
 )
 
 type serveOptions struct {

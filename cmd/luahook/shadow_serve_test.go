@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/internal/server"
 )
 
 const (

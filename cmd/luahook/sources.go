@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/trust"
+	"github.com/luahook/luahook/internal/trust"
 )
 
 // Where a command's config and hooks folder come from, in this order:

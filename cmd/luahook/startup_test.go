@@ -87,7 +87,7 @@ func TestStartUpSkipsTheSchemaAndSecretTables(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range line.FindAllStringSubmatch(stderr.String(), -1) {
 		pkg := m[1]
-		if pkg != "github.com/luahook/luahook/internal/jsonschema" && pkg != "github.com/luahook/luahook/decisionlog" {
+		if pkg != "github.com/luahook/luahook/internal/jsonschema" && pkg != "github.com/luahook/luahook/internal/decisionlog" {
 			continue
 		}
 		seen[pkg] = true

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/trust"
+	"github.com/luahook/luahook/internal/trust"
 )
 
 func newTrustCmd(s *streams) *cobra.Command {

@@ -25,7 +25,7 @@ import (
 	"github.com/luahook/luahook/internal/otheruser"
 	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/unixsock"
-	"github.com/luahook/luahook/server"
+	"github.com/luahook/luahook/internal/server"
 )
 
 // payload is what the agent sends on standard input.

@@ -1,0 +1,124 @@
+package packs_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
+)
+
+// benchPayload is one kind of tool call a pack may judge, in a typical and
+// a large size.
+type benchPayload struct {
+	kind, size string
+	in         luahook.Input
+}
+
+func toolCall(tool string, caps []string, input any) luahook.Input {
+	raw, err := json.Marshal(input)
+	if err != nil {
+		panic(err)
+	}
+	return luahook.Input{Event: luahook.PreToolUse, ToolName: tool, ToolCapabilities: caps, ToolInput: raw,
+		Cwd: "/home/dev/app", SessionID: "bench"}
+}
+
+// large4K is a 4 KiB command line of the everyday kind: builds, greps and
+// quoted arguments chained (the shape of hooks.d's own benchmark).
+func large4K() string {
+	var b strings.Builder
+	for b.Len() < 4096 {
+		b.WriteString(`cd ./src && go test -run 'TestX|TestY' ./... 2>&1 | grep -v "^ok" ; echo "$HOME/build done" && `)
+	}
+	b.WriteString("true")
+	return b.String()
+}
+
+func benchPayloads() []benchPayload {
+	shell := []string{"shell"}
+	content64K := strings.Repeat("func f() { return x + y } // some Go code\n", 64<<10/42)
+	select64K := "SELECT id, name FROM users WHERE id IN (" + strings.Repeat("1234567, ", 64<<10/9) + "1)"
+	return []benchPayload{
+		{"shell", "typical", toolCall("Bash", shell, map[string]string{"command": "git status"})},
+		{"shell", "large", toolCall("Bash", shell, map[string]string{"command": large4K()})},
+		{"write", "typical", toolCall("Write", []string{"fs.write"}, map[string]string{
+			"file_path": "/home/dev/app/main.go", "content": "package main\n\nfunc main() {}\n"})},
+		{"write", "large", toolCall("Write", []string{"fs.write"}, map[string]string{
+			"file_path": "/home/dev/app/gen.go", "content": content64K})},
+		{"mcp", "typical", toolCall("mcp__github__get_issue", []string{"mcp"}, map[string]any{
+			"owner": "acme", "repo": "app", "issue_number": 42})},
+		{"mcp", "large", toolCall("mcp__postgres__query", []string{"mcp"}, map[string]string{"sql": select64K})},
+	}
+}
+
+// openPack opens an engine on a hooks folder holding the lib modules and
+// one policy file: a pack of this folder, or a file of ../hooks.d.
+func openPack(b *testing.B, file string) *engine.Engine {
+	b.Helper()
+	dir := hooksFolder(b, file)
+	e, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
+}
+
+// BenchmarkPack measures one PreToolUse call through each pack alone, the
+// real engine and runner as a host calls them, for each payload kind and
+// size: BenchmarkPack/<pack>/<kind>/<size>. The baseline is the shipped
+// dangerous-commands policy (BenchmarkPack/baseline/shell/typical); each
+// pack should cost at most 2x the baseline on its typical payloads. A
+// pack that keeps per-session counts gets a new session id every 20
+// calls, so that its budget is never spent and the measured path is the
+// ordinary one.
+func BenchmarkPack(b *testing.B) {
+	files := []string{"../../hooks.d/10-dangerous-commands.lua"}
+	labels := []string{"baseline"}
+	for _, name := range packNames(b) {
+		files = append(files, name+".lua")
+		labels = append(labels, name)
+	}
+	payloads := benchPayloads()
+	for i, file := range files {
+		b.Run(labels[i], func(b *testing.B) {
+			e := openPack(b, file)
+			seq := 0 // session ids are never reused: the store outlives each b.Run round
+			for _, p := range payloads {
+				b.Run(p.kind+"/"+p.size, func(b *testing.B) {
+					in := p.in
+					ctx := context.Background()
+					n, denied, why := 0, 0, ""
+					seq += 20 - seq%20
+					in.SessionID = "bench-" + strconv.Itoa(seq)
+					b.ReportAllocs()
+					for b.Loop() {
+						seq++
+						if n++; n%20 == 0 {
+							// a fresh id for packs that budget sessions; the store
+							// keeps the old ones until their expiry
+							in.SessionID = "bench-" + strconv.Itoa(seq)
+						}
+						if res := e.Runner().Fire(ctx, &in); res.Denied {
+							denied++
+							why = res.Reason
+						}
+					}
+					// Denials are reported, not fatal: on a loaded machine a
+					// large payload may pass a hook's deadline (fail closed).
+					b.ReportMetric(float64(denied)/float64(n), "denied/op")
+					if denied > 0 {
+						b.Logf("%s denied %d of %d calls: %s", labels[i], denied, n, why)
+					}
+				})
+			}
+		})
+	}
+}

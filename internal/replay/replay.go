@@ -1,0 +1,208 @@
+// Package replay re-runs the events of a decision log against a hooks
+// folder and reports the decisions that would change: the gate for a policy
+// change, on real traffic. It reads the log written by package decisionlog
+// (one decisionlog.Record per line), fires each record's payload through a
+// runner, in log order and one at a time (a session's events may depend on
+// what earlier events left in the store), and compares the new decision
+// with the logged one. It also writes the replayed events as a policy test
+// file (TestWriter) whose expectations are the decisions of today's hooks.
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/engine"
+)
+
+// What a replayed decision may differ in from the logged one.
+const (
+	// ChangedAction: the action (deny, ask, allow, mutate, continue, or none).
+	ChangedAction = "action"
+	// ChangedInput: the same mutate or ask, with another rewritten input
+	// (compared as JSON values).
+	ChangedInput = "input"
+	// ChangedReason: the same action with another reason; compared only
+	// with Options.Reasons, since reasons often carry variable text.
+	ChangedReason = "reason"
+)
+
+// Options select the records to replay and what counts as a change. The
+// zero value replays every record and compares actions and inputs.
+type Options struct {
+	// Event, when set, replays only the records of this event.
+	Event luahook.Event
+	// Since and Until, when set, replay only the records with Since <= Time
+	// < Until.
+	Since, Until time.Time
+	// Limit, when positive, stops after that many records were replayed.
+	Limit int
+	// Reasons counts a change of reason alone as a change.
+	Reasons bool
+	// MaskedChanges counts a changed decision on a record whose payload the
+	// log masked as a change. By default it is inconclusive
+	// (Summary.Inconclusive): the masked payload is not the one decided on,
+	// and a policy that looks for the masked secret cannot find it, so the
+	// same hooks would report every such record as changed.
+	MaskedChanges bool
+	// MaxLineBytes bounds a line of the log (0: DefaultMaxLineBytes).
+	MaxLineBytes int
+	// Unreadable, if not nil, is called with each line that could not be
+	// read as a record; such lines are counted in Summary.Unreadable.
+	Unreadable func(*LineError)
+}
+
+// Replayed is one record fired again.
+type Replayed struct {
+	*Logged
+	// Result is what the hooks decided now.
+	Result engine.Result
+	// After is Result as the log would record it.
+	After decisionlog.Decision
+	// Inconclusive is set when the decision changed on a masked payload and
+	// Options.MaskedChanges is off: the change is reported, not counted.
+	Inconclusive bool
+	// Changes lists what differs from the logged decision (ChangedAction,
+	// ChangedInput, ChangedReason); empty when nothing does.
+	Changes []string
+}
+
+// Changed reports whether the decision differs from the logged one.
+func (r *Replayed) Changed() bool { return len(r.Changes) > 0 }
+
+// Summary counts a replay.
+type Summary struct {
+	Replayed, Changed, Unreadable int
+	// Inconclusive counts the changed decisions on masked payloads that
+	// were not counted as changes (Options.MaskedChanges).
+	Inconclusive int
+}
+
+// String returns the summary line, "N events replayed, M changed, K
+// unreadable".
+func (s Summary) String() string {
+	line := fmt.Sprintf("%d events replayed, %d changed, %d unreadable", s.Replayed, s.Changed, s.Unreadable)
+	if s.Inconclusive > 0 {
+		line += fmt.Sprintf(", %d inconclusive (masked payload)", s.Inconclusive)
+	}
+	return line
+}
+
+// Run replays the log read from log through run, in log order, calling
+// visit with every record replayed (changed or not). It stops at the end of
+// the log, at opts.Limit, at the first error of visit, and when ctx ends
+// (an interrupted replay decides nothing: its error is ctx's cause). A line
+// that is not a record is counted and reported to opts.Unreadable, and the
+// replay goes on.
+func Run(ctx context.Context, run *engine.Runner, log io.Reader, opts Options, visit func(*Replayed) error) (Summary, error) {
+	var sum Summary
+	rd := NewReader(log, opts.MaxLineBytes)
+	for opts.Limit <= 0 || sum.Replayed < opts.Limit {
+		if ctx.Err() != nil {
+			return sum, context.Cause(ctx)
+		}
+		l, err := rd.Next()
+		var le *LineError
+		switch {
+		case err == io.EOF:
+			return sum, nil
+		case errors.As(err, &le):
+			sum.Unreadable++
+			if opts.Unreadable != nil {
+				opts.Unreadable(le)
+			}
+			continue
+		case err != nil:
+			return sum, err
+		}
+		if !opts.selects(l.Record) {
+			continue
+		}
+		res := run.Fire(ctx, l.Input)
+		if ctx.Err() != nil {
+			return sum, context.Cause(ctx)
+		}
+		r := &Replayed{Logged: l, Result: res, After: DecisionOf(res)}
+		r.Changes = Compare(l.Record.Decision, r.After, opts.Reasons)
+		sum.Replayed++
+		switch {
+		case !r.Changed():
+		case len(l.Record.Masked) > 0 && !opts.MaskedChanges:
+			r.Inconclusive = true
+			sum.Inconclusive++
+		default:
+			sum.Changed++
+		}
+		if err := visit(r); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+func (o *Options) selects(rec *decisionlog.Record) bool {
+	switch {
+	case o.Event != "" && rec.Event != o.Event:
+		return false
+	case !o.Since.IsZero() && rec.Time.Before(o.Since):
+		return false
+	case !o.Until.IsZero() && !rec.Time.Before(o.Until):
+		return false
+	}
+	return true
+}
+
+// DecisionOf returns a result's final decision as the log records it
+// (before masking): the action of its outcome (Result.Outcome), the reason
+// of a deny, ask or continue, and the hook that decided (Result.DecidedBy).
+func DecisionOf(res engine.Result) decisionlog.Decision {
+	o := res.Outcome()
+	return decisionlog.Decision{Action: o.Action, Reason: o.Reason, DecidedBy: res.DecidedBy, Outcome: o}
+}
+
+// Compare returns what differs between a logged decision and a replayed
+// one: the action; for the same mutate or ask, the rewritten input as a
+// JSON value; with reasons, the reason of the same action.
+func Compare(before, after decisionlog.Decision, reasons bool) []string {
+	if before.Action != after.Action {
+		return []string{ChangedAction}
+	}
+	var changes []string
+	if a := before.Action; a == luahook.ActionMutate || a == luahook.ActionAsk {
+		if !sameJSON(outcomeInput(before.Outcome), outcomeInput(after.Outcome)) {
+			changes = append(changes, ChangedInput)
+		}
+	}
+	if reasons && before.Reason != after.Reason {
+		changes = append(changes, ChangedReason)
+	}
+	return changes
+}
+
+func outcomeInput(o *luahook.Outcome) json.RawMessage {
+	if o == nil {
+		return nil
+	}
+	return o.Input
+}
+
+// sameJSON reports whether two JSON texts hold the same value (absent and
+// null being the same); text that does not parse equals only itself.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil && len(a) > 0 || json.Unmarshal(b, &vb) != nil && len(b) > 0 {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}

@@ -1,0 +1,372 @@
+// Package server answers the HTTP-hook protocol: POST a payload as JSON, get
+// the outcome as JSON, in the same shapes as `luahook fire` prints. It is what
+// `luahook serve` runs, and a host may mount a Handler in its own HTTP server.
+//
+//	h := server.New(eng.Runner(), server.Options{Health: eng.Errors})
+//	http.ListenAndServe("127.0.0.1:8787", h)
+//
+// The Handler is stateless between requests (the hooks' own store aside), so
+// any number of them can run behind a load balancer. Limits builds the
+// http.Server and listener that keep abusive clients (slowloris, huge
+// headers, thousands of idle connections) from taking the process's
+// resources; `luahook serve` runs with its defaults.
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/internal/metrics"
+	"github.com/luahook/luahook/runner"
+)
+
+// DefaultMaxBody is the default cap on a request body: the payload cap,
+// luahook.DefaultMaxInputBytes (8 MiB).
+const DefaultMaxBody = luahook.DefaultMaxInputBytes
+
+// Firer fires one payload at hooks and returns what they decided.
+// *runner.Runner is a Firer.
+type Firer interface {
+	Fire(ctx context.Context, in *luahook.Input) runner.Result
+}
+
+var _ Firer = (*runner.Runner)(nil)
+
+// Options configure a Handler. The zero value is usable.
+type Options struct {
+	// MaxBody caps a request body in bytes; a larger body is answered 413.
+	// Zero or less means DefaultMaxBody.
+	MaxBody int64
+	// Logger receives a debug line per answered payload and an info line per
+	// refused request. Nil discards.
+	Logger *slog.Logger
+	// Registry receives the handler's metrics and is what /metrics serves, so
+	// a caller may add its own collectors (metrics.NewGoCollector,
+	// metrics.NewProcessCollector). One Registry
+	// serves one Handler. Nil means a fresh registry.
+	Registry *metrics.Registry
+	// Health returns the current load errors (engine.Engine.Errors). They
+	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
+	Health func() []error
+	// Limits bound the body bytes and the requests in flight, overall and
+	// per client (MaxBytesInFlight, MaxClientRequests, MaxClientBytes), and
+	// how long a request waits for its turn (ReadTimeout). Pass the same
+	// Limits as to HTTPServer and Listener.
+	Limits Limits
+	// Shadow, when set, fires every decided payload at a second set of
+	// hooks too, after the live answer, and counts where they disagree
+	// (see ShadowOptions). Close stops it.
+	Shadow *ShadowOptions
+	// DecisionLog returns the decision log's counts
+	// (engine.Engine.DecisionLogStats), served as
+	// luahook_decision_log_written_total, _dropped_total and _failed_total.
+	// Nil: no such metrics.
+	DecisionLog func() decisionlog.Stats
+	// StoreCheck makes a round trip to the store behind the Lua store
+	// module (engine.Engine.StoreCheck); /readyz answers 503 with status
+	// "unready" and the error under "store" while it fails. Each check is
+	// bounded by StoreCheckTimeout and its result answers /readyz for
+	// StoreCheckEvery. Nil: the store is not checked. /healthz never checks
+	// it: a store outage must not get replicas restarted.
+	StoreCheck func(context.Context) error
+	// StoreCheckTimeout bounds one store check; 0 means
+	// DefaultStoreCheckTimeout.
+	StoreCheckTimeout time.Duration
+	// StoreCheckEvery is how long a store check's result is reused; 0
+	// means DefaultStoreCheckEvery.
+	StoreCheckEvery time.Duration
+	// Store returns the counts of the store's calls, served as
+	// luahook_store_calls_total{op,result} and
+	// luahook_store_call_duration_seconds{op}. Nil: no such metrics.
+	Store func() []StoreOpStats
+	// Instance names this replica in a fleet; served as
+	// luahook_instance_info{instance,version} 1 when set.
+	Instance string
+}
+
+// Handler serves the hook protocol on POST / and POST /hook, each coding
+// agent's own protocol on POST /agent/NAME (see ExitCodeHeader), the health
+// status on GET /healthz (liveness), readiness on GET /readyz (503 while
+// there are load errors, the store does not answer or the handler drains)
+// and the Prometheus metrics on GET /metrics.
+//
+// A hook request's body must be one payload object (luahook.DecodePayload) of at most
+// Options.MaxBody bytes: a malformed payload is answered 400 with
+// {"error": "..."} naming what is wrong, a larger body 413. A good payload is
+// fired with the request's context, so a client that gives up cancels its
+// hooks, and answered 200 with runner.Result.Outcome as JSON.
+type Handler struct {
+	firer   Firer
+	maxBody int64
+	logger  *slog.Logger
+	health  func() []error
+	mux     *http.ServeMux
+	m       *handlerMetrics
+	adm     *admission
+	reread  time.Duration // the time an admitted request has to send its body
+	shadow  *shadowSet    // nil without Options.Shadow
+	store   *storeProbe   // nil without Options.StoreCheck
+	results resultPool
+
+	draining atomic.Bool
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// New returns a Handler that fires payloads at f.
+func New(f Firer, opts Options) *Handler {
+	h := &Handler{firer: f, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBody
+	}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	if h.health == nil {
+		h.health = func() []error { return nil }
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = metrics.NewRegistry()
+	}
+	lim := opts.Limits.withDefaults()
+	h.adm, h.reread = newAdmission(lim), lim.ReadTimeout
+	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
+	h.shadow = newShadowSet(opts.Shadow, h.logger)
+	reg.Register(newShadowCollector(f, h.shadow))
+	if opts.DecisionLog != nil {
+		registerDecisionLog(reg, opts.DecisionLog)
+	}
+	if opts.Store != nil {
+		reg.Register(storeCollector(opts.Store))
+	}
+	if opts.Instance != "" {
+		registerInstance(reg, opts.Instance)
+	}
+	h.store = newStoreProbe(opts.StoreCheck, opts.StoreCheckTimeout, opts.StoreCheckEvery)
+	h.mux.HandleFunc("POST /{$}", h.serveHook)
+	h.mux.HandleFunc("POST /hook", h.serveHook)
+	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)
+	h.mux.HandleFunc("POST /agent/{agent}/{event}", h.serveAgent)
+	h.mux.HandleFunc("GET /healthz", h.serveHealth)
+	h.mux.HandleFunc("GET /readyz", h.serveReady)
+	h.mux.Handle("GET /metrics", reg)
+	return h
+}
+
+// ServeHTTP routes the request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Close cancels the shadow firings in flight (Options.Shadow) and waits for
+// them; later payloads are not fired at the shadow set. The handler goes on
+// answering. Close may be called more than once.
+func (h *Handler) Close() { h.shadow.close() }
+
+func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	buf := getBuffer()
+	body, t, rf := h.receive(w, r, *buf)
+	switch {
+	case rf == nil:
+		defer t.release()
+	case rf.over != nil:
+		h.refuseOverloaded(w, r, rf.over)
+		return
+	case rf.gone:
+		h.m.gone.Inc()
+		return
+	default:
+		h.refuse(w, r, rf.code, rf.err)
+		return
+	}
+	// The Input and any error own copies of what they hold of the body.
+	in, err := luahook.DecodePayload(body)
+	recycle(buf, body)
+	if err != nil {
+		h.refuse(w, r, http.StatusBadRequest, err)
+		return
+	}
+	res := h.results.get()
+	defer h.results.put(res)
+	h.fire(r.Context(), in, res)
+	h.m.observe(res)
+	if r.Context().Err() != nil {
+		// The client gave up; the result of a cancelled call must not be used.
+		h.m.gone.Inc()
+		return
+	}
+	h.m.answered.Inc()
+	took := time.Since(start)
+	h.m.decision.Observe(took.Seconds())
+	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "answered", slog.String("event", string(in.Event)),
+			slog.String("tool", in.ToolName), slog.String("decision", decisionOf(res)),
+			slog.Int("hooks", len(res.Trace)), slog.Duration("took", took))
+	}
+	writeOutcome(w, res.Outcome())
+	h.shadow.offer(in, res)
+}
+
+// refusal is why a request's body was not received: the client went away
+// (gone), waited in vain for its turn (over), or sent a body that is too
+// large or broken (code and err).
+type refusal struct {
+	gone bool
+	over *overloaded
+	code int
+	err  error
+}
+
+// receive admits a request (see admission) and reads its body, capped at
+// MaxBody, into buf's array when it fits. The caller releases the ticket
+// when it received the body.
+func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *ticket, *refusal) {
+	if r.ContentLength > h.maxBody {
+		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody)}
+	}
+	reserve := r.ContentLength
+	if reserve < 0 {
+		reserve = h.maxBody
+	}
+	t, err := h.adm.admit(r.Context(), r.RemoteAddr, reserve)
+	if err != nil {
+		var o *overloaded
+		if errors.As(err, &o) {
+			return nil, nil, &refusal{over: o}
+		}
+		return nil, nil, &refusal{gone: true}
+	}
+	// The wait for a turn does not eat the time to send the body.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.reread))
+	body, err := readBody(buf, http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
+	if err != nil {
+		t.release()
+		code := http.StatusBadRequest
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
+		}
+		return nil, nil, &refusal{code: code, err: err}
+	}
+	return body, t, nil
+}
+
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code int, err error) {
+	h.m.requests.WithLabelValues(fmt.Sprint(code)).Inc()
+	h.logger.LogAttrs(r.Context(), slog.LevelInfo, "request refused", slog.Int("status", code),
+		slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+// refuseOverloaded answers a request that waited in vain for its turn. The
+// status says overloaded (429 or 503, with Retry-After) and the body is a
+// denial with the reason as well as an error: agents take an error status for
+// "proceed", so a client that reads the body must find "deny" there.
+func (h *Handler) refuseOverloaded(w http.ResponseWriter, r *http.Request, o *overloaded) {
+	h.m.requests.WithLabelValues(fmt.Sprint(o.code)).Inc()
+	h.logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.Int("status", o.code),
+		slog.String("remote", r.RemoteAddr), slog.String("err", o.msg))
+	w.Header().Set("Retry-After", "1")
+	writeJSON(w, o.code, map[string]string{"action": "deny", "reason": "luahook serve could not decide: " + o.msg, "error": o.msg})
+}
+
+// healthStatus is the body of /healthz and /readyz.
+type healthStatus struct {
+	// Status is ok | degraded (load errors), and on /readyz also unready
+	// (the store does not answer) | draining (Drain was called).
+	Status string   `json:"status"`
+	Errors []string `json:"errors,omitempty"`
+	// Store is the store check's error (/readyz only).
+	Store string `json:"store,omitempty"`
+	// ShadowErrors are the shadow set's load errors; they leave Status alone.
+	ShadowErrors []string `json:"shadowErrors,omitempty"`
+}
+
+// serveHealth answers 200 as long as the handler serves. Load errors make
+// the status "degraded" and are listed, but do not fail the check: the
+// previous good version of a broken file stays live, and a restart would
+// not repair the file. Alert on the luahook_load_errors gauge instead.
+func (h *Handler) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, h.status())
+}
+
+// serveReady answers readiness: 200 {"status":"ok"} when the hooks loaded
+// without errors, the store answers (Options.StoreCheck) and the handler is
+// not draining; otherwise 503 with status "draining", "unready" (the
+// store's error under "store") or "degraded" (the load errors), so that a
+// load balancer sends payloads only to replicas that can decide them with
+// the policies on disk. /healthz stays liveness.
+func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
+	st := h.status()
+	switch {
+	case h.draining.Load():
+		// The store is not asked: the replica is leaving whatever it says.
+		st.Status = StatusDraining
+	default:
+		if err := h.store.result(r.Context()); err != nil {
+			st.Status, st.Store = StatusUnready, err.Error()
+		}
+	}
+	code := http.StatusOK
+	if st.Status != "ok" {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, st)
+}
+
+// status is the body of /healthz and /readyz.
+func (h *Handler) status() healthStatus {
+	st := healthStatus{Status: "ok"}
+	if errs := h.health(); len(errs) > 0 {
+		st.Status = "degraded"
+		for _, err := range errs {
+			st.Errors = append(st.Errors, err.Error())
+		}
+	}
+	if h.shadow != nil {
+		for _, err := range h.shadow.health() {
+			st.ShadowErrors = append(st.ShadowErrors, err.Error())
+		}
+	}
+	return st
+}
+
+// writeOutcome answers 200 with o as JSON, encoded without reflection.
+func writeOutcome(w http.ResponseWriter, o *luahook.Outcome) {
+	buf := getBuffer()
+	b, err := o.AppendJSON(*buf)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+	recycle(buf, b)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	io.Copy(w, &buf)
+}
