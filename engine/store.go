@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/luahook/luahook/internal/config"
+	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/internal/redisstore"
 )
 
 // maxCAFileBytes bounds the [store] tls_ca file read.

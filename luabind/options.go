@@ -7,16 +7,18 @@ import (
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/luahook/luahook/internal/defaults"
 )
 
-// Defaults applied to the zero fields of Options.
+// Defaults applied to the zero fields of Options. Those luahook.toml's
+// [lua] shares are defined in internal/defaults.
 const (
-	DefaultMaxStringBytes = 16 << 20        // 16 MiB
-	DefaultLoadTimeout    = 2 * time.Second // running a file's top level
+	DefaultMaxStringBytes = defaults.MaxStringBytes // 16 MiB
+	DefaultLoadTimeout    = defaults.LoadTimeout    // running a file's top level
 	// DefaultMaxInputValues bounds the JSON values (scalars, arrays and
-	// objects) of a payload's toolInput, and of a json.decode: converting
-	// 100000 values into Lua tables takes about 25 ms and 10 MiB.
-	DefaultMaxInputValues = 100_000
+	// objects) of a payload's toolInput, and of a json.decode (100000).
+	DefaultMaxInputValues = defaults.MaxInputValues
 	DefaultMaxSourceBytes = 1 << 20 // 1 MiB, a hook file or lib module
 )
 

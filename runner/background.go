@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/defaults"
 	"github.com/luahook/luahook/registry"
 )
 
@@ -23,8 +24,8 @@ const (
 // Bounds of background work, whatever the payloads: a fixed number of
 // workers run the queued payloads, oldest first.
 const (
-	DefaultBackgroundWorkers = 4   // default of Options.BackgroundWorkers
-	DefaultBackgroundQueue   = 256 // default of Options.BackgroundQueue
+	DefaultBackgroundWorkers = defaults.BackgroundWorkers // default of Options.BackgroundWorkers (4)
+	DefaultBackgroundQueue   = defaults.BackgroundQueue   // default of Options.BackgroundQueue (256)
 	// MaxBackgroundQueueBytes bounds the tool input, tool result and prompt
 	// bytes that queued payloads hold.
 	MaxBackgroundQueueBytes = 64 << 20

@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/defaults"
 )
 
 // DefaultMaxContextBytes is the default of Options.MaxContextBytes: the
 // bytes of additionalContext one event delivers, joined from every hook and
-// the session's buffered background context.
-const DefaultMaxContextBytes = 64 << 10
+// the session's buffered background context (64 KiB).
+const DefaultMaxContextBytes = defaults.MaxContextBytes
 
 // minContextBytes leaves room for the marker that says what was left out.
 const minContextBytes = 1 << 10

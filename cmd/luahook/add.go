@@ -15,8 +15,8 @@ import (
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/atomicfile"
-	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/internal/packs"
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 type addOptions struct {

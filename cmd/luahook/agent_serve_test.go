@@ -17,8 +17,8 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/luahook/luahook/agent"
-	"github.com/luahook/luahook/internal/shim"
 	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/internal/shim"
 )
 
 // agentPolicy is the policy of the agent_*.txtar golden scripts

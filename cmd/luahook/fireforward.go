@@ -15,8 +15,8 @@ import (
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/relay"
-	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/internal/unixsock"
 )
 
 // defaultHTTPTimeout is how long fire --http waits for the server: well

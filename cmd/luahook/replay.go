@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/internal/replay"
+	"github.com/luahook/luahook/internal/termtext"
 )
 
 type replayOptions struct {

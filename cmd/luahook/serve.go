@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/internal/metrics"
-	"github.com/luahook/luahook/internal/server"
 	"github.com/luahook/luahook/internal/redisstore"
+	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/internal/unixsock"
 )
 
 type serveOptions struct {

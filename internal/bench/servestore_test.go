@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/internal/server"
 	"github.com/luahook/luahook/internal/redisstore/redistest"
+	"github.com/luahook/luahook/internal/server"
 )
 
 // countingHook counts every bash call of a session in the store, as a

@@ -23,31 +23,33 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/internal/defaults"
+	"github.com/luahook/luahook/internal/logconf"
 	"github.com/luahook/luahook/internal/regfile"
-	"github.com/luahook/luahook/luabind"
-	"github.com/luahook/luahook/runner"
+	"github.com/luahook/luahook/internal/store"
 )
 
 // Defaults and bounds of the configuration.
 const (
 	DefaultHooksDir       = "hooks.d"
-	DefaultMaxStringBytes = luabind.DefaultMaxStringBytes
-	DefaultLoadTimeoutMs  = int(luabind.DefaultLoadTimeout / time.Millisecond)
+	DefaultMaxStringBytes = defaults.MaxStringBytes
+	DefaultLoadTimeoutMs  = int(defaults.LoadTimeout / time.Millisecond)
 	DefaultMaxInputBytes  = luahook.DefaultMaxInputBytes
 	// MaxTimeoutMs bounds timeout_ms and load_timeout_ms: luahook.MaxTimeout
 	// (10 min) in milliseconds.
 	MaxTimeoutMs = int64(luahook.MaxTimeout / time.Millisecond)
 	// The defaults of [runner]'s context and background bounds, of [lua]
-	// max_input_values and of [store] are the runner's and luabind's own.
-	DefaultMaxContextBytes    = runner.DefaultMaxContextBytes
-	DefaultBackgroundWorkers  = runner.DefaultBackgroundWorkers
-	DefaultBackgroundQueue    = runner.DefaultBackgroundQueue
-	DefaultMaxInputValues     = luabind.DefaultMaxInputValues
-	DefaultStoreMaxKeyBytes   = luabind.DefaultStoreMaxKeyBytes
-	DefaultStoreMaxValueBytes = luabind.DefaultStoreMaxValueBytes
-	DefaultStoreMaxKeys       = luabind.DefaultStoreMaxKeys
-	DefaultStoreMaxBytes      = luabind.DefaultStoreMaxBytes
+	// max_input_values and of [store] are the runner's, luabind's and the
+	// store module's own (internal/defaults, internal/store), which those
+	// packages apply to their zero options.
+	DefaultMaxContextBytes    = defaults.MaxContextBytes
+	DefaultBackgroundWorkers  = defaults.BackgroundWorkers
+	DefaultBackgroundQueue    = defaults.BackgroundQueue
+	DefaultMaxInputValues     = defaults.MaxInputValues
+	DefaultStoreMaxKeyBytes   = store.DefaultMaxKeyBytes
+	DefaultStoreMaxValueBytes = store.DefaultMaxValueBytes
+	DefaultStoreMaxKeys       = store.DefaultMaxKeys
+	DefaultStoreMaxBytes      = store.DefaultMaxBytes
 )
 
 // Limits of what a configuration file, and a JSON Schema file it names, may
@@ -259,9 +261,9 @@ func Default() *Config {
 		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
 			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes, StoreBackend: defaultStoreBackend()},
-		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: decisionlog.DefaultMaxBytes, MaxFiles: decisionlog.DefaultMaxFiles,
-			Queue: decisionlog.DefaultQueue, MaxInputBytes: decisionlog.DefaultMaxInputBytes,
-			MaskWith: decisionlog.DefaultMaskWith, RedactSecrets: true},
+		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: logconf.DefaultMaxBytes, MaxFiles: logconf.DefaultMaxFiles,
+			Queue: logconf.DefaultQueue, MaxInputBytes: logconf.DefaultMaxInputBytes,
+			MaskWith: logconf.DefaultMaskWith, RedactSecrets: true},
 	}
 }
 

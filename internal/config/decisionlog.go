@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/internal/logconf"
 )
 
 func (d *decoder) decisionLog(n *node, l *DecisionLog) {
@@ -28,11 +28,11 @@ func (d *decoder) decisionLog(n *node, l *DecisionLog) {
 				l.MaxBytes = int64(i)
 			}
 		case "max_files":
-			if i, ok := d.integer(v, 0, decisionlog.MaxMaxFiles); ok {
+			if i, ok := d.integer(v, 0, logconf.MaxMaxFiles); ok {
 				l.MaxFiles = i
 			}
 		case "queue":
-			if i, ok := d.integer(v, 1, decisionlog.MaxQueue); ok {
+			if i, ok := d.integer(v, 1, logconf.MaxQueue); ok {
 				l.Queue = i
 			}
 		case "max_input_bytes":
@@ -55,7 +55,7 @@ func (d *decoder) decisionLog(n *node, l *DecisionLog) {
 
 // checkLogPath judges a drop or mask path.
 func checkLogPath(s string) string {
-	if _, err := decisionlog.ParsePath(s); err != nil {
+	if _, err := logconf.ParsePath(s); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/luahook/luahook/internal/decisionlog"
 	hooksd "github.com/luahook/luahook/hooks.d"
+	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/runner"
 )
 

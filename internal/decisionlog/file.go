@@ -6,16 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/luahook/luahook/internal/logconf"
 )
 
 // Defaults of the file sink.
 const (
 	// DefaultMaxBytes is the size past which the file is rotated (16 MiB).
-	DefaultMaxBytes = 16 << 20
+	DefaultMaxBytes = logconf.DefaultMaxBytes
 	// DefaultMaxFiles is how many rotated files are kept (5).
-	DefaultMaxFiles = 5
+	DefaultMaxFiles = logconf.DefaultMaxFiles
 	// MaxMaxFiles bounds how many rotated files may be kept (1000).
-	MaxMaxFiles = 1000
+	MaxMaxFiles = logconf.MaxMaxFiles
 )
 
 // FileOptions configure a file sink.

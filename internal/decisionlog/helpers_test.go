@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/decisionlog"
 )
 
 // openWith opens an engine on a fresh hooks folder holding files, with log

@@ -12,19 +12,20 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/logconf"
 	"github.com/luahook/luahook/runner"
 )
 
 // Defaults of a Logger's bounds.
 const (
 	// DefaultQueue is how many records may wait for the writer (1024).
-	DefaultQueue = 1024
+	DefaultQueue = logconf.DefaultQueue
 	// MaxQueue bounds Options.Queue (1,000,000).
-	MaxQueue = 1_000_000
+	MaxQueue = logconf.MaxQueue
 	// DefaultMaxInputBytes is the largest payload a record carries (64
 	// KiB, as luahook.Input.Size counts it); a larger one is logged as its
 	// digest and size, Truncated.
-	DefaultMaxInputBytes = 64 << 10
+	DefaultMaxInputBytes = logconf.DefaultMaxInputBytes
 	// DefaultMaxQueueBytes bounds the payload bytes the waiting records
 	// hold together (32 MiB).
 	DefaultMaxQueueBytes = 32 << 20

@@ -3,21 +3,16 @@ package decisionlog
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/logconf"
 )
 
 // DefaultMaskWith is what a masked value, or a string that held a secret,
 // is replaced with when Options.MaskWith is empty.
-const DefaultMaskWith = "[masked]"
-
-// maxPathSegments bounds the segments of a configured path.
-const maxPathSegments = 64
+const DefaultMaskWith = logconf.DefaultMaskWith
 
 // path is a configured JSON path, split: a key, "*" (any key), "[N]" (the
 // element N of an array) or "[*]" (any element).
@@ -27,39 +22,11 @@ type path []string
 // ("toolInput.headers.Authorization"), "*" for any key, "[N]" or "[*]" after
 // a key for an array's elements ("toolInput.args[*]"). Its first key must be
 // one of the payload's (luahook.InputKeys). The error says what is wrong.
+// The syntax is logconf.ParsePath's, which luahook.toml's [decision_log]
+// checks too.
 func ParsePath(s string) (path, error) {
-	if s == "" {
-		return nil, errors.New("empty path")
-	}
-	var p path
-	for _, part := range strings.Split(s, ".") {
-		key, idx := part, ""
-		if i := strings.IndexByte(part, '['); i >= 0 {
-			key, idx = part[:i], part[i:]
-		}
-		if key == "" {
-			return nil, fmt.Errorf("path %q: empty key (write keys separated by single dots)", s)
-		}
-		p = append(p, key)
-		for idx != "" {
-			j := strings.IndexByte(idx, ']')
-			if idx[0] != '[' || j < 0 {
-				return nil, fmt.Errorf("path %q: %q: want [N] or [*] after a key", s, part)
-			}
-			n := idx[1:j]
-			if _, err := strconv.ParseUint(n, 10, 31); n != "*" && err != nil {
-				return nil, fmt.Errorf("path %q: %q is not an index (want [N] or [*])", s, idx[:j+1])
-			}
-			p, idx = append(p, "["+n+"]"), idx[j+1:]
-		}
-	}
-	if len(p) > maxPathSegments {
-		return nil, fmt.Errorf("path %q: more than %d segments", s, maxPathSegments)
-	}
-	if !slices.Contains(luahook.InputKeys(), p[0]) {
-		return nil, fmt.Errorf("path %q: %q is not a payload key (want one of %s)", s, p[0], strings.Join(luahook.InputKeys(), ", "))
-	}
-	return p, nil
+	p, err := logconf.ParsePath(s)
+	return path(p), err
 }
 
 // matches reports whether the value at segs is the one p names.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/internal/redisstore/redistest"
+	"github.com/luahook/luahook/runner"
 )
 
 // incrHook is a hook file whose one hook counts each call in the store.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/luahook/luahook/luabind"
+	"github.com/luahook/luahook/internal/store"
 )
 
 // How a value is kept in Redis: a one-byte tag saying its type, then its
@@ -46,11 +46,11 @@ func (s *Store) Get(ctx context.Context, key string) (any, bool, error) {
 		return nil, false, nil
 	}
 	if len(raw) > max+1 {
-		return nil, false, fmt.Errorf("store: the value of %q in redis at %s is over the limit of %d bytes on a value", trunc(key), s.addr, max)
+		return nil, false, fmt.Errorf("store: the value of %q in redis at %s is over the limit of %d bytes on a value", store.ShortKey(key), s.addr, max)
 	}
 	v, err := decode(raw)
 	if err != nil {
-		return nil, false, fmt.Errorf("store: the value of %q in redis at %s %v", trunc(key), s.addr, err)
+		return nil, false, fmt.Errorf("store: the value of %q in redis at %s %v", store.ShortKey(key), s.addr, err)
 	}
 	return v, true, nil
 }
@@ -58,11 +58,11 @@ func (s *Store) Get(ctx context.Context, key string) (any, bool, error) {
 // Set stores value under key; ttl > 0 makes it expire after ttl, rounded up
 // to a millisecond. Limits are checked before anything is sent.
 func (s *Store) Set(ctx context.Context, key string, value any, ttl time.Duration) error {
-	size, err := luabind.StoreValueSize(value)
+	size, err := store.ValueSize(value)
 	if err != nil {
 		return err
 	}
-	if err := luabind.CheckStoreTTL(ttl); err != nil {
+	if err := store.CheckTTL(ttl); err != nil {
 		return err
 	}
 	if err := s.Limits().Check(key, size); err != nil {
@@ -112,12 +112,12 @@ return text
 // returns the new value.
 func (s *Store) Incr(ctx context.Context, key string, delta float64, ttl time.Duration) (float64, error) {
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		return 0, luabind.StoreBadDelta(key, delta)
+		return 0, store.BadDelta(key, delta)
 	}
-	if err := luabind.CheckStoreTTL(ttl); err != nil {
+	if err := store.CheckTTL(ttl); err != nil {
 		return 0, err
 	}
-	if err := s.Limits().Check(key, 8); err != nil {
+	if err := s.Limits().Check(key, store.NumberBytes); err != nil {
 		return 0, err
 	}
 	d := strconv.FormatFloat(delta, 'g', -1, 64)
@@ -131,7 +131,7 @@ func (s *Store) Incr(ctx context.Context, key string, delta float64, ttl time.Du
 	case string:
 		n, err := strconv.ParseFloat(r, 64)
 		if err != nil {
-			return 0, fmt.Errorf("store: redis at %s answered %q to an incr of %q", s.addr, r, trunc(key))
+			return 0, fmt.Errorf("store: redis at %s answered %q to an incr of %q", s.addr, r, store.ShortKey(key))
 		}
 		return n, nil
 	case []any:
@@ -140,14 +140,14 @@ func (s *Store) Incr(ctx context.Context, key string, delta float64, ttl time.Du
 			arg, _ := r[1].(string)
 			switch what {
 			case "type":
-				return 0, luabind.StoreNotNumber(key, typeName(arg))
+				return 0, store.NotNumber(key, typeName(arg))
 			case "inf":
 				v, _ := strconv.ParseFloat(arg, 64)
-				return 0, luabind.StoreNotFinite(key, v, delta)
+				return 0, store.NotFinite(key, v, delta)
 			}
 		}
 	}
-	return 0, fmt.Errorf("store: redis at %s answered %v to an incr of %q", s.addr, res, trunc(key))
+	return 0, fmt.Errorf("store: redis at %s answered %v to an incr of %q", s.addr, res, store.ShortKey(key))
 }
 
 // millis rounds a TTL up to a whole millisecond, Redis's finest.
@@ -173,7 +173,7 @@ func encode(value any) string {
 	case json.RawMessage:
 		return string(tagTable) + string(v)
 	}
-	panic(fmt.Sprintf("redisstore: encode %T", value)) // StoreValueSize refused it
+	panic(fmt.Sprintf("redisstore: encode %T", value)) // store.ValueSize refused it
 }
 
 var errNoTag = errors.New("was not written by luahook (it has no type tag)")
@@ -209,11 +209,4 @@ func typeName(tag string) string {
 		return "table"
 	}
 	return "value not written by luahook"
-}
-
-func trunc(key string) string {
-	if len(key) > 64 {
-		return key[:64]
-	}
-	return key
 }

@@ -2,10 +2,11 @@
 // luahook processes that must count together: several `luahook serve`
 // replicas behind a load balancer, each of whose Lua hooks sees the same
 // store. It keeps the semantics the store module documents for Lua
-// (luabind.StoreBackend): values keep their type, tables are stored as JSON,
-// store.incr is atomic with its fixed-window TTL applied when the key is
-// created, in one round trip (a server-side script), and a value or key past
-// the limits is refused before anything is sent.
+// (package internal/store, whose Backend it implements): values keep their
+// type, tables are stored as JSON, store.incr is atomic with its
+// fixed-window TTL applied when the key is created, in one round trip (a
+// server-side script), and a value or key past the limits is refused before
+// anything is sent.
 //
 // Every call runs under the hook call's context and under Options.Timeout,
 // whichever ends sooner, on a bounded pool of connections; a call that fails
@@ -36,7 +37,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/luahook/luahook/luabind"
+	"github.com/luahook/luahook/internal/store"
 )
 
 // Defaults of Options, applied to its zero fields.
@@ -67,10 +68,10 @@ type Options struct {
 	TLS *tls.Config
 	// Limits bound keys and values as they bound the in-process store's;
 	// MaxKeys and MaxBytes are not enforced (see the package comment).
-	Limits luabind.StoreLimits
+	Limits store.Limits
 }
 
-// Store is a luabind.StoreBackend in a Redis server. Its methods are safe
+// Store is a store.Backend in a Redis server. Its methods are safe
 // for concurrent use.
 type Store struct {
 	c       *redis.Client
@@ -80,12 +81,12 @@ type Store struct {
 	pool    int
 
 	mu  sync.Mutex
-	lim luabind.StoreLimits
+	lim store.Limits
 
 	metrics metrics
 }
 
-var _ luabind.StoreBackend = (*Store)(nil)
+var _ store.Backend = (*Store)(nil)
 
 // New returns a store over the server o names. It does not connect: the
 // first call does, and Ping tells whether the server answers.
@@ -145,7 +146,7 @@ func (quiet) Printf(context.Context, string, ...any) {}
 func (s *Store) Address() string { return s.addr }
 
 // SetLimits sets the limits on keys and values; it applies to later calls.
-func (s *Store) SetLimits(l luabind.StoreLimits) {
+func (s *Store) SetLimits(l store.Limits) {
 	l = l.WithDefaults()
 	s.mu.Lock()
 	s.lim = l
@@ -153,7 +154,7 @@ func (s *Store) SetLimits(l luabind.StoreLimits) {
 }
 
 // Limits returns the limits in force, defaults applied.
-func (s *Store) Limits() luabind.StoreLimits {
+func (s *Store) Limits() store.Limits {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lim

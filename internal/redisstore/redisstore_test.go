@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/redisstore/redistest"
+	"github.com/luahook/luahook/luabind"
 )
 
 func newStore(t *testing.T, srv *redistest.Server, lim luabind.StoreLimits) *redisstore.Store {

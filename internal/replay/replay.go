@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/decisionlog"
 )
 
 // What a replayed decision may differ in from the logged one.

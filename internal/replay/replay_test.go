@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/policytest"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/runner"
 )
 
 // hugeInput is a tool input of about n bytes: one long string.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/transports"
 )
 

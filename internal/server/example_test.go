@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/server"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
-	"github.com/luahook/luahook/internal/server"
 )
 
 // A Go hook behind the hook protocol. `luahook serve` does the same with an

@@ -24,8 +24,8 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/otheruser"
 	"github.com/luahook/luahook/internal/relay"
-	"github.com/luahook/luahook/internal/unixsock"
 	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/internal/unixsock"
 )
 
 // payload is what the agent sends on standard input.

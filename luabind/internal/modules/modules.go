@@ -3,9 +3,9 @@
 // env, the size-capped and interruptible string library (string.rep,
 // string.format, the pattern functions and their replacement templates),
 // table.concat and table.sort, os.date with a capped format, and the
-// read-only proxies that every module table becomes. It also holds Backend,
-// what the store module keeps its entries in, and Store, the in-process
-// backend.
+// read-only proxies that every module table becomes. It also holds Store,
+// the in-process backend of the store module (the interface every backend
+// implements, and the checks they share, are internal/store's).
 //
 // The package knows nothing of hook files, pools or calls: what the modules
 // need from the state that opens them is a Config, fixed for the file's
@@ -18,6 +18,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/luahook/luahook/internal/store"
 	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
@@ -42,7 +43,7 @@ type Config struct {
 	// not be nil.
 	Logger *slog.Logger
 	// Store is the store module's backend. It must not be nil.
-	Store Backend
+	Store store.Backend
 	// MaxStringBytes caps every string a module builds for Lua (positive).
 	MaxStringBytes int
 	// Env is the set of environment variables env.get may read, and

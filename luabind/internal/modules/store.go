@@ -8,95 +8,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luahook/luahook/luabind/internal/codec"
+	"github.com/luahook/luahook/internal/store"
 )
-
-// Defaults of StoreLimits, applied to its zero fields.
-const (
-	DefaultStoreMaxKeyBytes   = 1 << 10 // 1 KiB
-	DefaultStoreMaxValueBytes = 1 << 20 // 1 MiB
-	DefaultStoreMaxKeys       = 100_000
-	DefaultStoreMaxBytes      = 64 << 20 // 64 MiB
-)
-
-// MaxStoreTTL is the longest expiry a store entry may be given (ten years).
-// Zero is "never"; a longer TTL is an error rather than a silent overflow of
-// time.Duration into "never" or into the past.
-const MaxStoreTTL = 10 * 365 * 24 * time.Hour
-
-// storeNumberBytes is what a number or a boolean counts for in the store's
-// total.
-const storeNumberBytes = 8
-
-// StoreLimits bound what hooks can keep in a Store. A zero field means its
-// default. The limits apply to writes: a write that would pass one is refused
-// with a *StoreLimitError, after expired entries are dropped; live entries
-// are never evicted to make room (a rate limiter's counter evicted would be
-// its limit reset). Lowering a limit below what the store holds keeps the
-// entries, and refuses writes that would grow the store further.
-type StoreLimits struct {
-	// MaxKeyBytes caps the length of a key (default 1 KiB).
-	MaxKeyBytes int
-	// MaxValueBytes caps a value: a string's length, a table's JSON text
-	// (default 1 MiB).
-	MaxValueBytes int
-	// MaxKeys caps the number of entries (default 100,000).
-	MaxKeys int
-	// MaxBytes caps the store's total: every key's length plus every
-	// value's size, numbers and booleans counting 8 bytes (default 64 MiB).
-	MaxBytes int
-}
-
-func (l StoreLimits) withDefaults() StoreLimits {
-	if l.MaxKeyBytes <= 0 {
-		l.MaxKeyBytes = DefaultStoreMaxKeyBytes
-	}
-	if l.MaxValueBytes <= 0 {
-		l.MaxValueBytes = DefaultStoreMaxValueBytes
-	}
-	if l.MaxKeys <= 0 {
-		l.MaxKeys = DefaultStoreMaxKeys
-	}
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultStoreMaxBytes
-	}
-	return l
-}
-
-// StoreLimitError is a write refused because it would pass one of the
-// store's limits.
-type StoreLimitError struct {
-	Key   string // the key written, cut to 64 bytes
-	Limit string // the StoreLimits field: "MaxKeyBytes", "MaxValueBytes", "MaxKeys" or "MaxBytes"
-	Max   int    // the limit's value
-	Size  int    // what the write would make it: the key's or value's size, the number of keys, the total bytes
-}
-
-func (e *StoreLimitError) Error() string {
-	switch e.Limit {
-	case "MaxKeyBytes":
-		return fmt.Sprintf("store: a key of %d bytes exceeds the %s limit on a key (%q...)", e.Size, bytesText(e.Max), e.Key)
-	case "MaxValueBytes":
-		return fmt.Sprintf("store: the value for %q (%d bytes) exceeds the %s limit on a value", e.Key, e.Size, bytesText(e.Max))
-	case "MaxKeys":
-		return fmt.Sprintf("store: cannot add %q: the store holds its limit of %d keys (delete keys, or give them a TTL)", e.Key, e.Max)
-	}
-	return fmt.Sprintf("store: cannot store %q: the store would hold %d bytes, over its %s limit (delete keys, or give them a TTL)", e.Key, e.Size, bytesText(e.Max))
-}
-
-// bytesText renders a limit: "1 MiB", "1 KiB", else "N bytes".
-func bytesText(n int) string {
-	if n%(1<<10) == 0 && n%(1<<20) != 0 {
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return codec.MiB(n)
-}
 
 // Store is a goroutine-safe key/value store with expiry and atomic counters,
-// kept in the process: the default Backend of the store module, and the only
+// kept in the process: the default store.Backend of the store module, and the only
 // sanctioned way for hooks to keep state between calls. Values are strings, float64
 // numbers, booleans or JSON documents (json.RawMessage, what Lua tables are
-// stored as). Everything it holds is bounded by its StoreLimits.
+// stored as). Everything it holds is bounded by its store.Limits.
 //
 // Expired entries are removed whatever the traffic: each write drops a few,
 // and a sweeper timer, armed while some entry has a TTL, drops them within
@@ -106,8 +25,8 @@ type Store struct {
 	mu      sync.Mutex // guards everything below
 	m       map[string]*storeEntry
 	exp     expiryHeap // the entries of m with a TTL, soonest first
-	bytes   int        // keys and values of m, as StoreLimits.MaxBytes counts them
-	lim     StoreLimits
+	bytes   int        // keys and values of m, as store.Limits.MaxBytes counts them
+	lim     store.Limits
 	now     func() time.Time // nil: time.Now (tests set a fake clock)
 	sweeper storeSweeper
 	spare   *storeEntry // a removed entry, reused by the next new key
@@ -126,23 +45,23 @@ type storeEntry struct {
 func NewStore() *Store { return &Store{} }
 
 // SetLimits sets the store's limits. It applies to later writes only.
-func (s *Store) SetLimits(l StoreLimits) {
+func (s *Store) SetLimits(l store.Limits) {
 	s.mu.Lock()
-	s.lim = l.withDefaults()
+	s.lim = l.WithDefaults()
 	s.mu.Unlock()
 }
 
 // Limits returns the limits in force, defaults applied.
-func (s *Store) Limits() StoreLimits {
+func (s *Store) Limits() store.Limits {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lim.withDefaults()
+	return s.lim.WithDefaults()
 }
 
 // StoreStats counts what a store holds.
 type StoreStats struct {
 	Keys     int // entries, expired ones not yet swept included
-	Bytes    int // their keys and values, as StoreLimits.MaxBytes counts them
+	Bytes    int // their keys and values, as store.Limits.MaxBytes counts them
 	Expiring int // entries with a TTL
 }
 
@@ -152,6 +71,8 @@ func (s *Store) Stats() StoreStats {
 	defer s.mu.Unlock()
 	return StoreStats{Keys: len(s.m), Bytes: s.bytes, Expiring: len(s.exp)}
 }
+
+var _ store.Backend = (*Store)(nil)
 
 func (s *Store) clock() time.Time {
 	if s.now != nil {
@@ -194,21 +115,21 @@ func (s *Store) Get(_ context.Context, key string) (any, bool, error) {
 }
 
 // Set stores value under key; ttl > 0 makes it expire after ttl, at most
-// MaxStoreTTL. The value must be a string, a float64, a bool or a
-// json.RawMessage. A write that would pass a limit is a *StoreLimitError and
+// store.MaxTTL. The value must be a string, a float64, a bool or a
+// json.RawMessage. A write that would pass a limit is a *store.LimitError and
 // changes nothing.
 func (s *Store) Set(_ context.Context, key string, value any, ttl time.Duration) error {
-	size, err := StoreValueSize(value)
+	size, err := store.ValueSize(value)
 	if err != nil {
 		return err
 	}
-	if err := CheckStoreTTL(ttl); err != nil {
+	if err := store.CheckTTL(ttl); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lim := s.lim.withDefaults()
-	if err := lim.check(key, size); err != nil {
+	lim := s.lim.WithDefaults()
+	if err := lim.Check(key, size); err != nil {
 		return err
 	}
 	now := s.clock()
@@ -230,34 +151,34 @@ func (s *Store) Set(_ context.Context, key string, value any, ttl time.Duration)
 // expiry; incrementing an existing key keeps its expiry, so a counter with a
 // TTL counts a fixed window. A value that is not a number, a delta or a
 // result that is not a finite number, and a write that would pass a limit
-// (*StoreLimitError) are errors that change nothing.
+// (*store.LimitError) are errors that change nothing.
 func (s *Store) Incr(_ context.Context, key string, delta float64, ttl time.Duration) (float64, error) {
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		return 0, StoreBadDelta(key, delta)
+		return 0, store.BadDelta(key, delta)
 	}
-	if err := CheckStoreTTL(ttl); err != nil {
+	if err := store.CheckTTL(ttl); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lim := s.lim.withDefaults()
-	if err := lim.check(key, storeNumberBytes); err != nil {
+	lim := s.lim.WithDefaults()
+	if err := lim.Check(key, store.NumberBytes); err != nil {
 		return 0, err
 	}
 	now := s.clock()
 	if e := s.live(key, now); e != nil {
 		if e.value != nil {
-			return 0, StoreNotNumber(key, storeType(e.value))
+			return 0, store.NotNumber(key, storeType(e.value))
 		}
 		v := e.num
 		if r := v + delta; math.IsInf(r, 0) || math.IsNaN(r) {
-			return 0, StoreNotFinite(key, v, delta)
+			return 0, store.NotFinite(key, v, delta)
 		}
 		e.num = v + delta
 		s.sweepSome(now, writeSweep)
 		return v + delta, nil
 	}
-	e, err := s.reserve(lim, key, storeNumberBytes, now)
+	e, err := s.reserve(lim, key, store.NumberBytes, now)
 	if err != nil {
 		return 0, err
 	}
@@ -271,12 +192,12 @@ func (s *Store) Incr(_ context.Context, key string, delta float64, ttl time.Dura
 // entries; when the write would pass MaxKeys or MaxBytes it drops every
 // expired entry, and if that is not enough it refuses the write, changing
 // nothing. s.mu is held.
-func (s *Store) reserve(lim StoreLimits, key string, size int, now time.Time) (*storeEntry, error) {
+func (s *Store) reserve(lim store.Limits, key string, size int, now time.Time) (*storeEntry, error) {
 	s.sweepSome(now, writeSweep)
 	e := s.live(key, now)
 	over := func() error {
 		if e == nil && len(s.m)+1 > lim.MaxKeys {
-			return &StoreLimitError{Key: truncKey(key), Limit: "MaxKeys", Max: lim.MaxKeys, Size: len(s.m) + 1}
+			return &store.LimitError{Key: store.ShortKey(key), Limit: "MaxKeys", Max: lim.MaxKeys, Size: len(s.m) + 1}
 		}
 		total := s.bytes + size
 		if e != nil {
@@ -285,7 +206,7 @@ func (s *Store) reserve(lim StoreLimits, key string, size int, now time.Time) (*
 			total += len(key)
 		}
 		if total > lim.MaxBytes && (e == nil || size > e.size) {
-			return &StoreLimitError{Key: truncKey(key), Limit: "MaxBytes", Max: lim.MaxBytes, Size: total}
+			return &store.LimitError{Key: store.ShortKey(key), Limit: "MaxBytes", Max: lim.MaxBytes, Size: total}
 		}
 		return nil
 	}
@@ -362,14 +283,6 @@ func expiry(now time.Time, ttl time.Duration) time.Time {
 		return time.Time{}
 	}
 	return now.Add(ttl)
-}
-
-// truncKey cuts a key for an error message.
-func truncKey(key string) string {
-	if len(key) > 64 {
-		return key[:64]
-	}
-	return key
 }
 
 func storeType(v any) string {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luahook/luahook/internal/store"
 )
 
 // fakeClock is a store clock that moves only when told.
@@ -24,7 +26,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func fakeStore(l StoreLimits) (*Store, *fakeClock) {
+func fakeStore(l store.Limits) (*Store, *fakeClock) {
 	c := &fakeClock{now: time.Unix(1000, 0)}
 	s := &Store{now: c.Now}
 	s.SetLimits(l)
@@ -43,29 +45,29 @@ func checkStore(t *testing.T, s *Store) {
 
 func TestStoreLimitErrorsAreTyped(t *testing.T) {
 	s := NewStore()
-	s.SetLimits(StoreLimits{MaxKeys: 1})
+	s.SetLimits(store.Limits{MaxKeys: 1})
 	if err := s.Set(context.Background(), "a", 1.0, 0); err != nil {
 		t.Fatal(err)
 	}
-	var le *StoreLimitError
+	var le *store.LimitError
 	if err := s.Set(context.Background(), "b", 1.0, 0); !errors.As(err, &le) || le.Limit != "MaxKeys" || le.Max != 1 || le.Key != "b" {
-		t.Errorf("Set past MaxKeys = %v, want a *StoreLimitError on MaxKeys", err)
+		t.Errorf("Set past MaxKeys = %v, want a *store.LimitError on MaxKeys", err)
 	}
 	if _, err := s.Incr(context.Background(), strings.Repeat("k", 2000), 1, 0); !errors.As(err, &le) || le.Limit != "MaxKeyBytes" || le.Size != 2000 || len(le.Key) != 64 {
-		t.Errorf("Incr of a long key = %v, want a *StoreLimitError on MaxKeyBytes with the key cut", err)
+		t.Errorf("Incr of a long key = %v, want a *store.LimitError on MaxKeyBytes with the key cut", err)
 	}
 }
 
 // The default limit on the number of keys holds through the Go API too.
 func TestStoreRefusesTheKeyPastDefaultMaxKeys(t *testing.T) {
 	s := NewStore()
-	for i := range DefaultStoreMaxKeys {
+	for i := range store.DefaultMaxKeys {
 		if err := s.Set(context.Background(), fmt.Sprint(i), true, 0); err != nil {
 			t.Fatalf("key %d: %v", i, err)
 		}
 	}
 	if err := s.Set(context.Background(), "one more", true, 0); err == nil || !strings.Contains(err.Error(), "its limit of 100000 keys") {
-		t.Fatalf("key %d: %v, want refused", DefaultStoreMaxKeys+1, err)
+		t.Fatalf("key %d: %v, want refused", store.DefaultMaxKeys+1, err)
 	}
 	if err := s.Set(context.Background(), "0", "replacing a key adds none", 0); err != nil {
 		t.Errorf("replacing a key at the limit: %v", err)
@@ -75,7 +77,7 @@ func TestStoreRefusesTheKeyPastDefaultMaxKeys(t *testing.T) {
 // A full store never evicts a live entry to make room: a rate limiter's
 // counter evicted would be its limit reset.
 func TestStoreNeverEvictsLiveEntriesWhenFull(t *testing.T) {
-	s, clock := fakeStore(StoreLimits{MaxKeys: 10})
+	s, clock := fakeStore(store.Limits{MaxKeys: 10})
 	for i := range 10 {
 		if _, err := s.Incr(context.Background(), fmt.Sprint("calls:", i), 5, time.Minute); err != nil {
 			t.Fatal(err)
@@ -95,7 +97,7 @@ func TestStoreNeverEvictsLiveEntriesWhenFull(t *testing.T) {
 // When a write would pass a limit, expired entries are dropped first and
 // the write goes through if that makes room.
 func TestStoreDropsExpiredEntriesBeforeRefusing(t *testing.T) {
-	s, clock := fakeStore(StoreLimits{MaxKeys: 100, MaxBytes: 100 * 20})
+	s, clock := fakeStore(store.Limits{MaxKeys: 100, MaxBytes: 100 * 20})
 	for i := range 100 {
 		if err := s.Set(context.Background(), fmt.Sprintf("old%02d", i), strings.Repeat("x", 15), time.Second); err != nil {
 			t.Fatal(err)
@@ -140,7 +142,7 @@ func TestStoreExpiresEntriesWithoutReads(t *testing.T) {
 // A flood of distinct keys with a TTL keeps the store at what is live: each
 // write drops expired entries, and a full store drops them all first.
 func TestStoreStaysBoundedUnderAFloodOfExpiringKeys(t *testing.T) {
-	s, clock := fakeStore(StoreLimits{MaxKeys: 64})
+	s, clock := fakeStore(store.Limits{MaxKeys: 64})
 	peak := 0
 	for i := range 100_000 {
 		if _, err := s.Incr(context.Background(), fmt.Sprint("bash-calls:", i), 1, 10*time.Millisecond); err != nil {

@@ -10,17 +10,18 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/luahook/luahook/internal/store"
 	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
-// OpenStore opens the store module over Config.Store, its Backend:
+// OpenStore opens the store module over Config.Store, its store.Backend:
 //
 //	store.get(key) -> value | nil
 //	store.set(key, value[, ttl_ms])    value nil deletes; tables are stored as JSON
 //	store.incr(key[, delta[, ttl_ms]]) -> new value (atomic; ttl_ms applies when the key is created)
 //	store.delete(key)
 //
-// A write that would pass one of the store's limits (StoreLimits) raises an
+// A write that would pass one of the store's limits (store.Limits) raises an
 // error naming it, as do a TTL or a delta that is not a finite number in
 // range, and so does a backend that fails (a Redis server that does not
 // answer): the hook fails, and its failure policy decides. Each call runs
@@ -78,8 +79,8 @@ func (m *Modules) storeGet(L *lua.LState) int {
 	return 1
 }
 
-// maxTTLms is MaxStoreTTL in milliseconds, the largest ttl_ms.
-var maxTTLms = float64(MaxStoreTTL / time.Millisecond)
+// maxTTLms is store.MaxTTL in milliseconds, the largest ttl_ms.
+var maxTTLms = float64(store.MaxTTL / time.Millisecond)
 
 func ttlArg(L *lua.LState, n int) time.Duration {
 	ms := float64(L.OptNumber(n, 0))
@@ -113,7 +114,7 @@ func (m *Modules) storeSet(L *lua.LState) int {
 		limit := m.cfg.Store.Limits().MaxValueBytes
 		raw, err := m.codec.Enc.EncodeAtMost(v, limit)
 		if err != nil {
-			L.RaiseError("store.set: cannot store the table under %q: %v", truncKey(key), err)
+			L.RaiseError("store.set: cannot store the table under %q: %v", store.ShortKey(key), err)
 		}
 		value = json.RawMessage(append([]byte(nil), raw...))
 	default:
