@@ -56,7 +56,7 @@ func (e *Engine) applyConfig(cfg *config.Config, sum [32]byte, initial bool) err
 	if err != nil {
 		return err
 	}
-	maps.Copy(schemas, e.opts.Schemas)
+	maps.Copy(schemas, e.schemas)
 	version := ""
 	if cfg.Path != "" {
 		version = contentVersion(sum)

@@ -48,6 +48,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -57,11 +58,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luahook/luahook/internal/jsonschema"
-
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/host"
+	"github.com/luahook/luahook/internal/config"
+	"github.com/luahook/luahook/internal/jsonschema"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -95,9 +95,15 @@ type Options struct {
 	// Logger receives the reload lines, load errors, hook failures and the
 	// Lua log module's records. Nil discards them.
 	Logger *slog.Logger
-	// Schemas are tool JSON Schemas given in Go, by tool name, used in
-	// addition to those of the config and in preference over them.
-	Schemas map[string]*jsonschema.Schema
+	// Schemas are tool JSON Schemas given in Go, by tool name: the text of
+	// each schema, which the rewritten input of a PreToolUse mutation must
+	// satisfy. They are used in addition to the config's [tools] schemas,
+	// and in preference over them for a tool both name. A schema without
+	// $schema is read as draft 2020-12; its $ref may point inside it (under
+	// $defs) or at a draft's metaschema, never at a file or the network.
+	// Open (and New) compile them once and fail, with a *SchemaError naming
+	// the tool and the problem, on a schema that does not compile.
+	Schemas map[string]json.RawMessage
 	// PolicyOnly runs only the hooks marked policy, on every transport and
 	// event (the --no-hooks switch). It is the inverse of the seed's
 	// allowNonPolicy, so that the zero value lets every hook run; the
@@ -159,6 +165,8 @@ type Engine struct {
 	store  luabind.StoreBackend // set on Open (openStore), then fixed
 	dir    string
 	host   *luabind.HostModules // Options.Host, checked once; nil without
+	// schemas are Options.Schemas, compiled once; nil without.
+	schemas map[string]*jsonschema.Schema
 
 	ctx    context.Context // cancelled by Close: stops a load in progress
 	cancel context.CancelFunc
@@ -224,6 +232,10 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	schemas, err := compileGoSchemas(opts.Schemas)
+	if err != nil {
+		return nil, err
+	}
 	cfg := config.Default()
 	var sum [32]byte
 	var cfgErr error
@@ -238,7 +250,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		cfg, sum = c, s
 	}
 	e := newEngine(opts, logger, cfg)
-	e.host = hostMods
+	e.host, e.schemas = hostMods, schemas
 	e.cfgSum = sum
 	e.dir = hooksDirOr(opts.Dir, cfg)
 	start := time.Now()

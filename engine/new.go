@@ -26,12 +26,16 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	schemas, err := compileGoSchemas(opts.Schemas)
+	if err != nil {
+		return nil, err
+	}
 	opts = Options{Logger: logger, Schemas: opts.Schemas, PolicyOnly: opts.PolicyOnly,
 		SessionID: opts.SessionID, LookupEnv: opts.LookupEnv, MaxInputBytes: opts.MaxInputBytes, NoWatch: true,
 		DecisionLog: opts.DecisionLog, Host: opts.Host}
 	cfg := config.Default()
 	e := newEngine(opts, logger, cfg)
-	e.host = hostMods
+	e.host, e.schemas = hostMods, schemas
 	e.mu.Lock()
 	err = e.applyConfig(cfg, [32]byte{}, true)
 	if err == nil {

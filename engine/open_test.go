@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luahook/luahook/internal/jsonschema"
-
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind"
 )
@@ -187,15 +185,8 @@ schema = '{"type":"object","required":["path"]}'
   return hook.mutate({ other = "x" })
 end)`,
 	})
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("bash.json", map[string]any{"type": "object", "required": []any{"cmd"}}); err != nil {
-		t.Fatal(err)
-	}
-	bash, err := c.Compile("bash.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := openEngine(t, Options{Dir: dir, ConfigPath: cfg, NoWatch: true, Schemas: map[string]*jsonschema.Schema{"bash": bash}})
+	e := openEngine(t, Options{Dir: dir, ConfigPath: cfg, NoWatch: true,
+		Schemas: map[string]json.RawMessage{"bash": json.RawMessage(`{"type":"object","required":["cmd"]}`)}})
 	for tool, want := range map[string]string{"bash": "cmd", "write": "path"} {
 		res := e.Runner().PreToolUse(context.Background(), &luahook.Input{Event: luahook.PreToolUse, ToolName: tool,
 			ToolInput: json.RawMessage(`{}`), Cwd: root})

@@ -8,7 +8,9 @@
 //	go run ./examples/embed
 //
 // The hooks folder is a temporary copy of the policies that ship with
-// luahook (hooks.d). See README.md for the part a host author copies.
+// luahook (hooks.d, embedded). See README.md for the part a host author
+// copies. The program imports only luahook's public packages:
+// .ci/host-module builds and runs it in a module of its own.
 package main
 
 import (
@@ -108,7 +110,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	h := &agentHost{eng: eng, ws: ws, session: "embed-session", out: out}
 	st := eng.Stats()
-	fmt.Fprintf(out, "embed: %d hooks from %d files in %s\n", st.Hooks, st.Files, hooksDir)
+	fmt.Fprintf(out, "embed: engine.Open loaded %d hooks from %d files in %s\n", st.Hooks, st.Files, hooksDir)
 
 	h.sessionStart(ctx)
 	if !h.prompt(ctx, "Add a greeting to hello.txt, show it, and build the project") {

@@ -13,6 +13,7 @@ func TestSessionRunsThroughTheEngine(t *testing.T) {
 	}
 	trace := out.String()
 	for _, want := range []string{
+		"embed: engine.Open loaded ",                                                  // the engine opened
 		"House rules for this repository:",                                            // SessionStart context
 		"✓ wrote 13 bytes to hello.txt",                                               // a tool really ran
 		"Edited hello.txt. Run the tests before you finish.",                          // PostToolUse context
