@@ -41,7 +41,7 @@ end, { stage = "validate", policy = true })
 	// Output: true recursive delete blocked
 }
 
-// ExampleOpen_host is the README's "Embedding in Go" snippet, whole: a host
+// ExampleOpen_host is docs/embedding.md's "Embedding in Go" snippet, whole: a host
 // opens the engine on its hooks folder (a config file is optional, and one
 // named in ConfigPath must exist), and asks before each tool call. ToolInput
 // is the tool's arguments as JSON (a json.RawMessage); a mutate hook hands

@@ -180,7 +180,7 @@ end)`
 // each goroutine passing its own payload as a host does; compare -cpu 1 and
 // -cpu 2 for the scaling. This test process holds about 1 MiB, so at the
 // default GOGC the collector runs at its 4 MiB minimum heap, every couple of
-// thousand calls: bench/report runs it again with GOGC=400 to show what the
+// thousand calls: internal/bench/report runs it again with GOGC=400 to show what the
 // collector's pace costs.
 func BenchmarkLuaValidateParallel(b *testing.B) {
 	luaValidateParallel(b, func(r *runner.Runner, in *luahook.Input, res *runner.Result) bool {

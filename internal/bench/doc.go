@@ -4,5 +4,5 @@
 // state and per file. Run them all, with the ratios the targets are stated
 // in, with:
 //
-//	go run ./bench/report
+//	go run ./internal/bench/report
 package bench

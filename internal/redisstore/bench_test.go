@@ -86,7 +86,7 @@ func benchIncr(b *testing.B, e *engine.Engine) {
 // BenchmarkHookIncr compares a hook doing one store.incr on the in-process
 // store and on a local redis-server, one caller and 16.
 //
-//	go test -run '^$' -bench HookIncr -benchmem ./store/redisstore
+//	go test -run '^$' -bench HookIncr -benchmem ./internal/redisstore
 func BenchmarkHookIncr(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { benchIncr(b, benchEngine(b, "")) })
 	b.Run("redis", func(b *testing.B) {

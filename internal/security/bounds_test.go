@@ -18,7 +18,7 @@ import (
 // whatever the hook or the payload does: the longest single Go-side step a
 // hook can start (one capped string operation, one sort comparison, one
 // slice of a regular expression's work) plus the bounded conversion of the
-// payload. The README's Reliability section documents the same figure.
+// payload. docs/reliability.md documents the same figure.
 const callSlack = 50 * time.Millisecond
 
 // slack is what the tests allow: callSlack is measured on an otherwise idle

@@ -24,7 +24,7 @@ import (
 // send: the request bodies in flight (--max-bytes-in-flight, 128 MiB) at
 // about four bytes of memory per body byte, the store's total (64 MiB), and
 // a fixed part for the runtime, the Lua states, the connections and the
-// collector's headroom. The README's Reliability section states the same.
+// collector's headroom. docs/reliability.md states the same.
 const serveMemoryBound = 4*128<<20 + 64<<20 + 256<<20
 
 // buildLuahook builds the luahook command once for the test and returns its

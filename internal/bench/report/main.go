@@ -1,7 +1,7 @@
 // Command report runs luahook's benchmark suite and prints, for each
 // performance target, the value measured, the target and whether it is met.
 //
-//	go run ./bench/report [-count 3] [-benchtime 500ms]
+//	go run ./internal/bench/report [-count 3] [-benchtime 500ms]
 //
 // It builds the test binaries of runner, luabind, transports, server and
 // bench once, then runs them in rounds, one package after the other, so that
@@ -35,7 +35,9 @@ type suite struct {
 
 var suites = []suite{
 	{"runner", `^BenchmarkPreToolUseNonMatching$|^BenchmarkPreToolUseOneGoHook$|^BenchmarkPostToolUseFanOut4$`, ""},
-	{"luabind", `^BenchmarkRunnerLuaValidate$|^BenchmarkRunnerGoValidate$|^BenchmarkRunnerGoBoundValidate$`, ""},
+	{"luabind", `^BenchmarkRunnerLuaValidate$|^BenchmarkRunnerGoValidate$|^BenchmarkRunnerGoBoundValidate$|^BenchmarkLuaHookVsNativeGo$`, ""},
+	// a module of its own (go.work beside it), so that OPA stays out of go.mod
+	{"internal/bench/opa", `^BenchmarkLuaHookVsOPA$`, ""},
 	// Two runs: the HTTP pair measured right after thousands of exec'd
 	// processes paid for their aftermath (1.28x then, 1.1x apart).
 	{"transports", `^BenchmarkCommandHook$|^BenchmarkBareExec$|^BenchmarkCommandHookInterleaved$`, ""},
@@ -76,8 +78,10 @@ func main() {
 			continue
 		}
 		bin := filepath.Join(tmp, filepath.Base(s.pkg)+".test")
-		cmd := exec.Command("go", "test", "-c", "-o", bin, "./"+s.pkg)
-		cmd.Dir, cmd.Stderr = root, os.Stderr
+		// Built in its own folder: a module of its own there builds under
+		// its go.work, every other package as part of luahook's module.
+		cmd := exec.Command("go", "test", "-c", "-o", bin, ".")
+		cmd.Dir, cmd.Stderr = filepath.Join(root, s.pkg), os.Stderr
 		if err := cmd.Run(); err != nil {
 			fail(fmt.Errorf("building %s: %w", s.pkg, err))
 		}
@@ -205,6 +209,9 @@ func targets(r results) []target {
 	}
 	return []target{
 		{"Lua validate / Go hook (runner, typical payload)", r.ratio("luabind.BenchmarkRunnerLuaValidate", "luabind.BenchmarkRunnerGoValidate"), "x", "<=", 1.5},
+		{"Lua hook (decode + FireInto) / native Go decision (JSON to map + check; interleaved)", r.get("luabind.BenchmarkLuaHookVsNativeGo/interleaved", "x_native"), "x", "<=", 1.5},
+		{"  Lua hook allocations (decode + FireInto)", r.get("luabind.BenchmarkLuaHookVsNativeGo/lua", "allocs/op"), "allocs", "", 0},
+		{"OPA prepared query / Lua hook, same decision (interleaved)", r.get("opa.BenchmarkLuaHookVsOPA/interleaved", "x_opa"), "x", ">=", 4},
 		{"Lua validate / context-bound Go hook (inline)", r.ratio("luabind.BenchmarkRunnerLuaValidate", "luabind.BenchmarkRunnerGoBoundValidate"), "x", "", 0},
 		{"empty path (PreToolUse, no hook for the event)", ns("runner.BenchmarkPreToolUseNonMatching/hooks=0"), "ns", "<", 50},
 		{"empty path allocations", r.get("runner.BenchmarkPreToolUseNonMatching/hooks=0", "allocs/op"), "allocs", "<=", 0},
@@ -222,7 +229,7 @@ func targets(r results) []target {
 		{"HTTP hook / raw client POST (interleaved)", r.get("transports.BenchmarkHTTPHookInterleaved", "hook/raw"), "x", "<=", 1.25},
 		{"  the same from separate benchmarks, seconds apart", r.ratio("transports.BenchmarkHTTPHook", "transports.BenchmarkRawPOST"), "x", "", 0},
 		{"Lua hook throughput, 2 cores / 1 (FireInto: no allocation)", scale, "x", ">=", 1.7},
-		{"  the same through Fire (a new trace every call, see README)", scaleFire, "x", "", 0},
+		{"  the same through Fire (a new trace every call, see docs/performance.md)", scaleFire, "x", "", 0},
 		{"  the machine's own 2 cores / 1 right now (SHA-256 yardstick)", machine, "x", "", 0},
 		{"serve, one Lua policy: decisions/s", r.get("bench.BenchmarkServeThroughput", "decisions/s"), "/s", ">=", 15000},
 		{"serve p99 latency", r.get("bench.BenchmarkServeThroughput", "p99-ms"), "ms", "<", 5},
@@ -231,7 +238,7 @@ func targets(r results) []target {
 		{"fire path, slowest agent adapter / plain (decode, fire, encode; interleaved)", r.get("bench.BenchmarkAgentFire/interleaved", "worst/plain"), "x", "<=", 1.2},
 		{"  the same from separate sub-benchmarks, seconds apart", worstAgent, "x", "", 0},
 		{"decision log on (file sink) / off, the shipped policies deciding", r.ratio("decisionlog.BenchmarkDecisionLogShipped/file", "decisionlog.BenchmarkDecisionLogShipped/off"), "x", "<=", 1.3},
-		{"  the same, one trivial hook deciding (both cores busy, see README)", r.ratio("decisionlog.BenchmarkDecisionLog/file", "decisionlog.BenchmarkDecisionLog/off"), "x", "", 0},
+		{"  the same, one trivial hook deciding (both cores busy, see docs/performance.md)", r.ratio("decisionlog.BenchmarkDecisionLog/file", "decisionlog.BenchmarkDecisionLog/off"), "x", "", 0},
 		{"heap per pooled state", r.get("bench.BenchmarkStateMemory", "heap-B/state") / 1024, "KiB", "<=", 64},
 		{"load 1,000 hook files", ns("bench.BenchmarkLoadFiles") / 1e9, "s", "<", 2},
 		{"one-shot luahook-fire to serve --socket, shipped hooks.d / /bin/true", r.get("bench.BenchmarkOneShotFire/shipped", "shim/true"), "x", "<=", 4},
@@ -250,17 +257,17 @@ func targets(r results) []target {
 		{"  engine.Open of the shipped hooks.d, every file compiled", ns("engine.BenchmarkOpenShippedPolicies/compile") / 1e6, "ms", "", 0},
 		{"  the same, allocations", r.get("engine.BenchmarkOpenShippedPolicies/compile", "allocs/op"), "allocs", "", 0},
 		// shipped policies on the lean path: each beside its lean floor
-		{"shipped 10-dangerous-commands / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/10-dangerous-commands/interleaved", "x_floor"), "x", "<=", 1.5},
+		{"shipped 10-dangerous-commands / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/10-dangerous-commands/interleaved", "x_floor"), "x", "<=", 2},
 		{"  10-dangerous-commands allocations beyond the floor's", shippedAllocs(r, "10-dangerous-commands"), "allocs", "<=", 0},
-		{"shipped 20-protect-secrets / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/20-protect-secrets/interleaved", "x_floor"), "x", "<=", 1.5},
+		{"shipped 20-protect-secrets / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/20-protect-secrets/interleaved", "x_floor"), "x", "<=", 2},
 		{"  20-protect-secrets allocations beyond the floor's", shippedAllocs(r, "20-protect-secrets"), "allocs", "<=", 0},
-		{"shipped 30-prefer-pnpm / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/30-prefer-pnpm/interleaved", "x_floor"), "x", "<=", 1.5},
+		{"shipped 30-prefer-pnpm / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/30-prefer-pnpm/interleaved", "x_floor"), "x", "<=", 2},
 		{"  30-prefer-pnpm allocations beyond the floor's", shippedAllocs(r, "30-prefer-pnpm"), "allocs", "<=", 0},
-		{"shipped 40-session-context / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/40-session-context/interleaved", "x_floor"), "x", "<=", 1.5},
+		{"shipped 40-session-context / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/40-session-context/interleaved", "x_floor"), "x", "<=", 2},
 		{"  40-session-context allocations beyond the floor's", shippedAllocs(r, "40-session-context"), "allocs", "<=", 0},
-		{"shipped 50-rate-limit / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/50-rate-limit/interleaved", "x_floor"), "x", "<=", 1.5},
+		{"shipped 50-rate-limit / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/50-rate-limit/interleaved", "x_floor"), "x", "<=", 2},
 		{"  50-rate-limit allocations beyond the floor's", shippedAllocs(r, "50-rate-limit"), "allocs", "<=", 0},
-		{"shipped 60-prompt-secrets / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/60-prompt-secrets/interleaved", "x_floor"), "x", "<=", 1.5},
+		{"shipped 60-prompt-secrets / lean floor (interleaved)", r.get("hooks.d.BenchmarkShippedPolicy/60-prompt-secrets/interleaved", "x_floor"), "x", "<=", 2},
 		{"  60-prompt-secrets allocations beyond the floor's", shippedAllocs(r, "60-prompt-secrets"), "allocs", "<=", 0},
 		// deny and mutate paths
 		{"deny path allocs (lean Lua deny, constant reason, FireInto)", r.get("luabind.BenchmarkDenyPath/Constant/FireInto", "allocs/op"), "allocs", "<=", 3},
