@@ -184,6 +184,7 @@ type Engine struct {
 	files      map[string]*luaFile // by base name
 	fileErrs   map[string]error    // load errors in force, by file base name
 	cfgErr     error               // why the config file on disk is not in force
+	cfgNoGood  bool                // cfgErr left part of the config unloaded, with no good version in force
 	dirErr     error               // why the hooks folder could not be listed
 	// failedSum remembers the content of a file that failed to load, so that
 	// an event that does not change it (a chmod, a touch) is not reported
@@ -215,6 +216,7 @@ type Engine struct {
 type view struct {
 	cfg     *config.Config
 	errs    []error
+	closed  []error // FailClosed
 	files   []*luabind.File
 	reloads int
 }
@@ -261,7 +263,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		cfgErr = errors.Join(append([]error{cfgErr}, errs...)...)
 	}
 	err = e.applyConfig(cfg, sum, true)
-	e.cfgErr = cfgErr
+	e.cfgErr, e.cfgNoGood = cfgErr, cfgErr != nil
 	if err == nil {
 		e.syncLua(ctx, nil, true)
 		e.publish()
@@ -338,6 +340,14 @@ func (e *Engine) Config() *config.Config { return e.view.Load().cfg }
 // file, line and key. The previous good version of such a file, if any,
 // stays live.
 func (e *Engine) Errors() []error { return e.view.Load().errs }
+
+// FailClosed returns the load errors that leave part of what the engine
+// was asked to load with no version in force: a hook file that has never
+// loaded, a config whose problems dropped settings or hooks before any good
+// version of it loaded, a hooks folder that cannot be read. While any is
+// there, an event that can block is denied (Decide), on every door. A file
+// whose previous good version stays live is in Errors, not here.
+func (e *Engine) FailClosed() []error { return e.view.Load().closed }
 
 // Err joins Errors into one error, or returns nil.
 func (e *Engine) Err() error { return errors.Join(e.Errors()...) }
@@ -425,8 +435,17 @@ func (e *Engine) publish() {
 			v.errs = append(v.errs, err)
 		}
 	}
+	if e.cfgErr != nil && e.cfgNoGood {
+		v.closed = append(v.closed, e.cfgErr)
+	}
+	if e.dirErr != nil {
+		v.closed = append(v.closed, e.dirErr)
+	}
 	for _, name := range slices.Sorted(maps.Keys(e.fileErrs)) {
 		v.errs = append(v.errs, e.fileErrs[name])
+		if e.files[name] == nil {
+			v.closed = append(v.closed, e.fileErrs[name])
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(e.files)) {
 		v.files = append(v.files, e.files[name].file)

@@ -200,8 +200,9 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 		return "", false
 	}
 	if err == nil && sum == e.cfgSum {
-		// The content in force: a chmod, a touch, or a broken edit undone.
-		if e.cfgErr != nil {
+		// The content in force: a chmod, a touch, or a broken edit undone
+		// (not the partial config Open started from: its problems stand).
+		if e.cfgErr != nil && !e.cfgNoGood {
 			e.cfgErr = nil
 			return name + " (restored)", false
 		}
@@ -210,7 +211,7 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 	if err == nil {
 		prev := e.cfg
 		if err = e.applyConfig(cfg, sum, false); err == nil {
-			e.cfgSum, e.cfgErr = sum, nil
+			e.cfgSum, e.cfgErr, e.cfgNoGood = sum, nil, false
 			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua)
 			if r, p := cfg.Runner, prev.Runner; r.MaxContextBytes != p.MaxContextBytes || r.BackgroundWorkers != p.BackgroundWorkers || r.BackgroundQueue != p.BackgroundQueue {
 				e.logger.Warn("[runner] max_context_bytes, background_workers and background_queue take effect when the engine is restarted",

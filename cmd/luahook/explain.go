@@ -126,7 +126,7 @@ func runExplain(cmd *cobra.Command, g *globalOptions, s *streams, o *explainOpti
 			out.Problems = append(out.Problems, p.Error())
 		}
 		if out.OnLoadError == engine.OnLoadErrorDeny && in.Event.CanBlock() {
-			out.Result = deniedFor(out.Result, loadProblemsReason(problems))
+			out.Result = engine.DeniedFor(out.Result, engine.FailClosedReason(problems))
 		}
 	}
 	if o.asJSON {

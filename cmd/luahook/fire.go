@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -21,7 +20,6 @@ import (
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/internal/trust"
 )
 
 // maxPayloadBytes bounds what fire reads as one payload: what serve accepts.
@@ -268,13 +266,12 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 		res.RenderTrace(s.err, engine.TraceOptions{})
 	}
 	reportFailures(s.err, res.Trace)
-	if len(problems) > 0 {
-		if mode == engine.OnLoadErrorDeny && in.Event.CanBlock() {
-			return deny(s, res, loadProblemsReason(problems))
-		}
-		for _, p := range problems {
-			fmt.Fprintln(s.err, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
-		}
+	warn, err := eng.CloseOver(&res, problems, mode)
+	if err != nil {
+		return err
+	}
+	for _, p := range warn {
+		fmt.Fprintln(s.err, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
 	}
 	if err := writeJSON(s.out, res.Outcome()); err != nil {
 		return err
@@ -324,60 +321,12 @@ func fireDecisionLog(flag string) (engine.DecisionLog, error) {
 
 // deny prints res denied with reason (deniedFor) and returns exit status 2.
 func deny(s *streams, res engine.Result, reason string) error {
-	res = deniedFor(res, reason)
+	res = engine.DeniedFor(res, reason)
 	if err := writeJSON(s.out, res.Outcome()); err != nil {
 		return err
 	}
 	fmt.Fprintln(s.err, termtext.Block(res.Reason))
 	return &exitError{code: 2}
-}
-
-// deniedFor returns res denied by luahook with reason, after the policies'
-// own reason when they denied too. The hook that decided stays only when
-// a hook denied.
-func deniedFor(res engine.Result, reason string) engine.Result {
-	if res.Denied && res.Reason != "" {
-		reason = res.Reason + "\n" + reason
-	}
-	if !res.Denied {
-		res.DecidedBy = ""
-	}
-	res.Denied, res.Reason, res.Input = true, luahook.TruncateReason(reason), nil
-	return res
-}
-
-// maxProblemChars bounds each problem a denial names, and
-// maxProblemsNamed how many it names: the reason reaches the model.
-const (
-	maxProblemChars  = 400
-	maxProblemsNamed = 5
-)
-
-// loadProblemsReason words the denial of a folder that did not load whole:
-// each broken file or config key with its file:line and what to do.
-func loadProblemsReason(problems []error) string {
-	var parts []string
-	for i, p := range problems {
-		if i == maxProblemsNamed {
-			parts = append(parts, fmt.Sprintf("and %d more (run luahook check)", len(problems)-i))
-			break
-		}
-		msg := luahook.TruncateChars(p.Error(), maxProblemChars)
-		var le *engine.LoadError
-		var ce *engine.ConfigError
-		var ue *trust.UntrustedError
-		switch {
-		case errors.As(p, &le):
-			parts = append(parts, fmt.Sprintf("policy file %s is broken: %s; fix it or remove it", filepath.Base(le.Path), msg))
-		case errors.As(p, &ce):
-			parts = append(parts, fmt.Sprintf("config %s is broken: %s; fix it", filepath.Base(ce.File), msg))
-		case errors.As(p, &ue):
-			parts = append(parts, msg)
-		default:
-			parts = append(parts, "not loaded: "+msg)
-		}
-	}
-	return "luahook denied the action because not every policy loaded: " + strings.Join(parts, "; ") + "."
 }
 
 // reportFailures prints one line per hook that failed (HookTrace.FailureLine:

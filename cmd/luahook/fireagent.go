@@ -108,17 +108,16 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 		res.RenderTrace(s.err, engine.TraceOptions{})
 	}
 	reportFailures(&diag, res.Trace)
-	if len(problems) > 0 {
-		if u.mode == engine.OnLoadErrorDeny && in.Event.CanBlock() {
-			reason := loadProblemsReason(problems)
-			if res.Denied && res.Reason != "" {
-				reason = res.Reason + "\n" + reason
-			}
-			return writeAnswer(s, a.Block(req.Event, luahook.TruncateReason(reason)), &diag)
-		}
-		for _, p := range problems {
-			fmt.Fprintln(&diag, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
-		}
+	warn, err := eng.CloseOver(&res, problems, u.mode)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 && len(warn) == 0 && res.Denied {
+		// Denied for what did not load: the agent's own block signal.
+		return writeAnswer(s, a.Block(req.Event, res.Reason), &diag)
+	}
+	for _, p := range warn {
+		fmt.Fprintln(&diag, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
 	}
 	return writeAnswer(s, a.Encode(req, agent.FromResult(res)), &diag)
 }

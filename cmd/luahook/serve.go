@@ -158,8 +158,8 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		return err
 	}
 	defer eng.Close()
-	for _, err := range eng.Errors() {
-		logger.Error("hook file not loaded; serving without it until it is fixed", "err", err)
+	for _, err := range eng.FailClosed() {
+		logger.Error("not loaded: events that can block are denied until it is fixed", "err", err)
 	}
 	shadow, err := openShadow(ctx, g, o.shadowDir, logger)
 	if err != nil {
@@ -173,7 +173,8 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	reg.Register(metrics.NewProcessCollector())
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
-		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance})
+		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance,
+		CloseOver: func(res *engine.Result) ([]error, error) { return eng.CloseOver(res, eng.FailClosed(), "") }})
 	defer h.Close()
 
 	lns, err := o.listen(logger)

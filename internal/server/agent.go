@@ -98,6 +98,10 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 			h.m.gone.Inc()
 			return
 		}
+		if err := h.closed(&res); err != nil {
+			h.refuse(w, r, http.StatusServiceUnavailable, err)
+			return
+		}
 		d = agent.FromResult(res)
 	}
 	ans := a.Encode(req, d)

@@ -58,6 +58,13 @@ type Options struct {
 	// Health returns the current load errors (engine.Engine.Errors). They
 	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
 	Health func() []error
+	// CloseOver applies the engine's fail-closed state to a result the
+	// policies reached (engine.Engine.CloseOver with its FailClosed
+	// problems): an event that can block is denied while a policy file or
+	// the config has no version in force. An error means nothing may be
+	// decided (on_load_error = "fail"): the request is refused with 503.
+	// Nil leaves every result as the policies reached it.
+	CloseOver func(res *runner.Result) (warn []error, err error)
 	// Limits bound the body bytes and the requests in flight, overall and
 	// per client (MaxBytesInFlight, MaxClientRequests, MaxClientBytes), and
 	// how long a request waits for its turn (ReadTimeout). Pass the same
@@ -106,17 +113,18 @@ type Options struct {
 // fired with the request's context, so a client that gives up cancels its
 // hooks, and answered 200 with runner.Result.Outcome as JSON.
 type Handler struct {
-	firer   Firer
-	maxBody int64
-	logger  *slog.Logger
-	health  func() []error
-	mux     *http.ServeMux
-	m       *handlerMetrics
-	adm     *admission
-	reread  time.Duration // the time an admitted request has to send its body
-	shadow  *shadowSet    // nil without Options.Shadow
-	store   *storeProbe   // nil without Options.StoreCheck
-	results resultPool
+	firer     Firer
+	closeOver func(*runner.Result) ([]error, error)
+	maxBody   int64
+	logger    *slog.Logger
+	health    func() []error
+	mux       *http.ServeMux
+	m         *handlerMetrics
+	adm       *admission
+	reread    time.Duration // the time an admitted request has to send its body
+	shadow    *shadowSet    // nil without Options.Shadow
+	store     *storeProbe   // nil without Options.StoreCheck
+	results   resultPool
 
 	draining atomic.Bool
 }
@@ -125,7 +133,7 @@ var _ http.Handler = (*Handler)(nil)
 
 // New returns a Handler that fires payloads at f.
 func New(f Firer, opts Options) *Handler {
-	h := &Handler{firer: f, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
+	h := &Handler{firer: f, closeOver: opts.CloseOver, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBody
 	}
@@ -205,6 +213,10 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		h.m.gone.Inc()
 		return
 	}
+	if err := h.closed(res); err != nil {
+		h.refuse(w, r, http.StatusServiceUnavailable, err)
+		return
+	}
 	h.m.answered.Inc()
 	took := time.Since(start)
 	h.m.decision.Observe(took.Seconds())
@@ -215,6 +227,16 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	}
 	writeOutcome(w, res.Outcome())
 	h.shadow.offer(in, res)
+}
+
+// closed applies Options.CloseOver to res; an error means the request
+// must not be decided.
+func (h *Handler) closed(res *runner.Result) error {
+	if h.closeOver == nil {
+		return nil
+	}
+	_, err := h.closeOver(res) // the problems are on /readyz and in the log
+	return err
 }
 
 // refusal is why a request's body was not received: the client went away

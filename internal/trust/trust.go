@@ -67,6 +67,10 @@ func (e *UntrustedError) Error() string {
 		strings.Join(e.Found, " and "), e.Folder, why, shellQuote(e.Folder))
 }
 
+// WholeReason marks the error's message as a whole reason that says what
+// to do (engine.WholeReason): a denial names it as it is.
+func (*UntrustedError) WholeReason() {}
+
 // Check returns nil when folder is trusted with content c, else an
 // *UntrustedError naming found.
 func (s *Store) Check(folder string, c *engine.Content, found []string) error {

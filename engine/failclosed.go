@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/runner"
+)
+
+// WholeReason is implemented by a problem whose message is a whole reason,
+// saying what to do (an untrusted folder's); FailClosedReason names it as it
+// is.
+type WholeReason interface {
+	error
+	WholeReason()
+}
+
+// maxProblemChars bounds each problem a denial names, and
+// maxProblemsNamed how many it names: the reason reaches the model.
+const (
+	maxProblemChars  = 400
+	maxProblemsNamed = 5
+)
+
+// FailClosedReason words the denial of an event decided while problems
+// left part of the policies out: each broken file or config key with its
+// file:line and what to do, at most five of them.
+func FailClosedReason(problems []error) string {
+	var parts []string
+	for i, p := range problems {
+		if i == maxProblemsNamed {
+			parts = append(parts, fmt.Sprintf("and %d more (run luahook check)", len(problems)-i))
+			break
+		}
+		msg := luahook.TruncateChars(p.Error(), maxProblemChars)
+		var le *LoadError
+		var ce *ConfigError
+		var wr WholeReason
+		switch {
+		case errors.As(p, &le):
+			parts = append(parts, fmt.Sprintf("policy file %s is broken: %s; fix it or remove it", filepath.Base(le.Path), msg))
+		case errors.As(p, &ce):
+			parts = append(parts, fmt.Sprintf("config %s is broken: %s; fix it", filepath.Base(ce.File), msg))
+		case errors.As(p, &wr):
+			parts = append(parts, msg)
+		default:
+			parts = append(parts, "not loaded: "+msg)
+		}
+	}
+	return "luahook denied the action because not every policy loaded: " + strings.Join(parts, "; ") + "."
+}
+
+// DeniedFor returns res denied by luahook with reason, after the policies'
+// own reason when they denied too. The hook that decided stays only when
+// a hook denied.
+func DeniedFor(res runner.Result, reason string) runner.Result {
+	if res.Denied && res.Reason != "" {
+		reason = res.Reason + "\n" + reason
+	}
+	if !res.Denied {
+		res.DecidedBy = ""
+	}
+	res.Denied, res.Asked, res.Allowed = true, false, false
+	res.Reason, res.Input = luahook.TruncateReason(reason), nil
+	return res
+}
+
+// ErrNotDecided is what a door answers under on_load_error = "fail" while
+// problems stand: no decision at all.
+var ErrNotDecided = errors.New("not decided")
+
+// CloseOver applies the on-load-error mode (OnLoadError(choice)) to res, a
+// result the policies reached while problems (FailClosed's, with any a
+// door met before it had an engine, such as an untrusted folder) left part
+// of them out. deny (the default): an event that can block is denied,
+// FailClosedReason after the policies' own reason; any other event stands,
+// and warn lists the problems. skip: res stands, and warn lists them.
+// fail: err wraps ErrNotDecided and res must not be used. e may be nil.
+// Every door calls it, so that a policy folder that did not load whole
+// decides alike through each.
+func (e *Engine) CloseOver(res *runner.Result, problems []error, choice string) (warn []error, err error) {
+	if len(problems) == 0 {
+		return nil, nil
+	}
+	switch e.OnLoadError(choice) {
+	case OnLoadErrorFail:
+		return nil, fmt.Errorf("%w: %d load error(s) (on_load_error fail)", ErrNotDecided, len(problems))
+	case OnLoadErrorDeny:
+		if res.Event.CanBlock() {
+			*res = DeniedFor(*res, FailClosedReason(problems))
+			return nil, nil
+		}
+	}
+	return problems, nil
+}
+
+// Decide fires in at the engine's hooks, as Runner().Fire does, and applies
+// the engine's fail-closed state to the result (CloseOver with FailClosed
+// and the config's on_load_error): while a policy file or the config has no
+// version in force, an event that can block is denied, naming the cause.
+// It is what a Go host calls for a decision it enforces; an error (only
+// under on_load_error = "fail") means nothing was decided.
+func (e *Engine) Decide(ctx context.Context, in *luahook.Input) (runner.Result, error) {
+	res := e.run.Fire(ctx, in)
+	if _, err := e.CloseOver(&res, e.FailClosed(), ""); err != nil {
+		return runner.Result{Event: in.Event}, err
+	}
+	return res, nil
+}
