@@ -12,7 +12,9 @@ import (
 // Where a command's config and hooks folder come from, in this order:
 //
 //   - named explicitly (--config, --dir, LUAHOOK_CONFIG, LUAHOOK_DIR): the
-//     operator's choice, loaded as named;
+//     operator's choice, loaded as named, and the whole choice: with either
+//     named, nothing of the current folder nor of the user's config folder
+//     is read (--dir alone runs that folder on the default settings);
 //   - found by default in the current folder (./luahook.toml, ./hooks.d, or
 //     the hooks_dir of that ./luahook.toml): the repository's code, loaded
 //     only when the operator trusted the folder with its current content
@@ -44,6 +46,9 @@ func (g *globalOptions) sources() (*sources, error) {
 		return nil, err
 	}
 	s := &sources{config: g.config, dir: g.dir}
+	if s.config != "" || s.dir != "" {
+		return s, nil // the operator's choice is the whole choice
+	}
 	hereConfig, hereHooks := isFile(projectConfig), isDir(projectHooks)
 	if s.config == "" && hereConfig {
 		s.config, s.configFromProject = projectConfig, true
