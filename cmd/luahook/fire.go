@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -38,6 +39,9 @@ type fireOptions struct {
 	socket      string
 	httpTimeout time.Duration
 	decisionLog string
+	// project: the hooks are the project's, found from the payload's cwd
+	// upward; none found denies (what install --project writes).
+	project bool
 }
 
 func newFireCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -141,6 +145,7 @@ doing, a second one at once.`,
 	cmd.Flags().StringVar(&o.http, "http", "", "with --agent: ask the luahook serve at this URL instead of loading hooks here")
 	cmd.Flags().StringVar(&o.socket, "socket", "", "with --agent: ask the luahook serve --socket at this Unix socket instead of loading hooks here")
 	cmd.Flags().DurationVar(&o.httpTimeout, "http-timeout", defaultHTTPTimeout, "with --http or --socket: how long the server has to answer")
+	cmd.Flags().BoolVar(&o.project, "project", false, "the hooks are the project's: found at or above the payload's cwd (up to the repository's root); when none are, events that can block are denied")
 	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `append the decision's record to this file, or "off" (default: the config's [decision_log], when it names a file)`)
 	return cmd
 }
@@ -202,15 +207,6 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	if err != nil {
 		return err
 	}
-	eng, problems, err := openForFire(ctx, g, logger, dlog)
-	if err != nil {
-		return err
-	}
-	if eng != nil {
-		defer eng.Close()
-	}
-	mode := eng.OnLoadError(o.onLoadError) // a config that loaded is trusted
-
 	var data []byte
 	if pre != nil {
 		data, err = pre.data, pre.err
@@ -221,6 +217,15 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	if err == nil {
 		in, err = decodePayload(data)
 	}
+	eng, problems, openErr := openForFire(ctx, g, logger, dlog, payloadStart(in, o.project), o.project)
+	if openErr != nil {
+		return openErr
+	}
+	if eng != nil {
+		defer eng.Close()
+	}
+	mode := eng.OnLoadError(o.onLoadError) // a config that loaded is trusted
+
 	if err != nil {
 		// Without a payload nothing can run. An event that can block denies
 		// (deny); anything else is an error, as it always was.
@@ -288,10 +293,18 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 // is valid of a broken config. problems lists what did not load, each on
 // its own: the untrusted folder, each config problem, each hook file. eng
 // is nil when nothing is left to open.
-func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlog engine.DecisionLog) (eng *engine.Engine, problems []error, err error) {
-	src, err := g.sources()
+//
+// start is the payload's cwd ("" when it names none): the project is the
+// nearest folder at or above it that holds luahook.toml or hooks.d
+// (sourcesAt); with expect (--project) one must be found, else that is the
+// problem and nothing is opened.
+func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlog engine.DecisionLog, start string, expect bool) (eng *engine.Engine, problems []error, err error) {
+	src, err := g.sourcesAt(start, expect)
 	if err != nil {
 		return nil, nil, err
+	}
+	if src.missing != nil {
+		return nil, []error{src.missing}, nil
 	}
 	cfg, dir, ok := src.config, src.dir, true
 	if src.untrusted != nil {
@@ -306,6 +319,20 @@ func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlo
 		return nil, nil, err
 	}
 	return eng, append(problems, eng.Problems()...), nil
+}
+
+// payloadStart is where fire looks for the project's policies: the
+// payload's cwd when it names an absolute one, else the current folder
+// (with --project, found upward from there too), else "" (the current
+// folder only, as every other command).
+func payloadStart(in *luahook.Input, project bool) string {
+	if in != nil && filepath.IsAbs(in.Cwd) && isDir(in.Cwd) {
+		return in.Cwd
+	}
+	if wd, err := os.Getwd(); err == nil && (project || in != nil && in.Cwd != "") {
+		return wd
+	}
+	return ""
 }
 
 // fireDecisionLog says where fire's decision log goes: the file of

@@ -67,7 +67,17 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	if err != nil {
 		return err
 	}
-	eng, problems, err := openForFire(ctx, g, logger, dlog)
+	// Decoded first: the payload's cwd says which project's policies judge it.
+	var req *agent.Request
+	var decodeErr error
+	if readErr == nil {
+		req, decodeErr = a.Decode(data, event)
+	}
+	var decoded *luahook.Input
+	if req != nil {
+		decoded = req.Input
+	}
+	eng, problems, err := openForFire(ctx, g, logger, dlog, payloadStart(decoded, o.project), o.project)
 	if err != nil {
 		// Nothing could be opened (a named folder that is missing, an
 		// unreadable config): a load problem like any other.
@@ -78,8 +88,7 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	}
 	u := undecided{a: a, mode: eng.OnLoadError(o.onLoadError), s: s}
 
-	req, answered, err := u.decode(event, data, readErr)
-	if answered {
+	if answered, err := u.decoded(event, readErr, decodeErr); answered {
 		return err
 	}
 	var diag bytes.Buffer
@@ -145,21 +154,20 @@ func (u undecided) answer(event, reason string) error {
 	return writeAnswer(u.s, u.a.Block(event, luahook.TruncateReason(reason)), nil)
 }
 
-// decode decodes the native payload read (data, or the error readErr) for
-// event. When it cannot, the call is answered as undecided (answered is
-// true, err what answering returned) and req is nil.
-func (u undecided) decode(event string, data []byte, readErr error) (req *agent.Request, answered bool, err error) {
-	if readErr != nil {
-		return nil, true, u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
-	}
-	req, err = u.a.Decode(data, event)
-	if err != nil {
-		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
+// decoded answers as undecided a native payload for event that could not
+// be read (readErr) or decoded (decodeErr): answered is true, and err what
+// answering returned.
+func (u undecided) decoded(event string, readErr, decodeErr error) (answered bool, err error) {
+	switch {
+	case readErr != nil:
+		return true, u.answer(event, "luahook could not read the payload ("+readErr.Error()+")")
+	case decodeErr != nil:
+		if de := (*agent.DecodeError)(nil); errors.As(decodeErr, &de) {
 			event = de.Event
 		}
-		return nil, true, u.answer(event, "luahook could not read the payload ("+err.Error()+")")
+		return true, u.answer(event, "luahook could not read the payload ("+decodeErr.Error()+")")
 	}
-	return req, false, nil
+	return false, nil
 }
 
 // writeAnswer writes ans exactly as the agent reads it: ans.Stdout on

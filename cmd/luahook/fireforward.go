@@ -31,8 +31,12 @@ const defaultHTTPTimeout = 5 * time.Second
 // well-formed 2xx answer), fire cannot either: undecided answers.
 func fireForward(ctx context.Context, s *streams, o *fireOptions, a agent.Adapter, event string, data []byte, readErr error) error {
 	u := undecided{a: a, mode: (*engine.Engine)(nil).OnLoadError(o.onLoadError), s: s}
-	req, answered, err := u.decode(event, data, readErr)
-	if answered {
+	var req *agent.Request
+	var decodeErr error
+	if readErr == nil {
+		req, decodeErr = a.Decode(data, event)
+	}
+	if answered, err := u.decoded(event, readErr, decodeErr); answered {
 		return err
 	}
 	if req.Input == nil {

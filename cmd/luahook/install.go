@@ -106,6 +106,14 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 		return err
 	}
 	command, warning := luahookCommand(o.command)
+	if !o.user && o.command == "" {
+		// A file the team commits names no path of this machine: the
+		// project's hooks run luahook from PATH.
+		command, warning = "luahook", ""
+		if _, err := exec.LookPath("luahook"); err != nil {
+			warning = "the project's hooks run \"luahook\" from PATH (a file the team commits names no path of this machine), and there is no luahook on PATH now: install it (go install ./cmd/...) or name it with --command"
+		}
+	}
 	if warning != "" {
 		fmt.Fprintln(s.err, "luahook: warning:", warning)
 	}

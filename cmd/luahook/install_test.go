@@ -314,15 +314,30 @@ func TestInstallOverHTTP(t *testing.T) {
 }
 
 func TestInstallFromATemporaryBuildRunsLuahookFromPATH(t *testing.T) {
-	project, _ := installEnv(t)
-	// This test binary lives in a go-build folder, as a go run binary does.
-	code, out, errs := runInstallCmd(t, "gemini")
+	installEnv(t)
+	// This test binary lives in a go-build folder, as a go run binary does;
+	// the user's own settings then name "luahook" from PATH, with a warning.
+	code, out, errs := runInstallCmd(t, "gemini", "--user")
 	if code != 0 || !strings.Contains(errs, `luahook: warning: this luahook is a temporary build (go run or go test), so the hooks run "luahook" from PATH`) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
+}
+
+// TestInstallProjectNamesNoPathOfThisMachine: the project's settings, a file
+// the team commits, run "luahook" from PATH with --project (the project's
+// own policies, found from the payload's cwd), never an absolute path.
+func TestInstallProjectNamesNoPathOfThisMachine(t *testing.T) {
+	project, _ := installEnv(t)
+	code, out, errs := runInstallCmd(t, "gemini")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
 	got := readTestFile(t, filepath.Join(project, ".gemini", "settings.json"))
-	if !regexp.MustCompile(`"command": "luahook fire --agent gemini"`).MatchString(got) {
-		t.Errorf("the hooks do not run luahook from PATH:\n%s", got)
+	if !regexp.MustCompile(`"command": "luahook fire --agent gemini --project"`).MatchString(got) {
+		t.Errorf("the project's hooks do not run luahook fire --project from PATH:\n%s", got)
+	}
+	if strings.Contains(got, project) || strings.Contains(got, os.TempDir()) {
+		t.Errorf("the project's settings name a path of this machine:\n%s", got)
 	}
 }
 

@@ -37,11 +37,24 @@ type sources struct {
 	// none: no config and no hooks folder anywhere (nothing named, nothing
 	// in the current folder, nothing in the user's config folder).
 	none bool
+	// missing: fire --project found no project policies (sourcesAt); nothing
+	// is opened.
+	missing error
 }
 
 // sources resolves the global options into what to open, and judges the
 // trust of what was found in the current folder.
-func (g *globalOptions) sources() (*sources, error) {
+func (g *globalOptions) sources() (*sources, error) { return g.sourcesAt("", false) }
+
+// sourcesAt is sources for a command that knows where its payload's agent
+// works (fire and explain: the payload's cwd). With start set, the project
+// is found as git finds a repository: the nearest folder at or above start
+// that holds ./luahook.toml or ./hooks.d, looking no higher than the
+// repository's root (a folder holding .git). With expect (fire --project),
+// a project must be found: when none is, missing says so and nothing else
+// is opened, so that an event that can block is denied rather than decided
+// by the user's own folder. Without start, only the current folder counts.
+func (g *globalOptions) sourcesAt(start string, expect bool) (*sources, error) {
 	if err := g.checkDir(); err != nil {
 		return nil, err
 	}
@@ -49,37 +62,75 @@ func (g *globalOptions) sources() (*sources, error) {
 	if s.config != "" || s.dir != "" {
 		return s, nil // the operator's choice is the whole choice
 	}
-	hereConfig, hereHooks := isFile(projectConfig), isDir(projectHooks)
-	if s.config == "" && hereConfig {
-		s.config, s.configFromProject = projectConfig, true
+	folder, err := projectFolder(start)
+	if err != nil {
+		return nil, err
 	}
-	if s.dir == "" && s.configFromProject {
-		s.dirFromProject = true // the project config's hooks_dir
-	} else if s.dir == "" && s.config == "" && hereHooks {
-		s.dir, s.dirFromProject = projectHooks, true
+	if folder != "" {
+		cfg, hooks := filepath.Join(folder, projectConfig), filepath.Join(folder, projectHooks)
+		if start == "" {
+			cfg, hooks = projectConfig, projectHooks // as before: relative to the current folder
+		}
+		if isFile(cfg) {
+			s.config, s.configFromProject, s.dirFromProject = cfg, true, true // the project config's hooks_dir
+		} else {
+			s.dir, s.dirFromProject = hooks, true
+		}
+		s.untrusted = checkTrust(folder, s.configFromProject, s.dirFromProject)
+		return s, nil
 	}
-	if !hereConfig && !hereHooks {
-		if home, err := homeFolder(); err == nil {
-			if s.config == "" && isFile(filepath.Join(home, projectConfig)) {
-				s.config = filepath.Join(home, projectConfig)
-			}
-			if s.dir == "" && s.config == "" && isDir(filepath.Join(home, projectHooks)) {
-				s.dir = filepath.Join(home, projectHooks)
-			}
+	if expect {
+		s.missing = fmt.Errorf("no project policies: neither %s nor %s at or above %s (looking up to the repository's root); "+
+			"the hook expects the project's own (luahook install --project), so the action was not decided by any other folder",
+			projectConfig, projectHooks, start)
+		return s, nil
+	}
+	if home, err := homeFolder(); err == nil {
+		if isFile(filepath.Join(home, projectConfig)) {
+			s.config = filepath.Join(home, projectConfig)
+		} else if isDir(filepath.Join(home, projectHooks)) {
+			s.dir = filepath.Join(home, projectHooks)
 		}
 	}
 	s.none = s.config == "" && s.dir == ""
-	if s.configFromProject || s.dirFromProject {
+	return s, nil
+}
+
+// projectFolder returns the folder whose ./luahook.toml or ./hooks.d a
+// command run from start loads by default (its real path), "" when there is
+// none. Without start it is the current folder, when it holds either; with
+// start, the nearest folder at or above it that does, no higher than the
+// first folder holding .git (the repository's root) or the file system's.
+func projectFolder(start string) (string, error) {
+	if start == "" {
+		if !isFile(projectConfig) && !isDir(projectHooks) {
+			return "", nil
+		}
 		wd, err := os.Getwd()
 		if err == nil {
 			wd, err = filepath.EvalSymlinks(wd)
 		}
-		if err != nil {
-			return nil, err
-		}
-		s.untrusted = checkTrust(wd, s.configFromProject, s.dirFromProject)
+		return wd, err
 	}
-	return s, nil
+	dir, err := filepath.EvalSymlinks(start)
+	if err != nil {
+		return "", fmt.Errorf("the payload's cwd %s: %w", start, err)
+	}
+	for {
+		if isFile(filepath.Join(dir, projectConfig)) || isDir(filepath.Join(dir, projectHooks)) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir || exists(filepath.Join(dir, ".git")) {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // trusted returns the sources to open when the project folder is not

@@ -137,6 +137,11 @@ func (o *Options) command(name agent.Name, event string, forward bool) string {
 	if o.HooksDir != "" {
 		parts = append(parts, "--dir", ShellQuote(o.HooksDir))
 	}
+	if o.Scope == Project && o.Config == "" && o.HooksDir == "" && !forward {
+		// The project's own policies, found from the payload's cwd upward;
+		// none found blocks rather than falling back to another folder.
+		parts = append(parts, "--project")
+	}
 	if forward {
 		parts = append(parts, "--http", ShellQuote(o.HTTP))
 	}

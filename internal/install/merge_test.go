@@ -219,35 +219,35 @@ func TestMergeSplicesIntoTheOriginalText(t *testing.T) {
 	want := `{
 	"version": 1,
 	"hooks": {
-		"stop": [{ "command": "./hooks/audit.sh" }, {"command": "/usr/local/bin/luahook fire --agent cursor"}],
+		"stop": [{ "command": "./hooks/audit.sh" }, {"command": "/usr/local/bin/luahook fire --agent cursor --project"}],
 		"sessionEnd": [
 			{
-				"command": "/usr/local/bin/luahook fire --agent cursor"
+				"command": "/usr/local/bin/luahook fire --agent cursor --project"
 			}
 		],
 		"preToolUse": [
 			{
-				"command": "/usr/local/bin/luahook fire --agent cursor"
+				"command": "/usr/local/bin/luahook fire --agent cursor --project"
 			}
 		],
 		"postToolUse": [
 			{
-				"command": "/usr/local/bin/luahook fire --agent cursor"
+				"command": "/usr/local/bin/luahook fire --agent cursor --project"
 			}
 		],
 		"postToolUseFailure": [
 			{
-				"command": "/usr/local/bin/luahook fire --agent cursor"
+				"command": "/usr/local/bin/luahook fire --agent cursor --project"
 			}
 		],
 		"beforeSubmitPrompt": [
 			{
-				"command": "/usr/local/bin/luahook fire --agent cursor"
+				"command": "/usr/local/bin/luahook fire --agent cursor --project"
 			}
 		],
 		"sessionStart": [
 			{
-				"command": "/usr/local/bin/luahook fire --agent cursor"
+				"command": "/usr/local/bin/luahook fire --agent cursor --project"
 			}
 		]
 	}
@@ -350,7 +350,7 @@ func TestMergeReplacesOnlyLuahooksOwnEntries(t *testing.T) {
 		}
 	}
 	got := luahookEntries(t, tg, out)["PreToolUse"][0]
-	if c := member0(got, "command").str; c != "/usr/local/bin/luahook fire --agent claude" {
+	if c := member0(got, "command").str; c != "/usr/local/bin/luahook fire --agent claude --project" {
 		t.Errorf("command %q", c)
 	}
 	if f := member0(got, "onFailure"); f == nil || f.str != "block" {
@@ -418,13 +418,13 @@ func TestTheCommandLine(t *testing.T) {
 		want  string
 	}{
 		{"project", Options{Agent: agent.Claude, Command: "/usr/local/bin/luahook"}, "PreToolUse",
-			"/usr/local/bin/luahook fire --agent claude"},
+			"/usr/local/bin/luahook fire --agent claude --project"},
 		{"user folder with a space", Options{Agent: agent.Codex, Command: "luahook", HooksDir: "/Users/a/Library/Application Support/luahook/hooks.d"}, "PreToolUse",
 			"luahook fire --agent codex --dir '/Users/a/Library/Application Support/luahook/hooks.d'"},
 		{"user config", Options{Agent: agent.Gemini, Command: "luahook", Config: "/home/o'brien/.config/luahook/luahook.toml"}, "BeforeTool",
 			`luahook fire --agent gemini --config '/home/o'\''brien/.config/luahook/luahook.toml'`},
 		{"copilot names the event", Options{Agent: agent.Copilot, Command: "luahook"}, "preToolUse",
-			"luahook fire --agent copilot preToolUse"},
+			"luahook fire --agent copilot preToolUse --project"},
 		{"forwarding to serve", Options{Agent: agent.Cursor, Command: "luahook", HTTP: "http://127.0.0.1:8787/"}, "preToolUse",
 			"luahook fire --agent cursor --http http://127.0.0.1:8787"},
 		{"asking serve's socket", Options{Agent: agent.Claude, Command: "luahook", FireCommand: "/usr/local/bin/luahook-fire", Socket: "/home/a b/.luahook.sock"}, "PreToolUse",
