@@ -11,6 +11,10 @@ import (
 	"unicode/utf8"
 )
 
+// maxSharedText is the largest payload whose strings share one copy of its
+// text (DecodeInput).
+const maxSharedText = 4 << 10
+
 // maxNesting is how deep encoding/json lets JSON values nest.
 const maxNesting = 10000
 
@@ -40,7 +44,19 @@ func DecodeInput(data []byte) (*Input, error) {
 	}
 	in := &Input{}
 	var seen uint32
-	err := walkObject(data, func(key string, off int, value []byte) error {
+	// A small payload's text is copied into one string whose substrings
+	// are the keys and the plain string values: one allocation for all of
+	// them. A larger one allocates each string, so that a string kept
+	// from it keeps no more than itself.
+	var text string
+	if len(data) <= maxSharedText {
+		text = string(data)
+	}
+	err := walkObjectIn(data, text, func(key string, off int, value []byte) error {
+		var valueText string
+		if text != "" {
+			valueText = text[off : off+len(value)]
+		}
 		i := slices.Index(inputKeys.list, key)
 		switch {
 		case i < 0:
@@ -51,7 +67,7 @@ func DecodeInput(data []byte) (*Input, error) {
 		seen |= 1 << i
 		if keys, ok := inputKeys.nested[key]; ok && value[0] == '{' {
 			var nested uint32
-			err := walkObject(value, func(k string, _ int, _ []byte) error {
+			err := walkObjectIn(value, valueText, func(k string, _ int, _ []byte) error {
 				j := slices.Index(keys, k)
 				switch {
 				case j < 0:
@@ -66,7 +82,7 @@ func DecodeInput(data []byte) (*Input, error) {
 				return err
 			}
 		}
-		if err := decodeField(value, field(in, i)); err != nil {
+		if err := decodeField(value, valueText, field(in, i)); err != nil {
 			return valueError(key, off, err)
 		}
 		if (key == "toolInput" || key == "native") && value[0] == '{' {
@@ -115,16 +131,21 @@ func DecodePayload(data []byte) (*Input, error) {
 // json.Unmarshal does, without its reflection for the common values: a
 // string without escapes into a string field, valid JSON into toolInput or
 // native. Anything else, errors included, goes through json.Unmarshal.
-func decodeField(value []byte, p any) error {
+func decodeField(value []byte, text string, p any) error {
 	switch p := p.(type) {
 	case *string:
-		if s, ok := plainString(value); ok {
+		if s, ok := plainString(value, text); ok {
 			*p = s
 			return nil
 		}
 	case *Event:
-		if s, ok := plainString(value); ok {
+		if s, ok := plainString(value, text); ok {
 			*p = Event(s)
+			return nil
+		}
+	case *[]string:
+		if ss, ok := plainStrings(value, text); ok {
+			*p = ss
 			return nil
 		}
 	case *json.RawMessage:
@@ -137,8 +158,9 @@ func decodeField(value []byte, p any) error {
 }
 
 // plainString returns the text of a JSON string literal that needs no
-// decoding: no escape, no control character, valid UTF-8.
-func plainString(lit []byte) (string, bool) {
+// decoding: no escape, no control character, valid UTF-8. text, when not
+// empty, holds lit's bytes, and the result is its substring.
+func plainString(lit []byte, text string) (string, bool) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", false
 	}
@@ -155,7 +177,62 @@ func plainString(lit []byte) (string, bool) {
 	if !ascii && !utf8.Valid(body) {
 		return "", false
 	}
+	if text != "" {
+		return text[1 : len(text)-1], true
+	}
 	return string(body), true
+}
+
+// plainStrings returns the strings of a JSON array of plain string
+// literals (plainString), as json.Unmarshal would into a []string; false
+// for anything else (an escape, another kind of element, a syntax error),
+// which json.Unmarshal then decodes or refuses.
+func plainStrings(lit []byte, text string) ([]string, bool) {
+	if len(lit) < 2 || lit[0] != '[' || lit[len(lit)-1] != ']' {
+		return nil, false
+	}
+	space := func(i int) int {
+		for i < len(lit) && (lit[i] == ' ' || lit[i] == '\t' || lit[i] == '\r' || lit[i] == '\n') {
+			i++
+		}
+		return i
+	}
+	out := make([]string, 0, bytes.Count(lit, []byte{','})+1)
+	i := space(1)
+	if i == len(lit)-1 {
+		return out, true
+	}
+	for {
+		if lit[i] != '"' {
+			return nil, false
+		}
+		j := bytes.IndexByte(lit[i+1:], '"')
+		if j < 0 {
+			return nil, false
+		}
+		end := i + 1 + j + 1
+		var sub string
+		if text != "" {
+			sub = text[i:end]
+		}
+		s, ok := plainString(lit[i:end], sub)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+		i = space(end)
+		switch {
+		case i == len(lit)-1 && lit[i] == ']':
+			return out, true
+		case lit[i] == ',':
+			i = space(i + 1)
+			if i >= len(lit)-1 {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
 }
 
 // field returns a pointer to the Input field of the top-level key

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -322,4 +323,28 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestPlainStringsAgreesWithEncodingJSON: the fast path for string arrays
+// answers as json.Unmarshal into a []string does, or declines.
+func TestPlainStringsAgreesWithEncodingJSON(t *testing.T) {
+	for _, lit := range []string{`[]`, `[ ]`, `["a"]`, `["exec","network"]`, `[ "a" , "b" ]`, "[\n\"a\",\t\"b\"\n]",
+		`["a",]`, `[,"a"]`, `["a" "b"]`, `["a\"b"]`, `["a\\b"]`, `["é"]`, "[\"\xff\"]", `[1]`, `["a",1]`, `[null]`,
+		`["a"`, `"a"]`, `[""]`, `["",""]`, "[\"a\x01\"]", `[["a"]]`, `["a"]]`} {
+		var want []string
+		wantErr := json.Unmarshal([]byte(lit), &want)
+		for _, text := range []string{"", lit} {
+			got, ok := plainStrings([]byte(lit), text)
+			if !ok {
+				continue // declined: json.Unmarshal decides
+			}
+			if wantErr != nil {
+				t.Errorf("%q: fast path took it as %q; encoding/json refuses it: %v", lit, got, wantErr)
+				continue
+			}
+			if !slices.Equal(got, want) || (got == nil) != (want == nil) {
+				t.Errorf("%q (text %v): fast path %q, encoding/json %q", lit, text != "", got, want)
+			}
+		}
+	}
 }

@@ -18,7 +18,14 @@ var errTruncated = errors.New("invalid JSON: unexpected end of input")
 // included. Nothing is copied or decoded on the way, so a large tool input
 // costs one scan here and one in the decoder.
 func walkObject(data []byte, visit func(key string, off int, value []byte) error) error {
-	w := walker{data: data}
+	return walkObjectIn(data, "", visit)
+}
+
+// walkObjectIn is walkObject with text, when not empty, a string holding
+// data's bytes: the keys it visits are then its substrings, allocated once
+// for all of them.
+func walkObjectIn(data []byte, text string, visit func(key string, off int, value []byte) error) error {
+	w := walker{data: data, text: text}
 	w.space()
 	if !w.next('{') {
 		return w.unexpected("want '{'")
@@ -39,7 +46,7 @@ func walkObject(data []byte, visit func(key string, off int, value []byte) error
 		if err := w.skipString(); err != nil {
 			return err
 		}
-		key, err := unquote(w.data[keyAt:w.pos])
+		key, err := w.unquote(keyAt)
 		if err != nil {
 			return fmt.Errorf("invalid JSON at byte %d: %w", keyAt, err)
 		}
@@ -72,7 +79,18 @@ func walkObject(data []byte, visit func(key string, off int, value []byte) error
 // walker is a position in JSON text.
 type walker struct {
 	data []byte
+	text string // data as a string, or ""
 	pos  int
+}
+
+// unquote returns the text of the string literal from at to pos, a
+// substring of text when it needs no decoding and text is there.
+func (w *walker) unquote(at int) (string, error) {
+	lit := w.data[at:w.pos]
+	if w.text != "" && bytes.IndexByte(lit, '\\') < 0 {
+		return w.text[at+1 : w.pos-1], nil
+	}
+	return unquote(lit)
 }
 
 func (w *walker) space() {

@@ -85,8 +85,10 @@ func BenchmarkLuaHookVsNativeGo(b *testing.B) {
 }
 
 // nativeBlock is how many calls of one side make a turn of the interleaved
-// measurement.
-const nativeBlock = 64
+// measurement: enough that each side's turn runs the collections its own
+// allocations start, short enough (tens of milliseconds) that both sides
+// share the machine's load of the moment.
+const nativeBlock = 2048
 
 func medianOf(vs []float64) float64 {
 	if len(vs) == 0 {
