@@ -41,11 +41,11 @@ func TestDecidedByNamesTheHookThatDecided(t *testing.T) {
 		want    string
 		outcome luahook.Action // the decision DecidedBy goes with ("" for none)
 	}{
-		{"PreToolUse: no objection", Options{}, []luahook.Spec{pre("a", V, nil), pre("b", V, luahook.Context("c"))}, nil, "", luahook.ActionAllow},
+		{"PreToolUse: no objection", Options{}, []luahook.Spec{pre("a", V, nil), pre("b", V, luahook.Context("c"))}, nil, "", ""},
 		{"PreToolUse: the deny", Options{}, []luahook.Spec{pre("a", V, luahook.Allow()), pre("no", V, luahook.Deny("no")), pre("c", V, luahook.Deny("late"))}, nil, "no", luahook.ActionDeny},
 		{"PreToolUse: a deny wins over an earlier ask", Options{}, []luahook.Spec{pre("ask", M, luahook.Ask("?")), pre("no", V, luahook.Deny("no"))}, nil, "no", luahook.ActionDeny},
 		{"PreToolUse: a fail-closed failure", Options{}, []luahook.Spec{pre("ask", V, luahook.Ask("?")), failing("broken", luahook.FailClosed)}, nil, "broken", luahook.ActionDeny},
-		{"PreToolUse: a fail-open failure decides nothing", Options{}, []luahook.Spec{failing("broken", luahook.FailOpen)}, nil, "", luahook.ActionAllow},
+		{"PreToolUse: a fail-open failure decides nothing", Options{}, []luahook.Spec{failing("broken", luahook.FailOpen)}, nil, "", ""},
 		{"PreToolUse: a hook rejected before it ran", Options{MaxInputBytes: 10}, []luahook.Spec{pre("big", V, nil)}, nil, "big", luahook.ActionDeny},
 		{"PreToolUse: a fail-closed validator that rewrites", Options{}, []luahook.Spec{
 			{Event: luahook.PreToolUse, Name: "sneaky", Stage: V, FailurePolicy: luahook.FailClosed, Hook: fixed(rewrite("ls -a"))}}, nil, "sneaky", luahook.ActionDeny},
@@ -54,12 +54,12 @@ func TestDecidedByNamesTheHookThatDecided(t *testing.T) {
 		{"PreToolUse: the first explicit allow", Options{}, []luahook.Spec{pre("quiet", V, nil), pre("first", V, luahook.Allow()), pre("second", V, luahook.Allow())}, nil, "first", luahook.ActionAllow},
 		{"PreToolUse: an allow over a rewrite", Options{}, []luahook.Spec{pre("rw", M, rewrite("ls -a")), pre("ok", V, luahook.Allow())}, nil, "ok", luahook.ActionMutate},
 		{"PreToolUse: the last rewrite that stands", Options{}, []luahook.Spec{pre("one", M, rewrite("ls -a")), pre("two", M, rewrite("ls -al")), pre("v", V, nil)}, nil, "two", luahook.ActionMutate},
-		{"PreToolUse: a rewrite back to the original decides nothing", Options{}, []luahook.Spec{pre("one", M, rewrite("ls -a")), pre("back", M, rewrite("ls"))}, nil, "", luahook.ActionAllow},
+		{"PreToolUse: a rewrite back to the original decides nothing", Options{}, []luahook.Spec{pre("one", M, rewrite("ls -a")), pre("back", M, rewrite("ls"))}, nil, "", ""},
 		{"PreToolUse: a rewrite that fails the schema", Options{}, []luahook.Spec{pre("good", M, rewrite("ls -a")), pre("bad", M, luahook.Mutate(json.RawMessage(`{"command":42}`)))}, nil, "bad", luahook.ActionDeny},
 		{"PreToolUse: a payload refused before any hook ran", Options{}, []luahook.Spec{pre("a", V, luahook.Deny("no"))},
 			&luahook.Input{Event: luahook.PreToolUse, ToolName: string(make([]byte, luahook.MaxIDBytes+1)), Cwd: "/"}, "", luahook.ActionDeny},
 		{"UserPromptSubmit: the deny", Options{}, []luahook.Spec{prompt("ok", luahook.Allow()), prompt("no", luahook.Deny("no"))}, promptIn, "no", luahook.ActionDeny},
-		{"UserPromptSubmit: the first explicit allow", Options{}, []luahook.Spec{prompt("quiet", nil), prompt("ok", luahook.Allow()), prompt("ok2", luahook.Allow())}, promptIn, "ok", ""},
+		{"UserPromptSubmit: the first explicit allow", Options{}, []luahook.Spec{prompt("quiet", nil), prompt("ok", luahook.Allow()), prompt("ok2", luahook.Allow())}, promptIn, "ok", luahook.ActionAllow},
 		{"UserPromptSubmit: no objection", Options{}, []luahook.Spec{prompt("quiet", luahook.Context("c"))}, promptIn, "", ""},
 		{"Stop: the first that asked to continue", Options{}, []luahook.Spec{stop("quiet", nil), stop("tests", luahook.Continue("run the tests")), stop("lint", luahook.Continue("lint"))}, stopIn, "tests", luahook.ActionContinue},
 		{"Stop: no continuation", Options{}, []luahook.Spec{stop("quiet", luahook.Context("c"))}, stopIn, "", ""},

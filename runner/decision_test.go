@@ -34,7 +34,7 @@ func TestPreToolUseDenyWinsOverAskAndAskOverAllow(t *testing.T) {
 		reason, outcome        string
 	}{
 		{"no objection from every hook", []luahook.Spec{validator(nil), validator(nil)},
-			false, false, false, "", `{"action":"allow"}`},
+			false, false, false, "", `{}`},
 		{"an explicit allow", []luahook.Spec{validator(nil), validator(luahook.Allow())},
 			false, false, true, "", `{"action":"allow"}`},
 		{"an ask wins over an allow", []luahook.Spec{validator(luahook.Allow()), validator(luahook.Ask("force push?"))},

@@ -162,8 +162,10 @@ func (r *Result) OutcomeInto(o *luahook.Outcome) *luahook.Outcome {
 }
 
 // Action is the action of r.Outcome(), the event's decision: deny, ask,
-// mutate or allow on PreToolUse; deny or "" on UserPromptSubmit; continue
-// or "" on Stop; "" on the other events.
+// mutate, allow (an explicit hook.allow()) or "" (no objection) on
+// PreToolUse; deny, allow or "" on UserPromptSubmit; continue or "" on
+// Stop; "" on the other events. No objection is never written as allow:
+// a host reading luahook's answer must not take it for an approval.
 func (r Result) Action() luahook.Action {
 	switch r.Event {
 	case luahook.PreToolUse:
@@ -174,11 +176,15 @@ func (r Result) Action() luahook.Action {
 			return luahook.ActionAsk
 		case r.Input != nil:
 			return luahook.ActionMutate
+		case r.Allowed:
+			return luahook.ActionAllow
 		}
-		return luahook.ActionAllow
 	case luahook.UserPromptSubmit:
-		if r.Denied {
+		switch {
+		case r.Denied:
 			return luahook.ActionDeny
+		case r.Allowed:
+			return luahook.ActionAllow
 		}
 	case luahook.Stop:
 		if r.Continue {

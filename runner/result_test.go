@@ -15,13 +15,15 @@ func TestOutcomeJSONShapePerEvent(t *testing.T) {
 		res  Result
 		want string
 	}{
-		{"PreToolUse allow", Result{Event: luahook.PreToolUse}, `{"action":"allow"}`},
+		{"PreToolUse no objection", Result{Event: luahook.PreToolUse}, `{}`},
+		{"PreToolUse explicit allow", Result{Event: luahook.PreToolUse, Allowed: true}, `{"action":"allow"}`},
+		{"UserPromptSubmit explicit allow", Result{Event: luahook.UserPromptSubmit, Allowed: true}, `{"action":"allow"}`},
 		{"PreToolUse deny", Result{Event: luahook.PreToolUse, Denied: true, Reason: "no", Input: json.RawMessage(`{"a":1}`)}, `{"action":"deny","reason":"no"}`},
 		{"PreToolUse mutate", Result{Event: luahook.PreToolUse, Input: json.RawMessage(`{"command":"ls"}`)}, `{"action":"mutate","input":{"command":"ls"}}`},
 		{"PreToolUse mutate with context", Result{Event: luahook.PreToolUse, Input: json.RawMessage(`{"x":1}`), AdditionalContext: "c", ContextAs: luahook.ContextSeparate},
 			`{"action":"mutate","input":{"x":1},"additionalContext":"c","contextAs":"separate"}`},
-		{"PreToolUse allow with context", Result{Event: luahook.PreToolUse, AdditionalContext: "c", ContextAs: luahook.ContextInline},
-			`{"action":"allow","additionalContext":"c","contextAs":"inline"}`},
+		{"PreToolUse context, no objection", Result{Event: luahook.PreToolUse, AdditionalContext: "c", ContextAs: luahook.ContextInline},
+			`{"additionalContext":"c","contextAs":"inline"}`},
 		{"UserPromptSubmit blocked", Result{Event: luahook.UserPromptSubmit, Denied: true, Reason: "r"}, `{"action":"deny","reason":"r"}`},
 		{"UserPromptSubmit context", Result{Event: luahook.UserPromptSubmit, AdditionalContext: "c", ContextAs: luahook.ContextSeparate}, `{"additionalContext":"c"}`},
 		{"UserPromptSubmit nothing", Result{Event: luahook.UserPromptSubmit}, `{}`},

@@ -173,16 +173,19 @@ func shadowAction(ev luahook.Event, in *luahook.Input, e *registry.Entry, tr *Ho
 				if e.FailurePolicy == luahook.FailClosed {
 					return luahook.ActionDeny // as validatorMutated would
 				}
-				return luahook.ActionAllow
+				return ""
 			}
 			if o.Input != nil && !sameJSON(in.ToolInput, o.Input) {
 				return luahook.ActionMutate
 			}
+		case luahook.ActionAllow:
+			return luahook.ActionAllow
 		}
-		return luahook.ActionAllow
+		return ""
 	case luahook.UserPromptSubmit:
-		if o.Action == luahook.ActionDeny {
-			return luahook.ActionDeny
+		switch o.Action {
+		case luahook.ActionDeny, luahook.ActionAllow:
+			return o.Action
 		}
 	case luahook.Stop:
 		if o.Action == luahook.ActionContinue {
@@ -192,13 +195,9 @@ func shadowAction(ev luahook.Event, in *luahook.Input, e *registry.Entry, tr *Ho
 	return ""
 }
 
-// noDecision is the action of an event on which no hook objected.
-func noDecision(ev luahook.Event) luahook.Action {
-	if ev == luahook.PreToolUse {
-		return luahook.ActionAllow
-	}
-	return ""
-}
+// noDecision is the action of an event on which no hook objected: none,
+// on every event (no objection is not an approval).
+func noDecision(luahook.Event) luahook.Action { return "" }
 
 // decides reports whether shadow verdicts on ev are compared and counted.
 func decides(ev luahook.Event) bool {

@@ -46,8 +46,8 @@ func TestAShadowDenyNeverDenies(t *testing.T) {
 			if tr := res.Trace[0]; tr.Failure == nil && (tr.Outcome == nil || tr.Outcome.Action != luahook.ActionDeny) {
 				t.Errorf("trace lost the shadow outcome: %+v", tr)
 			}
-			if got := res.Outcome().Action; tt.in.Event == luahook.PreToolUse && got != luahook.ActionAllow {
-				t.Errorf("outcome action %q, want allow", got)
+			if got := res.Outcome().Action; got != "" {
+				t.Errorf("outcome action %q, want none: a shadow hook decides nothing", got)
 			}
 		})
 	}
@@ -168,7 +168,9 @@ func TestShadowAgreementIsCounted(t *testing.T) {
 	}{
 		{"deny vs deny", luahook.PreToolUse, fixed(deny), fixed(deny), "", "", true},
 		{"deny vs allow", luahook.PreToolUse, fixed(deny), fixed(allow), "", "", false},
-		{"no objection vs explicit allow", luahook.PreToolUse, fixed(nil), fixed(allow), "", "", true},
+		// An explicit allow approves (several agents then skip their own
+		// prompt); no objection does not: a shadow that allows disagrees.
+		{"no objection vs explicit allow", luahook.PreToolUse, fixed(nil), fixed(allow), "", "", false},
 		{"no objection vs no objection", luahook.PreToolUse, fixed(nil), fixed(nil), "", "", true},
 		{"ask vs ask", luahook.PreToolUse, fixed(ask), fixed(ask), "", "", true},
 		{"ask vs deny", luahook.PreToolUse, fixed(ask), fixed(deny), "", "", false},
@@ -182,7 +184,7 @@ func TestShadowAgreementIsCounted(t *testing.T) {
 		{"allow vs fail-closed failure", luahook.PreToolUse, fixed(nil), failing("x"), "", luahook.FailClosed, false},
 		{"prompt: block vs block", luahook.UserPromptSubmit, fixed(deny), fixed(deny), "", "", true},
 		{"prompt: pass vs block", luahook.UserPromptSubmit, fixed(nil), fixed(deny), "", "", false},
-		{"prompt: pass vs allow", luahook.UserPromptSubmit, fixed(nil), fixed(allow), "", "", true},
+		{"prompt: pass vs allow", luahook.UserPromptSubmit, fixed(nil), fixed(allow), "", "", false},
 		{"prompt: block vs fail-closed failure", luahook.UserPromptSubmit, fixed(deny), failing("x"), "", luahook.FailClosed, true},
 		{"Stop: stop vs continue", luahook.Stop, fixed(nil), fixed(cont), "", "", false},
 		{"Stop: continue vs continue", luahook.Stop, fixed(cont), fixed(cont), "", "", true},

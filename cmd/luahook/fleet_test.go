@@ -54,7 +54,7 @@ func TestAFleetBehindHAProxyLosesNoRequestWhenAReplicaDrains(t *testing.T) {
 	if len(load.failed) > 0 {
 		t.Errorf("%d of %d requests failed while replica a drained; the first: %s", len(load.failed), load.answers+len(load.failed), load.failed[0])
 	}
-	allow, deny := `{"action":"allow"}`, `{"action":"deny","reason":"no rm -rf"}`
+	allow, deny := `{}`, `{"action":"deny","reason":"no rm -rf"}`
 	if load.bodies[allow] == 0 || load.bodies[deny] == 0 || load.bodies[allow]+load.bodies[deny] != load.answers {
 		t.Errorf("answers %v, want only %s and %s", load.bodies, allow, deny)
 	}

@@ -31,8 +31,8 @@ func TestServeShadowDirDisagreementsAreCountedNeverEnforced(t *testing.T) {
 	writeFiles(t, shadow, map[string]string{"10-strict.lua": denyRm})
 	s := startServe(t, []string{"--dir", live}, "--shadow-dir", shadow)
 	for _, body := range []string{plainRm, plainLs} {
-		if code, got := s.post(body); code != http.StatusOK || got != `{"action":"allow"}` {
-			t.Fatalf("POST %s = %d %s, want the live allow", body, code, got)
+		if code, got := s.post(body); code != http.StatusOK || got != `{}` {
+			t.Fatalf("POST %s = %d %s, want the live answer (no objection)", body, code, got)
 		}
 	}
 	resp, got := postAgent(t, s.base+"/agent/claude", []byte(claudeRm), false)
@@ -60,7 +60,7 @@ func TestServeShadowDirDisagreementsAreCountedNeverEnforced(t *testing.T) {
 	}
 	log := s.stderr.String()
 	for _, w := range []string{"shadow set disagrees with the live decision", "event=PreToolUse", "tool=bash", "tool=Bash",
-		"live=allow", "shadowDecision=deny", `shadowReason="new policy: no rm"`} {
+		"live=none", "shadowDecision=deny", `shadowReason="new policy: no rm"`} {
 		if !strings.Contains(log, w) {
 			t.Errorf("log lacks %q:\n%s", w, log)
 		}
@@ -80,7 +80,7 @@ func TestServeShadowDirThatHangsOrFailsNeverHoldsOrChangesLiveAnswers(t *testing
 	for i := range n {
 		body, want := plainRm, `{"action":"deny","reason":"no rm -rf"}`
 		if i%2 == 1 {
-			body, want = plainLs, `{"action":"allow"}`
+			body, want = plainLs, `{}`
 		}
 		if code, got := s.post(body); code != http.StatusOK || got != want {
 			t.Fatalf("POST %s = %d %s, want %s", body, code, got, want)

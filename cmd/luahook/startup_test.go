@@ -58,8 +58,8 @@ schema = '{"type":"object","required":["command"]}'
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("fire: %v\n%s", err, stderr.String())
 			}
-			if got := strings.TrimSpace(stdout.String()); got != `{"action":"allow"}` {
-				t.Errorf("fire printed %s, want an allow", got)
+			if got := strings.TrimSpace(stdout.String()); got != `{}` {
+				t.Errorf("fire printed %s, want {} (no objection)", got)
 			}
 			want := fmt.Sprintf("metaschemas compiled: %v", tc.compiled)
 			if !strings.Contains(stderr.String(), want) {

@@ -61,12 +61,9 @@ func serveHandler(tb testing.TB, h http.Handler) string {
 	return "http://" + ln.Addr().String()
 }
 
-// allowAnswer is the hook protocol's answer when the policy lets the call
-// through; noObjection is every agent path's.
-var (
-	allowAnswer = []byte("{\"action\":\"allow\"}\n")
-	noObjection = []byte("{}\n")
-)
+// noObjection is the answer when the policy lets the call through without
+// an explicit allow, on the hook protocol and every agent path.
+var noObjection = []byte("{}\n")
 
 // generateLoad posts body to url from clients goroutines, each on its own
 // keep-alive connection, until d has passed, and measures every decision;
@@ -139,7 +136,7 @@ func generateLoad(ctx context.Context, url string, body, want []byte, clients in
 // whole run.
 func BenchmarkServeThroughput(b *testing.B) {
 	body := payload("bash", `{"command":"go test ./... -run TestRunner -count=1","timeout":120000}`)
-	serveLoad(b, serveEngine(b)+"/hook", body, allowAnswer)
+	serveLoad(b, serveEngine(b)+"/hook", body, noObjection)
 }
 
 // BenchmarkServeClaudeThroughput is BenchmarkServeThroughput on Claude
@@ -175,7 +172,7 @@ func serveLoad(b *testing.B, url string, body, want []byte) {
 // against a real serve handler, every client gets decisions, none fails.
 func TestServeAnswersEveryClientUnderLoad(t *testing.T) {
 	url := serveEngine(t) + "/hook"
-	st, err := generateLoad(context.Background(), url, payload("bash", `{"command":"ls"}`), allowAnswer, 4, 300*time.Millisecond)
+	st, err := generateLoad(context.Background(), url, payload("bash", `{"command":"ls"}`), noObjection, 4, 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,9 @@ func bareDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer := struct {
-		Action string `json:"action"`
+		Action string `json:"action,omitempty"`
 		Reason string `json:"reason,omitempty"`
-	}{Action: "allow"}
+	}{} // no objection
 	if in.ToolName == "bash" && strings.Contains(in.ToolInput.Command, "rm -rf") {
 		answer.Action, answer.Reason = "deny", "no"
 	}
@@ -64,7 +64,7 @@ func BenchmarkServeBareThroughput(b *testing.B) {
 		{url: serveEngine(b) + "/hook"},
 	}
 	for _, s := range sides {
-		if _, err := generateLoad(context.Background(), s.url, body, allowAnswer, loadClients, 200*time.Millisecond); err != nil {
+		if _, err := generateLoad(context.Background(), s.url, body, noObjection, loadClients, 200*time.Millisecond); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,7 +72,7 @@ func BenchmarkServeBareThroughput(b *testing.B) {
 		for round := range bareRounds {
 			for k := range sides {
 				s := &sides[(round+k)%len(sides)]
-				st, err := generateLoad(context.Background(), s.url, body, allowAnswer, loadClients, bareRound)
+				st, err := generateLoad(context.Background(), s.url, body, noObjection, loadClients, bareRound)
 				if err != nil {
 					b.Fatal(err)
 				}

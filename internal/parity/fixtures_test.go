@@ -120,8 +120,7 @@ type fixture struct {
 // fixtures are the rows every door holds today. The rows of an untrusted
 // project folder (serve refuses to start in one; the engine has no trust of
 // its own), an oversized payload and duplicate keys (plain fire and POST /
-// refuse them without a verdict), and no objection (plain fire and POST /
-// write it as an explicit allow) join the table as the doors come to agree.
+// refuse them without a verdict) join the table as the doors come to agree.
 var fixtures = []fixture{
 	{name: "broken file", setup: "broken", want: kindDeny, reason: "20-broken.lua"},
 	{name: "unknown event", setup: "quiet", payload: payload{event: "NoSuchEvent"}},
@@ -130,4 +129,5 @@ var fixtures = []fixture{
 	{name: "policy asks", setup: "ask", want: kindAsk, reason: "confirm this command"},
 	{name: "policy mutates", setup: "mutate", want: kindMutate, input: `{"command":"echo rewritten"}`},
 	{name: "policy allows", setup: "allow", want: kindAllow},
+	{name: "no objection", setup: "quiet", want: kindNone},
 }

@@ -286,7 +286,7 @@ func TestScriptOnStandardInput(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("luahook repl < script: %v\n%s", err, stderr.String())
 	}
-	want := "42\n" + `{"action":"deny","reason":"no rm -rf"}` + "\n" + `{"action":"allow"}` + "\n{ ok = true }\n"
+	want := "42\n" + `{"action":"deny","reason":"no rm -rf"}` + "\n" + `{}` + "\n{ ok = true }\n"
 	if stdout.String() != want {
 		t.Errorf("stdout\n%s\nwant\n%s", stdout.String(), want)
 	}

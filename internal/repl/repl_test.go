@@ -129,7 +129,7 @@ func TestFireRunsTheEnginesHooksAndThePromptsHooks(t *testing.T) {
 	)
 	want := strings.Join([]string{
 		`{"action":"deny","reason":"no rm -rf"}`,
-		`{"action":"allow"}`,
+		`{}`,
 		`"repl#1"`,
 		`{"action":"mutate","input":{"command":"ls -la"}}`,
 		`{}`,
@@ -286,7 +286,7 @@ func TestReloadPicksUpANewHookFile(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Run(context.Background(), Options{In: in, Out: &out, Err: &errb, Engine: eng}) }()
 	w.WriteString(`:fire PreToolUse {"toolName":"bash","toolInput":{"command":"rm -rf /"}}` + "\n")
-	waitFor(t, &out, `{"action":"allow"}`)
+	waitFor(t, &out, `{}`)
 	if err := os.WriteFile(filepath.Join(dir, "10-no-rm.lua"), []byte(denyRm), 0o644); err != nil {
 		t.Fatal(err)
 	}

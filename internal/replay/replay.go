@@ -171,8 +171,13 @@ func DecisionOf(res engine.Result) decisionlog.Decision {
 // Compare returns what differs between a logged decision and a replayed
 // one: the action; for the same mutate or ask, the rewritten input as a
 // JSON value; with reasons, the reason of the same action.
+//
+// No objection and an explicit allow are different actions. A record
+// written before the two were told apart on the wire says "allow" for
+// both; its allow with no hook that decided (DecidedBy empty) is read as
+// no objection (LoggedAction).
 func Compare(before, after decisionlog.Decision, reasons bool) []string {
-	if before.Action != after.Action {
+	if LoggedAction(before) != after.Action {
 		return []string{ChangedAction}
 	}
 	var changes []string
@@ -185,6 +190,17 @@ func Compare(before, after decisionlog.Decision, reasons bool) []string {
 		changes = append(changes, ChangedReason)
 	}
 	return changes
+}
+
+// LoggedAction is a logged decision's action: "" (no objection) for a
+// PreToolUse "allow" that no hook decided, as records wrote no objection
+// before an explicit allow had an action of its own; an explicit allow
+// always names the hook that allowed.
+func LoggedAction(d decisionlog.Decision) luahook.Action {
+	if d.Action == luahook.ActionAllow && d.DecidedBy == "" {
+		return ""
+	}
+	return d.Action
 }
 
 func outcomeInput(o *luahook.Outcome) json.RawMessage {

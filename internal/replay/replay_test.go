@@ -177,15 +177,15 @@ func TestAChangedPolicyReportsItsDecisionsBeforeAndAfter(t *testing.T) {
 		t.Fatalf("summary %v, want exactly the rm call changed", sum)
 	}
 	x := got[0]
-	if !slices.Equal(x.Changes, []string{ChangedAction}) || x.Record.Decision.Action != luahook.ActionDeny || x.After.Action != luahook.ActionAllow {
-		t.Fatalf("line 1: changes %v, %s -> %s; want action deny -> allow", x.Changes, x.Record.Decision.Action, x.After.Action)
+	if !slices.Equal(x.Changes, []string{ChangedAction}) || x.Record.Decision.Action != luahook.ActionDeny || x.After.Action != "" {
+		t.Fatalf("line 1: changes %v, %s -> %s; want action deny -> none (no objection)", x.Changes, x.Record.Decision.Action, x.After.Action)
 	}
 	var text bytes.Buffer
 	if err := x.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"line 1  2025-06-01T10:00:00Z  session s1  PreToolUse bash: rm -rf /tmp/x",
-		`before: deny (`, `"no rm: rm -rf /tmp/x"`, "after:  allow", "now decided by: "} {
+		`before: deny (`, `"no rm: rm -rf /tmp/x"`, "after:  none", "now decided by: "} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, text.String())
 		}

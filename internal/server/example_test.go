@@ -42,5 +42,5 @@ func ExampleNew() {
 	}
 	// Output:
 	// 200 {"action":"deny","reason":"no rm -rf"}
-	// 200 {"action":"allow"}
+	// 200 {}
 }

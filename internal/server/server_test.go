@@ -105,9 +105,9 @@ func TestHookAnswersInTheContractShapeOfItsEvent(t *testing.T) {
 		{"PreToolUse allow with context", []luahook.Spec{
 			{Event: luahook.PreToolUse, Hook: answer(ctxSeparate)},
 		}, `{"event":"PreToolUse","toolName":"bash","toolInput":{}}`,
-			`{"action":"allow","additionalContext":"see docs","contextAs":"separate"}`},
-		{"PreToolUse without hooks allows", nil,
-			`{"event":"PreToolUse","toolName":"bash","toolInput":{}}`, `{"action":"allow"}`},
+			`{"additionalContext":"see docs","contextAs":"separate"}`},
+		{"PreToolUse without hooks: no objection, not an allow", nil,
+			`{"event":"PreToolUse","toolName":"bash","toolInput":{}}`, `{}`},
 		{"UserPromptSubmit blocked", []luahook.Spec{
 			{Event: luahook.UserPromptSubmit, Hook: answer(luahook.Deny("no secrets"))},
 		}, `{"event":"UserPromptSubmit","prompt":"AKIA..."}`, `{"action":"deny","reason":"no secrets"}`},
