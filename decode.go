@@ -111,6 +111,42 @@ func DecodeInput(data []byte) (*Input, error) {
 	return in, nil
 }
 
+// UndecodedEvent reads, leniently, the event a payload that did not decode
+// names, for the one answer such a payload can get: the blocking event among
+// its top-level "event" keys (UserPromptSubmit when it names that one, else
+// PreToolUse when it names that), "" when it names neither or cannot be read
+// as far as an "event" key. A payload cut short (over its size cap) is read
+// as far as it goes.
+func UndecodedEvent(data []byte) Event {
+	var pre, prompt bool
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		var name string
+		if key == "event" && json.Unmarshal(v, &name) == nil {
+			pre = pre || name == string(PreToolUse)
+			prompt = prompt || name == string(UserPromptSubmit)
+		}
+	}
+	switch {
+	case prompt:
+		return UserPromptSubmit
+	case pre:
+		return PreToolUse
+	}
+	return ""
+}
+
 // DecodePayload parses a hook-protocol request body: DecodeInput, and the
 // event must be a known one.
 func DecodePayload(data []byte) (*Input, error) {

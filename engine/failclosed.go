@@ -111,3 +111,18 @@ func (e *Engine) Decide(ctx context.Context, in *luahook.Input) (runner.Result, 
 	}
 	return res, nil
 }
+
+// DecidePayload is Decide for a payload in luahook's own format as a host
+// received it: decoded strictly (luahook.DecodePayload); a payload that does
+// not decode is denied when the event it names can block
+// (runner.Undecided), and is an error otherwise.
+func (e *Engine) DecidePayload(ctx context.Context, data []byte) (runner.Result, error) {
+	in, err := luahook.DecodePayload(data)
+	if err != nil {
+		if res, ok := runner.Undecided(luahook.UndecodedEvent(data), err); ok {
+			return res, nil
+		}
+		return runner.Result{}, err
+	}
+	return e.Decide(ctx, in)
+}

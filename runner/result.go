@@ -194,6 +194,25 @@ func (r Result) Action() luahook.Action {
 	return ""
 }
 
+// UndecodedReason is the reason of the denial of a payload that could not
+// be decoded (err says why) on an event that can block: luahook could not
+// decide, so it blocks, on every door.
+func UndecodedReason(err error) string {
+	return "the payload could not be read (" + err.Error() + "); the action was denied because luahook could not decide"
+}
+
+// Undecided is the result of a payload of event ev that could not be
+// decoded (err): denied with UndecodedReason when ev can block, nothing
+// decided otherwise (ok false: the door reports err instead).
+func Undecided(ev luahook.Event, err error) (res Result, ok bool) {
+	if !ev.CanBlock() {
+		return Result{}, false
+	}
+	res = Result{Event: ev}
+	res.deny(UndecodedReason(err))
+	return res, true
+}
+
 // deny ends a steering call with reason.
 func (r *Result) deny(reason string) {
 	r.Denied = true

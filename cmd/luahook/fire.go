@@ -19,6 +19,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
 )
@@ -229,15 +230,12 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	if err != nil {
 		// Without a payload nothing can run. An event that can block denies
 		// (deny); anything else is an error, as it always was.
-		if ev := event; mode == engine.OnLoadErrorDeny && ctx.Err() == nil && (ev.CanBlock() || ev == "" && payloadCanBlock(data)) {
-			if ev == "" {
-				ev = luahook.PreToolUse
-				if payloadEvent(data, luahook.UserPromptSubmit) {
-					ev = luahook.UserPromptSubmit
-				}
-			}
-			return deny(s, engine.Result{Event: ev}, "the payload could not be read ("+err.Error()+
-				"); the action was denied because luahook could not decide")
+		ev := event
+		if ev == "" {
+			ev = luahook.UndecodedEvent(data)
+		}
+		if mode == engine.OnLoadErrorDeny && ctx.Err() == nil && ev.CanBlock() {
+			return deny(s, engine.Result{Event: ev}, runner.UndecodedReason(err))
 		}
 		return err
 	}
@@ -365,37 +363,6 @@ func reportFailures(w io.Writer, trace []engine.HookTrace) {
 			fmt.Fprintln(w, "luahook:", termtext.Line(line))
 		}
 	}
-}
-
-// payloadCanBlock reports whether a payload that did not decode names, as
-// far as it can be read, an event that can block: its "event" key, any of
-// them if it has several.
-func payloadCanBlock(data []byte) bool {
-	return payloadEvent(data, luahook.PreToolUse) || payloadEvent(data, luahook.UserPromptSubmit)
-}
-
-// payloadEvent reports whether data, read leniently, has a top-level
-// "event" key whose value is ev.
-func payloadEvent(data []byte, ev luahook.Event) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return false
-		}
-		var name string
-		if key == "event" && json.Unmarshal(v, &name) == nil && name == string(ev) {
-			return true
-		}
-	}
-	return false
 }
 
 // writeJSON writes v as one line of JSON, without HTML escaping (a reason

@@ -228,17 +228,18 @@ func TestServeRefusesMalformedPayloadsWith400AndBigBodiesWith413(t *testing.T) {
 		code int
 		want string
 	}{
-		{`{"event":"PreToolUse",`, 400, "payload: invalid JSON: unexpected end of input"},
-		{`{"event":"PreToolUse" "toolName":"bash"}`, 400, "payload: invalid JSON at byte 22"},
-		{`{"event":"PreToolUse","toolname":"bash"}`, 400, `unknown key "toolname" (did you mean "toolName"?)`},
+		// A payload naming an event that can block is denied, naming the problem.
+		{`{"event":"PreToolUse",`, 200, "payload: invalid JSON: unexpected end of input"},
+		{`{"event":"PreToolUse" "toolName":"bash"}`, 200, "payload: invalid JSON at byte 22"},
+		{`{"event":"PreToolUse","toolname":"bash"}`, 200, `unknown key "toolname" (did you mean "toolName"?)`},
 		{`{"event":"Start"}`, 400, `unknown event "Start"`},
 		{`{"event":"PreToolUse","toolInput":{"content":"` + strings.Repeat("x", 4096) + `"}}`, 413, "body larger than 2048 bytes"},
 	}
 	for _, tt := range tests {
 		code, body := s.post(tt.body)
-		var e struct{ Error string }
+		var e struct{ Error, Action, Reason string }
 		json.Unmarshal([]byte(body), &e)
-		if code != tt.code || !strings.Contains(e.Error, tt.want) {
+		if code != tt.code || !strings.Contains(e.Error+e.Reason, tt.want) || (code == 200) != (e.Action == "deny") {
 			t.Errorf("POST %.60s = %d %s, want %d with %q", tt.body, code, body, tt.code, tt.want)
 		}
 	}

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 )
 
@@ -345,13 +344,9 @@ func askGoHost(ctx context.Context, s *site, payload []byte) answer {
 	return a
 }
 
-// goHostDecide is how a Go host decides: the payload decoded strictly
-// (luahook.DecodePayload, as serve's POST / decodes it), then eng.Decide
-// (the runner's result with the engine's fail-closed state applied).
+// goHostDecide is how a Go host decides a payload in luahook's own format:
+// eng.DecidePayload (strict decoding, an undecodable payload of an event
+// that can block denied, the engine's fail-closed state applied).
 func goHostDecide(ctx context.Context, eng *engine.Engine, payload []byte) (engine.Result, error) {
-	in, err := luahook.DecodePayload(payload)
-	if err != nil {
-		return engine.Result{}, err
-	}
-	return eng.Decide(ctx, in)
+	return eng.DecidePayload(ctx, payload)
 }

@@ -119,10 +119,11 @@ type fixture struct {
 
 // fixtures are the rows every door holds today. The rows of an untrusted
 // project folder (serve refuses to start in one; the engine has no trust of
-// its own), an oversized payload and duplicate keys (plain fire and POST /
-// refuse them without a verdict) join the table as the doors come to agree.
+// its own) and an oversized payload (plain fire and POST / refuse it
+// without a verdict) join the table as the doors come to agree.
 var fixtures = []fixture{
 	{name: "broken file", setup: "broken", want: kindDeny, reason: "20-broken.lua"},
+	{name: "duplicate keys", setup: "quiet", payload: payload{dupKey: true}, want: kindDeny, reason: "duplicate"},
 	{name: "unknown event", setup: "quiet", payload: payload{event: "NoSuchEvent"}},
 	{name: "hook times out", setup: "timeout", want: kindDeny, reason: "timed out"},
 	{name: "policy denies", setup: "deny", want: kindDeny, reason: "refused by policy"},

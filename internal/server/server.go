@@ -199,11 +199,21 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	}
 	// The Input and any error own copies of what they hold of the body.
 	in, err := luahook.DecodePayload(body)
-	recycle(buf, body)
 	if err != nil {
-		h.refuse(w, r, http.StatusBadRequest, err)
+		// A payload that names an event that can block is denied, as fire
+		// denies it: luahook cannot decide it. Anything else is a 400.
+		undecided, ok := runner.Undecided(luahook.UndecodedEvent(body), err)
+		recycle(buf, body)
+		if !ok {
+			h.refuse(w, r, http.StatusBadRequest, err)
+			return
+		}
+		h.m.requests.WithLabelValues("200").Inc()
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused, denied", slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
+		writeOutcome(w, undecided.Outcome())
 		return
 	}
+	recycle(buf, body)
 	res := h.results.get()
 	defer h.results.put(res)
 	h.fire(r.Context(), in, res)

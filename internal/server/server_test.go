@@ -161,6 +161,42 @@ func TestHookAnswerIsJSONWithNoStore(t *testing.T) {
 	}
 }
 
+// TestMalformedPayloadOfABlockingEventIsDeniedNamingTheProblem: a payload
+// that does not decode but names PreToolUse or UserPromptSubmit is answered
+// 200 with a denial naming the problem, as fire answers it (an agent reads
+// an error status as "proceed"); no hook runs.
+func TestMalformedPayloadOfABlockingEventIsDeniedNamingTheProblem(t *testing.T) {
+	for _, tt := range []struct{ name, body, want string }{
+		{"toolInput not an object", `{"event":"PreToolUse","toolInput":"rm -rf /"}`, "toolInput must be an object"},
+		{"a duplicate key in toolInput", `{"event":"PreToolUse","toolInput":{"command":"rm -rf /","command":"ls"}}`, "toolInput.command: duplicate key"},
+		{"a duplicate top-level key", `{"event":"PreToolUse","toolName":"bash","toolName":"x"}`, `duplicate key "toolName"`},
+		{"a prompt cut short", `{"event":"UserPromptSubmit","prompt":"hi`, "invalid JSON"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var called atomic.Bool
+			g := newRig(t, Options{})
+			for _, ev := range luahook.Events() {
+				g.add(luahook.Spec{Event: ev, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+					called.Store(true)
+					return nil, nil
+				})})
+			}
+			code, body := g.post("/", tt.body)
+			var o luahook.Outcome
+			if err := json.Unmarshal([]byte(body), &o); err != nil {
+				t.Fatalf("body %q: %v", body, err)
+			}
+			if code != http.StatusOK || o.Action != luahook.ActionDeny || !strings.Contains(o.Reason, tt.want) ||
+				!strings.Contains(o.Reason, "luahook could not decide") {
+				t.Errorf("= %d %s, want 200 and a denial naming %q", code, body, tt.want)
+			}
+			if called.Load() {
+				t.Error("a hook ran for a payload that did not decode")
+			}
+		})
+	}
+}
+
 func TestMalformedPayloadIs400NamingTheProblem(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"not JSON", `{"event":"Stop",`, "payload: invalid JSON"},
@@ -170,8 +206,6 @@ func TestMalformedPayloadIs400NamingTheProblem(t *testing.T) {
 		{"unknown event", `{"event":"PreToolUze"}`, `unknown event "PreToolUze"`},
 		{"no event", `{"prompt":"hi"}`, `no "event"`},
 		{"unknown key", `{"event":"Stop","tool":"bash"}`, `unknown key "tool"`},
-		{"toolInput not an object", `{"event":"PreToolUse","toolInput":"rm -rf /"}`, "toolInput must be an object"},
-		{"a duplicate key in toolInput", `{"event":"PreToolUse","toolInput":{"command":"rm -rf /","command":"ls"}}`, "toolInput.command: duplicate key"},
 		{"a sessionId one byte over its limit", `{"event":"Stop","sessionId":"` + strings.Repeat("s", luahook.MaxIDBytes+1) + `"}`,
 			"sessionId is 257 bytes, over the limit of 256"},
 	}
