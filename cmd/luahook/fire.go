@@ -19,9 +19,9 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/runner"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
+	"github.com/luahook/luahook/runner"
 )
 
 // maxPayloadBytes bounds what fire reads as one payload: what serve accepts.
