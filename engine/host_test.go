@@ -127,15 +127,22 @@ func TestHostFunctionGetsTheHookContextAndStopsAtTheDeadline(t *testing.T) {
 		stopped <- ctx.Err()
 		return false, ctx.Err()
 	}
-	e := hostEngine(t, guard(`local m = require("host.slow")`, `return hook.deny(tostring(m.wait("x")))`, `{ name = "waiter", timeout_ms = 50 }`),
+	// The hook's 200 ms are for reaching m.wait, which a machine busy with
+	// other work can delay by tens of ms; m.wait then waits for the deadline.
+	e := hostEngine(t, guard(`local m = require("host.slow")`, `return hook.deny(tostring(m.wait("x")))`, `{ name = "waiter", timeout_ms = 200 }`),
 		host.Module{Name: "slow", Members: map[string]any{"wait": wait}})
 	r := fireBash(t, e, 10*time.Second)
 	f := hookFailure(t, r)
 	if f == nil || f.Kind != luahook.FailTimeout {
 		t.Fatalf("failure = %v, want timed out", f)
 	}
-	if err := <-stopped; err != context.DeadlineExceeded {
-		t.Fatalf("the host function saw %v, want the deadline", err)
+	select {
+	case err := <-stopped:
+		if err != context.DeadlineExceeded {
+			t.Fatalf("the host function saw %v, want the deadline", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the host function was never called, or its context never ended")
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -156,29 +163,70 @@ func TestHostFunctionThatIgnoresItsContextDoesNotHoldTheHook(t *testing.T) {
 	}
 }
 
+// TestHostStraysAreBoundedPerModule: at most 64 calls of a module's
+// functions run on past their deadline; past that, a call of the module
+// fails at once and starts nothing until the strays return. The strays are
+// counted, not timed: "stuck" times out after 25 ms, and a call that a busy
+// machine delays past those 25 ms before it reaches the host function
+// leaves no stray; "patient" has 10 s, so its calls always reach the host
+// function, where the bound must refuse them at once (without it, they
+// would block until their deadline and time out).
 func TestHostStraysAreBoundedPerModule(t *testing.T) {
+	const maxStrays = 64 // hostbridge.MaxStrays
+	const refused = "host.stuck.block: 64 calls of host.stuck are still running past their deadline"
 	release := make(chan struct{})
-	block := func() string { <-release; return "late" }
-	e := hostEngine(t, guard(`local m = require("host.stuck")`, `return hook.deny(m.block())`, `{ name = "stuck", timeout_ms = 25 }`),
-		host.Module{Name: "stuck", Members: map[string]any{"block": block}})
-	for i := range 64 {
-		if f := hookFailure(t, fireBash(t, e, 10*time.Second)); f == nil || f.Kind != luahook.FailTimeout {
-			t.Fatalf("call %d: failure %v, want timed out", i, f)
+	var entered atomic.Int64
+	block := func() string { entered.Add(1); <-release; return "late" }
+	e := hostEngine(t, `local m = require("host.stuck")
+hook.register('PreToolUse', 'bash', function() return hook.deny(m.block()) end, { name = "stuck", timeout_ms = 25 })
+hook.register('PreToolUse', 'patient', function() return hook.deny(m.block()) end, { name = "patient", timeout_ms = 10000 })
+`, host.Module{Name: "stuck", Members: map[string]any{"block": block}})
+	patient := func() runner.Result {
+		in := bashInput(t.TempDir())
+		in.ToolName = "patient"
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return e.Runner().Fire(ctx, in)
+	}
+
+	timeouts := 0
+	for { // until the module holds its strays' bound
+		f := hookFailure(t, fireBash(t, e, 10*time.Second))
+		if f != nil && f.Kind == luahook.FailError && strings.Contains(f.Message, refused) {
+			break
 		}
+		if f == nil || f.Kind != luahook.FailTimeout {
+			t.Fatalf("call %d: failure %v, want timed out", timeouts, f)
+		}
+		if timeouts++; timeouts > 10*maxStrays {
+			t.Fatalf("%d calls timed out and none was refused: the strays are not bounded (%d host calls running)", timeouts, entered.Load())
+		}
+	}
+	if timeouts < maxStrays {
+		t.Fatalf("refused after %d timed-out calls, want at least %d", timeouts, maxStrays)
+	}
+	for i := 0; entered.Load() < maxStrays; i++ { // each stray's host call starts on its own goroutine
+		if i > 1000 {
+			t.Fatalf("%d host calls started, want %d strays", entered.Load(), maxStrays)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	base := runtime.NumGoroutine()
 	for i := range 20 {
-		f := hookFailure(t, fireBash(t, e, 10*time.Second))
-		if f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, "host.stuck.block: 64 calls of host.stuck are still running past their deadline") {
+		f := hookFailure(t, patient())
+		if f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, refused) {
 			t.Fatalf("call %d past the bound: failure %v, want an immediate error", i, f)
 		}
+	}
+	if n := entered.Load(); n != maxStrays {
+		t.Fatalf("%d host calls started, want the %d strays only", n, maxStrays)
 	}
 	if n := runtime.NumGoroutine(); n > base+2 {
 		t.Fatalf("goroutines grew from %d to %d past the bound", base, n)
 	}
 	close(release)
 	for i := 0; ; i++ { // the strays return, and calls start again
-		r := fireBash(t, e, 10*time.Second)
+		r := patient()
 		if f := hookFailure(t, r); f == nil {
 			if r.Reason != "late" {
 				t.Fatalf("reason %q, want late", r.Reason)

@@ -63,7 +63,12 @@ func TestReloadUnderLoadNeverFailsNorMixesVersions(t *testing.T) {
 	reloads := e.Stats().Reloads
 	for i := range 100 {
 		v := []string{"v1", "v2"}[(i+1)%2]
-		writeFile(t, path, versionFile(v))
+		// Saved by rename, never empty: a write in place truncates the file
+		// first, and a writer that a busy machine holds between the two for
+		// longer than the settle window has emptied the file on purpose, as
+		// far as the engine can tell (TestFreshlyEmptiedFileIsLeftForLater
+		// covers writes in place).
+		saveByRename(t, path, versionFile(v))
 		// Wait for the version to be live, so that each write is a reload.
 		deadline := time.Now().Add(5 * time.Second)
 		for verdict(e) != v+" saw "+v {

@@ -62,15 +62,30 @@ func holdStates(t *testing.T, f *luabind.File, busy <-chan string, n int) (relea
 // A payload that is slow to turn into Lua tables must not use up the hook's
 // deadline: the conversion happens before the deadline starts, so that a
 // fail-open guard is not skipped by a timeout its payload caused.
+//
+// The guard has 60 ms: time enough to run its few instructions on a
+// machine busy with other work, and less than the conversion of the
+// payload takes (about 110 ms on an idle machine, 500 ms under the race
+// detector), so that a deadline started before the conversion would have
+// passed when the guard runs: it would have no time left, or be timed out
+// and, failing open, allow.
 func TestLuaPayloadConversionDoesNotUseTheHooksDeadline(t *testing.T) {
+	const values = 400_000
 	g := newLuaRig(t, runner.Options{})
-	g.load("10-guard.lua", guardFile(luahook.FailOpen, 10))
-	// 100000 JSON values, the default cap: the object, the command, the
-	// array and its 99997 items.
-	pad := strings.Repeat("[],", 99996) + "[]"
+	g.loadWith("10-guard.lua", `hook.register("PreToolUse", "bash", function(input, rt)
+  if input.toolInput.command:find("rm -rf", 1, true) then
+    return hook.deny("refused with " .. rt.remaining_ms() .. " ms left")
+  end
+end, { name = "guard", timeout_ms = 60, failure_policy = "open" })`, luabind.Options{MaxInputValues: values})
+	// The object, the command, the array and its items.
+	pad := strings.Repeat("[],", values-4) + "[]"
 	res := g.pre(`{"command":"rm -rf /","pad":[` + pad + `]}`)
-	if !res.Denied || res.Reason != "guard: refused" {
+	var left int
+	if _, err := fmt.Sscanf(res.Reason, "refused with %d ms left", &left); !res.Denied || err != nil {
 		t.Fatalf("denied=%v reason=%q trace %+v; want the guard's own denial", res.Denied, res.Reason, res.Trace)
+	}
+	if left <= 0 {
+		t.Fatalf("the guard ran with %dms of its 60ms left: the payload's conversion used up its deadline", left)
 	}
 }
 
@@ -106,25 +121,37 @@ func TestLuaOverloadedPoolIsARejectionNamingTheOverload(t *testing.T) {
 }
 
 // A hook that waited for a state still gets its whole deadline: the wait
-// is not taken out of it.
+// is not taken out of it. The hook's deadline (rt.deadline_ms) is compared
+// with the moment the state was released, not with the time left when the
+// hook ran, which a machine busy with other work shortens: a deadline
+// counted from the start of the call comes sooner than the release plus
+// the timeout, by the 200 ms wait at least. The 2 s timeout is also how
+// long the call waits for the state, far longer than its release takes.
 func TestLuaHookThatWaitedForAStateHasItsWholeDeadline(t *testing.T) {
+	const timeout = 2 * time.Second
 	g := newLuaRig(t, runner.Options{})
 	busy := make(chan string, 8)
 	f := g.loadWith("10-guard.lua", `
 hook.register("Stop", nil, function() log.info("busy") while true do end end, { name = "slow" })
-hook.register("PreToolUse", "bash", function(input, rt) return hook.deny(tostring(rt.remaining_ms())) end,
-  { name = "guard", timeout_ms = 400 })`, luabind.Options{MaxStates: 1, Logger: slog.New(signalHandler{busy})})
+hook.register("PreToolUse", "bash", function(input, rt) return hook.deny(string.format("%d", rt.deadline_ms)) end,
+  { name = "guard", timeout_ms = 2000 })`, luabind.Options{MaxStates: 1, Logger: slog.New(signalHandler{busy})})
 	release := holdStates(t, f, busy, 1)
-	time.AfterFunc(200*time.Millisecond, release)
+	released := make(chan time.Time, 1)
+	time.AfterFunc(200*time.Millisecond, func() {
+		released <- time.Now()
+		release()
+	})
 	res := g.pre(`{"command":"ls"}`)
 	if !res.Denied {
 		t.Fatalf("trace %+v; want the guard's answer", res.Trace)
 	}
-	left, err := strconv.Atoi(res.Reason)
+	deadline, err := strconv.ParseInt(res.Reason, 10, 64)
 	if err != nil {
 		t.Fatalf("reason %q: %v", res.Reason, err)
 	}
-	if left < 300 {
-		t.Fatalf("the hook started with %dms of its 400ms deadline left: the ~200ms wait for a state was taken out of it", left)
+	at := <-released
+	if earliest := at.Add(timeout).UnixMilli(); deadline < earliest {
+		t.Fatalf("the hook's deadline is %dms after the state was released, want its whole %v: the wait for a state was taken out of it",
+			deadline-at.UnixMilli(), timeout)
 	}
 }

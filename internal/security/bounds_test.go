@@ -82,6 +82,7 @@ func TestNoHookCallReturnsLaterThanItsDeadlinePlusTheSlack(t *testing.T) {
 					t.Errorf("failures %q, want one saying %q", failures(res), b.want)
 				}
 			})
+			t.Logf("the call returned after %v", took)
 			if took > deadline+slack() {
 				t.Errorf("the call returned after %v, later than its %v deadline plus %v", took, deadline, slack())
 			}
@@ -120,6 +121,7 @@ end, {name = "rm-guard", stage = "validate", timeout_ms = 100})`
 			t.Errorf("allowed: %+v (failures %q)", res, failures(res))
 		}
 	})
+	t.Logf("the call returned after %v", took)
 	if took > deadline+slack() {
 		t.Errorf("the call returned after %v, later than its %v deadline plus %v", took, deadline, slack())
 	}

@@ -14,16 +14,23 @@ import (
 
 func TestARequestOverItsClientsShareWaitsThenIsRefusedWithABodyThatDenies(t *testing.T) {
 	release := make(chan struct{})
+	holding := make(chan struct{})
 	g := newRig(t, Options{Limits: Limits{MaxClientRequests: 1, ReadTimeout: 300 * time.Millisecond}})
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "slow", Hook: luahook.HookFunc(func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 		if in.ToolName == "slow" {
+			close(holding)
 			<-release
 		}
 		return nil, nil
 	})})
 	var wg sync.WaitGroup
 	wg.Go(func() { g.post("/", `{"event":"PreToolUse","toolName":"slow"}`) })
-	time.Sleep(100 * time.Millisecond) // the slow request holds the client's only slot
+	select { // the slow request holds the client's only slot
+	case <-holding:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the slow request never reached its hook")
+	}
 	start := time.Now()
 	resp, err := g.srv.Client().Post(g.srv.URL, "application/json", strings.NewReader(`{"event":"PreToolUse","toolName":"bash"}`))
 	if err != nil {
