@@ -24,10 +24,10 @@ end, { name = "count", stage = "validate", failure_policy = "closed" })
 // local redis-server (each replica of a fleet shares its counts there).
 func BenchmarkServeStoreThroughput(b *testing.B) {
 	body := payload("bash", `{"command":"go test ./... -run TestRunner -count=1","timeout":120000}`)
-	b.Run("memory", func(b *testing.B) { serveLoad(b, serveWithConfig(b, ""), body, noObjection) })
+	b.Run("memory", func(b *testing.B) { serveLoad(b, serveWithConfig(b, ""), body, explicitAllow) })
 	b.Run("redis", func(b *testing.B) {
 		r := redistest.Start(b)
-		serveLoad(b, serveWithConfig(b, "[store]\nbackend = \"redis\"\naddress = \""+r.Addr()+"\"\n"), body, noObjection)
+		serveLoad(b, serveWithConfig(b, "[store]\nbackend = \"redis\"\naddress = \""+r.Addr()+"\"\n"), body, explicitAllow)
 	})
 }
 
@@ -60,3 +60,6 @@ func serveWithConfig(tb testing.TB, config string) string {
 	}
 	return serveHandler(tb, server.New(eng.Runner(), server.Options{Health: eng.Errors})) + "/hook"
 }
+
+// explicitAllow is the answer to countingHook's hook.allow().
+var explicitAllow = []byte("{\"action\":\"allow\"}\n")
