@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -130,12 +131,25 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if len(files) == 0 {
 		return Summary{}, fmt.Errorf("no *_test.lua files in %s", strings.Join(opts.Paths, ", "))
 	}
+	// Every case opens an engine of its own (no state leaks between
+	// cases); the files they load are compiled once for the whole run and
+	// kept in a compiled-chunk cache of its own, removed at the end.
+	// Coverage, which compiles counting lines, goes without.
+	var chunks *luabind.DiskCache
+	if opts.Coverage == nil {
+		if dir, err := os.MkdirTemp("", "luahook-policytest-"); err == nil {
+			defer os.RemoveAll(dir)
+			if c, err := luabind.OpenDiskCache(filepath.Join(dir, "chunks")); err == nil {
+				chunks = c
+			}
+		}
+	}
 	var sum Summary
 	for _, file := range files {
 		if ctx.Err() != nil {
 			return sum, ctx.Err()
 		}
-		runFile(ctx, opts, match, file, &sum)
+		runFile(ctx, opts, match, file, chunks, &sum)
 	}
 	fmt.Fprintln(opts.Out, sum)
 	return sum, nil
@@ -144,12 +158,13 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 // testFile is one test file being run: its session, its cases, and the
 // engine of the case in progress.
 type testFile struct {
-	opts  Options
-	path  string
-	dir   string
-	sess  *luabind.Session
-	cases []testCase
-	eng   *engine.Engine
+	opts   Options
+	chunks *luabind.DiskCache // nil: every open compiles
+	path   string
+	dir    string
+	sess   *luabind.Session
+	cases  []testCase
+	eng    *engine.Engine
 	// failed lists the hooks that failed during the case in progress, one
 	// line each, printed under the case when it fails.
 	failed []string
@@ -160,8 +175,8 @@ type testCase struct {
 	fn   *lua.LFunction
 }
 
-func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path string, sum *Summary) {
-	tf := &testFile{opts: opts, path: path, dir: filepath.Dir(path)}
+func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path string, chunks *luabind.DiskCache, sum *Summary) {
+	tf := &testFile{opts: opts, chunks: chunks, path: path, dir: filepath.Dir(path)}
 	fail := func(what string, err error) {
 		sum.Failed++
 		fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, what, indent(err.Error()))
@@ -241,6 +256,7 @@ func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
 		LookupEnv:  tf.opts.LookupEnv,
 		Coverage:   tf.opts.Coverage,
 		Host:       tf.opts.Host,
+		ChunkCache: tf.chunks,
 	})
 }
 
