@@ -197,7 +197,10 @@ func TestWhenNoReplicaIsReadyHAProxyStillReachesThem(t *testing.T) {
 	}
 	lb := startHAProxyWhenUnready(t, a, b)
 	for i := range 20 {
-		if code, body := post(t, "http://"+lb+"/", `{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"rm -rf /"}}`); code != 200 || body != `{"action":"deny","reason":"no rm -rf"}` {
+		// The replicas deny: the policy's own reason first, then the file
+		// that has no version in force (fail closed).
+		code, body := post(t, "http://"+lb+"/", `{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"rm -rf /"}}`)
+		if code != 200 || !strings.HasPrefix(body, `{"action":"deny","reason":"no rm -rf\n`) || !strings.Contains(body, "20-broken.lua is broken") {
 			t.Fatalf("call %d through haproxy with no replica ready = %d %s, want the replicas' denial", i, code, body)
 		}
 	}

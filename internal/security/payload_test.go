@@ -201,7 +201,9 @@ func TestServeRefusesOversizedAndDeepBodiesWithClearAnswers(t *testing.T) {
 	}{
 		{"64 MiB with its length", huge, false, http.StatusRequestEntityTooLarge, "body larger than 8388608 bytes"},
 		{"64 MiB chunked", huge, true, http.StatusRequestEntityTooLarge, "body larger than 8388608 bytes"},
-		{"nested 100,000 deep", payload(deepInput(100_000)), false, http.StatusBadRequest, "toolInput: nested more than 10000 levels deep at byte"},
+		// A PreToolUse that does not decode is denied naming the fault (an
+		// agent reads an error status as proceed).
+		{"nested 100,000 deep", payload(deepInput(100_000)), false, http.StatusOK, "toolInput: nested more than 10000 levels deep at byte"},
 		{"not JSON", []byte("\x00\x01"), false, http.StatusBadRequest, "want a JSON object"},
 		{"truncated", []byte(`{"event":"Stop","toolInput":{"a":[1,2`), false, http.StatusBadRequest, "unexpected end"},
 	}
@@ -216,10 +218,17 @@ func TestServeRefusesOversizedAndDeepBodiesWithClearAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			var answer struct{ Error string }
+			var answer struct{ Error, Action, Reason string }
 			json.NewDecoder(resp.Body).Decode(&answer)
-			if resp.StatusCode != tt.code || !strings.Contains(answer.Error, tt.want) {
-				t.Errorf("%d %q, want %d saying %q", resp.StatusCode, answer.Error, tt.code, tt.want)
+			said := answer.Error
+			if resp.StatusCode == http.StatusOK {
+				said = answer.Reason
+				if answer.Action != "deny" {
+					t.Errorf("200 with action %q, want a denial", answer.Action)
+				}
+			}
+			if resp.StatusCode != tt.code || !strings.Contains(said, tt.want) {
+				t.Errorf("%d %q, want %d saying %q", resp.StatusCode, said, tt.code, tt.want)
 			}
 		})
 	}
