@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
@@ -92,7 +93,8 @@ the answer exactly what the agent reads (standard output, standard error,
 exit status), and EVENT, when given, is the agent's name for the event
 (Copilot's camelCase payloads do not name it: luahook fire --agent copilot
 preToolUse). auto tells the agent from the payload's keys; a payload in
-luahook's own format is fired as without --agent. Everything that keeps
+luahook's own format is fired as without --agent, and an agent's payload
+given without --agent is answered as with --agent auto. Everything that keeps
 fire from deciding (a payload that cannot be read, a hook file or config
 that does not load, an untrusted folder, an interruption) blocks on the
 events that can block, with the agent's own block signal and a reason
@@ -217,6 +219,17 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	var in *luahook.Input
 	if err == nil {
 		in, err = decodePayload(data)
+	}
+	if err != nil && pre == nil && o.tool == "" {
+		// An agent's own payload given to plain fire (a hook wired without
+		// --agent): answered in that agent's protocol, with its block
+		// signal where luahook cannot decide. Plain fire's exit 1 would
+		// read as "proceed" to the agent.
+		if _, ok := agent.Detect(data); ok {
+			agentOpts := *o
+			agentOpts.agent = "auto"
+			return fireAgentWith(cmd, g, s, &agentOpts, args, &readResult{data, nil})
+		}
 	}
 	eng, problems, openErr := openForFire(ctx, g, logger, dlog, payloadStart(in, o.project), o.project)
 	if openErr != nil {

@@ -21,6 +21,12 @@ import (
 // undecided, which blocks on an event that can block (--on-load-error deny,
 // the default), proceeds with a warning (skip) or exits 1 (fail).
 func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string) error {
+	return fireAgentWith(cmd, g, s, o, args, nil)
+}
+
+// fireAgentWith is fire --agent with the payload pre when plain fire read it
+// already (and found it to be an agent's), else the one it reads.
+func fireAgentWith(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string, pre *readResult) error {
 	ctx := cmd.Context()
 	if o.tool != "" {
 		return errors.New("--tool does not apply with --agent: the agent's payload names its tool")
@@ -42,7 +48,13 @@ func runFireAgent(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptio
 	if len(args) == 1 {
 		event = args[0]
 	}
-	data, readErr := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	var data []byte
+	var readErr error
+	if pre != nil {
+		data, readErr = pre.data, pre.err
+	} else {
+		data, readErr = readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	}
 	if a == nil {
 		var ok bool
 		if a, ok = agent.Detect(data); !ok {
