@@ -73,29 +73,35 @@ func DeniedFor(res runner.Result, reason string) runner.Result {
 // problems stand: no decision at all.
 var ErrNotDecided = errors.New("not decided")
 
+// Undecidable returns an error wrapping ErrNotDecided when the mode in force
+// (OnLoadError(choice)) is on_load_error = "fail" and problems stand: a door
+// then decides nothing and fires no hook. e may be nil.
+func (e *Engine) Undecidable(problems []error, choice string) error {
+	if len(problems) > 0 && e.OnLoadError(choice) == OnLoadErrorFail {
+		return fmt.Errorf("%w: %d load error(s) (on_load_error fail)", ErrNotDecided, len(problems))
+	}
+	return nil
+}
+
 // CloseOver applies the on-load-error mode (OnLoadError(choice)) to res, a
 // result the policies reached while problems (FailClosed's, with any a
 // door met before it had an engine, such as an untrusted folder) left part
 // of them out. deny (the default): an event that can block is denied,
-// FailClosedReason after the policies' own reason; any other event stands,
-// and warn lists the problems. skip: res stands, and warn lists them.
-// fail: err wraps ErrNotDecided and res must not be used. e may be nil.
-// Every door calls it, so that a policy folder that did not load whole
-// decides alike through each.
-func (e *Engine) CloseOver(res *runner.Result, problems []error, choice string) (warn []error, err error) {
-	if len(problems) == 0 {
-		return nil, nil
+// FailClosedReason after the policies' own reason, and closed is true (an
+// agent's door answers it with the agent's block signal); any other event
+// stands, and warn lists the problems. skip: res stands, and warn lists
+// them. fail: err is Undecidable's and res must not be used; a door asks
+// Undecidable before it fires. e may be nil. Every door calls it, so that a
+// policy folder that did not load whole decides alike through each.
+func (e *Engine) CloseOver(res *runner.Result, problems []error, choice string) (warn []error, closed bool, err error) {
+	if err := e.Undecidable(problems, choice); err != nil || len(problems) == 0 {
+		return nil, false, err
 	}
-	switch e.OnLoadError(choice) {
-	case OnLoadErrorFail:
-		return nil, fmt.Errorf("%w: %d load error(s) (on_load_error fail)", ErrNotDecided, len(problems))
-	case OnLoadErrorDeny:
-		if res.Event.CanBlock() {
-			*res = DeniedFor(*res, FailClosedReason(problems))
-			return nil, nil
-		}
+	if e.OnLoadError(choice) == OnLoadErrorDeny && res.Event.CanBlock() {
+		*res = DeniedFor(*res, FailClosedReason(problems))
+		return nil, true, nil
 	}
-	return problems, nil
+	return problems, false, nil
 }
 
 // Decide fires in at the engine's hooks, as Runner().Fire does, and applies
@@ -105,11 +111,13 @@ func (e *Engine) CloseOver(res *runner.Result, problems []error, choice string) 
 // It is what a Go host calls for a decision it enforces; an error (only
 // under on_load_error = "fail") means nothing was decided.
 func (e *Engine) Decide(ctx context.Context, in *luahook.Input) (runner.Result, error) {
-	res := e.run.Fire(ctx, in)
-	if _, err := e.CloseOver(&res, e.FailClosed(), ""); err != nil {
+	problems := e.FailClosed()
+	if err := e.Undecidable(problems, ""); err != nil {
 		return runner.Result{Event: in.Event}, err
 	}
-	return res, nil
+	res := e.run.Fire(ctx, in)
+	_, _, err := e.CloseOver(&res, problems, "")
+	return res, err
 }
 
 // DecidePayload is Decide for a payload in luahook's own format as a host

@@ -267,7 +267,7 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	if in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()
 	}
-	if len(problems) > 0 && mode == engine.OnLoadErrorFail {
+	if eng.Undecidable(problems, mode) != nil {
 		reportLoadErrors(s.err, problems)
 		return fmt.Errorf("not fired: %d load error(s) (--on-load-error fail)", len(problems))
 	}
@@ -282,7 +282,7 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 		res.RenderTrace(s.err, engine.TraceOptions{})
 	}
 	reportFailures(s.err, res.Trace)
-	warn, err := eng.CloseOver(&res, problems, mode)
+	warn, _, err := eng.CloseOver(&res, problems, mode)
 	if err != nil {
 		return err
 	}

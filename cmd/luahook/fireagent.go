@@ -112,7 +112,7 @@ func fireAgentWith(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOpti
 	if in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()
 	}
-	if len(problems) > 0 && u.mode == engine.OnLoadErrorFail {
+	if eng.Undecidable(problems, u.mode) != nil {
 		reportLoadErrors(s.err, problems)
 		return fmt.Errorf("not fired: %d load error(s) (--on-load-error fail)", len(problems))
 	}
@@ -129,11 +129,11 @@ func fireAgentWith(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOpti
 		res.RenderTrace(s.err, engine.TraceOptions{})
 	}
 	reportFailures(&diag, res.Trace)
-	warn, err := eng.CloseOver(&res, problems, u.mode)
+	warn, closed, err := eng.CloseOver(&res, problems, u.mode)
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 && len(warn) == 0 && res.Denied {
+	if closed {
 		// Denied for what did not load: the agent's own block signal.
 		return writeAnswer(s, a.Block(req.Event, res.Reason), &diag)
 	}

@@ -174,7 +174,12 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance,
-		CloseOver: func(res *engine.Result) ([]error, error) { return eng.CloseOver(res, eng.FailClosed(), "") }})
+		FailClosed: server.FailClosed{
+			Undecidable: func() error { return eng.Undecidable(eng.FailClosed(), "") },
+			CloseOver: func(res *engine.Result) bool {
+				_, closed, _ := eng.CloseOver(res, eng.FailClosed(), "") // fail: Undecidable refused first
+				return closed
+			}}})
 	defer h.Close()
 
 	lns, err := o.listen(logger)

@@ -75,6 +75,14 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		h.blockAgent(w, r, a, am, blockBody, event, "luahook serve could not read the request: "+rf.err.Error())
 		return
 	}
+	h.answerAgent(w, r, a, event, body, start)
+}
+
+// answerAgent answers a's payload body (event: the agent's name for it
+// given by the route, "" when the payload names it), received at start: the
+// payload decoded by the agent's adapter, fired, and encoded for the agent.
+func (h *Handler) answerAgent(w http.ResponseWriter, r *http.Request, a agent.Adapter, event string, body []byte, start time.Time) {
+	am := h.m.agent(a.Name())
 	req, err := a.Decode(body, event)
 	if err != nil {
 		am.decodeFailures.Inc()
@@ -91,17 +99,25 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 	var d agent.Decision
 	var res runner.Result
 	if req.Input != nil {
-		res = h.firer.Fire(r.Context(), req.Input)
-		h.m.observe(&res)
-		if r.Context().Err() != nil {
-			// The client gave up; the result of a cancelled call must not be used.
-			h.m.gone.Inc()
-			return
-		}
-		if err := h.closed(&res); err != nil {
+		if err := h.undecidable(); err != nil {
 			h.refuse(w, r, http.StatusServiceUnavailable, err)
 			return
 		}
+		res = h.firer.Fire(r.Context(), req.Input)
+		if r.Context().Err() != nil {
+			// The client gave up; the result of a cancelled call must not be used.
+			h.m.observe(&res)
+			h.m.gone.Inc()
+			return
+		}
+		if h.closed(&res) {
+			// Denied for what did not load: the agent's own block signal,
+			// as fire --agent answers it.
+			h.m.observe(&res)
+			h.blockAgent(w, r, a, am, blockLoad, req.Event, res.Reason)
+			return
+		}
+		h.m.observe(&res)
 		d = agent.FromResult(res)
 	}
 	ans := a.Encode(req, d)

@@ -33,7 +33,7 @@ func newMetrics(reg *metrics.Registry, loadErrors func() int, bodyBytes func() i
 		requests: reg.NewCounterVec("luahook_requests_total",
 			"Hook-protocol requests (POST / and /hook) by HTTP status; 499: the client went away.", "code"),
 		decisions: reg.NewCounterVec("luahook_decisions_total",
-			"Answered payloads by event and decision (allow, deny, mutate, none).", "event", "decision"),
+			"Answered payloads by event and decision (deny, ask, mutate, allow: an explicit allow, continue, none: no objection).", "event", "decision"),
 		calls: reg.NewCounterVec("luahook_hook_calls_total",
 			"Hook calls by event, hook name and kind.", "event", "hook", "kind"),
 		denials: reg.NewCounterVec("luahook_hook_denials_total",
@@ -80,17 +80,9 @@ func (m *handlerMetrics) observe(res *runner.Result) {
 	}
 }
 
-func decisionOf(res *runner.Result) string {
-	switch {
-	case res.Denied:
-		return "deny"
-	case res.Input != nil:
-		return "mutate"
-	case res.Event == luahook.PreToolUse:
-		return "allow"
-	}
-	return "none"
-}
+// decisionOf is the decision label of a result: its action, or "none" for
+// no objection (never "allow": that is a hook's explicit allow).
+func decisionOf(res *runner.Result) string { return actionName(res.Action()) }
 
 // blockCause is why an agent's request was answered with its block signal.
 type blockCause int
@@ -99,10 +91,11 @@ const (
 	blockDecode     blockCause = iota // the payload could not be decoded
 	blockBody                         // the body was too large or could not be read
 	blockOverloaded                   // the request waited in vain for its turn
+	blockLoad                         // a policy file or the config has no version in force (fail closed)
 	numBlockCauses
 )
 
-var blockCauseNames = [numBlockCauses]string{"decode", "body", "overloaded"}
+var blockCauseNames = [numBlockCauses]string{"decode", "body", "overloaded", "load"}
 
 // verdictLabels are the verdict label values of luahook_agent_answers_total:
 // agent.Verdict's names, and "mutate" for a rewrite without a verdict.
@@ -130,7 +123,7 @@ func newAgentCollectors(reg *metrics.Registry) agentCollectors {
 	decode := reg.NewCounterVec("luahook_agent_decode_failures_total",
 		"Agent payloads that could not be decoded (each answered with the agent's block signal).", "agent")
 	blocks := reg.NewCounterVec("luahook_agent_blocks_total",
-		"Agent requests answered with the agent's block signal because serve could not decide, by agent and cause (decode, body, overloaded).", "agent", "cause")
+		"Agent requests answered with the agent's block signal because serve could not decide, by agent and cause (decode, body, overloaded, load).", "agent", "cause")
 	c := agentCollectors{byName: make(map[agent.Name]*agentMetrics)}
 	for _, name := range agent.Names() {
 		am := &agentMetrics{decodeFailures: decode.WithLabelValues(string(name))}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/internal/metrics"
 	"github.com/luahook/luahook/runner"
@@ -58,13 +59,10 @@ type Options struct {
 	// Health returns the current load errors (engine.Engine.Errors). They
 	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
 	Health func() []error
-	// CloseOver applies the engine's fail-closed state to a result the
-	// policies reached (engine.Engine.CloseOver with its FailClosed
-	// problems): an event that can block is denied while a policy file or
-	// the config has no version in force. An error means nothing may be
-	// decided (on_load_error = "fail"): the request is refused with 503.
-	// Nil leaves every result as the policies reached it.
-	CloseOver func(res *runner.Result) (warn []error, err error)
+	// FailClosed is the engine's fail-closed state (engine.Engine's
+	// Undecidable and CloseOver with its FailClosed problems). The zero
+	// value leaves every result as the policies reached it.
+	FailClosed FailClosed
 	// Limits bound the body bytes and the requests in flight, overall and
 	// per client (MaxBytesInFlight, MaxClientRequests, MaxClientBytes), and
 	// how long a request waits for its turn (ReadTimeout). Pass the same
@@ -114,7 +112,7 @@ type Options struct {
 // hooks, and answered 200 with runner.Result.Outcome as JSON.
 type Handler struct {
 	firer     Firer
-	closeOver func(*runner.Result) ([]error, error)
+	failClose FailClosed
 	maxBody   int64
 	logger    *slog.Logger
 	health    func() []error
@@ -131,9 +129,23 @@ type Handler struct {
 
 var _ http.Handler = (*Handler)(nil)
 
+// FailClosed applies what the engine could not load to the handler's
+// answers, on every route alike.
+type FailClosed struct {
+	// Undecidable, asked before any hook runs, returns an error while
+	// nothing may be decided (on_load_error = "fail" with a problem
+	// standing): the request is refused with 503.
+	Undecidable func() error
+	// CloseOver applies the state to a result the policies reached: an
+	// event that can block is denied while a policy file or the config has
+	// no version in force; closed reports that it was (an agent's route
+	// then answers with the agent's block signal).
+	CloseOver func(res *runner.Result) (closed bool)
+}
+
 // New returns a Handler that fires payloads at f.
 func New(f Firer, opts Options) *Handler {
-	h := &Handler{firer: f, closeOver: opts.CloseOver, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
+	h := &Handler{firer: f, failClose: opts.FailClosed, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBody
 	}
@@ -200,6 +212,13 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	// The Input and any error own copies of what they hold of the body.
 	in, err := luahook.DecodePayload(body)
 	if err != nil {
+		if a, ok := agent.Detect(body); ok {
+			// An agent's own payload sent to the hook protocol's route is
+			// answered as that agent's route answers it, as fire does.
+			h.answerAgent(w, r, a, "", bytes.Clone(body), start)
+			recycle(buf, body)
+			return
+		}
 		// A payload that names an event that can block is denied, as fire
 		// denies it: luahook cannot decide it. Anything else is a 400.
 		undecided, ok := runner.Undecided(luahook.UndecodedEvent(body), err)
@@ -208,25 +227,27 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, r, http.StatusBadRequest, err)
 			return
 		}
-		h.m.requests.WithLabelValues("200").Inc()
+		h.m.answered.Inc()
 		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused, denied", slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
 		writeOutcome(w, undecided.Outcome())
 		return
 	}
 	recycle(buf, body)
-	res := h.results.get()
-	defer h.results.put(res)
-	h.fire(r.Context(), in, res)
-	h.m.observe(res)
-	if r.Context().Err() != nil {
-		// The client gave up; the result of a cancelled call must not be used.
-		h.m.gone.Inc()
-		return
-	}
-	if err := h.closed(res); err != nil {
+	if err := h.undecidable(); err != nil {
 		h.refuse(w, r, http.StatusServiceUnavailable, err)
 		return
 	}
+	res := h.results.get()
+	defer h.results.put(res)
+	h.fire(r.Context(), in, res)
+	if r.Context().Err() != nil {
+		// The client gave up; the result of a cancelled call must not be used.
+		h.m.observe(res)
+		h.m.gone.Inc()
+		return
+	}
+	h.closed(res)
+	h.m.observe(res)
 	h.m.answered.Inc()
 	took := time.Since(start)
 	h.m.decision.Observe(took.Seconds())
@@ -239,14 +260,19 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	h.shadow.offer(in, res)
 }
 
-// closed applies Options.CloseOver to res; an error means the request
+// undecidable is Options.FailClosed's Undecidable: non-nil, the request
 // must not be decided.
-func (h *Handler) closed(res *runner.Result) error {
-	if h.closeOver == nil {
+func (h *Handler) undecidable() error {
+	if h.failClose.Undecidable == nil {
 		return nil
 	}
-	_, err := h.closeOver(res) // the problems are on /readyz and in the log
-	return err
+	return h.failClose.Undecidable()
+}
+
+// closed applies Options.FailClosed's CloseOver to res, and reports whether
+// it denied res for what did not load.
+func (h *Handler) closed(res *runner.Result) bool {
+	return h.failClose.CloseOver != nil && h.failClose.CloseOver(res)
 }
 
 // refusal is why a request's body was not received: the client went away

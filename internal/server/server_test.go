@@ -348,7 +348,8 @@ func TestMetricsCountCallsDenialsFailuresAndDecisions(t *testing.T) {
 		series("luahook_requests_total", "code", "200"):                                                      4,
 		series("luahook_requests_total", "code", "400"):                                                      2,
 		series("luahook_decisions_total", "event", "PreToolUse", "decision", "deny"):                         2,
-		series("luahook_decisions_total", "event", "PreToolUse", "decision", "allow"):                        1,
+		series("luahook_decisions_total", "event", "PreToolUse", "decision", "none"):                         1, // no objection, not an allow
+		series("luahook_decisions_total", "event", "PreToolUse", "decision", "allow"):                        0,
 		series("luahook_decisions_total", "event", "PostToolUse", "decision", "none"):                        1,
 		series("luahook_hook_calls_total", "event", "PreToolUse", "hook", "guard", "kind", "go"):             3,
 		series("luahook_hook_calls_total", "event", "PreToolUse", "hook", "after-guard", "kind", "go"):       1, // not reached twice
