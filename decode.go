@@ -222,9 +222,15 @@ func plainString(lit []byte, text string) (string, bool) {
 // plainStrings returns the strings of a JSON array of plain string
 // literals (plainString), as json.Unmarshal would into a []string; false
 // for anything else (an escape, another kind of element, a syntax error),
-// which json.Unmarshal then decodes or refuses.
+// which json.Unmarshal then decodes or refuses. It makes no slice longer
+// than the longest list a payload may hold (MaxCapabilities): a longer
+// array goes to json.Unmarshal too, and CheckLimits refuses it.
 func plainStrings(lit []byte, text string) ([]string, bool) {
 	if len(lit) < 2 || lit[0] != '[' || lit[len(lit)-1] != ']' {
+		return nil, false
+	}
+	commas := bytes.Count(lit, []byte{','})
+	if commas >= MaxCapabilities {
 		return nil, false
 	}
 	space := func(i int) int {
@@ -233,7 +239,7 @@ func plainStrings(lit []byte, text string) ([]string, bool) {
 		}
 		return i
 	}
-	out := make([]string, 0, bytes.Count(lit, []byte{','})+1)
+	out := make([]string, 0, commas+1)
 	i := space(1)
 	if i == len(lit)-1 {
 		return out, true

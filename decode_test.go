@@ -326,11 +326,18 @@ func must(b []byte, err error) []byte {
 }
 
 // TestPlainStringsAgreesWithEncodingJSON: the fast path for string arrays
-// answers as json.Unmarshal into a []string does, or declines.
+// answers as json.Unmarshal into a []string does, or declines; it declines
+// an array longer than a payload may hold, whose slice it would make
+// before CheckLimits refuses it.
 func TestPlainStringsAgreesWithEncodingJSON(t *testing.T) {
+	long := "[" + strings.TrimSuffix(strings.Repeat(`"c",`, MaxCapabilities+1), ",") + "]"
+	if got, ok := plainStrings([]byte(long), ""); ok {
+		t.Errorf("an array of %d strings: fast path took it (%d entries); it must decline past %d", MaxCapabilities+1, len(got), MaxCapabilities)
+	}
 	for _, lit := range []string{`[]`, `[ ]`, `["a"]`, `["exec","network"]`, `[ "a" , "b" ]`, "[\n\"a\",\t\"b\"\n]",
 		`["a",]`, `[,"a"]`, `["a" "b"]`, `["a\"b"]`, `["a\\b"]`, `["é"]`, "[\"\xff\"]", `[1]`, `["a",1]`, `[null]`,
-		`["a"`, `"a"]`, `[""]`, `["",""]`, "[\"a\x01\"]", `[["a"]]`, `["a"]]`} {
+		`["a"`, `"a"]`, `[""]`, `["",""]`, "[\"a\x01\"]", `[["a"]]`, `["a"]]`,
+		"[" + strings.TrimSuffix(strings.Repeat(`"c",`, MaxCapabilities), ",") + "]"} {
 		var want []string
 		wantErr := json.Unmarshal([]byte(lit), &want)
 		for _, text := range []string{"", lit} {
