@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/luahook/luahook"
 )
 
 // TestFailClosedNamesWhatHasNoVersionInForce: a hook file that never loaded
@@ -61,5 +65,39 @@ func TestFailClosedKeepsAPartialConfigUntilAGoodOneLoads(t *testing.T) {
 	_ = e.Reload(context.Background()) // reports the load errors, which Errors lists
 	if closed := e.FailClosed(); len(closed) != 0 {
 		t.Fatalf("a good config: FailClosed %v, want none", closed)
+	}
+}
+
+// TestDecideUnderOnLoadErrorFailFiresNothing: with on_load_error = "fail"
+// and a file that never loaded, Decide returns ErrNotDecided without
+// calling any hook; under the default it calls them and denies, naming the
+// file.
+func TestDecideUnderOnLoadErrorFailFiresNothing(t *testing.T) {
+	for _, mode := range []string{"fail", "deny"} {
+		t.Run(mode, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, "luahook.toml"), "[runner]\non_load_error = \""+mode+"\"\n")
+			writeFile(t, filepath.Join(root, "hooks.d", "20-broken.lua"), "hook.register(\n")
+			e := openEngine(t, Options{Dir: filepath.Join(root, "hooks.d"), ConfigPath: filepath.Join(root, "luahook.toml"), NoWatch: true})
+			var calls atomic.Int32
+			if _, err := e.Registry().Register(luahook.Spec{Event: luahook.PreToolUse, Name: "counter",
+				Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+					calls.Add(1)
+					return nil, nil
+				})}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Decide(context.Background(), bashInput(root))
+			switch mode {
+			case "fail":
+				if !errors.Is(err, ErrNotDecided) || calls.Load() != 0 {
+					t.Errorf("err %v, %d hook calls; want ErrNotDecided and none", err, calls.Load())
+				}
+			default:
+				if err != nil || !res.Denied || !strings.Contains(res.Reason, "20-broken.lua") || calls.Load() != 1 {
+					t.Errorf("err %v, result %+v, %d hook calls; want a denial naming the file after one call", err, res, calls.Load())
+				}
+			}
+		})
 	}
 }
