@@ -15,6 +15,11 @@ import (
 // text (DecodeInput).
 const maxSharedText = 4 << 10
 
+// deepKeys are the top-level keys whose object values DecodeInput validates
+// and checks for duplicate keys at every depth: the JSON documents of the
+// payload, held as raw JSON.
+var deepKeys = []string{"toolInput", "native"}
+
 // maxNesting is how deep encoding/json lets JSON values nest.
 const maxNesting = 10000
 
@@ -52,7 +57,10 @@ func DecodeInput(data []byte) (*Input, error) {
 	if len(data) <= maxSharedText {
 		text = string(data)
 	}
-	err := walkObjectIn(data, text, func(key string, off int, value []byte) error {
+	// toolInput and native are validated and checked for duplicate keys
+	// at every depth as the walk passes them (walker.object).
+	w := walker{data: data, text: text, deep: deepKeys}
+	err := w.object(func(key string, off int, value []byte) error {
 		var valueText string
 		if text != "" {
 			valueText = text[off : off+len(value)]
@@ -65,7 +73,7 @@ func DecodeInput(data []byte) (*Input, error) {
 			return fmt.Errorf("duplicate key %q", key)
 		}
 		seen |= 1 << i
-		if keys, ok := inputKeys.nested[key]; ok && value[0] == '{' {
+		if keys := inputKeys.nestedAt[i]; keys != nil && value[0] == '{' {
 			var nested uint32
 			err := walkObjectIn(value, valueText, func(k string, _ int, _ []byte) error {
 				j := slices.Index(keys, k)
@@ -82,11 +90,17 @@ func DecodeInput(data []byte) (*Input, error) {
 				return err
 			}
 		}
-		if err := decodeField(value, valueText, field(in, i)); err != nil {
-			return valueError(key, off, err)
+		p := field(in, i)
+		switch raw, ok := p.(*json.RawMessage); {
+		case w.checked == nil && ok:
+			*raw = append((*raw)[:0], value...)
+			return nil
+		case w.checked != errUnchecked && w.checked != errInvalidJSON:
+			return w.checked // a duplicate key
 		}
-		if (key == "toolInput" || key == "native") && value[0] == '{' {
-			return duplicateKey(key, value)
+		// encoding/json says what is wrong with an invalid toolInput.
+		if err := decodeField(value, valueText, p); err != nil {
+			return valueError(key, off, err)
 		}
 		return nil
 	})
@@ -278,8 +292,39 @@ func plainStrings(lit []byte, text string) ([]string, bool) {
 }
 
 // field returns a pointer to the Input field of the top-level key
-// inputKeys.list[i].
+// inputKeys.list[i], without reflection (TestFieldIsTheKeysField holds it to
+// Input's json tags).
 func field(in *Input, i int) any {
+	switch i {
+	case 0:
+		return &in.Event
+	case 1:
+		return &in.ToolName
+	case 2:
+		return &in.ToolInput
+	case 3:
+		return &in.ToolCapabilities
+	case 4:
+		return &in.ToolMutating
+	case 5:
+		return &in.ToolResult
+	case 6:
+		return &in.Prompt
+	case 7:
+		return &in.Compaction
+	case 8:
+		return &in.Subagent
+	case 9:
+		return &in.Notification
+	case 10:
+		return &in.Cwd
+	case 11:
+		return &in.SessionID
+	case 12:
+		return &in.Agent
+	case 13:
+		return &in.Native
+	}
 	return reflect.ValueOf(in).Elem().Field(inputKeys.fields[i]).Addr().Interface()
 }
 

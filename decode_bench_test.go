@@ -27,7 +27,7 @@ func BenchmarkDecodePayload(b *testing.B) {
 	}
 }
 
-// BenchmarkDuplicateKey measures the scan of a tool input for duplicate keys
+// BenchmarkDuplicateKey measures the scan that validates a tool input and checks it for duplicate keys
 // at every depth, alone.
 func BenchmarkDuplicateKey(b *testing.B) {
 	for _, bc := range []struct{ name, data string }{
@@ -40,7 +40,7 @@ func BenchmarkDuplicateKey(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := duplicateKey("toolInput", data); err != nil {
+				if err := checkJSON("toolInput", data); err != nil {
 					b.Fatal(err)
 				}
 			}

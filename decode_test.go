@@ -158,6 +158,7 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		`{"event":"PreToolUse","toolInput":null,"native":{"a" : [1, 2] }}`,
 		`{"event":"PreToolUse","toolInput":{"a":[1,2}}`,
 		`{"event":"PreToolUse","toolInput":  {"a" : 1 } ,"cwd":"é€😀"}`,
+		"{\"event\":\"PreToolUse\",\"toolInput\":{\"a\":1}\n,\"native\":{\"b\":[]}\t}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -167,6 +168,9 @@ func FuzzDecodePayloadAgreesWithEncodingJSON(f *testing.F) {
 		if err != nil {
 			if json.Valid(data) && strings.Contains(err.Error(), "duplicate key") && !dup {
 				t.Fatalf("%q: %v, but encoding/json finds no duplicate key", data, err)
+			}
+			if json.Valid(data) && (strings.Contains(err.Error(), "invalid JSON") || strings.Contains(err.Error(), "more than one JSON value")) {
+				t.Fatalf("%q: %v, but it is valid JSON", data, err)
 			}
 			return
 		}
@@ -230,7 +234,7 @@ func TestDecodePayloadRefusesDuplicateKeysAtEveryDepth(t *testing.T) {
 
 // hasDuplicateKey reports whether an object in the valid JSON data holds a
 // key twice, as encoding/json's tokenizer decodes keys: the fuzz oracle for
-// duplicateKey.
+// checkJSON.
 func hasDuplicateKey(data []byte) bool {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	type frame struct {
@@ -352,6 +356,60 @@ func TestPlainStringsAgreesWithEncodingJSON(t *testing.T) {
 			if !slices.Equal(got, want) || (got == nil) != (want == nil) {
 				t.Errorf("%q (text %v): fast path %q, encoding/json %q", lit, text != "", got, want)
 			}
+		}
+	}
+}
+
+// FuzzCheckJSON: checkJSON accepts exactly what json.Valid accepts, and
+// finds a duplicate key exactly where encoding/json's tokenizer meets one.
+func FuzzCheckJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, `{"a":1}`, `{"a":[1,2.5e-3,-0,true,false,null,"x"]}`,
+		`{"a":1,"a":2}`, `{"a":{"b":1,"b":2}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":.5}`,
+		`{"a":"\u00zz"}`, `{"a":"\x"}`, "{\"a\":\"\x01\"}", "{\"\xff\":1,\"\xfe\":2}", `{"a":1}x`, `{"a":1} {}`,
+		`{"a" 1}`, `{"a":1,}`, `[1,]`, `{"a":tru}`, `{"a":truex}`, ` {"a" : [ ] } `, `{"\u0061":1,"a":2}`,
+		`"str"`, `12`, `{"a":"\ud800"}`, `{"a":[{"k":1},{"k":2,"k":3}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := checkJSON("v", data)
+		valid := json.Valid(data)
+		if (err != errInvalidJSON) != valid {
+			t.Fatalf("%q: checkJSON says %v, json.Valid %v", data, err, valid)
+		}
+		if valid && (err != nil) != hasDuplicateKey(data) {
+			t.Fatalf("%q: checkJSON says %v, the tokenizer finds a duplicate: %v", data, err, hasDuplicateKey(data))
+		}
+	})
+}
+
+// TestCheckJSONNestingLimit: checkJSON takes values nested as deep as
+// encoding/json allows and refuses one level more, without a Go stack of
+// that depth.
+func TestCheckJSONNestingLimit(t *testing.T) {
+	for _, depth := range []int{maxNesting, maxNesting + 1} {
+		for _, open := range []string{"[", `{"k":`} {
+			close := "]"
+			if open != "[" {
+				close = "}"
+			}
+			data := []byte(strings.Repeat(open, depth) + "1" + strings.Repeat(close, depth))
+			if got, want := checkJSON("v", data) != errInvalidJSON, json.Valid(data); got != want {
+				t.Errorf("%s nested %d deep: checkJSON valid %v, json.Valid %v", open, depth, got, want)
+			}
+		}
+	}
+}
+
+// TestFieldIsTheKeysField: field(in, i) points at the Input field whose json
+// tag is the i-th top-level key.
+func TestFieldIsTheKeysField(t *testing.T) {
+	in := &Input{}
+	for i, key := range inputKeys.list {
+		want := reflect.ValueOf(in).Elem().Field(inputKeys.fields[i]).Addr().Interface()
+		if got := field(in, i); got != want {
+			t.Errorf("field(in, %d) for %q is %T %p, want %T %p", i, key, got, got, want, want)
 		}
 	}
 }

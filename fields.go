@@ -48,7 +48,34 @@ type Field struct {
 // counts it: the bytes of its tool input and of every string it carries.
 // It is close to the size of the payload's JSON form, costs no encoding,
 // and follows the Input as it is now (a rewritten toolInput included).
+//
+// It reads the fields directly rather than through Fields, on every call of
+// every hook; TestSizeIsWhatFieldsCount holds the two to the same sum.
 func (in *Input) Size() int {
+	n := len(in.Event) + len(in.ToolName) + len(in.ToolInput) + len(in.Prompt) +
+		len(in.Cwd) + len(in.SessionID) + len(in.Agent) + len(in.Native)
+	for _, s := range in.ToolCapabilities {
+		n += len(s)
+	}
+	if r := in.ToolResult; r != nil {
+		n += len(r.Content)
+	}
+	if c := in.Compaction; c != nil {
+		n += len(c.Trigger)
+	}
+	if s := in.Subagent; s != nil {
+		n += len(s.Target) + len(s.Task) + len(s.SubagentID) + len(s.DelegationID) +
+			len(s.Mode) + len(s.Status) + len(s.Summary)
+	}
+	if m := in.Notification; m != nil {
+		n += len(m.Kind) + len(m.Message) + len(m.ToolName)
+	}
+	return n
+}
+
+// sizeByFields is Size as Fields lists the payload: the definition that
+// Size's direct reading is tested against.
+func (in *Input) sizeByFields() int {
 	n := 0
 	in.Fields(func(f Field) bool {
 		n += len(f.Text) + len(f.JSON)
@@ -79,10 +106,11 @@ func NestedKeys(parent string) []string {
 var inputKeys = readInputKeys()
 
 type payloadKeyList struct {
-	top    string              // comma-separated, for InputKeys
-	list   []string            // the top-level keys
-	nested map[string][]string // the keys of each nested object
-	fields []int               // the Input field index of each top-level key
+	top      string              // comma-separated, for InputKeys
+	list     []string            // the top-level keys
+	nested   map[string][]string // the keys of each nested object
+	nestedAt [][]string          // the keys of the nested object at list[i], or nil
+	fields   []int               // the Input field index of each top-level key
 }
 
 func readInputKeys() payloadKeyList {
@@ -108,6 +136,7 @@ func readInputKeys() payloadKeyList {
 			}
 			l.nested[key] = keys
 		}
+		l.nestedAt = append(l.nestedAt, l.nested[key])
 	}
 	l.top = strings.Join(l.list, ",")
 	return l

@@ -189,6 +189,27 @@ func TestSizeCountsEveryStringAndTheToolInput(t *testing.T) {
 	}
 }
 
+// TestSizeIsWhatFieldsCount: Size's direct reading counts what Fields
+// lists, string by string: each string of the payload, lengthened, moves
+// both by the same bytes.
+func TestSizeIsWhatFieldsCount(t *testing.T) {
+	if got, want := fullInput().Size(), fullInput().sizeByFields(); got != want {
+		t.Fatalf("Size() = %d, Fields count %d", got, want)
+	}
+	for path := range stringFields(t, reflect.ValueOf(fullInput()).Elem(), "") {
+		in := fullInput()
+		setPath(reflect.ValueOf(in).Elem(), path, strings.Repeat("x", 1000))
+		if got, want := in.Size(), in.sizeByFields(); got != want {
+			t.Errorf("%s lengthened: Size() = %d, Fields count %d", path, got, want)
+		}
+	}
+	in := fullInput()
+	in.ToolInput, in.Native = json.RawMessage(`{"a":"`+strings.Repeat("y", 500)+`"}`), nil
+	if got, want := in.Size(), in.sizeByFields(); got != want {
+		t.Errorf("toolInput rewritten, native dropped: Size() = %d, Fields count %d", got, want)
+	}
+}
+
 func TestFieldsStopWhenYieldReturnsFalse(t *testing.T) {
 	n := 0
 	fullInput().Fields(func(f Field) bool {

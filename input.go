@@ -90,8 +90,10 @@ func (in *Input) MatchKey() string {
 // Fields calls yield with each member of the payload's JSON form, in the
 // order and with the omissions of encoding/json, until yield returns false.
 // A nested object is a FieldObject, its fields, then a FieldEnd. It is the
-// one listing of the payload's fields that the Lua conversion, Size and
-// CheckLimits read: a field added to Input is added here, with its limit.
+// one listing of the payload's fields and their limits, which the Lua
+// conversion reads: a field added to Input is added here, with its limit,
+// and to Size and withinLimits, which read the fields directly on the hot
+// path (their tests fail until it is).
 func (in *Input) Fields(yield func(Field) bool) {
 	l := fieldList{visit: yield}
 	l.id("event", string(in.Event), MaxIDBytes, true)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // errTruncated reports JSON that ends before its last value does.
@@ -26,6 +27,16 @@ func walkObject(data []byte, visit func(key string, off int, value []byte) error
 // for all of them.
 func walkObjectIn(data []byte, text string, visit func(key string, off int, value []byte) error) error {
 	w := walker{data: data, text: text}
+	return w.object(visit)
+}
+
+// object walks the JSON object that is the whole of w.data (walkObjectIn).
+// A member whose key is in w.deep and whose value is an object has that
+// value validated and checked for duplicate keys (scanJSON) as the walk
+// passes it, one scan for both, and w.checked holds the verdict while visit
+// runs: nil, the duplicate key, or errInvalidJSON. For any other member
+// w.checked is errUnchecked.
+func (w *walker) object(visit func(key string, off int, value []byte) error) error {
 	w.space()
 	if !w.next('{') {
 		return w.unexpected("want '{'")
@@ -56,8 +67,19 @@ func walkObjectIn(data []byte, text string, visit func(key string, off int, valu
 		}
 		w.space()
 		valAt := w.pos
-		if err := w.skipValue(); err != nil {
-			return err
+		w.checked = errUnchecked
+		if w.pos < len(w.data) && w.data[w.pos] == '{' && slices.Contains(w.deep, key) {
+			if end, err := scanJSON(key, w.data, w.pos); err != errInvalidJSON {
+				w.pos, w.checked = end, err
+				w.space()
+			} else {
+				w.checked = err // the walk goes on for the error that says where
+			}
+		}
+		if w.checked == errUnchecked || w.checked == errInvalidJSON {
+			if err := w.skipValue(); err != nil {
+				return err
+			}
 		}
 		value := bytes.TrimRight(w.data[valAt:w.pos], " \t\r\n")
 		if len(value) == 0 {
@@ -81,7 +103,14 @@ type walker struct {
 	data []byte
 	text string // data as a string, or ""
 	pos  int
+	// deep lists the keys whose object values the walk validates
+	// (walker.object), and checked is the verdict on the current member.
+	deep    []string
+	checked error
 }
+
+// errUnchecked is walker.checked for a member the walk did not validate.
+var errUnchecked = errors.New("not checked")
 
 // unquote returns the text of the string literal from at to pos, a
 // substring of text when it needs no decoding and text is there.

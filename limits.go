@@ -25,7 +25,42 @@ const (
 // MaxCapabilities, MaxCapabilityBytes: each field's Field.Limit and
 // Field.MaxEntries), as an error naming the field. It allocates nothing
 // when every field is within its limit.
+//
+// A payload within its limits is told apart by reading the fields directly
+// (withinLimits), on every call; TestWithinLimitsIsCheckLimits holds that
+// reading to the limits Fields lists.
 func (in *Input) CheckLimits() error {
+	if in.withinLimits() {
+		return nil
+	}
+	return in.limitError()
+}
+
+// withinLimits reports whether every identifier of the payload is within its
+// limit: CheckLimits() == nil, without the walk that finds and names the
+// field at fault.
+func (in *Input) withinLimits() bool {
+	ok := len(in.Event) <= MaxIDBytes && len(in.ToolName) <= MaxIDBytes && len(in.Cwd) <= MaxCwdBytes &&
+		len(in.SessionID) <= MaxIDBytes && len(in.Agent) <= MaxIDBytes && len(in.ToolCapabilities) <= MaxCapabilities
+	for _, c := range in.ToolCapabilities {
+		ok = ok && len(c) <= MaxCapabilityBytes
+	}
+	if c := in.Compaction; c != nil {
+		ok = ok && len(c.Trigger) <= MaxIDBytes
+	}
+	if s := in.Subagent; s != nil {
+		ok = ok && len(s.Target) <= MaxIDBytes && len(s.SubagentID) <= MaxIDBytes && len(s.DelegationID) <= MaxIDBytes &&
+			len(s.Mode) <= MaxIDBytes && len(s.Status) <= MaxIDBytes
+	}
+	if m := in.Notification; m != nil {
+		ok = ok && len(m.Kind) <= MaxIDBytes && len(m.ToolName) <= MaxIDBytes
+	}
+	return ok
+}
+
+// limitError is CheckLimits as Fields lists the payload's limits: the first
+// field over its limit, named, or nil.
+func (in *Input) limitError() error {
 	var err error
 	parent := ""
 	in.Fields(func(f Field) bool {
