@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -10,7 +11,9 @@ import (
 // its payload from the stock's free tables (with Filling set),
 // and notes each table it built in used; when the hook returns and
 // LeavesInput proved that it kept none of them, they go back to the stock,
-// emptied. Building a payload then allocates nothing: no table, no Go map
+// emptied, except that an object the hook left in shape keeps its keys (and
+// its old values, until then) for the next payload of the same keys, which
+// only sets the values (Stock.take). Building a payload then allocates nothing: no table, no Go map
 // (two per gopher-lua table), no key list, which was most of what a call
 // allocated and, on two cores, most of what the collector had to chase.
 //
@@ -36,15 +39,65 @@ func (c *Codec) ObjectTable(keys, vals []lua.LValue) *lua.LTable {
 	if !s.takes(len(keys)) {
 		return newObjectTable(c.L, c.ObjectMT, keys, vals)
 	}
-	t := pop(&s.objects)
+	t := s.take(keys, vals)
 	if t == nil {
 		t = newObjectTable(c.L, c.ObjectMT, keys, vals)
-	} else {
-		t.Metatable = c.ObjectMT
-		fillObject((*rawTable)(unsafe.Pointer(t)), keys, vals)
 	}
+	t.Metatable = c.ObjectMT
 	s.note(t)
 	return t
+}
+
+// take returns a table of the stock holding keys[i] = vals[i], or nil when
+// the stock has none. A table that held the same keys in the same order
+// last time only has its values set.
+func (s *Stock) take(keys, vals []lua.LValue) *lua.LTable {
+	if t := s.sameKeys(keys); t != nil {
+		r := (*rawTable)(unsafe.Pointer(t))
+		for i, k := range keys {
+			r.strdict[string(k.(lua.LString))] = vals[i]
+		}
+		return t
+	}
+	t := pop(&s.objects)
+	if t != nil {
+		r := (*rawTable)(unsafe.Pointer(t))
+		emptyObject(r)
+		fillObject(r, keys, vals)
+	}
+	return t
+}
+
+// sameKeys takes from the stock an object table that holds exactly keys,
+// in that order (and nothing else: Done kept its keys only when the hook
+// left its shape alone), or returns nil.
+func (s *Stock) sameKeys(keys []lua.LValue) *lua.LTable {
+	if len(keys) == 0 {
+		return nil
+	}
+	for j := len(s.objects) - 1; j >= 0; j-- {
+		t := s.objects[j]
+		r := (*rawTable)(unsafe.Pointer(t))
+		if len(r.keys) != len(keys) || r.keys[0] != keys[0] || !slices.Equal(r.keys, keys) {
+			continue
+		}
+		last := len(s.objects) - 1
+		s.objects[j], s.objects[last] = s.objects[last], nil
+		s.objects = s.objects[:last]
+		return t
+	}
+	return nil
+}
+
+// emptyObject empties an object table whose keys Done kept.
+func emptyObject(r *rawTable) {
+	if len(r.keys) == 0 {
+		return
+	}
+	clear(r.strdict)
+	clear(r.k2i)
+	clear(r.keys)
+	r.keys = r.keys[:0]
 }
 
 // ArrayTable returns a table marked as an array holding vals (none nil),
@@ -109,10 +162,17 @@ func (s *Stock) Done(keep bool, arrayMT *lua.LTable) {
 			clear(r.array)
 			r.array = r.array[:0]
 			clear(r.dict)
-			clear(r.strdict)
-			clear(r.k2i)
-			clear(r.keys)
-			r.keys = r.keys[:0]
+			// An object whose shape the hook left alone (no key added
+			// or removed: a removal leaves its key in the key list, an
+			// addition lengthens all three) keeps its keys and their
+			// index for a payload of the same keys (ObjectTable), which
+			// then only sets the values; the old values stay until then.
+			if t.Metatable == arrayMT || len(r.strdict) != len(r.keys) || len(r.k2i) != len(r.keys) {
+				clear(r.strdict)
+				clear(r.k2i)
+				clear(r.keys)
+				r.keys = r.keys[:0]
+			}
 			if t.Metatable == arrayMT {
 				if len(s.arrays) < maxStock {
 					s.arrays = append(s.arrays, t)

@@ -117,7 +117,7 @@ func NewTable(L *lua.LState, keys, vals []lua.LValue) *lua.LTable {
 	return newObjectTable(L, lua.LNil, keys, vals)
 }
 
-// FreshTable is NewTable from the stock: a table emptied by Stock.Done,
+// FreshTable is NewTable from the stock (Stock.take): a table Stock.Done took back,
 // which goes back to the stock when the call ends as the payload's tables
 // do. Only a call of a function LeavesOutcomes approved may take one, and
 // only for that function itself (CalledBy).
@@ -126,13 +126,11 @@ func (c *Codec) FreshTable(keys, vals []lua.LValue) *lua.LTable {
 		return NewTable(c.L, keys, vals)
 	}
 	s := &c.Stock
-	t := pop(&s.objects)
+	t := s.take(keys, vals)
 	if t == nil {
 		t = NewTable(c.L, keys, vals)
-	} else {
-		t.Metatable = lua.LNil
-		fillObject((*rawTable)(unsafe.Pointer(t)), keys, vals)
 	}
+	t.Metatable = lua.LNil
 	s.note(t)
 	return t
 }
