@@ -157,13 +157,13 @@ func TestFromResult(t *testing.T) {
 		want Decision
 	}{
 		{runner.Result{}, Decision{}},
-		{runner.Result{Denied: true, Reason: "no", AdditionalContext: "c"}, Decision{Verdict: Deny, Reason: "no", Context: "c"}},
+		{runner.Result{Verdict: luahook.VerdictDeny, Reason: "no", AdditionalContext: "c"}, Decision{Verdict: Deny, Reason: "no", Context: "c"}},
 		{runner.Result{Input: in, AdditionalContext: "c"}, Decision{Input: in, Context: "c"}},
 		{runner.Result{AdditionalContext: "c"}, Decision{Context: "c"}},
-		{runner.Result{Allowed: true}, Decision{Verdict: Allow}},
-		{runner.Result{Allowed: true, Input: in}, Decision{Verdict: Allow, Input: in}},
-		{runner.Result{Asked: true, Reason: "sure?", Input: in, AdditionalContext: "c"}, Decision{Verdict: Ask, Reason: "sure?", Input: in, Context: "c"}},
-		{runner.Result{Continue: true, Reason: "run the tests"}, Decision{Verdict: Continue, Reason: "run the tests"}},
+		{runner.Result{Verdict: luahook.VerdictAllow}, Decision{Verdict: Allow}},
+		{runner.Result{Verdict: luahook.VerdictAllow, Input: in}, Decision{Verdict: Allow, Input: in}},
+		{runner.Result{Verdict: luahook.VerdictAsk, Reason: "sure?", Input: in, AdditionalContext: "c"}, Decision{Verdict: Ask, Reason: "sure?", Input: in, Context: "c"}},
+		{runner.Result{Verdict: luahook.VerdictContinue, Reason: "run the tests"}, Decision{Verdict: Continue, Reason: "run the tests"}},
 	} {
 		got := FromResult(c.r)
 		if got.Verdict != c.want.Verdict || got.Reason != c.want.Reason || string(got.Input) != string(c.want.Input) || got.Context != c.want.Context {

@@ -22,7 +22,7 @@ var benchPayloads = map[agent.Name]string{
 const plainPayload = `{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"npm install left-pad","timeout":120000},"cwd":"/home/dev/project","sessionId":"01J9ZX"}`
 
 // decisionResult is a denial, the answer with the most fields in most formats.
-var decisionResult = runner.Result{Denied: true, Reason: "use pnpm add instead of npm install"}
+var decisionResult = runner.Result{Verdict: luahook.VerdictDeny, Reason: "use pnpm add instead of npm install"}
 
 // BenchmarkDecodeEncode measures the protocol layer's share of one fire:
 // decode a PreToolUse Bash payload, and encode a denial, per adapter; and

@@ -8,36 +8,28 @@ import (
 )
 
 // Verdict is what a decision says about the event, apart from a rewritten
-// input and added context.
-type Verdict uint8
+// input and added context: luahook.Verdict, the runner's own, under the
+// names this package has always used.
+type Verdict = luahook.Verdict
 
 const (
 	// NoObjection lets the agent do what it would have done: no decision
 	// is emitted, so the agent's own permission rules and prompts apply.
-	NoObjection Verdict = iota
+	NoObjection = luahook.VerdictNone
 	// Allow approves explicitly: in Claude Code, Codex and Copilot it skips
 	// the permission prompt. Only an explicit approval from a policy should
 	// produce it.
-	Allow
+	Allow = luahook.VerdictAllow
 	// Deny refuses the tool call (PreToolUse) or the prompt
 	// (UserPromptSubmit), with Reason.
-	Deny
+	Deny = luahook.VerdictDeny
 	// Ask hands the decision to the user, with Reason; where the agent (or
 	// the event) has no ask, it is a Deny with Reason.
-	Ask
+	Ask = luahook.VerdictAsk
 	// Continue asks the agent not to stop (Stop), with Reason as its next
 	// instruction.
-	Continue
+	Continue = luahook.VerdictContinue
 )
-
-var verdictNames = [...]string{"none", "allow", "deny", "ask", "continue"}
-
-func (v Verdict) String() string {
-	if int(v) < len(verdictNames) {
-		return verdictNames[v]
-	}
-	return "unknown"
-}
 
 // Decision is luahook's answer on one event, independent of the agent.
 type Decision struct {
@@ -52,22 +44,16 @@ type Decision struct {
 	Context string
 }
 
-// FromResult is the decision of a runner result: Denied is Deny with its
-// reason, Asked is Ask with its reason (and the rewrite the user is asked
-// about), Continue (Stop) is Continue with the next instruction, Allowed
-// (an explicit hook.allow()) is Allow, Input a rewrite, AdditionalContext
-// added context, and anything else no objection.
+// FromResult is the decision of a runner result: its verdict, with its
+// reason (deny, ask, continue), the rewrite (none on a deny; on an ask, the
+// input the user is asked about) and the added context.
 func FromResult(r runner.Result) Decision {
-	d := Decision{Input: r.Input, Context: r.AdditionalContext}
-	switch {
-	case r.Denied:
-		d.Verdict, d.Reason, d.Input = Deny, r.Reason, nil
-	case r.Asked:
-		d.Verdict, d.Reason = Ask, r.Reason
-	case r.Continue:
-		d.Verdict, d.Reason = Continue, r.Reason
-	case r.Allowed:
-		d.Verdict = Allow
+	d := Decision{Verdict: r.Verdict, Input: r.Input, Context: r.AdditionalContext}
+	switch r.Verdict {
+	case Deny:
+		d.Reason, d.Input = r.Reason, nil
+	case Ask, Continue:
+		d.Reason = r.Reason
 	}
 	return d
 }

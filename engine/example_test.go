@@ -37,7 +37,7 @@ end, { stage = "validate", policy = true })
 		ToolInput: json.RawMessage(`{"command":"rm -rf build"}`),
 		Cwd:       dir,
 	})
-	fmt.Println(res.Denied, res.Reason)
+	fmt.Println(res.Denied(), res.Reason)
 	// Output: true recursive delete blocked
 }
 
@@ -80,7 +80,7 @@ end)
 		run := eng.Runner()
 		if run.Has(luahook.PreToolUse) { // free when nothing is registered
 			res := run.PreToolUse(ctx, &luahook.Input{ToolName: "bash", ToolInput: input, Cwd: cwd, SessionID: id})
-			if res.Denied {
+			if res.Denied() {
 				fmt.Println("denied:", res.Reason) // tell the model res.Reason
 				continue
 			}

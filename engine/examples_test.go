@@ -43,7 +43,7 @@ func TestExampleConfigAndPoliciesLoadCleanly(t *testing.T) {
 	in := &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash",
 		ToolInput: json.RawMessage(`{"command":"git push --force origin feature"}`), Cwd: t.TempDir(), SessionID: "s"}
 	res := e.Runner().PreToolUse(context.Background(), in)
-	if !res.Denied || !strings.Contains(res.Reason, "force-push is not allowed") || res.Trace[0].Kind != luahook.KindCommand {
+	if !res.Denied() || !strings.Contains(res.Reason, "force-push is not allowed") || res.Trace[0].Kind != luahook.KindCommand {
 		t.Errorf("force push: %+v, want the configured guard-bash.sh to deny it first", res)
 	}
 }

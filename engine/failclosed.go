@@ -12,8 +12,9 @@ import (
 )
 
 // WholeReason is implemented by a problem whose message is a whole reason,
-// saying what to do (an untrusted folder's); FailClosedReason names it as it
-// is.
+// saying what to do (an untrusted folder's or file's); FailClosedReason
+// names it as it is, and a hook file that failed on one (a lib module not
+// trusted) by it.
 type WholeReason interface {
 	error
 	WholeReason()
@@ -41,6 +42,11 @@ func FailClosedReason(problems []error) string {
 		var ce *ConfigError
 		var wr WholeReason
 		switch {
+		case errors.As(p, &le) && errors.As(le.Err, &wr):
+			// A hook file that failed on what wraps the reason (a lib
+			// module not trusted) is not broken: the reason says what to do.
+			parts = append(parts, fmt.Sprintf("policy file %s did not load: %s", filepath.Base(le.Path),
+				luahook.TruncateChars(wr.Error(), maxProblemChars)))
 		case errors.As(p, &le):
 			parts = append(parts, fmt.Sprintf("policy file %s is broken: %s; fix it or remove it", filepath.Base(le.Path), msg))
 		case errors.As(p, &ce):
@@ -58,13 +64,13 @@ func FailClosedReason(problems []error) string {
 // own reason when they denied too. The hook that decided stays only when
 // a hook denied.
 func DeniedFor(res runner.Result, reason string) runner.Result {
-	if res.Denied && res.Reason != "" {
+	if res.Denied() && res.Reason != "" {
 		reason = res.Reason + "\n" + reason
 	}
-	if !res.Denied {
+	if !res.Denied() {
 		res.DecidedBy = ""
 	}
-	res.Denied, res.Asked, res.Allowed = true, false, false
+	res.Verdict = luahook.VerdictDeny
 	res.Reason, res.Input = luahook.TruncateReason(reason), nil
 	return res
 }

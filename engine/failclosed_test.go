@@ -94,7 +94,7 @@ func TestDecideUnderOnLoadErrorFailFiresNothing(t *testing.T) {
 					t.Errorf("err %v, %d hook calls; want ErrNotDecided and none", err, calls.Load())
 				}
 			default:
-				if err != nil || !res.Denied || !strings.Contains(res.Reason, "20-broken.lua") || calls.Load() != 1 {
+				if err != nil || !res.Denied() || !strings.Contains(res.Reason, "20-broken.lua") || calls.Load() != 1 {
 					t.Errorf("err %v, result %+v, %d hook calls; want a denial naming the file after one call", err, res, calls.Load())
 				}
 			}

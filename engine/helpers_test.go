@@ -92,7 +92,7 @@ func describe(res runner.Result) string {
 			return "failure: " + tr.Failure.Error()
 		}
 	}
-	if res.Denied {
+	if res.Denied() {
 		return res.Reason
 	}
 	return "allowed"

@@ -158,8 +158,8 @@ func TestHostFunctionThatIgnoresItsContextDoesNotHoldTheHook(t *testing.T) {
 	e := hostEngine(t, guard(`local m = require("host.stuck")`, `return hook.deny(m.block())`, `{ name = "stuck", timeout_ms = 30, failure_policy = "closed" }`),
 		host.Module{Name: "stuck", Members: map[string]any{"block": block}})
 	r := fireBash(t, e, 10*time.Second)
-	if f := hookFailure(t, r); f == nil || f.Kind != luahook.FailTimeout || !r.Denied {
-		t.Fatalf("failure %v, denied %v: want timed out and a fail-closed deny, while the host function still blocks", f, r.Denied)
+	if f := hookFailure(t, r); f == nil || f.Kind != luahook.FailTimeout || !r.Denied() {
+		t.Fatalf("failure %v, denied %v: want timed out and a fail-closed deny, while the host function still blocks", f, r.Denied())
 	}
 }
 
@@ -248,8 +248,8 @@ hook.register('PreToolUse', nil, function() m.boom() end, { name = "open-guard",
 `
 	e := hostEngine(t, src, mods)
 	r := fireBash(t, e, 10*time.Second)
-	if !r.Denied || r.DecidedBy != "closed-guard" {
-		t.Fatalf("denied %v by %q, want the fail-closed hook to deny", r.Denied, r.DecidedBy)
+	if !r.Denied() || r.DecidedBy != "closed-guard" {
+		t.Fatalf("denied %v by %q, want the fail-closed hook to deny", r.Denied(), r.DecidedBy)
 	}
 	for _, tr := range r.Trace {
 		if tr.Skipped != "" {
@@ -268,8 +268,8 @@ hook.register('PreToolUse', nil, function() m.boom() end, { name = "open-guard",
 hook.register('PreToolUse', nil, function() return hook.deny(m.ok()) end, { name = "after" })`, mods)
 	for range 3 {
 		r := fireBash(t, e2, 10*time.Second)
-		if !r.Denied || r.Reason != "fine" || r.Trace[0].Failure == nil {
-			t.Fatalf("denied %v reason %q: want the fail-open failure skipped and the next hook to decide", r.Denied, r.Reason)
+		if !r.Denied() || r.Reason != "fine" || r.Trace[0].Failure == nil {
+			t.Fatalf("denied %v reason %q: want the fail-open failure skipped and the next hook to decide", r.Denied(), r.Reason)
 		}
 	}
 }
@@ -494,8 +494,8 @@ func TestHostWritableLockHeldByTheHostDoesNotHoldTheHook(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	r := fireBash(t, e, 10*time.Second)
-	if f := hookFailure(t, r); f == nil || f.Kind != luahook.FailTimeout || !r.Denied {
-		t.Fatalf("failure %v, denied %v: want timed out and a fail-closed deny while the host holds the lock", f, r.Denied)
+	if f := hookFailure(t, r); f == nil || f.Kind != luahook.FailTimeout || !r.Denied() {
+		t.Fatalf("failure %v, denied %v: want timed out and a fail-closed deny while the host holds the lock", f, r.Denied())
 	}
 }
 

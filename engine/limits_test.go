@@ -29,7 +29,7 @@ hook.register("PreToolUse", "bash", function(input) end, { name = "reader" })`)
 	in := bashInput(os.TempDir())
 	in.ToolInput = []byte(`{"command":"ls","args":[1,2,3,4,5,6,7,8,9,10]}`)
 	pre := e.Runner().PreToolUse(context.Background(), in)
-	if !pre.Denied || len(pre.Trace) == 0 || pre.Trace[0].Failure == nil || pre.Trace[0].Failure.Kind != luahook.FailRejected {
+	if !pre.Denied() || len(pre.Trace) == 0 || pre.Trace[0].Failure == nil || pre.Trace[0].Failure.Kind != luahook.FailRejected {
 		t.Errorf("a toolInput of 12 values with max_input_values = 10: %+v", pre)
 	}
 }

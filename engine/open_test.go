@@ -103,7 +103,7 @@ command = "sh -c 'cat >/dev/null; echo denied by sh >&2; exit 2'"
 		t.Errorf("Dir = %q, want the config's default hooks_dir next to it", e.Dir())
 	}
 	res := e.Runner().PreToolUse(context.Background(), bashInput(root))
-	if !res.Denied || res.Reason != "denied by sh" {
+	if !res.Denied() || res.Reason != "denied by sh" {
 		t.Fatalf("result %+v, want denied by the sh hook", res)
 	}
 	if k := res.Trace[0].Kind; k != luahook.KindCommand {
@@ -190,7 +190,7 @@ end)`,
 	for tool, want := range map[string]string{"bash": "cmd", "write": "path"} {
 		res := e.Runner().PreToolUse(context.Background(), &luahook.Input{Event: luahook.PreToolUse, ToolName: tool,
 			ToolInput: json.RawMessage(`{}`), Cwd: root})
-		if !res.Denied || !strings.Contains(res.Reason, want) {
+		if !res.Denied() || !strings.Contains(res.Reason, want) {
 			t.Errorf("%s: result %+v, want a schema denial naming %q", tool, res, want)
 		}
 	}

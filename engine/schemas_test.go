@@ -99,8 +99,8 @@ func TestGoSchemasHoldRewrittenInputs(t *testing.T) {
 	for tool, denied := range map[string]bool{"bash": true, "write": true, "read": true, "grep": false} {
 		res := e.Runner().PreToolUse(context.Background(), &luahook.Input{Event: luahook.PreToolUse, ToolName: tool,
 			ToolInput: json.RawMessage(`{"command":"ls","path":"a"}`)})
-		if res.Denied != denied {
-			t.Errorf("%s: denied %v (%s), want %v", tool, res.Denied, res.Reason, denied)
+		if res.Denied() != denied {
+			t.Errorf("%s: denied %v (%s), want %v", tool, res.Denied(), res.Reason, denied)
 		}
 	}
 }
@@ -119,7 +119,7 @@ func TestGoSchemasOutliveAConfigReload(t *testing.T) {
 		t.Helper()
 		res := e.Runner().PreToolUse(context.Background(), &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash",
 			ToolInput: json.RawMessage(`{}`), Cwd: root})
-		if !res.Denied || !strings.Contains(res.Reason, "cmd") || strings.Contains(res.Reason, "path") {
+		if !res.Denied() || !strings.Contains(res.Reason, "cmd") || strings.Contains(res.Reason, "path") {
 			t.Errorf("%s: result %+v, want the Go schema's denial naming cmd", when, res)
 		}
 	}

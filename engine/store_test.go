@@ -25,7 +25,7 @@ end, { name = "count", failure_policy = "closed" })`)
 		in := bashInput(os.TempDir())
 		in.SessionID = session
 		res := e.Runner().PreToolUse(context.Background(), in)
-		denied = res.Denied
+		denied = res.Denied()
 		return describe(res)
 	}
 	for _, s := range []string{"a", "b", "a"} {

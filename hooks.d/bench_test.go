@@ -77,7 +77,7 @@ func benchBash(b *testing.B, file string) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := e.Runner().Fire(ctx, &in)
-				if res.Denied {
+				if res.Denied() {
 					b.Fatalf("denied: %s", res.Reason)
 				}
 			}

@@ -34,7 +34,7 @@ func TestEveryShippedPolicyAllocatesNothingBeyondTheFloor(t *testing.T) {
 			r := policyRunner(t, dir, store, file)
 			in := c.in
 			fire := func() {
-				if res := r.Fire(ctx, &in); res.Denied || len(res.Trace) == 0 || res.Trace[0].Failure != nil {
+				if res := r.Fire(ctx, &in); res.Denied() || len(res.Trace) == 0 || res.Trace[0].Failure != nil {
 					t.Fatalf("%s: denied or failed: %s %+v", file, res.Reason, res.Trace)
 				}
 			}

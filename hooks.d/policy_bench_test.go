@@ -108,7 +108,7 @@ func BenchmarkShippedPolicy(b *testing.B) {
 				_ = store.Delete(ctx, "bash-calls:bench")
 			}
 			res := r.Fire(ctx, &in)
-			if res.Denied || len(res.Trace) == 0 || res.Trace[0].Failure != nil {
+			if res.Denied() || len(res.Trace) == 0 || res.Trace[0].Failure != nil {
 				b.Fatalf("%s: denied or failed: %s %+v", file, res.Reason, res.Trace)
 			}
 		}

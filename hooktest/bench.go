@@ -24,7 +24,7 @@ func Benchmark(b *testing.B, f Factory, opts Options) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := g.runner.PreToolUse(ctx, in)
-				if len(res.Trace) != 1 || res.Trace[0].Failure != nil || res.Denied {
+				if len(res.Trace) != 1 || res.Trace[0].Failure != nil || res.Denied() {
 					b.Fatalf("the %s hook did not answer: %+v", bh, res)
 				}
 			}

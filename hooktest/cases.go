@@ -20,10 +20,10 @@ func testAllow(t *testing.T, s *suite) {
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionAllow {
 		t.Fatalf("the hook answered %s, want action=allow", describe(tr.Outcome))
 	}
-	if res.Denied || res.Input != nil || res.AdditionalContext != "" {
+	if res.Denied() || res.Input != nil || res.AdditionalContext != "" {
 		t.Fatalf("result = %+v, want the tool allowed unchanged", res)
 	}
-	if !res.Allowed {
+	if !res.Allowed() {
 		t.Fatalf("result allowed=false, want the explicit allow recorded")
 	}
 }
@@ -35,11 +35,11 @@ func testNoObjection(t *testing.T, s *suite) {
 	if o := tr.Outcome; o != nil && (o.Action != "" || o.Reason != "" || o.Input != nil || o.AdditionalContext != "" || o.ContextAs != "") {
 		t.Fatalf("the hook answered %s, want no objection (a nil outcome)", describe(tr.Outcome))
 	}
-	if res.Denied || res.Input != nil || res.AdditionalContext != "" || res.ContextAs != "" {
+	if res.Denied() || res.Input != nil || res.AdditionalContext != "" || res.ContextAs != "" {
 		t.Fatalf("result = %+v, want nothing changed", res)
 	}
-	if res.Allowed || res.Asked {
-		t.Fatalf("result allowed=%v asked=%v, want no objection, not an explicit allow", res.Allowed, res.Asked)
+	if res.Allowed() || res.Asked() {
+		t.Fatalf("result allowed=%v asked=%v, want no objection, not an explicit allow", res.Allowed(), res.Asked())
 	}
 }
 
@@ -52,8 +52,8 @@ func testDeny(t *testing.T, s *suite) {
 			if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionDeny || tr.Outcome.Reason != DenyReason {
 				t.Fatalf("the hook answered %s, want action=deny reason=%s", describe(tr.Outcome), DenyReason)
 			}
-			if !res.Denied || res.Reason != DenyReason {
-				t.Fatalf("result denied=%v reason=%q, want denied with %q", res.Denied, res.Reason, DenyReason)
+			if !res.Denied() || res.Reason != DenyReason {
+				t.Fatalf("result denied=%v reason=%q, want denied with %q", res.Denied(), res.Reason, DenyReason)
 			}
 		})
 	}
@@ -66,9 +66,9 @@ func testAsk(t *testing.T, s *suite) {
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionAsk || tr.Outcome.Reason != AskReason {
 		t.Fatalf("the hook answered %s, want action=ask reason=%s", describe(tr.Outcome), AskReason)
 	}
-	if !res.Asked || res.Reason != AskReason || res.Denied || res.Allowed || res.Input != nil {
+	if !res.Asked() || res.Reason != AskReason || res.Denied() || res.Allowed() || res.Input != nil {
 		t.Fatalf("result asked=%v reason=%q denied=%v allowed=%v input=%.80s; want asked with %q",
-			res.Asked, res.Reason, res.Denied, res.Allowed, res.Input, AskReason)
+			res.Asked(), res.Reason, res.Denied(), res.Allowed(), res.Input, AskReason)
 	}
 	if o := res.Outcome(); o.Action != luahook.ActionAsk || o.Reason != AskReason {
 		t.Fatalf("outcome %s, want action=ask", describe(o))
@@ -82,8 +82,8 @@ func testContinue(t *testing.T, s *suite) {
 	if tr.Outcome == nil || tr.Outcome.Action != luahook.ActionContinue || tr.Outcome.Reason != ContinueReason {
 		t.Fatalf("the hook answered %s, want action=continue reason=%s", describe(tr.Outcome), ContinueReason)
 	}
-	if !res.Continue || res.Reason != ContinueReason || res.Denied {
-		t.Fatalf("result continue=%v reason=%q denied=%v; want continue with %q", res.Continue, res.Reason, res.Denied, ContinueReason)
+	if !res.Continues() || res.Reason != ContinueReason || res.Denied() {
+		t.Fatalf("result continue=%v reason=%q denied=%v; want continue with %q", res.Continues(), res.Reason, res.Denied(), ContinueReason)
 	}
 	if o := res.Outcome(); o.Action != luahook.ActionContinue || o.Reason != ContinueReason {
 		t.Fatalf("outcome %s, want action=continue", describe(o))
@@ -107,8 +107,8 @@ func testMisplacedAction(t *testing.T, s *suite) {
 			if !strings.Contains(f.Message, "does not apply to "+string(c.ev)) {
 				t.Fatalf("failure %q, want it to name the event and the actions it accepts", f.Message)
 			}
-			if res.Asked || res.Continue || res.Denied != c.ev.CanBlock() {
-				t.Fatalf("result asked=%v continue=%v denied=%v; want denied=%v", res.Asked, res.Continue, res.Denied, c.ev.CanBlock())
+			if res.Asked() || res.Continues() || res.Denied() != c.ev.CanBlock() {
+				t.Fatalf("result asked=%v continue=%v denied=%v; want denied=%v", res.Asked(), res.Continues(), res.Denied(), c.ev.CanBlock())
 			}
 		})
 	}
@@ -138,8 +138,8 @@ func checkMutateEcho(t *testing.T, s *suite, in *luahook.Input) {
 		t.Fatalf("the echoed input differs from the tool input sent:\n got %s\nwant %s",
 			luahook.TruncateChars(string(tr.Outcome.Input), 400), luahook.TruncateChars(string(in.ToolInput), 400))
 	}
-	if res.Denied || res.Input != nil {
-		t.Fatalf("result denied=%v (%s) input=%.80s; want allowed with the input unchanged", res.Denied, res.Reason, res.Input)
+	if res.Denied() || res.Input != nil {
+		t.Fatalf("result denied=%v (%s) input=%.80s; want allowed with the input unchanged", res.Denied(), res.Reason, res.Input)
 	}
 }
 
@@ -149,9 +149,9 @@ func testContext(t *testing.T, s *suite) {
 			g := s.rig(t, AddContext, luahook.Spec{Event: ev})
 			res, tr := g.call(payloadFor(ev, t.TempDir()))
 			g.answered(tr)
-			if res.AdditionalContext != ContextText || res.ContextAs != luahook.ContextSeparate || res.Denied {
+			if res.AdditionalContext != ContextText || res.ContextAs != luahook.ContextSeparate || res.Denied() {
 				t.Fatalf("result context=%q contextAs=%q denied=%v; want %q, %q, not denied (hook answered %s)",
-					res.AdditionalContext, res.ContextAs, res.Denied, ContextText, luahook.ContextSeparate, describe(tr.Outcome))
+					res.AdditionalContext, res.ContextAs, res.Denied(), ContextText, luahook.ContextSeparate, describe(tr.Outcome))
 			}
 		})
 	}
@@ -194,7 +194,7 @@ func testLargePayload(t *testing.T, s *suite) {
 	g := s.rig(t, VerifyRepeat, luahook.Spec{Event: luahook.PreToolUse})
 	res, tr := g.call(in)
 	g.answered(tr)
-	if res.Denied {
+	if res.Denied() {
 		t.Fatalf("the hook found the content changed: %s", res.Reason)
 	}
 	if res.AdditionalContext != block {
@@ -211,7 +211,7 @@ func testDeadline(t *testing.T, s *suite) {
 	if took > deadline+hungLimit {
 		t.Fatalf("the runner returned %v after the call started, with a %v deadline; want within %v of it", took, deadline, hungLimit)
 	}
-	if res.Denied {
+	if res.Denied() {
 		t.Fatalf("a fail-open hook that timed out denied: %s", res.Reason)
 	}
 }
@@ -264,7 +264,7 @@ func testNilPayload(t *testing.T, s *suite) {
 				"Fire":     g.wait(g.start(context.Background(), nil), callTimeout),
 				string(ev): eventMethod(g.runner, ev)(context.Background(), nil),
 			} {
-				if !res.Denied || !strings.Contains(res.Reason, "no payload (nil input)") || len(res.Trace) != 0 {
+				if !res.Denied() || !strings.Contains(res.Reason, "no payload (nil input)") || len(res.Trace) != 0 {
 					t.Fatalf("%s(nil) = %+v; want denied naming the nil payload, no hook traced", name, res)
 				}
 			}
@@ -296,8 +296,8 @@ func testOverCap(t *testing.T, s *suite) {
 	if n := g.probe.calls.Load(); n != 0 {
 		t.Fatalf("the hook was called %d times with an over-cap payload", n)
 	}
-	if !res.Denied || !strings.Contains(res.Reason, "luahook could not decide") {
-		t.Fatalf("result denied=%v reason=%q; want denied: no hook could judge the payload", res.Denied, res.Reason)
+	if !res.Denied() || !strings.Contains(res.Reason, "luahook could not decide") {
+		t.Fatalf("result denied=%v reason=%q; want denied: no hook could judge the payload", res.Denied(), res.Reason)
 	}
 }
 
@@ -307,9 +307,9 @@ func testInvalidOutput(t *testing.T, s *suite) {
 			g := s.rig(t, b, luahook.Spec{Event: luahook.PreToolUse})
 			res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 			g.failed(tr, luahook.FailInvalidOutput)
-			if res.Denied || res.Input != nil {
+			if res.Denied() || res.Input != nil {
 				t.Fatalf("result denied=%v (%s) input=%.80s; a fail-open hook with invalid output must change nothing",
-					res.Denied, res.Reason, res.Input)
+					res.Denied(), res.Reason, res.Input)
 			}
 		})
 	}
@@ -322,14 +322,14 @@ func testArrayOutput(t *testing.T, s *suite) {
 			res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
 			g.failed(tr, luahook.FailInvalidOutput)
 			if policy == luahook.FailOpen {
-				if res.Denied || res.Input != nil {
+				if res.Denied() || res.Input != nil {
 					t.Fatalf("result denied=%v (%s) input=%.80s; a fail-open hook with invalid output must change nothing",
-						res.Denied, res.Reason, res.Input)
+						res.Denied(), res.Reason, res.Input)
 				}
 				return
 			}
-			if !res.Denied || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(res.Reason, g.name) {
-				t.Fatalf("result denied=%v reason=%q; want the fail-closed denial naming the hook", res.Denied, res.Reason)
+			if !res.Denied() || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(res.Reason, g.name) {
+				t.Fatalf("result denied=%v reason=%q; want the fail-closed denial naming the hook", res.Denied(), res.Reason)
 			}
 		})
 	}
@@ -344,8 +344,8 @@ func testCrash(t *testing.T, s *suite) {
 			if f.Message == "" {
 				t.Fatal("the failure has no message")
 			}
-			if res.Denied || res.AdditionalContext != "" {
-				t.Fatalf("result denied=%v context=%q; a fail-open hook that crashed must change nothing", res.Denied, res.AdditionalContext)
+			if res.Denied() || res.AdditionalContext != "" {
+				t.Fatalf("result denied=%v context=%q; a fail-open hook that crashed must change nothing", res.Denied(), res.AdditionalContext)
 			}
 		})
 	}
@@ -371,7 +371,7 @@ func testFailClosed(t *testing.T, s *suite) {
 			g := s.rig(t, tt.b, spec)
 			res, _ := g.fire(context.Background(), payloadFor(tt.event, t.TempDir()), callTimeout+15*time.Second)
 			f := g.failed(g.only(res), tt.kinds...)
-			if !res.Denied {
+			if !res.Denied() {
 				t.Fatalf("a fail-closed hook failed (%v) and the result is not a denial", f)
 			}
 			for _, want := range []string{g.name, string(f.Kind), "fail-closed"} {
@@ -391,8 +391,8 @@ func testConcurrentDeny(t *testing.T, s *suite) {
 		if len(res.Trace) == 1 && res.Trace[0].Failure != nil {
 			return res.Trace[0].Failure
 		}
-		if !res.Denied || res.Reason != DenyReason {
-			return fmt.Errorf("denied=%v reason=%q, want denied with %q", res.Denied, res.Reason, DenyReason)
+		if !res.Denied() || res.Reason != DenyReason {
+			return fmt.Errorf("denied=%v reason=%q, want denied with %q", res.Denied(), res.Reason, DenyReason)
 		}
 		return nil
 	})

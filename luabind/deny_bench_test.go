@@ -62,11 +62,11 @@ const mutatedInput = `{"command":"echo rm -rf /tmp/build","timeout":120000,"desc
 
 // fireInto fires in with FireInto over res and checks what it decided.
 func denied(res *runner.Result, reason string) bool {
-	return res.Denied && res.Reason == reason && len(res.Trace) == 1 && res.Trace[0].Failure == nil
+	return res.Denied() && res.Reason == reason && len(res.Trace) == 1 && res.Trace[0].Failure == nil
 }
 
 func mutated(res *runner.Result) bool {
-	return !res.Denied && string(res.Input) == mutatedInput && len(res.Trace) == 1 && res.Trace[0].Failure == nil
+	return !res.Denied() && string(res.Input) == mutatedInput && len(res.Trace) == 1 && res.Trace[0].Failure == nil
 }
 
 // benchPath runs the sub-benchmarks FireInto and Fire of r on in, each

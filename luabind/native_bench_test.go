@@ -43,7 +43,7 @@ func BenchmarkLuaHookVsNativeGo(b *testing.B) {
 			b.Fatal(err)
 		}
 		r.FireInto(ctx, in, &res)
-		if res.Denied || len(res.Trace) != 1 || res.Trace[0].Failure != nil {
+		if res.Denied() || len(res.Trace) != 1 || res.Trace[0].Failure != nil {
 			b.Fatalf("%+v", res)
 		}
 	}

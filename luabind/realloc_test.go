@@ -24,7 +24,7 @@ hook.register("PreToolUse", "bash", function(input)
   if re.match("^curl .*\\| *sh$", cmd) or re.find("wget", cmd) then return hook.deny("download") end
 end, { stage = "validate" })`
 	checkAllocs(t, "re and ipairs", src, 0, func(res *runner.Result) bool {
-		return !res.Denied && len(res.Trace) == 1 && res.Trace[0].Failure == nil
+		return !res.Denied() && len(res.Trace) == 1 && res.Trace[0].Failure == nil
 	})
 }
 
@@ -38,6 +38,6 @@ func TestStoreCounterFireIntoAllocatesNothing(t *testing.T) {
   if n > 5000 or (store.get("calls") or 0) ~= n then return hook.deny("count") end
 end, { stage = "validate" })`
 	checkAllocs(t, "store counter", src, 0, func(res *runner.Result) bool {
-		return !res.Denied && len(res.Trace) == 1 && res.Trace[0].Failure == nil
+		return !res.Denied() && len(res.Trace) == 1 && res.Trace[0].Failure == nil
 	})
 }

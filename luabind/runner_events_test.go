@@ -91,8 +91,8 @@ end, { name = "secrets" })`)
 	g.load("30-later.lua", `hook.register("UserPromptSubmit", nil, function() store.incr("later"); return hook.context("third") end)`)
 
 	res := g.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "my key is sk-123", SessionID: "s1"})
-	if !res.Denied || res.Reason != "the prompt contains a secret key" {
-		t.Fatalf("denied=%v reason %q", res.Denied, res.Reason)
+	if !res.Denied() || res.Reason != "the prompt contains a secret key" {
+		t.Fatalf("denied=%v reason %q", res.Denied(), res.Reason)
 	}
 	if got, want := outcomeJSON(t, res), `{"action":"deny","reason":"the prompt contains a secret key"}`; got != want {
 		t.Errorf("outcome %s, want %s", got, want)
@@ -102,8 +102,8 @@ end, { name = "secrets" })`)
 	}
 
 	res = g.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "hello", SessionID: "s1"})
-	if res.Denied || res.AdditionalContext != "collected\nthird" || g.count("later") != 1 {
-		t.Errorf("harmless prompt: denied=%v context %q later=%d", res.Denied, res.AdditionalContext, g.count("later"))
+	if res.Denied() || res.AdditionalContext != "collected\nthird" || g.count("later") != 1 {
+		t.Errorf("harmless prompt: denied=%v context %q later=%d", res.Denied(), res.AdditionalContext, g.count("later"))
 	}
 	if got, want := outcomeJSON(t, res), `{"additionalContext":"collected\nthird"}`; got != want {
 		t.Errorf("outcome %s, want %s", got, want)
@@ -192,8 +192,8 @@ hook.register("PostToolUse", "bash", function() return hook.context("file %[1]d"
 				if k < 3 {
 					want = fmt.Sprintf("file %d", k)
 				}
-				if res.Denied != (want != "") || res.Reason != want || len(res.Trace) != 3 {
-					errs <- fmt.Errorf("goroutine %d call %d: denied=%v reason %q trace %d; want %q", gr, c, res.Denied, res.Reason, len(res.Trace), want)
+				if res.Denied() != (want != "") || res.Reason != want || len(res.Trace) != 3 {
+					errs <- fmt.Errorf("goroutine %d call %d: denied=%v reason %q trace %d; want %q", gr, c, res.Denied(), res.Reason, len(res.Trace), want)
 					return
 				}
 			}
@@ -228,7 +228,7 @@ end)`)
 		t.Errorf("calls permission=%d input=%d explorer=%d; want 1 0 1", g.count("permission:may I?"), g.count("input"), g.count("explorer:done"))
 	}
 	for _, r := range []runner.Result{r1, r2} {
-		if r.Denied || r.AdditionalContext != "" || outcomeJSON(t, r) != "{}" {
+		if r.Denied() || r.AdditionalContext != "" || outcomeJSON(t, r) != "{}" {
 			t.Errorf("%s used an outcome: %+v", r.Event, r)
 		}
 	}
@@ -249,7 +249,7 @@ hook.register("PostToolUse", "bash", function() store.incr("plain") end, { run_w
 	if g.count("plain") != 0 {
 		t.Errorf("other hooks ran %d times", g.count("plain"))
 	}
-	if res.Denied || len(res.Trace) != 1 {
+	if res.Denied() || len(res.Trace) != 1 {
 		t.Errorf("result %+v; want the outcome ignored and one hook traced", res)
 	}
 }

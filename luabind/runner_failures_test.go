@@ -33,13 +33,13 @@ func checkFailurePolicy(t *testing.T, g *luaRig, res runner.Result, policy luaho
 		t.Errorf("a failed hook's outcome was used: input %s context %q", res.Input, res.AdditionalContext)
 	}
 	if policy == luahook.FailOpen {
-		if res.Denied || g.count("later") != 1 {
-			t.Errorf("open: denied=%v (%q), later hook called %d times; want skipped and 1", res.Denied, res.Reason, g.count("later"))
+		if res.Denied() || g.count("later") != 1 {
+			t.Errorf("open: denied=%v (%q), later hook called %d times; want skipped and 1", res.Denied(), res.Reason, g.count("later"))
 		}
 		return
 	}
-	if want := failClosedReason(luahook.PreToolUse, "guard", kind); !res.Denied || !strings.HasPrefix(res.Reason, want) {
-		t.Errorf("closed: denied=%v reason\n%q\nwant\n%q", res.Denied, res.Reason, want)
+	if want := failClosedReason(luahook.PreToolUse, "guard", kind); !res.Denied() || !strings.HasPrefix(res.Reason, want) {
+		t.Errorf("closed: denied=%v reason\n%q\nwant\n%q", res.Denied(), res.Reason, want)
 	}
 	if g.count("later") != 0 {
 		t.Errorf("closed: later hook called %d times after the denial", g.count("later"))
@@ -194,13 +194,13 @@ hook.register(%[1]q, nil, function() store.incr("later"); return hook.context("m
 				}
 				steering := ev == luahook.PreToolUse || ev == luahook.UserPromptSubmit
 				if !steering {
-					if res.Denied || g.count("later") != 1 {
-						t.Errorf("closed must behave as open on %s: denied=%v later=%d", ev, res.Denied, g.count("later"))
+					if res.Denied() || g.count("later") != 1 {
+						t.Errorf("closed must behave as open on %s: denied=%v later=%d", ev, res.Denied(), g.count("later"))
 					}
 					return
 				}
-				if want := failClosedReason(ev, "guard", k.kind); !res.Denied || !strings.HasPrefix(res.Reason, want) {
-					t.Errorf("denied=%v reason\n%q\nwant\n%q", res.Denied, res.Reason, want)
+				if want := failClosedReason(ev, "guard", k.kind); !res.Denied() || !strings.HasPrefix(res.Reason, want) {
+					t.Errorf("denied=%v reason\n%q\nwant\n%q", res.Denied(), res.Reason, want)
 				}
 				if g.count("later") != 0 || res.AdditionalContext != "" {
 					t.Errorf("after a fail-closed denial: later called %d times, context %q", g.count("later"), res.AdditionalContext)

@@ -81,8 +81,8 @@ end, { name = "guard", timeout_ms = 60, failure_policy = "open" })`, luabind.Opt
 	pad := strings.Repeat("[],", values-4) + "[]"
 	res := g.pre(`{"command":"rm -rf /","pad":[` + pad + `]}`)
 	var left int
-	if _, err := fmt.Sscanf(res.Reason, "refused with %d ms left", &left); !res.Denied || err != nil {
-		t.Fatalf("denied=%v reason=%q trace %+v; want the guard's own denial", res.Denied, res.Reason, res.Trace)
+	if _, err := fmt.Sscanf(res.Reason, "refused with %d ms left", &left); !res.Denied() || err != nil {
+		t.Fatalf("denied=%v reason=%q trace %+v; want the guard's own denial", res.Denied(), res.Reason, res.Trace)
 	}
 	if left <= 0 {
 		t.Fatalf("the guard ran with %dms of its 60ms left: the payload's conversion used up its deadline", left)
@@ -113,7 +113,7 @@ func TestLuaOverloadedPoolIsARejectionNamingTheOverload(t *testing.T) {
 			if took < 90*time.Millisecond || took > 5*time.Second {
 				t.Errorf("the call returned after %v; want after the hook's 100ms timeout", took)
 			}
-			if !res.Denied {
+			if !res.Denied() {
 				t.Fatalf("an overloaded guard's call was not denied: %+v", res)
 			}
 		})
@@ -142,7 +142,7 @@ hook.register("PreToolUse", "bash", function(input, rt) return hook.deny(string.
 		release()
 	})
 	res := g.pre(`{"command":"ls"}`)
-	if !res.Denied {
+	if !res.Denied() {
 		t.Fatalf("trace %+v; want the guard's answer", res.Trace)
 	}
 	deadline, err := strconv.ParseInt(res.Reason, 10, 64)

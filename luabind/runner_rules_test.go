@@ -22,8 +22,8 @@ func TestLuaDenyEndsTheToolCallWithItsReason(t *testing.T) {
 end, { name = "bash-safety", stage = "validate" })`)
 
 	res := g.pre(`{"command":"rm -rf /"}`)
-	if !res.Denied || res.Reason != "rm -rf is not allowed" {
-		t.Fatalf("denied=%v reason %q", res.Denied, res.Reason)
+	if !res.Denied() || res.Reason != "rm -rf is not allowed" {
+		t.Fatalf("denied=%v reason %q", res.Denied(), res.Reason)
 	}
 	if got, want := outcomeJSON(t, res), `{"action":"deny","reason":"rm -rf is not allowed"}`; got != want {
 		t.Errorf("outcome %s, want %s", got, want)
@@ -34,7 +34,7 @@ end, { name = "bash-safety", stage = "validate" })`)
 	}
 
 	res = g.pre(`{"command":"ls -la"}`)
-	if res.Denied || res.Input != nil || res.Trace[0].Outcome != nil {
+	if res.Denied() || res.Input != nil || res.Trace[0].Outcome != nil {
 		t.Errorf("harmless command: %+v", res)
 	}
 	if got := outcomeJSON(t, res); got != `{}` {
@@ -80,7 +80,7 @@ func TestLuaMutationsChainAcrossFilesInFileNameOrder(t *testing.T) {
 			if got, want := string(res.Input), `{"command":"ls","a":"from a","b":"from b"}`; got != want {
 				t.Errorf("final input %s, want %s", got, want)
 			}
-			if res.Denied || res.Outcome().Action != luahook.ActionMutate {
+			if res.Denied() || res.Outcome().Action != luahook.ActionMutate {
 				t.Errorf("result %+v, want a mutate outcome", res)
 			}
 			if string(in.ToolInput) != `{"command":"ls"}` {
@@ -125,8 +125,8 @@ hook.register("PreToolUse", "bash", mutator("m2", "y", 2), { name = "m2", stage 
 	if want := []string{"m1", "m2", "v1", "v2"}; !slices.Equal(traceNames(res), want) {
 		t.Errorf("trace %v, want execution order %v", traceNames(res), want)
 	}
-	if res.Denied || string(res.Input) != `{"command":"ls","x":1,"y":2}` {
-		t.Errorf("denied=%v (%q) input %s", res.Denied, res.Reason, res.Input)
+	if res.Denied() || string(res.Input) != `{"command":"ls","x":1,"y":2}` {
+		t.Errorf("denied=%v (%q) input %s", res.Denied(), res.Reason, res.Input)
 	}
 }
 
@@ -148,13 +148,13 @@ hook.register("PreToolUse", "bash", function() store.incr("after") end, { name =
 				t.Errorf("validator's mutation applied: %s", res.Input)
 			}
 			if policy == luahook.FailOpen {
-				if res.Denied || res.Trace[0].Skipped != runner.SkipValidatorMutation || g.count("after") != 1 {
-					t.Errorf("open: denied=%v skipped=%q after=%d", res.Denied, res.Trace[0].Skipped, g.count("after"))
+				if res.Denied() || res.Trace[0].Skipped != runner.SkipValidatorMutation || g.count("after") != 1 {
+					t.Errorf("open: denied=%v skipped=%q after=%d", res.Denied(), res.Trace[0].Skipped, g.count("after"))
 				}
 				return
 			}
-			if !res.Denied || res.Reason != msg || g.count("after") != 0 {
-				t.Errorf("closed: denied=%v reason %q after=%d", res.Denied, res.Reason, g.count("after"))
+			if !res.Denied() || res.Reason != msg || g.count("after") != 0 {
+				t.Errorf("closed: denied=%v reason %q after=%d", res.Denied(), res.Reason, g.count("after"))
 			}
 		})
 	}
@@ -168,8 +168,8 @@ func TestLuaFirstDenyWins(t *testing.T) {
 	g.load("40-val.lua", `hook.register("PreToolUse", nil, function() store.incr("val") end, { stage = "validate" })`)
 
 	res := g.pre(`{"command":"rm -rf /"}`)
-	if !res.Denied || res.Reason != "first deny" {
-		t.Fatalf("denied=%v reason %q, want the first deny", res.Denied, res.Reason)
+	if !res.Denied() || res.Reason != "first deny" {
+		t.Fatalf("denied=%v reason %q, want the first deny", res.Denied(), res.Reason)
 	}
 	if g.count("ok") != 1 || g.count("later") != 0 || g.count("val") != 0 {
 		t.Errorf("calls ok=%d later=%d val=%d; want 1, 0, 0", g.count("ok"), g.count("later"), g.count("val"))
@@ -205,8 +205,8 @@ func TestLuaLegacyOutcomeTablesAreNormalised(t *testing.T) {
 			if f := res.Trace[0].Failure; f != nil {
 				t.Fatalf("failure %v", f)
 			}
-			if res.Denied != c.denied || res.Reason != c.reason || string(res.Input) != c.input {
-				t.Errorf("denied=%v reason %q input %s; want %v %q %s", res.Denied, res.Reason, res.Input, c.denied, c.reason, c.input)
+			if res.Denied() != c.denied || res.Reason != c.reason || string(res.Input) != c.input {
+				t.Errorf("denied=%v reason %q input %s; want %v %q %s", res.Denied(), res.Reason, res.Input, c.denied, c.reason, c.input)
 			}
 		})
 	}
@@ -214,8 +214,8 @@ func TestLuaLegacyOutcomeTablesAreNormalised(t *testing.T) {
 		g := newLuaRig(t, runner.Options{})
 		g.load("10-legacy.lua", `hook.register("UserPromptSubmit", nil, function() return { decision = "block" } end)`)
 		res := g.fire(t.Context(), luahook.UserPromptSubmit)
-		if !res.Denied || res.Reason != luahook.DefaultBlockReason {
-			t.Errorf("denied=%v reason %q", res.Denied, res.Reason)
+		if !res.Denied() || res.Reason != luahook.DefaultBlockReason {
+			t.Errorf("denied=%v reason %q", res.Denied(), res.Reason)
 		}
 	})
 }
@@ -241,8 +241,8 @@ func TestLuaPreToolUseCollectsContextFromEveryOutcome(t *testing.T) {
 				g.load(fmt.Sprintf("%02d.lua", i), `hook.register("PreToolUse", nil, function() return `+ret+` end)`)
 			}
 			res := g.pre(`{"command":"ls"}`)
-			if res.AdditionalContext != c.context || res.ContextAs != c.as || res.Denied != c.denied {
-				t.Errorf("context %q as %q denied %v; want %q %q %v", res.AdditionalContext, res.ContextAs, res.Denied, c.context, c.as, c.denied)
+			if res.AdditionalContext != c.context || res.ContextAs != c.as || res.Denied() != c.denied {
+				t.Errorf("context %q as %q denied %v; want %q %q %v", res.AdditionalContext, res.ContextAs, res.Denied(), c.context, c.as, c.denied)
 			}
 		})
 	}
@@ -296,13 +296,13 @@ func TestLuaMutationIsRevalidatedAgainstTheToolSchema(t *testing.T) {
 			g.load("10-rewrite.lua", `hook.register("PreToolUse", "bash", function() return hook.mutate(`+c.rewrite+`) end)`)
 			res := g.pre(`{"command":"ls"}`)
 			if c.reason == "" {
-				if res.Denied || string(res.Input) != c.input {
-					t.Errorf("denied=%v reason %q input %s; want the rewrite %s accepted", res.Denied, res.Reason, res.Input, c.input)
+				if res.Denied() || string(res.Input) != c.input {
+					t.Errorf("denied=%v reason %q input %s; want the rewrite %s accepted", res.Denied(), res.Reason, res.Input, c.input)
 				}
 				return
 			}
-			if !res.Denied || res.Input != nil {
-				t.Fatalf("denied=%v input %s; want a denial", res.Denied, res.Input)
+			if !res.Denied() || res.Input != nil {
+				t.Fatalf("denied=%v input %s; want a denial", res.Denied(), res.Input)
 			}
 			if res.Reason != c.reason {
 				t.Errorf("reason:\n%s\nwant:\n%s", res.Reason, c.reason)
@@ -316,8 +316,8 @@ func TestLuaInputReturnedUnchangedIsNotAChange(t *testing.T) {
 	g.load("10-same.lua", `hook.register("PreToolUse", "bash", function(input) return hook.mutate(input.toolInput) end)`)
 	// Not valid against the schema: a re-validation would deny it.
 	res := g.pre(`{"timeout":"bad","args":[],"env":{},"n":null}`)
-	if res.Denied || res.Input != nil || res.Outcome().Action != "" {
-		t.Errorf("denied=%v (%q) input %s; an unchanged round trip must be no change", res.Denied, res.Reason, res.Input)
+	if res.Denied() || res.Input != nil || res.Outcome().Action != "" {
+		t.Errorf("denied=%v (%q) input %s; an unchanged round trip must be no change", res.Denied(), res.Reason, res.Input)
 	}
 }
 

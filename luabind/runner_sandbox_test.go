@@ -33,8 +33,8 @@ end, { name = "guard", failure_policy = "closed" })`, luabind.Options{MaxStates:
 		if msg := g.text("poison"); !strings.Contains(msg, "the re module is read-only (assignment to re.match)") {
 			t.Errorf("the poisoning write: %q, want it refused naming the module", msg)
 		}
-		if res := g.pre(`{"command":` + quote(cmd) + `}`); !res.Denied || res.Reason != "guard: refused" {
-			t.Fatalf("%s after a poisoning call: denied=%v reason=%q trace %+v", cmd, res.Denied, res.Reason, res.Trace)
+		if res := g.pre(`{"command":` + quote(cmd) + `}`); !res.Denied() || res.Reason != "guard: refused" {
+			t.Fatalf("%s after a poisoning call: denied=%v reason=%q trace %+v", cmd, res.Denied(), res.Reason, res.Trace)
 		}
 	}
 }

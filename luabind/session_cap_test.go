@@ -30,7 +30,7 @@ hook.register("PreToolUse", "bash", function() ran = true end, {name = "session-
 		!strings.Contains(res.Trace[0].Failure.Message, "max_input_bytes") {
 		t.Fatalf("trace %+v, want the session hook rejected over max_input_bytes", res.Trace)
 	}
-	if !res.Denied {
+	if !res.Denied() {
 		t.Errorf("result %+v, want denied", res)
 	}
 	var ran bool

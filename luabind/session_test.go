@@ -219,7 +219,7 @@ end, { name = "guard" })`)
 	run := runner.New(runner.Options{Registry: reg})
 	defer run.Close()
 	res := run.PreToolUse(context.Background(), preToolUse("bash", `{"command":"rm -rf /"}`))
-	if !res.Denied || res.Reason != "no: guard" {
+	if !res.Denied() || res.Reason != "no: guard" {
 		t.Errorf("result %+v, want denied by the session hook", res)
 	}
 	if got := eval(t, s, "last_seen"); !slices.Equal(got, []string{`"rm -rf /"`}) {

@@ -199,7 +199,7 @@ func TestBlockedPromptKeepsBackgroundContext(t *testing.T) {
 		return nil, nil
 	})})
 	gt.runOnce(rg, post("A", "1"))
-	if res := rg.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "p", SessionID: "A"}); !res.Denied || res.AdditionalContext != "" {
+	if res := rg.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "p", SessionID: "A"}); !res.Denied() || res.AdditionalContext != "" {
 		t.Fatalf("blocked prompt: %+v", res)
 	}
 	block = false
@@ -238,7 +238,7 @@ func TestBackgroundHooksAreFailOpenAndLogged(t *testing.T) {
 	if _, ok := rg.log.find(`PostToolUse background hook "scan" failed (error): crashed`); !ok {
 		t.Errorf("logs %q", rg.log.messages())
 	}
-	if res := rg.r.PostToolUse(t.Context(), post("A", "2")); res.Denied || res.AdditionalContext != "" {
+	if res := rg.r.PostToolUse(t.Context(), post("A", "2")); res.Denied() || res.AdditionalContext != "" {
 		t.Errorf("failed background hook affected the result: %+v", res)
 	}
 }

@@ -85,7 +85,7 @@ func BenchmarkPreToolUseOneGoHook(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := r.PreToolUse(ctx, benchBash); res.Denied {
+		if res := r.PreToolUse(ctx, benchBash); res.Denied() {
 			b.Fatal(res.Reason)
 		}
 	}
@@ -99,7 +99,7 @@ func BenchmarkPreToolUseOneBoundHook(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := r.PreToolUse(ctx, benchBash); res.Denied {
+		if res := r.PreToolUse(ctx, benchBash); res.Denied() {
 			b.Fatal(res.Reason)
 		}
 	}

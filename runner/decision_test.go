@@ -55,9 +55,9 @@ func TestPreToolUseDenyWinsOverAskAndAskOverAllow(t *testing.T) {
 				g.add(s)
 			}
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-			if res.Denied != c.denied || res.Asked != c.asked || res.Allowed != c.allowed || res.Reason != c.reason {
+			if res.Denied() != c.denied || res.Asked() != c.asked || res.Allowed() != c.allowed || res.Reason != c.reason {
 				t.Errorf("denied=%v asked=%v allowed=%v reason=%q; want %v %v %v %q",
-					res.Denied, res.Asked, res.Allowed, res.Reason, c.denied, c.asked, c.allowed, c.reason)
+					res.Denied(), res.Asked(), res.Allowed(), res.Reason, c.denied, c.asked, c.allowed, c.reason)
 			}
 			if got := outcomeJSON(t, res); got != c.outcome {
 				t.Errorf("outcome %s, want %s", got, c.outcome)
@@ -103,16 +103,16 @@ func TestPreToolUseAskWithInputIsARewrite(t *testing.T) {
 			return nil, nil
 		})})
 		res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-		if !res.Asked || string(res.Input) != `{"command":"ls -a"}` || len(saw) != 1 || saw[0] != `{"command":"ls -a"}` {
-			t.Errorf("asked=%v input=%s validator saw %q", res.Asked, res.Input, saw)
+		if !res.Asked() || string(res.Input) != `{"command":"ls -a"}` || len(saw) != 1 || saw[0] != `{"command":"ls -a"}` {
+			t.Errorf("asked=%v input=%s validator saw %q", res.Asked(), res.Input, saw)
 		}
 	})
 	t.Run("from a validator, ignored as its mutate would be", func(t *testing.T) {
 		g := newRig(t, Options{})
 		g.add(luahook.Spec{Event: luahook.PreToolUse, Stage: luahook.StageValidate, Hook: fixed(ask)})
 		res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-		if !res.Asked || res.Input != nil || res.Trace[0].Skipped != SkipValidatorMutation {
-			t.Errorf("asked=%v input=%s skipped=%q", res.Asked, res.Input, res.Trace[0].Skipped)
+		if !res.Asked() || res.Input != nil || res.Trace[0].Skipped != SkipValidatorMutation {
+			t.Errorf("asked=%v input=%s skipped=%q", res.Asked(), res.Input, res.Trace[0].Skipped)
 		}
 	})
 }
@@ -123,8 +123,8 @@ func TestAFailClosedFailureWinsOverAnAsk(t *testing.T) {
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "broken", FailurePolicy: luahook.FailClosed,
 		Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny})})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-	if !res.Denied || res.Asked || !strings.Contains(res.Reason, `"broken"`) {
-		t.Errorf("denied=%v asked=%v reason=%q; want the fail-closed denial", res.Denied, res.Asked, res.Reason)
+	if !res.Denied() || res.Asked() || !strings.Contains(res.Reason, `"broken"`) {
+		t.Errorf("denied=%v asked=%v reason=%q; want the fail-closed denial", res.Denied(), res.Asked(), res.Reason)
 	}
 }
 
@@ -132,32 +132,32 @@ func TestUserPromptSubmitRecordsAnExplicitAllow(t *testing.T) {
 	g := newRig(t, Options{})
 	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(luahook.Allow())})
 	in := &luahook.Input{Event: luahook.UserPromptSubmit, Prompt: "hi", Cwd: "/"}
-	if res := g.r.UserPromptSubmit(t.Context(), in); !res.Allowed || res.Denied {
-		t.Errorf("allowed=%v denied=%v, want an explicit allow", res.Allowed, res.Denied)
+	if res := g.r.UserPromptSubmit(t.Context(), in); !res.Allowed() || res.Denied() {
+		t.Errorf("allowed=%v denied=%v, want an explicit allow", res.Allowed(), res.Denied())
 	}
 	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Hook: fixed(luahook.Deny("no"))})
-	if res := g.r.UserPromptSubmit(t.Context(), in); res.Allowed || !res.Denied {
-		t.Errorf("allowed=%v denied=%v, want the deny to win", res.Allowed, res.Denied)
+	if res := g.r.UserPromptSubmit(t.Context(), in); res.Allowed() || !res.Denied() {
+		t.Errorf("allowed=%v denied=%v, want the deny to win", res.Allowed(), res.Denied())
 	}
 }
 
 func TestStopGathersContinuationsInRegistrationOrder(t *testing.T) {
 	g := newRig(t, Options{})
 	stop := &luahook.Input{Event: luahook.Stop, Cwd: "/"}
-	if res := g.r.Stop(t.Context(), stop); res.Continue || outcomeJSON(t, res) != `{}` {
-		t.Errorf("no hooks: continue=%v outcome %s", res.Continue, outcomeJSON(t, res))
+	if res := g.r.Stop(t.Context(), stop); res.Continues() || outcomeJSON(t, res) != `{}` {
+		t.Errorf("no hooks: continue=%v outcome %s", res.Continues(), outcomeJSON(t, res))
 	}
 	g.add(luahook.Spec{Event: luahook.Stop, Name: "ctx", Hook: fixed(luahook.Context("c"))})
-	if res := g.r.Stop(t.Context(), stop); res.Continue || outcomeJSON(t, res) != `{}` {
-		t.Errorf("context only: continue=%v outcome %s", res.Continue, outcomeJSON(t, res))
+	if res := g.r.Stop(t.Context(), stop); res.Continues() || outcomeJSON(t, res) != `{}` {
+		t.Errorf("context only: continue=%v outcome %s", res.Continues(), outcomeJSON(t, res))
 	}
 	g.add(luahook.Spec{Event: luahook.Stop, Name: "tests", Hook: fixed(luahook.Continue("run the tests"))})
 	g.add(luahook.Spec{Event: luahook.Stop, Name: "none", Hook: fixed(nil)})
 	g.add(luahook.Spec{Event: luahook.Stop, Name: "lint", Hook: fixed(luahook.Continue("fix the lint"))})
 	g.add(luahook.Spec{Event: luahook.Stop, Name: "broken", FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: luahook.ActionContinue})})
 	res := g.r.Fire(t.Context(), stop)
-	if !res.Continue || res.Reason != "run the tests\nfix the lint" || res.Denied {
-		t.Errorf("continue=%v reason=%q denied=%v", res.Continue, res.Reason, res.Denied)
+	if !res.Continues() || res.Reason != "run the tests\nfix the lint" || res.Denied() {
+		t.Errorf("continue=%v reason=%q denied=%v", res.Continues(), res.Reason, res.Denied())
 	}
 	if want := `{"action":"continue","reason":"run the tests\nfix the lint"}`; outcomeJSON(t, res) != want {
 		t.Errorf("outcome %s, want %s", outcomeJSON(t, res), want)
@@ -191,11 +191,11 @@ func TestAskAndContinueOnOtherEventsAreInvalidOutput(t *testing.T) {
 				if f == nil || f.Kind != luahook.FailInvalidOutput || !strings.Contains(f.Message, c.want) {
 					t.Fatalf("%s: failure %v, want invalid_output %q", policy, f, c.want)
 				}
-				if res.Asked || res.Continue {
-					t.Errorf("%s: asked=%v continue=%v", policy, res.Asked, res.Continue)
+				if res.Asked() || res.Continues() {
+					t.Errorf("%s: asked=%v continue=%v", policy, res.Asked(), res.Continues())
 				}
-				if want := c.in.Event.CanBlock() && policy == luahook.FailClosed; res.Denied != want {
-					t.Errorf("%s: denied=%v, want %v", policy, res.Denied, want)
+				if want := c.in.Event.CanBlock() && policy == luahook.FailClosed; res.Denied() != want {
+					t.Errorf("%s: denied=%v, want %v", policy, res.Denied(), want)
 				}
 			}
 		})

@@ -53,7 +53,7 @@ func TestExplainJoinsTheCallWithEveryHookInRunOrder(t *testing.T) {
 			t.Errorf("%s: decided=%v", h.Name, h.Decided)
 		}
 	}
-	if !x.Result.Denied || x.Result.DecidedBy != "no-force" || x.Result.Reason != "no force push" {
+	if !x.Result.Denied() || x.Result.DecidedBy != "no-force" || x.Result.Reason != "no force push" {
 		t.Errorf("result %+v, want the deny of no-force", x.Result)
 	}
 }
@@ -73,7 +73,7 @@ func TestExplainSaysWhichHooksArePolicyGated(t *testing.T) {
 	if policy.Gated || policy.Trace == nil || policy.Trace.Outcome == nil || !policy.Decided {
 		t.Errorf("policy: gated=%v trace=%+v decided=%v, want it run and deciding", policy.Gated, policy.Trace, policy.Decided)
 	}
-	if x.Result.Denied || !x.Result.Allowed || x.Result.DecidedBy != "policy" {
+	if x.Result.Denied() || !x.Result.Allowed() || x.Result.DecidedBy != "policy" {
 		t.Errorf("result %+v", x.Result)
 	}
 	var b strings.Builder
@@ -120,10 +120,10 @@ func TestExplainOfARefusedPayloadRunsNothing(t *testing.T) {
 	if h := x.Hooks[0]; !h.Matched || h.NotRun != NotRunRefused || h.Trace != nil {
 		t.Errorf("hook %+v, want matched and not run (refused)", h)
 	}
-	if !x.Result.Denied || x.Result.DecidedBy != "" {
+	if !x.Result.Denied() || x.Result.DecidedBy != "" {
 		t.Errorf("result %+v, want a denial no hook decided", x.Result)
 	}
-	if x := g.r.Explain(t.Context(), nil); !x.Result.Denied || len(x.Hooks) != 0 {
+	if x := g.r.Explain(t.Context(), nil); !x.Result.Denied() || len(x.Hooks) != 0 {
 		t.Errorf("nil payload: %+v", x)
 	}
 }
@@ -179,7 +179,7 @@ func TestExplainJudgesToolPatternsOnTheRewrittenInput(t *testing.T) {
 	if h.Matched || h.Trace != nil || !strings.Contains(h.Why, `on the input as rewritten by the mutate stage: tool name "bash" is Bash; toolInput.command "git push" does not match`) {
 		t.Errorf("no-force: matched=%v why=%q trace=%v", h.Matched, h.Why, h.Trace)
 	}
-	if x.Result.Denied || x.Result.DecidedBy != "unforce" || !x.Hooks[0].Decided {
+	if x.Result.Denied() || x.Result.DecidedBy != "unforce" || !x.Hooks[0].Decided {
 		t.Errorf("result %+v, want the rewrite of unforce", x.Result)
 	}
 }

@@ -54,7 +54,7 @@ func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
 // Stop runs every Stop hook in parallel and waits for all. Their context is
 // joined into the Result, though the contract's Stop outcome does not carry
 // it. A hook that returns continue asks the agent to keep going instead of
-// stopping: Result.Continue is set, with Reason the continuations' reasons
+// stopping: Result.Verdict is VerdictContinue, with Reason the continuations' reasons
 // joined with "\n" in registration order (the agent's next instruction). A
 // failed Stop hook is logged and asks nothing, whatever its failure policy:
 // Stop cannot block, so luahook never keeps an agent going on its own.
@@ -186,17 +186,17 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 		if tr := &res.Trace[k]; tr.Failure == nil && tr.Skipped == "" && tr.Mode != luahook.ModeShadow {
 			j.contribute(tr.Outcome)
 			if o := tr.Outcome; o != nil && o.Action == luahook.ActionContinue {
-				if res.Continue {
+				if res.Continues() {
 					next += "\n"
 				} else {
 					res.DecidedBy = tr.Name // the first hook, in registration order, that asked
 				}
 				next += o.Reason
-				res.Continue = true
+				res.Verdict = luahook.VerdictContinue
 			}
 		}
 	}
-	if res.Continue {
+	if res.Continues() {
 		res.Reason = luahook.TruncateReason(next)
 	}
 	if shadows && decides(ev) {

@@ -93,7 +93,7 @@ func TestPostToolUseIgnoresDenyAndMutate(t *testing.T) {
 	g.add(luahook.Spec{Event: luahook.PostToolUse, Hook: fixed(&luahook.Outcome{Action: luahook.ActionMutate, Input: json.RawMessage(`{}`), AdditionalContext: "b", ContextAs: luahook.ContextSeparate})})
 	g.add(luahook.Spec{Event: luahook.PostToolUse, FailurePolicy: luahook.FailClosed, Hook: fixed(&luahook.Outcome{Action: "block"})})
 	res := g.r.PostToolUse(t.Context(), &luahook.Input{ToolName: "bash"})
-	if res.Denied || res.Input != nil {
+	if res.Denied() || res.Input != nil {
 		t.Errorf("PostToolUse acted on deny/mutate: %+v", res)
 	}
 	if res.AdditionalContext != "a\nb" || res.ContextAs != luahook.ContextSeparate {
@@ -132,7 +132,7 @@ func TestObserveMatchesOnTheEventsMatchKeyAndIgnoresOutcomes(t *testing.T) {
 		t.Errorf("calls explorer=%d coder=%d permission=%d auto=%d", explorer.Load(), other.Load(), perm.Load(), auto.Load())
 	}
 	for _, r := range []Result{r1, r2, r3, r4} {
-		if r.Denied || r.AdditionalContext != "" {
+		if r.Denied() || r.AdditionalContext != "" {
 			t.Errorf("%s result used an outcome: %+v", r.Event, r)
 		}
 		if b, _ := json.Marshal(r.Outcome()); string(b) != "{}" {
@@ -180,7 +180,7 @@ func TestToolSkippedRunsOnlyRunWhenToolSkippedHooks(t *testing.T) {
 			t.Errorf("payload %+v", in)
 		}
 	}
-	if res.Denied || res.AdditionalContext != "" || len(res.Trace) != 3 {
+	if res.Denied() || res.AdditionalContext != "" || len(res.Trace) != 3 {
 		t.Errorf("result %+v; outcomes must be ignored, trace must hold the 3 selected hooks", res)
 	}
 }

@@ -39,7 +39,7 @@ func TestRunnerRefusesOverCapInputBeforeTheHookRuns(t *testing.T) {
 			if !tt.ran && (f == nil || f.Kind != luahook.FailRejected || f.Message != "the payload is 34 bytes, over the cap of 10 bytes on hook input (max_input_bytes)") {
 				t.Errorf("failure %v, want a rejection naming max_input_bytes", f)
 			}
-			if !tt.ran && (!res.Denied || !strings.Contains(res.Reason, "luahook could not decide")) {
+			if !tt.ran && (!res.Denied() || !strings.Contains(res.Reason, "luahook could not decide")) {
 				t.Errorf("result %+v, want the call denied: no hook could judge it", res)
 			}
 		})
@@ -59,7 +59,7 @@ func TestTheInputCapFollowsARewrittenToolInput(t *testing.T) {
 	if f := res.Trace[1].Failure; f == nil || f.Kind != luahook.FailRejected || !strings.Contains(f.Message, "max_input_bytes") {
 		t.Errorf("validator failure %v, want rejected over max_input_bytes", f)
 	}
-	if !res.Denied {
+	if !res.Denied() {
 		t.Errorf("result %+v, want denied", res)
 	}
 }
@@ -90,8 +90,8 @@ func TestANilPayloadIsRefusedBeforeAnyHookRuns(t *testing.T) {
 		{"ToolSkipped", func() Result { return g.r.ToolSkipped(ctx, nil, "denied") }, false},
 	} {
 		res := tc.fire()
-		if res.Denied != tc.denied || (tc.denied && !strings.Contains(res.Reason, "refused before any hook ran: no payload (nil input)")) {
-			t.Errorf("%s(nil): denied %v, reason %q; want denied %v naming the nil payload", tc.name, res.Denied, res.Reason, tc.denied)
+		if res.Denied() != tc.denied || (tc.denied && !strings.Contains(res.Reason, "refused before any hook ran: no payload (nil input)")) {
+			t.Errorf("%s(nil): denied %v, reason %q; want denied %v naming the nil payload", tc.name, res.Denied(), res.Reason, tc.denied)
 		}
 		if len(res.Trace) != 0 {
 			t.Errorf("%s(nil): trace %+v, want none", tc.name, res.Trace)

@@ -172,8 +172,8 @@ func TestHookIgnoringItsDeadlineIsAbandoned(t *testing.T) {
 	if f == nil || f.Kind != luahook.FailTimeout || f.Message != "timed out after 50ms" {
 		t.Fatalf("failure %v, want timeout \"timed out after 50ms\"", f)
 	}
-	if !res.Denied || !strings.Contains(res.Reason, "failed (timeout)") {
-		t.Errorf("fail-closed timeout: denied=%v reason %q", res.Denied, res.Reason)
+	if !res.Denied() || !strings.Contains(res.Reason, "failed (timeout)") {
+		t.Errorf("fail-closed timeout: denied=%v reason %q", res.Denied(), res.Reason)
 	}
 }
 
@@ -192,8 +192,8 @@ func TestPanicsAreContained(t *testing.T) {
 				if f == nil || f.Kind != luahook.FailError || f.Message != "panic: boom" {
 					t.Fatalf("failure %v, want error \"panic: boom\"", f)
 				}
-				if res.Denied != (policy == luahook.FailClosed) {
-					t.Errorf("denied = %v under %s policy", res.Denied, policy)
+				if res.Denied() != (policy == luahook.FailClosed) {
+					t.Errorf("denied = %v under %s policy", res.Denied(), policy)
 				}
 			})
 		}
@@ -279,8 +279,8 @@ func TestInvalidOutcomesAreFailures(t *testing.T) {
 					t.Error("trace does not keep the outcome as returned")
 				}
 				want := policy == luahook.FailClosed
-				if res.Denied != want || res.Input != nil || res.AdditionalContext != "" {
-					t.Errorf("denied=%v input=%s context=%q; want denied=%v and nothing else", res.Denied, res.Input, res.AdditionalContext, want)
+				if res.Denied() != want || res.Input != nil || res.AdditionalContext != "" {
+					t.Errorf("denied=%v input=%s context=%q; want denied=%v and nothing else", res.Denied(), res.Input, res.AdditionalContext, want)
 				}
 				if want && res.Reason != failClosedReason(luahook.PreToolUse, "bad", res.Trace[0].Failure) {
 					t.Errorf("reason %q", res.Reason)
@@ -319,8 +319,8 @@ func TestFailClosedDeniesOnlyOnPreToolUseAndUserPromptSubmit(t *testing.T) {
 			g.add(luahook.Spec{Event: ev, Name: "later", Hook: counting(&later, luahook.Context("more"))})
 			res := g.r.Fire(t.Context(), &luahook.Input{Event: ev, ToolName: "bash", ToolInput: []byte(`{}`)})
 			steering := ev == luahook.PreToolUse || ev == luahook.UserPromptSubmit
-			if res.Denied != steering {
-				t.Fatalf("denied = %v", res.Denied)
+			if res.Denied() != steering {
+				t.Fatalf("denied = %v", res.Denied())
 			}
 			if !steering {
 				if later.Load() != 1 {
@@ -353,10 +353,10 @@ func TestTimeoutFailOpenVsFailClosed(t *testing.T) {
 				if f := res.Trace[0].Failure; f == nil || f.Kind != luahook.FailTimeout {
 					t.Fatalf("failure %v, want timeout", f)
 				}
-				if res.Denied != (policy == luahook.FailClosed) {
-					t.Errorf("denied = %v", res.Denied)
+				if res.Denied() != (policy == luahook.FailClosed) {
+					t.Errorf("denied = %v", res.Denied())
 				}
-				if res.Denied && !strings.Contains(res.Reason, `"slow" failed (timeout)`) {
+				if res.Denied() && !strings.Contains(res.Reason, `"slow" failed (timeout)`) {
 					t.Errorf("reason %q", res.Reason)
 				}
 			})
@@ -478,7 +478,7 @@ func TestFailClosedDenialCarriesTheCause(t *testing.T) {
 					return nil, errors.New(tc.msg)
 				})})
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-			if !res.Denied || !strings.HasSuffix(res.Reason, tc.want) {
+			if !res.Denied() || !strings.HasSuffix(res.Reason, tc.want) {
 				t.Errorf("reason %q\nwant it to end with %q", res.Reason, tc.want)
 			}
 		})

@@ -35,8 +35,8 @@ func TestToolPatternJudgedOnTheInputAsRewritten(t *testing.T) {
 				Hook: counting(&guard, luahook.Deny("no pushing"))})
 			g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "other", Matcher: "Edit(src/**)", Hook: counting(&other, nil)})
 			res := g.r.PreToolUse(t.Context(), bashInput(c.command))
-			if got := guard.Load() == 1; got != c.wantGuard || res.Denied != c.wantGuard {
-				t.Errorf("guard ran %v, denied %v; want %v", got, res.Denied, c.wantGuard)
+			if got := guard.Load() == 1; got != c.wantGuard || res.Denied() != c.wantGuard {
+				t.Errorf("guard ran %v, denied %v; want %v", got, res.Denied(), c.wantGuard)
 			}
 			if other.Load() != 0 {
 				t.Error("a hook for another tool ran")
@@ -56,7 +56,7 @@ func TestToolPatternOnlyHooksThatDoNotMatchLeaveNoTrace(t *testing.T) {
 	var n atomic.Int32
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Matcher: "Bash(git push:*)", Hook: counting(&n, nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-	if n.Load() != 0 || res.Trace != nil || res.Denied {
+	if n.Load() != 0 || res.Trace != nil || res.Denied() {
 		t.Fatalf("ran %d, result %+v", n.Load(), res)
 	}
 	res = g.r.PostToolUse(t.Context(), bashInput("git push"))

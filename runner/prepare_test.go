@@ -77,7 +77,7 @@ func TestPreparationDoesNotCountAgainstTheHooksDeadline(t *testing.T) {
 	}}
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: p, Timeout: 50 * time.Millisecond, FailurePolicy: luahook.FailOpen})
 	res := g.r.PreToolUse(context.Background(), &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)})
-	if !res.Denied || res.Reason != "prepared and judged" {
+	if !res.Denied() || res.Reason != "prepared and judged" {
 		t.Fatalf("result = %+v, trace %+v; want the hook's own denial", res, res.Trace)
 	}
 	if got := p.runs.Load(); got != 1 {
@@ -96,7 +96,7 @@ func TestPreparedRunIsStoppedByTheHooksDeadline(t *testing.T) {
 	}}
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "slow", Hook: p, Timeout: 20 * time.Millisecond, FailurePolicy: luahook.FailClosed})
 	res := g.r.PreToolUse(context.Background(), &luahook.Input{ToolName: "bash", ToolInput: []byte(`{}`)})
-	if !res.Denied || res.Trace[0].Failure == nil || res.Trace[0].Failure.Kind != luahook.FailTimeout {
+	if !res.Denied() || res.Trace[0].Failure == nil || res.Trace[0].Failure.Kind != luahook.FailTimeout {
 		t.Fatalf("result = %+v, trace %+v; want a fail-closed timeout", res, res.Trace)
 	}
 }
@@ -120,7 +120,7 @@ func TestPreparationFailuresAndPanicsAreFailures(t *testing.T) {
 			if f := res.Trace[0].Failure; f == nil || f.Kind != tc.kind {
 				t.Fatalf("trace %+v; want failure %s", res.Trace[0], tc.kind)
 			}
-			if !res.Denied {
+			if !res.Denied() {
 				t.Fatalf("a fail-closed hook's failure did not deny: %+v", res)
 			}
 			if got := tc.p.runs.Load(); got != tc.runs {

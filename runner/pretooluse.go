@@ -16,14 +16,14 @@ import (
 //
 // An ask (hand the decision to the user) ends nothing: it is recorded, from
 // either stage, and the hooks after it still run, so that a later deny
-// wins. A deny wins over an ask, and an ask over an allow: Result.Asked is
-// set when some hook asked and none denied, with Reason the asks' reasons
+// wins. A deny wins over an ask, and an ask over an allow: the verdict is
+// VerdictAsk when some hook asked and none denied, with Reason the asks' reasons
 // joined with "\n" in execution order. An ask carrying an input is a
 // rewrite too (from a mutate-stage hook; a validate-stage hook's is ignored
 // as its mutate would be), and a rewrite goes on after an ask: Result.Input
-// is the input the user is asked about. Result.Allowed is set when some hook
-// returned an explicit allow and none denied or asked; no objection from
-// every hook leaves it unset.
+// is the input the user is asked about. The verdict is VerdictAllow when
+// some hook returned an explicit allow and none denied or asked; no
+// objection from every hook leaves it VerdictNone.
 //
 // Shadow hooks (luahook.ModeShadow) run after the live hooks, after a deny
 // too, each on the final input; their outcomes and failures are traced and
@@ -81,7 +81,7 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			}
 			res.Trace = append(res.Trace, HookTrace{})
 			tr := &res.Trace[len(res.Trace)-1]
-			if res.Denied {
+			if res.Denied() {
 				*tr = newTrace(e, false)
 				tr.Skipped = SkipNotReached
 				continue
@@ -128,24 +128,24 @@ func (r *Runner) preToolUse(ctx context.Context, in *luahook.Input, trace []Hook
 			}
 		}
 	}
-	if !res.Denied && !sameJSON(in.ToolInput, tmpl.ToolInput) {
+	if !res.Denied() && !sameJSON(in.ToolInput, tmpl.ToolInput) {
 		if sch := r.schemaFor(in.ToolName); sch != nil {
 			if reason := schemaViolation(sch, in.ToolName, tmpl.ToolInput); reason != "" {
 				res.deny(reason)
 				res.DecidedBy = lastRewrite // its rewrite failed the schema
 			}
 		}
-		if !res.Denied {
+		if !res.Denied() {
 			res.Input = tmpl.ToolInput
 		}
 	}
 	switch {
-	case res.Denied:
+	case res.Denied():
 	case asked:
-		res.Asked, res.Reason = true, luahook.TruncateReason(asks)
+		res.Verdict, res.Reason = luahook.VerdictAsk, luahook.TruncateReason(asks)
 		res.DecidedBy = firstAsk
 	case allowed:
-		res.Allowed = true
+		res.Verdict = luahook.VerdictAllow
 		res.DecidedBy = firstAllow
 	case res.Input != nil:
 		res.DecidedBy = lastRewrite

@@ -92,8 +92,8 @@ func TestFirstDenyEndsTheCall(t *testing.T) {
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "later", Hook: counting(&after, nil)})
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "val", Stage: luahook.StageValidate, Hook: counting(&validator, nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("rm -rf /"))
-	if !res.Denied || res.Reason != "rm -rf is not allowed" {
-		t.Fatalf("denied=%v reason %q", res.Denied, res.Reason)
+	if !res.Denied() || res.Reason != "rm -rf is not allowed" {
+		t.Fatalf("denied=%v reason %q", res.Denied(), res.Reason)
 	}
 	if before.Load() != 1 || after.Load() != 0 || validator.Load() != 0 {
 		t.Errorf("calls before=%d after=%d validator=%d; want 1, 0, 0", before.Load(), after.Load(), validator.Load())
@@ -123,13 +123,13 @@ func TestValidatorMutationIgnoredWhenOpenDeniedWhenClosed(t *testing.T) {
 				t.Errorf("validator's mutation applied: %s", res.Input)
 			}
 			if policy == luahook.FailOpen {
-				if res.Denied || res.Trace[0].Skipped != SkipValidatorMutation || later.Load() != 1 {
-					t.Errorf("open: denied=%v skipped=%q later=%d", res.Denied, res.Trace[0].Skipped, later.Load())
+				if res.Denied() || res.Trace[0].Skipped != SkipValidatorMutation || later.Load() != 1 {
+					t.Errorf("open: denied=%v skipped=%q later=%d", res.Denied(), res.Trace[0].Skipped, later.Load())
 				}
 				return
 			}
-			if !res.Denied || res.Reason != msg || later.Load() != 0 {
-				t.Errorf("closed: denied=%v reason %q later=%d", res.Denied, res.Reason, later.Load())
+			if !res.Denied() || res.Reason != msg || later.Load() != 0 {
+				t.Errorf("closed: denied=%v reason %q later=%d", res.Denied(), res.Reason, later.Load())
 			}
 		})
 	}
@@ -165,8 +165,8 @@ func TestPreToolUseCollectsContextFromEveryOutcome(t *testing.T) {
 				g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(o)})
 			}
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
-			if res.AdditionalContext != c.context || res.ContextAs != c.as || res.Denied != c.denied {
-				t.Errorf("context %q as %q denied %v; want %q %q %v", res.AdditionalContext, res.ContextAs, res.Denied, c.context, c.as, c.denied)
+			if res.AdditionalContext != c.context || res.ContextAs != c.as || res.Denied() != c.denied {
+				t.Errorf("context %q as %q denied %v; want %q %q %v", res.AdditionalContext, res.ContextAs, res.Denied(), c.context, c.as, c.denied)
 			}
 		})
 	}
@@ -260,13 +260,13 @@ func TestRewrittenInputIsRevalidatedAgainstTheToolSchema(t *testing.T) {
 			g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(json.RawMessage(c.rewrite)))})
 			res := g.r.PreToolUse(t.Context(), bashInput("ls"))
 			if c.reason == "" {
-				if res.Denied || string(res.Input) != c.rewrite {
-					t.Errorf("denied=%v reason %q input %s; want the rewrite accepted", res.Denied, res.Reason, res.Input)
+				if res.Denied() || string(res.Input) != c.rewrite {
+					t.Errorf("denied=%v reason %q input %s; want the rewrite accepted", res.Denied(), res.Reason, res.Input)
 				}
 				return
 			}
-			if !res.Denied || res.Input != nil {
-				t.Fatalf("denied=%v input %s; want a denial", res.Denied, res.Input)
+			if !res.Denied() || res.Input != nil {
+				t.Fatalf("denied=%v input %s; want a denial", res.Denied(), res.Input)
 			}
 			if res.Reason != c.reason {
 				t.Errorf("reason:\n%s\nwant:\n%s", res.Reason, c.reason)
@@ -280,7 +280,7 @@ func TestUnchangedInputIsNotRevalidated(t *testing.T) {
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Allow())})
 	in := bashInput("")
 	in.ToolInput = json.RawMessage(`{"timeout":"bad"}`) // the host already validated what the model sent
-	if res := g.r.PreToolUse(t.Context(), in); res.Denied {
+	if res := g.r.PreToolUse(t.Context(), in); res.Denied() {
 		t.Errorf("unchanged input re-validated: %q", res.Reason)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // reaches the model. A deny (or a fail-closed failure) blocks the prompt:
 // later hooks are not called and the collected context is dropped. Otherwise
 // the hooks' context is joined with "\n", preceded by the session's buffered
-// background context. Mutations are ignored. Result.Allowed is set when a
+// background context. Mutations are ignored. Result.Verdict is VerdictAllow when a
 // hook returned an explicit allow and none denied.
 //
 // A blocked prompt leaves the background buffer in place for the next turn.
@@ -46,7 +46,7 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 		}
 		tr := &res.Trace[n]
 		n++
-		if res.Denied {
+		if res.Denied() {
 			*tr = newTrace(e, false)
 			tr.Skipped = SkipNotReached
 			continue
@@ -62,14 +62,11 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 			res.deny(out.Reason)
 			res.DecidedBy = e.Name
 		case out != nil && out.Action == luahook.ActionAllow:
-			if !res.Allowed {
+			if res.Verdict != luahook.VerdictAllow {
 				res.DecidedBy = e.Name // the first explicit allow, unless a deny follows
 			}
-			res.Allowed = true
+			res.Verdict = luahook.VerdictAllow
 		}
-	}
-	if res.Denied {
-		res.Allowed = false
 	}
 	if shadows {
 		live := res.Action()
@@ -82,7 +79,7 @@ func (r *Runner) userPromptSubmit(ctx context.Context, in *luahook.Input, trace 
 			}
 		}
 	}
-	if res.Denied {
+	if res.Denied() {
 		return res
 	}
 	j := r.newJoiner()

@@ -17,8 +17,8 @@ func TestUserPromptSubmitDenyEndsTheTurnAndDropsContext(t *testing.T) {
 	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "guard", Hook: fixed(&luahook.Outcome{Action: luahook.ActionDeny, Reason: "secrets in prompt", AdditionalContext: "also dropped"})})
 	g.add(luahook.Spec{Event: luahook.UserPromptSubmit, Name: "later", Hook: counting(&later, nil)})
 	res := g.r.UserPromptSubmit(t.Context(), &luahook.Input{Prompt: "my key is sk-123"})
-	if !res.Denied || res.Reason != "secrets in prompt" {
-		t.Fatalf("denied=%v reason %q", res.Denied, res.Reason)
+	if !res.Denied() || res.Reason != "secrets in prompt" {
+		t.Fatalf("denied=%v reason %q", res.Denied(), res.Reason)
 	}
 	if res.AdditionalContext != "" || res.ContextAs != "" {
 		t.Errorf("context kept on a blocked prompt: %q %q", res.AdditionalContext, res.ContextAs)
@@ -39,7 +39,7 @@ func TestUserPromptSubmitRunsSequentiallyJoinsContextsAndIgnoresMutate(t *testin
 	if !slices.Equal(calls, []string{"1", "2", "3"}) {
 		t.Errorf("calls %v", calls)
 	}
-	if res.Denied || res.Input != nil || res.AdditionalContext != "first\nthird" || res.ContextAs != luahook.ContextInline {
+	if res.Denied() || res.Input != nil || res.AdditionalContext != "first\nthird" || res.ContextAs != luahook.ContextInline {
 		t.Errorf("result %+v", res)
 	}
 }

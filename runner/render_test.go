@@ -14,7 +14,7 @@ import (
 
 func TestResultJSONIsWhatAPolicyTestReads(t *testing.T) {
 	res := Result{
-		Event: luahook.PreToolUse, Denied: true, Reason: "no",
+		Event: luahook.PreToolUse, Verdict: luahook.VerdictDeny, Reason: "no",
 		Trace: []HookTrace{
 			{ID: "a.lua#1", Name: "guard", Source: "a.lua:3", Kind: luahook.KindLua, Stage: luahook.StageValidate,
 				Duration: 1500 * time.Microsecond, Outcome: luahook.Deny("no")},
@@ -26,11 +26,11 @@ func TestResultJSONIsWhatAPolicyTestReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"event":"PreToolUse","denied":true,"reason":"no","trace":[` +
+	want := `{"event":"PreToolUse","verdict":"deny","reason":"no","trace":[` +
 		`{"id":"a.lua#1","name":"guard","source":"a.lua:3","kind":"lua","stage":"validate","outcome":{"action":"deny","reason":"no"},"durationMs":1.5},` +
 		`{"name":"cmd","kind":"command","failure":{"kind":"timeout","message":"slow"},"durationMs":0},` +
 		`{"name":"late","kind":"lua","skipped":"` + SkipNotReached + `","background":true,"durationMs":0}],` +
-		`"outcome":{"action":"deny","reason":"no"}}`
+		`"denied":true,"outcome":{"action":"deny","reason":"no"}}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
@@ -41,7 +41,7 @@ func TestResultJSONHasATraceArrayAndAnOutcomeWhenNoHookMatched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"event":"Stop","denied":false,"reason":"","trace":[],"outcome":{}}`; string(b) != want {
+	if want := `{"event":"Stop","verdict":"none","reason":"","trace":[],"denied":false,"outcome":{}}`; string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }

@@ -111,16 +111,16 @@ func (h HookExplanation) lines() string {
 func decisionInWords(r Result) string {
 	var parts []string
 	switch {
-	case r.Denied:
+	case r.Denied():
 		parts = append(parts, "deny: "+r.Reason)
-	case r.Asked:
+	case r.Asked():
 		parts = append(parts, "ask: "+r.Reason)
-	case r.Continue:
+	case r.Continues():
 		parts = append(parts, "continue: "+r.Reason)
-	case r.Allowed:
+	case r.Allowed():
 		parts = append(parts, "allow (an explicit allow)")
 	}
-	if r.Input != nil && !r.Denied {
+	if r.Input != nil && !r.Denied() {
 		parts = append(parts, "mutate: "+string(r.Input))
 	}
 	if r.AdditionalContext != "" {
@@ -135,7 +135,7 @@ func decisionInWords(r Result) string {
 // decider names the hook that decided, with its source.
 func (x Explanation) decider() string {
 	if x.Result.DecidedBy == "" {
-		if x.Result.Denied {
+		if x.Result.Denied() {
 			return "no hook (luahook refused the payload or could not decide)"
 		}
 		return "no hook"

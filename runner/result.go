@@ -15,25 +15,24 @@ import (
 // for a person.
 type Result struct {
 	Event luahook.Event `json:"event"`
-	// Denied is set when a PreToolUse hook denied the call or a
-	// UserPromptSubmit hook blocked the prompt.
-	Denied bool `json:"denied"`
-	// Reason says why (Denied, Asked) or what to do next (Continue), cut to
+	// Verdict is the decision: VerdictDeny when a PreToolUse hook denied the
+	// call or a UserPromptSubmit hook blocked the prompt; VerdictAsk when a
+	// PreToolUse hook asked to hand the decision to the user and none denied
+	// (a deny wins over an ask), Reason joining the asks' reasons and Input
+	// the rewritten input the user is asked about; VerdictAllow when a
+	// PreToolUse or UserPromptSubmit hook returned an explicit allow and none
+	// denied or asked; VerdictContinue when a Stop hook asked the agent to
+	// keep going, Reason joining the hooks' reasons (its next instruction);
+	// VerdictNone, no objection, otherwise. A rewrite (Input) comes with
+	// VerdictNone, VerdictAllow or VerdictAsk: mutate, mutate with an
+	// explicit allow, mutate with an ask. Several agents (Claude Code, Codex,
+	// Copilot) skip their own permission prompt on an explicit allow, so it
+	// is kept apart from no objection everywhere, luahook's own wire format
+	// included ({} for no objection).
+	Verdict luahook.Verdict `json:"verdict"`
+	// Reason says why (deny, ask) or what to do next (continue), cut to
 	// luahook.MaxReasonChars characters.
 	Reason string `json:"reason"`
-	// Asked is set when a PreToolUse hook asked to hand the decision to the
-	// user and none denied (a deny wins over an ask); Reason joins the asks'
-	// reasons, and Input is the rewritten input the user is asked about.
-	Asked bool `json:"asked,omitempty"`
-	// Allowed is set when a PreToolUse or UserPromptSubmit hook returned an
-	// explicit allow and none denied or asked. Several agents (Claude Code,
-	// Codex, Copilot) skip their own permission prompt on an explicit allow,
-	// so it is kept apart from no objection, which leaves it unset; plain
-	// fire's output does not tell the two apart ({"action":"allow"}).
-	Allowed bool `json:"allowed,omitempty"`
-	// Continue is set when a Stop hook asked the agent to keep going;
-	// Reason joins the hooks' reasons, the agent's next instruction.
-	Continue bool `json:"continue,omitempty"`
 	// Input is the final PreToolUse tool input, set only when hooks changed it
 	// (compared as decoded JSON values, not bytes) and it passed the tool's
 	// schema.
@@ -65,14 +64,35 @@ type Result struct {
 	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
-// MarshalJSON encodes r with its tags, adds "outcome" (Result.Outcome) and
-// writes a trace without entries as [] rather than null.
+// Denied reports whether the event was denied (VerdictDeny).
+func (r Result) Denied() bool { return r.Verdict == luahook.VerdictDeny }
+
+// Asked reports whether the decision was handed to the user (VerdictAsk).
+func (r Result) Asked() bool { return r.Verdict == luahook.VerdictAsk }
+
+// Allowed reports whether a hook allowed explicitly (VerdictAllow); no
+// objection is not an allow.
+func (r Result) Allowed() bool { return r.Verdict == luahook.VerdictAllow }
+
+// Continues reports whether a Stop hook asked the agent to keep going
+// (VerdictContinue).
+func (r Result) Continues() bool { return r.Verdict == luahook.VerdictContinue }
+
+// MarshalJSON encodes r with its tags; adds "denied" (whether the verdict
+// is deny: what a policy test's fire() result is recognised by), "asked",
+// "allowed" and "continue" when the verdict is that one (the fields policy
+// tests have always read), and "outcome" (Result.Outcome); and writes a
+// trace without entries as [] rather than null.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type fields Result // without the method
 	out := struct {
 		fields
-		Outcome *luahook.Outcome `json:"outcome"`
-	}{fields(r), r.Outcome()}
+		Denied   bool             `json:"denied"`
+		Asked    bool             `json:"asked,omitempty"`
+		Allowed  bool             `json:"allowed,omitempty"`
+		Continue bool             `json:"continue,omitempty"`
+		Outcome  *luahook.Outcome `json:"outcome"`
+	}{fields(r), r.Denied(), r.Asked(), r.Allowed(), r.Continues(), r.Outcome()}
 	if out.Trace == nil {
 		out.Trace = []HookTrace{}
 	}
@@ -132,8 +152,8 @@ func (t HookTrace) MarshalJSON() ([]byte, error) {
 //	Stop:              {"action":"continue","reason":…} when a hook asked to keep going, else {}
 //	observational events: {}
 //
-// A PreToolUse with no objection and one with an explicit allow both render
-// {"action":"allow"}; Result.Allowed tells them apart.
+// No objection renders {} (with context when there is some), never an
+// allow; a rewrite with an explicit allow renders as the mutate it is.
 func (r Result) Outcome() *luahook.Outcome { return r.OutcomeInto(new(luahook.Outcome)) }
 
 // OutcomeInto is Outcome written over *o, for a caller that reuses one
@@ -152,7 +172,7 @@ func (r *Result) OutcomeInto(o *luahook.Outcome) *luahook.Outcome {
 	case luahook.PreToolUse:
 		o.AdditionalContext, o.ContextAs = r.AdditionalContext, r.ContextAs
 	case luahook.UserPromptSubmit:
-		if !r.Denied {
+		if !r.Denied() {
 			o.AdditionalContext = r.AdditionalContext
 		}
 	case luahook.PostToolUse, luahook.SessionStart:
@@ -170,24 +190,24 @@ func (r Result) Action() luahook.Action {
 	switch r.Event {
 	case luahook.PreToolUse:
 		switch {
-		case r.Denied:
+		case r.Verdict == luahook.VerdictDeny:
 			return luahook.ActionDeny
-		case r.Asked:
+		case r.Verdict == luahook.VerdictAsk:
 			return luahook.ActionAsk
 		case r.Input != nil:
 			return luahook.ActionMutate
-		case r.Allowed:
+		case r.Verdict == luahook.VerdictAllow:
 			return luahook.ActionAllow
 		}
 	case luahook.UserPromptSubmit:
-		switch {
-		case r.Denied:
+		switch r.Verdict {
+		case luahook.VerdictDeny:
 			return luahook.ActionDeny
-		case r.Allowed:
+		case luahook.VerdictAllow:
 			return luahook.ActionAllow
 		}
 	case luahook.Stop:
-		if r.Continue {
+		if r.Verdict == luahook.VerdictContinue {
 			return luahook.ActionContinue
 		}
 	}
@@ -215,7 +235,7 @@ func Undecided(ev luahook.Event, err error) (res Result, ok bool) {
 
 // deny ends a steering call with reason.
 func (r *Result) deny(reason string) {
-	r.Denied = true
+	r.Verdict = luahook.VerdictDeny
 	r.Reason = luahook.TruncateReason(reason)
 }
 

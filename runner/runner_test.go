@@ -297,7 +297,7 @@ func TestZeroOptionsAreUsable(t *testing.T) {
 		t.Error("empty runner has PreToolUse hooks")
 	}
 	res := r.PreToolUse(t.Context(), bashInput("ls"))
-	if res.Denied || res.Input != nil || len(res.Trace) != 0 {
+	if res.Denied() || res.Input != nil || len(res.Trace) != 0 {
 		t.Errorf("empty runner result %+v", res)
 	}
 }
@@ -348,7 +348,7 @@ func TestFireIntoReusesTheResultsTrace(t *testing.T) {
 		for _, in := range inputs {
 			want := g.r.Fire(t.Context(), in)
 			g.r.FireInto(t.Context(), in, &res)
-			if res.Denied != want.Denied || res.Reason != want.Reason || res.AdditionalContext != want.AdditionalContext || len(res.Trace) != len(want.Trace) {
+			if res.Denied() != want.Denied() || res.Reason != want.Reason || res.AdditionalContext != want.AdditionalContext || len(res.Trace) != len(want.Trace) {
 				t.Fatalf("round %d, %s %s: FireInto %+v, Fire %+v", round, in.Event, in.ToolName, res, want)
 			}
 			for i := range want.Trace {

@@ -45,8 +45,8 @@ func TestRewrittenInputsAreComparedAndValidatedWithinABound(t *testing.T) {
 			g.add(luahook.Spec{Event: luahook.PreToolUse, Hook: fixed(luahook.Mutate(rewrite))})
 			var res Result
 			n := allocated(func() { res = g.r.PreToolUse(t.Context(), bashInput("ls")) })
-			if !res.Denied || !strings.Contains(res.Reason, tc.want) {
-				t.Errorf("denied %v, reason %q; want %q", res.Denied, tail(res.Reason), tc.want)
+			if !res.Denied() || !strings.Contains(res.Reason, tc.want) {
+				t.Errorf("denied %v, reason %q; want %q", res.Denied(), tail(res.Reason), tc.want)
 			}
 			if tc.values > MaxRewriteValues && n > 1<<20 {
 				t.Errorf("refusing a rewrite of %d values allocated %d KiB, want under 1 MiB", tc.values, n>>10)

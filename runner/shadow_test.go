@@ -37,7 +37,7 @@ func TestAShadowDenyNeverDenies(t *testing.T) {
 			g := newRig(t, Options{})
 			g.add(luahook.Spec{Event: tt.in.Event, Name: "shadow", Mode: luahook.ModeShadow, FailurePolicy: tt.fp, Hook: tt.hook})
 			res := g.r.Fire(t.Context(), tt.in)
-			if res.Denied || res.Reason != "" {
+			if res.Denied() || res.Reason != "" {
 				t.Fatalf("denied: %+v", res)
 			}
 			if len(res.Trace) != 1 || res.Trace[0].Mode != luahook.ModeShadow {
@@ -57,7 +57,7 @@ func TestAShadowHookRejectedBeforeItRanNeverDenies(t *testing.T) {
 	g := newRig(t, Options{MaxInputBytes: 10})
 	g.add(luahook.Spec{Event: luahook.PreToolUse, Name: "shadow", Mode: luahook.ModeShadow, Hook: fixed(nil)})
 	res := g.r.PreToolUse(t.Context(), bashInput("a long enough command line"))
-	if res.Denied {
+	if res.Denied() {
 		t.Fatalf("denied: %s", res.Reason)
 	}
 	if f := res.Trace[0].Failure; f == nil || f.Kind != luahook.FailRejected {
@@ -122,7 +122,7 @@ func TestShadowHooksRunAfterTheLiveHooksOnTheFinalInput(t *testing.T) {
 	if len(saw) != 2 || !strings.Contains(saw[1], `"x":"1"`) {
 		t.Errorf("inputs seen %q: the shadow mutator must see the live hooks' final input", saw)
 	}
-	if res.Denied || string(res.Input) != `{"command":"ls","x":"1"}` {
+	if res.Denied() || string(res.Input) != `{"command":"ls","x":"1"}` {
 		t.Errorf("result %+v: the shadow rewrite or deny leaked into it", res)
 	}
 }
@@ -137,7 +137,7 @@ func TestShadowHooksRunAfterALiveDeny(t *testing.T) {
 			g.add(luahook.Spec{Event: in.Event, Name: "live", Hook: fixed(luahook.Deny("live says no"))})
 			g.add(luahook.Spec{Event: in.Event, Name: "later", Hook: recording(&mu, &calls, "later", nil)})
 			res := g.r.Fire(t.Context(), in)
-			if !res.Denied || res.Reason != "live says no" {
+			if !res.Denied() || res.Reason != "live says no" {
 				t.Fatalf("result %+v, want the live deny", res)
 			}
 			if !slices.Equal(calls, []string{"shadow"}) {

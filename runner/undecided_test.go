@@ -27,7 +27,7 @@ func TestRejectedHooksDenyBlockingEventsWhateverTheirPolicy(t *testing.T) {
 				g.add(luahook.Spec{Event: ev, Name: "after", Hook: counting(&after, nil)})
 				res := g.r.Fire(t.Context(), &luahook.Input{Event: ev, ToolName: "bash", ToolInput: []byte(`{}`), SessionID: "s"})
 				if !canBlock(ev) {
-					if res.Denied {
+					if res.Denied() {
 						t.Errorf("%s denied: %q", ev, res.Reason)
 					}
 					if _, ok := g.log.find(`hook "secrets-guard" failed (rejected)`); !ok {
@@ -36,8 +36,8 @@ func TestRejectedHooksDenyBlockingEventsWhateverTheirPolicy(t *testing.T) {
 					return
 				}
 				want := string(ev) + ` hook "secrets-guard" could not run (rejected: no Lua state became free within 1s; luahook is overloaded); the action was denied because luahook could not decide`
-				if !res.Denied || res.Reason != want {
-					t.Errorf("denied %v, reason %q; want %q", res.Denied, res.Reason, want)
+				if !res.Denied() || res.Reason != want {
+					t.Errorf("denied %v, reason %q; want %q", res.Denied(), res.Reason, want)
 				}
 				if after.Load() != 0 {
 					t.Error("a hook after the rejected one ran")
@@ -70,18 +70,18 @@ func TestPayloadsOverAnIdentifierLimitRunNoHook(t *testing.T) {
 					t.Fatalf("the hook ran: %v, want %v (result %+v)", ran, tc.runs, res)
 				}
 				if tc.runs {
-					if res.Denied {
+					if res.Denied() {
 						t.Errorf("denied: %q", res.Reason)
 					}
 					return
 				}
 				const want = "sessionId is 257 bytes, over the limit of 256"
 				if canBlock(ev) {
-					if !res.Denied || !strings.Contains(res.Reason, want) {
-						t.Errorf("denied %v, reason %q; want a denial saying %q", res.Denied, res.Reason, want)
+					if !res.Denied() || !strings.Contains(res.Reason, want) {
+						t.Errorf("denied %v, reason %q; want a denial saying %q", res.Denied(), res.Reason, want)
 					}
-				} else if _, ok := g.log.find(want); !ok || res.Denied {
-					t.Errorf("denied %v, logs %q; want the refusal logged", res.Denied, g.log.messages())
+				} else if _, ok := g.log.find(want); !ok || res.Denied() {
+					t.Errorf("denied %v, logs %q; want the refusal logged", res.Denied(), g.log.messages())
 				}
 			})
 		}

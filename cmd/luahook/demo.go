@@ -102,7 +102,7 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 			return err
 		}
 		switch {
-		case res.Denied:
+		case res.Denied():
 			fmt.Fprintf(s.out, "  ✗ denied: %s\n", termtext.Block(res.Reason))
 		case in.Event == luahook.PreToolUse:
 			input := in.ToolInput

@@ -144,7 +144,7 @@ func runExplain(cmd *cobra.Command, g *globalOptions, s *streams, o *explainOpti
 	switch {
 	case out.OnLoadError == engine.OnLoadErrorFail:
 		fmt.Fprintln(s.out, "fire would not fire: not every policy loaded (--on-load-error fail)")
-	case len(problems) > 0 && out.Result.Denied && out.OnLoadError == engine.OnLoadErrorDeny && in.Event.CanBlock():
+	case len(problems) > 0 && out.Result.Denied() && out.OnLoadError == engine.OnLoadErrorDeny && in.Event.CanBlock():
 		fmt.Fprintln(s.out, "the decision is luahook's: not every policy loaded (--on-load-error deny)")
 	}
 	return nil

@@ -292,7 +292,7 @@ func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions,
 	if err := writeJSON(s.out, res.Outcome()); err != nil {
 		return err
 	}
-	if res.Denied {
+	if res.Denied() {
 		// A command hook that exits 2 is read for its reason on stderr.
 		fmt.Fprintln(s.err, termtext.Block(res.Reason))
 		return &exitError{code: 2}

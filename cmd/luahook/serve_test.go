@@ -557,8 +557,8 @@ func TestHTTPHookPointingAtServeDecidesAsTheLocalLuaHooks(t *testing.T) {
 		if !bytes.Equal(l, r) || !strings.Contains(string(l), tt.want) {
 			t.Errorf("%s\nlocal:  %s\nremote: %s\nwant both with %s", tt.payload, l, r, tt.want)
 		}
-		if lres.Denied != rres.Denied {
-			t.Errorf("%s: denied locally %v, remotely %v", tt.payload, lres.Denied, rres.Denied)
+		if lres.Denied() != rres.Denied() {
+			t.Errorf("%s: denied locally %v, remotely %v", tt.payload, lres.Denied(), rres.Denied())
 		}
 		if len(rres.Trace) != 1 || rres.Trace[0].Kind != luahook.KindHTTP || rres.Trace[0].Failure != nil {
 			t.Errorf("%s: the remote engine did not decide through one working HTTP hook: %+v", tt.payload, rres.Trace)

@@ -160,7 +160,7 @@ func (h *agentHost) prompt(ctx context.Context, text string) bool {
 	in := h.input(luahook.UserPromptSubmit)
 	in.Prompt = text
 	res := h.eng.Runner().UserPromptSubmit(ctx, in)
-	if res.Denied {
+	if res.Denied() {
 		fmt.Fprintf(h.out, "  ✗ blocked: %s\n", res.Reason)
 		return false
 	}
@@ -176,7 +176,7 @@ func (h *agentHost) tool(ctx context.Context, name, input string) {
 	in.ToolName, in.ToolInput = name, json.RawMessage(input)
 	if h.eng.Runner().Has(luahook.PreToolUse) { // the cheap guard: no hook, no work
 		res := h.eng.Runner().PreToolUse(ctx, in)
-		if res.Denied {
+		if res.Denied() {
 			fmt.Fprintf(h.out, "  ✗ denied: %s\n", res.Reason)
 			h.eng.Runner().ToolSkipped(ctx, in, "denied by a hook: "+res.Reason)
 			return

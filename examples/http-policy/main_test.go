@@ -196,11 +196,11 @@ func TestPolicyDeniesThroughLuahooksHTTPHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := r.PreToolUse(context.Background(), &in)
-	if !res.Denied || !strings.Contains(res.Reason, "rm -rf") {
+	if !res.Denied() || !strings.Contains(res.Reason, "rm -rf") {
 		t.Fatalf("result = %+v, want the command denied", res)
 	}
 	in.ToolInput = json.RawMessage(`{"command":"ls"}`)
-	if res := r.PreToolUse(context.Background(), &in); res.Denied || res.Trace[0].Failure != nil {
+	if res := r.PreToolUse(context.Background(), &in); res.Denied() || res.Trace[0].Failure != nil {
 		t.Fatalf("result = %+v, want ls allowed", res)
 	}
 }

@@ -50,7 +50,7 @@ end, { stage = "validate" })
 				b.Fatal(err)
 			}
 			res := run.Fire(ctx, in)
-			if out, err := json.Marshal(res.Outcome()); err != nil || res.Denied || len(res.Trace) != 1 {
+			if out, err := json.Marshal(res.Outcome()); err != nil || res.Denied() || len(res.Trace) != 1 {
 				b.Fatalf("%s %v %+v", out, err, res)
 			}
 		}
@@ -65,7 +65,7 @@ end, { stage = "validate" })
 				b.Fatal(err)
 			}
 			res := run.Fire(ctx, req.Input)
-			if ans := a.Encode(req, agent.FromResult(res)); ans.ExitCode != 0 || res.Denied || len(res.Trace) != 1 {
+			if ans := a.Encode(req, agent.FromResult(res)); ans.ExitCode != 0 || res.Denied() || len(res.Trace) != 1 {
 				b.Fatalf("%+v %+v", ans, res)
 			}
 		}

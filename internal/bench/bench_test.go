@@ -57,7 +57,7 @@ func fire(b *testing.B, eng *engine.Engine, data []byte) {
 		b.Fatal(err)
 	}
 	res := eng.Runner().Fire(context.Background(), &in)
-	if res.Denied {
+	if res.Denied() {
 		b.Fatal("denied")
 	}
 }
@@ -185,7 +185,7 @@ end)`
 func BenchmarkLuaValidateParallel(b *testing.B) {
 	luaValidateParallel(b, func(r *runner.Runner, in *luahook.Input, res *runner.Result) bool {
 		r.FireInto(context.Background(), in, res) // one Result per host goroutine, its trace reused
-		return res.Denied
+		return res.Denied()
 	})
 }
 
@@ -193,7 +193,7 @@ func BenchmarkLuaValidateParallel(b *testing.B) {
 // returns a fresh Result (and trace) every call.
 func BenchmarkLuaValidateParallelFire(b *testing.B) {
 	luaValidateParallel(b, func(r *runner.Runner, in *luahook.Input, _ *runner.Result) bool {
-		return r.Fire(context.Background(), in).Denied
+		return r.Fire(context.Background(), in).Denied()
 	})
 }
 

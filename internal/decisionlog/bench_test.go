@@ -90,7 +90,7 @@ func BenchmarkDecisionLogShipped(b *testing.B) {
 				e.Runner().FireInto(ctx, in, &res)
 			}
 			b.StopTimer()
-			if res.Denied {
+			if res.Denied() {
 				b.Fatalf("the shipped policies denied the benchmark's command: %s", res.Reason)
 			}
 			if log != nil {

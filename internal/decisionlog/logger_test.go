@@ -29,7 +29,7 @@ end, {name = "guard", stage = "validate"})
 	in := bash("rm -rf /")
 	in.Agent = "claude"
 	res := e.Runner().Fire(context.Background(), in)
-	if !res.Denied {
+	if !res.Denied() {
 		t.Fatalf("not denied: %+v", res)
 	}
 	log.Close()
@@ -173,7 +173,7 @@ func TestABlockedSinkNeverDelaysDecisionsAndDropsAreCounted(t *testing.T) {
 	e, _ := openWith(t, map[string]string{"10-deny.lua": `hook.register("PreToolUse", nil, function() return hook.deny("no") end)`}, log)
 	const n = 1000
 	for range n {
-		if res := e.Runner().Fire(context.Background(), bash("ls")); !res.Denied {
+		if res := e.Runner().Fire(context.Background(), bash("ls")); !res.Denied() {
 			t.Fatal("not denied")
 		}
 	}

@@ -106,7 +106,7 @@ func BenchmarkPack(b *testing.B) {
 							// keeps the old ones until their expiry
 							in.SessionID = "bench-" + strconv.Itoa(seq)
 						}
-						if res := e.Runner().Fire(ctx, &in); res.Denied {
+						if res := e.Runner().Fire(ctx, &in); res.Denied() {
 							denied++
 							why = res.Reason
 						}

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"encoding/json"
+	"github.com/luahook/luahook"
 	"strings"
 	"testing"
 
@@ -78,11 +79,11 @@ func TestNormalisers(t *testing.T) {
 
 		// Go host
 		{"go none", normaliseGoHost, answer{exit: -1, result: &engine.Result{}}, none},
-		{"go allow", normaliseGoHost, answer{exit: -1, result: &engine.Result{Allowed: true}}, allow},
-		{"go deny", normaliseGoHost, answer{exit: -1, result: &engine.Result{Denied: true, Reason: "no", Allowed: true}}, deny("no")},
-		{"go ask", normaliseGoHost, answer{exit: -1, result: &engine.Result{Asked: true, Reason: "sure?"}}, ask("sure?")},
+		{"go allow", normaliseGoHost, answer{exit: -1, result: &engine.Result{Verdict: luahook.VerdictAllow}}, allow},
+		{"go deny", normaliseGoHost, answer{exit: -1, result: &engine.Result{Verdict: luahook.VerdictDeny, Reason: "no"}}, deny("no")},
+		{"go ask", normaliseGoHost, answer{exit: -1, result: &engine.Result{Verdict: luahook.VerdictAsk, Reason: "sure?"}}, ask("sure?")},
 		{"go mutate", normaliseGoHost, answer{exit: -1, result: &engine.Result{Input: json.RawMessage(`{ "command" : "x" }`)}}, mutate(`{"command":"x"}`)},
-		{"go mutate + allow", normaliseGoHost, answer{exit: -1, result: &engine.Result{Allowed: true, Input: json.RawMessage(`{"command":"x"}`)}}, mutate(`{"command":"x"}`)},
+		{"go mutate + allow", normaliseGoHost, answer{exit: -1, result: &engine.Result{Verdict: luahook.VerdictAllow, Input: json.RawMessage(`{"command":"x"}`)}}, mutate(`{"command":"x"}`)},
 		{"go error", normaliseGoHost, answer{exit: -1, failed: "payload: duplicate key"}, verdict{kind: kindError, reason: "payload: duplicate key"}},
 	}
 	for _, tt := range tests {

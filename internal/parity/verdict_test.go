@@ -341,13 +341,13 @@ func normaliseGoHost(a answer) verdict {
 	}
 	r := a.result
 	switch {
-	case r.Denied:
+	case r.Denied():
 		return verdict{kind: kindDeny, reason: r.Reason}
-	case r.Asked:
+	case r.Asked():
 		return verdict{kind: kindAsk, reason: r.Reason, input: canonical(r.Input)}
 	case r.Input != nil:
 		return verdict{kind: kindMutate, input: canonical(r.Input)}
-	case r.Allowed:
+	case r.Allowed():
 		return verdict{kind: kindAllow}
 	}
 	return verdict{kind: kindNone}

@@ -53,7 +53,7 @@ func benchIncr(b *testing.B, e *engine.Engine) {
 	in := &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash",
 		ToolInput: json.RawMessage(`{"command":"ls"}`), Cwd: os.TempDir(), SessionID: "s1"}
 	check := func(res *runner.Result) {
-		if res.Denied || len(res.Trace) != 1 || res.Trace[0].Failure != nil {
+		if res.Denied() || len(res.Trace) != 1 || res.Trace[0].Failure != nil {
 			b.Fatalf("the counting hook did not run cleanly: %+v", res.Trace)
 		}
 	}

@@ -43,16 +43,16 @@ func TestRedisPasswordComesFromTheNamedVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := bash(e, context.Background(), "s1", "ls"); res.Denied || failure(res) != nil {
-		t.Fatalf("with the password: denied %v, failure %v", res.Denied, failure(res))
+	if res := bash(e, context.Background(), "s1", "ls"); res.Denied() || failure(res) != nil {
+		t.Fatalf("with the password: denied %v, failure %v", res.Denied(), failure(res))
 	}
 	e, err = open(map[string]string{"LH_REDIS_PW": "wrong"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := bash(e, context.Background(), "s1", "ls")
-	if f := failure(res); !res.Denied || f == nil || !strings.Contains(f.Message, "store.incr: redis at "+srv.Addr()+": WRONGPASS") {
-		t.Errorf("with a wrong password: denied %v, failure %+v", res.Denied, f)
+	if f := failure(res); !res.Denied() || f == nil || !strings.Contains(f.Message, "store.incr: redis at "+srv.Addr()+": WRONGPASS") {
+		t.Errorf("with a wrong password: denied %v, failure %+v", res.Denied(), f)
 	}
 }
 

@@ -47,8 +47,8 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	open := openEngine(t, redisConfig(srv.Addr(), ""), map[string]string{"50-count.lua": counter("count-open", "open", 2000)})
 	ctx := context.Background()
 	for _, e := range []*engine.Engine{closed, open} {
-		if res := bash(e, ctx, "s1", "ls"); res.Denied || failure(res) != nil {
-			t.Fatalf("with Redis up: denied %v, failure %v", res.Denied, failure(res))
+		if res := bash(e, ctx, "s1", "ls"); res.Denied() || failure(res) != nil {
+			t.Fatalf("with Redis up: denied %v, failure %v", res.Denied(), failure(res))
 		}
 	}
 	if err := closed.StoreCheck(ctx); err != nil {
@@ -61,8 +61,8 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	for i := range 3 { // the first call may find a pooled connection closed; later ones dial
 		res := bash(closed, ctx, "s1", "ls")
 		f := failure(res)
-		if !res.Denied || f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, prefix) {
-			t.Fatalf("fail-closed hook, Redis stopped, call %d: denied %v, failure %+v; want a deny with an error of kind error naming %q", i, res.Denied, f, prefix)
+		if !res.Denied() || f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, prefix) {
+			t.Fatalf("fail-closed hook, Redis stopped, call %d: denied %v, failure %+v; want a deny with an error of kind error naming %q", i, res.Denied(), f, prefix)
 		}
 		if !strings.Contains(res.Reason, prefix) {
 			t.Errorf("the deny's reason does not carry the store's error: %q", res.Reason)
@@ -73,8 +73,8 @@ func TestRedisStoppedMidRun(t *testing.T) {
 		t.Errorf("with nothing listening, the error is %q, want it to end %q", last, prefix+"connect: connection refused")
 	}
 	res := bash(open, ctx, "s1", "ls")
-	if f := failure(res); res.Denied || f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, prefix) {
-		t.Fatalf("fail-open hook, Redis stopped: denied %v, failure %+v; want it skipped with the store's error", res.Denied, f)
+	if f := failure(res); res.Denied() || f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, prefix) {
+		t.Fatalf("fail-open hook, Redis stopped: denied %v, failure %+v; want it skipped with the store's error", res.Denied(), f)
 	}
 	if err := closed.StoreCheck(ctx); err == nil || !strings.Contains(err.Error(), "redis at "+srv.Addr()) {
 		t.Errorf("StoreCheck with Redis stopped: %v", err)
@@ -85,8 +85,8 @@ func TestRedisStoppedMidRun(t *testing.T) {
 
 	srv.Restart()
 	for _, e := range []*engine.Engine{closed, open} {
-		if res := bash(e, ctx, "s1", "ls"); res.Denied || failure(res) != nil {
-			t.Fatalf("with Redis back: denied %v, failure %v", res.Denied, failure(res))
+		if res := bash(e, ctx, "s1", "ls"); res.Denied() || failure(res) != nil {
+			t.Fatalf("with Redis back: denied %v, failure %v", res.Denied(), failure(res))
 		}
 	}
 	closed.Close()
@@ -116,13 +116,13 @@ func TestSlowRedisHoldsNoHookPastItsDeadline(t *testing.T) {
 	t.Cleanup(srv.Unpause)
 
 	res := bash(hookDeadline, ctx, "s1", "ls")
-	if f := failure(res); !res.Denied || f == nil || f.Kind != luahook.FailTimeout {
-		t.Errorf("hook timeout_ms 200 over a paused Redis: denied %v, failure %+v; want a timeout", res.Denied, f)
+	if f := failure(res); !res.Denied() || f == nil || f.Kind != luahook.FailTimeout {
+		t.Errorf("hook timeout_ms 200 over a paused Redis: denied %v, failure %+v; want a timeout", res.Denied(), f)
 	}
 	res = bash(storeDeadline, ctx, "s1", "ls")
 	want := "store.incr: redis at " + srv.Addr() + ": no answer within the call's timeout of 100ms"
-	if f := failure(res); !res.Denied || f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, want) {
-		t.Errorf("store timeout_ms 100 over a paused Redis: denied %v, failure %+v; want an error %q", res.Denied, f, want)
+	if f := failure(res); !res.Denied() || f == nil || f.Kind != luahook.FailError || !strings.Contains(f.Message, want) {
+		t.Errorf("store timeout_ms 100 over a paused Redis: denied %v, failure %+v; want an error %q", res.Denied(), f, want)
 	}
 	if m, _ := storeDeadline.StoreMetrics(); m.Ops[2].Timeouts != 1 {
 		t.Errorf("incr metrics after one call past timeout_ms: %+v", m.Ops[2])

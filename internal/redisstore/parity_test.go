@@ -39,7 +39,7 @@ func TestSameLuaStoreSemanticsOnEveryBackend(t *testing.T) {
 				if f := failure(res); f != nil {
 					t.Fatalf("phase %s: %s", p, f.Message)
 				}
-				return res.Denied
+				return res.Denied()
 			}
 			if phase("basic") {
 				t.Fatal("phase basic denied")

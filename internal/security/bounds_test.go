@@ -75,8 +75,8 @@ func TestNoHookCallReturnsLaterThanItsDeadlinePlusTheSlack(t *testing.T) {
 				start := time.Now()
 				res := pre(e, fmt.Sprintf("case%d", i), `{}`)
 				took = time.Since(start)
-				if !res.Denied || strings.Contains(res.Reason, "ESCAPED") && b.want != "" {
-					t.Errorf("denied %v, reason %q, failures %q; want a denial", res.Denied, res.Reason, failures(res))
+				if !res.Denied() || strings.Contains(res.Reason, "ESCAPED") && b.want != "" {
+					t.Errorf("denied %v, reason %q, failures %q; want a denial", res.Denied(), res.Reason, failures(res))
 				}
 				if b.want != "" && !strings.Contains(failures(res), b.want) {
 					t.Errorf("failures %q, want one saying %q", failures(res), b.want)
@@ -91,7 +91,7 @@ func TestNoHookCallReturnsLaterThanItsDeadlinePlusTheSlack(t *testing.T) {
 			}
 		})
 	}
-	if res := pre(e, "case0", `{}`); !res.Denied {
+	if res := pre(e, "case0", `{}`); !res.Denied() {
 		t.Errorf("the engine stopped answering after the bombs: %+v", res)
 	}
 }
@@ -117,7 +117,7 @@ end, {name = "rm-guard", stage = "validate", timeout_ms = 100})`
 		start := time.Now()
 		res := e.Runner().Fire(t.Context(), &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", ToolInput: b.Bytes(), Cwd: "/"})
 		took = time.Since(start)
-		if !res.Denied {
+		if !res.Denied() {
 			t.Errorf("allowed: %+v (failures %q)", res, failures(res))
 		}
 	})

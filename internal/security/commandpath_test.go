@@ -72,7 +72,7 @@ func TestCommandScriptPathsResolveAgainstTheConfigFolderNotThePayload(t *testing
 			if _, err := os.Stat(marker); err == nil {
 				t.Error("the attacker's scripts/guard.sh ran")
 			}
-			if !res.Denied || res.Reason != "real guard in "+confDir {
+			if !res.Denied() || res.Reason != "real guard in "+confDir {
 				t.Errorf("result %+v (%s); want the real guard's deny, naming LUAHOOK_CONFIG_DIR=%s", res, failures(res), confDir)
 			}
 		})

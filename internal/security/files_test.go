@@ -39,7 +39,7 @@ func TestLooseHookFilesAndFoldersAreRefused(t *testing.T) {
 				!strings.Contains(err.Error(), "chmod go-w "+loose) || !strings.Contains(err.Error(), "allow_loose_permissions") {
 				t.Fatalf("Err() = %v; want a *PermissionError for %s saying %q, the fix and the switch", err, loose, tt.want)
 			}
-			if res := pre(e, "bash", `{}`); res.Denied {
+			if res := pre(e, "bash", `{}`); res.Denied() {
 				t.Errorf("the refused file's hook ran: %q", res.Reason)
 			}
 			// The switch loads it, from the option or from the config.
@@ -51,7 +51,7 @@ func TestLooseHookFilesAndFoldersAreRefused(t *testing.T) {
 				if err := e.Err(); err != nil {
 					t.Errorf("with the switch: %v", err)
 				}
-				if res := pre(e, "bash", `{}`); !res.Denied {
+				if res := pre(e, "bash", `{}`); !res.Denied() {
 					t.Errorf("with the switch the hook did not run")
 				}
 			}
@@ -70,7 +70,7 @@ func TestLooseLibModulesAreRefused(t *testing.T) {
 	if err := e.Err(); !errors.As(err, &pe) || pe.Path != lib || !strings.Contains(err.Error(), `require "policy"`) {
 		t.Errorf("Err() = %v; want a *PermissionError for %s", err, lib)
 	}
-	if res := pre(e, "bash", `{}`); res.Denied {
+	if res := pre(e, "bash", `{}`); res.Denied() {
 		t.Errorf("the file requiring a refused module loaded")
 	}
 	if e := open(t, engine.Options{Dir: dir, AllowLoosePermissions: true}); e.Err() != nil {
@@ -89,14 +89,14 @@ func TestARefusedEditKeepsThePreviousVersionLive(t *testing.T) {
 	if err := e.Reload(t.Context()); err == nil || !strings.Contains(err.Error(), "writable by group and others") {
 		t.Errorf("Reload: %v; want the file refused", err)
 	}
-	if res := pre(e, "bash", `{}`); !res.Denied {
+	if res := pre(e, "bash", `{}`); !res.Denied() {
 		t.Errorf("the previous version of the file is no longer live")
 	}
 	chmod(t, path, 0o644)
 	if err := e.Reload(t.Context()); err != nil {
 		t.Errorf("Reload after chmod go-w: %v", err)
 	}
-	if res := pre(e, "bash", `{}`); res.Denied {
+	if res := pre(e, "bash", `{}`); res.Denied() {
 		t.Errorf("the edit was not loaded once its mode was fixed")
 	}
 }
@@ -136,14 +136,14 @@ func TestSymlinksOutOfTheHooksFolderAreRefused(t *testing.T) {
 				if !errors.As(err, &se) || se.Path != link || !strings.Contains(err.Error(), "outside the hooks folder") {
 					t.Errorf("Err() = %v; want a *SymlinkError for %s", err, link)
 				}
-				if res := pre(e, "bash", `{}`); res.Denied {
+				if res := pre(e, "bash", `{}`); res.Denied() {
 					t.Errorf("the hook of a link outside the folder ran")
 				}
 			} else {
 				if err != nil {
 					t.Errorf("Err() = %v; a link inside the folder is fine", err)
 				}
-				if res := pre(e, "bash", `{}`); !res.Denied {
+				if res := pre(e, "bash", `{}`); !res.Denied() {
 					t.Errorf("the linked file's hook did not run")
 				}
 			}

@@ -103,8 +103,8 @@ func TestHostModuleEscapes(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := pre(e, fmt.Sprintf("case%d", i), `{}`)
-			if msg := failures(res); !res.Denied || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(msg, tt.want) {
-				t.Errorf("denied %v, reason %q, failure %q; want a fail-closed denial, the failure saying %q", res.Denied, res.Reason, msg, tt.want)
+			if msg := failures(res); !res.Denied() || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(msg, tt.want) {
+				t.Errorf("denied %v, reason %q, failure %q; want a fail-closed denial, the failure saying %q", res.Denied(), res.Reason, msg, tt.want)
 			}
 		})
 	}

@@ -94,9 +94,9 @@ func TestEveryLibModuleIsCheckedBeforeItRuns(t *testing.T) {
 					}
 				} else {
 					msg := failures(res)
-					if !res.Denied || !strings.Contains(msg, refused+": "+tt.want) || !strings.Contains(msg, "allow_loose_permissions") ||
+					if !res.Denied() || !strings.Contains(msg, refused+": "+tt.want) || !strings.Contains(msg, "allow_loose_permissions") ||
 						!strings.Contains(msg, fmt.Sprintf("require %q", tt.mod)) {
-						t.Errorf("denied %v, failures %q\nwant the fail-closed guard to deny on an error naming %s and %q", res.Denied, msg, refused, tt.want)
+						t.Errorf("denied %v, failures %q\nwant the fail-closed guard to deny on an error naming %s and %q", res.Denied(), msg, refused, tt.want)
 					}
 				}
 				if v, ok, _ := e.LuaOptions().Store.Get(context.Background(), "loose lib ran"); ok {
@@ -107,7 +107,7 @@ func TestEveryLibModuleIsCheckedBeforeItRuns(t *testing.T) {
 				if err := e.Err(); err != nil {
 					t.Errorf("with the switch: %v", err)
 				}
-				if res := pre(e, "bash", `{}`); res.Denied {
+				if res := pre(e, "bash", `{}`); res.Denied() {
 					t.Errorf("with the switch: denied: %s %s", res.Reason, failures(res))
 				}
 			})
@@ -131,7 +131,7 @@ func TestACheckedLibModuleRuns(t *testing.T) {
 			if err := e.Err(); err != nil {
 				t.Errorf("%s (at load %v): %v", mod, atLoad, err)
 			}
-			if res := pre(e, "bash", `{}`); res.Denied {
+			if res := pre(e, "bash", `{}`); res.Denied() {
 				t.Errorf("%s (at load %v): denied: %s %s", mod, atLoad, res.Reason, failures(res))
 			}
 		}

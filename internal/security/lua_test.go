@@ -64,8 +64,8 @@ func TestSandboxEscapeAttemptsAreRefused(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := pre(e, fmt.Sprintf("case%d", i), `{}`)
-			if msg := failures(res); !res.Denied || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(msg, tt.want) {
-				t.Errorf("denied %v, reason %q, failure %q; want a fail-closed denial, the failure saying %q", res.Denied, res.Reason, msg, tt.want)
+			if msg := failures(res); !res.Denied() || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(msg, tt.want) {
+				t.Errorf("denied %v, reason %q, failure %q; want a fail-closed denial, the failure saying %q", res.Denied(), res.Reason, msg, tt.want)
 			}
 		})
 	}
@@ -114,8 +114,8 @@ func TestResourceBombsAreStoppedWithTheHeapBounded(t *testing.T) {
 			start := time.Now()
 			p, growth := heapPeak(func() {
 				res := pre(e, fmt.Sprintf("case%d", i), `{}`)
-				if msg := failures(res); !res.Denied || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(msg, tt.want) {
-					t.Errorf("denied %v, reason %q, failure %q; want a fail-closed denial, the failure saying %q", res.Denied, res.Reason, msg, tt.want)
+				if msg := failures(res); !res.Denied() || !strings.Contains(res.Reason, "fail-closed") || !strings.Contains(msg, tt.want) {
+					t.Errorf("denied %v, reason %q, failure %q; want a fail-closed denial, the failure saying %q", res.Denied(), res.Reason, msg, tt.want)
 				}
 			})
 			if took := time.Since(start); took > deadline+5*time.Second {
@@ -129,7 +129,7 @@ func TestResourceBombsAreStoppedWithTheHeapBounded(t *testing.T) {
 			peak = max(peak, p)
 		})
 	}
-	if res := pre(e, "case0", `{}`); !res.Denied {
+	if res := pre(e, "case0", `{}`); !res.Denied() {
 		t.Errorf("the engine stopped answering after the bombs: %+v", res)
 	}
 	t.Logf("%d bombs stopped; live heap high-water mark %d MiB", len(tests), peak>>20)

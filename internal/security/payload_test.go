@@ -78,8 +78,8 @@ var transportKinds = []luahook.HookKind{luahook.KindLua, luahook.KindCommand, lu
 // denied, both failing with the given kind and text, neither having run.
 func checkRefused(t *testing.T, res runner.Result, kind luahook.FailureKind, want string) {
 	t.Helper()
-	if !res.Denied || !strings.Contains(res.Reason, "-closed") || !strings.Contains(res.Reason, "fail-closed") {
-		t.Errorf("denied %v, reason %q; want the fail-closed hook to deny", res.Denied, res.Reason)
+	if !res.Denied() || !strings.Contains(res.Reason, "-closed") || !strings.Contains(res.Reason, "fail-closed") {
+		t.Errorf("denied %v, reason %q; want the fail-closed hook to deny", res.Denied(), res.Reason)
 	}
 	if len(res.Trace) != 2 {
 		t.Fatalf("trace %+v, want both hooks", res.Trace)
@@ -96,8 +96,8 @@ func checkRefused(t *testing.T, res runner.Result, kind luahook.FailureKind, wan
 // hook could judge it: the fail-closed hook after it was not reached.
 func checkUndecided(t *testing.T, res runner.Result, want string) {
 	t.Helper()
-	if !res.Denied || !strings.Contains(res.Reason, `-open" could not run (rejected: `) || !strings.Contains(res.Reason, "luahook could not decide") {
-		t.Errorf("denied %v, reason %q; want the rejected fail-open hook to deny", res.Denied, res.Reason)
+	if !res.Denied() || !strings.Contains(res.Reason, `-open" could not run (rejected: `) || !strings.Contains(res.Reason, "luahook could not decide") {
+		t.Errorf("denied %v, reason %q; want the rejected fail-open hook to deny", res.Denied(), res.Reason)
 	}
 	if len(res.Trace) != 2 {
 		t.Fatalf("trace %+v, want both hooks", res.Trace)

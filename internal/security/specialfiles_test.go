@@ -132,7 +132,7 @@ func TestANamedPipeWhereAFileIsExpectedIsRefusedAtOnce(t *testing.T) {
 				if err != nil {
 					t.Fatalf("engine.Open before the swap: %v", err)
 				}
-				if res := pre(e, "bash", `{}`); !res.Denied {
+				if res := pre(e, "bash", `{}`); !res.Denied() {
 					t.Fatalf("before the swap the guard allowed")
 				}
 				tt.swap(t, r)
@@ -146,7 +146,7 @@ func TestANamedPipeWhereAFileIsExpectedIsRefusedAtOnce(t *testing.T) {
 				}
 				fifotest.Within(t, time.Second, fifos(), func() {
 					res := pre(e, "bash", `{}`)
-					if !res.Denied {
+					if !res.Denied() {
 						t.Errorf("the fail-closed guard allowed")
 					}
 					err = errors.New(failures(res))
@@ -160,7 +160,7 @@ func TestANamedPipeWhereAFileIsExpectedIsRefusedAtOnce(t *testing.T) {
 				t.Errorf("error %v\nwant one naming %q", err, want)
 			}
 			if e != nil && tt.swap != nil && !strings.HasPrefix(tt.name, "config") && !strings.HasPrefix(tt.name, "schema") {
-				if res := pre(e, "bash", `{}`); !res.Denied {
+				if res := pre(e, "bash", `{}`); !res.Denied() {
 					t.Errorf("after the swap the guard no longer denies (its previous version must stay live)")
 				}
 			}
@@ -244,7 +244,7 @@ func TestALibModuleSwappedForADeviceDoesNotStallAReload(t *testing.T) {
 				"lib/helper.lua": `return { allows = function() return false end }`,
 			})
 			e := open(t, engine.Options{Dir: dir})
-			if res := pre(e, "bash", `{}`); !res.Denied {
+			if res := pre(e, "bash", `{}`); !res.Denied() {
 				t.Fatalf("before the swap the guard allowed")
 			}
 			mod := filepath.Join(dir, "lib", "helper.lua")
@@ -261,7 +261,7 @@ func TestALibModuleSwappedForADeviceDoesNotStallAReload(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), mod) {
 				t.Errorf("Reload: %v\nwant an error naming %s", err, mod)
 			}
-			if res := pre(e, "bash", `{}`); !res.Denied {
+			if res := pre(e, "bash", `{}`); !res.Denied() {
 				t.Errorf("after the swap the guard allowed")
 			}
 		})

@@ -37,7 +37,7 @@ func TestStoreHoldsNoMoreThanItsBound(t *testing.T) {
 	allowed := 0
 	for i := range 40 {
 		res := pre(e, "keep", `{}`)
-		if !res.Denied {
+		if !res.Denied() {
 			if allowed != i {
 				t.Fatalf("call %d allowed after a denial", i)
 			}
@@ -65,7 +65,7 @@ func TestStoreReleasesExpiredEntriesWithoutTraffic(t *testing.T) {
 	e := open(t, engine.Options{Dir: dir})
 	base := liveHeap()
 	for i := range 40 {
-		if res := pre(e, "keep", `{}`); res.Denied {
+		if res := pre(e, "keep", `{}`); res.Denied() {
 			t.Fatalf("call %d denied: %s", i, failures(res))
 		}
 	}

@@ -35,7 +35,7 @@ func BenchmarkCountDecision(b *testing.B) {
 }
 
 func decidedResult() *runner.Result {
-	return &runner.Result{Event: luahook.PreToolUse, Denied: true, Trace: []runner.HookTrace{
+	return &runner.Result{Event: luahook.PreToolUse, Verdict: luahook.VerdictDeny, Trace: []runner.HookTrace{
 		{Name: "guard", Kind: luahook.KindLua, Duration: 40 * time.Microsecond,
 			Outcome: &luahook.Outcome{Action: luahook.ActionDeny}},
 		{Name: "flaky", Kind: luahook.KindCommand, Duration: time.Millisecond,

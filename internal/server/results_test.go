@@ -48,7 +48,7 @@ func TestRecycledResultIsNeverReadAfterReuse(t *testing.T) {
 	live.SetOnDecision(func(in *luahook.Input, res *runner.Result) {
 		var ti struct{ Command string }
 		json.Unmarshal(in.ToolInput, &ti)
-		if res.Denied && res.Reason != "denied "+ti.Command {
+		if res.Denied() && res.Reason != "denied "+ti.Command {
 			mismatches.Store(ti.Command, res.Reason)
 		}
 	})

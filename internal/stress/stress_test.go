@@ -277,7 +277,7 @@ func TestStressEverythingAtOnce(t *testing.T) {
 					k := commands[rng.IntN(len(commands))]
 					in, _ := json.Marshal(map[string]string{"command": k.cmd})
 					res := run.PreToolUse(ctx, &luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", ToolInput: in, Cwd: dir, SessionID: session})
-					if res.Denied {
+					if res.Denied() {
 						c.denied.Add(1)
 					}
 					if k.denied != "" && !cancelled && ctx.Err() == nil {
@@ -285,14 +285,14 @@ func TestStressEverythingAtOnce(t *testing.T) {
 						// others are always registered.
 						// The Lua hook is fail-closed: when looping calls hold every
 						// state until its deadline, its deny comes as a fail-closed one.
-						honoured := res.Denied && (strings.Contains(res.Reason, k.denied) ||
+						honoured := res.Denied() && (strings.Contains(res.Reason, k.denied) ||
 							k.denied == "lua v" && strings.Contains(res.Reason, "fail-closed"))
 						if !honoured && timedOut(res) {
 							// A fail-open deny hook that hit its own deadline on an
 							// overloaded machine is skipped, as documented.
 							c.timedOut.Add(1)
 						} else if !honoured {
-							fail("%q: denied=%v reason=%q trace=%s, want a deny containing %q", k.cmd, res.Denied, res.Reason, traceText(res), k.denied)
+							fail("%q: denied=%v reason=%q trace=%s, want a deny containing %q", k.cmd, res.Denied(), res.Reason, traceText(res), k.denied)
 						}
 					}
 				case n < 7:
@@ -304,7 +304,7 @@ func TestStressEverythingAtOnce(t *testing.T) {
 						prompt = "please block"
 					}
 					res := run.UserPromptSubmit(ctx, &luahook.Input{Event: luahook.UserPromptSubmit, Prompt: prompt, Cwd: dir, SessionID: session})
-					if prompt == "please block" && !cancelled && ctx.Err() == nil && !res.Denied {
+					if prompt == "please block" && !cancelled && ctx.Err() == nil && !res.Denied() {
 						fail("prompt %q not blocked: %+v", prompt, res)
 					}
 				case n < 9:
