@@ -252,9 +252,15 @@ function env.get(name) end
 
 -- In *_test.lua files (luahook test):
 
+---@alias luahook.Verdict "none"|"allow"|"deny"|"ask"|"continue"
+
 ---@class luahook.Result
 ---@field event luahook.Event
+---@field verdict luahook.Verdict   none: no hook objected, which is not an allow
 ---@field denied boolean
+---@field asked? boolean
+---@field allowed? boolean   an explicit hook.allow()
+---@field decidedBy? string
 ---@field reason? string
 ---@field input? table<string, any>
 ---@field additionalContext? string
@@ -279,7 +285,17 @@ expect = {}
 ---@param substring? string
 function expect.denied(r, substring) end
 ---@param r luahook.Result
+---@param substring? string
+function expect.asked(r, substring) end
+--- An explicit hook.allow(), and no hook failed.
+---@param r luahook.Result
 function expect.allowed(r) end
+--- No hook objected: no verdict, no rewrite, and no hook failed.
+---@param r luahook.Result
+function expect.no_objection(r) end
+--- Neither denied nor asked (no objection, an allow or a rewrite), and no hook failed.
+---@param r luahook.Result
+function expect.proceeds(r) end
 ---@param r luahook.Result
 ---@param subset? table<string, any>
 function expect.mutated(r, subset) end

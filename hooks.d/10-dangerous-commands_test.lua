@@ -176,7 +176,7 @@ local allowed = {
 
 for _, cmd in ipairs(allowed) do
   test("allows " .. cmd, function()
-    expect.allowed(bash(cmd))
+    expect.proceeds(bash(cmd)) -- another policy of the folder may rewrite it (prefer-pnpm)
   end)
 end
 
@@ -187,15 +187,15 @@ end)
 
 test("only bash is inspected", function()
   local r = fire("PreToolUse", { toolName = "write", toolInput = { path = "notes.txt", content = "rm -rf /" } })
-  expect.allowed(r)
+  expect.no_objection(r)
 end)
 
 test("a bash call without a command is not denied", function()
-  expect.allowed(fire("PreToolUse", { toolName = "bash", toolInput = {} }))
+  expect.no_objection(fire("PreToolUse", { toolName = "bash", toolInput = {} }))
 end)
 
 test("a bash call without any tool input is not denied", function()
-  expect.allowed(fire("PreToolUse", { toolName = "bash" }))
+  expect.no_objection(fire("PreToolUse", { toolName = "bash" }))
 end)
 
 test("runs as a fail-closed policy validator", function()

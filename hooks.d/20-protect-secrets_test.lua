@@ -31,7 +31,7 @@ local harmless = { ".env.example", "config/.env.sample", ".env.template", "READM
 
 for _, path in ipairs(harmless) do
   test("allows reading " .. path, function()
-    expect.allowed(read(path))
+    expect.no_objection(read(path))
   end)
 end
 
@@ -64,14 +64,14 @@ end)
 
 test("a host's capabilities without shell make a shell-named tool none", function()
   local r = fire("PreToolUse", { toolName = "bash", toolCapabilities = { "read" }, toolInput = { command = "cat .env" } })
-  expect.allowed(r)
+  expect.no_objection(r)
 end)
 
 test("paths nested in the tool input are checked, under their own keys", function()
   local deep = { a = { b = { { c = { path = "x/.env" } } } } }
   expect.denied(fire("PreToolUse", { toolName = "custom", toolInput = deep }), "access to x/.env is blocked")
   local text = { edits = { { old_string = ".env", new_string = ".env" } } }
-  expect.allowed(fire("PreToolUse", { toolName = "custom", toolInput = text }))
+  expect.no_objection(fire("PreToolUse", { toolName = "custom", toolInput = text }))
 end)
 
 test("an argv command (Codex style) is read as a shell line", function()
@@ -148,11 +148,11 @@ local shell_harmless = { "cat .env.example", "ls -la", "printenv HOME", "go test
 
 for _, cmd in ipairs(shell_harmless) do
   test("allows the command " .. cmd, function()
-    expect.allowed(bash(cmd))
+    expect.proceeds(bash(cmd)) -- another policy of the folder may rewrite it (prefer-pnpm)
   end)
 end
 
 test("tool calls without input are not denied", function()
-  expect.allowed(fire("PreToolUse", { toolName = "read" }))
-  expect.allowed(fire("PreToolUse", { toolName = "bash" }))
+  expect.no_objection(fire("PreToolUse", { toolName = "read" }))
+  expect.no_objection(fire("PreToolUse", { toolName = "bash" }))
 end)

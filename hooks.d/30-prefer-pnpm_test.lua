@@ -35,7 +35,7 @@ local untouched = { "pnpm add x", "npm --version", "echo npm install x", "ls", "
 for _, cmd in ipairs(untouched) do
   test("leaves " .. cmd .. " alone", function()
     local r = bash(cmd)
-    expect.allowed(r)
+    expect.no_objection(r)
     expect.eq(r.input, nil, "no rewrite")
   end)
 end
@@ -49,6 +49,6 @@ end)
 
 test("other tools are not rewritten", function()
   local r = fire("PreToolUse", { toolName = "write", toolInput = { path = "x.sh", content = "npm install x" } })
-  expect.allowed(r)
+  expect.no_objection(r)
   expect.eq(r.input, nil)
 end)

@@ -11,22 +11,28 @@ import (
 // message starts with the file and line of the assertion in the test file.
 //
 //	expect.denied(r[, substring])   denied, the reason containing substring
-//	expect.allowed(r)               not denied, and no hook failed
+//	expect.asked(r[, substring])    handed to the user, the reason containing substring
+//	expect.allowed(r)               allowed explicitly (hook.allow()), no hook failed
+//	expect.no_objection(r)          no hook objected: no verdict, no rewrite, no hook failed
+//	expect.proceeds(r)              neither denied nor asked (no objection, an allow or a rewrite), no hook failed
 //	expect.mutated(r[, subset])     not denied, input rewritten (matching subset)
 //	expect.context(r, substring)    additionalContext containing substring
 //	expect.eq(actual, expected[, msg])   deep equality of tables
 //	expect.truthy(v[, msg])
 //	expect.contains(s, sub)         substring, or an item of an array
 func (a *api) expectTable(L *lua.LState) *lua.LTable {
-	t := L.CreateTable(0, 7)
+	t := L.CreateTable(0, 10)
 	for name, fn := range map[string]lua.LGFunction{
-		"denied":   a.expectDenied,
-		"allowed":  a.expectAllowed,
-		"mutated":  a.expectMutated,
-		"context":  a.expectContext,
-		"eq":       a.expectEq,
-		"truthy":   a.expectTruthy,
-		"contains": a.expectContains,
+		"denied":       a.expectDenied,
+		"asked":        a.expectAsked,
+		"allowed":      a.expectAllowed,
+		"no_objection": a.expectNoObjection,
+		"proceeds":     a.expectProceeds,
+		"mutated":      a.expectMutated,
+		"context":      a.expectContext,
+		"eq":           a.expectEq,
+		"truthy":       a.expectTruthy,
+		"contains":     a.expectContains,
 	} {
 		t.RawSetString(name, L.NewFunction(fn))
 	}
@@ -56,7 +62,7 @@ func (a *api) expectDenied(L *lua.LState) int {
 	r := checkResult(L, "denied")
 	sub := L.OptString(2, "")
 	if r.RawGetString("denied") != lua.LTrue {
-		failf(L, "expected a denial, but %s", a.allowedBecause(r))
+		failf(L, "expected a denial, but %s", a.happened(r))
 	}
 	if reason := str(r.RawGetString("reason")); !strings.Contains(reason, sub) {
 		failf(L, "expected the reason to contain %q, got %q", sub, reason)
@@ -64,13 +70,68 @@ func (a *api) expectDenied(L *lua.LState) int {
 	return 0
 }
 
+func (a *api) expectAsked(L *lua.LState) int {
+	r := checkResult(L, "asked")
+	sub := L.OptString(2, "")
+	if str(r.RawGetString("verdict")) != "ask" {
+		failf(L, "expected the call to be handed to the user (hook.ask), but %s", a.happened(r))
+	}
+	if reason := str(r.RawGetString("reason")); !strings.Contains(reason, sub) {
+		failf(L, "expected the reason to contain %q, got %q", sub, reason)
+	}
+	a.noFailures(L, r, "asked about")
+	return 0
+}
+
 func (a *api) expectAllowed(L *lua.LState) int {
 	r := checkResult(L, "allowed")
-	if r.RawGetString("denied") == lua.LTrue {
-		failf(L, "expected the call to be allowed, but it was denied: %s", str(r.RawGetString("reason")))
+	if str(r.RawGetString("verdict")) != "allow" {
+		failf(L, "expected an explicit allow (hook.allow()), but %s", a.happened(r))
 	}
 	a.noFailures(L, r, "allowed")
 	return 0
+}
+
+func (a *api) expectNoObjection(L *lua.LState) int {
+	r := checkResult(L, "no_objection")
+	if str(r.RawGetString("verdict")) != "none" || r.RawGetString("input") != lua.LNil {
+		failf(L, "expected no hook to object, but %s", a.happened(r))
+	}
+	a.noFailures(L, r, "let through")
+	return 0
+}
+
+func (a *api) expectProceeds(L *lua.LState) int {
+	r := checkResult(L, "proceeds")
+	if v := str(r.RawGetString("verdict")); v == "deny" || v == "ask" {
+		failf(L, "expected the call to proceed, but %s", a.happened(r))
+	}
+	a.noFailures(L, r, "let through")
+	return 0
+}
+
+// happened says what was decided about a call, for an expectation that
+// wanted something else.
+func (a *api) happened(r *lua.LTable) string {
+	reason := str(r.RawGetString("reason"))
+	by := ""
+	if name := str(r.RawGetString("decidedBy")); name != "" {
+		by = fmt.Sprintf(" by %q", name)
+	}
+	switch str(r.RawGetString("verdict")) {
+	case "deny":
+		return fmt.Sprintf("it was denied%s: %s", by, reason)
+	case "ask":
+		return fmt.Sprintf("it was handed to the user%s: %s", by, reason)
+	case "allow":
+		return fmt.Sprintf("it was allowed explicitly%s (expect.allowed)", by)
+	case "continue":
+		return fmt.Sprintf("a hook asked the agent to continue%s: %s", by, reason)
+	}
+	if r.RawGetString("input") != lua.LNil {
+		return fmt.Sprintf("its input was rewritten%s (expect.mutated)", by)
+	}
+	return "no hook objected (expect.no_objection); " + a.allowedBecause(r)
 }
 
 func (a *api) expectMutated(L *lua.LState) int {
@@ -168,7 +229,7 @@ func (a *api) noFailures(L *lua.LState, r *lua.LTable, what string) {
 	}
 }
 
-// allowedBecause says what happened to a call that was not denied.
+// allowedBecause says what happened to a call that no hook objected to.
 func (a *api) allowedBecause(r *lua.LTable) string {
 	trace, _ := r.RawGetString("trace").(*lua.LTable)
 	if trace == nil || trace.Len() == 0 {
@@ -186,9 +247,9 @@ func (a *api) allowedBecause(r *lua.LTable) string {
 		}
 	}
 	if len(failed) > 0 {
-		return "the call was allowed; " + strings.Join(failed, "; ")
+		return strings.Join(failed, "; ")
 	}
-	return fmt.Sprintf("the call was allowed by %d hook(s)", trace.Len())
+	return fmt.Sprintf("%d hook(s) ran", trace.Len())
 }
 
 // equal compares Lua values deeply: tables by their keys and values

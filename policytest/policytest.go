@@ -8,9 +8,10 @@
 //	  expect.denied(r, "dangerous command")
 //	end)
 //
-// fire(event, payload) returns { denied, reason, input, additionalContext,
-// contextAs, outcome, trace }; the expect functions (denied, allowed,
-// mutated, context, eq, truthy, contains) raise "file:line: what failed" with
+// fire(event, payload) returns { verdict, denied, reason, input,
+// additionalContext, contextAs, decidedBy, outcome, trace } (verdict: none,
+// allow, deny, ask or continue); the expect functions (denied, asked,
+// allowed, no_objection, proceeds, mutated, context, eq, truthy, contains) raise "file:line: what failed" with
 // the line of the assertion. Run prints "ok" or "FAIL" per case and the
 // summary line "N passed, M failed".
 package policytest

@@ -17,6 +17,8 @@ const guard = `
 hook.register("PreToolUse", "bash", function(input)
   local cmd = input.toolInput.command
   if cmd:find("rm -rf", 1, true) then return hook.deny("dangerous: " .. cmd) end
+  if cmd == "make" then return hook.allow() end
+  if cmd:find("^git push") then return hook.ask("push to the remote?") end
   if cmd:find("^npm ") then
     return hook.mutate({ command = "p" .. cmd, cwd = input.toolInput.cwd })
   end
@@ -87,7 +89,7 @@ end)
 	if !regexp.MustCompile(`(?m)^ok   ` + regexp.QuoteMeta(path) + ` rm is denied \([0-9.]+[µm]?s\)$`).MatchString(out) {
 		t.Errorf("no ok line for the passing case:\n%s", out)
 	}
-	want := "FAIL " + path + " ls is denied\n    " + path + ":7: expected a denial, but the call was allowed by 1 hook(s)\n"
+	want := "FAIL " + path + " ls is denied\n    " + path + ":7: expected a denial, but no hook objected (expect.no_objection); 1 hook(s) ran\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("output\n%s\nwant it to contain\n%s", out, want)
 	}
@@ -105,11 +107,24 @@ func TestAssertionsFailWithWhatWentWrong(t *testing.T) {
 		name, body, want string
 	}{
 		{"denied passes", "expect.denied(" + bash("rm -rf /") + ", 'dangerous')", ""},
-		{"denied on an allowed call", "expect.denied(" + bash("ls") + ")", "expected a denial, but the call was allowed by 1 hook(s)"},
+		{"denied on a call no hook objected to", "expect.denied(" + bash("ls") + ")", "expected a denial, but no hook objected (expect.no_objection); 1 hook(s) ran"},
+		{"denied on an ask", "expect.denied(" + bash("git push") + ")", `expected a denial, but it was handed to the user by "guard": push to the remote?`},
 		{"denied with another reason", "expect.denied(" + bash("rm -rf /") + ", 'forbidden')", `expected the reason to contain "forbidden", got "dangerous: rm -rf /"`},
-		{"allowed passes", "expect.allowed(" + bash("ls") + ")", ""},
-		{"allowed on a denial", "expect.allowed(" + bash("rm -rf x") + ")", "expected the call to be allowed, but it was denied: dangerous: rm -rf x"},
-		{"allowed with a failing hook", "expect.allowed(fire('PreToolUse', { toolName = 'bash' }))", `the call was allowed, but hook "guard" failed (error):`},
+		{"asked passes", "expect.asked(" + bash("git push") + ", 'remote')", ""},
+		{"asked with another reason", "expect.asked(" + bash("git push") + ", 'force')", `expected the reason to contain "force", got "push to the remote?"`},
+		{"asked on a denial", "expect.asked(" + bash("rm -rf x") + ")", `expected the call to be handed to the user (hook.ask), but it was denied by "guard": dangerous: rm -rf x`},
+		{"asked on no objection", "expect.asked(" + bash("ls") + ")", "but no hook objected (expect.no_objection)"},
+		{"allowed passes", "expect.allowed(" + bash("make") + ")", ""},
+		{"allowed on no objection", "expect.allowed(" + bash("ls") + ")", "expected an explicit allow (hook.allow()), but no hook objected (expect.no_objection); 1 hook(s) ran"},
+		{"allowed on a denial", "expect.allowed(" + bash("rm -rf x") + ")", `expected an explicit allow (hook.allow()), but it was denied by "guard": dangerous: rm -rf x`},
+		{"allowed on an ask", "expect.allowed(" + bash("git push") + ")", `but it was handed to the user by "guard": push to the remote?`},
+		{"no objection passes", "expect.no_objection(" + bash("ls") + ")", ""},
+		{"no objection on an allow", "expect.no_objection(" + bash("make") + ")", `expected no hook to object, but it was allowed explicitly by "guard" (expect.allowed)`},
+		{"no objection on a rewrite", "expect.no_objection(" + bash("npm i") + ")", `expected no hook to object, but its input was rewritten by "guard" (expect.mutated)`},
+		{"no objection with a failing hook", "expect.no_objection(fire('PreToolUse', { toolName = 'bash' }))", `the call was let through, but hook "guard" failed (error):`},
+		{"proceeds passes on no objection, an allow and a rewrite", "expect.proceeds(" + bash("ls") + ") expect.proceeds(" + bash("make") + ") expect.proceeds(" + bash("npm i") + ")", ""},
+		{"proceeds on an ask", "expect.proceeds(" + bash("git push") + ")", `expected the call to proceed, but it was handed to the user by "guard"`},
+		{"proceeds on a denial", "expect.proceeds(" + bash("rm -rf x") + ")", `expected the call to proceed, but it was denied by "guard"`},
 		{"mutated passes", "expect.mutated(" + bash("npm i") + ", { command = 'pnpm i' })", ""},
 		{"mutated without a rewrite", "expect.mutated(" + bash("ls") + ")", "expected the input to be rewritten, but no hook changed it"},
 		{"mutated differently", "expect.mutated(" + bash("npm i") + ", { command = 'yarn' })", `(at input.command)`},
@@ -209,7 +224,7 @@ func TestEveryCaseStartsWithAnEmptyStore(t *testing.T) {
 end)`,
 		"once_test.lua": `for _, name in ipairs({ "first", "second", "third" }) do
   test(name, function()
-    expect.allowed(fire("PreToolUse", { toolName = "bash", toolInput = {} }))
+    expect.no_objection(fire("PreToolUse", { toolName = "bash", toolInput = {} }))
     expect.denied(fire("PreToolUse", { toolName = "bash", toolInput = {} }), "second call")
   end)
 end`,

@@ -93,7 +93,7 @@ local allowed = {
 
 for _, cmd in ipairs(allowed) do
   test("allows " .. cmd, function()
-    expect.allowed(sh(cmd))
+    expect.no_objection(sh(cmd))
   end)
 end
 
@@ -115,9 +115,9 @@ test("denies SQL an MCP tool receives as a table (it cannot be checked)", functi
 end)
 
 test("allows a SELECT through an MCP database tool", function()
-  expect.allowed(mcp("mcp__postgres__query", { sql = "SELECT id FROM users WHERE email = 'a@b.c'" }))
+  expect.no_objection(mcp("mcp__postgres__query", { sql = "SELECT id FROM users WHERE email = 'a@b.c'" }))
 end)
 
 test("allows other MCP servers' tools whatever their arguments", function()
-  expect.allowed(mcp("mcp__github__create_issue", { title = "DROP TABLE users is slow", body = "x" }))
+  expect.no_objection(mcp("mcp__github__create_issue", { title = "DROP TABLE users is slow", body = "x" }))
 end)

@@ -28,7 +28,7 @@ local allowed = {
 for _, tool in ipairs(allowed) do
   test("allows " .. tool, function()
     local r = call(tool, { owner = "acme", repo = "app" })
-    expect.allowed(r)
+    expect.no_objection(r)
     expect.eq(r.asked, nil, "asked")
   end)
 end
@@ -76,8 +76,8 @@ for _, tool in ipairs(denied) do
 end
 
 test("shell, file and web tools are not its business", function()
-  expect.allowed(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
+  expect.no_objection(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
     toolInput = { command = "gh repo delete acme/app" }, cwd = "/home/dev/app" }))
-  expect.allowed(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" },
+  expect.no_objection(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" },
     toolInput = { file_path = "/home/dev/app/mcp__x__delete.txt", content = "" }, cwd = "/home/dev/app" }))
 end)

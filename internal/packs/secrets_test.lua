@@ -74,7 +74,7 @@ for i, c in ipairs(bypasses) do
   test("bypass caught " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
 end
 for i, r in ipairs(allowed) do
-  test("allows everyday text " .. i, function() expect.allowed(r()) end)
+  test("allows everyday text " .. i, function() expect.no_objection(r()) end)
 end
 
 test("the reason never quotes the secret", function()

@@ -29,7 +29,7 @@ end
 
 test("the calls of a session within budget run", function()
   for i = 1, MAX_CALLS do
-    expect.allowed(call("s", i))
+    expect.no_objection(call("s", i))
   end
 end)
 
@@ -48,11 +48,11 @@ end)
 test("failed tool runs count as finished, not denied", function()
   for i = 1, 40 do
     local p = { toolName = "Bash", toolCapabilities = { "shell" }, toolInput = { command = "make" }, sessionId = "s" }
-    expect.allowed(fire("PreToolUse", p))
+    expect.no_objection(fire("PreToolUse", p))
     p.toolResult = { content = "exit 2", isError = true }
     fire("PostToolUse", p)
   end
-  expect.allowed(call("s", 1))
+  expect.no_objection(call("s", 1))
 end)
 
 test("calls that never report back count as denied", function()
@@ -64,13 +64,13 @@ end)
 
 test("one call short of the denial budget still runs", function()
   for i = 1, MAX_DENIALS - 1 do call("s", i, true) end
-  expect.allowed(call("s", 1))
+  expect.no_objection(call("s", 1))
 end)
 
 test("a budget spent in one session leaves another alone", function()
   for i = 1, MAX_DENIALS do call("loop", i, true) end
   expect.denied(call("loop", 1), "session budget spent")
-  expect.allowed(call("fresh", 1))
+  expect.no_objection(call("fresh", 1))
 end)
 
 test("calls without a session id share one budget", function()
@@ -159,43 +159,43 @@ end)
 
 test("session start context does not block or count", function()
   for _ = 1, 50 do fire("SessionStart", { sessionId = "s" }) end
-  expect.allowed(call("s", 1))
+  expect.no_objection(call("s", 1))
 end)
 
 -- legitimate work
 
 test("a long ordinary session of edits and test runs is not stopped", function()
-  for i = 1, 300 do expect.allowed(call("work", i)) end
+  for i = 1, 300 do expect.no_objection(call("work", i)) end
 end)
 
 test("a few denials among many calls do not stop a session", function()
   for i = 1, 200 do call("work", i, i % 20 == 0) end
-  expect.allowed(call("work", 1))
+  expect.no_objection(call("work", 1))
 end)
 
 test("parallel calls in flight below the denial budget run", function()
-  for i = 1, 10 do expect.allowed(call("par", i, true)) end
+  for i = 1, 10 do expect.no_objection(call("par", i, true)) end
 end)
 
 test("stop and prompts pass untouched", function()
-  expect.allowed(fire("UserPromptSubmit", { prompt = "fix the build", sessionId = "s" }))
+  expect.no_objection(fire("UserPromptSubmit", { prompt = "fix the build", sessionId = "s" }))
   local r = fire("Stop", { sessionId = "s" })
   expect.eq(r.continue, nil, "continue")
 end)
 
 test("a session id is all a budget needs: tools without capabilities are counted and run", function()
-  expect.allowed(fire("PreToolUse", { toolName = "TodoWrite", toolInput = { todos = {} }, sessionId = "s" }))
+  expect.no_objection(fire("PreToolUse", { toolName = "TodoWrite", toolInput = { todos = {} }, sessionId = "s" }))
 end)
 
 test("a session that asks for its whole call budget over many short turns runs", function()
   for turn = 1, 40 do
     fire("UserPromptSubmit", { prompt = "next step " .. turn, sessionId = "turns", cwd = "/home/dev/app" })
-    for i = 1, 9 do expect.allowed(call("turns", turn + i)) end
+    for i = 1, 9 do expect.no_objection(call("turns", turn + i)) end
   end
 end)
 
 test("a session's first call runs whatever tool it is", function()
-  for i = 1, #TOOLS do expect.allowed(call("first-" .. i, i - 1)) end
+  for i = 1, #TOOLS do expect.no_objection(call("first-" .. i, i - 1)) end
 end)
 
 test("ending the turn between unfinished calls does not reset the denial budget", function()

@@ -95,7 +95,7 @@ end
 
 for _, line in ipairs(allowed) do
   test("allows " .. line, function()
-    expect.allowed(bash(line))
+    expect.no_objection(bash(line))
   end)
 end
 
@@ -116,6 +116,6 @@ test("a command the parser cannot read is denied", function()
 end)
 
 test("a tool that is not a shell is not judged", function()
-  expect.allowed(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" }, cwd = CWD,
+  expect.no_objection(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" }, cwd = CWD,
     toolInput = { file_path = "notes.md", content = "rm -rf /" } }))
 end)

@@ -72,7 +72,8 @@ func (r *repl) help() {
   hook.register(event, matcher, fn[, opts])
                            a live hook: :fire and fire() run it with the others
   fire(event[, payload])   run a payload through every hook; returns the result table
-  expect.denied(r[, text])  expect.allowed(r)  expect.mutated(r[, input])  expect.context(r, text)
+  expect.denied(r[, text])  expect.asked(r[, text])  expect.allowed(r)  expect.no_objection(r)
+  expect.proceeds(r)  expect.mutated(r[, input])  expect.context(r, text)
   expect.eq(a, b)  expect.truthy(v)  expect.contains(s, sub)      as in *_test.lua files
   json, log, re, store, env, require                                as in hook files
 Keys: Tab completes, Ctrl-C interrupts (or clears the line), Ctrl-D quits.

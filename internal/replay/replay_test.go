@@ -314,7 +314,7 @@ func TestTheWrittenTestPassesAsWritten(t *testing.T) {
 		t.Fatalf("%v %v\n%s\nthe file:\n%s", sum, err, out.String(), file.String())
 	}
 	for _, want := range []string{`expect.denied(r, "no rm: rm -rf /tmp/x")`, `expect.mutated(r, {`,
-		`expect.eq(r.outcome.action, "ask")`, `expect.context(r, "edited a b/c.go; run the tests")`,
+		`expect.asked(r, "sudo needs a person")`, `expect.no_objection(r)`, `expect.context(r, "edited a b/c.go; run the tests")`,
 		`["end"] = { 1, 2 }`, `env = { CI = json.null }`, `"hello ]] \007"`} {
 		if !strings.Contains(file.String(), want) {
 			t.Errorf("the file lacks %s:\n%s", want, file.String())
@@ -324,6 +324,14 @@ func TestTheWrittenTestPassesAsWritten(t *testing.T) {
 	sum, _ = policytest.Run(context.Background(), policytest.Options{Paths: []string{path}, Out: &out})
 	if sum.Failed != 1 {
 		t.Errorf("after the ask went: %v, want the sudo case to fail\n%s", sum, out.String())
+	}
+	// No objection turning into an explicit allow is a change too.
+	out.Reset()
+	r.write(strings.Replace(guard, `if cmd:find("^rm ")`, `if cmd:find("^ls ") then return hook.allow() end
+  if cmd:find("^rm ")`, 1))
+	sum, _ = policytest.Run(context.Background(), policytest.Options{Paths: []string{path}, Out: &out})
+	if sum.Failed != 1 || !strings.Contains(out.String(), "it was allowed explicitly") {
+		t.Errorf("after ls became an explicit allow: %v, want the ls case to fail\n%s", sum, out.String())
 	}
 }
 

@@ -127,19 +127,34 @@ func expectations(b *strings.Builder, r *Replayed) error {
 			return err
 		}
 		fmt.Fprintf(b, "  expect.mutated(r, %s)\n", lit)
-	case luahook.ActionAsk, luahook.ActionContinue:
+	case luahook.ActionAsk:
+		if failed := failures(r); failed != "" {
+			// expect.asked fails when a hook failed: say what happens.
+			fmt.Fprintf(b, "  -- asked although %s\n", luaComment(failed))
+			b.WriteString("  expect.eq(r.verdict, \"ask\")\n")
+			fmt.Fprintf(b, "  expect.contains(r.reason, %s)\n", AppendLuaString(nil, reason))
+		} else {
+			fmt.Fprintf(b, "  expect.asked(r, %s)\n", AppendLuaString(nil, reason))
+		}
+	case luahook.ActionContinue:
 		fmt.Fprintf(b, "  expect.eq(r.outcome.action, %s)\n", AppendLuaString(nil, string(after.Action)))
 		fmt.Fprintf(b, "  expect.contains(r.reason, %s)\n", AppendLuaString(nil, reason))
 	case luahook.ActionAllow:
 		if failed := failures(r); failed != "" {
 			// expect.allowed fails when a hook failed: say what happens.
 			fmt.Fprintf(b, "  -- allowed although %s\n", luaComment(failed))
-			b.WriteString("  expect.eq(r.outcome.action, \"allow\")\n")
+			b.WriteString("  expect.eq(r.verdict, \"allow\")\n")
 		} else {
 			b.WriteString("  expect.allowed(r)\n")
 		}
 	default:
-		b.WriteString("  expect.eq(r.outcome.action, nil)\n")
+		if failed := failures(r); failed != "" {
+			// expect.no_objection fails when a hook failed: say what happens.
+			fmt.Fprintf(b, "  -- no objection although %s\n", luaComment(failed))
+			b.WriteString("  expect.eq(r.verdict, \"none\")\n")
+		} else {
+			b.WriteString("  expect.no_objection(r)\n")
+		}
 	}
 	if ctx := reasonSnippet(res.AdditionalContext); ctx != "" {
 		fmt.Fprintf(b, "  expect.context(r, %s)\n", AppendLuaString(nil, ctx))
