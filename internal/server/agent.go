@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,8 +11,8 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/internal/relay"
-	"github.com/luahook/luahook/runner"
 )
 
 // The agent protocol over HTTP: POST /agent/NAME (NAME one of agent.Names)
@@ -75,63 +74,68 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		h.blockAgent(w, r, a, am, blockBody, event, "luahook serve could not read the request: "+rf.err.Error())
 		return
 	}
-	h.answerAgent(w, r, a, event, body, start)
+	h.answerAgent(w, r, pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, Payload: body}), start)
 }
 
-// answerAgent answers a's payload body (event: the agent's name for it
-// given by the route, "" when the payload names it), received at start: the
-// payload decoded by the agent's adapter, fired, and encoded for the agent.
-func (h *Handler) answerAgent(w http.ResponseWriter, r *http.Request, a agent.Adapter, event string, body []byte, start time.Time) {
+// answerAgent answers c, an agent's payload received at start: decoded by
+// the agent's adapter, fired, and encoded for the agent (pipeline).
+func (h *Handler) answerAgent(w http.ResponseWriter, r *http.Request, c *pipeline.Call, start time.Time) {
+	a := c.Agent()
 	am := h.m.agent(a.Name())
-	req, err := a.Decode(body, event)
-	if err != nil {
+	res := h.results.get()
+	defer h.results.put(res)
+	rep := c.Answer(r.Context(), h.firer, h.gate(), res, nil)
+	switch {
+	case rep.Fired && r.Context().Err() != nil:
+		// The client gave up; the result of a cancelled call must not be used.
+		h.m.observe(res)
+		h.m.gone.Inc()
+		return
+	case rep.Err != nil && rep.Unavailable:
+		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
+		return
+	case rep.Err != nil:
+		// on_load_error fail, and a payload that did not decode: no
+		// decision, and no block signal either.
 		am.decodeFailures.Inc()
-		ev := event
-		var de *agent.DecodeError
-		if errors.As(err, &de) {
-			ev = de.Event
-		}
+		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
+		return
+	}
+	if rep.Fired {
+		h.m.observe(res)
+	}
+	switch rep.Cause {
+	case pipeline.CauseRead, pipeline.CauseDecode:
+		am.decodeFailures.Inc()
 		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused", slog.String("agent", string(a.Name())),
-			slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
-		h.blockAgent(w, r, a, am, blockDecode, ev, "luahook could not read the payload ("+err.Error()+")")
+			slog.String("remote", r.RemoteAddr), slog.String("err", c.Err().Error()))
+		am.blocks[blockDecode].Inc()
+		h.m.answered.Inc()
+		writeAnswer(w, r, agent.Answer{Stdout: rep.Stdout, Stderr: rep.Stderr, ExitCode: rep.ExitCode})
+		return
+	case pipeline.CauseLoad:
+		// Denied for what did not load: the agent's own block signal,
+		// as fire --agent answers it.
+		am.blocks[blockLoad].Inc()
+		h.m.answered.Inc()
+		writeAnswer(w, r, agent.Answer{Stdout: rep.Stdout, Stderr: rep.Stderr, ExitCode: rep.ExitCode})
 		return
 	}
 	var d agent.Decision
-	var res runner.Result
-	if req.Input != nil {
-		if err := h.undecidable(); err != nil {
-			h.refuse(w, r, http.StatusServiceUnavailable, err)
-			return
-		}
-		res = h.firer.Fire(r.Context(), req.Input)
-		if r.Context().Err() != nil {
-			// The client gave up; the result of a cancelled call must not be used.
-			h.m.observe(&res)
-			h.m.gone.Inc()
-			return
-		}
-		if h.closed(&res) {
-			// Denied for what did not load: the agent's own block signal,
-			// as fire --agent answers it.
-			h.m.observe(&res)
-			h.blockAgent(w, r, a, am, blockLoad, req.Event, res.Reason)
-			return
-		}
-		h.m.observe(&res)
-		d = agent.FromResult(res)
+	if rep.Fired {
+		d = agent.FromResult(*res)
 	}
-	ans := a.Encode(req, d)
 	am.count(d)
 	h.m.answered.Inc()
 	took := time.Since(start)
 	h.m.decision.Observe(took.Seconds())
 	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
 		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "answered", slog.String("agent", string(a.Name())),
-			slog.String("event", req.Event), slog.String("decision", verdictLabel(d)), slog.Duration("took", took))
+			slog.String("event", c.Event()), slog.String("decision", verdictLabel(d)), slog.Duration("took", took))
 	}
-	writeAnswer(w, r, ans)
-	if req.Input != nil {
-		h.shadow.offer(req.Input, &res)
+	writeAnswer(w, r, agent.Answer{Stdout: rep.Stdout, Stderr: rep.Stderr, ExitCode: rep.ExitCode})
+	if rep.Fired {
+		h.shadow.offer(c.Input(), res)
 	}
 }
 

@@ -1,19 +1,10 @@
 package server
 
 import (
-	"context"
 	"sync"
 
-	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/runner"
 )
-
-// firerInto is a Firer that can write its Result over one the caller
-// reuses (*runner.Runner.FireInto): the trace array is kept from request to
-// request.
-type firerInto interface {
-	FireInto(ctx context.Context, in *luahook.Input, res *runner.Result)
-}
 
 // maxPooledTrace is the longest trace array a recycled Result keeps.
 const maxPooledTrace = 64
@@ -41,13 +32,4 @@ func (rp *resultPool) put(res *runner.Result) {
 	clear(res.Trace)
 	*res = runner.Result{Trace: res.Trace[:0]}
 	rp.p.Put(res)
-}
-
-// fire fires in at the handler's Firer into res.
-func (h *Handler) fire(ctx context.Context, in *luahook.Input, res *runner.Result) {
-	if f, ok := h.firer.(firerInto); ok {
-		f.FireInto(ctx, in, res)
-		return
-	}
-	*res = h.firer.Fire(ctx, in)
 }

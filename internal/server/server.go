@@ -25,9 +25,9 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/internal/metrics"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -132,6 +132,9 @@ var _ http.Handler = (*Handler)(nil)
 // FailClosed applies what the engine could not load to the handler's
 // answers, on every route alike.
 type FailClosed struct {
+	// Mode is the on-load-error mode in force (engine.Engine.OnLoadError):
+	// what becomes of a payload that cannot be decoded, too. "" is deny.
+	Mode string
 	// Undecidable, asked before any hook runs, returns an error while
 	// nothing may be decided (on_load_error = "fail" with a problem
 	// standing): the request is refused with 503.
@@ -209,55 +212,67 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, rf.code, rf.err)
 		return
 	}
-	// The Input and any error own copies of what they hold of the body.
-	in, err := luahook.DecodePayload(body)
-	if err != nil {
-		if a, ok := agent.Detect(body); ok {
-			// An agent's own payload sent to the hook protocol's route is
-			// answered as that agent's route answers it, as fire does.
-			h.answerAgent(w, r, a, "", bytes.Clone(body), start)
-			recycle(buf, body)
-			return
-		}
-		// A payload that names an event that can block is denied, as fire
-		// denies it: luahook cannot decide it. Anything else is a 400.
-		undecided, ok := runner.Undecided(luahook.UndecodedEvent(body), err)
+	c := pipeline.Read(pipeline.Request{Payload: body})
+	if c.Agent() != nil {
+		// An agent's own payload sent to the hook protocol's route is
+		// answered as that agent's route answers it, as fire does.
+		h.answerAgent(w, r, c, start)
 		recycle(buf, body)
-		if !ok {
-			h.refuse(w, r, http.StatusBadRequest, err)
-			return
-		}
-		h.m.answered.Inc()
-		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused, denied", slog.String("remote", r.RemoteAddr), slog.String("err", err.Error()))
-		writeOutcome(w, undecided.Outcome())
 		return
 	}
+	// The Input and any error own copies of what they hold of the body.
 	recycle(buf, body)
-	if err := h.undecidable(); err != nil {
-		h.refuse(w, r, http.StatusServiceUnavailable, err)
-		return
-	}
 	res := h.results.get()
 	defer h.results.put(res)
-	h.fire(r.Context(), in, res)
-	if r.Context().Err() != nil {
+	out := getBuffer()
+	rep := c.Answer(r.Context(), h.firer, h.gate(), res, *out)
+	switch {
+	case rep.Fired && r.Context().Err() != nil:
 		// The client gave up; the result of a cancelled call must not be used.
 		h.m.observe(res)
 		h.m.gone.Inc()
 		return
+	case rep.Err != nil && rep.Unavailable:
+		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
+		return
+	case rep.Err != nil:
+		h.refuse(w, r, http.StatusBadRequest, rep.Err)
+		return
 	}
-	h.closed(res)
-	h.m.observe(res)
+	if rep.Fired {
+		h.m.observe(res)
+	} else {
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused, denied", slog.String("remote", r.RemoteAddr), slog.String("err", c.Err().Error()))
+	}
 	h.m.answered.Inc()
 	took := time.Since(start)
-	h.m.decision.Observe(took.Seconds())
-	if h.logger.Enabled(r.Context(), slog.LevelDebug) {
+	if rep.Fired {
+		h.m.decision.Observe(took.Seconds())
+	}
+	if in := c.Input(); rep.Fired && h.logger.Enabled(r.Context(), slog.LevelDebug) {
 		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "answered", slog.String("event", string(in.Event)),
 			slog.String("tool", in.ToolName), slog.String("decision", decisionOf(res)),
 			slog.Int("hooks", len(res.Trace)), slog.Duration("took", took))
 	}
-	writeOutcome(w, res.Outcome())
-	h.shadow.offer(in, res)
+	writeBody(w, rep.Stdout)
+	recycle(out, rep.Stdout)
+	if rep.Fired {
+		h.shadow.offer(c.Input(), res)
+	}
+}
+
+// gate is the pipeline's view of Options.FailClosed.
+func (h *Handler) gate() pipeline.Gate {
+	g := pipeline.Gate{Mode: h.failClose.Mode, Undecidable: h.failClose.Undecidable}
+	if h.failClose.CloseOver != nil {
+		g.CloseOver = h.closeOver
+	}
+	return g
+}
+
+// closeOver is Options.FailClosed's CloseOver as the pipeline calls it.
+func (h *Handler) closeOver(res *runner.Result) ([]error, bool, error) {
+	return nil, h.failClose.CloseOver(res), nil
 }
 
 // undecidable is Options.FailClosed's Undecidable: non-nil, the request
@@ -399,20 +414,12 @@ func (h *Handler) status() healthStatus {
 	return st
 }
 
-// writeOutcome answers 200 with o as JSON, encoded without reflection.
-func writeOutcome(w http.ResponseWriter, o *luahook.Outcome) {
-	buf := getBuffer()
-	b, err := o.AppendJSON(*buf)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	b = append(b, '\n')
+// writeBody answers 200 with b, an outcome's JSON line.
+func writeBody(w http.ResponseWriter, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
-	recycle(buf, b)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/luahook/luahook/internal/pipeline"
+	"github.com/luahook/luahook/runner"
+)
+
+// Reply is the answer to a payload (Engine.Answer): the bytes and exit
+// status a command hook would answer with, and what the door may report.
+type Reply = pipeline.Reply
+
+// Gate is the engine's fail-closed state as the pipeline every door shares
+// applies it: the on-load-error mode in force (choice, or the config's
+// when ""), Undecidable and CloseOver over the problems that stand. extra
+// are problems a door met before it had an engine (an untrusted folder, a
+// config it could not open); they count as the engine's own. e may be nil.
+func (e *Engine) Gate(choice string, extra []error) pipeline.Gate {
+	problems := func() []error {
+		if e == nil {
+			return extra
+		}
+		return append(e.FailClosed(), extra...)
+	}
+	return pipeline.Gate{
+		Mode:        e.OnLoadError(choice),
+		Undecidable: func() error { return e.Undecidable(problems(), choice) },
+		CloseOver: func(res *runner.Result) ([]error, bool, error) {
+			return e.CloseOver(res, problems(), choice)
+		},
+	}
+}
+
+// Answer decides a payload as a door received it and renders the answer,
+// exactly as luahook fire and serve do: format is "" for luahook's own
+// format (an agent's native payload there is recognised and answered in
+// that agent's protocol), "auto", or an agent's name; event names the event
+// when the payload does not (the agent's name for it). A payload that does
+// not decode is denied, with the agent's block signal, when its event can
+// block; while a policy has no version in force an event that can block is
+// denied naming the cause; no objection is never written as an allow. The
+// Reply's Stdout, Stderr and ExitCode are what a command hook would answer;
+// its Err is set only when nothing may be answered (on_load_error =
+// "fail", or an undecodable payload on an event that cannot block).
+func (e *Engine) Answer(ctx context.Context, format, event string, payload []byte) Reply {
+	var res runner.Result
+	return pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload}).
+		Answer(ctx, e.run, e.Gate("", nil), &res, nil)
+}

@@ -1,0 +1,357 @@
+// Package pipeline is the one path from a payload's bytes to the answer's
+// bytes and exit status that every door of luahook takes: `luahook fire`
+// (plain and --agent), `serve`'s hook route and agent routes (and so
+// luahook-fire's relay through `serve --socket`), and a Go host's
+// engine.Engine.Answer. It owns the decisions a door must not make on its
+// own: which format a payload is in (luahook's own, or an agent's native
+// one, recognised when it was sent to luahook's own door), strict decoding,
+// what happens to a payload that cannot be read or decoded (the
+// on-load-error mode: deny with the agent's block signal, skip, or fail),
+// the fail-closed state of the policies (Gate), and the rendering of the
+// verdict. The doors only carry bytes: standard input and output, or an
+// HTTP body.
+//
+// A call has two steps, because a door may need the decoded payload before
+// it can decide (fire opens the project its payload's cwd names): Read
+// decodes, then Call.Answer decides and renders.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/runner"
+)
+
+// The on-load-error modes (engine.OnLoadErrorDeny, ...), which also say what
+// becomes of a payload that cannot be decided.
+const (
+	ModeDeny = "deny" // an event that can block is denied with the cause (the default: "")
+	ModeSkip = "skip" // the call proceeds, with a warning
+	ModeFail = "fail" // nothing is answered: the door reports an error
+)
+
+// Auto is the Format that recognises an agent's payload by its shape, and
+// reads anything else as luahook's own.
+const Auto = "auto"
+
+// Firer fires a decoded payload at the policies (runner.Runner).
+type Firer interface {
+	Fire(ctx context.Context, in *luahook.Input) runner.Result
+}
+
+// firerInto is a Firer that writes over a Result the caller reuses.
+type firerInto interface {
+	FireInto(ctx context.Context, in *luahook.Input, res *runner.Result)
+}
+
+// Gate is the fail-closed state of the policies the Firer fires at: the
+// on-load-error mode in force, and the engine's Undecidable and CloseOver
+// over the problems that stand. The zero value decides every payload as
+// the policies reach it, and denies an undecodable one that can block.
+type Gate struct {
+	// Mode is the on-load-error mode: ModeDeny (or ""), ModeSkip, ModeFail.
+	Mode string
+	// Undecidable, asked before any hook runs, returns an error while
+	// nothing may be decided (ModeFail with a problem standing).
+	Undecidable func() error
+	// CloseOver applies the state to a result the policies reached: an
+	// event that can block is denied while a policy has no version in
+	// force (closed), or the problems are listed as warnings (skip).
+	CloseOver func(res *runner.Result) (warn []error, closed bool, err error)
+}
+
+func (g *Gate) mode() string {
+	if g.Mode == "" {
+		return ModeDeny
+	}
+	return g.Mode
+}
+
+// Request is a payload as a door received it.
+type Request struct {
+	// Format is "" for luahook's own format (an agent's payload sent there
+	// is recognised and answered in that agent's protocol), Auto, or an
+	// agent's name (agent.Names).
+	Format string
+	// Event names the event when the door knows it apart from the payload:
+	// the agent's name for it (Copilot's routes), or, in luahook's own
+	// format, an event that overrides the payload's (fire EVENT).
+	Event string
+	// Payload is the payload's bytes, as far as they were read.
+	Payload []byte
+	// ReadErr says why the payload was not read whole (over the size cap,
+	// a read that timed out); the payload is then not decided.
+	ReadErr error
+}
+
+// Cause says why an answer was given without the policies' decision.
+type Cause uint8
+
+const (
+	CauseNone        Cause = iota // the policies decided (or nothing needed deciding)
+	CauseRead                     // the payload could not be read whole
+	CauseDecode                   // the payload did not decode
+	CauseLoad                     // denied because a policy had no version in force
+	CauseInterrupted              // the call was cut short (the context ended)
+)
+
+// Call is a decoded payload, ready to be answered.
+type Call struct {
+	adapter agent.Adapter  // nil: luahook's own format
+	areq    *agent.Request // the agent's request (adapter set, decoded)
+	in      *luahook.Input // the payload in luahook's contract; nil when undecodable or without equivalent
+	event   string         // the agent's event name, or luahook's, for a block
+	cause   Cause          // CauseRead, CauseDecode: not decodable
+	err     error          // why not
+	fmtErr  error          // the request itself is wrong (an unknown agent)
+}
+
+// Read decodes req: in its agent's format (req.Format, or the agent
+// recognised), else strictly in luahook's own (luahook.DecodeInput, then
+// req.Event overriding the event, which must be known).
+func Read(req Request) *Call {
+	c := &Call{}
+	switch req.Format {
+	case "":
+	case Auto:
+		if a, ok := agent.Detect(req.Payload); ok {
+			c.adapter = a
+		}
+	default:
+		a, err := agent.Lookup(req.Format)
+		if err != nil {
+			c.fmtErr = err
+			return c
+		}
+		c.adapter = a
+	}
+	if c.adapter == nil {
+		c.readOwn(req)
+		if c.err != nil && req.ReadErr == nil && req.Format == "" {
+			if a, ok := agent.Detect(req.Payload); ok {
+				// An agent's own payload sent to luahook's own door: answered
+				// in that agent's protocol, with its block signal where
+				// luahook cannot decide. luahook's own error would read as
+				// "proceed" to the agent.
+				*c = Call{adapter: a}
+				c.readAgent(Request{Payload: req.Payload})
+			}
+		}
+		return c
+	}
+	c.readAgent(req)
+	return c
+}
+
+func (c *Call) readOwn(req Request) {
+	c.event = req.Event
+	if req.ReadErr != nil {
+		if c.event == "" {
+			c.event = string(luahook.UndecodedEvent(req.Payload)) // read as far as it goes
+		}
+		c.cause, c.err = CauseRead, req.ReadErr
+		return
+	}
+	in, err := luahook.DecodeInput(req.Payload)
+	if err == nil {
+		if req.Event != "" {
+			in.Event = luahook.Event(req.Event)
+		}
+		switch {
+		case in.Event == "":
+			err = errors.New(`payload: no "event"; give the event (fire EVENT) or an "event" key`)
+		default:
+			if _, perr := luahook.ParseEvent(string(in.Event)); perr != nil {
+				err = fmt.Errorf("payload: %w", perr)
+			}
+		}
+	}
+	if err != nil {
+		if c.event == "" {
+			c.event = string(luahook.UndecodedEvent(req.Payload))
+		}
+		c.cause, c.err = CauseDecode, err
+		return
+	}
+	c.in, c.event = in, string(in.Event)
+}
+
+func (c *Call) readAgent(req Request) {
+	c.event = req.Event
+	if req.ReadErr != nil {
+		c.cause, c.err = CauseRead, req.ReadErr
+		return
+	}
+	r, err := c.adapter.Decode(req.Payload, req.Event)
+	if err != nil {
+		if de := (*agent.DecodeError)(nil); errors.As(err, &de) {
+			c.event = de.Event
+		}
+		c.cause, c.err = CauseDecode, err
+		return
+	}
+	c.areq, c.in, c.event = r, r.Input, r.Event
+}
+
+// Agent returns the adapter of the agent whose protocol the call is answered
+// in, nil for luahook's own format.
+func (c *Call) Agent() agent.Adapter { return c.adapter }
+
+// Event returns the event's name as the payload's format names it (the
+// agent's, or luahook's), "" when it could not be read.
+func (c *Call) Event() string { return c.event }
+
+// Input returns the decoded payload in luahook's contract, nil when it did
+// not decode or its event has no luahook equivalent. A door may fill in what
+// it knows and the payload left out (fire: the current folder as cwd, a
+// --tool name) before Answer.
+func (c *Call) Input() *luahook.Input { return c.in }
+
+// Err returns why the payload could not be decoded (nil when it was).
+func (c *Call) Err() error {
+	if c.fmtErr != nil {
+		return c.fmtErr
+	}
+	return c.err
+}
+
+// Reply is the answer to a call: what the door writes, and what it may
+// report or count.
+type Reply struct {
+	// Stdout, Stderr and ExitCode are the answer as a command hook writes
+	// it: luahook's outcome JSON (one line) or the agent's own answer.
+	// An HTTP door sends Stdout as the body (an agent's route: with the
+	// exit status in a header).
+	Stdout   []byte
+	Stderr   string
+	ExitCode int
+	// Err is set when nothing is answered: the payload could not be
+	// decided and the mode says fail (or, in luahook's own format, it is
+	// not one on an event that can block and the mode is not deny), or
+	// the policies may not decide (Gate.Undecidable). Fire exits 1 with
+	// it; serve answers 400, or 503 when Unavailable.
+	Err         error
+	Unavailable bool // Err came from Gate.Undecidable
+	// Fired reports that hooks ran: res holds their decision, after the
+	// fail-closed state.
+	Fired bool
+	// Cause says why the answer is not the policies' decision.
+	Cause Cause
+	// Warn lists the problems the policies ran without (skip), and a
+	// payload that was let through undecided (skip).
+	Warn []error
+}
+
+// Answer decides the call at f under g, into res (overwritten; a door may
+// reuse one, FireInto), and renders the answer, appending Stdout to out.
+func (c *Call) Answer(ctx context.Context, f Firer, g Gate, res *runner.Result, out []byte) Reply {
+	if c.fmtErr != nil {
+		return Reply{Err: c.fmtErr}
+	}
+	if c.err != nil {
+		return c.undecoded(g, out)
+	}
+	if c.in == nil {
+		// An agent's event with no luahook equivalent: no objection,
+		// nothing fired.
+		return c.agentReply(c.adapter.Encode(c.areq, agent.Decision{}), out, CauseNone)
+	}
+	if g.Undecidable != nil {
+		if err := g.Undecidable(); err != nil {
+			return Reply{Err: err, Unavailable: true}
+		}
+	}
+	if fi, ok := f.(firerInto); ok {
+		fi.FireInto(ctx, c.in, res)
+	} else {
+		*res = f.Fire(ctx, c.in)
+	}
+	if ctx.Err() != nil {
+		// Whatever the hooks returned was cut short.
+		reason := "luahook was interrupted before it could decide (" + context.Cause(ctx).Error() + ")"
+		if c.adapter != nil {
+			return c.agentReply(c.adapter.Block(c.event, reason), out, CauseInterrupted)
+		}
+		return Reply{Err: errors.New("interrupted: no outcome"), Cause: CauseInterrupted, Fired: true}
+	}
+	var warn []error
+	var closed bool
+	if g.CloseOver != nil {
+		var err error
+		if warn, closed, err = g.CloseOver(res); err != nil {
+			return Reply{Err: err, Unavailable: true, Fired: true}
+		}
+	}
+	cause := CauseNone
+	if closed {
+		cause = CauseLoad
+	}
+	var r Reply
+	switch {
+	case c.adapter == nil:
+		r = ownReply(res, out)
+	case closed:
+		// Denied for what did not load: the agent's own block signal.
+		r = c.agentReply(c.adapter.Block(c.event, res.Reason), out, cause)
+	default:
+		r = c.agentReply(c.adapter.Encode(c.areq, agent.FromResult(*res)), out, cause)
+	}
+	r.Fired, r.Cause, r.Warn = true, cause, warn
+	return r
+}
+
+// undecoded answers a payload that could not be read or decoded, as the
+// mode says: deny (the agent's block signal, or luahook's deny on an event
+// that can block), skip (let through, with a warning), or fail (an error).
+func (c *Call) undecoded(g Gate, out []byte) Reply {
+	reason := "luahook could not read the payload (" + c.err.Error() + ")"
+	if c.adapter == nil {
+		ev := luahook.Event(c.event)
+		if g.mode() != ModeDeny || !ev.CanBlock() {
+			return Reply{Err: c.err, Cause: c.cause}
+		}
+		res := runner.Result{Event: ev}
+		res, _ = runner.Undecided(ev, c.err)
+		return ownReply(&res, out).with(c.cause)
+	}
+	switch g.mode() {
+	case ModeSkip:
+		r := c.agentReply(agent.Answer{}, out, c.cause)
+		r.Warn = []error{errors.New(reason + "; proceeding (on_load_error skip)")}
+		return r
+	case ModeFail:
+		return Reply{Err: errors.New(reason), Cause: c.cause}
+	}
+	return c.agentReply(c.adapter.Block(c.event, luahook.TruncateReason(reason)), out, c.cause)
+}
+
+func (r Reply) with(cause Cause) Reply {
+	r.Cause = cause
+	return r
+}
+
+// agentReply renders an agent's answer.
+func (c *Call) agentReply(a agent.Answer, out []byte, cause Cause) Reply {
+	return Reply{Stdout: append(out, a.Stdout...), Stderr: a.Stderr, ExitCode: a.ExitCode, Cause: cause}
+}
+
+// ownReply renders res in luahook's own format: its outcome as one line of
+// JSON; a denial exits 2 with its reason on standard error, as a command
+// hook's denial does.
+func ownReply(res *runner.Result, out []byte) Reply {
+	var o luahook.Outcome
+	b, err := res.OutcomeInto(&o).AppendJSON(out)
+	if err != nil {
+		// An outcome the runner built always encodes; say so if not.
+		return Reply{Err: fmt.Errorf("encoding the outcome: %w", err)}
+	}
+	r := Reply{Stdout: append(b, '\n')}
+	if res.Denied() {
+		r.Stderr, r.ExitCode = res.Reason+"\n", 2
+	}
+	return r
+}
