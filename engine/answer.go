@@ -45,6 +45,6 @@ func (e *Engine) Gate(choice string, extra []error) pipeline.Gate {
 // "fail", or an undecodable payload on an event that cannot block).
 func (e *Engine) Answer(ctx context.Context, format, event string, payload []byte) Reply {
 	var res runner.Result
-	return pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload}).
-		Answer(ctx, e.run, e.Gate("", nil), &res, nil)
+	c := pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload})
+	return c.Answer(ctx, e.run, e.Gate("", nil), &res, nil)
 }

@@ -113,8 +113,8 @@ type Call struct {
 // Read decodes req: in its agent's format (req.Format, or the agent
 // recognised), else strictly in luahook's own (luahook.DecodeInput, then
 // req.Event overriding the event, which must be known).
-func Read(req Request) *Call {
-	c := &Call{}
+func Read(req Request) Call {
+	var c Call
 	switch req.Format {
 	case "":
 	case Auto:
@@ -137,7 +137,7 @@ func Read(req Request) *Call {
 				// in that agent's protocol, with its block signal where
 				// luahook cannot decide. luahook's own error would read as
 				// "proceed" to the agent.
-				*c = Call{adapter: a}
+				c = Call{adapter: a}
 				c.readAgent(Request{Payload: req.Payload})
 			}
 		}

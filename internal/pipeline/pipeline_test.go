@@ -54,7 +54,8 @@ func claude(cmd string) string {
 func answer(t *testing.T, r *runner.Runner, g Gate, req Request) Reply {
 	t.Helper()
 	var res runner.Result
-	return Read(req).Answer(context.Background(), r, g, &res, nil)
+	c := Read(req)
+	return c.Answer(context.Background(), r, g, &res, nil)
 }
 
 // TestOwnFormatKeepsEachVerdict: in luahook's own format every verdict has
@@ -177,11 +178,13 @@ func TestAnInterruptedCallIsNotAnApproval(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errors.New("SIGTERM"))
 	var res runner.Result
-	rep := Read(Request{Format: "claude", Payload: []byte(claude("ls"))}).Answer(ctx, r, Gate{}, &res, nil)
+	c := Read(Request{Format: "claude", Payload: []byte(claude("ls"))})
+	rep := c.Answer(ctx, r, Gate{}, &res, nil)
 	if rep.ExitCode != 2 || !strings.Contains(rep.Stderr, "SIGTERM") || rep.Cause != CauseInterrupted {
 		t.Errorf("claude: %q %q exit %d", rep.Stdout, rep.Stderr, rep.ExitCode)
 	}
-	rep = Read(Request{Payload: []byte(own("ls"))}).Answer(ctx, r, Gate{}, &res, nil)
+	c = Read(Request{Payload: []byte(own("ls"))})
+	rep = c.Answer(ctx, r, Gate{}, &res, nil)
 	if rep.Err == nil || len(rep.Stdout) != 0 {
 		t.Errorf("own format: %q %v, want an error", rep.Stdout, rep.Err)
 	}

@@ -74,7 +74,8 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		h.blockAgent(w, r, a, am, blockBody, event, "luahook serve could not read the request: "+rf.err.Error())
 		return
 	}
-	h.answerAgent(w, r, pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, Payload: body}), start)
+	c := pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, Payload: body})
+	h.answerAgent(w, r, &c, start)
 }
 
 // answerAgent answers c, an agent's payload received at start: decoded by

@@ -216,7 +216,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	if c.Agent() != nil {
 		// An agent's own payload sent to the hook protocol's route is
 		// answered as that agent's route answers it, as fire does.
-		h.answerAgent(w, r, c, start)
+		h.answerAgent(w, r, &c, start)
 		recycle(buf, body)
 		return
 	}
