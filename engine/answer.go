@@ -12,17 +12,23 @@ import (
 type Reply = pipeline.Reply
 
 // Gate is the engine's fail-closed state as the pipeline every door shares
-// applies it: the on-load-error mode in force (choice, or the config's
-// when ""), Undecidable and CloseOver over the problems that stand. extra
-// are problems a door met before it had an engine (an untrusted folder, a
-// config it could not open); they count as the engine's own. e may be nil.
-func (e *Engine) Gate(choice string, extra []error) pipeline.Gate {
-	problems := func() []error {
-		if e == nil {
-			return extra
-		}
-		return append(e.FailClosed(), extra...)
-	}
+// applies it: the on-load-error mode in force (choice, or the config's when
+// ""), with Undecidable and CloseOver over problems, the ones a one-shot
+// door met opening the engine (an untrusted folder, a config it could not
+// open, what did not load: Problems). e may be nil (nothing could be
+// opened).
+func (e *Engine) Gate(choice string, problems []error) pipeline.Gate {
+	return e.gateOver(choice, func() []error { return problems })
+}
+
+// LiveGate is Gate over what has no version in force at the moment of each
+// call (FailClosed), for a door that stays up while the engine reloads
+// (serve).
+func (e *Engine) LiveGate(choice string) pipeline.Gate {
+	return e.gateOver(choice, e.FailClosed)
+}
+
+func (e *Engine) gateOver(choice string, problems func() []error) pipeline.Gate {
 	return pipeline.Gate{
 		Mode:        e.OnLoadError(choice),
 		Undecidable: func() error { return e.Undecidable(problems(), choice) },
@@ -46,5 +52,5 @@ func (e *Engine) Gate(choice string, extra []error) pipeline.Gate {
 func (e *Engine) Answer(ctx context.Context, format, event string, payload []byte) Reply {
 	var res runner.Result
 	c := pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload})
-	return c.Answer(ctx, e.run, e.Gate("", nil), &res, nil)
+	return c.Answer(ctx, e.run, e.LiveGate(""), &res, nil)
 }

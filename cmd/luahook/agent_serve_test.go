@@ -354,7 +354,7 @@ func TestFireHTTPBlocksWhenTheServerCannotDecide(t *testing.T) {
 				t.Errorf("PostToolUse: exit %d, stdout %q, stderr %q; want it to proceed, saying why", got.ExitCode, got.Stdout, got.Stderr)
 			}
 			got = fireAgent(t, nil, pre, "--http", c.url, "--http-timeout", "300ms", "--on-load-error", "skip")
-			if got.ExitCode != 0 || got.Stdout != nil || !strings.Contains(got.Stderr, "proceeding (--on-load-error skip)") {
+			if got.ExitCode != 0 || got.Stdout != nil || !strings.Contains(got.Stderr, "proceeding (on_load_error skip)") {
 				t.Errorf("skip: exit %d, stdout %q, stderr %q; want it to proceed and warn", got.ExitCode, got.Stdout, got.Stderr)
 			}
 		})

@@ -18,11 +18,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook"
-	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/termtext"
-	"github.com/luahook/luahook/runner"
 )
 
 // maxPayloadBytes bounds what fire reads as one payload: what serve accepts.
@@ -171,133 +169,7 @@ func oneShotGC() {
 }
 
 func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string) error {
-	if o.agent != "" {
-		return runFireAgent(cmd, g, s, o, args)
-	}
-	if o.http != "" || o.socket != "" {
-		return errors.New("--http and --socket forward an agent's payload: give --agent too")
-	}
-	return firePlain(cmd, g, s, o, args, nil)
-}
-
-// readResult is a payload read before fire decided how to fire it
-// (--agent auto).
-type readResult struct {
-	data []byte
-	err  error
-}
-
-// firePlain fires a payload in luahook's own format: pre when it was read
-// already, else the one readPayload reads.
-func firePlain(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, args []string, pre *readResult) error {
-	ctx := cmd.Context()
-	var event luahook.Event
-	if len(args) == 1 {
-		ev, err := luahook.ParseEvent(args[0])
-		if err != nil {
-			return err
-		}
-		event = ev
-	}
-	if err := engine.CheckOnLoadError(o.onLoadError); err != nil {
-		return fmt.Errorf("--on-load-error %w", err)
-	}
-	logger, err := g.loggerFor("fire", s.err, false)
-	if err != nil {
-		return err
-	}
-	dlog, err := fireDecisionLog(o.decisionLog)
-	if err != nil {
-		return err
-	}
-	var data []byte
-	if pre != nil {
-		data, err = pre.data, pre.err
-	} else {
-		data, err = readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
-	}
-	var in *luahook.Input
-	if err == nil {
-		in, err = decodePayload(data)
-	}
-	if err != nil && pre == nil && o.tool == "" {
-		// An agent's own payload given to plain fire (a hook wired without
-		// --agent): answered in that agent's protocol, with its block
-		// signal where luahook cannot decide. Plain fire's exit 1 would
-		// read as "proceed" to the agent.
-		if _, ok := agent.Detect(data); ok {
-			agentOpts := *o
-			agentOpts.agent = "auto"
-			return fireAgentWith(cmd, g, s, &agentOpts, args, &readResult{data, nil})
-		}
-	}
-	eng, problems, openErr := openForFire(ctx, g, logger, dlog, payloadStart(in, o.project), o.project)
-	if openErr != nil {
-		return openErr
-	}
-	if eng != nil {
-		defer eng.Close()
-	}
-	mode := eng.OnLoadError(o.onLoadError) // a config that loaded is trusted
-
-	if err != nil {
-		// Without a payload nothing can run. An event that can block denies
-		// (deny); anything else is an error, as it always was.
-		ev := event
-		if ev == "" {
-			ev = luahook.UndecodedEvent(data)
-		}
-		if mode == engine.OnLoadErrorDeny && ctx.Err() == nil && ev.CanBlock() {
-			return deny(s, engine.Result{Event: ev}, runner.UndecodedReason(err))
-		}
-		return err
-	}
-	if event != "" {
-		in.Event = event
-	}
-	if o.tool != "" {
-		in.ToolName = o.tool
-	}
-	if in.Event == "" {
-		return fmt.Errorf("no event: give EVENT or an \"event\" key in the payload")
-	}
-	if _, err := luahook.ParseEvent(string(in.Event)); err != nil {
-		return err
-	}
-	if in.Cwd == "" {
-		in.Cwd, _ = os.Getwd()
-	}
-	if eng.Undecidable(problems, mode) != nil {
-		reportLoadErrors(s.err, problems)
-		return fmt.Errorf("not fired: %d load error(s) (--on-load-error fail)", len(problems))
-	}
-	res := engine.Result{Event: in.Event}
-	if eng != nil {
-		res = eng.Runner().Fire(ctx, in)
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: no outcome")
-	}
-	if o.trace {
-		res.RenderTrace(s.err, engine.TraceOptions{})
-	}
-	reportFailures(s.err, res.Trace)
-	warn, _, err := eng.CloseOver(&res, problems, mode)
-	if err != nil {
-		return err
-	}
-	for _, p := range warn {
-		fmt.Fprintln(s.err, "luahook: warning: not loaded, running without it:", termtext.Block(p.Error()))
-	}
-	if err := writeJSON(s.out, res.Outcome()); err != nil {
-		return err
-	}
-	if res.Denied() {
-		// A command hook that exits 2 is read for its reason on stderr.
-		fmt.Fprintln(s.err, termtext.Block(res.Reason))
-		return &exitError{code: 2}
-	}
-	return nil
+	return fireOne(cmd, g, s, o, args)
 }
 
 // openForFire opens what fire runs: every source that is trusted, with what
@@ -355,16 +227,6 @@ func fireDecisionLog(flag string) (engine.DecisionLog, error) {
 		return engine.DecisionLog{}, fmt.Errorf("--decision-log %s: fire's standard output and error carry its answer; give a file", flag)
 	}
 	return engine.DecisionLog{To: flag, Stdout: io.Discard, Stderr: io.Discard}, nil
-}
-
-// deny prints res denied with reason (deniedFor) and returns exit status 2.
-func deny(s *streams, res engine.Result, reason string) error {
-	res = engine.DeniedFor(res, reason)
-	if err := writeJSON(s.out, res.Outcome()); err != nil {
-		return err
-	}
-	fmt.Fprintln(s.err, termtext.Block(res.Reason))
-	return &exitError{code: 2}
 }
 
 // reportFailures prints one line per hook that failed (HookTrace.FailureLine:

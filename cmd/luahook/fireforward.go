@@ -14,8 +14,10 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/server"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/internal/unixsock"
 )
 
@@ -29,19 +31,16 @@ const defaultHTTPTimeout = 5 * time.Second
 // the luahook serve at URL/agent/NAME[/EVENT] and its answer relayed. When
 // the server cannot decide for it (unreachable, too slow, anything but a
 // well-formed 2xx answer), fire cannot either: undecided answers.
-func fireForward(ctx context.Context, s *streams, o *fireOptions, a agent.Adapter, event string, data []byte, readErr error) error {
-	u := undecided{a: a, mode: (*engine.Engine)(nil).OnLoadError(o.onLoadError), s: s}
-	var req *agent.Request
-	var decodeErr error
-	if readErr == nil {
-		req, decodeErr = a.Decode(data, event)
+func fireForward(ctx context.Context, s *streams, o *fireOptions, c *pipeline.Call, event string) error {
+	g := pipeline.Gate{Mode: (*engine.Engine)(nil).OnLoadError(o.onLoadError)}
+	if c.Err() != nil || c.Input() == nil {
+		// A payload that did not decode, or an event luahook has no
+		// equivalent of: answered here, without asking.
+		var res engine.Result
+		rep := c.Answer(ctx, nil, g, &res, nil)
+		return writeForwarded(s, c, rep)
 	}
-	if answered, err := u.decoded(event, readErr, decodeErr); answered {
-		return err
-	}
-	if req.Input == nil {
-		return writeAnswer(s, a.Encode(req, agent.Decision{}), nil)
-	}
+	a := c.Agent()
 	client := &http.Client{
 		// A redirect is not an answer: a server that moved must be named.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -58,11 +57,24 @@ func fireForward(ctx context.Context, s *streams, o *fireOptions, a agent.Adapte
 		}
 		where = target
 	}
-	ans, err := askServer(ctx, client, target, req.Native, o.httpTimeout)
+	ans, err := askServer(ctx, client, target, c.Native(), o.httpTimeout)
 	if err != nil {
-		return u.answer(req.Event, fmt.Sprintf("luahook serve at %s could not decide: %v", where, err))
+		rep := c.Undecided(g, fmt.Sprintf("luahook serve at %s could not decide: %v", where, err), pipeline.CauseServer, nil)
+		return writeForwarded(s, c, rep)
 	}
 	return writeAnswer(s, ans, nil)
+}
+
+// writeForwarded writes an answer fire --http gave without the server.
+func writeForwarded(s *streams, c *pipeline.Call, rep pipeline.Reply) error {
+	if rep.Err != nil {
+		return rep.Err
+	}
+	var diag bytes.Buffer
+	for _, w := range rep.Warn {
+		fmt.Fprintln(&diag, "luahook: warning:", termtext.Block(w.Error()))
+	}
+	return writeReply(s, c, rep, &diag)
 }
 
 // agentURL is the server's path for the agent: base/agent/NAME, and

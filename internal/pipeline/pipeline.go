@@ -97,6 +97,7 @@ const (
 	CauseDecode                   // the payload did not decode
 	CauseLoad                     // denied because a policy had no version in force
 	CauseInterrupted              // the call was cut short (the context ended)
+	CauseServer                   // the server asked in its place did not answer (fire --http)
 )
 
 // Call is a decoded payload, ready to be answered.
@@ -163,7 +164,7 @@ func (c *Call) readOwn(req Request) {
 		}
 		switch {
 		case in.Event == "":
-			err = errors.New(`payload: no "event"; give the event (fire EVENT) or an "event" key`)
+			err = errors.New(`no event: give EVENT or an "event" key in the payload`)
 		default:
 			if _, perr := luahook.ParseEvent(string(in.Event)); perr != nil {
 				err = fmt.Errorf("payload: %w", perr)
@@ -210,6 +211,16 @@ func (c *Call) Event() string { return c.event }
 // it knows and the payload left out (fire: the current folder as cwd, a
 // --tool name) before Answer.
 func (c *Call) Input() *luahook.Input { return c.in }
+
+// Native returns an agent's payload as it was decoded (white space around
+// it trimmed), nil for luahook's own format or a payload that did not
+// decode.
+func (c *Call) Native() []byte {
+	if c.areq == nil {
+		return nil
+	}
+	return c.areq.Native
+}
 
 // Err returns why the payload could not be decoded (nil when it was).
 func (c *Call) Err() error {
@@ -305,28 +316,33 @@ func (c *Call) Answer(ctx context.Context, f Firer, g Gate, res *runner.Result, 
 }
 
 // undecoded answers a payload that could not be read or decoded, as the
-// mode says: deny (the agent's block signal, or luahook's deny on an event
-// that can block), skip (let through, with a warning), or fail (an error).
+// mode says (Undecided).
 func (c *Call) undecoded(g Gate, out []byte) Reply {
-	reason := "luahook could not read the payload (" + c.err.Error() + ")"
 	if c.adapter == nil {
 		ev := luahook.Event(c.event)
 		if g.mode() != ModeDeny || !ev.CanBlock() {
 			return Reply{Err: c.err, Cause: c.cause}
 		}
-		res := runner.Result{Event: ev}
-		res, _ = runner.Undecided(ev, c.err)
+		res, _ := runner.Undecided(ev, c.err)
 		return ownReply(&res, out).with(c.cause)
 	}
+	return c.Undecided(g, "luahook could not read the payload ("+c.err.Error()+")", c.cause, out)
+}
+
+// Undecided answers an agent's call that luahook could not decide, for
+// reason (the payload did not decode; the server fire --http asked did not
+// answer), as the mode says: the agent's block signal (deny), let through
+// with a warning (skip), or nothing and an error (fail).
+func (c *Call) Undecided(g Gate, reason string, cause Cause, out []byte) Reply {
 	switch g.mode() {
 	case ModeSkip:
-		r := c.agentReply(agent.Answer{}, out, c.cause)
+		r := c.agentReply(agent.Answer{}, out, cause)
 		r.Warn = []error{errors.New(reason + "; proceeding (on_load_error skip)")}
 		return r
 	case ModeFail:
-		return Reply{Err: errors.New(reason), Cause: c.cause}
+		return Reply{Err: errors.New(reason), Cause: cause}
 	}
-	return c.agentReply(c.adapter.Block(c.event, luahook.TruncateReason(reason)), out, c.cause)
+	return c.agentReply(c.adapter.Block(c.event, luahook.TruncateReason(reason)), out, cause)
 }
 
 func (r Reply) with(cause Cause) Reply {

@@ -198,7 +198,7 @@ func TestTheEventOverridesThePayloads(t *testing.T) {
 	if c.Err() != nil || c.Input().Event != luahook.PreToolUse {
 		t.Fatalf("%v %+v", c.Err(), c.Input())
 	}
-	if c := Read(Request{Payload: []byte(`{"toolName":"bash"}`)}); c.Err() == nil || !strings.Contains(c.Err().Error(), `no "event"`) {
+	if c := Read(Request{Payload: []byte(`{"toolName":"bash"}`)}); c.Err() == nil || !strings.Contains(c.Err().Error(), `an "event" key`) {
 		t.Errorf("no event: %v", c.Err())
 	}
 	if c := Read(Request{Event: "PreToolUsee", Payload: []byte(`{}`)}); c.Err() == nil || !strings.Contains(c.Err().Error(), "PreToolUsee") {

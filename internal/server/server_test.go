@@ -204,7 +204,7 @@ func TestMalformedPayloadIs400NamingTheProblem(t *testing.T) {
 		{"not an object", `["Stop"]`, "want a JSON object"},
 		{"empty", ``, "payload: empty"},
 		{"unknown event", `{"event":"PreToolUze"}`, `unknown event "PreToolUze"`},
-		{"no event", `{"prompt":"hi"}`, `no "event"`},
+		{"no event", `{"prompt":"hi"}`, `an "event" key`},
 		{"unknown key", `{"event":"Stop","tool":"bash"}`, `unknown key "tool"`},
 		{"a sessionId one byte over its limit", `{"event":"Stop","sessionId":"` + strings.Repeat("s", luahook.MaxIDBytes+1) + `"}`,
 			"sessionId is 257 bytes, over the limit of 256"},
