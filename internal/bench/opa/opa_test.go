@@ -72,7 +72,7 @@ func luaDecision(tb testing.TB) func() bool {
 		if len(res.Trace) != 1 || res.Trace[0].Failure != nil {
 			tb.Fatalf("%+v", res.Trace)
 		}
-		return res.Denied
+		return res.Denied()
 	}
 }
 
