@@ -23,9 +23,13 @@ func (e *Engine) Gate(choice string, problems []error) pipeline.Gate {
 
 // LiveGate is Gate over what has no version in force at the moment of each
 // call (FailClosed), for a door that stays up while the engine reloads
-// (serve).
-func (e *Engine) LiveGate(choice string) pipeline.Gate {
-	return e.gateOver(choice, e.FailClosed)
+// (serve), and standing: problems the door met opening the engine, which
+// no reload lifts (a project folder never trusted).
+func (e *Engine) LiveGate(choice string, standing ...error) pipeline.Gate {
+	if len(standing) == 0 {
+		return e.gateOver(choice, e.FailClosed)
+	}
+	return e.gateOver(choice, func() []error { return append(e.FailClosed(), standing...) })
 }
 
 func (e *Engine) gateOver(choice string, problems func() []error) pipeline.Gate {
@@ -51,6 +55,15 @@ func (e *Engine) gateOver(choice string, problems func() []error) pipeline.Gate 
 // "fail", or an undecodable payload on an event that cannot block).
 func (e *Engine) Answer(ctx context.Context, format, event string, payload []byte) Reply {
 	var res runner.Result
-	c := pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload})
+	c := pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload, MaxBytes: e.payloadCap()})
 	return c.Answer(ctx, e.run, e.LiveGate(""), &res, nil)
+}
+
+// payloadCap is the most bytes a payload given to Answer or DecidePayload
+// may have: the cap on a hook's input (Options.MaxInputBytes, the config's
+// [runner] max_input_bytes, 8 MiB by default), as fire and serve cap the
+// payloads they read. 0: none.
+func (e *Engine) payloadCap() int {
+	n := maxInputBytes(e.opts.MaxInputBytes, e.Config().Runner.MaxInputBytes)
+	return max(n, 0)
 }

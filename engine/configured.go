@@ -23,26 +23,78 @@ type closer interface{ Close() }
 
 // readConfig reads and parses a configuration file, returning the checksum
 // of the text it parsed, so that a reload can tell an event that left the
-// file as it was (a chmod, a touch) from a change. The file is opened
-// without blocking and must be a regular file of at most
-// config.MaxFileBytes (see regfile). fresh reports a file that is still
-// settling (see readSettled); it is not parsed.
+// file as it was (a chmod, a touch) from a change. The file is read as
+// readConfigData reads it. fresh reports a file that is still settling (see
+// readSettled); it is not parsed.
 func readConfig(path string, settle time.Duration) (cfg *config.Config, sum [32]byte, fresh bool, err error) {
+	data, sum, fresh, err := readConfigData(path, settle, false)
+	if err != nil || fresh {
+		return nil, sum, fresh, err
+	}
+	cfg, err = config.Parse(path, data)
+	return cfg, sum, false, err
+}
+
+// readConfigData reads a configuration file once and returns its text and
+// the text's checksum: what is checked (Options.Trust) and parsed is what
+// was read. The file is opened without blocking and must be a regular file
+// of at most config.MaxFileBytes (see regfile); with noLink, not a symbolic
+// link either (a *LinkError: the file a trusted folder holds, not what a
+// link leads to). fresh reports a file that is still settling (see
+// readSettled).
+func readConfigData(path string, settle time.Duration, noLink bool) (data []byte, sum [32]byte, fresh bool, err error) {
 	f, fi, err := regfile.Open(path)
 	if err != nil {
 		return nil, sum, false, fmt.Errorf("load config: %w", err)
 	}
 	defer f.Close()
-	data, fresh, err := readSettled(f, fi, path, config.MaxFileBytes, settle)
+	if noLink {
+		if err := notALink(path, fi); err != nil {
+			return nil, sum, false, fmt.Errorf("load config: %w", err)
+		}
+	}
+	data, fresh, err = readSettled(f, fi, path, config.MaxFileBytes, settle)
 	if err != nil {
 		return nil, sum, false, fmt.Errorf("load config: %w", err)
 	}
-	sum = sha256.Sum256(data)
-	if fresh {
-		return nil, sum, true, nil
+	return data, sha256.Sum256(data), fresh, nil
+}
+
+// openConfig reads Options.ConfigPath for Open: the configuration to start
+// from, the checksum of the text in force (zero when none is), and, with
+// Options.PartialConfig, why the file is not (wholly) in force. Without
+// PartialConfig, a file that cannot be read, is not trusted
+// (Options.Trust) or does not parse is err. With it, cfg is what of the
+// text is valid (config.ParsePartial of the very bytes read), or the
+// defaults when it cannot be read or is not trusted: nothing of an
+// untrusted file is used, but its hooks_dir, relative to its folder, is
+// the default's.
+func openConfig(opts Options) (cfg *config.Config, sum [32]byte, cfgErr, err error) {
+	path := opts.ConfigPath
+	if path == "" {
+		return config.Default(), sum, nil, nil
+	}
+	gate := newTrustGate(opts.Trust, path, "")
+	data, s, _, err := readConfigData(path, 0, gate != nil)
+	if err == nil {
+		err = gate.check(path, s)
+	}
+	if err != nil {
+		if !opts.PartialConfig {
+			return nil, sum, nil, err
+		}
+		cfg, _ := config.ParsePartial(path, nil) // the defaults, hooks_dir next to the file
+		return cfg, sum, err, nil
 	}
 	cfg, err = config.Parse(path, data)
-	return cfg, sum, false, err
+	if err != nil {
+		if !opts.PartialConfig {
+			return nil, sum, nil, err
+		}
+		cfg, _ = config.ParsePartial(path, data)
+		return cfg, s, err, nil
+	}
+	return cfg, s, nil, nil
 }
 
 // applyConfig puts cfg, read from a file of content sum, in force: tool

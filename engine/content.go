@@ -41,6 +41,12 @@ type Content struct {
 	Dir    string   // the hooks folder, absolute
 	Files  []string // the files digested, relative to Dir, in name order
 	Sum    [32]byte
+	// Sums holds the SHA-256 of each regular file digested (the config
+	// and Files; not a symbolic link, which an engine under Options.Trust
+	// refuses), by the name Options.Trust gives it: relative to the
+	// config's folder, else to the folder above the hooks folder, slash-
+	// separated ("luahook.toml", "hooks.d/10-x.lua", "hooks.d/lib/m.lua").
+	Sums map[string][32]byte
 }
 
 // ReadContent digests what Open(Options{ConfigPath: configPath, Dir: dir})
@@ -50,11 +56,11 @@ type Content struct {
 // error. Files that are not regular (a FIFO, a device) count by name and
 // type and are never opened.
 func ReadContent(configPath, dir string) (*Content, error) {
-	d := &digest{h: sha256.New()}
-	c := &Content{Config: configPath}
+	d := &digest{h: sha256.New(), sums: map[string][32]byte{}}
+	c := &Content{Config: configPath, Sums: d.sums}
 	var cfg *config.Config
 	if configPath != "" {
-		d.entry("config", configPath)
+		d.entry("config", configPath, filepath.Base(configPath))
 		if dir == "" {
 			data, err := regfile.Read(configPath, config.MaxFileBytes)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -83,8 +89,10 @@ func ReadContent(configPath, dir string) (*Content, error) {
 		return nil, err
 	}
 	sort.Strings(c.Files)
+	base := trustBase(configPath, abs)
 	for _, name := range c.Files {
-		d.entry(name, filepath.Join(abs, name))
+		path := filepath.Join(abs, name)
+		d.entry(name, path, trustName(base, path))
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -97,6 +105,7 @@ func ReadContent(configPath, dir string) (*Content, error) {
 // content, each length-prefixed so that no two listings hash alike.
 type digest struct {
 	h     hash.Hash
+	sums  map[string][32]byte // Content.Sums
 	files int
 	bytes int64
 	err   error
@@ -135,8 +144,9 @@ func (d *digest) lib(root, rel string, depth int, files *[]string) error {
 	return nil
 }
 
-// entry adds the file at path under name.
-func (d *digest) entry(name, path string) {
+// entry adds the file at path under name, and its sum to d.sums under
+// trusted (Content.Sums) when it is a regular file.
+func (d *digest) entry(name, path, trusted string) {
 	if d.err != nil {
 		return
 	}
@@ -144,6 +154,11 @@ func (d *digest) entry(name, path string) {
 	if err != nil {
 		d.err = err
 		return
+	}
+	if kind == "file" {
+		if lfi, err := os.Lstat(path); err == nil && lfi.Mode().IsRegular() {
+			d.sums[trusted] = [32]byte(sum)
+		}
 	}
 	var n [8]byte
 	for _, part := range [][]byte{[]byte(name), []byte(kind), sum} {

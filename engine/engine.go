@@ -62,6 +62,7 @@ import (
 	"github.com/luahook/luahook/host"
 	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/jsonschema"
+	"github.com/luahook/luahook/internal/selfguard"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -135,6 +136,16 @@ type Options struct {
 	// does the same. Hook files that are links to files outside the hooks
 	// folder are refused (*SymlinkError) either way.
 	AllowLoosePermissions bool
+	// Protect are paths the self-protection guards besides the hooks
+	// folder and the config file (the trust records, the agent settings
+	// files luahook install writes). On PreToolUse, before any hook and
+	// whatever a hook answers, the engine denies a file tool or shell
+	// command that would write, edit, move or remove a protected path,
+	// and the luahook commands trust, untrust, install and add --force.
+	Protect []Protected
+	// NoSelfProtect turns that self-protection off, as the config's
+	// [runner] self_protect = false does.
+	NoSelfProtect bool
 	// DecisionLog overrides where the config's [decision_log] goes, or
 	// gives the engine a host's log. The zero value follows the config: off
 	// unless it enables the log.
@@ -152,6 +163,16 @@ type Options struct {
 	// require("host." .. Name) (package host). Open refuses a module whose
 	// name or members the bridge cannot expose safely.
 	Host []host.Module
+	// Trust, when set, decides whether the config file, each hook file and
+	// each lib module may load with the content read from it (see Trust):
+	// for a folder someone else may have written, such as the project
+	// folder the CLI finds in the current folder. A file it refuses keeps
+	// its last trusted version in force; with none, an event that can
+	// block is denied naming it (FailClosed). Under it, those files load
+	// only as regular files, never through symbolic links (*LinkError).
+	// Nil trusts everything (a folder named by the operator, a Go host's
+	// own).
+	Trust Trust
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
@@ -165,8 +186,10 @@ type Engine struct {
 	store  luabind.StoreBackend // set on Open (openStore), then fixed
 	dir    string
 	host   *luabind.HostModules // Options.Host, checked once; nil without
+	gate   *trustGate           // Options.Trust, set on Open, then fixed; nil without
 	// schemas are Options.Schemas, compiled once; nil without.
 	schemas map[string]*jsonschema.Schema
+	guard   *selfguard.Guard // the self-protection, set by Open before it returns; nil without
 
 	ctx    context.Context // cancelled by Close: stops a load in progress
 	cancel context.CancelFunc
@@ -238,23 +261,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := config.Default()
-	var sum [32]byte
-	var cfgErr error
-	if opts.ConfigPath != "" {
-		c, s, _, err := readConfig(opts.ConfigPath, 0)
-		if err != nil && !opts.PartialConfig {
-			return nil, err
-		}
-		if err != nil {
-			c, cfgErr = partialConfig(opts.ConfigPath), err
-		}
-		cfg, sum = c, s
+	cfg, sum, cfgErr, err := openConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	e := newEngine(opts, logger, cfg)
 	e.host, e.schemas = hostMods, schemas
 	e.cfgSum = sum
 	e.dir = hooksDirOr(opts.Dir, cfg)
+	e.gate = newTrustGate(opts.Trust, opts.ConfigPath, e.dir)
 	start := time.Now()
 	e.mu.Lock()
 	if opts.PartialConfig {
@@ -276,6 +291,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	e.guard = e.newSelfGuard()
 	if !opts.NoWatch {
 		stop, err := e.watch()
 		if err != nil {
@@ -312,6 +328,7 @@ func newEngine(opts Options, logger *slog.Logger, cfg *config.Config) *Engine {
 		MaxContextBytes:   cfg.Runner.MaxContextBytes,
 		BackgroundWorkers: cfg.Runner.BackgroundWorkers,
 		BackgroundQueue:   cfg.Runner.BackgroundQueue,
+		Guard:             e.selfCheck,
 	})
 	if l := opts.DecisionLog.Logger; l != nil {
 		e.run.SetOnDecision(l.Observe)

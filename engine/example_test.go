@@ -35,7 +35,7 @@ end, { stage = "validate", policy = true })
 		Event:     luahook.PreToolUse,
 		ToolName:  "bash",
 		ToolInput: json.RawMessage(`{"command":"rm -rf build"}`),
-		Cwd:       dir,
+		Cwd:       "/home/dev/project",
 	})
 	fmt.Println(res.Denied(), res.Reason)
 	// Output: true recursive delete blocked

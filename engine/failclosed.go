@@ -131,6 +131,15 @@ func (e *Engine) Decide(ctx context.Context, in *luahook.Input) (runner.Result, 
 // not decode is denied when the event it names can block
 // (runner.Undecided), and is an error otherwise.
 func (e *Engine) DecidePayload(ctx context.Context, data []byte) (runner.Result, error) {
+	if n := e.payloadCap(); n > 0 && len(data) > n {
+		// Over the cap, as fire and serve refuse it: denied when its event
+		// can block.
+		err := fmt.Errorf("payload larger than %d bytes", n)
+		if res, ok := runner.Undecided(luahook.UndecodedEvent(data[:min(len(data), 64<<10)]), err); ok {
+			return res, nil
+		}
+		return runner.Result{}, err
+	}
 	in, err := luahook.DecodePayload(data)
 	if err != nil {
 		if res, ok := runner.Undecided(luahook.UndecodedEvent(data), err); ok {

@@ -79,7 +79,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		Host:           e.host,
 	}
 	if e.dir != "" { // an engine made by New has no lib folder: require is off
-		opts.LibDir, opts.CheckLib = e.libDir(), e.trust().libCheck(e.dir, e.libDir())
+		opts.LibDir, opts.CheckLib, opts.VerifyLib = e.libDir(), e.libCheck(), e.libVerify()
 	}
 	return opts
 }
@@ -143,7 +143,11 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 		if e.beforeOpen != nil {
 			e.beforeOpen(path)
 		}
-		src, fresh, err := readHookFile(root, name, path, e.settleWindow(), trust)
+		var vet func(string, fs.FileInfo) error
+		if e.gate != nil {
+			vet = notALink
+		}
+		src, fresh, err := readHookFile(root, name, path, e.settleWindow(), trust, vet)
 		if errors.Is(err, fs.ErrNotExist) { // removed since the listing, or a dangling link
 			continue
 		}
@@ -178,6 +182,18 @@ func (e *Engine) syncLua(ctx context.Context, force map[string]bool, all bool) [
 			}
 			if bad, ok := e.failedSum[name]; ok && bad == sum {
 				continue // the same broken content again
+			}
+		}
+		// The bytes read are checked, then compiled: the file is not read
+		// again. The content in force was checked when it loaded.
+		if old == nil || old.sum != sum {
+			if err := e.gate.check(path, sum); err != nil {
+				if prev := e.fileErrs[name]; prev == nil || prev.Error() != err.Error() {
+					e.logger.Error("hook file not trusted; "+keeps(old), "file", path, "err", err)
+					did = append(did, name+" (not trusted)")
+				}
+				e.fileErrs[name] = err
+				continue
 			}
 		}
 		jobs = append(jobs, &loadJob{name: name, path: path, src: src, sum: sum, old: old})

@@ -3,19 +3,7 @@ package engine
 import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/config"
-	"github.com/luahook/luahook/internal/regfile"
 )
-
-// partialConfig returns what is valid of the config file at path, for
-// Options.PartialConfig: the defaults when it cannot be read.
-func partialConfig(path string) *config.Config {
-	data, err := regfile.Read(path, config.MaxFileBytes)
-	if err != nil {
-		data = nil
-	}
-	cfg, _ := config.ParsePartial(path, data)
-	return cfg
-}
 
 // buildable returns cfg without the configured hooks that do not build (a
 // command outside the allowlist, a URL refused) and without its tool

@@ -107,8 +107,10 @@ func (t trust) checkRoot(path string, root *os.Root) error {
 // folder is refused (regfile), and the opened file's own mode and owner are
 // checked (when checks apply) before anything is read from it, so that the
 // file checked is the file read whatever is swapped in meanwhile. It reads
-// at most luabind.DefaultMaxSourceBytes; settle is readSettled's.
-func readHookFile(root *os.Root, name, path string, settle time.Duration, t trust) (src []byte, fresh bool, err error) {
+// at most luabind.DefaultMaxSourceBytes; settle is readSettled's. vet,
+// when set, is given the opened file's status too (the link rule of
+// Options.Trust, notALink).
+func readHookFile(root *os.Root, name, path string, settle time.Duration, t trust, vet func(string, fs.FileInfo) error) (src []byte, fresh bool, err error) {
 	f, fi, err := regfile.OpenIn(root, name, path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -123,6 +125,11 @@ func readHookFile(root *os.Root, name, path string, settle time.Duration, t trus
 	defer f.Close()
 	if !t.loose && t.uid >= 0 {
 		if err := t.check(path, fi); err != nil {
+			return nil, false, err
+		}
+	}
+	if vet != nil {
+		if err := vet(path, fi); err != nil {
 			return nil, false, err
 		}
 	}
@@ -159,8 +166,9 @@ func linkOut(dir, path string) error {
 func refused(err error) bool {
 	var pe *PermissionError
 	var se *SymlinkError
+	var le *LinkError
 	var ne *regfile.NotRegularError
-	return errors.As(err, &pe) || errors.As(err, &se) || errors.As(err, &ne)
+	return errors.As(err, &pe) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne)
 }
 
 // libCheck returns the check luabind runs on the lib folder, each folder

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/regfile"
 )
 
@@ -194,7 +195,7 @@ func (e *Engine) postpone(mark func(*change)) {
 func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 	path := e.opts.ConfigPath
 	name := filepath.Base(path)
-	cfg, sum, fresh, err := readConfig(path, e.settleWindow())
+	data, sum, fresh, err := readConfigData(path, e.settleWindow(), e.gate != nil)
 	if fresh {
 		e.postpone(func(c *change) { c.config = true })
 		return "", false
@@ -207,6 +208,14 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 			return name + " (restored)", false
 		}
 		return "", false
+	}
+	// The text read is checked, then parsed: never the file again.
+	var cfg *config.Config
+	if err == nil {
+		err = e.gate.check(path, sum)
+	}
+	if err == nil {
+		cfg, err = config.Parse(path, data)
 	}
 	if err == nil {
 		prev := e.cfg
@@ -233,16 +242,19 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 			return did, luaChanged
 		}
 	}
-	state := "failed"
-	if errors.Is(err, fs.ErrNotExist) {
+	state, msg := "failed", "config not reloaded; the last good configuration stays in force"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		state = "removed"
 		err = fmt.Errorf("config file %s was removed; the last good configuration stays in force: %w", path, err)
+	case untrusted(err):
+		state, msg = "not trusted", "config not trusted; the last trusted configuration stays in force"
 	}
 	if e.cfgErr != nil && e.cfgErr.Error() == err.Error() {
 		return "", false // the same problem, already reported
 	}
 	e.cfgErr = err
-	e.logger.Error("config not reloaded; the last good configuration stays in force", "file", path, "err", err)
+	e.logger.Error(msg, "file", path, "err", err)
 	return name + " (" + state + ")", false
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,9 +17,10 @@ import (
 type watcher struct {
 	e        *Engine
 	w        *fsnotify.Watcher
-	dir      string // absolute, clean
-	lib      string // dir/lib
-	cfg      string // absolute config path, or ""
+	dir      string   // absolute, clean
+	lib      string   // dir/lib
+	cfg      string   // absolute config path, or ""
+	trust    []string // absolute paths of the files Options.Trust reads (TrustWatcher)
 	debounce time.Duration
 }
 
@@ -27,8 +29,9 @@ type watcher struct {
 // would end a watch on the file): the hooks folder, every folder under its
 // lib folder, the folder above the hooks folder (so that a hooks folder
 // created, removed or renamed after Open is seen), and the config file's
-// folder. The returned function stops the watcher and waits for its
-// goroutine.
+// folder, and the folders of the files Options.Trust reads its decisions
+// from (TrustWatcher), when they exist. The returned function stops the
+// watcher and waits for its goroutine.
 func (e *Engine) watch() (stop func(), err error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -53,6 +56,16 @@ func (e *Engine) watch() (stop func(), err error) {
 		if err := fw.Add(filepath.Dir(w.cfg)); err != nil {
 			fw.Close()
 			return nil, err
+		}
+	}
+	if tw, ok := e.opts.Trust.(TrustWatcher); ok {
+		for _, f := range tw.TrustFiles() {
+			p := abs(f)
+			if err := fw.Add(filepath.Dir(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				fw.Close()
+				return nil, err
+			}
+			w.trust = append(w.trust, p)
 		}
 	}
 	done := make(chan struct{})
@@ -133,6 +146,9 @@ func (w *watcher) classify(ev fsnotify.Event, c *change) bool {
 	switch {
 	case p == w.cfg:
 		c.config = true
+	case slices.Contains(w.trust, p):
+		// What is trusted changed: what awaits trust may load now.
+		c.rescan = true
 	case p == w.dir:
 		// The hooks folder itself appeared, went away or was renamed.
 		if ev.Has(fsnotify.Create) {

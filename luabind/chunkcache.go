@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"crypto/sha256"
+	"path/filepath"
 	"sync"
 )
 
@@ -71,7 +72,14 @@ func (c *ChunkCache) compileSum(opts *Options, path string, src []byte, sum [sha
 func (c *ChunkCache) readLib(opts *Options, rel string) ([]byte, [sha256.Size]byte, error) {
 	if c == nil {
 		src, err := readLib(opts.LibDir, rel, opts.CheckLib, opts.MaxSourceBytes)
-		return src, sha256.Sum256(src), err
+		if err != nil {
+			return nil, [sha256.Size]byte{}, err
+		}
+		sum := sha256.Sum256(src)
+		if err := opts.verifyLib(rel, sum); err != nil {
+			return nil, [sha256.Size]byte{}, err
+		}
+		return src, sum, nil
 	}
 	key := sourceKey{libDir: opts.LibDir, rel: rel, limit: opts.MaxSourceBytes}
 	c.mu.Lock()
@@ -85,6 +93,9 @@ func (c *ChunkCache) readLib(opts *Options, rel string) ([]byte, [sha256.Size]by
 		return nil, [sha256.Size]byte{}, err
 	}
 	s = libSource{src: src, sum: sha256.Sum256(src)}
+	if err := opts.verifyLib(rel, s.sum); err != nil {
+		return nil, [sha256.Size]byte{}, err // not kept: each file meets the refusal
+	}
 	c.mu.Lock()
 	if c.sources == nil {
 		c.sources = make(map[sourceKey]libSource)
@@ -92,6 +103,14 @@ func (c *ChunkCache) readLib(opts *Options, rel string) ([]byte, [sha256.Size]by
 	c.sources[key] = s
 	c.mu.Unlock()
 	return s.src, s.sum, nil
+}
+
+// verifyLib applies o.VerifyLib to what require read of module file rel.
+func (o *Options) verifyLib(rel string, sum [sha256.Size]byte) error {
+	if o.VerifyLib == nil {
+		return nil
+	}
+	return o.VerifyLib(filepath.Join(o.LibDir, filepath.FromSlash(rel)), sum)
 }
 
 // LibSum returns the SHA-256 of lib module m's file (a dot-separated name)

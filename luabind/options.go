@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -56,6 +57,13 @@ type Options struct {
 	// module, and a *LoadError of a file that fails to load on it wraps it.
 	// Nil checks nothing.
 	CheckLib func(path string, fi fs.FileInfo) error
+	// VerifyLib vets the bytes require read from a module's file (path, as
+	// CheckLib names it), by their SHA-256, before they are compiled or
+	// looked up in any cache (Chunks, DiskCache): an error refuses the
+	// module as CheckLib's does. The bytes checked are the bytes compiled;
+	// the file is not read again in between. The engine checks them against
+	// its Options.Trust. Nil checks nothing.
+	VerifyLib func(path string, sum [sha256.Size]byte) error
 	// AllowLibs grants extra standard libraries to trusted files: "os" (the
 	// full os library, instead of time/clock/date/difftime) and "io".
 	AllowLibs []string

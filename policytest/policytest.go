@@ -78,6 +78,11 @@ type Options struct {
 	// Host are the host modules every test's engine gives its hook files
 	// (engine.Options.Host).
 	Host []host.Module
+	// Trust checks each file every test's engine loads
+	// (engine.Options.Trust): the config, the hook files, the lib modules.
+	// The test files themselves are the caller's to vet. Nil trusts
+	// everything.
+	Trust engine.Trust
 }
 
 // Summary counts the results of a run. A test file that does not load, or
@@ -258,6 +263,13 @@ func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
 		Coverage:   tf.opts.Coverage,
 		Host:       tf.opts.Host,
 		ChunkCache: tf.chunks,
+		Trust:      tf.opts.Trust,
+
+		// A case's payload runs in the test file's folder, the hooks
+		// folder, unless it names a cwd: the engine's self-protection
+		// would answer before the policies under test (its own tests are
+		// the engine's).
+		NoSelfProtect: true,
 	})
 }
 

@@ -82,7 +82,7 @@ func (r *Runner) Explain(ctx context.Context, in *luahook.Input) Explanation {
 	for i, t := range res.Trace {
 		traced[t.ID] = i
 	}
-	refused := in.CheckLimits() != nil
+	refused := in.CheckLimits() != nil || r.guardDenies(in)
 	turn := *in // the payload as the next hook sees it: PreToolUse's mutate stage rewrites it
 	for i := range entries {
 		e := &entries[i]

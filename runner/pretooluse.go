@@ -29,10 +29,10 @@ import (
 // too, each on the final input; their outcomes and failures are traced and
 // counted (ShadowStats), never enforced.
 func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
-	if !r.reg.Has(luahook.PreToolUse) && r.onDecision.Load() == nil {
+	if !r.reg.Has(luahook.PreToolUse) && r.onDecision.Load() == nil && r.guard == nil {
 		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
 	}
-	res := r.preToolUse(ctx, in, nil)
+	res := r.guardedPreToolUse(ctx, in, nil)
 	r.decided(in, res)
 	return res
 }

@@ -59,6 +59,10 @@ type Options struct {
 	// OnDecision observes every decided event (see SetOnDecision); nil
 	// observes nothing.
 	OnDecision DecisionFunc
+	// Guard, when set, judges every PreToolUse payload before any hook
+	// runs, and the input as the mutate stage rewrote it: its denial ends
+	// the call, and no hook's allow overrides it (see Guard).
+	Guard Guard
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -78,6 +82,7 @@ type Runner struct {
 	schemas    atomic.Pointer[map[string]*jsonschema.Schema]
 	maxContext int // bytes of one event's joined context
 	onDecision atomic.Pointer[DecisionFunc]
+	guard      Guard // Options.Guard; nil: none
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
@@ -110,6 +115,7 @@ func New(opts Options) *Runner {
 	r.SetMaxInputBytes(opts.MaxInputBytes)
 	r.SetSchemas(opts.Schemas)
 	r.SetOnDecision(opts.OnDecision)
+	r.guard = opts.Guard
 	r.base, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -175,7 +181,7 @@ func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) R
 	}
 	switch in.Event {
 	case luahook.PreToolUse:
-		return r.preToolUse(ctx, in, buf)
+		return r.guardedPreToolUse(ctx, in, buf)
 	case luahook.PostToolUse:
 		return r.postToolUse(ctx, in, buf)
 	case luahook.UserPromptSubmit:

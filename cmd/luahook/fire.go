@@ -197,7 +197,7 @@ func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlo
 	if !ok {
 		return nil, problems, nil
 	}
-	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true, decisionLog: dlog})
+	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true, decisionLog: dlog, trust: src.engineTrust()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -320,7 +320,7 @@ func readFirstValue(r io.Reader, what string, limit int) ([]byte, error) {
 	data, err := firstvalue.Read(r, limit)
 	switch {
 	case errors.Is(err, firstvalue.ErrTooLarge):
-		return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+		return oversizeStart(data), fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
@@ -334,9 +334,17 @@ func readCapped(r io.Reader, what string, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if len(data) > limit {
-		return nil, fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+		return oversizeStart(data), fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
 	}
 	return data, nil
+}
+
+// oversizeStart is what of a payload over the cap comes with the error:
+// its start, for the event it names (a payload whose event can block is
+// denied, as serve denies it).
+func oversizeStart(data []byte) []byte {
+	const keep = 64 << 10
+	return bytes.Clone(data[:min(len(data), keep)])
 }
 
 func byteSize(n int) string {

@@ -110,6 +110,14 @@ func TestFireReadsAtMostWhatServeAccepts(t *testing.T) {
 	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "standard input: payload larger than 8 MiB") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the cap named", code, out.String(), errb.String())
 	}
+	// One whose event can block is denied, naming the cap, as serve denies it.
+	out.Reset()
+	errb.Reset()
+	over = io.MultiReader(strings.NewReader(`{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"`), bytes.NewReader(make([]byte, maxPayloadBytes)))
+	code = run(context.Background(), []string{"--dir", t.TempDir(), "fire"}, over, &out, &errb)
+	if code != 2 || !strings.Contains(out.String(), `"action":"deny"`) || !strings.Contains(errb.String(), "payload larger than 8 MiB") {
+		t.Errorf("PreToolUse: exit %d, stdout %q, stderr %q; want 2, a denial and the cap named", code, out.String(), errb.String())
+	}
 }
 
 func TestFireRefusesADeeplyNestedPayloadCleanly(t *testing.T) {

@@ -202,10 +202,15 @@ type openOptions struct {
 	ownWarnings bool
 	// decisionLog says where the decision log goes (serve, fire).
 	decisionLog engine.DecisionLog
+	// trust checks each file of a project folder as the engine loads it
+	// (sources.engineTrust); nil for folders the operator named.
+	trust engine.Trust
 }
 
 // openWith opens an engine on the global options (sources). A project
-// folder that is not trusted is refused before anything of it is read.
+// folder never trusted is refused before anything of it is read; a trusted
+// one is opened with its record, against which the engine checks each file
+// as it loads it.
 func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.Engine, error) {
 	src, err := g.sources()
 	if err != nil {
@@ -217,6 +222,7 @@ func (g *globalOptions) openWith(ctx context.Context, o openOptions) (*engine.En
 	case src.none && o.needSomething:
 		return nil, errNothingHere()
 	}
+	o.trust = src.engineTrust()
 	return g.open(ctx, src.config, src.dir, o)
 }
 
@@ -234,6 +240,8 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 		DecisionLog:   o.decisionLog,
 		Host:          hostModules(),
 		ChunkCache:    g.chunkCache(o.logger),
+		Protect:       protected(),
+		Trust:         o.trust,
 
 		AllowLoosePermissions: g.looseOK,
 	})

@@ -138,6 +138,30 @@ fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 	return cmd
 }
 
+// openServe opens serve's engine. In a project folder never trusted, serve
+// starts all the same, on no policy, with the folder's refusal standing:
+// every event that can block is denied naming it (luahook trust, then a
+// restart), on every route, as fire denies it. An agent's HTTP hook that
+// found no server would read "proceed".
+func openServe(ctx context.Context, g *globalOptions, o openOptions) (*engine.Engine, []error, error) {
+	src, err := g.sources()
+	if err != nil {
+		return nil, nil, err
+	}
+	if src.untrusted == nil {
+		eng, err := g.openWith(ctx, o)
+		return eng, nil, err
+	}
+	cfg, dir, ok := src.trusted()
+	var eng *engine.Engine
+	if ok {
+		eng, err = g.open(ctx, cfg, dir, o)
+	} else {
+		eng, err = engine.New(engine.Options{Logger: o.logger, DecisionLog: o.decisionLog})
+	}
+	return eng, []error{src.untrusted}, err
+}
+
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
 	if o.drainDelay < 0 {
 		return fmt.Errorf("--drain-delay %s: must not be negative", o.drainDelay)
@@ -153,12 +177,12 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	logger = logger.With(slog.String("instance", instance))
 	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err, Instance: instance}
-	eng, err := g.openWith(ctx, openOptions{logger: logger, watch: true, decisionLog: dlog})
+	eng, standing, err := openServe(ctx, g, openOptions{logger: logger, watch: true, decisionLog: dlog})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	for _, err := range eng.FailClosed() {
+	for _, err := range append(eng.FailClosed(), standing...) {
 		logger.Error("not loaded: events that can block are denied until it is fixed", "err", err)
 	}
 	shadow, err := openShadow(ctx, g, o.shadowDir, logger)
@@ -171,15 +195,14 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	reg := metrics.NewRegistry()
 	reg.Register(metrics.NewGoCollector())
 	reg.Register(metrics.NewProcessCollector())
-	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: eng.Errors, Limits: o.limits,
+	health := eng.Errors
+	if len(standing) > 0 {
+		health = func() []error { return append(eng.Errors(), standing...) }
+	}
+	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: health, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance,
-		FailClosed: server.FailClosed{
-			Undecidable: func() error { return eng.Undecidable(eng.FailClosed(), "") },
-			CloseOver: func(res *engine.Result) bool {
-				_, closed, _ := eng.CloseOver(res, eng.FailClosed(), "") // fail: Undecidable refused first
-				return closed
-			}}})
+		FailClosed: eng.LiveGate("", standing...)})
 	defer h.Close()
 
 	lns, err := o.listen(logger)
@@ -309,7 +332,7 @@ func openShadow(ctx context.Context, g *globalOptions, dir string, logger *slog.
 		return nil, err
 	}
 	logger = logger.With("shadow", dir)
-	eng, err := g.open(ctx, src.config, dir, openOptions{logger: logger, watch: true,
+	eng, err := g.open(ctx, src.config, dir, openOptions{logger: logger, watch: true, trust: src.configTrust(),
 		// The live engine logs each decision; the shadow set's disagreements are logged as warnings.
 		decisionLog: engine.DecisionLog{To: engine.DecisionLogOff}})
 	if err != nil {

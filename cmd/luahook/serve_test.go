@@ -218,7 +218,7 @@ func TestServeAnswersTheHookProtocolAndStopsCleanly(t *testing.T) {
 	}
 }
 
-func TestServeRefusesMalformedPayloadsWith400AndBigBodiesWith413(t *testing.T) {
+func TestServeAnswersMalformedAndOversizedPayloads(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"10-guard.lua": guardHooks})
@@ -233,7 +233,9 @@ func TestServeRefusesMalformedPayloadsWith400AndBigBodiesWith413(t *testing.T) {
 		{`{"event":"PreToolUse" "toolName":"bash"}`, 200, "payload: invalid JSON at byte 22"},
 		{`{"event":"PreToolUse","toolname":"bash"}`, 200, `unknown key "toolname" (did you mean "toolName"?)`},
 		{`{"event":"Start"}`, 400, `unknown event "Start"`},
-		{`{"event":"PreToolUse","toolInput":{"content":"` + strings.Repeat("x", 4096) + `"}}`, 413, "body larger than 2048 bytes"},
+		// Over the cap: a PreToolUse is denied naming it, a Stop refused.
+		{`{"event":"PreToolUse","toolInput":{"content":"` + strings.Repeat("x", 4096) + `"}}`, 200, "body larger than 2048 bytes"},
+		{`{"event":"Stop","prompt":"` + strings.Repeat("x", 4096) + `"}`, 413, "body larger than 2048 bytes"},
 	}
 	for _, tt := range tests {
 		code, body := s.post(tt.body)

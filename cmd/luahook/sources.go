@@ -16,21 +16,30 @@ import (
 //     named, nothing of the current folder nor of the user's config folder
 //     is read (--dir alone runs that folder on the default settings);
 //   - found by default in the current folder (./luahook.toml, ./hooks.d, or
-//     the hooks_dir of that ./luahook.toml): the repository's code, loaded
-//     only when the operator trusted the folder with its current content
-//     (luahook trust);
+//     the hooks_dir of that ./luahook.toml): the repository's code. A folder
+//     never trusted is refused whole; one the operator trusted (luahook
+//     trust) is opened with its record as the engine's Options.Trust, which
+//     checks each file as it loads it (at start, on each reload, a lib
+//     module first required during a call) against the content trusted;
 //   - when the current folder has neither ./luahook.toml nor ./hooks.d, the
 //     user's own config folder ($XDG_CONFIG_HOME/luahook: luahook.toml and
 //     hooks.d there), the operator's default home for policies.
-const projectConfig, projectHooks = "luahook.toml", engine.DefaultHooksDir
+const projectConfig, projectHooks = trust.ConfigFile, engine.DefaultHooksDir
 
 // sources are the config file and hooks folder a command opens, and why.
 type sources struct {
 	config string // engine.Options.ConfigPath ("": none)
 	dir    string // engine.Options.Dir ("": the config's hooks_dir)
-	// untrusted refuses what was found by default in the current folder (*trust.UntrustedError,
-	// or why trust could not be checked); nil when it is trusted.
+	// untrusted refuses what was found by default in the current folder
+	// when the folder was never trusted (*trust.UntrustedError), or why
+	// its trust could not be checked; nil otherwise.
 	untrusted error
+	// trust is the project folder's record, which the engine checks each
+	// file of the folder against as it loads it (engine.Options.Trust);
+	// nil when nothing came from a project folder.
+	trust *trust.Files
+	// folder is the project folder ("" when nothing came from one).
+	folder string
 	// configFromProject and dirFromProject say which of the two came from
 	// project, so that an untrusted folder drops exactly those.
 	configFromProject, dirFromProject bool
@@ -76,7 +85,8 @@ func (g *globalOptions) sourcesAt(start string, expect bool) (*sources, error) {
 		} else {
 			s.dir, s.dirFromProject = hooks, true
 		}
-		s.untrusted = checkTrust(folder, s.configFromProject, s.dirFromProject)
+		s.folder = folder
+		s.trust, s.untrusted = projectTrust(folder, s.configFromProject, s.dirFromProject)
 		return s, nil
 	}
 	if expect {
@@ -133,6 +143,50 @@ func exists(path string) bool {
 	return err == nil
 }
 
+// engineTrust is the engine.Options.Trust of the sources: the project
+// folder's record, nil when nothing came from a project.
+func (s *sources) engineTrust() engine.Trust {
+	if s.trust == nil {
+		return nil
+	}
+	return s.trust
+}
+
+// configTrust is the engine.Options.Trust of an engine that opens the
+// sources' config with a hooks folder named by the operator (serve
+// --shadow-dir): the project's record for the config alone.
+func (s *sources) configTrust() engine.Trust {
+	if s.trust == nil || !s.configFromProject {
+		return nil
+	}
+	return configOnly{s.trust, filepath.Base(s.config)}
+}
+
+// configOnly applies a trust to the config file alone (named as
+// engine.Trust names it: its base name).
+type configOnly struct {
+	engine.Trust
+	name string
+}
+
+func (c configOnly) Check(name string, sum [32]byte) error {
+	if name != c.name {
+		return nil
+	}
+	return c.Trust.Check(name, sum)
+}
+
+// untrustedWhole returns, for a command that runs more of the project
+// folder than the engine loads (luahook test runs its *_test.lua files),
+// why the folder's current content as a whole is not the content trusted:
+// untrusted, else the folder's digest against the record (checkTrust).
+func (s *sources) untrustedWhole() error {
+	if s.untrusted != nil || s.folder == "" {
+		return s.untrusted
+	}
+	return checkTrust(s.folder, s.configFromProject, s.dirFromProject)
+}
+
 // trusted returns the sources to open when the project folder is not
 // trusted: what was named explicitly, without what came from the project.
 // ok is false when nothing is left to open.
@@ -167,18 +221,34 @@ func trustStore() (*trust.Store, error) {
 
 // folderContent digests what luahook would read and run from folder by
 // default: its luahook.toml and the hooks folder (the config's hooks_dir,
-// else folder/hooks.d). luahook trust records it; every command compares.
-func folderContent(folder string) (*engine.Content, error) {
-	cfg, dir := filepath.Join(folder, projectConfig), ""
-	if !isFile(cfg) {
-		cfg, dir = "", filepath.Join(folder, projectHooks)
+// else folder/hooks.d). luahook trust records it.
+func folderContent(folder string) (*engine.Content, error) { return trust.Content(folder) }
+
+// projectTrust judges the trust of a project folder: a folder with a record
+// is opened with it (the engine checks each file against it as it loads
+// it), except a record from before per-file sums whose folder changed
+// since, which refuses the folder whole as before; a folder never trusted
+// is refused whole (untrusted), naming what was found there.
+func projectTrust(folder string, config, hooks bool) (*trust.Files, error) {
+	store, err := trustStore()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
 	}
-	return engine.ReadContent(cfg, dir)
+	rec, err := store.Get(folder)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot check whether the folder is trusted: %w", folder, err)
+	}
+	if rec == nil || rec.FileSums == nil {
+		if err := checkTrust(folder, config, hooks); err != nil {
+			return nil, err
+		}
+	}
+	return store.Files(folder), nil
 }
 
-// checkTrust returns nil when folder is trusted with its current content,
-// else why not, naming what was found there that needs the trust: its
-// config, its hooks folder.
+// checkTrust returns nil when folder is trusted with its current content as
+// a whole (the folder's digest), else why not, naming what was found there
+// that needs the trust: its config, its hooks folder.
 func checkTrust(folder string, config, hooks bool) error {
 	store, err := trustStore()
 	if err != nil {

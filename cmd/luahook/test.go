@@ -35,11 +35,14 @@ asserts on the results:
     expect.denied(r, "dangerous command")
   end)
 
-fire(event[, payload]) returns { denied, reason, input, additionalContext,
-contextAs, outcome, trace }. Assertions: expect.denied(r[, substring]),
-expect.allowed(r), expect.mutated(r[, subset]), expect.context(r, substring),
-expect.eq(actual, expected[, msg]), expect.truthy(v[, msg]),
-expect.contains(s, sub).
+fire(event[, payload]) returns { verdict, denied, reason, input,
+additionalContext, contextAs, decidedBy, outcome, trace }; verdict is none (no
+hook objected), allow (an explicit hook.allow()), deny, ask or continue.
+Assertions: expect.denied(r[, substring]), expect.asked(r[, substring]),
+expect.allowed(r) (an explicit allow), expect.no_objection(r),
+expect.proceeds(r) (neither denied nor asked), expect.mutated(r[, subset]),
+expect.context(r, substring), expect.eq(actual, expected[, msg]),
+expect.truthy(v[, msg]), expect.contains(s, sub).
 
 --agent NAME (claude, codex, gemini) sends every payload fire() builds as
 that agent would (its event and tool names: bash is run_shell_command on
@@ -87,11 +90,20 @@ the test results going to stderr.`,
 				return err
 			}
 			// Named paths are the operator's choice, as --dir is; a config
-			// found in the current folder still needs its trust.
-			if src.untrusted != nil && (len(paths) == 0 || src.configFromProject) {
-				return src.untrusted
+			// found in the current folder still needs its trust. The test
+			// files run too: the folder's content must be the content
+			// trusted as a whole, and each file the engines load is
+			// checked again as they load it.
+			if len(paths) == 0 || src.configFromProject {
+				if err := src.untrustedWhole(); err != nil {
+					return err
+				}
 			}
+			// The engines check each file of the project they load
+			// against its record; folders named are the operator's.
+			trust := src.configTrust()
 			if len(paths) == 0 {
+				trust = src.engineTrust()
 				dir, err := engine.HooksDir(src.dir, src.config)
 				if err != nil {
 					return err
@@ -120,6 +132,7 @@ the test results going to stderr.`,
 				Coverage:   cov,
 				Agent:      o.agent,
 				Host:       hostModules(),
+				Trust:      trust,
 			})
 			if err != nil {
 				return err

@@ -21,10 +21,14 @@ func newTrustCmd(s *streams) *cobra.Command {
 		Long: `trust records that you trust the luahook.toml and the hooks folder (its
 hooks_dir, else hooks.d) of DIR (default: the current folder) with their
 current content: the config, every *.lua file of the hooks folder and every
-lib module, by name and content. Hooks and config found by default in the
-current folder are the repository's code and run on your machine; they load
-only while their content is what you trusted. Any change to them makes the
-folder untrusted again until you run luahook trust anew.
+lib module, by name and content (the SHA-256 of each). Hooks and config found
+by default in the current folder are the repository's code and run on your
+machine: each file loads only while its content is what you trusted, checked
+on the very bytes loaded, at start, on every reload, and when a lib module is
+first required. An edited or new file does not load until you run luahook
+trust anew (its trusted version stays in force meanwhile; with none, actions
+are blocked naming it); a running serve or repl loads it as soon as you do.
+Files must be regular files: a symbolic link in a file's place is refused.
 
 Folders named with --dir or --config (or LUAHOOK_DIR, LUAHOOK_CONFIG) and
 your own $XDG_CONFIG_HOME/luahook need no trust. Records live in
@@ -68,7 +72,13 @@ content trusted.`,
 			what = append(what, fmt.Sprintf("%s (%d files)", relTo(folder, c.Dir), len(c.Files)))
 			fmt.Fprintf(s.out, "trusted %s: %s\n", termtext.Line(folder), termtext.Line(strings.Join(what, ", ")))
 			for _, f := range c.Files {
-				fmt.Fprintf(s.out, "  %s\n", termtext.Line(filepath.Join(relTo(folder, c.Dir), f)))
+				name := filepath.Join(relTo(folder, c.Dir), f)
+				if _, ok := c.Sums[filepath.ToSlash(name)]; !ok && !filepath.IsAbs(name) {
+					// A link (or a named pipe...): never loaded from a project folder.
+					fmt.Fprintf(s.out, "  %s (not a regular file: it will not load)\n", termtext.Line(name))
+					continue
+				}
+				fmt.Fprintf(s.out, "  %s\n", termtext.Line(name))
 			}
 			return nil
 		},

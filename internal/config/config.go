@@ -162,6 +162,14 @@ type Runner struct {
 	// warns; "fail" decides nothing and exits 1. Observational events never
 	// deny. luahook check always fails on any error.
 	OnLoadError string
+	// SelfProtect (self_protect, default true) keeps the agent from changing
+	// what steers it: on PreToolUse, the engine denies, before any hook and
+	// whatever a hook answers, a write, edit, move or removal of the hooks
+	// folder, the config file, luahook's trust records and the agent
+	// settings files luahook install writes, and the luahook commands that
+	// change which policies run (trust, untrust, install, add --force).
+	// false turns it off (engine.Options.NoSelfProtect does for a Go host).
+	SelfProtect bool
 }
 
 // The choices of [runner] on_load_error.
@@ -257,7 +265,8 @@ func Default() *Config {
 	return &Config{
 		HooksDir: DefaultHooksDir,
 		Runner: Runner{AllowNonPolicy: true, MaxInputBytes: DefaultMaxInputBytes, MaxContextBytes: DefaultMaxContextBytes,
-			BackgroundWorkers: DefaultBackgroundWorkers, BackgroundQueue: DefaultBackgroundQueue, OnLoadError: OnLoadErrorDeny},
+			BackgroundWorkers: DefaultBackgroundWorkers, BackgroundQueue: DefaultBackgroundQueue, OnLoadError: OnLoadErrorDeny,
+			SelfProtect: true},
 		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
 			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes, StoreBackend: defaultStoreBackend()},

@@ -257,10 +257,14 @@ func (d *decoder) runner(n *node, r *Runner) {
 		"background_workers": {&r.BackgroundWorkers, 1, 256},
 		"background_queue":   {&r.BackgroundQueue, 1, 100_000},
 	}
-	d.table(n, []string{"allow_non_policy", "max_input_bytes", "max_context_bytes", "background_workers", "background_queue", "on_load_error"}, func(key string, v *node) {
+	d.table(n, []string{"allow_non_policy", "max_input_bytes", "max_context_bytes", "background_workers", "background_queue", "on_load_error", "self_protect"}, func(key string, v *node) {
 		if key == "allow_non_policy" {
 			if b, ok := d.boolean(v); ok {
 				r.AllowNonPolicy = b
+			}
+		} else if key == "self_protect" {
+			if b, ok := d.boolean(v); ok {
+				r.SelfProtect = b
 			}
 		} else if key == "on_load_error" {
 			if s, ok := d.str(v); ok {

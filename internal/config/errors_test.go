@@ -23,7 +23,7 @@ func TestParseRejectsBadFilesWithExactErrors(t *testing.T) {
 		{"unknown key close to a known one", "luahook.toml", "hooksDir = \"x\"\n",
 			`luahook.toml:1: hooksDir: unknown key; did you mean hooks_dir?`},
 		{"unknown key in a section", "luahook.toml", "[runner]\nallow_non_policy = true\nstrict = true\n",
-			`luahook.toml:3: runner.strict: unknown key (known: allow_non_policy, max_input_bytes, max_context_bytes, background_workers, background_queue, on_load_error)`},
+			`luahook.toml:3: runner.strict: unknown key (known: allow_non_policy, max_input_bytes, max_context_bytes, background_workers, background_queue, on_load_error, self_protect)`},
 		{"on_load_error is deny, skip or fail", "luahook.toml", "[runner]\non_load_error = \"ignore\"\n",
 			`luahook.toml:2: runner.on_load_error: "ignore" is not a choice (want deny, skip, fail)`},
 		{"on_load_error is a string", "luahook.json", "{\"runner\": {\"onLoadError\": false}}",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -222,4 +223,35 @@ func lookupTarget(name agent.Name) (*target, error) {
 		return nil, fmt.Errorf("install: no hook configuration known for agent %q", name)
 	}
 	return t, nil
+}
+
+// SettingsFile is an agent settings file luahook install writes.
+type SettingsFile struct {
+	Agent agent.Name
+	Scope Scope
+	// Path is the file: relative to the project folder for Project
+	// (".claude/settings.json"), absolute for User.
+	Path string
+}
+
+// SettingsFiles returns every settings file luahook install writes, for
+// each agent it knows: the project's (relative to the project folder) and
+// the user's, under home with env's variables that move an agent's folder
+// (CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME) followed. Without home,
+// only the project files.
+func SettingsFiles(home string, env func(string) (string, bool)) []SettingsFile {
+	names := make([]string, 0, len(targets))
+	for name := range targets {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	var out []SettingsFile
+	for _, n := range names {
+		t := targets[agent.Name(n)]
+		out = append(out, SettingsFile{Agent: t.agent, Scope: Project, Path: t.project("")})
+		if home != "" {
+			out = append(out, SettingsFile{Agent: t.agent, Scope: User, Path: t.user(home, env)})
+		}
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/trust"
 )
 
 // door is one way luahook can be asked.
@@ -314,11 +315,17 @@ func askServeClaude(ctx context.Context, s *site, payload []byte) answer {
 
 // openGoHost opens the Go host's engine on s: its hooks folder, or for a
 // project the folder's luahook.toml (whose hooks_dir is its hooks.d), as a
-// host given that folder would. The engine has no notion of trust.
+// host given that folder would; a project's files checked against the
+// operator's trust records (engine.Options.Trust).
 func openGoHost(ctx context.Context, s *site) (*engine.Engine, error) {
 	opts := engine.Options{Dir: filepath.Join(s.folder, "hooks.d"), NoWatch: true}
 	if s.project {
-		opts = engine.Options{ConfigPath: filepath.Join(s.folder, "luahook.toml"), NoWatch: true}
+		// A host that runs a repository's own policies checks each file
+		// against the operator's trust records, as luahook does: here a
+		// store that holds no record for the folder.
+		records := &trust.Store{Dir: filepath.Join(filepath.Dir(s.folder), "trust-records")}
+		opts = engine.Options{ConfigPath: filepath.Join(s.folder, "luahook.toml"), NoWatch: true, PartialConfig: true,
+			Trust: records.Files(s.folder)}
 	}
 	return engine.Open(ctx, opts)
 }

@@ -117,10 +117,7 @@ type fixture struct {
 	input string
 }
 
-// fixtures are the rows every door holds today. The rows of an untrusted
-// project folder (serve refuses to start in one; the engine has no trust of
-// its own) and an oversized payload (plain fire and POST / refuse it
-// without a verdict) join the table as the doors come to agree.
+// fixtures are the rows every door holds.
 var fixtures = []fixture{
 	{name: "broken file", setup: "broken", want: kindDeny, reason: "20-broken.lua"},
 	{name: "duplicate keys", setup: "quiet", payload: payload{dupKey: true}, want: kindDeny, reason: "duplicate"},
@@ -131,4 +128,6 @@ var fixtures = []fixture{
 	{name: "policy mutates", setup: "mutate", want: kindMutate, input: `{"command":"echo rewritten"}`},
 	{name: "policy allows", setup: "allow", want: kindAllow},
 	{name: "no objection", setup: "quiet", want: kindNone},
+	{name: "oversized payload", setup: "quiet", payload: payload{pad: overMax}, want: kindDeny, reason: "larger than"},
+	{name: "untrusted folder", setup: "untrusted", want: kindDeny, reason: "luahook trust"},
 }

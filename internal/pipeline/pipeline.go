@@ -86,7 +86,15 @@ type Request struct {
 	// ReadErr says why the payload was not read whole (over the size cap,
 	// a read that timed out); the payload is then not decided.
 	ReadErr error
+	// MaxBytes, when positive, caps the payload: a longer one is not
+	// decided, as if its reading had stopped at the cap (a door that reads
+	// the payload itself caps it as it reads).
+	MaxBytes int
 }
+
+// oversizeStart is how much of a payload over MaxBytes is kept, for the
+// event it names.
+const oversizeStart = 64 << 10
 
 // Cause says why an answer was given without the policies' decision.
 type Cause uint8
@@ -115,6 +123,10 @@ type Call struct {
 // recognised), else strictly in luahook's own (luahook.DecodeInput, then
 // req.Event overriding the event, which must be known).
 func Read(req Request) Call {
+	if req.MaxBytes > 0 && len(req.Payload) > req.MaxBytes && req.ReadErr == nil {
+		req.ReadErr = fmt.Errorf("payload larger than %d bytes", req.MaxBytes)
+		req.Payload = req.Payload[:min(len(req.Payload), oversizeStart)]
+	}
 	var c Call
 	switch req.Format {
 	case "":

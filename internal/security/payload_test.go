@@ -199,8 +199,11 @@ func TestServeRefusesOversizedAndDeepBodiesWithClearAnswers(t *testing.T) {
 		code    int
 		want    string
 	}{
-		{"64 MiB with its length", huge, false, http.StatusRequestEntityTooLarge, "body larger than 8388608 bytes"},
-		{"64 MiB chunked", huge, true, http.StatusRequestEntityTooLarge, "body larger than 8388608 bytes"},
+		// Over the cap, not decided: a PreToolUse is denied naming the cap
+		// (as fire denies it), whether the length was announced or not.
+		{"64 MiB with its length", huge, false, http.StatusOK, "body larger than 8388608 bytes"},
+		{"64 MiB chunked", huge, true, http.StatusOK, "body larger than 8388608 bytes"},
+		{"64 MiB Stop", append([]byte(`{"event":"Stop","prompt":`), hugeInput(64<<20)...), false, http.StatusRequestEntityTooLarge, "body larger than 8388608 bytes"},
 		// A PreToolUse that does not decode is denied naming the fault (an
 		// agent reads an error status as proceed).
 		{"nested 100,000 deep", payload(deepInput(100_000)), false, http.StatusOK, "toolInput: nested more than 10000 levels deep at byte"},

@@ -68,7 +68,7 @@ func readBody(buf []byte, r io.Reader, announced, maxBody int64) ([]byte, error)
 			return buf, nil
 		}
 		if err != nil {
-			return nil, err
+			return buf, err // what was read, for a body over the cap
 		}
 	}
 }

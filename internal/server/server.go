@@ -130,21 +130,13 @@ type Handler struct {
 var _ http.Handler = (*Handler)(nil)
 
 // FailClosed applies what the engine could not load to the handler's
-// answers, on every route alike.
-type FailClosed struct {
-	// Mode is the on-load-error mode in force (engine.Engine.OnLoadError):
-	// what becomes of a payload that cannot be decoded, too. "" is deny.
-	Mode string
-	// Undecidable, asked before any hook runs, returns an error while
-	// nothing may be decided (on_load_error = "fail" with a problem
-	// standing): the request is refused with 503.
-	Undecidable func() error
-	// CloseOver applies the state to a result the policies reached: an
-	// event that can block is denied while a policy file or the config has
-	// no version in force; closed reports that it was (an agent's route
-	// then answers with the agent's block signal).
-	CloseOver func(res *runner.Result) (closed bool)
-}
+// answers, on every route alike: the pipeline's Gate (engine.Engine's
+// LiveGate), with the on-load-error mode in force, Undecidable (asked
+// before any hook runs: a request is refused with 503 while nothing may be
+// decided) and CloseOver (an event that can block is denied while a policy
+// file or the config has no version in force; an agent's route then
+// answers with the agent's block signal).
+type FailClosed = pipeline.Gate
 
 // New returns a Handler that fires payloads at f.
 func New(f Firer, opts Options) *Handler {
@@ -208,6 +200,20 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	case rf.gone:
 		h.m.gone.Inc()
 		return
+	case rf.code == http.StatusRequestEntityTooLarge:
+		// A payload over the cap is not decided, as fire does not decide
+		// it: one whose event can block is denied, naming the cap.
+		c := pipeline.Read(pipeline.Request{Payload: rf.partial, ReadErr: rf.err})
+		var res runner.Result
+		rep := c.Answer(r.Context(), h.firer, h.gate(), &res, nil)
+		if rep.Err != nil {
+			h.refuse(w, r, rf.code, rf.err)
+			return
+		}
+		h.m.answered.Inc()
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused, denied", slog.String("remote", r.RemoteAddr), slog.String("err", rf.err.Error()))
+		writeBody(w, rep.Stdout)
+		return
 	default:
 		h.refuse(w, r, rf.code, rf.err)
 		return
@@ -261,34 +267,8 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// gate is the pipeline's view of Options.FailClosed.
-func (h *Handler) gate() pipeline.Gate {
-	g := pipeline.Gate{Mode: h.failClose.Mode, Undecidable: h.failClose.Undecidable}
-	if h.failClose.CloseOver != nil {
-		g.CloseOver = h.closeOver
-	}
-	return g
-}
-
-// closeOver is Options.FailClosed's CloseOver as the pipeline calls it.
-func (h *Handler) closeOver(res *runner.Result) ([]error, bool, error) {
-	return nil, h.failClose.CloseOver(res), nil
-}
-
-// undecidable is Options.FailClosed's Undecidable: non-nil, the request
-// must not be decided.
-func (h *Handler) undecidable() error {
-	if h.failClose.Undecidable == nil {
-		return nil
-	}
-	return h.failClose.Undecidable()
-}
-
-// closed applies Options.FailClosed's CloseOver to res, and reports whether
-// it denied res for what did not load.
-func (h *Handler) closed(res *runner.Result) bool {
-	return h.failClose.CloseOver != nil && h.failClose.CloseOver(res)
-}
+// gate is the pipeline's gate: Options.FailClosed.
+func (h *Handler) gate() pipeline.Gate { return h.failClose }
 
 // refusal is why a request's body was not received: the client went away
 // (gone), waited in vain for its turn (over), or sent a body that is too
@@ -298,14 +278,24 @@ type refusal struct {
 	over *overloaded
 	code int
 	err  error
+	// partial is the start of a body over the cap (at most
+	// oversizePrefix bytes), for the event it names.
+	partial []byte
 }
+
+// oversizePrefix is how much of a body over the cap is kept to read its
+// event from.
+const oversizePrefix = 64 << 10
 
 // receive admits a request (see admission) and reads its body, capped at
 // MaxBody, into buf's array when it fits. The caller releases the ticket
 // when it received the body.
 func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *ticket, *refusal) {
 	if r.ContentLength > h.maxBody {
-		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody)}
+		// Not admitted, so only a short prefix is read: enough to name the
+		// payload's event, so that one that can block is denied (serveHook).
+		prefix, _ := io.ReadAll(io.LimitReader(r.Body, oversizePrefix))
+		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody), partial: prefix}
 	}
 	reserve := r.ContentLength
 	if reserve < 0 {
@@ -325,11 +315,13 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([
 	if err != nil {
 		t.release()
 		code := http.StatusBadRequest
+		var partial []byte
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
+			partial = body[:min(len(body), oversizePrefix)]
 		}
-		return nil, nil, &refusal{code: code, err: err}
+		return nil, nil, &refusal{code: code, err: err, partial: partial}
 	}
 	return body, t, nil
 }

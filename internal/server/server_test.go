@@ -234,11 +234,22 @@ func TestMalformedPayloadIs400NamingTheProblem(t *testing.T) {
 	}
 }
 
-func TestBodyOverTheCapIs413(t *testing.T) {
+// TestBodyOverTheCap: a payload over the cap is not decided, as fire does
+// not decide one: when its event can block it is denied naming the cap
+// (with a Content-Length or chunked, the cap holding while reading), and
+// any other is refused with 413. No hook runs.
+func TestBodyOverTheCap(t *testing.T) {
 	g := newRig(t, Options{MaxBody: 1024})
+	var called atomic.Bool
+	for _, ev := range luahook.Events() {
+		g.add(luahook.Spec{Event: ev, Hook: luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
+			called.Store(true)
+			return nil, nil
+		})})
+	}
 	big := `{"event":"PreToolUse","toolInput":{"content":"` + strings.Repeat("x", 2000) + `"}}`
-	if code, body := g.post("/", big); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 1024 bytes") {
-		t.Errorf("with Content-Length: %d %s, want 413", code, body)
+	if code, body := g.post("/", big); code != http.StatusOK || !strings.Contains(body, `"action":"deny"`) || !strings.Contains(body, "larger than 1024 bytes") {
+		t.Errorf("with Content-Length: %d %s, want a denial naming the cap", code, body)
 	}
 	// Without a declared length (chunked), the cap holds while reading.
 	pr, pw := io.Pipe()
@@ -251,11 +262,19 @@ func TestBodyOverTheCapIs413(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("chunked: %d, want 413", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(answer), `"action":"deny"`) {
+		t.Errorf("chunked: %d %s, want a denial", resp.StatusCode, answer)
 	}
-	if code, _ := g.post("/", `{"event":"Stop"}`); code != http.StatusOK {
+	bigStop := `{"event":"Stop","prompt":"` + strings.Repeat("x", 2000) + `"}`
+	if code, body := g.post("/", bigStop); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 1024 bytes") {
+		t.Errorf("Stop over the cap: %d %s, want 413", code, body)
+	}
+	if called.Load() {
+		t.Error("a hook ran for a payload over the cap")
+	}
+	if code, _ := g.post("/", `{"event":"Stop"}`); code != http.StatusOK || !called.Load() {
 		t.Errorf("a small body after a refused one: %d", code)
 	}
 }
