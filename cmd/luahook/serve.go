@@ -138,12 +138,18 @@ fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 	return cmd
 }
 
-// openServe opens serve's engine. In a project folder never trusted, serve
+// openServe opens serve's engine, with what is valid of its config. In a
+// project folder never trusted, serve
 // starts all the same, on no policy, with the folder's refusal standing:
 // every event that can block is denied naming it (luahook trust, then a
 // restart), on every route, as fire denies it. An agent's HTTP hook that
 // found no server would read "proceed".
 func openServe(ctx context.Context, g *globalOptions, o openOptions) (*engine.Engine, []error, error) {
+	// A config with problems at start (broken, or edited since it was
+	// trusted) opens as far as it is valid, and fails closed, as it does
+	// when it breaks on a reload: an agent's HTTP hook reads a server that
+	// did not start as "proceed".
+	o.partial = true
 	src, err := g.sources()
 	if err != nil {
 		return nil, nil, err

@@ -113,3 +113,45 @@ func TestServeInAProjectNeverTrustedDeniesWhatCanBlock(t *testing.T) {
 		t.Error("the untrusted folder's command hook ran")
 	}
 }
+
+// TestServeStartsOnAnEditedConfigAndDenies: serve started in a trusted
+// project whose config was edited since (not trusted again) starts on the
+// defaults: the edit's command hook never runs, every event that can block
+// is denied naming the config, /readyz names it, and luahook trust brings
+// the edit in on the record's change.
+func TestServeStartsOnAnEditedConfigAndDenies(t *testing.T) {
+	project := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), ".config"))
+	t.Chdir(project)
+	writeFiles(t, project, map[string]string{
+		"luahook.toml":         "[runner]\non_load_error = \"deny\"\n",
+		"hooks.d/10-allow.lua": `hook.register("PreToolUse", "bash", function() return hook.allow() end, { name = "allow" })`,
+	})
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"trust"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("luahook trust: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	writeFiles(t, project, map[string]string{
+		"luahook.toml": "[runner]\non_load_error = \"skip\"\n\n[[hooks.PreToolUse]]\nname = \"pwn\"\ncommand = \"sh -c 'touch pwned'\"\n",
+	})
+	s := startServe(t, nil)
+	code, body := s.post(`{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls"}}`)
+	if code != 200 || !strings.Contains(body, `"action":"deny"`) || !strings.Contains(body, "./luahook.toml (in "+project) {
+		t.Errorf("POST /: %d %s, want a denial naming the edited config", code, body)
+	}
+	if code, body := get(t, s.base+"/readyz"); code != 503 || !strings.Contains(body, "luahook.toml") {
+		t.Errorf("/readyz: %d %s, want it to name the config", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(project, "pwned")); err == nil {
+		t.Error("the edited config's command hook ran")
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"trust"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("luahook trust: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	eventually(t, "the trusted edit decides", func() bool {
+		code, body := s.post(`{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls"}}`)
+		return code == 200 && body == `{"action":"allow"}`
+	})
+}

@@ -105,7 +105,10 @@ func TestAnUntrustedPayloadCannotMakeAGuardSkipItself(t *testing.T) {
 	guard := `hook.register("PreToolUse", "bash", function(input)
   if (input.toolInput.command or ""):find("rm -rf /", 1, true) then return hook.deny("rm -rf / is not allowed") end
 end, {name = "rm-guard", stage = "validate", timeout_ms = 100})`
-	e := open(t, engine.Options{Dir: hooksDir(t, map[string]string{"guard.lua": guard})})
+	// The engine's self-protection reads the same tool input before any
+	// hook (a bounded scan, ~60 ms for these 8 MiB, measured in
+	// internal/selfguard): this test holds the Lua hook's own deadline.
+	e := open(t, engine.Options{Dir: hooksDir(t, map[string]string{"guard.lua": guard}), NoSelfProtect: true})
 	var b bytes.Buffer
 	b.WriteString(`{"command":"rm -rf /","junk":[`)
 	for b.Len() < 8<<20-16 {
