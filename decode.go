@@ -91,12 +91,14 @@ func DecodeInput(data []byte) (*Input, error) {
 			}
 		}
 		p := field(in, i)
-		switch raw, ok := p.(*json.RawMessage); {
-		case w.checked == nil && ok:
+		if w.checked != errUnchecked && w.checked != errInvalidJSON {
+			// A deep key's object, validated as the walk passed it.
+			if w.checked != nil {
+				return w.checked // a duplicate key
+			}
+			raw := p.(*json.RawMessage)
 			*raw = append((*raw)[:0], value...)
 			return nil
-		case w.checked != errUnchecked && w.checked != errInvalidJSON:
-			return w.checked // a duplicate key
 		}
 		// encoding/json says what is wrong with an invalid toolInput.
 		if err := decodeField(value, valueText, p); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -135,7 +136,7 @@ func (e *Engine) DecidePayload(ctx context.Context, data []byte) (runner.Result,
 		// Over the cap, as fire and serve refuse it: denied when its event
 		// can block.
 		err := fmt.Errorf("payload larger than %d bytes", n)
-		if res, ok := runner.Undecided(luahook.UndecodedEvent(data[:min(len(data), 64<<10)]), err); ok {
+		if res, ok := runner.Undecided(luahook.UndecodedEvent(pipeline.Oversize(data)), err); ok {
 			return res, nil
 		}
 		return runner.Result{}, err

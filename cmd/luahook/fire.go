@@ -20,6 +20,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/firstvalue"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/internal/termtext"
 )
 
@@ -339,13 +340,9 @@ func readCapped(r io.Reader, what string, limit int) ([]byte, error) {
 	return data, nil
 }
 
-// oversizeStart is what of a payload over the cap comes with the error:
-// its start, for the event it names (a payload whose event can block is
-// denied, as serve denies it).
-func oversizeStart(data []byte) []byte {
-	const keep = 64 << 10
-	return bytes.Clone(data[:min(len(data), keep)])
-}
+// oversizeStart is what of a payload over the cap comes with the error
+// (pipeline.Oversize): its start, for the event it names, as serve keeps it.
+func oversizeStart(data []byte) []byte { return bytes.Clone(pipeline.Oversize(data)) }
 
 func byteSize(n int) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {

@@ -92,9 +92,14 @@ type Request struct {
 	MaxBytes int
 }
 
-// oversizeStart is how much of a payload over MaxBytes is kept, for the
-// event it names.
-const oversizeStart = 64 << 10
+// OversizeStart is how much of a payload over its cap every door keeps:
+// enough to read the event it names (a payload over the cap is not
+// decided; one whose event can block is denied).
+const OversizeStart = 64 << 10
+
+// Oversize returns the start of a payload over its cap that the door
+// keeps (OversizeStart bytes at most).
+func Oversize(data []byte) []byte { return data[:min(len(data), OversizeStart)] }
 
 // Cause says why an answer was given without the policies' decision.
 type Cause uint8
@@ -125,7 +130,7 @@ type Call struct {
 func Read(req Request) Call {
 	if req.MaxBytes > 0 && len(req.Payload) > req.MaxBytes && req.ReadErr == nil {
 		req.ReadErr = fmt.Errorf("payload larger than %d bytes", req.MaxBytes)
-		req.Payload = req.Payload[:min(len(req.Payload), oversizeStart)]
+		req.Payload = Oversize(req.Payload)
 	}
 	var c Call
 	switch req.Format {
@@ -297,7 +302,9 @@ func (c *Call) Answer(ctx context.Context, f Firer, g Gate, res *runner.Result, 
 		// Whatever the hooks returned was cut short.
 		reason := "luahook was interrupted before it could decide (" + context.Cause(ctx).Error() + ")"
 		if c.adapter != nil {
-			return c.agentReply(c.adapter.Block(c.event, reason), out, CauseInterrupted)
+			r := c.agentReply(c.adapter.Block(c.event, reason), out, CauseInterrupted)
+			r.Fired = true // the hooks ran, cut short: a door must not count a decision
+			return r
 		}
 		return Reply{Err: errors.New("interrupted: no outcome"), Cause: CauseInterrupted, Fired: true}
 	}

@@ -180,7 +180,7 @@ func TestAnInterruptedCallIsNotAnApproval(t *testing.T) {
 	var res runner.Result
 	c := Read(Request{Format: "claude", Payload: []byte(claude("ls"))})
 	rep := c.Answer(ctx, r, Gate{}, &res, nil)
-	if rep.ExitCode != 2 || !strings.Contains(rep.Stderr, "SIGTERM") || rep.Cause != CauseInterrupted {
+	if rep.ExitCode != 2 || !strings.Contains(rep.Stderr, "SIGTERM") || rep.Cause != CauseInterrupted || !rep.Fired {
 		t.Errorf("claude: %q %q exit %d", rep.Stdout, rep.Stderr, rep.ExitCode)
 	}
 	c = Read(Request{Payload: []byte(own("ls"))})

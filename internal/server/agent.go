@@ -86,38 +86,29 @@ func (h *Handler) answerAgent(w http.ResponseWriter, r *http.Request, c *pipelin
 	res := h.results.get()
 	defer h.results.put(res)
 	rep := c.Answer(r.Context(), h.firer, h.gate(), res, nil)
-	switch {
-	case rep.Fired && r.Context().Err() != nil:
-		// The client gave up; the result of a cancelled call must not be used.
-		h.m.observe(res)
-		h.m.gone.Inc()
-		return
-	case rep.Err != nil && rep.Unavailable:
-		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
-		return
-	case rep.Err != nil:
+	if rep.Err != nil && !rep.Unavailable {
 		// on_load_error fail, and a payload that did not decode: no
 		// decision, and no block signal either.
 		am.decodeFailures.Inc()
-		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
+	}
+	if h.settled(w, r, &rep, res, http.StatusServiceUnavailable) {
 		return
 	}
 	if rep.Fired {
 		h.m.observe(res)
 	}
 	switch rep.Cause {
-	case pipeline.CauseRead, pipeline.CauseDecode:
-		am.decodeFailures.Inc()
-		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused", slog.String("agent", string(a.Name())),
-			slog.String("remote", r.RemoteAddr), slog.String("err", c.Err().Error()))
-		am.blocks[blockDecode].Inc()
-		h.m.answered.Inc()
-		writeAnswer(w, r, agent.Answer{Stdout: rep.Stdout, Stderr: rep.Stderr, ExitCode: rep.ExitCode})
-		return
-	case pipeline.CauseLoad:
-		// Denied for what did not load: the agent's own block signal,
-		// as fire --agent answers it.
-		am.blocks[blockLoad].Inc()
+	case pipeline.CauseRead, pipeline.CauseDecode, pipeline.CauseLoad:
+		// Not decided (the payload), or denied for what did not load: the
+		// agent's own block signal, as fire --agent answers it.
+		cause := blockLoad
+		if rep.Cause != pipeline.CauseLoad {
+			cause = blockDecode
+			am.decodeFailures.Inc()
+			h.logger.LogAttrs(r.Context(), slog.LevelInfo, "payload refused", slog.String("agent", string(a.Name())),
+				slog.String("remote", r.RemoteAddr), slog.String("err", c.Err().Error()))
+		}
+		am.blocks[cause].Inc()
 		h.m.answered.Inc()
 		writeAnswer(w, r, agent.Answer{Stdout: rep.Stdout, Stderr: rep.Stderr, ExitCode: rep.ExitCode})
 		return

@@ -232,17 +232,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	defer h.results.put(res)
 	out := getBuffer()
 	rep := c.Answer(r.Context(), h.firer, h.gate(), res, *out)
-	switch {
-	case rep.Fired && r.Context().Err() != nil:
-		// The client gave up; the result of a cancelled call must not be used.
-		h.m.observe(res)
-		h.m.gone.Inc()
-		return
-	case rep.Err != nil && rep.Unavailable:
-		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
-		return
-	case rep.Err != nil:
-		h.refuse(w, r, http.StatusBadRequest, rep.Err)
+	if h.settled(w, r, &rep, res, http.StatusBadRequest) {
 		return
 	}
 	if rep.Fired {
@@ -267,6 +257,25 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// settled disposes of a Reply that has no answer to write, and reports
+// whether it did: a client that gave up (the cancelled call's result is
+// counted, not used), or nothing to answer (Err: 503 when the policies may
+// not decide, else code).
+func (h *Handler) settled(w http.ResponseWriter, r *http.Request, rep *pipeline.Reply, res *runner.Result, code int) bool {
+	switch {
+	case rep.Fired && r.Context().Err() != nil:
+		h.m.observe(res)
+		h.m.gone.Inc()
+	case rep.Err != nil && rep.Unavailable:
+		h.refuse(w, r, http.StatusServiceUnavailable, rep.Err)
+	case rep.Err != nil:
+		h.refuse(w, r, code, rep.Err)
+	default:
+		return false
+	}
+	return true
+}
+
 // gate is the pipeline's gate: Options.FailClosed.
 func (h *Handler) gate() pipeline.Gate { return h.failClose }
 
@@ -278,14 +287,10 @@ type refusal struct {
 	over *overloaded
 	code int
 	err  error
-	// partial is the start of a body over the cap (at most
-	// oversizePrefix bytes), for the event it names.
+	// partial is the start of a body over the cap (pipeline.Oversize),
+	// for the event it names.
 	partial []byte
 }
-
-// oversizePrefix is how much of a body over the cap is kept to read its
-// event from.
-const oversizePrefix = 64 << 10
 
 // receive admits a request (see admission) and reads its body, capped at
 // MaxBody, into buf's array when it fits. The caller releases the ticket
@@ -294,7 +299,7 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([
 	if r.ContentLength > h.maxBody {
 		// Not admitted, so only a short prefix is read: enough to name the
 		// payload's event, so that one that can block is denied (serveHook).
-		prefix, _ := io.ReadAll(io.LimitReader(r.Body, oversizePrefix))
+		prefix, _ := io.ReadAll(io.LimitReader(r.Body, pipeline.OversizeStart))
 		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody), partial: prefix}
 	}
 	reserve := r.ContentLength
@@ -319,7 +324,7 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
-			partial = body[:min(len(body), oversizePrefix)]
+			partial = pipeline.Oversize(body)
 		}
 		return nil, nil, &refusal{code: code, err: err, partial: partial}
 	}
