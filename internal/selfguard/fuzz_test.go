@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/luahook/luahook"
@@ -47,9 +46,7 @@ func FuzzShell(f *testing.F) {
 		if inProject {
 			cwd = fx.proj
 		}
-		start := time.Now()
 		p := fx.g.parse(line, []string{cwd}, fx.g.mentions(line))
-		elapsed := time.Since(start)
 		if p.depth != 0 {
 			t.Errorf("depth %d after the parse", p.depth)
 		}
@@ -60,9 +57,6 @@ func FuzzShell(f *testing.F) {
 			p.res.left < 0 {
 			t.Errorf("past a bound: %d tokens, %d commands, %d paths, %d walked, %d lookups left",
 				p.tokens, p.cmds, p.judged, p.walked, p.res.left)
-		}
-		if elapsed > 2*time.Second {
-			t.Errorf("%v for a line of %d bytes", elapsed, len(line))
 		}
 		// the whole Check: never a panic, and a line that names nothing
 		// from far away is allowed
@@ -80,7 +74,8 @@ func FuzzShell(f *testing.F) {
 }
 
 // TestLongLinesStayLinear runs adversarial lines at the size bound: each
-// finishes within its work bound and quickly.
+// finishes within its work bound (work counted, not time, so that a busy
+// machine does not break it).
 func TestLongLinesStayLinear(t *testing.T) {
 	fx := newFixture(t)
 	n := maxLineBytes - 16
@@ -107,11 +102,7 @@ func TestLongLinesStayLinear(t *testing.T) {
 		"find":          "find . " + strings.Repeat("-name a ", n/8) + "-delete",
 	}
 	for name, line := range lines {
-		start := time.Now()
 		p := fx.g.parse(line, []string{fx.proj}, true)
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("%s: %v for %d bytes", name, d, len(line))
-		}
 		if p.work > maxWork+maxLineBytes {
 			t.Errorf("%s: work %d", name, p.work)
 		}
