@@ -191,6 +191,16 @@ re = {}
 ---@param s string
 ---@return boolean
 function re.match(pattern, s) end
+--- Whether pattern matches a string in value: value itself, or every
+--- string of a table and the tables in it (keys, numbers and booleans
+--- aren't strings here), but not a string whose key, or for an element of
+--- a list the list's key, is a key of skip. A table nested deeper than 64
+--- levels counts as a match.
+---@param pattern string
+---@param value any
+---@param skip? table<string, boolean>
+---@return boolean
+function re.match_any(pattern, value, skip) end
 --- The first match and its captures, or nil.
 ---@param pattern string
 ---@param s string

@@ -38,7 +38,15 @@ local secret = secrets.file
 -- hot path's returns give no value, which the runner reads as nil: a
 -- LOADNIL less.)
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = secrets.files_in_line })
-local match = re.match
+local match, match_any = re.match, re.match_any
+
+-- The same pattern matches every string that could be a path naming a
+-- secrets file: one that is not plain words, or a plain word that could
+-- name one (a path string paths reads is one word, which path_word reads as
+-- the shell reads a plain word). A tool input in which it matches no string
+-- outside TEXT_KEYS (re.match_any, one call) holds no such path: the walk
+-- below runs only when it matches somewhere.
+local ARGS_STOP = QUICK_STOP
 
 -- paths returns what names a secrets file in the first string of v that
 -- could be a path (one line, no blanks, at most 4 KiB, not under a text
@@ -79,17 +87,19 @@ hook.register("PreToolUse", nil, function(input)
     if hit then return blocked(hit) end
     return nil
   end
-  for k, v in pairs(args) do
-    -- a value's key is k when it is a string (TEXT_KEYS has no other)
-    local tv = type(v)
-    if tv == "string" then
-      if not TEXT_KEYS[k] then
-        local hit = paths(v, 1, type(k) == "string" and k or nil)
+  if match_any(ARGS_STOP, args, TEXT_KEYS) then
+    for k, v in pairs(args) do
+      -- a value's key is k when it is a string (TEXT_KEYS has no other)
+      local tv = type(v)
+      if tv == "string" then
+        if not TEXT_KEYS[k] then
+          local hit = paths(v, 1, type(k) == "string" and k or nil)
+          if hit then return blocked(hit) end
+        end
+      elseif tv == "table" then
+        local hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
         if hit then return blocked(hit) end
       end
-    elseif tv == "table" then
-      local hit = paths(json.decode(json.encode(v)), 1, type(k) == "string" and k or nil)
-      if hit then return blocked(hit) end
     end
   end
   -- a shell tool: its capabilities say so or, when the host declares

@@ -24,7 +24,7 @@ var quickPolicies = []string{"10-dangerous-commands.lua", "20-protect-secrets.lu
 // so that every line goes through the parse and every rule.
 var quickLines = [][2]string{
 	{"local quick = shell.quick(", "local quick = function() return false end; local _ = shell.quick("},
-	{"local _, QUICK_MAX, QUICK_STOP = shell.quick(", "local QUICK_MAX, QUICK_STOP = -1, nil; local _ = shell.quick("},
+	{"local _, QUICK_MAX, QUICK_STOP = shell.quick(", "local QUICK_MAX, QUICK_STOP = -1, \"\"; local _ = shell.quick("},
 }
 
 // quickOff returns src with its quick check turned off, or false when it
@@ -94,11 +94,17 @@ func openPolicies(tb testing.TB, edit func(name, src string) string, extra map[s
 // verdicts fires a bash call of cmd and returns each hook's verdict:
 // its name with its outcome or failure, the folder dir spelt "DIR".
 func verdicts(t *testing.T, e *engine.Engine, dir, cmd string) []string {
-	input, err := json.Marshal(map[string]string{"command": cmd})
+	return toolVerdicts(t, e, dir, "bash", map[string]string{"command": cmd})
+}
+
+// toolVerdicts fires a call of tool with toolInput and returns each hook's
+// verdict as verdicts does.
+func toolVerdicts(t *testing.T, e *engine.Engine, dir, tool string, toolInput any) []string {
+	input, err := json.Marshal(toolInput)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := luahook.Input{Event: luahook.PreToolUse, ToolName: "bash", SessionID: "fuzz", ToolInput: input}
+	in := luahook.Input{Event: luahook.PreToolUse, ToolName: tool, SessionID: "fuzz", ToolInput: input}
 	res := e.Runner().Fire(context.Background(), &in)
 	var out []string
 	for _, h := range res.Trace {
@@ -160,6 +166,61 @@ func FuzzQuickAllowNeverHidesADenial(f *testing.F) {
 			got, want := verdicts(t, quick, quickDir, line), verdicts(t, full, fullDir, line)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("%q: with the quick check %v, parsed %v", line, got, want)
+			}
+		}
+	})
+}
+
+// argsStop is how protect-secrets sets the pattern of its check of the
+// arguments.
+const argsStop = "local ARGS_STOP = "
+
+// FuzzQuickArgsNeverHideADenial: protect-secrets decides every tool input
+// as it does with its quick checks off: the one call that lets a tool
+// input's arguments through without walking them (re.match_any of the
+// quick pattern) passes over no path the walk would find. Each input is
+// tried as it is and mapped to plain words, as a path, in a list, nested,
+// under a text key and beside a shell command.
+func FuzzQuickArgsNeverHideADenial(f *testing.F) {
+	for _, s := range []string{
+		".env", "config/.env.local", ".env.example", "~/.ssh/id_rsa", "/home/x/.ssh/", "a/.aws/credentials",
+		"x=.env", "HEAD:.env", "u@.netrc", "ID_ED25519", "cert.PEM", ".git-credentials", "*.pem", ".e*", "[.]env",
+		".env\x00", "src/main.go", "-", "=", "a b/.env", ".env\n", ".docker/config.json", ".kube/config", "x.key",
+		".gnupg", ".config/gcloud/x", "\xff.env", ".env\u00e9", "keystore.jks", "x/.pgpass", "_netrc",
+	} {
+		f.Add(s)
+	}
+	quick, quickDir := openPolicies(f, func(name, src string) string { return src }, nil)
+	full, fullDir := openPolicies(f, func(name, src string) string {
+		off, _ := quickOff(src)
+		if name != "20-protect-secrets.lua" {
+			return off
+		}
+		if !strings.Contains(off, argsStop) {
+			f.Fatalf("%s sets no %q: the test no longer turns its check of the arguments off", name, argsStop)
+		}
+		// "" matches every string: every tool input with a string outside
+		// the text keys is walked
+		return strings.Replace(off, argsStop, `local ARGS_STOP = ""; local _ = `, 1)
+	}, nil)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range []string{s, plain(s)} {
+			for _, c := range []struct {
+				tool  string
+				input any
+			}{
+				{"read", map[string]any{"path": p}},
+				{"read", map[string]any{"paths": []any{"src/a.go", p}}},
+				{"custom", map[string]any{"a": map[string]any{"b": []any{map[string]any{"c": p}}}}},
+				{"custom", map[string]any{"content": p, "text": []any{p}}},
+				{"custom", map[string]any{"content": map[string]any{"file": p}}},
+				{"bash", map[string]any{"command": "go test ./...", "file": p}},
+				{"read", p},
+			} {
+				got, want := toolVerdicts(t, quick, quickDir, c.tool, c.input), toolVerdicts(t, full, fullDir, c.tool, c.input)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%s %v: with the quick checks %v, walked %v", c.tool, c.input, got, want)
+				}
 			}
 		}
 	})

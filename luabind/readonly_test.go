@@ -93,7 +93,7 @@ func TestReadOnlyModulesStillWorkAsModules(t *testing.T) {
   return hook.context(table.concat(names, ","))
 end)`, Options{})
 	out, err := call(t, f, 0, &luahook.Input{Event: luahook.Stop})
-	if err != nil || out == nil || !strings.Contains(out.AdditionalContext, "find,find_all,gsub,match") {
+	if err != nil || out == nil || !strings.Contains(out.AdditionalContext, "find,find_all,gsub,match,match_any") {
 		t.Fatalf("%+v, %v", out, err)
 	}
 	s, err := NewSession(SessionOptions{})
@@ -101,7 +101,7 @@ end)`, Options{})
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, c := s.Complete("re.ma"); !slices.Equal(c, []string{"re.match"}) {
+	if _, c := s.Complete("re.ma"); !slices.Equal(c, []string{"re.match", "re.match_any"}) {
 		t.Errorf(`Complete("re.ma") = %q`, c)
 	}
 	if _, c := s.Complete("string.up"); !slices.Equal(c, []string{"string.upper"}) {

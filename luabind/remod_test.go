@@ -123,3 +123,70 @@ return hook.deny(out .. "|" .. tostring(ok) .. "|" .. after .. "|" .. select(2, 
 		t.Fatalf("got %+v, want the reason %q", out, want)
 	}
 }
+
+// TestReMatchAnyLooksAtEveryStringButTheSkippedOnes: re.match_any matches
+// a string anywhere in a table, nested tables included, and none whose key
+// (or, in a list, the key above the list) skip names; keys, numbers and
+// booleans are not looked at.
+func TestReMatchAnyLooksAtEveryStringButTheSkippedOnes(t *testing.T) {
+	code := `
+local skip = { command = true, text = true, off = false }
+local function any(v, s) return re.match_any("env", v, s) end
+assert(any(".env") and not any("x") and not any(nil) and not any(12) and not any(true))
+assert(any({ path = ".env" }, skip))
+assert(not any({ command = ".env", text = ".env" }, skip))
+assert(any({ command = ".env" }), "no skip: every string")
+assert(any({ off = ".env" }, skip), "a key skip maps to false is looked at")
+assert(not any({ command = { ".env", { ".env" } } }, skip), "a list's elements are under the list's key")
+assert(any({ command = { { path = ".env" } } }, skip), "a table's own string keys are its strings' keys")
+assert(any({ a = { b = { c = { "x", "y", ".env" } } } }, skip), "nested")
+assert(not any({ [".env"] = "x", env = 1, x = true }, skip), "keys, numbers and booleans")
+assert(any({ "x", ".env" }), "a list at the top has no key")
+assert(not any({}, skip))
+-- every part of a table: its list, a hole in it, what follows the hole,
+-- numbers far past the list, string keys
+local function holey(at)
+  local t = { "a", "b", nil, "d", [70] = "e", [1.5] = "f", x = "g" }
+  t[at] = ".env"
+  return t
+end
+for _, at in ipairs({ 1, 2, 3, 4, 5, 64, 65, 70, 100, 1.5, "x", "y" }) do
+  assert(any(holey(at)), "a string at " .. at)
+end
+local long = {} for i = 1, 200 do long[i] = "x" end long.k = ".env"
+assert(any(long), "a string key after a list of 200")
+long.k = nil long[150] = ".env"
+assert(any(long), "in a list of 200")
+`
+	if _, err := runHook(t, code, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReMatchAnyAnswersYesWhereItCannotLook: a table nested deeper than
+// the walk goes (a cycle reaches that depth) counts as a match, so that a
+// guard that uses re.match_any to skip work never skips a string it did not
+// see; a wrong argument is an error naming the signature.
+func TestReMatchAnyAnswersYesWhereItCannotLook(t *testing.T) {
+	depth := strconv.Itoa(modules.MatchAnyDepth)
+	code := `
+local function nest(n) local t = {} for i = 1, n do t = { t } end return t end
+assert(not re.match_any("x", nest(` + depth + ` - 1)), "within the depth: no string, no match")
+assert(re.match_any("x", nest(` + depth + ` + 1)), "past the depth: a match")
+local c = {} c.self = c
+assert(re.match_any("x", c), "a cycle: a match")
+`
+	if _, err := runHook(t, code, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ code, want string }{
+		{`re.match_any({}, {})`, "re.match_any: bad argument #1 (pattern): string expected, got table; usage: re.match_any(pattern, value[, skip])"},
+		{`re.match_any("x", {}, "command")`, "re.match_any: bad argument #3 (skip): table expected, got string; usage: re.match_any(pattern, value[, skip])"},
+		{`re.match_any("(", {})`, `re.match_any: bad pattern "("`},
+	} {
+		_, err := runHook(t, c.code, Options{})
+		if err == nil || !strings.Contains(failure(t, err).Message, c.want) {
+			t.Errorf("%s: %v, want %q", c.code, err, c.want)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func (st *state) trust() *codec.Trust {
 		}
 	}
 	add(module("table"), codec.Reads, "concat", "getn", "maxn")
-	add(module("re"), codec.Reads, "gsub", "quote")
+	add(module("re"), codec.Reads, "gsub", "quote", "match_any")
 	add(module("re"), codec.Builds, "match", "find", "find_all", "split")
 	add(module("json"), codec.Reads, "encode", "type")
 	add(module("json"), codec.Builds, "decode")

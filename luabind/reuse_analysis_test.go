@@ -390,3 +390,26 @@ func TestLeanTrustsOnlyFrozenReadingBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// re.match_any reads the table it is given and keeps none of it: a lean
+// hook that hands it the tool input stays lean and allocates nothing.
+func TestLeanHookReMatchAnyAllocatesNothing(t *testing.T) {
+	src := `local SKIP = { command = true, description = true }
+local match_any = re.match_any
+hook.register("PreToolUse", "bash", function(input)
+  if match_any("(?i)\\.env\\b", input.toolInput, SKIP) then return hook.deny("a path names .env") end
+end)`
+	f := load(t, src, Options{MaxStates: 1})
+	in := preToolUse("bash", `{"command":"cat .env","timeout":1200,"description":"read .env","paths":["a","b"]}`)
+	ctx := context.Background()
+	h := f.Registrations()[0].Hook
+	if out, err := h.Call(ctx, in); err != nil || out != nil {
+		t.Fatalf("only skipped strings name .env: %+v %v", out, err)
+	}
+	if out, _ := h.Call(ctx, preToolUse("bash", `{"command":"ls","paths":["a",".env"]}`)); out == nil || out.Action != "deny" {
+		t.Fatalf("a path in a list names .env: %+v", out)
+	}
+	if n := testing.AllocsPerRun(100, func() { h.Call(ctx, in) }); n != 0 && !raceEnabled && codec.DirectTables {
+		t.Errorf("a lean hook calling re.match_any: %v allocations per call, want 0", n)
+	}
+}

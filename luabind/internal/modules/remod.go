@@ -57,6 +57,7 @@ func (c *Regexps) get(pattern string) (*compiledRe, error) {
 // OpenRe opens the re module, Go's RE2 syntax (linear time, no backtracking):
 //
 //	re.match(pattern, s) -> boolean
+//	re.match_any(pattern, value[, skip]) -> boolean   any string in value (a table walked), but under skip's keys
 //	re.find(pattern, s) -> match, captures... | nil
 //	re.find_all(pattern, s[, n]) -> {match, ...}
 //	re.gsub(s, pattern, repl[, n]) -> string, count   repl: "$1"/"${name}" template, or function(match, captures...)
@@ -67,8 +68,9 @@ func (c *Regexps) get(pattern string) (*compiledRe, error) {
 // error naming the function's signature (reSignatures).
 func (m *Modules) OpenRe() {
 	L := m.L
-	mod := L.CreateTable(0, 6)
+	mod := L.CreateTable(0, 7)
 	mod.RawSetString("match", L.NewFunction(m.reMatch))
+	mod.RawSetString("match_any", L.NewFunction(m.reMatchAny))
 	mod.RawSetString("find", L.NewFunction(m.reFind))
 	mod.RawSetString("find_all", L.NewFunction(m.reFindAll))
 	mod.RawSetString("gsub", L.NewFunction(m.reGsub))
@@ -101,6 +103,9 @@ var reSignatures = []reSignature{
 		{"repl", []lua.LValueType{lua.LTString, lua.LTFunction}, false}, {"n", reNumber, true}}},
 	{"split", "re.split(pattern, s[, n])", []reArg{{"pattern", reString, false}, {"s", reString, false}, {"n", reNumber, true}}},
 	{"quote", "re.quote(s)", []reArg{{"s", reString, false}}},
+	{"match_any", "re.match_any(pattern, value[, skip])", []reArg{{"pattern", reString, false},
+		{"value", []lua.LValueType{lua.LTTable, lua.LTString, lua.LTNumber, lua.LTBool, lua.LTNil}, false},
+		{"skip", []lua.LValueType{lua.LTTable}, true}}},
 }
 
 var (
@@ -200,24 +205,114 @@ func (m *Modules) reMatch(L *lua.LState) int {
 	reSignatures[0].check(L)
 	s := L.CheckString(2)
 	re := m.compiled(L, "match", 1)
+	L.Push(lua.LBool(m.matchOne(L, "match", re, s)))
+	return 1
+}
+
+// matchOne reports whether re matches s for the re function fn: at once
+// when the pattern's needs or its automaton decide, in one uninterruptible
+// search when the work is small (allocating nothing), else in a searcher
+// that watches the call's context.
+func (m *Modules) matchOne(L *lua.LState, fn string, re *compiledRe, s string) bool {
 	if !re.mayHoldNeeds(s) {
-		L.Push(lua.LFalse)
-		return 1
+		return false
 	}
 	if matched, ok := re.decided(s); ok {
-		L.Push(lua.LBool(matched))
-		return 1
+		return matched
 	}
 	if re.work(s) <= fastRegexpWork {
-		// one uninterruptible search, as searcher.matches makes it, without
-		// building a searcher: re.match allocates nothing
-		L.Push(lua.LBool(re.rx().MatchString(s)))
-		return 1
+		return re.rx().MatchString(s)
 	}
-	sr := m.search(L, "match", 1, s)
+	sr := m.search(L, fn, 1, s)
 	defer m.done(sr)
-	L.Push(lua.LBool(sr.matches()))
+	return sr.matches()
+}
+
+// MatchAnyDepth is how deep re.match_any walks nested tables; a table
+// deeper than that counts as a match (the walk cannot say there is none),
+// as does a cycle, which reaches it.
+const MatchAnyDepth = 64
+
+// matchAnyCheck is how many values re.match_any visits between two looks
+// at the call's context.
+const matchAnyCheck = 1024
+
+// reMatchAny is re.match_any(pattern, value[, skip]): whether pattern
+// matches a string in value, value itself when it is a string, else every
+// string in the table and in the tables in it, keys not included, except a
+// string whose key, or for an element of a list the key of the nearest
+// table above it with a string key, is a key of skip with a true value.
+// Numbers and booleans are not strings here. One Go call for what a pairs
+// loop of type checks and re.match calls would do, which is its reason to
+// be: "does any argument of this tool name X", on every call.
+func (m *Modules) reMatchAny(L *lua.LState) int {
+	reSignatures[6].check(L)
+	re := m.compiled(L, "match_any", 1)
+	var skip *lua.LTable
+	if t, ok := L.Get(3).(*lua.LTable); ok {
+		skip = t
+	}
+	visited := 0
+	L.Push(lua.LBool(m.matchAnyIn(L, re, L.Get(2), "", false, skip, 0, &visited)))
 	return 1
+}
+
+// boxedIndexes are the list indexes re.match_any most often resumes a
+// walk after, as interface values made once: nil for 0 (the walk's start).
+var boxedIndexes = func() (b [64]lua.LValue) {
+	b[0] = lua.LNil
+	for i := 1; i < len(b); i++ {
+		b[i] = lua.LNumber(i)
+	}
+	return b
+}()
+
+// boxedIndex is the key Next resumes from after a list part of n values.
+func boxedIndex(n int) lua.LValue {
+	if n < len(boxedIndexes) {
+		return boxedIndexes[n]
+	}
+	return lua.LNumber(n)
+}
+
+// matchAnyIn is re.match_any's walk of v, found under key when keyed.
+func (m *Modules) matchAnyIn(L *lua.LState, re *compiledRe, v lua.LValue, key string, keyed bool, skip *lua.LTable, depth int, visited *int) bool {
+	switch v := v.(type) {
+	case lua.LString:
+		if skip != nil && keyed && lua.LVAsBool(skip.RawGetString(key)) {
+			return false
+		}
+		return m.matchOne(L, "match_any", re, string(v))
+	case *lua.LTable:
+		if depth >= MatchAnyDepth {
+			return true
+		}
+		// The list part first, by index: Next would hand out each index
+		// as a new interface value (an allocation); then the rest, from
+		// the key after the list part's last.
+		n := v.Len()
+		for i := 1; i <= n; i++ {
+			if *visited++; *visited%matchAnyCheck == 0 {
+				raiseIfDone(L, "re.match_any")
+			}
+			if m.matchAnyIn(L, re, v.RawGetInt(i), key, keyed, skip, depth+1, visited) {
+				return true
+			}
+		}
+		for k, x := v.Next(boxedIndex(n)); k != lua.LNil; k, x = v.Next(k) {
+			if *visited++; *visited%matchAnyCheck == 0 {
+				raiseIfDone(L, "re.match_any")
+			}
+			under, keyedHere := key, keyed
+			if ks, ok := k.(lua.LString); ok {
+				under, keyedHere = string(ks), true
+			}
+			if m.matchAnyIn(L, re, x, under, keyedHere, skip, depth+1, visited) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (m *Modules) reFind(L *lua.LState) int {
