@@ -29,7 +29,11 @@ var geminiOnly = map[string]bool{
 // agent's name into the hook command, so auto is for trying things out.
 func Detect(data []byte) (Adapter, bool) {
 	n, err := parseNative(data)
-	if err != nil || n.get("event") != nil {
+	if err != nil {
+		return nil, false
+	}
+	defer n.release()
+	if n.get("event") != nil {
 		return nil, false
 	}
 	name, err := n.str("hook_event_name")

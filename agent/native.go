@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/luahook/luahook"
@@ -23,12 +24,25 @@ const smallObject = 16
 type native struct {
 	data    []byte // the object, trimmed
 	members []member
-	buf     [24]member
+	buf     [16]member // the agents send at most a dozen top-level keys
 }
 
 type member struct {
 	key   []byte // unescaped
 	value []byte
+}
+
+// nativePool holds natives given back once decoded (release): a native is
+// the largest allocation of an agent payload's decoding, on every call.
+var nativePool = sync.Pool{New: func() any { return new(native) }}
+
+// release gives n back to the pool; nothing may use n, or a member of it,
+// afterwards (the values decoded from it are copies). A native never given
+// back is only garbage.
+func (n *native) release() {
+	clear(n.members) // keeps no payload alive
+	n.data, n.members = nil, nil
+	nativePool.Put(n)
 }
 
 // errNotObject is the error for a payload that is not a JSON object.
@@ -43,7 +57,8 @@ func parseNative(data []byte) (*native, error) {
 	if data[0] != '{' {
 		return nil, fmt.Errorf("%w, got %s", errNotObject, snippet(data))
 	}
-	n := &native{data: data}
+	n := nativePool.Get().(*native)
+	n.data = data
 	n.members = n.buf[:0]
 	if err := n.scan(); err != nil {
 		if err != errInvalidJSON {

@@ -117,6 +117,7 @@ func decodeNative(agent Name, n *native, event string, f fields, events map[stri
 
 // finish checks the decoded payload's limits and returns its request.
 func (d decoded) finish() (*Request, error) {
+	defer d.n.release() // the request holds copies of what it needs
 	if in := d.req.Input; in != nil {
 		if err := in.CheckLimits(); err != nil {
 			return nil, &DecodeError{Agent: d.req.Agent, Event: d.req.Event, Err: err}
