@@ -166,8 +166,48 @@ func TestFromResult(t *testing.T) {
 		{runner.Result{Verdict: luahook.VerdictContinue, Reason: "run the tests"}, Decision{Verdict: Continue, Reason: "run the tests"}},
 	} {
 		got := FromResult(c.r)
-		if got.Verdict != c.want.Verdict || got.Reason != c.want.Reason || string(got.Input) != string(c.want.Input) || got.Context != c.want.Context {
+		if got.Verdict != c.want.Verdict || got.Reason != c.want.Reason || string(got.Input) != string(c.want.Input) ||
+			got.Context != c.want.Context || got.RewriteReason != c.want.RewriteReason {
 			t.Errorf("FromResult(%+v) = %+v, want %+v", c.r, got, c.want)
+		}
+	}
+}
+
+// TestFromResultKeepsTheRewritesReasons: the decision of a rewrite carries
+// the reasons its hooks gave with hook.mutate, in the order they ran, and
+// only theirs: not a validator's mutate (ignored), a shadow hook's (never
+// enforced), a failed hook's, an ask's (the result's own reason), nor any
+// when nothing was rewritten in the end or the call was denied.
+func TestFromResultKeepsTheRewritesReasons(t *testing.T) {
+	in := json.RawMessage(`{"command":"pnpm add x"}`)
+	mutate := func(name, reason string) runner.HookTrace {
+		return runner.HookTrace{Name: name, Stage: luahook.StageMutate,
+			Outcome: &luahook.Outcome{Action: luahook.ActionMutate, Input: in, Reason: reason}}
+	}
+	validator := mutate("validator", "ignored")
+	validator.Stage, validator.Skipped = luahook.StageValidate, runner.SkipValidatorMutation
+	shadow := mutate("shadow", "not enforced")
+	shadow.Mode = luahook.ModeShadow
+	failed := mutate("failed", "failed")
+	failed.Failure = &luahook.Failure{Kind: luahook.FailTimeout}
+	ask := runner.HookTrace{Name: "ask", Stage: luahook.StageMutate,
+		Outcome: &luahook.Outcome{Action: luahook.ActionAsk, Input: in, Reason: "sure?"}}
+	trace := []runner.HookTrace{mutate("pnpm", "this repository uses pnpm"), validator, shadow, failed, ask,
+		mutate("silent", ""), mutate("pin", "pin versions")}
+	for _, c := range []struct {
+		r    runner.Result
+		want string
+	}{
+		{runner.Result{Input: in, Trace: trace}, "this repository uses pnpm\npin versions"},
+		{runner.Result{Verdict: luahook.VerdictAllow, Input: in, Trace: trace}, "this repository uses pnpm\npin versions"},
+		{runner.Result{Verdict: luahook.VerdictAsk, Reason: "sure?", Input: in, Trace: trace}, "this repository uses pnpm\npin versions"},
+		{runner.Result{Trace: trace}, ""},
+		{runner.Result{Verdict: luahook.VerdictDeny, Reason: "no", Trace: trace}, ""},
+		{runner.Result{Input: in, Trace: []runner.HookTrace{mutate("long", strings.Repeat("é", luahook.MaxReasonChars+1))}},
+			strings.Repeat("é", luahook.MaxReasonChars)},
+	} {
+		if got := FromResult(c.r).RewriteReason; got != c.want {
+			t.Errorf("FromResult(verdict %v, input %s).RewriteReason = %q, want %q", c.r.Verdict, c.r.Input, got, c.want)
 		}
 	}
 }

@@ -98,24 +98,28 @@ func encodeClaude(fl claudeFlavor, req *Request, d Decision) Answer {
 		if v == Ask && !fl.hasAsk {
 			v = Deny
 		}
-		switch v {
-		case Deny:
+		switch {
+		case v == Deny:
 			hso.PermissionDecision, hso.PermissionDecisionReason = "deny", d.reason()
-		case Ask:
-			hso.PermissionDecision, hso.PermissionDecisionReason, hso.UpdatedInput = "ask", d.reason(), d.Input
-		case Allow:
+		case v == Ask:
+			hso.PermissionDecision, hso.PermissionDecisionReason, hso.UpdatedInput = "ask", d.askReason(), d.Input
+		case v == Allow:
+			// Claude Code shows an allow's reason to the user: the
+			// rewrite's own, when there is one.
 			hso.PermissionDecision, hso.UpdatedInput = "allow", d.Input
-		default:
 			if d.Input != nil {
-				// A rewrite applies only with a permission decision. Ask
-				// shows the rewritten call to the user instead of
-				// approving it; Codex has no ask, so there it approves.
-				hso.PermissionDecision, hso.UpdatedInput = "allow", d.Input
-				if fl.hasAsk {
-					hso.PermissionDecision = "ask"
-					hso.PermissionDecisionReason = "luahook rewrote this call"
-				}
+				hso.PermissionDecisionReason = d.RewriteReason
 			}
+		case d.Input != nil && fl.hasAsk:
+			// A rewrite applies only with a permission decision, and
+			// no hook approved the call: ask shows the rewritten call
+			// to the user, with the rewrite's own reason.
+			hso.PermissionDecision, hso.PermissionDecisionReason, hso.UpdatedInput = "ask", d.rewriteNote(), d.Input
+		case d.Input != nil:
+			// Without ask, a rewrite could reach the agent only as an
+			// approval no hook gave (the caller blocks it first; this
+			// is the floor).
+			hso.PermissionDecision, hso.PermissionDecisionReason = "deny", d.rewriteNote()
 		}
 		if hso.PermissionDecision == "" && hso.AdditionalContext == "" {
 			return Answer{}

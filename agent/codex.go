@@ -10,7 +10,8 @@ import (
 // codexAdapter speaks Codex's protocol: Claude Code's payload and output
 // shapes, but Codex marks a hook failed (and runs the tool) on any output
 // field it does not accept for the event, so only the accepted ones are
-// written: no ask, and a rewrite needs an explicit allow.
+// written: no ask, no allow without updatedInput, and a rewrite only with
+// an allow, which approves the call.
 type codexAdapter struct{}
 
 func (codexAdapter) Name() Name { return Codex }
@@ -21,15 +22,55 @@ func (codexAdapter) Decode(data []byte, event string) (*Request, error) {
 
 func (codexAdapter) Encode(req *Request, d Decision) Answer {
 	d = normalize(d)
-	if d.Input != nil && req.Input != nil && req.Input.Event == luahook.PreToolUse && d.Verdict != Deny && !codexCanRewrite(req.Input.ToolName, d.Input) {
-		// Codex would fail the hook and run the original call.
-		d = Decision{Verdict: Deny, Reason: "luahook: Codex applies a rewritten " + req.Input.ToolName +
-			" call only when it has a string \"command\"; the policy's rewrite has none"}
+	if req.Input != nil && req.Input.Event == luahook.PreToolUse {
+		d = codexPreToolUse(req, d)
 	}
 	return encodeClaude(claudeFlavor{}, req, d)
 }
 
 func (codexAdapter) Block(event, reason string) Answer { return blockClaude(event, reason) }
+
+// codexPreToolUse is d as Codex can take it on PreToolUse without
+// approving more than d did. Codex approves a call (and skips its own
+// approval prompt) on "allow", which it accepts only with updatedInput, and
+// applies updatedInput only with "allow"; it has no ask. So:
+//
+//   - a rewrite no hook allowed is a block whose reason gives the rewritten
+//     call, for the model to make instead (it then meets the hooks and
+//     Codex's own approval again);
+//   - a rewrite with an ask is a block with the ask's reason and the
+//     rewritten call; an ask alone, a block with its reason;
+//   - an explicit allow without a rewrite is "allow" with the call's own
+//     input as updatedInput (what Codex needs for an approval), or, when
+//     Codex would not take that input back, no objection;
+//   - a rewritten Bash or apply_patch call without a string "command" is
+//     denied (Codex would fail the hook and run the original call).
+//
+// The rewrite's reason reaches Codex only in a block's reason: it reads
+// permissionDecisionReason only with "deny".
+func codexPreToolUse(req *Request, d Decision) Decision {
+	in := req.Input
+	if d.Input != nil && d.Verdict != Deny && !codexCanRewrite(in.ToolName, d.Input) {
+		return Decision{Verdict: Deny, Context: d.Context, Reason: "luahook: Codex applies a rewritten " + in.ToolName +
+			" call only when it has a string \"command\"; the policy's rewrite has none"}
+	}
+	switch {
+	case d.Input != nil && d.Verdict == Ask:
+		return Decision{Verdict: Deny, Context: d.Context,
+			Reason: rewriteBlock(req, d, d.reason(), "Codex cannot ask the user, so this call is blocked", false)}
+	case d.Input != nil && d.Verdict == NoObjection:
+		return Decision{Verdict: Deny, Context: d.Context,
+			Reason: rewriteBlock(req, d, "", "Codex applies a rewrite only by approving the call, which no policy did, so this call is blocked", true)}
+	case d.Input == nil && d.Verdict == Allow:
+		if in.ToolInput != nil && codexCanRewrite(in.ToolName, in.ToolInput) {
+			d.Input = in.ToolInput
+		} else {
+			d.Verdict = NoObjection
+		}
+	}
+	d.RewriteReason = ""
+	return d
+}
 
 // codexCanRewrite reports whether Codex accepts input as the rewritten
 // input of tool: Bash and apply_patch need a string "command".
@@ -41,6 +82,7 @@ func codexCanRewrite(tool string, input json.RawMessage) bool {
 	if err != nil {
 		return false
 	}
+	defer n.release()
 	v := n.get("command")
 	return v != nil && v[0] == '"'
 }

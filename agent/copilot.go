@@ -118,16 +118,20 @@ func (copilotAdapter) Encode(req *Request, d Decision) Answer {
 		case Deny:
 			out.PermissionDecision, out.PermissionDecisionReason = "deny", d.reason()
 		case Ask:
-			out.PermissionDecision, out.PermissionDecisionReason, out.ModifiedArgs = "ask", d.reason(), d.Input
+			out.PermissionDecision, out.PermissionDecisionReason, out.ModifiedArgs = "ask", d.askReason(), d.Input
 		case Allow:
 			out.PermissionDecision, out.ModifiedArgs = "allow", d.Input
 		default:
+			// No decision: Copilot runs the rewritten call under its own
+			// permission rules. It reads a reason only with deny and ask,
+			// so the rewrite's reason has no field here.
 			out.ModifiedArgs = d.Input
 		}
 	case luahook.UserPromptSubmit:
 		if d.Verdict == Deny || d.Verdict == Ask {
-			// Copilot's command and HTTP hooks cannot refuse a prompt.
-			return Answer{Stderr: "luahook: Copilot cannot block a prompt; the policy said: " + d.reason() + "\n"}
+			// Copilot CLI blocks the prompt on {"decision":"block"} with
+			// exit 0 (seen in 1.0.102); there is no ask for a prompt.
+			out.Decision, out.Reason = "block", d.reason()
 		}
 	case luahook.PostToolUse, luahook.SessionStart:
 		out.AdditionalContext = d.Context

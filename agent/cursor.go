@@ -130,7 +130,14 @@ func (cursorAdapter) Encode(req *Request, d Decision) Answer {
 	switch req.Event {
 	case "preToolUse":
 		switch {
-		case v == Deny || v == Ask: // preToolUse has no ask
+		case v == Deny:
+			return answer(cursorOutput{Decision: "deny", Reason: d.reason()})
+		case v == Ask && d.Input != nil:
+			// preToolUse has no ask: a deny that gives the rewritten call
+			// the user would have been asked about.
+			return answer(cursorOutput{Decision: "deny",
+				Reason: rewriteBlock(req, d, d.reason(), "Cursor's preToolUse cannot ask the user, so this call is blocked", false)})
+		case v == Ask: // preToolUse has no ask
 			return answer(cursorOutput{Decision: "deny", Reason: d.reason()})
 		case v == Allow:
 			return answer(cursorOutput{Decision: "allow", UpdatedInput: d.Input})

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/runner"
@@ -40,13 +41,19 @@ type Decision struct {
 	// Input is the rewritten tool input (PreToolUse), a JSON object that
 	// replaces the agent's whole tool input; nil: unchanged.
 	Input json.RawMessage
+	// RewriteReason says why Input was rewritten: the reasons the rewriting
+	// hooks gave (hook.mutate(input, reason)), joined with "\n" in the
+	// order they ran; "" when they gave none. Adapters pass it on wherever
+	// the agent reads a reason with the answer they write.
+	RewriteReason string
 	// Context is text added to the model's context, where the event takes it.
 	Context string
 }
 
 // FromResult is the decision of a runner result: its verdict, with its
 // reason (deny, ask, continue), the rewrite (none on a deny; on an ask, the
-// input the user is asked about) and the added context.
+// input the user is asked about) with the reasons its hooks gave, and the
+// added context.
 func FromResult(r runner.Result) Decision {
 	d := Decision{Verdict: r.Verdict, Input: r.Input, Context: r.AdditionalContext}
 	switch r.Verdict {
@@ -55,7 +62,31 @@ func FromResult(r runner.Result) Decision {
 	case Ask, Continue:
 		d.Reason = r.Reason
 	}
+	if d.Input != nil {
+		d.RewriteReason = rewriteReason(r.Trace)
+	}
 	return d
+}
+
+// rewriteReason joins the reasons of the rewrites in trace: the hooks that
+// returned mutate with a reason and whose outcome was used (a validator's
+// mutate is skipped, a shadow hook's is never enforced, a failed hook's
+// outcome is not used, and an ask's reason is the result's own Reason).
+func rewriteReason(trace []runner.HookTrace) string {
+	var out string
+	for i := range trace {
+		t := &trace[i]
+		o := t.Outcome
+		if o == nil || o.Action != luahook.ActionMutate || strings.TrimSpace(o.Reason) == "" ||
+			t.Failure != nil || t.Skipped != "" || t.Mode == luahook.ModeShadow {
+			continue
+		}
+		if out != "" {
+			out += "\n"
+		}
+		out += o.Reason
+	}
+	return luahook.TruncateReason(out)
 }
 
 // reason returns d.Reason, or the default block reason when it is empty.
@@ -64,4 +95,24 @@ func (d *Decision) reason() string {
 		return luahook.DefaultBlockReason
 	}
 	return d.Reason
+}
+
+// rewroteThisCall is the reason a rewrite carries when its hooks gave none.
+const rewroteThisCall = "luahook rewrote this call"
+
+// rewriteNote is the rewrite's own reason, or rewroteThisCall.
+func (d *Decision) rewriteNote() string {
+	if d.RewriteReason == "" {
+		return rewroteThisCall
+	}
+	return d.RewriteReason
+}
+
+// askReason is the reason of an ask: d's reason, followed on its own line
+// by the rewrite's reason when the user is asked about a rewritten call.
+func (d *Decision) askReason() string {
+	if d.Input == nil || d.RewriteReason == "" {
+		return d.reason()
+	}
+	return luahook.TruncateReason(d.reason() + "\n" + d.RewriteReason)
 }

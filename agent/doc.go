@@ -49,13 +49,28 @@
 // A Decision is NoObjection (nothing is written: the agent's own rules and
 // prompts apply), Allow (explicit: it skips the permission prompt in Claude
 // Code, Codex and Copilot), Deny, Ask, or Continue (Stop: keep going), with
-// a reason, a rewritten tool input (the whole input) and added context.
+// a reason, a rewritten tool input (the whole input) with the reasons its
+// hooks gave (hook.mutate's second argument), and added context.
 // FromResult maps runner.Result: Denied, Asked (hook.ask), Continue (a Stop
 // hook's hook.continue), Allowed (an explicit hook.allow(); no objection from
-// every hook is NoObjection), the rewrite and the context. Where an agent or
-// event has no ask, ask is a deny with the reason. A rewrite that
+// every hook is NoObjection), the rewrite, its reasons (from the trace) and
+// the context.
+//
+// Every adapter answers each decision with the strongest answer the agent's
+// protocol has that approves no more than the hooks did: no objection is
+// never an approval, and a rewrite no hook allowed never reaches an agent
+// as one. Where an agent or event has no ask, ask is a deny with the
+// reason. Where an agent applies a rewrite only with an approval (Codex), or
+// cannot ask about one (Codex; Cursor's preToolUse), the call is blocked
+// and the reason gives the rewritten call (the command of a shell call,
+// else the whole input as JSON; printable, and within
+// luahook.MaxReasonChars), for the model to make instead. A rewrite that
 // the agent would ignore (and so run the original call) is a denial that
-// says why. Parts an event cannot carry are dropped, as listed below.
+// says why. The rewrite's reason goes wherever the agent reads a reason
+// with the answer written (Claude Code's ask and allow, every ask, the
+// blocks above), after the ask's own. Parts an event cannot carry are
+// dropped, as listed below. testdata/verdicts.md holds every agent's exact
+// answer to every verdict on the events luahook install wires.
 //
 // Block, on an event that can block, writes the agent's JSON refusal on
 // stdout, the reason on stderr, and exits 2 (every agent below blocks on
@@ -85,9 +100,11 @@
 // toolResult.content is tool_response as text (an object as compact JSON).
 // hookEventName is always written (without it the output fails validation).
 // A rewrite goes out as updatedInput, which Claude Code applies only with a
-// permission decision: with Allow it is "allow"; without one it is "ask"
-// (the user sees the rewritten call) rather than an approval the policy did
-// not give. Dropped: context on Stop, a deny on PostToolUse/SessionStart/Stop
+// permission decision: with Allow it is "allow" (permissionDecisionReason,
+// shown to the user, is the rewrite's reason); without one it is "ask" (the
+// user sees the rewritten call, and the rewrite's reason, else "luahook
+// rewrote this call") rather than an approval the policy did not give; with
+// Ask, the ask's reason is followed by the rewrite's. Dropped: context on Stop, a deny on PostToolUse/SessionStart/Stop
 // (their blocking forms are not luahook outcomes), defer, updatedPermissions,
 // updatedToolOutput, sessionTitle and the other event-specific outputs.
 //
@@ -95,13 +112,27 @@
 //
 // Claude Code's payload and events (turn_id and model added) and answer
 // shape, but Codex marks a hook failed — and runs the tool — on any output
-// field it does not accept for the event, so the adapter writes only
-// accepted ones: ask becomes a deny with the reason; a rewrite needs
-// "allow" (Codex has no ask), so a rewrite approves the call in Codex; a
-// rewritten Bash or apply_patch call without a string "command" is denied
-// (Codex would fail the hook). continue, stopReason and suppressOutput are
-// never written. SubagentStop, PermissionRequest, Interrupt and the
-// compaction events: as in Claude Code, or no objection.
+// field it does not accept for the event (codex-rs/hooks output_parser.rs:
+// no ask; "allow" only with updatedInput, updatedInput only with "allow";
+// "deny" only with a reason), so the adapter writes only accepted ones. On
+// PreToolUse:
+//
+//	no objection      nothing
+//	allow             "allow" with updatedInput the call's own input (nothing when Codex
+//	                  would not take that input back)
+//	ask               "deny" with the reason (Codex has no ask)
+//	deny              "deny" with the reason
+//	rewrite           "deny": Codex applies a rewrite only by approving the call, which
+//	                  no hook did; the reason gives the rewrite's reason and the rewritten
+//	                  call to make instead (Codex passes it to the model)
+//	rewrite + allow   "allow" with updatedInput
+//	rewrite + ask     "deny": the ask's reason, the rewrite's, and the rewritten call
+//
+// A rewritten Bash or apply_patch call without a string "command" is denied
+// (Codex would fail the hook). Codex reads permissionDecisionReason only
+// with "deny", so an allow carries no reason. continue, stopReason and
+// suppressOutput are never written. SubagentStop, PermissionRequest,
+// Interrupt and the compaction events: as in Claude Code, or no objection.
 //
 // # GitHub Copilot — H
 //
@@ -117,14 +148,19 @@
 //	postToolUse / PostToolUse                PostToolUse       {additionalContext} (content = toolResult.textResultForLlm;
 //	                                                           isError unless resultType is "success")
 //	postToolUseFailure / PostToolUseFailure  PostToolUse       {additionalContext} (isError, content = error)
-//	userPromptSubmitted / UserPromptSubmit   UserPromptSubmit  nothing: a deny cannot be carried (stderr says so)
+//	userPromptSubmitted / UserPromptSubmit   UserPromptSubmit  deny/ask: {"decision":"block","reason"} (Copilot CLI 1.0.102
+//	                                                           blocks the prompt on it with exit 0)
 //	sessionStart / SessionStart              SessionStart      {additionalContext}
 //	agentStop / Stop                         Stop              continue: {"decision":"block","reason"}
 //	subagentStop, sessionEnd                 observational     nothing
 //	anything else (permissionRequest, errorOccurred, ...)      no objection
 //
 // A rewrite without a verdict is modifiedArgs alone (Copilot applies it
-// without a permission decision). Copilot's cloud agent treats ask as deny.
+// without a permission decision, under its own permission rules); Copilot
+// reads permissionDecisionReason only with deny and ask, so the rewrite's
+// reason reaches it only with an ask. Copilot's cloud agent, and the CLI
+// when no one can answer, treat ask as deny. Block on a prompt lets it
+// proceed: exit 2 is only a warning there.
 // Command hooks for preToolUse fail closed on exit 2 and crashes, but a
 // timeout always fails open: serve is the way to bound that. Dropped:
 // context on preToolUse (documented only for post, sessionStart and
@@ -155,8 +191,12 @@
 // absent); cwd is cwd, else workspace_roots[0]. Cursor announces a tool call
 // through preToolUse and also through beforeShellExecution,
 // beforeMCPExecution or beforeReadFile: configure luahook on one of them,
-// or every policy runs twice. Only preToolUse can apply a rewrite; on the
-// before* events a rewrite is a denial that says so. Dropped: context on
+// or every policy runs twice (luahook install wires preToolUse). Only
+// preToolUse can apply a rewrite; on the before* events a rewrite is a
+// denial that says so. preToolUse has no ask: an ask is a deny, and an ask
+// about a rewritten call a deny whose reason gives the rewritten call. A
+// rewrite without a verdict is updated_input alone (Cursor's own
+// permission rules apply), its reason dropped. Dropped: context on
 // every event but sessionStart (beforeSubmitPrompt cannot inject it), env,
 // updated_mcp_tool_output. With an unknown event, Block writes every
 // blocking event's refusal at once (stop reads none of them). Left out (M/L):
@@ -176,6 +216,8 @@
 //
 // Gemini CLI merges a rewrite over the call's arguments instead of
 // replacing them, so a rewrite that removes a key is a denial that says so.
+// Gemini CLI reads reason only with a deny or an ask, so a rewrite's reason
+// reaches it only with an ask.
 // Dropped: context on BeforeTool, clearContext, tailToolCallRequest, model
 // hooks. MCP tools are mcp_<server>_<tool> (and mcp__ before 2026-03).
 // Left out: Gemini CLI's successor, the Antigravity CLI, whose hook

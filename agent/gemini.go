@@ -87,8 +87,10 @@ func (geminiAdapter) Encode(req *Request, d Decision) Answer {
 			}
 		}
 		switch d.Verdict {
-		case Deny, Ask:
-			out.Decision, out.Reason = d.Verdict.String(), d.reason()
+		case Deny:
+			out.Decision, out.Reason = "deny", d.reason()
+		case Ask:
+			out.Decision, out.Reason = "ask", d.askReason()
 		case Allow:
 			out.Decision = "allow"
 		}

@@ -102,7 +102,9 @@ func decisions(req *Request) []struct {
 		{"deny", Decision{Verdict: Deny, Reason: "force-push to main is not allowed"}},
 		{"ask", Decision{Verdict: Ask, Reason: "pushing to a shared branch: confirm"}},
 		{"rewrite", Decision{Input: rewrite}},
-		{"rewrite + allow", Decision{Verdict: Allow, Input: rewrite}},
+		{"rewrite with a reason", Decision{Input: rewrite, RewriteReason: "this repository uses pnpm"}},
+		{"rewrite + allow", Decision{Verdict: Allow, Input: rewrite, RewriteReason: "this repository uses pnpm"}},
+		{"rewrite + ask", Decision{Verdict: Ask, Reason: "installs a package: confirm", Input: rewrite, RewriteReason: "this repository uses pnpm"}},
 		{"context", Decision{Context: "Project uses pnpm; run tests with pnpm test."}},
 		{"continue", Decision{Verdict: Continue, Reason: "Tests still fail: run pnpm test and fix them."}},
 	}
@@ -206,15 +208,18 @@ func blocking(agent Name, event string) bool {
 	return slices.Contains(map[Name][]string{
 		Claude:  {"PreToolUse", "UserPromptSubmit"},
 		Codex:   {"PreToolUse", "UserPromptSubmit"},
-		Copilot: {"preToolUse", "PreToolUse"}, // Copilot cannot refuse a prompt
+		Copilot: {"preToolUse", "PreToolUse"}, // exit 2 on a prompt is only a warning in Copilot
 		Cursor:  {"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "beforeSubmitPrompt"},
 		Gemini:  {"BeforeTool", "BeforeAgent"},
 	}[agent], event)
 }
 
-// TestCodexEmitsOnlyWhatItAccepts: Codex fails a hook whose output has a
-// field it does not accept (and then runs the tool), so no answer to Codex
-// carries ask, continue, stopReason or suppressOutput.
+// TestCodexEmitsOnlyWhatItAccepts: Codex fails a hook whose output it does
+// not accept for the event (and then runs the tool), so no answer to Codex
+// carries ask, continue, stopReason or suppressOutput, and on PreToolUse
+// every answer passes Codex's own checks (codex-rs/hooks output_parser.rs):
+// "allow" only with updatedInput, updatedInput only with "allow", "deny"
+// only with a reason, and a reason only with a decision.
 func TestCodexEmitsOnlyWhatItAccepts(t *testing.T) {
 	a := codexAdapter{}
 	for _, c := range nativeCases(t, a) {
@@ -225,6 +230,27 @@ func TestCodexEmitsOnlyWhatItAccepts(t *testing.T) {
 				if bytes.Contains(out, []byte(bad)) {
 					t.Errorf("%s %s: %s has %s", c.name, d.name, out, bad)
 				}
+			}
+			if req.Event != "PreToolUse" || out == nil {
+				continue
+			}
+			var o claudeOutput
+			if err := json.Unmarshal(out, &o); err != nil || o.HookSpecificOutput == nil {
+				t.Errorf("%s %s: %s is not PreToolUse's hookSpecificOutput (%v)", c.name, d.name, out, err)
+				continue
+			}
+			h := o.HookSpecificOutput
+			switch {
+			case h.PermissionDecision == "allow" && h.UpdatedInput == nil:
+				t.Errorf("%s %s: %s allows without updatedInput", c.name, d.name, out)
+			case h.UpdatedInput != nil && h.PermissionDecision != "allow":
+				t.Errorf("%s %s: %s has updatedInput without allow", c.name, d.name, out)
+			case h.PermissionDecision == "deny" && strings.TrimSpace(h.PermissionDecisionReason) == "":
+				t.Errorf("%s %s: %s denies without a reason", c.name, d.name, out)
+			case h.PermissionDecision == "" && h.PermissionDecisionReason != "":
+				t.Errorf("%s %s: %s has a reason without a decision", c.name, d.name, out)
+			case o.Decision != "" || o.Reason != "":
+				t.Errorf("%s %s: %s mixes the legacy decision in", c.name, d.name, out)
 			}
 		}
 	}

@@ -26,8 +26,9 @@ end)
 // TestLuaAskAllowAndContinueReachEveryAgent fires a Lua policy that uses
 // hook.ask, hook.allow and hook.continue through the runner on each
 // agent's own payloads, and checks that FromResult gives each agent its
-// native ask (or the deny that stands for it), explicit allow and Stop
-// continuation, and that a call no hook objects to answers nothing.
+// native ask (or the deny that stands for it), explicit allow (Codex's
+// with the call's own input, as Codex approves only with updatedInput) and
+// Stop continuation, and that a call no hook objects to answers nothing.
 func TestLuaAskAllowAndContinueReachEveryAgent(t *testing.T) {
 	ctx := context.Background()
 	run := luaRunner(t, "hooks.d/verdicts.lua", verdictPolicy)
@@ -40,7 +41,7 @@ func TestLuaAskAllowAndContinueReachEveryAgent(t *testing.T) {
 		{agent.Claude, "PreToolUse-mcp", "", ``},
 		{agent.Claude, "Stop", "", `{"decision":"block","reason":"run the tests (claude)"}`},
 		{agent.Codex, "PreToolUse", "", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"force-push from codex: confirm"}}`},
-		{agent.Codex, "PreToolUse-npm", "", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`},
+		{agent.Codex, "PreToolUse-npm", "", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"npm install left-pad"}}}`},
 		{agent.Codex, "Stop", "", `{"decision":"block","reason":"run the tests (codex)"}`},
 		{agent.Copilot, "PreToolUse-pascal", "", `{"permissionDecision":"ask","permissionDecisionReason":"force-push from copilot: confirm"}`},
 		{agent.Copilot, "preToolUse-object", "preToolUse", `{"permissionDecision":"allow"}`},
