@@ -153,6 +153,11 @@ func (copilotAdapter) Block(event, reason string) Answer {
 	switch event {
 	case "preToolUse", "PreToolUse", "":
 		return block(copilotOutput{PermissionDecision: "deny", PermissionDecisionReason: reason}, reason)
+	case "userPromptSubmitted", "UserPromptSubmit":
+		// Copilot CLI stops the turn on {"decision":"block"} with exit 0
+		// (exit 2 on a prompt is only a warning there): what cannot be
+		// decided blocks the prompt as a policy's deny does.
+		return Answer{Stdout: marshal(copilotOutput{Decision: "block", Reason: reason}), Stderr: reason + "\n"}
 	}
 	return proceed(reason)
 }

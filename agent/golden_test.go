@@ -181,7 +181,8 @@ func TestNoObjectionEmitsNoDecision(t *testing.T) {
 }
 
 // TestBlockBlocksWhereTheEventCan: Block exits 2 with the reason on stderr
-// and a JSON refusal on stdout on every event that can block, and lets the
+// and a JSON refusal on stdout on every event that can block (exit 0 where
+// the agent reads the refusal only then: Copilot's prompt), and lets the
 // agent proceed (exit 0, nothing on stdout) on the others.
 func TestBlockBlocksWhereTheEventCan(t *testing.T) {
 	const reason = "luahook: payload: duplicate key"
@@ -193,9 +194,13 @@ func TestBlockBlocksWhereTheEventCan(t *testing.T) {
 		for _, ev := range events {
 			ans := a.Block(ev, reason)
 			canBlock := ev == "" || blocking(a.Name(), ev)
+			code := 2
+			if blocksWithExit0(a.Name(), ev) {
+				canBlock, code = true, 0
+			}
 			switch {
-			case canBlock && (ans.ExitCode != 2 || !json.Valid(ans.Stdout) || !strings.Contains(string(ans.Stdout), reason) || ans.Stderr != reason+"\n"):
-				t.Errorf("%s %q: Block answered %+v, want exit 2, the reason on stderr and a JSON refusal", a.Name(), ev, ans)
+			case canBlock && (ans.ExitCode != code || !json.Valid(ans.Stdout) || !strings.Contains(string(ans.Stdout), reason) || ans.Stderr != reason+"\n"):
+				t.Errorf("%s %q: Block answered %+v, want exit %d, the reason on stderr and a JSON refusal", a.Name(), ev, ans, code)
 			case !canBlock && (ans.ExitCode != 0 || ans.Stdout != nil):
 				t.Errorf("%s %q: Block answered %+v, want exit 0 and nothing on stdout", a.Name(), ev, ans)
 			}
@@ -203,7 +208,13 @@ func TestBlockBlocksWhereTheEventCan(t *testing.T) {
 	}
 }
 
-// blocking lists, per agent, the events luahook blocks on.
+// blocksWithExit0 lists, per agent, the events whose refusal the agent
+// reads only with exit 0.
+func blocksWithExit0(agent Name, event string) bool {
+	return agent == Copilot && (event == "userPromptSubmitted" || event == "UserPromptSubmit")
+}
+
+// blocking lists, per agent, the events luahook blocks on with exit 2.
 func blocking(agent Name, event string) bool {
 	return slices.Contains(map[Name][]string{
 		Claude:  {"PreToolUse", "UserPromptSubmit"},
