@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/internal/safefile"
 	"github.com/luahook/luahook/luabind/internal/binenc"
 	"github.com/luahook/luahook/luabind/internal/lint"
 )
@@ -34,18 +35,25 @@ import (
 // never meets an old entry. An entry is signed with HMAC-SHA-256 under a
 // random key kept in the folder (mode 0600): a damaged, truncated or
 // replaced entry does not verify and the source is compiled again. The
-// folder must be the caller's own and closed to others (no write by group
-// or others), as must the key (no access by them); OpenDiskCache refuses
-// anything else. The signature guards against damage and against other
-// users; like the luahook executable and the agent's own settings, the
-// folder is only as safe as the account that owns it.
+// folder is opened as internal/safefile opens the folders luahook writes
+// in (not a link, the caller's own, closed to others' writes) and held
+// open; the key must be a regular file of the caller's own that others
+// can neither write nor read; OpenDiskCache refuses anything else. An entry
+// is opened in the folder through no link and without blocking, and must
+// be a regular file of the caller's own closed to others' writes: anything
+// else (a link, a named pipe, another user's file, a loose mode) is
+// reported to the Options' Logger, not used, and replaced (the link itself,
+// never its target) by the entry compiled again. The signature guards
+// against damage and against other users; like the luahook executable and
+// the agent's own settings, the folder is only as safe as the account that
+// owns it.
 //
 // Nothing in the cache changes what a chunk does: a hit gives the very
 // prototype and lint facts the compiler gave when the entry was written
 // (TestDiskCacheGivesTheCompilersChunk), and every failure to read or
 // write an entry falls back to compiling.
 type DiskCache struct {
-	dir   string
+	dir   *safefile.Dir // the folder, held open
 	key   [32]byte
 	build string // identity of the executable and of the entry format
 	max   int    // entries kept; older ones are removed past it
@@ -63,29 +71,17 @@ const (
 )
 
 // OpenDiskCache opens (creating it, mode 0700) the compiled-chunk cache in
-// dir. It fails when dir is not a folder of the caller's own that only the
-// caller can write, when its key is readable by others, or when the
-// executable cannot be identified; the caller then compiles without one.
+// dir. It fails, naming the path and what is wrong, when dir is a link or
+// not a folder of the caller's own (or root's) that only the caller can
+// write, when its key is a link, another user's or open to others, or when
+// the executable cannot be identified; the caller then compiles without
+// one.
 func OpenDiskCache(dir string) (*DiskCache, error) {
 	if !codec.Pinned {
 		return nil, fmt.Errorf("compiled-chunk cache: written for gopher-lua %s, which this program does not run", codec.WrittenAgainst)
 	}
 	if !stringConstantsSettable {
 		return nil, errors.New("compiled-chunk cache: this gopher-lua's prototypes cannot be rebuilt")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("compiled-chunk cache: %w", err)
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("compiled-chunk cache: %w", err)
-	}
-	if err := ownAndClosed(fi, 0o022); err != nil {
-		return nil, fmt.Errorf("compiled-chunk cache %s: %w", dir, err)
-	}
-	c := &DiskCache{dir: dir, max: DefaultDiskCacheEntries}
-	if err := c.loadKey(); err != nil {
-		return nil, fmt.Errorf("compiled-chunk cache %s: %w", dir, err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -95,23 +91,16 @@ func OpenDiskCache(dir string) (*DiskCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiled-chunk cache: %w", err)
 	}
-	c.build = diskCacheMagic + " " + fileIdentity(xi)
+	d, err := safefile.OpenDir(safefile.Scope{Dir: dir, What: "the cache folder"}, "", 0o700)
+	if err != nil {
+		return nil, fmt.Errorf("compiled-chunk cache: %w", err)
+	}
+	c := &DiskCache{dir: d, max: DefaultDiskCacheEntries, build: diskCacheMagic + " " + fileIdentity(xi)}
+	if err := c.loadKey(); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("compiled-chunk cache: %w", err)
+	}
 	return c, nil
-}
-
-// ownAndClosed checks that fi (from Lstat) is a folder or a regular file
-// the caller owns, with none of the bits of closed set.
-func ownAndClosed(fi fs.FileInfo, closed fs.FileMode) error {
-	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return fmt.Errorf("is a %s", regfile.Kind(fi.Mode()))
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("owned by uid %d, not by this user (uid %d)", st.Uid, os.Geteuid())
-	}
-	if m := fi.Mode().Perm(); m&closed != 0 {
-		return fmt.Errorf("mode %04o is open to others (chmod go-rwx)", m)
-	}
-	return nil
 }
 
 // fileIdentity names a file's version without reading it.
@@ -125,8 +114,7 @@ func fileIdentity(fi fs.FileInfo) string {
 
 // loadKey reads the folder's key, making it first if there is none.
 func (c *DiskCache) loadKey() error {
-	path := filepath.Join(c.dir, diskCacheKeyFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, _, err := c.dir.OpenFile(diskCacheKeyFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		_, err = rand.Read(c.key[:])
 		if err == nil {
@@ -136,24 +124,25 @@ func (c *DiskCache) loadKey() error {
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(path)
+			c.dir.Remove(diskCacheKeyFile)
 		}
 		return err
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	f, fi, err := regfile.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, fi, err := c.dir.OpenFile(diskCacheKeyFile, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := ownAndClosed(fi, 0o077); err != nil {
-		return fmt.Errorf("key: %w", err)
+	if m := fi.Mode().Perm(); m&0o077 != 0 {
+		path := filepath.Join(c.dir.Path(), diskCacheKeyFile)
+		return fmt.Errorf("%s: mode %04o lets others read the key (chmod go-rwx %s)", path, m, path)
 	}
 	if _, err := io.ReadFull(f, c.key[:]); err != nil {
 		// Another process may be writing it this instant.
-		return fmt.Errorf("key: %w", err)
+		return fmt.Errorf("%s: %w", filepath.Join(c.dir.Path(), diskCacheKeyFile), err)
 	}
 	return nil
 }
@@ -174,10 +163,20 @@ func (c *DiskCache) entryName(path string, sum [sha256.Size]byte) string {
 // checked the source's size.
 func (c *DiskCache) compile(o *Options, path string, src []byte, sum [sha256.Size]byte) (*Chunk, error) {
 	name := c.entryName(path, sum)
-	if ch := c.load(name, path, sum); ch != nil {
+	ch, err := c.lookup(name, path, sum)
+	if ch != nil {
 		return ch, nil
 	}
-	ch, err := o.compileSource(path, src)
+	if err != nil {
+		// Something else than an entry of ours is at the entry's name: say
+		// so, and put the entry compiled now in its place (removing a link
+		// itself, never its target). The hook loads either way.
+		if o.Logger != nil {
+			o.Logger.Warn("compiled-chunk cache: entry not used; the source is compiled", "file", path, "err", err)
+		}
+		c.dir.Remove(name)
+	}
+	ch, err = o.compileSource(path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -188,25 +187,37 @@ func (c *DiskCache) compile(o *Options, path string, src []byte, sum [sha256.Siz
 // load reads, verifies and decodes an entry; nil when there is none that
 // verifies and decodes.
 func (c *DiskCache) load(name, path string, sum [sha256.Size]byte) *Chunk {
-	file := filepath.Join(c.dir, name)
-	f, fi, err := regfile.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	ch, _ := c.lookup(name, path, sum)
+	return ch
+}
+
+// lookup is load, with the refusal of what is at the entry's name when it
+// is not a file the cache may use (*safefile.Error): a link, a named pipe,
+// a folder, another user's file, a mode open to others' writes. A missing,
+// damaged or foreign entry is no error: it is compiled again.
+func (c *DiskCache) lookup(name, path string, sum [sha256.Size]byte) (*Chunk, error) {
+	f, fi, err := c.dir.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
-		return nil
+		var refused *safefile.Error
+		if errors.As(err, &refused) {
+			return nil, err
+		}
+		return nil, nil
 	}
-	b, err := regfile.ReadAll(f, fi, file, maxDiskEntry)
+	b, err := regfile.ReadAll(f, fi, filepath.Join(c.dir.Path(), name), maxDiskEntry)
 	f.Close()
 	if err != nil || len(b) < len(diskCacheMagic)+sha256.Size || string(b[:len(diskCacheMagic)]) != diskCacheMagic {
-		return nil
+		return nil, nil
 	}
 	mac, body := b[len(diskCacheMagic):len(diskCacheMagic)+sha256.Size], b[len(diskCacheMagic)+sha256.Size:]
 	if !hmac.Equal(mac, c.sign(body)) {
-		return nil
+		return nil, nil
 	}
 	ch, err := decodeEntry(string(body), c.build, path, sum)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return ch
+	return ch, nil
 }
 
 func (c *DiskCache) sign(body []byte) []byte {
@@ -216,7 +227,8 @@ func (c *DiskCache) sign(body []byte) []byte {
 }
 
 // store writes ch's entry, through a temporary file renamed into place, so
-// that a reader sees a whole entry or none. A failure leaves no entry.
+// that a reader sees a whole entry or none (safefile's WriteFile: what is
+// at the name must be an entry of ours). A failure leaves no entry.
 func (c *DiskCache) store(name, path string, sum [sha256.Size]byte, ch *Chunk) {
 	body, err := encodeEntry(c.build, path, sum, ch)
 	if err != nil || len(body) > maxDiskEntry-len(diskCacheMagic)-sha256.Size {
@@ -226,19 +238,7 @@ func (c *DiskCache) store(name, path string, sum [sha256.Size]byte, ch *Chunk) {
 	out = append(out, diskCacheMagic...)
 	out = append(out, c.sign(body)...)
 	out = append(out, body...)
-	f, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(out)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(c.dir, name))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := c.dir.WriteFile(name, out, 0o600); err != nil {
 		return
 	}
 	c.trim(name)
@@ -248,12 +248,7 @@ func (c *DiskCache) store(name, path string, sum [sha256.Size]byte, ch *Chunk) {
 // never keep (the entry just written), and temporary files left for an
 // hour by a process that died writing them.
 func (c *DiskCache) trim(keep string) {
-	d, err := os.Open(c.dir)
-	if err != nil {
-		return
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
+	names, err := c.dir.Names()
 	if err != nil {
 		return
 	}
@@ -267,9 +262,9 @@ func (c *DiskCache) trim(keep string) {
 		case n == keep:
 		case strings.HasSuffix(n, diskCacheSuffix):
 			entries = append(entries, entry{name: n})
-		case strings.HasPrefix(n, ".tmp-"):
-			if fi, err := os.Lstat(filepath.Join(c.dir, n)); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				os.Remove(filepath.Join(c.dir, n))
+		case strings.HasPrefix(n, ".tmp-") || strings.HasPrefix(n, ".") && strings.Contains(n, diskCacheSuffix+".luahook-"):
+			if fi, err := c.dir.Lstat(n); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				c.dir.Remove(n)
 			}
 		}
 	}
@@ -277,13 +272,13 @@ func (c *DiskCache) trim(keep string) {
 		return
 	}
 	for i := range entries {
-		if fi, err := os.Lstat(filepath.Join(c.dir, entries[i].name)); err == nil {
+		if fi, err := c.dir.Lstat(entries[i].name); err == nil {
 			entries[i].mod = fi.ModTime()
 		}
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return a.mod.Compare(b.mod) })
 	for _, e := range entries[:len(entries)+1-c.max*3/4] {
-		os.Remove(filepath.Join(c.dir, e.name))
+		c.dir.Remove(e.name)
 	}
 }
 

@@ -407,7 +407,7 @@ func TestOpenDiskCacheRefusesWhatOthersCanChange(t *testing.T) {
 	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenDiskCache(open); err == nil || !strings.Contains(err.Error(), "open to others") {
+	if _, err := OpenDiskCache(open); err == nil || !strings.Contains(err.Error(), open+": mode 0777 lets others write it") {
 		t.Errorf("folder 0777: %v", err)
 	}
 	good := filepath.Join(base, "good")

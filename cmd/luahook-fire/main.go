@@ -6,8 +6,8 @@
 // answers as `luahook fire --agent NAME --socket PATH [EVENT]` does, in
 // the time it takes to start a small program. Whatever it cannot do
 // itself (the server is down, too slow, not the operator's own, or answers
-// anything malformed) it hands to the luahook installed next to it, which
-// blocks what it cannot decide. See internal/shim.
+// anything malformed) it hands to the luahook installed next to it (else
+// the one on PATH), which blocks what it cannot decide. See internal/shim.
 package main
 
 import (

@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
-	"github.com/luahook/luahook/internal/atomicfile"
 	"github.com/luahook/luahook/internal/packs"
 	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/internal/safefile"
 )
 
 type addOptions struct {
@@ -124,6 +124,8 @@ type plannedFile struct {
 func addPacks(s *streams, dir string, names []string, force bool) error {
 	var plan []*plannedFile
 	seen := map[string]bool{}
+	// The packs are written inside the hooks folder through no link.
+	scope := safefile.Scope{Dir: dir, Follow: true, What: "the hooks folder"}
 	for _, name := range names {
 		p, ok, err := packs.Lookup(name)
 		if err != nil {
@@ -145,7 +147,7 @@ func addPacks(s *streams, dir string, names []string, force bool) error {
 			}
 			seen[f.Path] = true
 			pf := &plannedFile{File: f, target: filepath.Join(dir, filepath.FromSlash(f.Path))}
-			pf.action, pf.why = judge(pf.target, f, force)
+			pf.action, pf.why = judge(scope, pf.target, f, force)
 			plan = append(plan, pf)
 		}
 	}
@@ -161,11 +163,8 @@ func addPacks(s *streams, dir string, names []string, force bool) error {
 	for _, pf := range plan {
 		switch pf.action {
 		case "add", "replace":
-			if err := os.MkdirAll(filepath.Dir(pf.target), 0o755); err != nil {
+			if err := writePackFile(scope, pf); err != nil {
 				return err
-			}
-			if err := atomicfile.WriteFile(pf.target, pf.Data, 0o644); err != nil {
-				return fmt.Errorf("%s: %w", pf.target, err)
 			}
 			verb := "added"
 			if pf.action == "replace" {
@@ -184,8 +183,33 @@ func addPacks(s *streams, dir string, names []string, force bool) error {
 	return nil
 }
 
+// writePackFile writes pf in the hooks folder of scope, making the folders
+// on its way (mode 0755) and never writing through a link: with --force a
+// link or special file in the way is removed (the link itself, never its
+// target) before the file is written whole.
+func writePackFile(scope safefile.Scope, pf *plannedFile) error {
+	dir, err := safefile.OpenDir(scope, filepath.Dir(filepath.FromSlash(pf.Path)), 0o755)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	name := filepath.Base(pf.target)
+	if fi, err := dir.Lstat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		if err := dir.Remove(name); err != nil {
+			return err
+		}
+	}
+	return dir.WriteFile(name, pf.Data, 0o644)
+}
+
 // judge decides what adding f at target does.
-func judge(target string, f packs.File, force bool) (action, why string) {
+func judge(scope safefile.Scope, target string, f packs.File, force bool) (action, why string) {
+	// The folders on the way, as writePackFile will open them.
+	if dir, err := safefile.OpenDir(scope, filepath.Dir(filepath.FromSlash(f.Path)), 0); err == nil {
+		dir.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "refuse", err.Error()
+	}
 	fi, err := os.Lstat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -199,6 +223,10 @@ func judge(target string, f packs.File, force bool) (action, why string) {
 			return "replace", ""
 		}
 		return "refuse", "exists and is " + regfile.Kind(fi.Mode()) + ", not a file; remove it or pass --force"
+	}
+	var refused *safefile.Error
+	if err := safefile.CheckFile(target, fi); errors.As(err, &refused) {
+		return "refuse", refused.Problem
 	}
 	if fi.Size() == int64(len(f.Data)) {
 		cur, err := regfile.Read(target, maxInstalledBytes)

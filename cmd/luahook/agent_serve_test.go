@@ -196,7 +196,7 @@ func TestServeAnswersEachAgentAsFireDoes(t *testing.T) {
 	}
 	// luahook-fire must answer from the server: a hand-over to luahook
 	// would answer the same, so none is possible here.
-	t.Setenv("LUAHOOK_FIRE_LUAHOOK", filepath.Join(dir, "no-luahook"))
+	noLuahookToHandTo(t)
 	for _, p := range agentPayloads(t) {
 		t.Run(string(p.agent)+"/"+p.name, func(t *testing.T) {
 			want := fireAgent(t, globals, p)
@@ -424,6 +424,23 @@ func TestFireSocketBlocksWhenTheServerCannotDecide(t *testing.T) {
 	}
 }
 
+// noLuahookToHandTo leaves luahook-fire (shim.Main, run in this test
+// binary) no luahook to hand a call to, as a release finds it: none next to
+// the executable (a go-build folder holds the test binary alone) and none
+// on PATH (an empty folder until t ends). What it answers is then the
+// server's, or a block.
+func noLuahookToHandTo(t *testing.T) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(exe), "luahook")); err == nil {
+		t.Fatalf("a luahook next to the test binary %s: luahook-fire could hand calls to it", exe)
+	}
+	t.Setenv("PATH", t.TempDir())
+}
+
 // luahook-fire reads the payload as fire does, up to the end of its JSON
 // object: an agent that keeps the hook's standard input open gets its
 // answer at once, not after the read timeout (and not a block for a
@@ -433,7 +450,7 @@ func TestLuahookFireAnswersAPayloadOnAPipeKeptOpen(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"10-policy.lua": agentPolicy})
 	socket := filepath.Join(t.TempDir(), "luahook.sock")
 	startServe(t, []string{"--dir", dir}, "--socket", socket)
-	t.Setenv("LUAHOOK_FIRE_LUAHOOK", filepath.Join(dir, "no-luahook"))
+	noLuahookToHandTo(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -462,7 +479,7 @@ func TestLuahookFireRelaysALongAnswer(t *testing.T) {
 end)`})
 	socket := filepath.Join(t.TempDir(), "luahook.sock")
 	startServe(t, []string{"--dir", dir}, "--socket", socket)
-	t.Setenv("LUAHOOK_FIRE_LUAHOOK", filepath.Join(dir, "no-luahook"))
+	noLuahookToHandTo(t)
 	p := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)}
 	want := fireAgent(t, []string{"--dir", dir}, p)
 	if len(want.Stdout) < 20000 || !bytes.Contains(want.Stdout, []byte("echo long; echo long;")) {

@@ -39,7 +39,11 @@ type fireOptions struct {
 	http        string
 	socket      string
 	httpTimeout time.Duration
-	decisionLog string
+	// what fire --http shows the server (fireforward.go): the token's
+	// file and line, the CA, the client certificate.
+	tokenFile, tokenName string
+	ca, tlsCert, tlsKey  string
+	decisionLog          string
 	// project: the hooks are the project's, found from the payload's cwd
 	// upward; none found denies (what install --project writes).
 	project bool
@@ -108,6 +112,26 @@ this user or root. luahook-fire is the same command hook as a small
 program: with the shipped hooks.d it answers in about a third of the time
 luahook fire takes to load and fire them itself.
 
+--http sends luahook serve's token as "Authorization: Bearer TOKEN": the
+token of --token-file FILE (a file that must be your own and closed to
+group and others, of lines TOKEN or NAME TOKEN, blank lines and # comments:
+the first token line, or the line --token-name NAME names), else of
+$LUAHOOK_TOKEN when it is set. No error and no log line shows it, and it is
+never sent in clear to another machine: an http URL takes it only to a
+loopback address. For an https URL, --ca FILE trusts that CA (in place of
+the system's) and --tls-cert FILE --tls-key FILE give a client
+certificate. A server that refuses the call (401, 403, 415), or
+credentials fire cannot read, block the call naming why, whatever
+--on-load-error says. Over --socket no token is sent: the socket's check of
+the server's user is the authentication.
+
+An agent's hook names its policies on its command line, so the
+environment does not pick them: with --project, LUAHOOK_DIR and
+LUAHOOK_CONFIG are not read; answering an agent (--agent, or an agent's
+payload) without --dir, --config or --project, either of them set is a
+problem like a file that does not load (an event that can block is denied
+naming it).
+
 --decision-log FILE appends the decision's record (see luahook serve) to
 FILE, rotated as the config's [decision_log] says; the config's log goes to
 a file only, never to fire's standard output or error, which the agent
@@ -122,7 +146,8 @@ doing, a second one at once.`,
 		Example: `  luahook fire PreToolUse --tool bash --input '{"toolInput":{"command":"rm -rf /"}}'
   echo '{"event":"UserPromptSubmit","prompt":"hi"}' | luahook fire UserPromptSubmit
   luahook fire --agent claude < claude-pretooluse.json
-  luahook fire --agent copilot preToolUse --http http://127.0.0.1:8787`,
+  luahook fire --agent copilot preToolUse --http http://127.0.0.1:8787
+  luahook fire --agent codex --http https://hooks.internal:8443 --token-file ~/.config/luahook/token --ca ca.pem`,
 		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var names []string
@@ -147,6 +172,11 @@ doing, a second one at once.`,
 	cmd.Flags().StringVar(&o.http, "http", "", "with --agent: ask the luahook serve at this URL instead of loading hooks here")
 	cmd.Flags().StringVar(&o.socket, "socket", "", "with --agent: ask the luahook serve --socket at this Unix socket instead of loading hooks here")
 	cmd.Flags().DurationVar(&o.httpTimeout, "http-timeout", defaultHTTPTimeout, "with --http or --socket: how long the server has to answer")
+	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "with --http: the file of luahook serve's token, yours alone (default: $LUAHOOK_TOKEN, when set)")
+	cmd.Flags().StringVar(&o.tokenName, "token-name", "", "with --token-file: the token of the line NAME TOKEN (default: the first token line)")
+	cmd.Flags().StringVar(&o.ca, "ca", "", "with an https --http: trust the CA certificates of this PEM file in place of the system's")
+	cmd.Flags().StringVar(&o.tlsCert, "tls-cert", "", "with an https --http: the client certificate (PEM), with --tls-key")
+	cmd.Flags().StringVar(&o.tlsKey, "tls-key", "", "with --tls-cert: the client certificate's key (PEM), yours alone")
 	cmd.Flags().BoolVar(&o.project, "project", false, "the hooks are the project's: found at or above the payload's cwd (up to the repository's root); when none are, events that can block are denied")
 	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `append the decision's record to this file, or "off" (default: the config's [decision_log], when it names a file)`)
 	return cmd

@@ -54,6 +54,9 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if o.http != "" && o.socket != "" {
 		return errors.New("--http and --socket name two servers: give one")
 	}
+	if err := o.checkForwardFlags(); err != nil {
+		return err
+	}
 	if err := engine.CheckOnLoadError(o.onLoadError); err != nil {
 		return fmt.Errorf("--on-load-error %w", err)
 	}
@@ -87,7 +90,9 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	}
 	// Decoded first: the payload's cwd says which project's policies judge it.
 	in := c.Input()
-	eng, problems, err := openForFire(ctx, g, logger, dlog, payloadStart(in, o.project), o.project)
+	g, problems := policiesNamed(cmd, g, c.Agent() != nil, o.project)
+	eng, more, err := openForFire(ctx, g, logger, dlog, payloadStart(in, o.project), o.project)
+	problems = append(problems, more...)
 	if err != nil {
 		// Nothing could be opened (a named folder that is missing, an
 		// unreadable config): a load problem like any other, so that an
@@ -124,6 +129,37 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 		}
 	}
 	return writeReply(s, &c, rep, &diag)
+}
+
+// policiesNamed returns the global options fire opens its policies with.
+// An agent's hook names them on its command line (luahook install writes
+// --project, --dir or --config), so that whatever the agent's environment
+// holds, it does not pick the policies that judge the agent: answering an
+// agent (forAgent) or with --project, a hooks folder or config that only
+// LUAHOOK_DIR or LUAHOOK_CONFIG named is not opened. With --project the
+// project's policies are the ones named; without it, the variable set is a
+// problem, so that an event that can block is denied naming it rather than
+// decided by a folder the operator did not mean.
+func policiesNamed(cmd *cobra.Command, g *globalOptions, forAgent, project bool) (*globalOptions, []error) {
+	if !forAgent && !project {
+		return g, nil
+	}
+	named := *g
+	var problems []error
+	for _, v := range []struct {
+		flag, env string
+		val       *string
+	}{{"dir", "LUAHOOK_DIR", &named.dir}, {"config", "LUAHOOK_CONFIG", &named.config}} {
+		if f := cmd.Flag(v.flag); *v.val == "" || f == nil || f.Changed {
+			continue
+		}
+		if !project {
+			problems = append(problems, fmt.Errorf("%s is set (%s), but an agent's hook does not take its policies from the environment: "+
+				"name them on the hook's command line (--%s, --config or --project, as luahook install writes it)", v.env, *v.val, v.flag))
+		}
+		*v.val = ""
+	}
+	return &named, problems
 }
 
 // firer fires at the engine's hooks; with no engine (nothing could be

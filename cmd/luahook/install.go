@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +25,10 @@ type installOptions struct {
 	user    bool
 	print   bool
 	command string
+	// tokenFile and tokenName: the token file a forwarding command names.
+	tokenFile, tokenName string
+	// oldAgent writes entries the installed agent is too old to honour.
+	oldAgent bool
 }
 
 func newInstallCmd(s *streams) *cobra.Command {
@@ -52,6 +59,13 @@ the server cannot be reached), the other agents through
 "luahook fire --agent NAME --http URL", which blocks when the server cannot
 be reached.
 
+The hooks show luahook serve its token (serve's Authorization: Bearer).
+Claude Code's HTTP hooks send "Bearer $LUAHOOK_TOKEN": the file holds the
+variable's name (listed in allowedEnvVars, which lets Claude Code fill it
+in), never the token, so set LUAHOOK_TOKEN where Claude Code starts. The
+other agents' "luahook fire --http" reads LUAHOOK_TOKEN too, or, with
+--user --token-file FILE (--token-name NAME), the file it names.
+
 With --socket PATH every hook is luahook-fire (installed next to luahook)
 asking the "luahook serve --socket PATH" that you keep running: a call costs
 about what starting a small program costs, where luahook fire loads the
@@ -65,12 +79,22 @@ already up to date is not touched. A file the agent could not read is
 refused with its line and column, and nothing is written. --print writes
 nothing and prints the file as it would be written.
 
+Some settings need a release of the agent: Claude Code's onFailure
+"block" 2.1.295 or later (older releases ignore it and let an action
+through when the hook cannot run), its HTTP hooks 2.1.63, Codex's
+hooks.json 0.124.0 (before, hooks run only with [features] hooks on).
+install says which its entries need and, when the agent's program is on
+PATH (claude, codex), asks it for its release (--version, for at most 5
+seconds): an older one is refused, nothing written, unless
+--allow-old-agent.
+
 The hooks run the luahook binary running install (its absolute path), or
 --command; a binary built by "go run" lives in a temporary folder, so the
 hooks then run "luahook" from PATH.`,
 		Example: `  luahook install claude
   luahook install cursor --user
   luahook install codex --http http://127.0.0.1:8787
+  luahook install cursor --user --http https://hooks.internal:8443 --token-file ~/.config/luahook/token
   luahook install claude --socket ~/.local/state/luahook/luahook.sock
   luahook install gemini --print`,
 		Args: cobra.ExactArgs(1),
@@ -92,6 +116,9 @@ hooks then run "luahook" from PATH.`,
 	f.BoolVar(&o.user, "user", false, "write your own configuration, in your home folder")
 	f.BoolVar(&o.print, "print", false, "write nothing; print the file as it would be written")
 	f.StringVar(&o.command, "command", "", "the luahook executable the hooks run, as a shell word (default: this binary's absolute path)")
+	f.StringVar(&o.tokenFile, "token-file", "", "with --user --http, for agents without HTTP hooks: the token file luahook fire --http reads (default: $LUAHOOK_TOKEN)")
+	f.StringVar(&o.tokenName, "token-name", "", "with --token-file: the line NAME TOKEN whose token is sent")
+	f.BoolVar(&o.oldAgent, "allow-old-agent", false, "write the entries even when the agent on PATH is older than they need")
 	cmd.MarkFlagsMutuallyExclusive("project", "user")
 	cmd.MarkFlagsMutuallyExclusive("http", "socket")
 	return cmd
@@ -117,7 +144,12 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 	if warning != "" {
 		fmt.Fprintln(s.err, "luahook: warning:", warning)
 	}
-	opts := install.Options{Agent: a.Name(), Command: command, HTTP: o.http, Env: os.LookupEnv}
+	opts := install.Options{Agent: a.Name(), Command: command, HTTP: o.http, Env: os.LookupEnv, TokenName: o.tokenName}
+	if o.tokenFile != "" {
+		if opts.TokenFile, err = filepath.Abs(o.tokenFile); err != nil {
+			return err
+		}
+	}
 	if o.socket != "" {
 		if opts.Socket, err = filepath.Abs(o.socket); err != nil {
 			return err
@@ -147,8 +179,20 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 	if err != nil {
 		return installError(err)
 	}
+	if opts.TokenFile != "" {
+		// The file fire will read, checked now as fire checks it: a
+		// hook that cannot read its token blocks every call.
+		if _, err := readTokenFile(opts.TokenFile, opts.TokenName); err != nil {
+			return fmt.Errorf("%w\nnothing was written", err)
+		}
+	}
 	for _, w := range change.Warnings {
 		fmt.Fprintln(s.err, "luahook: warning:", termtext.Line(w))
+	}
+	// Checked before anything is written; said after what was written.
+	versionNotes, err := checkAgentVersion(cmd.Context(), s.err, opts, o.oldAgent || o.print)
+	if err != nil {
+		return err
 	}
 	path := termtext.Line(change.Path)
 	if o.print {
@@ -159,6 +203,9 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 			fmt.Fprintf(s.err, "luahook install: %s is already up to date: nothing would change\n", path)
 		} else {
 			fmt.Fprintf(s.err, "luahook install: would write %s (nothing written: --print)\n", path)
+		}
+		for _, n := range versionNotes {
+			fmt.Fprintln(s.err, "note:", n)
 		}
 		return nil
 	}
@@ -180,6 +227,9 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 		} else {
 			fmt.Fprintf(s.out, "created %s\n", path)
 		}
+	}
+	for _, n := range versionNotes {
+		fmt.Fprintln(s.out, "note:", n)
 	}
 	printInstallHints(s, opts)
 	return nil
@@ -236,6 +286,12 @@ func printInstallHints(s *streams, o install.Options) {
 	if o.HTTP != "" {
 		fmt.Fprintf(s.out, "note: the hooks ask the luahook serve at %s: keep it running (luahook serve); when it cannot be reached, %s blocks its tool calls and prompts.\n",
 			termtext.Line(o.HTTP), o.Agent)
+		if o.TokenFile != "" {
+			fmt.Fprintf(s.out, "note: the hooks send serve the token of %s; the file must stay yours alone (mode 600).\n", termtext.Line(o.TokenFile))
+		} else {
+			fmt.Fprintf(s.out, "note: the hooks send serve the token of $%s (the file names the variable, not the token): set it where %s starts.\n",
+				install.TokenEnv, o.Agent)
+		}
 		return
 	}
 	if o.Scope == install.User {
@@ -255,6 +311,53 @@ func printInstallHints(s *streams, o install.Options) {
 	}
 	fmt.Fprintf(s.out, "note: this folder's policies load only once you trust them: review ./%s, then run luahook trust; "+
 		"until then luahook blocks %s's tool calls and prompts here, naming the untrusted folder.\n", projectHooks, o.Agent)
+}
+
+// agentTitles name the agents as their makers do, for notes.
+var agentTitles = map[agent.Name]string{
+	agent.Claude: "Claude Code", agent.Codex: "Codex", agent.Copilot: "Copilot", agent.Cursor: "Cursor", agent.Gemini: "Gemini CLI",
+}
+
+// agentVersionTimeout bounds the agent's --version: install never waits
+// long on a program it does not need.
+const agentVersionTimeout = 5 * time.Second
+
+// checkAgentVersion returns notes stating the agent release each setting
+// o writes needs and, when the agent's program is on PATH, checks the
+// installed release against them: an older one is an error (nothing is to
+// be written) unless allowOld, which makes it a warning on warn. An agent
+// that cannot be asked is a note: the check is never required.
+func checkAgentVersion(ctx context.Context, warn io.Writer, o install.Options, allowOld bool) (notes []string, err error) {
+	reqs := o.Requirements()
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	title := agentTitles[o.Agent]
+	for _, r := range reqs {
+		notes = append(notes, fmt.Sprintf("%s needs %s %s or later; older releases %s.", r.Setting, title, r.Version, r.Older))
+	}
+	ctx, cancel := context.WithTimeout(ctx, agentVersionTimeout)
+	defer cancel()
+	program, v, err := install.InstalledVersion(ctx, o.Agent)
+	if err != nil {
+		return append(notes, fmt.Sprintf("%s's release was not checked (%s): make sure it is %s or later.",
+			title, termtext.Line(err.Error()), install.Minimum(reqs))), nil
+	}
+	var old []string
+	for _, r := range reqs {
+		if v.Less(r.Version) {
+			old = append(old, fmt.Sprintf("%s needs %s (older releases %s)", r.Setting, r.Version, r.Older))
+		}
+	}
+	if len(old) == 0 {
+		return append(notes, fmt.Sprintf("%s on PATH is %s: recent enough.", termtext.Line(program), v)), nil
+	}
+	msg := fmt.Sprintf("%s on PATH is %s %s: %s", termtext.Line(program), title, v, strings.Join(old, "; "))
+	if !allowOld {
+		return nil, fmt.Errorf("%s\nnothing was written: upgrade %s, or write the entries all the same with --allow-old-agent", msg, title)
+	}
+	fmt.Fprintf(warn, "luahook: warning: %s.\n", msg)
+	return notes, nil
 }
 
 // luahookCommand returns the executable the hooks run: override as given,

@@ -3,24 +3,50 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+
+	"github.com/luahook/luahook/internal/regfile"
 )
 
 // WriteFile replaces path with data: written to a hidden temporary file in
 // the same folder (".NAME.luahook-*", never taken for a hook file), given
 // mode, synced, then renamed over path. On an error the temporary file is
 // removed and path is left as it was.
-func WriteFile(path string, data []byte, mode fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".luahook-*")
+func WriteFile(path string, data []byte, mode fs.FileMode) error {
+	root, err := regfile.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return WriteIn(root, filepath.Base(path), data, mode)
+}
+
+// WriteIn replaces the file name of root's folder with data, as WriteFile
+// does: the temporary file is made in that folder with O_EXCL (which never
+// follows a link), and the rename replaces whatever is at name (a link
+// itself, never its target).
+func WriteIn(root *os.Root, name string, data []byte, mode fs.FileMode) (err error) {
+	var f *os.File
+	var tmp string
+	for range 100 {
+		tmp = "." + name + ".luahook-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			root.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -35,5 +61,5 @@ func WriteFile(path string, data []byte, mode fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	return root.Rename(tmp, name)
 }

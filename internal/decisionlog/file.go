@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
+	"path/filepath"
 
 	"github.com/luahook/luahook/internal/logconf"
+	"github.com/luahook/luahook/internal/safefile"
 )
 
 // Defaults of the file sink.
@@ -35,8 +36,15 @@ type FileOptions struct {
 // File returns a Sink that appends to the file at path (created with mode
 // 0600: records hold payloads), rotating it by size: PATH becomes PATH.1,
 // PATH.1 becomes PATH.2, ..., and at most MaxFiles rotated files are kept.
-// A path that exists and is not a regular file (a FIFO, a device, a folder)
-// is refused: writing to it could block the log.
+//
+// The file is opened as internal/safefile opens the files luahook writes:
+// its folder (reached as path says) is held open for the sink's life and
+// must be the user's or root's, closed to others' writes; the file is
+// opened in it never through a link (a record carries text an agent chose,
+// which a link would append to the file it names) and never blocking, and
+// must be a regular file of the user's own that neither group nor others
+// can write (others may read it, if the operator made it so). A refusal is
+// an error naming the path and what is wrong.
 func File(path string, opts FileOptions) (Sink, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -49,8 +57,13 @@ func File(path string, opts FileOptions) (Sink, error) {
 	case opts.MaxFiles > MaxMaxFiles:
 		return nil, fmt.Errorf("decision log %s: keeps at most %d rotated files, not %d", path, MaxMaxFiles, opts.MaxFiles)
 	}
-	s := &fileSink{path: path, opts: opts}
+	dir, err := safefile.OpenDir(safefile.Scope{Dir: filepath.Dir(path), Follow: true, What: "the decision log's folder"}, "", 0)
+	if err != nil {
+		return nil, fmt.Errorf("decision log: %w", err)
+	}
+	s := &fileSink{path: path, name: filepath.Base(path), dir: dir, opts: opts}
 	if err := s.open(); err != nil {
+		dir.Close()
 		return nil, err
 	}
 	return s, nil
@@ -58,28 +71,24 @@ func File(path string, opts FileOptions) (Sink, error) {
 
 type fileSink struct {
 	path string
+	name string        // the file's name in dir
+	dir  *safefile.Dir // the file's folder: the file and its rotations stay in it
 	opts FileOptions
 	f    *os.File
 	size int64  // bytes written to f
 	buf  []byte // records not written yet
 }
 
-// open opens (or creates) the file without blocking and refuses anything but
-// a regular file.
+// open opens (or creates) the file in its folder, as File says.
 func (s *fileSink) open() error {
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	if s.dir == nil {
+		return fmt.Errorf("decision log %s: closed", s.path)
+	}
+	f, fi, err := s.dir.OpenFile(s.name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("decision log %s: not a regular file (%s)", s.path, st.Mode().Type())
-	}
-	if err != nil {
-		f.Close()
-		return err
-	}
-	s.f, s.size = f, st.Size()
+	s.f, s.size = f, fi.Size()
 	return nil
 }
 
@@ -140,14 +149,16 @@ func (s *fileSink) rotate() error {
 	err := s.f.Close()
 	s.f = nil
 	n := s.opts.MaxFiles
+	// Within the folder held open, by name: a rename or removal acts on a
+	// link itself, never on the file it names.
 	if n == 0 {
-		err = errors.Join(err, ignoreMissing(os.Remove(s.path)))
+		err = errors.Join(err, ignoreMissing(s.dir.Remove(s.name)))
 	} else {
-		err = errors.Join(err, ignoreMissing(os.Remove(fmt.Sprintf("%s.%d", s.path, n))))
+		err = errors.Join(err, ignoreMissing(s.dir.Remove(fmt.Sprintf("%s.%d", s.name, n))))
 		for i := n - 1; i >= 1; i-- {
-			err = errors.Join(err, ignoreMissing(os.Rename(fmt.Sprintf("%s.%d", s.path, i), fmt.Sprintf("%s.%d", s.path, i+1))))
+			err = errors.Join(err, ignoreMissing(s.dir.Rename(fmt.Sprintf("%s.%d", s.name, i), fmt.Sprintf("%s.%d", s.name, i+1))))
 		}
-		err = errors.Join(err, ignoreMissing(os.Rename(s.path, s.path+".1")))
+		err = errors.Join(err, ignoreMissing(s.dir.Rename(s.name, s.name+".1")))
 	}
 	if err != nil {
 		return fmt.Errorf("decision log: rotate %s: %w", s.path, err)
@@ -163,11 +174,14 @@ func ignoreMissing(err error) error {
 }
 
 func (s *fileSink) Close() error {
-	ferr := s.Flush()
-	if s.f == nil {
-		return ferr
+	err := s.Flush()
+	if s.f != nil {
+		err = errors.Join(err, s.f.Close())
+		s.f = nil
 	}
-	err := errors.Join(ferr, s.f.Close())
-	s.f = nil
+	if s.dir != nil {
+		err = errors.Join(err, s.dir.Close())
+		s.dir = nil
+	}
 	return err
 }

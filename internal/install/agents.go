@@ -62,7 +62,7 @@ var targets = map[agent.Name]*target{
 		handler: func(o *Options, event string) obj {
 			var h obj
 			if o.HTTP != "" {
-				h = obj{{"type", "http"}, {"url", o.HTTP + "/agent/claude"}}
+				h = append(obj{{"type", "http"}, {"url", o.HTTP + "/agent/claude"}}, tokenHeader()...)
 			} else {
 				h = obj{{"type", "command"}, {"command", o.command(agent.Claude, "", false)}}
 			}

@@ -47,6 +47,22 @@
 // "<luahook> fire --agent NAME --http URL": fire forwards the payload and
 // blocks when it gets no answer.
 //
+// Every hook shows the server its token, and the file never holds it:
+// Claude Code's HTTP hooks carry the header "Authorization: Bearer
+// $LUAHOOK_TOKEN" and allowedEnvVars ["LUAHOOK_TOKEN"], which Claude Code
+// fills in from its environment; a forwarding command reads $LUAHOOK_TOKEN
+// too, or the file Options.TokenFile names (--token-file, in the user's
+// own settings only). An http URL is taken only to a loopback address
+// (TokenInClear): elsewhere the token would cross the network in clear.
+//
+// # Agent releases
+//
+// Options.Requirements states the agent release each setting needs
+// (Claude Code's onFailure 2.1.295, its HTTP hooks 2.1.63, Codex's
+// hooks.json 0.124.0), and InstalledVersion asks the agent's program on
+// PATH for its release, so that luahook install can refuse an agent too
+// old to honour what it writes.
+//
 // # Over a Unix socket
 //
 // With Options.Socket, every agent's hook (Claude Code's too: it has no

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/luahook/luahook/agent"
-	"github.com/luahook/luahook/internal/atomicfile"
 	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/internal/safefile"
 )
 
 // Scope says which of the agent's configurations is written.
@@ -74,6 +74,11 @@ type Options struct {
 	// path): every agent's hook is the command FireCommand (luahook-fire,
 	// one shell word) asking it. Not with HTTP.
 	Socket, FireCommand string
+	// TokenFile (an absolute path) and TokenName are the token file and
+	// line that a command forwarding to HTTP names (luahook fire
+	// --token-file); empty: fire takes $LUAHOOK_TOKEN. Claude Code's HTTP
+	// hooks always send $LUAHOOK_TOKEN (TokenHeader): they take no file.
+	TokenFile, TokenName string
 }
 
 // check validates o and normalises HTTP.
@@ -111,6 +116,9 @@ func (o *Options) check() (*target, error) {
 		}
 		o.HTTP = strings.TrimRight(u.String(), "/")
 	}
+	if err := o.checkToken(t); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -144,6 +152,12 @@ func (o *Options) command(name agent.Name, event string, forward bool) string {
 	}
 	if forward {
 		parts = append(parts, "--http", ShellQuote(o.HTTP))
+		if o.TokenFile != "" {
+			parts = append(parts, "--token-file", ShellQuote(o.TokenFile))
+		}
+		if o.TokenName != "" {
+			parts = append(parts, "--token-name", ShellQuote(o.TokenName))
+		}
 	}
 	return strings.Join(parts, " ")
 }
@@ -156,7 +170,11 @@ func (o *Options) Forwards() bool {
 	return err == nil && o.HTTP != "" && !t.http
 }
 
-// Path returns the configuration file that o writes.
+// Path returns the configuration file that o writes. A project's file is
+// written inside the project through no link: Path refuses (naming the file
+// and the link) a file whose way from the project folder goes through a
+// link, or through anything that is not a folder of the user's own closed
+// to others' writes (see checkProjectPath).
 func (o *Options) Path() (string, error) {
 	t, err := lookupTarget(o.Agent)
 	if err != nil {
@@ -165,7 +183,11 @@ func (o *Options) Path() (string, error) {
 	if o.Scope == User {
 		return t.user(o.Home, o.Env), nil
 	}
-	return t.project(o.ProjectDir), nil
+	path := t.project(o.ProjectDir)
+	if err := checkProjectPath(o.ProjectDir, path); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // Change is a settings file as it is and as install would write it.
@@ -212,9 +234,12 @@ func Plan(o Options) (*Change, error) {
 	return &Change{Path: path, Old: old, New: out, Mode: mode, Warnings: warnings}, nil
 }
 
-// readSettings reads a settings file, nil when it does not exist.
+// readSettings reads a settings file, nil when it does not exist. The file
+// is the one install writes: it is opened through no link at its own name,
+// and must be a regular file of the user's own that neither group nor
+// others can write (safefile.CheckFile).
 func readSettings(path string) ([]byte, fs.FileMode, error) {
-	f, fi, err := regfile.Open(path)
+	f, fi, err := openSettings(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, newFileMode, nil
 	}
@@ -243,16 +268,25 @@ func (c *Change) UpToDate() bool {
 // old one, with the file's permission bits. A file that changed since Plan
 // read it is left alone. A change that is UpToDate writes nothing. backup
 // is the backup's path, "" when none was written.
+//
+// Both are written in the file's folder as internal/safefile writes: the
+// folder (made, mode 0755, when the file is new) must be a folder of the
+// user's own or root's closed to others' writes, and a file already at
+// either name a regular file of the user's own closed to others' writes;
+// a link there is refused, never written through.
 func (c *Change) Write() (backup string, err error) {
 	if c.UpToDate() {
 		return "", nil
 	}
-	dir := filepath.Dir(c.Path)
+	var mkdir fs.FileMode
 	if c.Old == nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
+		mkdir = 0o755
 	}
+	dir, err := safefile.OpenDir(safefile.Scope{Dir: filepath.Dir(c.Path), Follow: true, What: "the settings file's folder"}, "", mkdir)
+	if err != nil {
+		return "", err
+	}
+	defer dir.Close()
 	cur, _, err := readSettings(c.Path)
 	if err != nil {
 		return "", err
@@ -260,13 +294,14 @@ func (c *Change) Write() (backup string, err error) {
 	if (cur == nil) != (c.Old == nil) || !bytes.Equal(cur, c.Old) {
 		return "", fmt.Errorf("%s changed while luahook was reading it: nothing written; run install again", c.Path)
 	}
+	name := filepath.Base(c.Path)
 	if c.Old != nil {
 		backup = c.Path + BackupSuffix
-		if err := atomicfile.WriteFile(backup, c.Old, c.Mode); err != nil {
+		if err := dir.WriteFile(name+BackupSuffix, c.Old, c.Mode); err != nil {
 			return "", fmt.Errorf("backup: %w (the settings file was not changed)", err)
 		}
 	}
-	if err := atomicfile.WriteFile(c.Path, c.New, c.Mode); err != nil {
+	if err := dir.WriteFile(name, c.New, c.Mode); err != nil {
 		return backup, err
 	}
 	return backup, nil

@@ -117,12 +117,13 @@ func TestPlanRefusesALargeFileUnread(t *testing.T) {
 }
 
 func TestPlanFollowsASymbolicLink(t *testing.T) {
-	o := projectOptions(t, agent.Gemini)
+	// The user's own settings (a project's are written through no link).
+	o := Options{Agent: agent.Gemini, Scope: User, Home: t.TempDir(), Command: "/usr/local/bin/luahook"}
 	real := filepath.Join(t.TempDir(), "dotfiles-settings.json")
 	if err := os.WriteFile(real, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(o.ProjectDir, ".gemini", "settings.json")
+	link := filepath.Join(o.Home, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(link), 0o755)
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)

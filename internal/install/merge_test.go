@@ -459,9 +459,9 @@ func TestClaudeOverHTTPFailsClosedOnTheBlockingEvents(t *testing.T) {
 	}
 	for _, ev := range tg.events {
 		got := compact(tg.handler(o, ev))
-		want := `{"hooks": [{"type": "http", "url": "https://hooks.example:8443/agent/claude"}]}`
+		want := `{"hooks": [{"type": "http", "url": "https://hooks.example:8443/agent/claude", ` + tokenFields + `}]}`
 		if canBlock(ev) {
-			want = `{"hooks": [{"type": "http", "url": "https://hooks.example:8443/agent/claude", "onFailure": "block"}]}`
+			want = `{"hooks": [{"type": "http", "url": "https://hooks.example:8443/agent/claude", ` + tokenFields + `, "onFailure": "block"}]}`
 		}
 		if got != want {
 			t.Errorf("%s: %s, want %s", ev, got, want)

@@ -2,5 +2,5 @@
 
 package regfile
 
-// openFlags: opening does not block on special files here.
-const openFlags = 0
+// OpenFlags: opening does not block on special files here.
+const OpenFlags = 0

@@ -81,7 +81,7 @@ func Size(n int64) string {
 // descriptor is a regular file; anything else is closed unread and refused
 // with a *NotRegularError. Symbolic links are followed.
 func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, flag|openFlags, perm)
+	f, err := os.OpenFile(path, flag|OpenFlags, perm)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +97,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 // a symbolic link leads outside the root's folder (see os.Root). path names
 // the file in errors.
 func OpenIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|OpenFlags, 0)
 	if err != nil {
 		return nil, nil, named(err, path)
 	}
@@ -130,7 +130,7 @@ func OpenRoot(dir string) (*os.Root, error) {
 // it with the status of the opened descriptor; anything but a folder is
 // closed and refused with an error naming path and what it is.
 func OpenDirIn(root *os.Root, name, path string) (*os.File, fs.FileInfo, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|OpenFlags, 0)
 	if err != nil {
 		return nil, nil, named(err, path)
 	}

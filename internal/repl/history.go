@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
-	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/internal/safefile"
 )
 
 const (
@@ -20,9 +21,13 @@ const (
 
 // history is the line history file, opened once (created private: it may
 // hold what was typed at the prompt) and appended to entry by entry. It is
-// opened without blocking and must be a regular file: a named pipe there
-// would otherwise hold the REPL before its first prompt, and /dev/zero
-// would be read without end (see regfile).
+// opened as internal/safefile opens the files luahook writes: in its
+// folder (the user's own or root's, closed to others' writes), without
+// blocking, never through a link (what is typed would land in the file the
+// link names), and it must be a regular file of the user's own that
+// neither group nor others can write: a named pipe there would otherwise
+// hold the REPL before its first prompt, and /dev/zero would be read
+// without end.
 type history struct {
 	f    *os.File
 	last string // the last entry, which readline does not repeat either
@@ -31,7 +36,12 @@ type history struct {
 // openHistory opens the history file at path and returns its last
 // entries, oldest first.
 func openHistory(path string) (*history, []string, error) {
-	f, fi, err := regfile.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	dir, err := safefile.OpenDir(safefile.Scope{Dir: filepath.Dir(path), Follow: true, What: "the history's folder"}, "", 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, fi, err := dir.OpenFile(filepath.Base(path), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	dir.Close()
 	if err != nil {
 		return nil, nil, err
 	}

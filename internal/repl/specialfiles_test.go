@@ -95,7 +95,7 @@ func TestHistoryKeepsItsLastEntriesWithinItsLimits(t *testing.T) {
 		t.Errorf("big history file still %d bytes after opening", st.Size())
 	}
 
-	for p, want := range map[string]string{"/dev/zero": "/dev/zero: not a regular file: it is a character device", dir: dir + ": is a directory"} {
+	for p, want := range map[string]string{"/dev/zero": "/dev/zero: not a regular file: it is a character device", dir: dir + ": not a regular file: it is a folder"} {
 		if _, _, err := openHistory(p); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("openHistory(%s): %v, want %q", p, err, want)
 		}

@@ -13,11 +13,14 @@
 // server, check the answer and relay it. Anything else, from a flag it does
 // not know to a server that is not running, answers too slowly, is not the
 // operator's own user or answers anything malformed, it hands to the
-// luahook next to it (luahook fire --agent NAME --socket PATH), with the
-// payload it read and what is left of the time: that program asks again
-// and, when it cannot decide either, answers as the agent's protocol wants
-// for an undecided call (a block on an event that can block). luahook-fire
-// itself never allows anything the server did not allow.
+// luahook next to its own executable, else the one on PATH (luahook fire
+// --agent NAME --socket PATH), with the payload it read and what is left of
+// the time: that program asks again and, when it cannot decide either,
+// answers as the agent's protocol wants for an undecided call (a block on
+// an event that can block). luahook-fire itself never allows anything the
+// server did not allow. No environment variable names the program it
+// hands over to: PATH is searched only when there is no luahook next to
+// it, as the agent's hooks find luahook themselves.
 package shim
 
 import (
@@ -59,10 +62,6 @@ const (
 // answer before it is killed (a variable for tests).
 var handOverSlack = 10 * time.Second
 
-// Env names the environment that tests use to point luahook-fire at
-// another luahook than the one next to it.
-const luahookEnv = "LUAHOOK_FIRE_LUAHOOK"
-
 const usage = `usage: luahook-fire --socket PATH --agent NAME [--timeout 5s] [EVENT]
 
 The agent's command hook, asking the luahook serve --socket PATH that keeps
@@ -70,8 +69,8 @@ the policies loaded: it reads the agent's payload on standard input and
 answers as "luahook fire --agent NAME" would (standard output, standard
 error, exit status). What it cannot answer (no server, one that is too slow
 or not this user's, a malformed answer, any other flag) it hands to the
-luahook next to it, which blocks what it cannot decide. "luahook install
-NAME --socket PATH" wires it.
+luahook next to it (else the one on PATH), which blocks what it cannot
+decide. "luahook install NAME --socket PATH" wires it.
 `
 
 // options are luahook-fire's command line.
@@ -86,6 +85,14 @@ type options struct {
 // Main runs luahook-fire with args (without the program name) and returns
 // its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, luahookPath)
+}
+
+// run is Main handing what it cannot answer to the program findLuahook
+// names. Main gives it luahookPath, the one way a release finds luahook:
+// nothing in the environment names another program, which could answer
+// for luahook (a program that exits 0 allows everything).
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, findLuahook func() (string, error)) int {
 	start := time.Now()
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
 		io.WriteString(stdout, usage)
@@ -101,7 +108,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return ans.ExitCode
 		}
 	}
-	return handOver(args, o, payload, start, stdout, stderr)
+	return handOver(args, o, payload, start, findLuahook, stdout, stderr)
 }
 
 // parseArgs reads the flags luahook-fire knows; anything else is an error,
@@ -275,8 +282,8 @@ func httpBody(resp []byte) ([]byte, error) {
 // what is left of the timeout, and returns its exit status. When luahook
 // cannot run, the call is blocked: exit status 2 and the reason, which
 // every supported agent reads as a block on an event that can block.
-func handOver(args []string, o options, payload []byte, start time.Time, stdout, stderr io.Writer) int {
-	luahook, err := luahookPath()
+func handOver(args []string, o options, payload []byte, start time.Time, findLuahook func() (string, error), stdout, stderr io.Writer) int {
+	luahook, err := findLuahook()
 	if err != nil {
 		fmt.Fprintf(stderr, "luahook-fire: could not ask luahook serve and cannot run luahook (%v); blocked because luahook could not decide\n", err)
 		return 2
@@ -317,19 +324,22 @@ func handOver(args []string, o options, payload []byte, start time.Time, stdout,
 	}
 }
 
-// luahookPath is the luahook next to this executable (or the one the
-// environment names for tests).
+// luahookPath is the luahook a release installs with luahook-fire: the
+// one next to this executable (go install ./cmd/... puts both in one
+// folder), else the one on PATH, which is the one the agent's own hooks
+// would run. One found through a relative PATH entry (".") is refused
+// (exec.ErrDot): that would be the agent's working folder's.
 func luahookPath() (string, error) {
-	if p := os.Getenv(luahookEnv); p != "" {
-		return p, nil
-	}
 	exe, err := os.Executable()
-	if err != nil {
-		return "", err
+	if err == nil {
+		p := filepath.Join(filepath.Dir(exe), "luahook")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
 	}
-	p := filepath.Join(filepath.Dir(exe), "luahook")
-	if _, err := os.Stat(p); err != nil {
-		return "", err
+	p, err := exec.LookPath("luahook")
+	if err != nil {
+		return "", fmt.Errorf("no luahook next to luahook-fire nor on PATH: %w", err)
 	}
 	return p, nil
 }

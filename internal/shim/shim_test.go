@@ -75,9 +75,11 @@ func writeScript(t *testing.T, dir, name, body string) string {
 func newStandIn(t *testing.T, dir string) *standIn {
 	t.Helper()
 	q := "'" + dir + "'"
-	p := writeScript(t, dir, "luahook", `cat > `+q+`/stdin
+	// cat and mv by their paths: tests set PATH to find luahook alone.
+	cat, mv := lookPath(t, "cat"), lookPath(t, "mv")
+	p := writeScript(t, dir, "luahook", cat+` > `+q+`/stdin
 for a in "$@"; do printf '%s\0' "$a"; done > `+q+`/argv.tmp
-mv `+q+`/argv.tmp `+q+`/argv
+`+mv+` `+q+`/argv.tmp `+q+`/argv
 printf '`+strings.TrimSuffix(handedOut, "\n")+`\n'
 printf '`+strings.TrimSuffix(handedErr, "\n")+`\n' >&2
 exit `+strconv.Itoa(handedCode)+`
@@ -85,10 +87,35 @@ exit `+strconv.Itoa(handedCode)+`
 	return &standIn{dir, p}
 }
 
+// handTo is the program runMain hands over to: the test build's way to
+// point luahook-fire at a stand-in (Main itself finds luahook only next to
+// its executable or on PATH). "" hands over to nothing: the call is blocked.
+var handTo string
+
+// useLuahook has runMain hand over to path until t ends.
+func useLuahook(t *testing.T, path string) {
+	t.Helper()
+	handTo = path
+	t.Cleanup(func() { handTo = "" })
+}
+
+// lookPath returns the absolute path of the program name.
+func lookPath(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		p, err = filepath.Abs(p)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // useStandIn points luahook-fire at a new stand-in for t.
 func useStandIn(t *testing.T) *standIn {
 	s := newStandIn(t, t.TempDir())
-	t.Setenv(luahookEnv, s.path)
+	useLuahook(t, s.path)
 	return s
 }
 
@@ -174,7 +201,12 @@ func sameStream(r io.Reader, want []byte) error {
 func runMain(args []string, in []byte) (code int, stdout, stderr string, took time.Duration) {
 	var out, errb bytes.Buffer
 	start := time.Now()
-	code = Main(args, bytes.NewReader(in), &out, &errb)
+	code = run(args, bytes.NewReader(in), &out, &errb, func() (string, error) {
+		if handTo == "" {
+			return "", errors.New("no luahook for this test")
+		}
+		return handTo, nil
+	})
 	return code, out.String(), errb.String(), time.Since(start)
 }
 
@@ -627,7 +659,7 @@ func TestBlocksWhenLuahookCannotRun(t *testing.T) {
 		{"killed", writeScript(t, dir, "killed", "cat >/dev/null\nkill -9 $$\n")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(luahookEnv, c.luahook)
+			useLuahook(t, c.luahook)
 			path := socketPath(t) // nothing listens
 			code, stdout, stderr, _ := runMain([]string{"--socket", path, "--agent", "claude", "PreToolUse"}, []byte(payload))
 			if code != 2 {
@@ -663,49 +695,123 @@ func TestHelperMain(t *testing.T) {
 	os.Exit(Main(args, os.Stdin, os.Stdout, os.Stderr))
 }
 
-// TestHandsOverToTheLuahookNextToIt runs this test binary as luahook-fire
-// from a folder of its own, without LUAHOOK_FIRE_LUAHOOK: it hands over to
-// the luahook in that folder, and blocks when there is none.
-func TestHandsOverToTheLuahookNextToIt(t *testing.T) {
-	for _, withLuahook := range []bool{true, false} {
-		t.Run(fmt.Sprintf("luahook next to it %v", withLuahook), func(t *testing.T) {
+// installFire places this test binary in dir as luahook-fire, as a
+// release installs it, and returns its path.
+func installFire(t *testing.T, dir string) string {
+	t.Helper()
+	exe := filepath.Join(dir, "luahook-fire")
+	if err := os.Link(os.Args[0], exe); err != nil {
+		b, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return exe
+}
+
+// runInstalled runs exe (installFire's) as luahook-fire with args on in,
+// in folder wd, with PATH set to path and the variables of env added to
+// this process's environment, and returns its exit status and output.
+func runInstalled(t *testing.T, exe, wd, path string, env []string, args []string, in string) (code int, stdout, stderr string) {
+	t.Helper()
+	argv, _ := json.Marshal(args)
+	cmd := exec.Command(exe, "-test.run=^TestHelperMain$", "-test.count=1")
+	cmd.Dir = wd
+	base := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "PATH=") })
+	cmd.Env = append(append(base, env...), "PATH="+path, mainEnv+"="+string(argv),
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	cmd.Stdin = strings.NewReader(in)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestHandsOverToTheLuahookNextToItElseOnPATH runs this test binary as
+// luahook-fire from a folder of its own, as a release installs it: it hands
+// over to the luahook in that folder, else to the one on PATH (never to one
+// found through a relative PATH entry, which names the agent's working
+// folder), and blocks when there is none.
+func TestHandsOverToTheLuahookNextToItElseOnPATH(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// next, onPath: a stand-in next to luahook-fire, in a PATH folder.
+		next, onPath bool
+		// dotPath: PATH is "." and the working folder holds a stand-in.
+		dotPath bool
+		// want is the stand-in that must answer; "" none: a block.
+		want string
+	}{
+		{name: "next to it", next: true, onPath: true, want: "next"},
+		{name: "on PATH", onPath: true, want: "path"},
+		{name: "none", want: ""},
+		{name: "only through a relative PATH entry", dotPath: true, want: ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, pathDir, wd := t.TempDir(), t.TempDir(), t.TempDir()
+			exe := installFire(t, dir)
+			stands := map[string]*standIn{}
+			if c.next {
+				stands["next"] = newStandIn(t, dir)
+			}
+			if c.onPath {
+				stands["path"] = newStandIn(t, pathDir)
+			}
+			path := pathDir
+			if c.dotPath {
+				stands["dot"] = newStandIn(t, wd)
+				path = "."
+			}
+			fire := []string{"--socket", socketPath(t), "--agent", "claude", "PreToolUse"} // nothing listens
+			code, stdout, stderr := runInstalled(t, exe, wd, path, nil, fire, payload)
+			for name, s := range stands {
+				if name == c.want {
+					s.check(t, code, stdout, stderr, []byte(payload), fire, DefaultTimeout)
+				} else if s.ran() {
+					t.Errorf("the luahook %s ran; want %q", name, c.want)
+				}
+			}
+			if c.want == "" && (code != 2 || stdout != "" || !strings.Contains(stderr, "blocked")) {
+				t.Errorf("no luahook to hand over to: exit status %d, stdout %q, stderr %q; want 2 and a block", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestNoEnvironmentVariableNamesTheDecider: LUAHOOK_FIRE_LUAHOOK, which
+// once named the program luahook-fire hands over to, is no switch of the
+// shipped program. Set to true (or to a stand-in that would answer), with
+// no server and no luahook to ask, rm -rf ~ is blocked, not allowed.
+func TestNoEnvironmentVariableNamesTheDecider(t *testing.T) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}`
+	for _, decider := range []string{truePath, "stand-in"} {
+		t.Run(filepath.Base(decider), func(t *testing.T) {
 			dir := t.TempDir()
-			exe := filepath.Join(dir, "luahook-fire")
-			if err := os.Link(os.Args[0], exe); err != nil {
-				b, err := os.ReadFile(os.Args[0])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(exe, b, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			exe := installFire(t, dir)
 			var s *standIn
-			if withLuahook {
-				s = newStandIn(t, dir)
+			if decider == "stand-in" {
+				s = newStandIn(t, t.TempDir())
+				decider = s.path
 			}
-			path := socketPath(t) // nothing listens
-			fire := []string{"--socket", path, "--agent", "claude", "PreToolUse"}
-			args, _ := json.Marshal(fire)
-			cmd := exec.Command(exe, "-test.run=^TestHelperMain$", "-test.count=1")
-			env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, luahookEnv+"=") })
-			cmd.Env = append(env, mainEnv+"="+string(args), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-			cmd.Stdin = strings.NewReader(payload)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			err := cmd.Run()
-			code := 0
-			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
+			fire := []string{"--socket", socketPath(t), "--agent", "claude", "PreToolUse"} // nothing listens
+			code, stdout, stderr := runInstalled(t, exe, dir, t.TempDir(), []string{"LUAHOOK_FIRE_LUAHOOK=" + decider}, fire, rm)
+			if code != 2 || stdout != "" || !strings.Contains(stderr, "blocked") {
+				t.Errorf("LUAHOOK_FIRE_LUAHOOK=%s: exit status %d, stdout %q, stderr %q; want 2 and a block", decider, code, stdout, stderr)
 			}
-			if withLuahook {
-				s.check(t, code, out.String(), errb.String(), []byte(payload), fire, DefaultTimeout)
-				return
-			}
-			if code != 2 || !strings.Contains(errb.String(), "blocked") {
-				t.Errorf("without a luahook next to it: exit status %d, stderr %q; want 2 and a block", code, errb.String())
+			if s != nil && s.ran() {
+				t.Errorf("the program LUAHOOK_FIRE_LUAHOOK names ran")
 			}
 		})
 	}
@@ -935,7 +1041,7 @@ func TestHelp(t *testing.T) {
 func TestHungLuahookIsKilledAndTheCallBlocked(t *testing.T) {
 	dir := t.TempDir()
 	p := writeScript(t, dir, "luahook", "cat >/dev/null\nsleep 60\necho late\n")
-	t.Setenv(luahookEnv, p)
+	useLuahook(t, p)
 	defer func(d time.Duration) { handOverSlack = d }(handOverSlack)
 	handOverSlack = 200 * time.Millisecond
 	start := time.Now()

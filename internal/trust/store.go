@@ -15,6 +15,7 @@ import (
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/internal/safefile"
 )
 
 // maxRecordBytes bounds a record file (4 MiB: the names of
@@ -57,40 +58,25 @@ func (s *Store) Get(folder string) (*Record, error) {
 	return r, nil
 }
 
-// Put writes r, replacing the folder's previous record.
+// Put writes r, replacing the folder's previous record. The records
+// folder is made (mode 0700) when missing and opened as internal/safefile
+// opens the folders luahook writes in: not a link itself, the user's own or
+// root's, closed to others' writes. The record is written whole (a
+// temporary file renamed over it), and a record file that is there must be
+// a regular file of the user's own closed to others' writes: a link, a
+// named pipe, another user's file or a loose one is an error naming it,
+// left as it is.
 func (s *Store) Put(r Record) error {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	dir, err := safefile.OpenDir(safefile.Scope{Dir: s.Dir, What: "the trust records folder"}, "", 0o700)
+	if err != nil {
 		return fmt.Errorf("trust records: %w", err)
 	}
-	if err := s.checkDir(); err != nil {
-		return err
-	}
+	defer dir.Close()
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.Dir, ".record-*")
-	if err != nil {
-		return fmt.Errorf("trust records: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after the rename, there is nothing left to remove
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("trust records: %w", err)
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("trust records: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("trust records: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("trust records: %w", err)
-	}
-	if err := os.Rename(tmp, s.recordFile(r.Path)); err != nil {
+	if err := dir.WriteFile(filepath.Base(s.recordFile(r.Path)), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("trust records: %w", err)
 	}
 	return nil
@@ -135,14 +121,15 @@ func (s *Store) List() ([]Record, error) {
 	return out, nil
 }
 
-// checkDir refuses a records folder that others could change.
+// checkDir refuses a records folder that others could change, and a link
+// in its place (Put writes through none).
 func (s *Store) checkDir() error {
-	fi, err := os.Stat(s.Dir)
+	fi, err := os.Lstat(s.Dir)
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("trust records: %s is not a folder", s.Dir)
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("trust records: %w", safefile.CheckDir(s.Dir, fi))
 	}
 	if err := engine.CheckFileRule(s.Dir, fi); err != nil {
 		return fmt.Errorf("trust records: %w", err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/luahook/luahook/internal/safefile"
 )
 
 // echo answers each line sent on ln's connections with the same line, until
@@ -94,6 +96,12 @@ func TestListenRefusesAFolderOthersCanWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, "s")
+			if fi, err := os.Lstat(dir); err == nil && perm&0o002 == 0 && safefile.PrivateGroup(fi) {
+				// The group is the user's private group: the user alone.
+				listen(t, path)
+				answers(t, path)
+				return
+			}
 			ln, err := Listen(path)
 			if err == nil {
 				ln.Close()
@@ -230,8 +238,8 @@ func TestListenRefusesAFolderThatIsALink(t *testing.T) {
 		ln.Close()
 		t.Fatal("Listen in a folder that is a link succeeded, want a refusal")
 	}
-	if !strings.Contains(err.Error(), "not a folder") {
-		t.Errorf("refusal %q does not say the folder is not a folder", err)
+	if want := link + ": is a symbolic link (to " + target + ")"; !strings.Contains(err.Error(), want) {
+		t.Errorf("refusal %q does not say %q", err, want)
 	}
 	absent(t, filepath.Join(target, "s"))
 }

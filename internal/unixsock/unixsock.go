@@ -2,8 +2,10 @@
 // share: the check that the process at the other end of a connection is
 // the caller's own user (or root), and the socket's folder rules.
 //
-// It imports nothing of luahook's, so that the one-shot client
-// (cmd/luahook-fire) links only it and the standard library.
+// It imports of luahook's only the leaves internal/safefile (the folder's
+// rules, shared by every file luahook writes) and internal/regfile, both
+// on the standard library alone, so that the one-shot client
+// (cmd/luahook-fire) links little more than the standard library.
 package unixsock
 
 import (
