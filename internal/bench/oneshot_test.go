@@ -117,8 +117,21 @@ func BenchmarkOneShotFire(b *testing.B) {
 	if err != nil {
 		b.Fatalf("luahook fire --agent claude: %v", err)
 	}
-	got := exec.Command(luahook+"-fire", "--socket", socket, "--agent", "claude", "PreToolUse")
-	got.Dir, got.Stdin, got.Env = dir, bytes.NewReader(claude), append(os.Environ(), "LUAHOOK_FIRE_LUAHOOK=/nonexistent")
+	// A copy of luahook-fire alone in a folder, with an empty PATH, has no
+	// luahook to hand the call to: its answer is the server's or a block.
+	alone := filepath.Join(dir, "alone")
+	if err := os.Mkdir(alone, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	shim, err := os.ReadFile(luahook + "-fire")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(alone, "luahook-fire"), shim, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	got := exec.Command(filepath.Join(alone, "luahook-fire"), "--socket", socket, "--agent", "claude", "PreToolUse")
+	got.Dir, got.Stdin, got.Env = dir, bytes.NewReader(claude), []string{"PATH="}
 	gotOut, err := got.Output()
 	if err != nil || !bytes.Equal(gotOut, wantOut) {
 		b.Fatalf("luahook-fire answered %q (%v), luahook fire %q", gotOut, err, wantOut)
