@@ -295,14 +295,16 @@ func TestInstallOverHTTP(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	got := readTestFile(t, filepath.Join(project, ".claude", "settings.json"))
-	if n := strings.Count(got, `"url": "http://127.0.0.1:8787/agent/claude"`); n != 11 {
-		t.Errorf("%d HTTP hooks, want one per event:\n%s", n, got)
+	if n := strings.Count(got, `"url": "http://127.0.0.1:8787/agent/claude"`); n != 10 {
+		t.Errorf("%d HTTP hooks, want one per event but SessionStart:\n%s", n, got)
 	}
 	if n := strings.Count(got, `"onFailure": "block"`); n != 2 {
 		t.Errorf("%d hooks fail closed, want PreToolUse's and UserPromptSubmit's", n)
 	}
-	if strings.Contains(got, "fire --agent") {
-		t.Errorf("a command hook next to the HTTP ones runs every policy twice:\n%s", got)
+	// Claude Code runs no HTTP hook on SessionStart: one command forwards
+	// it, and no command runs beside an HTTP hook (every policy twice).
+	if n := strings.Count(got, "fire --agent claude --http http://127.0.0.1:8787"); n != 1 {
+		t.Errorf("%d forwarding commands, want SessionStart's alone:\n%s", n, got)
 	}
 
 	// The other agents forward through fire --http.

@@ -61,9 +61,17 @@ var targets = map[agent.Name]*target{
 		http: true,
 		handler: func(o *Options, event string) obj {
 			var h obj
-			if o.HTTP != "" {
+			switch {
+			case o.HTTP != "" && event == "SessionStart":
+				// Claude Code runs no HTTP hook on SessionStart ("HTTP
+				// hooks are not supported for SessionStart"): a command
+				// forwards it to the server (its token from
+				// $LUAHOOK_TOKEN, as the HTTP hooks' header), so the
+				// session's context still arrives.
+				h = obj{{"type", "command"}, {"command", o.command(agent.Claude, "", true)}}
+			case o.HTTP != "":
 				h = append(obj{{"type", "http"}, {"url", o.HTTP + "/agent/claude"}}, tokenHeader()...)
-			} else {
+			default:
 				h = obj{{"type", "command"}, {"command", o.command(agent.Claude, "", false)}}
 			}
 			// onFailure "block" (Claude Code 2.1.295): a hook that cannot

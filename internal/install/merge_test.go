@@ -451,6 +451,9 @@ func TestTheCommandLine(t *testing.T) {
 	}
 }
 
+// TestClaudeOverHTTPFailsClosedOnTheBlockingEvents: with --http, Claude
+// Code's own HTTP hooks, failing closed where luahook blocks; SessionStart,
+// where Claude Code runs no HTTP hook, a command forwarding to the server.
 func TestClaudeOverHTTPFailsClosedOnTheBlockingEvents(t *testing.T) {
 	o := &Options{Agent: agent.Claude, ProjectDir: "/p", Command: "luahook", HTTP: "https://hooks.example:8443"}
 	tg, err := o.check()
@@ -460,8 +463,12 @@ func TestClaudeOverHTTPFailsClosedOnTheBlockingEvents(t *testing.T) {
 	for _, ev := range tg.events {
 		got := compact(tg.handler(o, ev))
 		want := `{"hooks": [{"type": "http", "url": "https://hooks.example:8443/agent/claude", ` + tokenFields + `}]}`
-		if canBlock(ev) {
+		switch {
+		case canBlock(ev):
 			want = `{"hooks": [{"type": "http", "url": "https://hooks.example:8443/agent/claude", ` + tokenFields + `, "onFailure": "block"}]}`
+		case ev == "SessionStart":
+			// Claude Code runs no HTTP hook there: a command forwards it.
+			want = `{"hooks": [{"type": "command", "command": "luahook fire --agent claude --http https://hooks.example:8443"}]}`
 		}
 		if got != want {
 			t.Errorf("%s: %s, want %s", ev, got, want)
