@@ -101,29 +101,32 @@ func (p *pending) release() {
 	pendings.Put(p)
 }
 
-// maxKeptBuffer bounds the masked-payload buffer the builder keeps for the
-// next record: one huge payload does not pin its buffer forever.
+// maxKeptBuffer bounds the buffers the builder and the masker keep for
+// the next record: one huge payload does not pin its buffer forever.
 const maxKeptBuffer = 1 << 20
 
 // builder turns pendings into Records on the writer goroutine. It reuses
-// its buffers (the payload's JSON, the masked payload, the hooks, the files)
+// its buffers (the payload's JSON, the hooks, the outcomes, the files)
 // record after record, so that the writer makes little garbage for the GC
 // to chase while decisions run: a sink must not keep a Record it is given
 // (Func hands the host a copy).
 type builder struct {
+	instance string // every record's Instance
 	rec      Record
 	payload  bytes.Buffer
 	enc      *json.Encoder
-	input    []byte
 	hooks    []Hook
 	outcomes []luahook.Outcome
-	decision luahook.Outcome // the decision's outcome, before its masked copy
 	files    map[string]string
 }
 
 // payloadJSON writes in's JSON (as json.Marshal writes it, which the digest
 // covers) into the builder's buffer and returns it, valid until the next call.
 func (b *builder) payloadJSON(in *luahook.Input) ([]byte, error) {
+	if b.payload.Cap() > maxKeptBuffer {
+		b.payload = bytes.Buffer{}
+		b.enc = nil
+	}
 	b.payload.Reset()
 	if b.enc == nil {
 		b.enc = json.NewEncoder(&b.payload)
@@ -134,14 +137,15 @@ func (b *builder) payloadJSON(in *luahook.Input) ([]byte, error) {
 	return bytes.TrimSuffix(b.payload.Bytes(), []byte("\n")), nil
 }
 
-// record builds the Record of p: masking happens here, off the decision's
-// path. The Record, and the memory it points to, are the builder's, valid
-// until the next call.
+// record builds the Record of p and masks it (maskRecord): masking happens
+// here, off the decision's path. The Record, and the memory it points to,
+// are the builder's, valid until the next call.
 func (b *builder) record(p *pending, m *masker) *Record {
 	r := &b.rec
 	*r = Record{
 		Time:           p.at.UTC(),
 		LuahookVersion: luahook.Version,
+		Instance:       b.instance,
 		Agent:          p.in.Agent,
 		SessionID:      p.in.SessionID,
 		Event:          p.in.Event,
@@ -152,34 +156,32 @@ func (b *builder) record(p *pending, m *masker) *Record {
 	} else if data, err := b.payloadJSON(&p.in); err != nil {
 		r.InputDigest, r.Input = "", json.RawMessage("null")
 	} else {
-		r.InputDigest = digest(data)
-		r.Input, err = m.applyTo(b.input, data, nil, place{hook: inPayload}, &r.Masked)
-		if err != nil {
-			r.Input = json.RawMessage("null")
-		} else if cap(r.Input) <= maxKeptBuffer {
-			b.input = r.Input
-		}
+		r.InputDigest, r.Input = digest(data), data
 	}
 	if cap(b.hooks) < len(p.hook) {
 		b.hooks = make([]Hook, len(p.hook))
 	}
 	r.Hooks = b.hooks[:len(p.hook)]
 	clear(b.files)
-	// the copies of the outcomes, masked: the hooks' and the decision's
+	// The outcomes are copied: the hooks' are held in p, which goes back to
+	// its pool before the sink writes the record.
 	if cap(b.outcomes) < len(p.hook)+1 {
 		b.outcomes = make([]luahook.Outcome, len(p.hook)+1)
 	}
 	outcomes := b.outcomes[:len(p.hook)+1]
 	for i := range p.hook {
 		t := &p.hook[i]
-		at := place{hook: i}
 		r.Hooks[i] = Hook{
 			Name: t.Name, Source: t.Source, Kind: t.Kind, Version: t.Version, Mode: string(t.Mode),
-			Outcome: m.outcome(t.Outcome, &outcomes[i], place{hook: i, suffix: [2]string{".outcome"}}, &r.Masked), Skipped: t.Skipped,
-			DurationMs: float64(t.Duration.Microseconds()) / 1000,
+			Skipped: t.Skipped, DurationMs: float64(t.Duration.Microseconds()) / 1000,
+		}
+		if t.Outcome != nil {
+			outcomes[i] = *t.Outcome
+			r.Hooks[i].Outcome = &outcomes[i]
 		}
 		if f := t.Failure; f != nil {
-			r.Hooks[i].Failure = &luahook.Failure{Kind: f.Kind, Message: m.text(f.Message, at.at(".failure.message"), &r.Masked)}
+			// The kind and the message: the cause (Err) is not the record's.
+			r.Hooks[i].Failure = &luahook.Failure{Kind: f.Kind, Message: f.Message}
 		}
 		if t.Version != "" {
 			if b.files == nil {
@@ -189,29 +191,10 @@ func (b *builder) record(p *pending, m *masker) *Record {
 			r.Files[sourceFile(t.Source)] = t.Version
 		}
 	}
-	out := m.outcome(p.res.OutcomeInto(&b.decision), &outcomes[len(p.hook)], place{hook: inDecision, suffix: [2]string{".outcome"}}, &r.Masked)
+	out := p.res.OutcomeInto(&outcomes[len(p.hook)])
 	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
+	m.maskRecord(r)
 	return r
-}
-
-// outcome writes into c a copy of o with its texts and its input masked,
-// and returns c (nil when o is).
-func (m *masker) outcome(o, c *luahook.Outcome, at place, masked *[]string) *luahook.Outcome {
-	if o == nil {
-		return nil
-	}
-	*c = *o
-	c.Reason = m.text(c.Reason, at.at(".reason"), masked)
-	c.AdditionalContext = m.text(c.AdditionalContext, at.at(".additionalContext"), masked)
-	if c.Input != nil {
-		in, err := m.apply(c.Input, []string{"toolInput"}, at.at(".input"), masked)
-		if err != nil {
-			in = appendString(nil, m.with)
-			*masked = append(*masked, at.at(".input").String())
-		}
-		c.Input = in
-	}
-	return c
 }
 
 // sourceFile is the file of a hook's source, "file:line" without its line.

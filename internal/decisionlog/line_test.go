@@ -45,3 +45,25 @@ func TestALineIsWhatEncodingJSONWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestALineWritesEveryFieldOfARecord fills every field of a Record, found
+// by reflection, and checks that AppendLine writes what encoding/json
+// does: a field added to Record and not to AppendLine fails here.
+func TestALineWritesEveryFieldOfARecord(t *testing.T) {
+	var rec Record
+	seed(t, reflect.ValueOf(&rec).Elem(), "text", 0)
+	rec.Time = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	line := AppendLine(nil, &rec)
+	want, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, exp any
+	if err := json.Unmarshal(line, &got); err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	json.Unmarshal(want, &exp)
+	if !reflect.DeepEqual(got, exp) {
+		t.Errorf("\n got %s\nwant %s", line, want)
+	}
+}

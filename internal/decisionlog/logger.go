@@ -54,14 +54,22 @@ type Options struct {
 	// Drop lists JSON paths of the payload whose members are left out of
 	// the log ("toolInput.env"), Mask paths whose values are replaced by
 	// MaskWith ("toolInput.headers.Authorization"); see ParsePath. Both
-	// apply to rewritten tool inputs too (the toolInput paths).
+	// apply to rewritten tool inputs too (the toolInput paths), and to the
+	// record's own copies of the payload's top-level members (a path
+	// "sessionId" names the record's sessionId as well). A string a Mask
+	// path took out is masked wherever else the record holds it: in a
+	// string equal to it, and, when it has 8 bytes or more, in a string
+	// that contains it (a hook's reason that quotes it).
 	Drop, Mask []string
-	// MaskWith replaces masked values and strings that hold a secret. ""
-	// means DefaultMaskWith.
+	// MaskWith replaces masked values, strings that hold a secret and keys
+	// that do (numbered when their object has the mask as a key already:
+	// MaskWith#2, MaskWith#3). "" means DefaultMaskWith.
 	MaskWith string
 	// KeepSecrets leaves strings that match the built-in secret patterns
-	// (Secrets) as they are; by default every such string in the payload,
-	// the hooks' outcomes and failures and the decision is replaced.
+	// (Secrets) as they are; by default every such string of the record is
+	// replaced, wherever it is and whether it is a value or a key: the
+	// payload and its native form, the record's top-level fields, the
+	// hooks' names, sources, outcomes and failures, the decision, the files.
 	KeepSecrets bool
 	// CloseTimeout bounds how long Close waits for the waiting records to
 	// be written. 0 means DefaultCloseTimeout.
@@ -151,13 +159,14 @@ func New(opts Options) (*Logger, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	var secrets *secretTable
 	if !opts.KeepSecrets {
-		secretTables() // built here, so a broken table fails New, not a record
+		secrets = secretTables() // built here, so a broken table fails New, not a record
 	}
 	l := &Logger{
 		sink: opts.Sink, maxInput: opts.MaxInputBytes, maxBytes: opts.MaxQueueBytes,
 		timeout: opts.CloseTimeout, log: opts.Logger, instance: opts.Instance,
-		mask:  masker{with: opts.MaskWith, secrets: !opts.KeepSecrets},
+		mask:  masker{with: opts.MaskWith, secrets: !opts.KeepSecrets, table: secrets},
 		limit: opts.Queue, wakeAt: max(1, opts.Queue/4),
 		stop: make(chan struct{}), done: make(chan struct{}),
 		wake: make(chan struct{}, 1), full: make(chan struct{}, 1),
@@ -263,7 +272,7 @@ func (l *Logger) Close() error {
 func (l *Logger) run() {
 	defer close(l.done)
 	lowerPriority()
-	var b builder
+	b := builder{instance: l.instance}
 	failing := false
 	var written uint64
 	write := func(p *pending) {
@@ -273,7 +282,6 @@ func (l *Logger) run() {
 			return
 		}
 		rec := b.record(p, &l.mask)
-		rec.Instance = l.instance
 		p.release()
 		if err := l.sink.Write(rec); err != nil {
 			l.failed.Add(1)

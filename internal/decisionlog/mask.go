@@ -3,9 +3,12 @@ package decisionlog
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/luahook/luahook/internal/logconf"
 )
@@ -47,29 +50,108 @@ func (p path) matches(segs []string) bool {
 	return true
 }
 
-// masker takes configured paths and secrets out of JSON values.
+// masker takes configured paths and secrets out of a record: every string
+// it holds, keys included (maskrecord.go's maskRecord reads the record, this
+// file the JSON texts it carries).
 type masker struct {
 	drop, mask []path
 	with       string
 	secrets    bool
-	// segs is the walkers' path buffer, reused walk after walk: a masker
-	// serves one goroutine (the Logger's writer).
-	segs []seg
+	table      *secretTable // the secrets' table when secrets is set (setup builds it)
+
+	// The buffers below are reused record after record: a masker serves
+	// one goroutine (the Logger's writer), and the record it masked is
+	// valid until the next one.
+	segs []seg // the JSON walkers' path
+	// arena holds the JSON texts of the record that masking rewrote.
+	arena []byte
+	// values are the strings the mask paths took out of the record, masked
+	// wherever else the record holds them (hides).
+	values []string
+	// masked is the record's Masked.
+	masked []string
+	// steps is the path to the value the record walker reads.
+	steps []step
+	// shapes are the types found behind an interface of the record, which
+	// recordShape cannot know in advance.
+	shapes map[reflect.Type]*shape
 }
 
-// text returns s, or the mask when it holds a secret, and records where.
-func (m *masker) text(s string, at place, masked *[]string) string {
-	if m.secrets && hasSecret(s) {
-		*masked = append(*masked, at.String())
-		return m.with
+// setup builds what the masker needs before its first record.
+func (m *masker) setup() {
+	if m.secrets && m.table == nil {
+		m.table = secretTables()
 	}
-	return s
+}
+
+// minQuotedValue is the length from which a value a mask path took out is
+// masked in a string that contains it, not only in one equal to it: a
+// shorter value ("1", "yes") would mask unrelated text.
+const minQuotedValue = 8
+
+// hides reports whether s is to be masked: it holds a built-in secret, or
+// a value a mask path took out of the record.
+func (m *masker) hides(s string) bool {
+	if s == "" {
+		return false
+	}
+	if m.secrets && m.table.has(s) {
+		return true
+	}
+	for _, v := range m.values {
+		if s == v || len(v) >= minQuotedValue && strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// hidesBytes is hides of a string's bytes.
+func (m *masker) hidesBytes(b []byte) bool {
+	return m.hides(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
+// gather adds s, a value a mask path names, to the values masked
+// wherever else the record holds them.
+func (m *masker) gather(s string) {
+	if s != "" && !slices.Contains(m.values, s) {
+		m.values = append(m.values, s)
+	}
+}
+
+// note adds path to the record's Masked, once.
+func (m *masker) note(path []byte) {
+	for _, p := range m.masked {
+		if p == string(path) {
+			return
+		}
+	}
+	m.masked = append(m.masked, string(path))
+}
+
+// keyMask returns what the nth (from 1) redacted key of an object or a map
+// is written as: the mask, then mask#2, mask#3 and so on, skipping a name
+// one of the object's own keys has (taken), so that the object keeps its
+// keys unique: replay's strict reader refuses a key given twice.
+func (m *masker) keyMask(n *int, taken func(string) bool) string {
+	for {
+		*n++
+		name := m.with
+		if *n > 1 {
+			name += "#" + strconv.Itoa(*n)
+		}
+		if !taken(name) {
+			return name
+		}
+	}
 }
 
 // seg is one step of the path to a value: a key (raw, as the JSON text
-// spells it, without quotes) or an array index (key nil).
+// spells it, without quotes) or an array index (key nil). shown is what
+// the path says for a key that was masked.
 type seg struct {
 	key   []byte
+	shown string
 	index int
 }
 
@@ -82,111 +164,114 @@ func (s seg) matches(want string) bool {
 }
 
 // walker rewrites one JSON value: the members at drop paths go, the values
-// at mask paths and the strings that hold a secret become the mask. It
-// reads the text itself (the writer's hot loop): encoding/json's token
-// reader costs ten times as much.
+// at mask paths and the strings (keys included) that hide become the
+// mask. It reads the text itself (the writer's hot loop): encoding/json's
+// token reader costs ten times as much.
 type walker struct {
-	m      *masker
-	src    []byte
-	pos    int
-	out    []byte
-	segs   []seg    // the path of the value being read, below the value's root
-	root   []string // the root's path from the payload's top
-	report place    // what the report writes for the root
-	masked *[]string
-}
-
-// place names where a text of the record sits, for Record.Masked: the path
-// is spelt out only when something there is masked, so that a record with
-// nothing to mask builds no path.
-type place struct {
-	hook   int       // the hook's index in hooks; inDecision, inPayload
-	suffix [2]string // what follows "hooks[i]" or "decision", in two parts: ".outcome", ".reason"
-}
-
-const (
-	inDecision = -1 // the suffix follows "decision"
-	inPayload  = -2 // the suffix alone (the payload's own root is "")
-)
-
-func (p place) String() string {
-	suffix := p.suffix[0] + p.suffix[1]
-	switch p.hook {
-	case inPayload:
-		return suffix
-	case inDecision:
-		return "decision" + suffix
-	}
-	return "hooks[" + strconv.Itoa(p.hook) + "]" + suffix
-}
-
-// at returns the place of field below p, a place of one part (every
-// caller's: a hook, or an outcome of a hook or of the decision).
-func (p place) at(field string) place {
-	return place{hook: p.hook, suffix: [2]string{p.suffix[0], field}}
+	m    *masker
+	src  []byte
+	pos  int
+	out  []byte
+	segs []seg // the path of the value being read, below the value's root
+	// rules is set when the configured paths apply to the value, root
+	// its path from the payload's top.
+	rules  bool
+	root   []string
+	report []step // where the value sits in the record
+	// collect is the pass that only gathers the values at mask paths
+	// (masker.values); gathering counts the mask paths it is inside.
+	collect   bool
+	gathering int
+	changes   int
 }
 
 var errSyntax = errors.New("decisionlog: malformed JSON")
 
-// apply rewrites raw, a value found at root (from the payload's top), and
-// appends the path of each value it changed to masked, as report followed
-// by the segments below root.
-func (m *masker) apply(raw []byte, root []string, report place, masked *[]string) (json.RawMessage, error) {
-	return m.applyTo(make([]byte, 0, len(raw)), raw, root, report, masked)
-}
-
-// applyTo is apply writing the masked JSON over dst's array (grown as
-// needed), for a caller that reuses one buffer record after record.
-func (m *masker) applyTo(dst, raw []byte, root []string, report place, masked *[]string) (json.RawMessage, error) {
-	w := &walker{m: m, src: raw, out: dst[:0], segs: m.segs[:0], root: root, report: report, masked: masked}
+// raw masks the JSON text raw, the value the record walker reads; the
+// configured paths apply when rules is set, raw being at root from the
+// payload's top. It returns the masked text (in the masker's arena) and
+// true, or raw and false when nothing in it is masked. Text that does not
+// parse is replaced by the mask as a whole. The collect pass gathers the
+// values at mask paths and changes nothing.
+func (m *masker) raw(raw []byte, rules bool, root []string, collect bool) (json.RawMessage, bool) {
+	m.setup()
+	start := len(m.arena)
+	w := &walker{m: m, src: raw, out: m.arena, segs: m.segs[:0], rules: rules, root: root, report: m.steps, collect: collect}
 	err := w.value()
+	if err == nil {
+		if w.ws(); w.pos != len(w.src) {
+			err = errSyntax
+		}
+	}
 	if cap(w.segs) <= maxKeptSegs {
 		m.segs = w.segs[:0]
 	}
-	if err != nil {
-		return nil, err
+	switch {
+	case collect:
+		m.arena = w.out[:start]
+		return raw, false
+	case err != nil:
+		m.note(m.here())
+		m.arena = appendString(w.out[:start], m.with)
+	case w.changes == 0:
+		m.arena = w.out[:start]
+		return raw, false
+	default:
+		m.arena = w.out
 	}
-	if w.ws(); w.pos != len(w.src) {
-		return nil, errSyntax
-	}
-	return w.out, nil
+	return m.arena[start:len(m.arena):len(m.arena)], true
 }
 
 // maxKeptSegs bounds the path buffer a masker keeps: one deeply nested
 // payload does not pin its buffer.
 const maxKeptSegs = 64
 
-// at renders the current path for Record.Masked.
-func (w *walker) at() string {
-	var b strings.Builder
-	b.WriteString(w.report.String())
+// note lists the current path in the record's Masked.
+func (w *walker) note() {
+	w.changes++
+	b := appendPath(nil, w.report, true)
 	for _, s := range w.segs {
-		if s.key == nil {
-			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		switch {
+		case s.key == nil:
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(s.index), 10)
+			b = append(b, ']')
 			continue
+		case len(b) > 0:
+			b = append(b, '.')
 		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
+		if s.shown != "" {
+			b = append(b, s.shown...)
+		} else {
+			b = append(b, s.key...)
 		}
-		b.Write(s.key)
 	}
-	return b.String()
+	w.m.note(b)
 }
 
 // ruled reports whether a rule in rules names the current path.
 func (w *walker) ruled(rules []path) bool {
-	n := len(w.root) + len(w.segs)
+	if !w.rules {
+		return false
+	}
+	return ruledAt(rules, w.root, w.segs)
+}
+
+// ruledAt reports whether a rule in rules names the value at root (from
+// the payload's top) followed by segs.
+func ruledAt(rules []path, root []string, segs []seg) bool {
+	n := len(root) + len(segs)
 next:
 	for _, p := range rules {
 		if len(p) != n {
 			continue
 		}
 		for i, want := range p {
-			if i < len(w.root) {
-				if want != w.root[i] && want != "*" {
+			if i < len(root) {
+				if want != root[i] && want != "*" {
 					continue next
 				}
-			} else if !w.segs[i-len(w.root)].matches(want) {
+			} else if !segs[i-len(root)].matches(want) {
 				continue next
 			}
 		}
@@ -213,13 +298,24 @@ func (w *walker) value() error {
 		return errSyntax
 	}
 	if len(w.m.mask) > 0 && w.ruled(w.m.mask) {
+		if w.collect {
+			w.gathering++
+			err := w.plain()
+			w.gathering--
+			return err
+		}
 		if err := w.skip(); err != nil {
 			return err
 		}
-		*w.masked = append(*w.masked, w.at())
+		w.note()
 		w.out = appendString(w.out, w.m.with)
 		return nil
 	}
+	return w.plain()
+}
+
+// plain copies the value at pos, masking the strings in it that hide.
+func (w *walker) plain() error {
 	switch c := w.src[w.pos]; c {
 	case '{', '[':
 		return w.container(c == '{')
@@ -230,12 +326,18 @@ func (w *walker) value() error {
 			return err
 		}
 		raw := w.src[start:end]
-		if w.m.secrets && w.secret(raw[1:len(raw)-1], escaped) {
-			*w.masked = append(*w.masked, w.at())
+		switch {
+		case w.gathering > 0:
+			if s, ok := unquote(raw, escaped); ok {
+				w.m.gather(s)
+			}
+		case w.collect:
+		case w.hidden(raw, escaped):
+			w.note()
 			w.out = appendString(w.out, w.m.with)
-		} else {
-			w.out = append(w.out, raw...)
+			return nil
 		}
+		w.out = append(w.out, raw...)
 		return nil
 	}
 	start := w.pos
@@ -249,18 +351,23 @@ func (w *walker) value() error {
 	return nil
 }
 
-// secret reports whether the string of JSON text body holds a secret.
-func (w *walker) secret(body []byte, escaped bool) bool {
+// hidden reports whether the JSON string raw (quotes included) hides.
+func (w *walker) hidden(raw []byte, escaped bool) bool {
 	if !escaped {
-		return hasSecretBytes(body)
+		return w.m.hidesBytes(raw[1 : len(raw)-1])
+	}
+	s, ok := unquote(raw, escaped)
+	return !ok || w.m.hides(s) // unreadable: masked, to be safe
+}
+
+// unquote returns the text of the JSON string raw (quotes included).
+func unquote(raw []byte, escaped bool) (string, bool) {
+	if !escaped {
+		return string(raw[1 : len(raw)-1]), true
 	}
 	var s string
-	quoted := make([]byte, 0, len(body)+2)
-	quoted = append(append(append(quoted, '"'), body...), '"')
-	if json.Unmarshal(quoted, &s) != nil {
-		return true // unreadable: masked, to be safe
-	}
-	return hasSecret(s)
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }
 
 // container copies an object or an array, member by member.
@@ -271,7 +378,8 @@ func (w *walker) container(obj bool) error {
 	}
 	w.out = append(w.out, open)
 	w.pos++
-	n := 0
+	members := w.pos // where the object's members start, to look up its keys
+	n, redacted := 0, 0
 	for i := 0; ; i++ {
 		w.ws()
 		if w.pos < len(w.src) && w.src[w.pos] == end && i == 0 {
@@ -301,6 +409,9 @@ func (w *walker) container(obj bool) error {
 			if s.key == nil {
 				s.key = []byte{}
 			}
+			if !w.collect && w.m.hidesBytes(s.key) {
+				s.shown = w.m.keyMask(&redacted, func(name string) bool { return hasKey(w.src[members:], name) })
+			}
 			w.ws()
 			if w.pos >= len(w.src) || w.src[w.pos] != ':' {
 				return errSyntax
@@ -309,7 +420,9 @@ func (w *walker) container(obj bool) error {
 		}
 		w.segs = append(w.segs, s)
 		if len(w.m.drop) > 0 && w.ruled(w.m.drop) {
-			*w.masked = append(*w.masked, w.at())
+			if !w.collect {
+				w.note()
+			}
 			w.ws()
 			if err := w.skip(); err != nil {
 				return err
@@ -319,7 +432,12 @@ func (w *walker) container(obj bool) error {
 				w.out = append(w.out, ',')
 			}
 			n++
-			if obj {
+			switch {
+			case !obj:
+			case s.shown != "":
+				w.note()
+				w.out = append(appendString(w.out, s.shown), ':')
+			default:
 				w.out = append(append(w.out, rawKey...), ':')
 			}
 			if err := w.value(); err != nil {
@@ -342,6 +460,40 @@ func (w *walker) container(obj bool) error {
 	}
 	w.out = append(w.out, end)
 	return nil
+}
+
+// hasKey reports whether the object whose members src starts with has the
+// key name.
+func hasKey(src []byte, name string) bool {
+	r := &walker{src: src}
+	for {
+		r.ws()
+		if r.pos >= len(src) || src[r.pos] != '"' {
+			return false
+		}
+		start := r.pos
+		stop, escaped, err := r.str()
+		if err != nil {
+			return false
+		}
+		if k, ok := unquote(src[start:stop], escaped); ok && k == name {
+			return true
+		}
+		r.ws()
+		if r.pos >= len(src) || src[r.pos] != ':' {
+			return false
+		}
+		r.pos++
+		r.ws()
+		if r.skip() != nil {
+			return false
+		}
+		r.ws()
+		if r.pos >= len(src) || src[r.pos] != ',' {
+			return false
+		}
+		r.pos++
+	}
 }
 
 // str moves past the string at pos and returns where it ends (after the

@@ -175,3 +175,110 @@ func TestBadPathsAreRefusedNamingThem(t *testing.T) {
 		}
 	}
 }
+
+// seededHooks are hooks that carry seed everywhere they can: in their
+// names (hence the decider's), in a rewrite (a key, a value, a nested
+// array), in a context, in a failure and in a deny's reason.
+func seededHooks(seed string) string {
+	return `local S = "` + seed + `"
+hook.register("PreToolUse", nil, function(input)
+  local t = {command = "echo " .. S, list = {"a", {S}}}
+  t[S] = "key " .. S
+  return hook.mutate(t)
+end, {name = "rewrite " .. S})
+hook.register("PreToolUse", nil, function(input)
+  return hook.context("saw " .. S)
+end, {name = "context " .. S, stage = "validate"})
+hook.register("PreToolUse", nil, function(input)
+  error("failed on " .. S)
+end, {name = "fail " .. S, stage = "validate", failure_policy = "open"})
+hook.register("PreToolUse", nil, function(input)
+  return hook.deny("refused " .. S)
+end, {name = "deny " .. S, stage = "validate"})
+`
+}
+
+// TestASecretInAnyFieldNeverReachesTheLogFile fires, through a real engine
+// and a Logger writing to a real file, a payload that holds a secret in
+// every field it has (each top-level field, a key and values of toolInput,
+// a nested array, the agent's native payload) at hooks that carry it in
+// everything they return and in their own names and file's name; and then
+// the same with a value a configured mask path takes out. The file must
+// not hold the seed anywhere, and must hold the mask where the seed was.
+func TestASecretInAnyFieldNeverReachesTheLogFile(t *testing.T) {
+	const authValue = "Basic c2VzYW1lLW9wZW4tdXA="
+	for _, c := range []struct {
+		name, seed string
+		opts       decisionlog.Options
+		auth       string // what the log shows of toolInput.headers.Authorization
+	}{
+		{"a secret of the shipped patterns", secretsOf[1], decisionlog.Options{}, authValue},
+		{"the value of a configured mask path", authValue, decisionlog.Options{Mask: []string{"toolInput.headers.Authorization"}}, "[masked]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "decisions.jsonl")
+			c.opts.Instance = "replica " + c.seed
+			log := newLog(t, path, c.opts)
+			e, _ := openWith(t, map[string]string{"10-" + c.seed + ".lua": seededHooks(c.seed)}, log)
+			s := c.seed
+			key, _ := json.Marshal(s)
+			text, _ := json.Marshal("x " + s + " y")
+			in := &luahook.Input{Event: luahook.PreToolUse, ToolName: "tool " + s, Cwd: "/w/" + s, SessionID: "session " + s, Agent: "claude " + s,
+				ToolInput: json.RawMessage(`{"headers":{"Authorization":"` + authValue + `"},"command":` + string(text) + `,` + string(key) + `:1,"args":["a",[{"deep":` + string(text) + `}]]}`),
+				Native:    json.RawMessage(`{"tool_input":{` + string(key) + `:[` + string(text) + `]}}`)}
+			res := e.Runner().Fire(context.Background(), in)
+			if !res.Denied() {
+				t.Fatalf("not denied: %+v", res)
+			}
+			if err := log.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(data, []byte(s)) {
+				t.Errorf("the log holds the seed:\n%s", data)
+			}
+			recs := readRecords(t, path)
+			if len(recs) != 1 {
+				t.Fatalf("%d records, want 1", len(recs))
+			}
+			r := recs[0]
+			m := decisionlog.DefaultMaskWith
+			if r.SessionID != m || r.ToolName != m || r.Agent != m || r.Instance != m || r.Decision.Reason != m || r.Decision.DecidedBy != m {
+				t.Errorf("sessionId %q, toolName %q, agent %q, instance %q, reason %q, decidedBy %q: want each %s",
+					r.SessionID, r.ToolName, r.Agent, r.Instance, r.Decision.Reason, r.Decision.DecidedBy, m)
+			}
+			got, err := luahook.DecodeInput(r.Input)
+			if err != nil {
+				t.Fatalf("the masked payload %s does not decode: %v", r.Input, err)
+			}
+			if want := `{"headers":{"Authorization":"` + c.auth + `"},"command":"[masked]","[masked]":1,"args":["a",[{"deep":"[masked]"}]]}`; string(got.ToolInput) != want {
+				t.Errorf("toolInput = %s, want %s", got.ToolInput, want)
+			}
+			if want := `{"tool_input":{"[masked]":["[masked]"]}}`; string(got.Native) != want {
+				t.Errorf("native = %s, want %s", got.Native, want)
+			}
+			for i, h := range r.Hooks {
+				if h.Name != m || !strings.HasSuffix(h.Source, m) {
+					t.Errorf("hook %d: name %q, source %q: want them masked", i, h.Name, h.Source)
+				}
+			}
+			if len(c.opts.Mask) > 0 && !slices.Contains(r.Masked, c.opts.Mask[0]) {
+				t.Errorf("masked = %q, want it to list %s", r.Masked, c.opts.Mask[0])
+			}
+			for _, p := range []string{"sessionId", "toolName", "agent", "instance", "cwd",
+				"toolInput.command", "toolInput.[masked]", "toolInput.args[1][0].deep",
+				"native.tool_input.[masked]", "native.tool_input.[masked][0]",
+				"hooks[0].name", "hooks[0].source", "hooks[0].outcome.input.command", "hooks[0].outcome.input.[masked]",
+				"hooks[0].outcome.input.list[1][0]", "hooks[1].outcome.additionalContext", "hooks[2].failure.message",
+				"hooks[3].outcome.reason", "decision.reason", "decision.decidedBy", "decision.outcome.reason",
+				"decision.outcome.additionalContext", "files.[masked]"} {
+				if !slices.Contains(r.Masked, p) {
+					t.Errorf("masked = %q, want it to list %s", r.Masked, p)
+				}
+			}
+		})
+	}
+}

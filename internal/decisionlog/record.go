@@ -32,9 +32,13 @@ type Record struct {
 	// Input is the payload (luahook.Input's JSON, the shape
 	// luahook.DecodeInput reads) after masking.
 	Input json.RawMessage `json:"input"`
-	// Masked lists the JSON paths of Input that masking dropped or replaced
-	// ("toolInput.env.API_KEY"), so a reader knows the payload is not the
-	// one that was decided on.
+	// Masked lists, each once, the JSON paths of what masking dropped or
+	// replaced, so a reader knows the record is not the decision as it
+	// was: the payload's own paths as the configured ones spell them
+	// ("toolInput.env.API_KEY"), the record's others from its top
+	// ("sessionId", "hooks[1].outcome.reason", "files.[masked]"). A masked
+	// key is written, and listed, as the mask ("toolInput.[masked]"), or
+	// as mask#2, mask#3... when its object has the mask as a key already.
 	Masked []string `json:"masked,omitempty"`
 	// Truncated is set when the payload was larger than the log keeps
 	// (Options.MaxInputBytes): Input is null, InputDigest still the

@@ -1,11 +1,13 @@
 package decisionlog
 
 import (
+	mathbits "math/bits"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
-	"unsafe"
+	"unicode"
+	"unicode/utf8"
 
 	hooksd "github.com/luahook/luahook/hooks.d"
 )
@@ -25,17 +27,73 @@ const secretEntry = `(?m)^\s*\{\s*\[\[(.*?)\]\],\s*"([^"]*)"\s*\},?\s*$`
 // in its order: read from the copy embedded in the binary, so that the two
 // are one list. They are built on first use, not at start: a one-shot fire
 // that logs no decision does not pay for compiling them.
-var secretTables = sync.OnceValue(func() secretTable {
+var secretTables = sync.OnceValue(func() *secretTable {
 	list := readSecrets()
-	return secretTable{list: list, res: compileSecrets(list), hints: secretHintsOf(list)}
+	t := &secretTable{list: list, res: compileSecrets(list), hints: secretHintsOf(list), shortest: -1}
+	for i, s := range list {
+		n := minMatchLen(syntax.Parse(s.Pattern, syntax.Perl))
+		t.minLens = append(t.minLens, n)
+		if t.shortest < 0 || n < t.shortest {
+			t.shortest = n
+		}
+		if i < tabled {
+			h := t.hints[i]
+			for _, c := range foldedASCII(h.lit[0], h.fold) {
+				t.first[c] |= 1 << i
+			}
+			if len(h.lit) == 1 {
+				for c := range t.second {
+					t.second[c] |= 1 << i
+				}
+				continue
+			}
+			for _, c := range foldedASCII(h.lit[1], h.fold) {
+				t.second[c] |= 1 << i
+			}
+		}
+	}
+	for c := utf8.RuneSelf; c < len(t.first); c++ {
+		t.first[c] = outsideASCII
+	}
+	return t
 })
 
-// secretTable holds the built-in secrets with their compiled patterns and
-// hints, index for index.
+// tabled is how many secrets the tables first and second hold; the
+// others are looked for hint by hint.
+const tabled = 63
+
+// outsideASCII is first's mark for a byte outside ASCII, which no hint
+// starts with (hints are ASCII) but which may be part of a rune that folds
+// to a letter of one.
+const outsideASCII = 1 << tabled
+
+// secretTable holds the built-in secrets with their compiled patterns,
+// hints and shortest matches, index for index.
 type secretTable struct {
-	list  []Secret
-	res   []*regexp.Regexp
-	hints []secretHint
+	list    []Secret
+	res     []*regexp.Regexp
+	hints   []secretHint
+	minLens []int
+	// shortest is the fewest bytes any pattern matches: most strings of a
+	// record (its keys, names, kinds) are shorter and need no other look.
+	shortest int
+	// first[c] has bit i set when the hint of secret i starts with the
+	// byte c (in either case, for a hint that ignores it), second[c] when
+	// its second byte is c (or it has one byte only), for the first
+	// tabled secrets; first[c] is outsideASCII for a byte outside ASCII.
+	// Most bytes of a record start no hint: one look at first passes them.
+	first, second [256]uint64
+}
+
+// foldedASCII returns c, and its other case when fold is set.
+func foldedASCII(c byte, fold bool) []byte {
+	switch {
+	case fold && 'a' <= c && c <= 'z':
+		return []byte{c, c - 'a' + 'A'}
+	case fold && 'A' <= c && c <= 'Z':
+		return []byte{c, c - 'A' + 'a'}
+	}
+	return []byte{c}
 }
 
 // readSecrets reads the patterns table of the embedded lib/secrets.lua. A
@@ -97,7 +155,7 @@ func secretHintsOf(secrets []Secret) []secretHint {
 			if fold {
 				lit = strings.ToLower(lit)
 			}
-			hints[i] = secretHint{lit: lit, fold: fold}
+			hints[i] = secretHint{lit: lit, fold: fold, wide: fold && foldsWide(lit)}
 		}
 		if hints[i].lit == "" {
 			panic("decisionlog: secret pattern " + s.Pattern + " has no ASCII literal to look for first")
@@ -110,6 +168,22 @@ func secretHintsOf(secrets []Secret) []secretHint {
 type secretHint struct {
 	lit  string // lower-case when fold
 	fold bool   // compared ignoring ASCII case
+	// wide is set when a rune outside ASCII matches a letter of lit
+	// ignoring case (ſ matches s, the Kelvin sign k): a string with such a
+	// rune may hold a match without holding lit.
+	wide bool
+}
+
+// foldsWide reports whether a rune outside ASCII folds to a letter of lit.
+func foldsWide(lit string) bool {
+	for _, r := range lit {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f >= utf8.RuneSelf {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (h secretHint) in(s string) bool {
@@ -128,6 +202,22 @@ func (h secretHint) in(s string) bool {
 	return false
 }
 
+// at reports whether the hint starts at s[i].
+func (h secretHint) at(s string, i int) bool {
+	if len(s)-i < len(h.lit) {
+		return false
+	}
+	if !h.fold {
+		return s[i:i+len(h.lit)] == h.lit
+	}
+	for j := 0; j < len(h.lit); j++ {
+		if lowerASCII(s[i+j]) != h.lit[j] {
+			return false
+		}
+	}
+	return true
+}
+
 func lowerASCII(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
@@ -144,18 +234,91 @@ func isASCII(s string) bool {
 	return true
 }
 
+// minMatchLen returns the fewest bytes a match of the parsed pattern re
+// takes, counting a byte for each rune (the least a rune takes, whatever
+// case folding matches). A pattern that does not parse panics, as
+// compileSecrets does.
+func minMatchLen(re *syntax.Regexp, err error) int {
+	if err != nil {
+		panic(err)
+	}
+	return minLen(re)
+}
+
+func minLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minLen(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minLen(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty, a star, a question mark, an anchor or a word boundary
+}
+
 // hasSecret reports whether s holds a built-in secret.
-func hasSecret(s string) bool {
-	t := secretTables()
-	for i, h := range t.hints {
-		if h.in(s) && t.res[i].MatchString(s) {
+func hasSecret(s string) bool { return secretTables().has(s) }
+
+// has reports whether s holds one of t's secrets.
+func (t *secretTable) has(s string) bool {
+	if len(s) < t.shortest {
+		return false
+	}
+	// Where a hint may start (its first two bytes), it is compared; a
+	// secret's pattern runs only on a string that holds its hint, once.
+	var tried uint64
+	wide := false // s has a byte outside ASCII
+	for i := 0; i < len(s); i++ {
+		bits := t.first[s[i]]
+		if bits == 0 {
+			continue
+		}
+		if bits == outsideASCII {
+			wide = true
+			continue
+		}
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		for bits &= t.second[next] &^ tried; bits != 0; bits &= bits - 1 {
+			j := mathbits.TrailingZeros64(bits)
+			if !t.hints[j].at(s, i) {
+				continue
+			}
+			tried |= 1 << j
+			if len(s) >= t.minLens[j] && t.res[j].MatchString(s) {
+				return true
+			}
+		}
+	}
+	for j := range t.hints {
+		h := &t.hints[j]
+		if j < tabled && (!wide || !h.wide || tried&(1<<j) != 0) || len(s) < t.minLens[j] {
+			continue
+		}
+		// Past the tables, or a hint that ignores case, which a rune
+		// outside ASCII that folds to one of its letters may match.
+		if (j >= tabled && h.in(s) || wide && h.wide) && t.res[j].MatchString(s) {
 			return true
 		}
 	}
 	return false
-}
-
-// hasSecretBytes is hasSecret of a string's bytes.
-func hasSecretBytes(b []byte) bool {
-	return hasSecret(unsafe.String(unsafe.SliceData(b), len(b)))
 }

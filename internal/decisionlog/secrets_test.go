@@ -65,3 +65,27 @@ func TestSecretsAreFoundInAnyStringThatHoldsOne(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHasSecretAgreesWithThePatterns checks hasSecret's shortcuts (the
+// shortest match, the one pass over the hints) against running every
+// pattern on the string.
+func FuzzHasSecretAgreesWithThePatterns(f *testing.F) {
+	for _, s := range []string{"", "xoxa-0123456789", "xoxa-012345678", "aws ASIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPL",
+		"AWS_Secret_Access_Key = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"", "SeCrEt", "-----BEGIN EC PRIVATE KEY-----",
+		"sha256:7e4614cf41d9f699c8ffa564797131abc87b98b0f0e4546c51eceaf32aa9083c", "/x/hooks.d/10-guard.lua:1",
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789AB", "gh ghp_abcdefghijklmnopqrstuvwxyz0123456789A", "rk_live_abcdefghijklmnopqrst",
+		"AIzaSyA-abcdefghijklmnopqrstuvwxyz012345", "npm_abcdefghijklmnopqrstuvwxyz0123456789", "glpat-abcdefghijklmnopqrst",
+		"aws_ſecret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_\u212aey=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"} {
+		f.Add(s)
+	}
+	res := secretTables().res
+	f.Fuzz(func(t *testing.T, s string) {
+		want := false
+		for _, re := range res {
+			want = want || re.MatchString(s)
+		}
+		if got := hasSecret(s); got != want {
+			t.Fatalf("hasSecret(%q) = %v, the patterns say %v", s, got, want)
+		}
+	})
+}
