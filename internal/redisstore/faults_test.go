@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/redisstore/redistest"
+	"github.com/luahook/luahook/internal/store"
 )
 
 // counter is a hook file whose one bash hook counts the session's calls in
@@ -39,7 +42,8 @@ func settledGoroutines(want int) int {
 
 // When Redis goes away mid-run, a fail-closed hook that uses the store
 // denies with the store's error, a fail-open one is skipped, nothing leaks,
-// and both work again once Redis is back on the same port.
+// and both work again once Redis is back on the same port (after the
+// breaker's cool-down, for the store whose calls tripped it).
 func TestRedisStoppedMidRun(t *testing.T) {
 	srv := redistest.Start(t)
 	before := runtime.NumGoroutine()
@@ -85,8 +89,8 @@ func TestRedisStoppedMidRun(t *testing.T) {
 
 	srv.Restart()
 	for _, e := range []*engine.Engine{closed, open} {
-		if res := bash(e, ctx, "s1", "ls"); res.Denied() || failure(res) != nil {
-			t.Fatalf("with Redis back: denied %v, failure %v", res.Denied(), failure(res))
+		if res := untilAnswered(t, e, "s1"); res.Denied() {
+			t.Fatalf("with Redis back: denied: %s", res.Reason)
 		}
 	}
 	closed.Close()
@@ -131,7 +135,8 @@ func TestSlowRedisHoldsNoHookPastItsDeadline(t *testing.T) {
 
 // With every connection of the pool held by a call the server does not
 // answer, the other calls fail at their own deadline: nothing waits past it,
-// and once the server answers again the store works.
+// and once the server answers again the store works (once the breaker
+// those timeouts opened lets a call through).
 func TestExhaustedPoolFailsCallsAtTheirDeadline(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
@@ -159,11 +164,121 @@ func TestExhaustedPoolFailsCallsAtTheirDeadline(t *testing.T) {
 		}
 	}
 	srv.Unpause()
-	if res := bash(e, ctx, "s1", "ls"); failure(res) != nil {
-		t.Fatalf("after the pause: %v", failure(res))
-	}
+	untilAnswered(t, e, "s1")
 	e.Close()
 	if n := settledGoroutines(before); n > before {
 		t.Errorf("%d goroutines after the engine closed, %d before", n, before)
 	}
+}
+
+// While the breaker is open, calls fail at once and nothing reaches the
+// server; after the cool-down one call tries it, and when it answers the
+// breaker closes. A refused reply counts as a failed call.
+func TestAnOpenBreakerSendsNothingToTheServer(t *testing.T) {
+	f := lyingServer(t, lies[0]) // store.get answered with a 1 TiB string; PING answered
+	s, err := redisstore.New(redisstore.Options{Address: f.addr(), BreakerCooldown: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for range redisstore.DefaultBreakerFailures {
+		if _, _, err := s.Get(ctx, "k"); err == nil || errors.Is(err, store.ErrUnavailable) {
+			t.Fatalf("a lie before the breaker opened: %v", err)
+		}
+	}
+	sent := f.cmds.Load()
+	for range 100 {
+		if _, _, err := s.Get(ctx, "k"); !errors.Is(err, store.ErrUnavailable) {
+			t.Fatalf("a call on the open breaker: %v, want store.ErrUnavailable", err)
+		}
+	}
+	if n := f.cmds.Load() - sent; n != 0 {
+		t.Errorf("100 calls on the open breaker sent %d commands to the server", n)
+	}
+	m := s.Metrics()
+	if m.Breaker != "open" || m.BreakerTrips != 1 || m.Ops[0].Unavailable != 100 || m.Ops[0].Errors != 3 || m.Ops[0].Count != 3 {
+		t.Errorf("metrics: breaker %q, %d trips, get %+v; want open, 1, 100 unavailable and 3 errors", m.Breaker, m.BreakerTrips, m.Ops[0])
+	}
+	tries := 0
+	for deadline := time.Now().Add(10 * time.Second); s.Ping(ctx) != nil; tries++ {
+		if time.Now().After(deadline) {
+			t.Fatal("the breaker let no call try the server within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if m := s.Metrics(); m.Breaker != "closed" || m.Ops[4].OK != 1 || m.Ops[4].Unavailable != uint64(tries) {
+		t.Errorf("after the server answered a try: breaker %q, ping %+v (%d pings refused)", m.Breaker, m.Ops[4], tries)
+	}
+}
+
+// A store that hangs (redis-server stopped with SIGSTOP for 5 s, as in the
+// fleet's outage) does not stall the replica: once the breaker opens, each
+// decision of the shipped rate limit fails closed at once and gives its Lua
+// state back, so decisions keep flowing, counted here, and none waits for a
+// state ("no Lua state became free"). Without the breaker, each of the 4
+// states waited out the store's 1 s timeout: about 20 decisions in the
+// pause. After SIGCONT the store answers again.
+func TestAHungStoreTripsTheBreakerAndDecisionsKeepFlowing(t *testing.T) {
+	srv := redistest.Start(t)
+	e := openEngine(t, redisConfig(srv.Addr(), ""), map[string]string{"50-rate-limit.lua": rateLimit(t)})
+	untilAnswered(t, e, "warm")
+
+	const pause, workers, want = 5 * time.Second, 16, 500
+	srv.Suspend()
+	t.Cleanup(srv.Resume)
+	// resumed closes before SIGCONT: a call the server answers once it runs
+	// again ends after it, and is not counted in the pause.
+	resumed, running := make(chan struct{}), make(chan struct{})
+	time.AfterFunc(pause, func() { close(resumed); srv.Resume(); close(running) })
+	var mu sync.Mutex
+	decided, fast := 0, 0
+	var wrong []string
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				res := bash(e, context.Background(), fmt.Sprintf("w%d-%d", w, i), "ls")
+				select {
+				case <-resumed:
+					return // decided after the pause: not counted
+				default:
+				}
+				f := failure(res)
+				mu.Lock()
+				decided++
+				switch {
+				case !res.Denied() || f == nil:
+					wrong = append(wrong, fmt.Sprintf("not denied: %+v", res.Trace))
+				case strings.Contains(f.Message, "no Lua state became free"):
+					wrong = append(wrong, f.Message)
+				case strings.Contains(f.Message, "store.get: redis at "+srv.Addr()+": unavailable: the breaker is ") &&
+					strings.HasSuffix(f.Message, ", after 3 failed calls in a row (the last: no answer within the call's timeout of 1s)"):
+					fast++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	<-running
+	for i, w := range wrong {
+		if i == 5 {
+			t.Errorf("... and %d more", len(wrong)-5)
+			break
+		}
+		t.Error(w)
+	}
+	if fast < want {
+		t.Errorf("%d decisions in the %v pause (%d failed at once by the breaker), want at least %d failed at once", decided, pause, fast, want)
+	}
+	m, _ := e.StoreMetrics()
+	if m.BreakerTrips < 1 || m.Ops[0].Unavailable < uint64(fast) {
+		t.Errorf("metrics after the pause: %d trips, get %+v", m.BreakerTrips, m.Ops[0])
+	}
+	untilAnswered(t, e, "after")
+	if m, _ := e.StoreMetrics(); m.Breaker != "closed" {
+		t.Errorf("the store answers again but the breaker is %s", m.Breaker)
+	}
+	t.Logf("%d decisions in the %v pause, %d failed at once by the breaker; %d trips", decided, pause, fast, m.BreakerTrips)
 }

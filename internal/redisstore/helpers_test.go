@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
@@ -56,4 +57,22 @@ func failure(res runner.Result) *luahook.Failure {
 		}
 	}
 	return nil
+}
+
+// untilAnswered fires calls at e until one runs without a failure, which
+// it returns, and fails t after 15 s: once the server is back, the store's
+// breaker lets a call through within its cool-down (at most 2 s).
+func untilAnswered(t *testing.T, e *engine.Engine, session string) runner.Result {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res := bash(e, context.Background(), session, "ls")
+		if failure(res) == nil {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store did not answer again within 15 s: %v", failure(res))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

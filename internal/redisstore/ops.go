@@ -35,7 +35,10 @@ func (s *Store) key(k string) string { return s.prefix + k }
 // luahook's type tag.
 func (s *Store) Get(ctx context.Context, key string) (any, bool, error) {
 	max := min(s.Limits().MaxValueBytes, maxRedisValue)
-	ctx, done := s.begin(ctx, opGet)
+	ctx, done, err := s.begin(ctx, opGet)
+	if err != nil {
+		return nil, false, err
+	}
 	// GETRANGE reads no more than asked; an absent key reads "", which no
 	// value is (each has its tag).
 	raw, err := s.c.GetRange(ctx, s.key(key), 0, int64(max)+1).Result()
@@ -69,13 +72,19 @@ func (s *Store) Set(ctx context.Context, key string, value any, ttl time.Duratio
 		return err
 	}
 	text := encode(value)
-	ctx, done := s.begin(ctx, opSet)
+	ctx, done, err := s.begin(ctx, opSet)
+	if err != nil {
+		return err
+	}
 	return done(s.c.Set(ctx, s.key(key), text, millis(ttl)).Err())
 }
 
 // Delete removes key.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	ctx, done := s.begin(ctx, opDelete)
+	ctx, done, err := s.begin(ctx, opDelete)
+	if err != nil {
+		return err
+	}
 	return done(s.c.Del(ctx, s.key(key)).Err())
 }
 
@@ -122,7 +131,10 @@ func (s *Store) Incr(ctx context.Context, key string, delta float64, ttl time.Du
 	}
 	d := strconv.FormatFloat(delta, 'g', -1, 64)
 	ms := strconv.FormatInt(millis(ttl).Milliseconds(), 10)
-	ctx, done := s.begin(ctx, opIncr)
+	ctx, done, err := s.begin(ctx, opIncr)
+	if err != nil {
+		return 0, err
+	}
 	res, err := incrScript.Run(ctx, s.c, []string{s.key(key)}, d, ms).Result()
 	if err = done(err); err != nil {
 		return 0, err

@@ -15,6 +15,16 @@
 // fail-closed hook denies. Calls are never retried: an incr sent twice
 // would count twice.
 //
+// Nothing the server sends can make the process allocate past a reply's
+// bounds: every connection reads through a guard that follows the RESP
+// framing as the bytes arrive and refuses a reply that announces a string
+// longer than the value limit allows, more values than a reply of the
+// store holds or a deeper nesting, before go-redis allocates what it
+// announced (respguard.go). A server that fails or hangs trips a breaker:
+// after Options.BreakerFailures calls in a row failed, calls fail at once,
+// with an error that is store.ErrUnavailable, until a call after the
+// cool-down finds the server answering again (breaker.go).
+//
 // What the in-process store bounds by MaxKeys and MaxBytes cannot be counted
 // across a fleet without a round trip per write; a Redis backend leaves the
 // total to the server: give it a maxmemory with maxmemory-policy noeviction,
@@ -31,8 +41,10 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -68,7 +80,16 @@ type Options struct {
 	TLS *tls.Config
 	// Limits bound keys and values as they bound the in-process store's;
 	// MaxKeys and MaxBytes are not enforced (see the package comment).
+	// MaxValueBytes bounds the server's replies too.
 	Limits store.Limits
+	// BreakerFailures is how many calls in a row must fail (no connection,
+	// no answer in time, a refused reply) for calls to fail at once
+	// (default DefaultBreakerFailures).
+	BreakerFailures int
+	// BreakerCooldown is how long calls then fail at once before one tries
+	// the server again; a random part of it again is added (default
+	// DefaultBreakerCooldown).
+	BreakerCooldown time.Duration
 }
 
 // Store is a store.Backend in a Redis server. Its methods are safe
@@ -82,7 +103,11 @@ type Store struct {
 
 	mu  sync.Mutex
 	lim store.Limits
+	// replyMax is what one reply of the server may hold (replyBytes of
+	// lim's MaxValueBytes), read by each connection's guard.
+	replyMax atomic.Int64
 
+	brk     *breaker
 	metrics metrics
 }
 
@@ -103,8 +128,12 @@ func New(o Options) (*Store, error) {
 	if o.PoolSize <= 0 {
 		o.PoolSize = DefaultPoolSize
 	}
-	c := redis.NewClient(&redis.Options{
+	s := &Store{addr: o.Address, prefix: o.KeyPrefix, timeout: o.Timeout, pool: o.PoolSize,
+		brk: newBreaker(o.BreakerFailures, o.BreakerCooldown)}
+	s.SetLimits(o.Limits)
+	s.c = redis.NewClient(&redis.Options{
 		Addr:                  o.Address,
+		Dialer:                dialer(o, &s.replyMax),
 		Username:              o.Username,
 		Password:              o.Password,
 		DB:                    o.DB,
@@ -118,13 +147,10 @@ func New(o Options) (*Store, error) {
 		PoolTimeout:           o.Timeout,
 		MaxRetries:            -1, // never resend: an incr sent twice counts twice
 		DisableIdentity:       true,
-		TLSConfig:             o.TLS,
 		MaintNotificationsConfig: &maintnotifications.Config{
 			Mode: maintnotifications.ModeDisabled,
 		},
 	})
-	s := &Store{c: c, addr: o.Address, prefix: o.KeyPrefix, timeout: o.Timeout, pool: o.PoolSize}
-	s.SetLimits(o.Limits)
 	return s, nil
 }
 
@@ -150,6 +176,7 @@ func (s *Store) SetLimits(l store.Limits) {
 	l = l.WithDefaults()
 	s.mu.Lock()
 	s.lim = l
+	s.replyMax.Store(replyBytes(l.MaxValueBytes))
 	s.mu.Unlock()
 }
 
@@ -164,31 +191,58 @@ func (s *Store) Limits() store.Limits {
 func (s *Store) Close() { _ = s.c.Close() }
 
 // Ping reports whether the server answers within ctx and the call timeout.
+// While the breaker is open it fails at once, saying so; after the
+// cool-down it may be the call that tries the server again.
 func (s *Store) Ping(ctx context.Context) error {
-	ctx, done := s.begin(ctx, opPing)
-	err := s.c.Ping(ctx).Err()
-	return done(err)
+	ctx, done, err := s.begin(ctx, opPing)
+	if err != nil {
+		return err
+	}
+	return done(s.c.Ping(ctx).Err())
 }
 
 // begin starts a call of op: its context, bounded by the call timeout, and
-// the function that ends it, which counts the call and turns its error into
-// the store's.
-func (s *Store) begin(ctx context.Context, op op) (context.Context, func(error) error) {
+// the function that ends it, which counts the call, tells the breaker how
+// it went and turns its error into the store's. While the breaker is open,
+// begin fails with its error instead.
+func (s *Store) begin(ctx context.Context, op op) (context.Context, func(error) error, error) {
+	probe, err := s.brk.allow(s.addr)
+	if err != nil {
+		s.metrics.refused(op)
+		return nil, nil, err
+	}
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, s.timeout)
 	return cctx, func(err error) error {
 		cancel()
-		res := resultOK
+		res, out, cause := resultOK, outcomeOK, ""
 		if err != nil {
 			res = resultError
 			if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, redis.ErrPoolTimeout) || isTimeout(err) {
 				res = resultTimeout
 			}
+			out = outcomeOf(ctx, err)
 			err = s.fail(ctx, err)
+			cause = strings.TrimPrefix(err.Error(), "store: redis at "+s.addr+": ")
 		}
+		s.brk.record(probe, out, cause)
 		s.metrics.observe(op, res, time.Since(start))
 		return err
+	}, nil
+}
+
+// outcomeOf is what a call's error says of the server: an error reply is
+// an answer, a cancelled caller says nothing, anything else (no
+// connection, no answer in time, a refused reply) is a failure.
+func outcomeOf(ctx context.Context, err error) outcome {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return outcomeNeutral
 	}
+	var answer redis.Error
+	if errors.As(err, &answer) {
+		return outcomeOK
+	}
+	return outcomeFailed
 }
 
 // fail turns an error of the client into the store's: "store: redis at
@@ -204,7 +258,11 @@ func (s *Store) fail(ctx context.Context, err error) error {
 		return fmt.Errorf("store: redis at %s: %w (the hook's deadline passed)", s.addr, cerr)
 	}
 	var op *net.OpError
+	var refused *replyError
+	var answer redis.Error
 	switch {
+	case errors.As(err, &refused):
+		return fmt.Errorf("store: redis at %s: %v", s.addr, refused)
 	case errors.Is(err, redis.ErrPoolTimeout):
 		return fmt.Errorf("store: redis at %s: no free connection within the call's timeout of %v (pool_size %d)", s.addr, s.timeout, s.pool)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
@@ -215,8 +273,27 @@ func (s *Store) fail(ctx context.Context, err error) error {
 		return fmt.Errorf("store: redis at %s: the store is closed", s.addr)
 	case errors.As(err, &op) && op.Err != nil:
 		return fmt.Errorf("store: redis at %s: %v", s.addr, op.Err)
+	case errors.As(err, &answer):
+		// The server's own text: bounded, for the hook's error and /readyz.
+		return fmt.Errorf("store: redis at %s: %s", s.addr, cut(answer.Error(), maxServerText))
 	}
 	return fmt.Errorf("store: redis at %s: %s", s.addr, strings.TrimPrefix(err.Error(), "redis: "))
+}
+
+// maxServerText bounds the text of the server's error replies in the
+// store's errors.
+const maxServerText = 256
+
+// cut cuts s to at most max bytes, on a rune boundary, marking the cut.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }
 
 func isTimeout(err error) bool {

@@ -15,7 +15,8 @@ import (
 type StoreOpStats struct {
 	// Op names the operation: the op label.
 	Op string
-	// Results counts the calls by result ("ok", "error", "timeout"): the
+	// Results counts the calls by result ("ok", "error", "timeout", and
+	// "unavailable" for the calls the store's breaker failed at once): the
 	// result label of luahook_store_calls_total.
 	Results map[string]uint64
 	// Count and Sum are the number of calls and their total duration in
@@ -44,5 +45,42 @@ func storeCollector(f func() []StoreOpStats) metrics.Collector {
 			s.Histogram("luahook_store_call_duration_seconds", "Duration of the Lua store module's backend calls by operation.",
 				metrics.HistogramValue{Bounds: bounds, Counts: counts, Count: op.Count, Sum: op.Sum}, "op", op.Op)
 		}
+	})
+}
+
+// StoreBreakerStats are the state of the store's breaker, which fails the
+// store's calls at once after calls in a row failed, until the server
+// answers again.
+type StoreBreakerStats struct {
+	// State is "closed" (calls go to the server), "open" (they fail at
+	// once) or "half-open" (one call tries the server, the others fail at
+	// once).
+	State string
+	// Trips counts the times the breaker opened.
+	Trips uint64
+}
+
+// breakerStates are the values of luahook_store_breaker_state's state
+// label, each served every scrape (1 for the state in force, 0 for the
+// others), so that an alert on open == 1 has a series to read.
+var breakerStates = [...]string{"closed", "open", "half-open"}
+
+// StoreBreakerCollector serves the store breaker's state as
+// luahook_store_breaker_state{state} and the times it opened as
+// luahook_store_breaker_trips_total, read from f at each scrape. Register
+// it in the handler's registry (Options.Registry) when the store has a
+// breaker.
+func StoreBreakerCollector(f func() StoreBreakerStats) metrics.Collector {
+	return metrics.CollectorFunc(func(s *metrics.Scrape) {
+		st := f()
+		for _, name := range breakerStates {
+			v := 0.0
+			if name == st.State {
+				v = 1
+			}
+			s.Gauge("luahook_store_breaker_state", "The store's breaker: 1 for its state (closed: calls go to the store; open: they fail at once; half-open: one call tries the store).",
+				v, "state", name)
+		}
+		s.Counter("luahook_store_breaker_trips_total", "Times the store's breaker opened after calls in a row failed.", float64(st.Trips))
 	})
 }

@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -49,6 +50,13 @@ type Backend interface {
 	// Close releases what the backend holds; calls after it may fail.
 	Close()
 }
+
+// ErrUnavailable is what the error of a call a backend refused without
+// trying it is (errors.Is): its server failed the calls before, and the
+// backend fails calls at once for a while rather than have each wait out
+// its timeout (internal/redisstore's breaker). The hook fails at once, as
+// it would have after the wait.
+var ErrUnavailable = errors.New("store: unavailable")
 
 // Defaults of Limits, applied to its zero fields.
 const (

@@ -121,6 +121,25 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
+// Suspend stops the server's process (SIGSTOP), as a server that hangs:
+// connections are still accepted by the kernel and commands sent, but
+// nothing answers, not even PING, until Resume. Stop may be called on a
+// suspended server.
+func (s *Server) Suspend() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("SIGSTOP to redis-server: %v", err)
+	}
+}
+
+// Resume continues a server Suspend stopped (SIGCONT). It may be called
+// when the server is not suspended, or stopped.
+func (s *Server) Resume() {
+	if s.cmd != nil {
+		s.cmd.Process.Signal(syscall.SIGCONT)
+	}
+}
+
 // Restart starts the server again on the same port, empty.
 func (s *Server) Restart() {
 	s.t.Helper()
