@@ -57,6 +57,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/host"
@@ -228,8 +229,15 @@ type Engine struct {
 
 	view atomic.Pointer[view] // what Errors, Stats and Config read
 
+	// retired are the replaced or removed files that had calls in flight
+	// when they were retired, for Stats to count until those calls return.
+	// The pointers are weak: the list counts files, it never keeps one
+	// alive. Under load a reload nearly always retires a version with a
+	// call still running on it; a list holding its files would keep every
+	// version ever loaded (compiled chunks, lib modules, caches) for as
+	// long as nobody asked for Stats.
 	retiredMu sync.Mutex
-	retired   []*luabind.File // replaced files whose states may still be busy
+	retired   []weak.Pointer[luabind.File]
 
 	closeOnce sync.Once
 	stopWatch func()
@@ -388,19 +396,29 @@ func (e *Engine) Stats() Stats {
 		fs := f.Stats()
 		s.States += fs.Idle + fs.Busy
 	}
+	var busy int
+	s.Retired, busy = e.busyRetired()
+	s.States += busy
+	return s
+}
+
+// busyRetired returns how many retired files still have calls running and
+// how many states those calls hold, and forgets the other files.
+func (e *Engine) busyRetired() (files, states int) {
 	e.retiredMu.Lock()
+	defer e.retiredMu.Unlock()
 	kept := e.retired[:0]
-	for _, f := range e.retired {
-		if fs := f.Stats(); fs.Busy > 0 {
-			s.States += fs.Busy
-			kept = append(kept, f)
+	for _, w := range e.retired {
+		if f := w.Value(); f != nil {
+			if n := f.Stats().Busy; n > 0 {
+				states += n
+				kept = append(kept, w)
+			}
 		}
 	}
 	clear(e.retired[len(kept):])
 	e.retired = kept
-	s.Retired = len(kept)
-	e.retiredMu.Unlock()
-	return s
+	return len(kept), states
 }
 
 // Close stops watching, stops the background hooks, closes every Lua pool,
@@ -432,14 +450,18 @@ func (e *Engine) Close() error {
 }
 
 // retire closes a replaced or removed file; its busy states close as their
-// calls return. e.mu is held.
+// calls return, and the file is garbage once the last of them has returned
+// (e.retired only points at it weakly). Files whose calls have ended since
+// the last look are forgotten here too, so that the list stays as short as
+// the calls in flight even when nobody asks for Stats. e.mu is held.
 func (e *Engine) retire(f *luabind.File) {
 	f.Close()
 	if f.Stats().Busy == 0 {
 		return
 	}
+	e.busyRetired()
 	e.retiredMu.Lock()
-	e.retired = append(e.retired, f)
+	e.retired = append(e.retired, weak.Make(f))
 	e.retiredMu.Unlock()
 }
 

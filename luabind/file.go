@@ -110,7 +110,10 @@ func (f *File) Requires() []string { return f.sh.libs.names() }
 // of the code it was registered with (a caller may have read the registry
 // just before a reload swapped the file out): it builds a fresh state from
 // the compiled chunk, and that state is closed when the call returns. A
-// retired file keeps no state. Close is idempotent.
+// retired file keeps no state, and once its last call has returned nothing
+// of luabind refers to it any more: only what the host keeps of it (its
+// hooks in a registry snapshot, a list of retired files) keeps it in
+// memory. Close is idempotent.
 func (f *File) Close() { f.pool.retire() }
 
 // Stats counts the file's states.
