@@ -326,6 +326,8 @@ func field(in *Input, i int) any {
 		return &in.Agent
 	case 13:
 		return &in.Native
+	case 14:
+		return &in.Client
 	}
 	return reflect.ValueOf(in).Elem().Field(inputKeys.fields[i]).Addr().Interface()
 }

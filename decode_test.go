@@ -20,13 +20,14 @@ func TestDecodePayloadKeepsEveryContractField(t *testing.T) {
 		Subagent:     &Subagent{Target: "reviewer", Task: "t", OK: &yes},
 		Notification: &NotificationInfo{Kind: "permission", Message: "m"},
 		Cwd:          "/w", SessionID: "s1", Agent: "claude", Native: json.RawMessage(`{"session_id":"s1", "x":[1]}`),
+		Client: "ci-runner",
 	}
 	data := ` {"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls",  "n":[1,2]},
 		"toolCapabilities":["exec"],"toolMutating":true,"toolResult":{"content":"out","isError":true},
 		"prompt":"p","compaction":{"trigger":"auto","aggressive":false,"tokensBefore":120},
 		"subagent":{"target":"reviewer","task":"t","ok":true},
 		"notification":{"kind":"permission","message":"m"},"cwd":"/w","sessionId":"s1",
-		"agent":"claude","native":{"session_id":"s1", "x":[1]}}
+		"agent":"claude","native":{"session_id":"s1", "x":[1]},"client":"ci-runner"}
 	`
 	got, err := DecodePayload([]byte(data))
 	if err != nil {
@@ -57,6 +58,8 @@ func TestDecodePayloadIsStrict(t *testing.T) {
 		{"a duplicate key in native", `{"event":"Stop","native":{"a":{"k":1,"k":2}}}`, `native.a.k: duplicate key`},
 		{"agent not a string", `{"event":"Stop","agent":1}`, `agent must be a string`},
 		{"agent over its limit", `{"event":"Stop","agent":"` + strings.Repeat("a", MaxIDBytes+1) + `"}`, `agent is 257 bytes, over the limit of 256`},
+		{"client not a string", `{"event":"Stop","client":true}`, `client must be a string`},
+		{"client over its limit", `{"event":"Stop","client":"` + strings.Repeat("c", MaxIDBytes+1) + `"}`, `client is 257 bytes, over the limit of 256`},
 		{"two values", `{"event":"Stop"} {"event":"Stop"}`, "more than one JSON value"},
 		{"trailing garbage", `{"event":"Stop"}x`, "invalid JSON"},
 		{"truncated", `{"event":"Stop"`, "unexpected end of input"},

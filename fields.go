@@ -53,7 +53,7 @@ type Field struct {
 // every hook; TestSizeIsWhatFieldsCount holds the two to the same sum.
 func (in *Input) Size() int {
 	n := len(in.Event) + len(in.ToolName) + len(in.ToolInput) + len(in.Prompt) +
-		len(in.Cwd) + len(in.SessionID) + len(in.Agent) + len(in.Native)
+		len(in.Cwd) + len(in.SessionID) + len(in.Agent) + len(in.Native) + len(in.Client)
 	for _, s := range in.ToolCapabilities {
 		n += len(s)
 	}

@@ -70,6 +70,7 @@ func fullInput() *Input {
 			OK: &no, Status: "done", Summary: "s", DurationMs: &d},
 		Notification: &NotificationInfo{Kind: "permission", Message: "m", ToolName: "write"},
 		Cwd:          "/w", SessionID: "s1", Agent: "claude", Native: json.RawMessage(`{"hook_event_name":"PreToolUse", "tool_name":"Bash"}`),
+		Client: "ci",
 	}
 }
 
@@ -150,7 +151,7 @@ func TestFieldsNumberEachKeyByItsPlaceInTheStruct(t *testing.T) {
 
 func TestInputKeysAreTheJSONTags(t *testing.T) {
 	want := []string{"event", "toolName", "toolInput", "toolCapabilities", "toolMutating", "toolResult",
-		"prompt", "compaction", "subagent", "notification", "cwd", "sessionId", "agent", "native"}
+		"prompt", "compaction", "subagent", "notification", "cwd", "sessionId", "agent", "native", "client"}
 	if got := InputKeys(); !slices.Equal(got, want) {
 		t.Errorf("InputKeys() = %q, want %q", got, want)
 	}
@@ -175,8 +176,8 @@ func TestSizeCountsEveryStringAndTheToolInput(t *testing.T) {
 	in := fullInput()
 	// event 10, toolName 4, toolInput 28, capabilities 4+7, content 7, prompt 1,
 	// trigger 4, subagent 8+1+3+2+4+4+1, notification 10+1+5, cwd 2, sessionId 2,
-	// agent 6, native 52
-	if got, want := in.Size(), 10+4+28+11+7+1+4+23+16+2+2+6+52; got != want {
+	// agent 6, native 52, client 2
+	if got, want := in.Size(), 10+4+28+11+7+1+4+23+16+2+2+6+52+2; got != want {
 		t.Errorf("Size() = %d, want %d", got, want)
 	}
 	before := in.Size()

@@ -61,6 +61,12 @@ type Input struct {
 	// towards the payload's caps (max_input_bytes, max_input_values) like
 	// toolInput.
 	Native json.RawMessage `json:"native,omitempty"`
+	// Client names the client that asked luahook serve, as serve
+	// authenticated it (a token's name, a client certificate's name),
+	// so that policies can keep budgets per client; serve sets it,
+	// whatever the payload said, and leaves it empty for a client it
+	// knows no name of. Elsewhere it is what the payload says.
+	Client string `json:"client,omitempty"`
 }
 
 // MatchKey returns what a matcher is compared with for this payload: the tool
@@ -148,4 +154,5 @@ func (in *Input) Fields(yield func(Field) bool) {
 	l.optID("sessionId", in.SessionID, MaxIDBytes, true)
 	l.optID("agent", in.Agent, MaxIDBytes, true)
 	l.optJSON("native", in.Native)
+	l.optID("client", in.Client, MaxIDBytes, true)
 }

@@ -41,7 +41,8 @@ func (in *Input) CheckLimits() error {
 // field at fault.
 func (in *Input) withinLimits() bool {
 	ok := len(in.Event) <= MaxIDBytes && len(in.ToolName) <= MaxIDBytes && len(in.Cwd) <= MaxCwdBytes &&
-		len(in.SessionID) <= MaxIDBytes && len(in.Agent) <= MaxIDBytes && len(in.ToolCapabilities) <= MaxCapabilities
+		len(in.SessionID) <= MaxIDBytes && len(in.Agent) <= MaxIDBytes && len(in.Client) <= MaxIDBytes &&
+		len(in.ToolCapabilities) <= MaxCapabilities
 	for _, c := range in.ToolCapabilities {
 		ok = ok && len(c) <= MaxCapabilityBytes
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +33,13 @@ type serveOptions struct {
 	instanceID  string
 	limits      server.Limits
 	decisionLog string
+
+	tokenFile    string
+	tokenEnv     string
+	tlsCert      string
+	tlsKey       string
+	clientCA     string
+	allowOrigins []string
 }
 
 func newServeCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -69,7 +78,8 @@ request and 2 min idle between requests; headers over 64 KiB are answered 431;
 at most --max-conns connections are open at once, and further clients wait
 for one to close. Memory follows the bytes a client sends, not the length it
 announces; the bodies of the requests in flight hold at most
---max-bytes-in-flight bytes together, and one client (an IP address) at most
+--max-bytes-in-flight bytes together, and one client (the name it
+authenticated as, else its IP address) at most
 --max-client-bytes of them in at most --max-client-requests requests, so one
 busy client cannot starve the others of memory or Lua states. A request over
 a limit waits its turn (at most 30 s), then is answered 429 or 503 with a
@@ -109,11 +119,33 @@ owner may write, and its clients check that the server is their own user or
 root, so that no other user can answer for it. A socket left behind by a
 server that died is taken over; one that answers is refused.
 
+Clients authenticate with a bearer token (Authorization: Bearer TOKEN) from
+--token-file FILE, a file only this user may read (each line TOKEN or
+NAME TOKEN, NAME naming the client; # starts a comment), or from the
+environment variable --token-env names; or by mutual TLS (--tls-cert,
+--tls-key and --client-ca: a client certificate signed by that CA, named by
+its common name). With both, a client needs both. A missing or wrong token
+is answered 401 (an agent's route: the agent's block signal), and /metrics
+needs it too; /healthz and /readyz stay open. The client's name reaches the
+policies as input.client, whatever the payload said ("" for a token
+without a name, for the Unix socket, and on loopback without
+authentication), and each client has its own --max-client-requests and
+--max-client-bytes. serve refuses to start on an address beyond loopback
+without authentication; on loopback it warns. Whatever the authentication,
+a browser's request is refused before its body is read: one with an Origin
+header that --allow-origin does not list, or Sec-Fetch-Site cross-site or
+same-site (403), or a POST whose Content-Type is not application/json
+(415). Refused requests never reach a hook, the store or the decision log;
+luahook_requests_refused_total{reason} counts them.
+
 serve binds loopback unless --addr says otherwise. On SIGTERM or Ctrl-C it
-drains: /readyz answers 503 "draining" at once while hook requests are still
+drains: /readyz answers 503 "draining" at once and every answer carries
+Connection: close, so that clients move to a new connection knowing it
+(connections idle for a moment are closed), while hook requests are still
 answered for --drain-delay, so that a load balancer takes the replica out of
 rotation before it goes away; then serve stops accepting connections,
-finishes the requests in flight (for at most --grace) and exits 0. Set
+finishes the requests in flight (for at most --grace) and exits 0. No
+request sent on a kept-alive connection is lost on the way. Set
 --drain-delay to at least the load balancer's health-check interval times
 the checks it needs to mark a server down (HAProxy's inter × fall), plus one
 interval. Requests still running when --grace ends are cut off (their
@@ -132,8 +164,14 @@ fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 	cmd.Flags().IntVar(&o.limits.MaxConns, "max-conns", server.DefaultMaxConns, "most connections open at once; further clients wait (negative: no bound)")
 	cmd.Flags().DurationVar(&o.limits.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its request headers")
 	cmd.Flags().Int64Var(&o.limits.MaxBytesInFlight, "max-bytes-in-flight", server.DefaultMaxBytesInFlight, "body bytes the requests in flight may hold together; further requests wait their turn (negative: no bound)")
-	cmd.Flags().IntVar(&o.limits.MaxClientRequests, "max-client-requests", server.DefaultMaxClientRequests, "requests one client (IP address) may have in flight; further ones wait their turn (negative: no bound)")
+	cmd.Flags().IntVar(&o.limits.MaxClientRequests, "max-client-requests", server.DefaultMaxClientRequests, "requests one client (its authenticated name, else its IP address) may have in flight; further ones wait their turn (negative: no bound)")
 	cmd.Flags().Int64Var(&o.limits.MaxClientBytes, "max-client-bytes", 0, "body bytes one client's requests in flight may hold together (0: an eighth of --max-bytes-in-flight; negative: no bound)")
+	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "clients must send one of this file's bearer tokens (lines of TOKEN or NAME TOKEN; the file must be this user's alone)")
+	cmd.Flags().StringVar(&o.tokenEnv, "token-env", "", "clients must send the bearer token held by the environment variable of this name")
+	cmd.Flags().StringVar(&o.tlsCert, "tls-cert", "", "serve --addr over TLS with this certificate (PEM; with --tls-key)")
+	cmd.Flags().StringVar(&o.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	cmd.Flags().StringVar(&o.clientCA, "client-ca", "", "clients must present a certificate signed by a CA of this PEM file (mutual TLS; needs --tls-cert)")
+	cmd.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "a web origin (https://dash.example.com) whose browser requests are not refused (repeatable)")
 	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `where the decision log goes: a file, "stdout", "stderr" or "off" (default: the config's [decision_log], else stdout)`)
 	return cmd
 }
@@ -173,6 +211,10 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		return fmt.Errorf("--drain-delay %s: must not be negative", o.drainDelay)
 	}
 	s.stopGrace.Store(int64(o.drainDelay + o.grace + defaultStopGrace))
+	auth, tlsConfig, err := o.auth()
+	if err != nil {
+		return err
+	}
 	instance, err := instanceID(o.instanceID)
 	if err != nil {
 		return err
@@ -201,6 +243,12 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	reg := metrics.NewRegistry()
 	reg.Register(metrics.NewGoCollector())
 	reg.Register(metrics.NewProcessCollector())
+	if _, ok := eng.StoreMetrics(); ok {
+		reg.Register(server.StoreBreakerCollector(func() server.StoreBreakerStats {
+			m, _ := eng.StoreMetrics()
+			return server.StoreBreakerStats{State: m.Breaker, Trips: m.BreakerTrips}
+		}))
+	}
 	health := eng.Errors
 	if len(standing) > 0 {
 		health = func() []error { return append(eng.Errors(), standing...) }
@@ -208,25 +256,27 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: health, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance,
-		FailClosed: eng.LiveGate("", standing...)})
+		FailClosed: eng.LiveGate("", standing...), Auth: auth})
 	defer h.Close()
 
-	lns, err := o.listen(logger)
+	lns, err := o.listen(logger, auth, tlsConfig != nil)
 	if err != nil {
 		return err
 	}
 	var inFlight atomic.Int64
-	srv := o.limits.HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := o.limits.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		inFlight.Add(1)
 		defer inFlight.Add(-1)
 		h.ServeHTTP(w, r)
 	}), logger)
-	listenerClosed := make(chan struct{})
-	srv.RegisterOnShutdown(func() { close(listenerClosed) })
+	defer srv.Close()
 	for _, ln := range lns {
 		where := "http://" + ln.Addr().String()
-		if ln.Addr().Network() == "unix" {
+		switch {
+		case ln.Addr().Network() == "unix":
 			where = "unix:" + ln.Addr().String()
+		case tlsConfig != nil:
+			where = "https://" + ln.Addr().String()
 		}
 		fmt.Fprintf(s.out, "luahook serve: listening on %s (%d hooks from %s)\n", where, eng.Stats().Hooks, eng.Dir())
 	}
@@ -235,7 +285,11 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
-		go func(ln net.Listener) { errc <- srv.Serve(o.limits.Listener(ln)) }(ln)
+		cfg := tlsConfig
+		if ln.Addr().Network() == "unix" {
+			cfg = nil // the socket's own file mode guards it
+		}
+		go func() { errc <- srv.Serve(ln, cfg) }()
 	}
 	// waitServes returns the first error of a Serve that did not end
 	// because the server was shut down, once every Serve has returned.
@@ -259,6 +313,11 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	h.Drain()
 	if o.drainDelay > 0 {
+		// Answers carry Connection: close from now on, so that the load
+		// balancer opens new connections, to the replicas in rotation.
+		// Without a delay, Shutdown drains once no connection is accepted:
+		// a client sent away would find the port closed before it sends.
+		srv.Drain()
 		fmt.Fprintf(s.out, "luahook serve: draining: /readyz answers 503, requests are answered for --drain-delay %s more\n", o.drainDelay)
 		logger.Info("draining", "drainDelay", o.drainDelay)
 		t := time.NewTimer(o.drainDelay)
@@ -275,14 +334,16 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
 	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(sctx) }()
-	<-listenerClosed // from here on no new request starts
+	srv.StopAccepting() // from here on no new connection is accepted
 	fmt.Fprintf(s.out, "luahook serve: shutting down, finishing %d request(s) in flight\n", inFlight.Load())
-	if err := <-shut; err != nil {
+	if err := srv.Shutdown(sctx); err != nil {
+		cut := inFlight.Load()
 		srv.Close()
-		waitServes()
-		return fmt.Errorf("shutdown: %d request(s) still running after --grace %s were cut off: %w", inFlight.Load(), o.grace, err)
+		if cut > 0 {
+			waitServes()
+			return fmt.Errorf("shutdown: %d request(s) still running after --grace %s were cut off: %w", cut, o.grace, err)
+		}
+		// Only connections that never sent a whole request were left.
 	}
 	if err := waitServes(); err != nil {
 		return err
@@ -291,17 +352,82 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	return nil
 }
 
+// authFlags names the flags that make serve authenticate its clients.
+const authFlags = "--token-file FILE or --token-env NAME (a bearer token), or --tls-cert, --tls-key and --client-ca (mutual TLS)"
+
+// auth reads what authenticates serve's clients and answers browsers: the
+// tokens (--token-file, --token-env), the TLS configuration (--tls-cert,
+// --tls-key, --client-ca; nil without TLS) and the allowed origins. Every
+// file is read, and every problem found, at start.
+func (o *serveOptions) auth() (*server.Auth, *tls.Config, error) {
+	a := &server.Auth{}
+	if o.tokenFile != "" {
+		t, err := server.ReadTokenFile(o.tokenFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--token-file: %w", err)
+		}
+		a.Tokens = t
+	}
+	if o.tokenEnv != "" {
+		v, ok := os.LookupEnv(o.tokenEnv)
+		if !ok || strings.TrimSpace(v) == "" {
+			return nil, nil, fmt.Errorf("--token-env %s: the environment variable is not set or empty", o.tokenEnv)
+		}
+		if a.Tokens == nil {
+			a.Tokens = &server.Tokens{}
+		}
+		if err := a.Tokens.Add("", strings.TrimSpace(v), "--token-env $"+o.tokenEnv); err != nil {
+			return nil, nil, err
+		}
+		// Read once: no hook, command hook or host module serve runs
+		// inherits it.
+		os.Unsetenv(o.tokenEnv)
+	}
+	var cfg *tls.Config
+	switch {
+	case o.tlsCert == "" && o.tlsKey == "" && o.clientCA == "":
+	case o.tlsCert == "" || o.tlsKey == "":
+		return nil, nil, errors.New("--tls-cert and --tls-key go together (--client-ca needs both)")
+	case o.addr == "off":
+		return nil, nil, errors.New("--tls-cert and --tls-key are for --addr, which is off (the --socket needs no TLS)")
+	default:
+		var err error
+		if cfg, err = server.TLSConfig(o.tlsCert, o.tlsKey, o.clientCA); err != nil {
+			return nil, nil, fmt.Errorf("--tls-cert, --tls-key, --client-ca: %w", err)
+		}
+		a.ClientCerts = o.clientCA != ""
+	}
+	for _, origin := range o.allowOrigins {
+		norm, err := server.ParseOrigin(origin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--allow-origin: %w", err)
+		}
+		a.AllowOrigins = append(a.AllowOrigins, norm)
+	}
+	return a, cfg, nil
+}
+
 // listen opens serve's listeners: --addr unless it is "off", and --socket
-// when set.
-func (o *serveOptions) listen(logger *slog.Logger) ([]net.Listener, error) {
+// when set. An --addr beyond loopback needs authentication.
+func (o *serveOptions) listen(logger *slog.Logger, auth *server.Auth, tls bool) ([]net.Listener, error) {
 	var lns []net.Listener
+	authenticated := auth.Tokens.Len() > 0 || auth.ClientCerts
 	if o.addr != "off" {
 		ln, err := net.Listen("tcp", o.addr)
 		if err != nil {
 			return nil, err
 		}
-		if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
-			logger.Warn("listening beyond loopback: payloads carry prompts and tool inputs, and anyone who reaches this address can query the policies; put TLS and authentication in front",
+		a, ok := ln.Addr().(*net.TCPAddr)
+		loopback := ok && a.IP.IsLoopback()
+		switch {
+		case !loopback && !authenticated:
+			ln.Close()
+			return nil, fmt.Errorf("--addr %s listens beyond loopback without authentication: anyone who reaches it could ask the policies and spend their budgets; give %s", o.addr, authFlags)
+		case !authenticated:
+			logger.Warn("serving without authentication: any local user or program can ask the policies and spend their budgets; give "+authFlags,
+				"addr", ln.Addr().String())
+		case !loopback && !tls:
+			logger.Warn("bearer tokens over plain HTTP beyond loopback: anyone on the network path can read them; give --tls-cert and --tls-key",
 				"addr", ln.Addr().String())
 		}
 		lns = append(lns, ln)
@@ -373,7 +499,7 @@ func storeStats(eng *engine.Engine) func() []server.StoreOpStats {
 				buckets[redisstore.LatencyBuckets[i]] = n
 			}
 			out = append(out, server.StoreOpStats{Op: op.Op,
-				Results: map[string]uint64{"ok": op.OK, "error": op.Errors, "timeout": op.Timeouts},
+				Results: map[string]uint64{"ok": op.OK, "error": op.Errors, "timeout": op.Timeouts, "unavailable": op.Unavailable},
 				Count:   op.Count, Sum: op.Sum, Buckets: buckets})
 		}
 		return out

@@ -34,7 +34,7 @@ type admission struct {
 	clientBytes int64   // <= 0: no bound
 	wait        time.Duration
 	mu          sync.Mutex
-	clients     map[netip.Addr]*clientShare // clients with a request in flight or waiting
+	clients     map[clientKey]*clientShare // clients with a request in flight or waiting
 }
 
 // clientShare is what one client holds.
@@ -48,7 +48,7 @@ type clientShare struct {
 type ticket struct {
 	a    *admission
 	c    *clientShare
-	k    netip.Addr
+	k    clientKey
 	n    int64
 	lane *budget // the global budget or the small lane; nil: neither
 }
@@ -66,7 +66,7 @@ func (e *overloaded) Error() string { return e.msg }
 
 func newAdmission(l Limits) *admission {
 	a := &admission{clientReqs: int64(l.MaxClientRequests), clientBytes: l.MaxClientBytes, wait: l.ReadTimeout,
-		clients: map[netip.Addr]*clientShare{}}
+		clients: map[clientKey]*clientShare{}}
 	if l.MaxBytesInFlight > 0 {
 		small := max(l.MaxBytesInFlight/16, min(l.MaxBytesInFlight, smallBody))
 		a.small = newBudget(small)
@@ -79,26 +79,38 @@ func newAdmission(l Limits) *admission {
 	return a
 }
 
-// clientKey names the client a request comes from: its IP address, IPv6
-// addresses grouped by /64 (what one host or one customer usually holds).
-// Addresses that do not parse (a host's own transport) share one key.
-func clientKey(remote string) netip.Addr {
+// clientKey names the client a request comes from: the name it
+// authenticated as (Auth), so that clients behind one address (every
+// agent of a host, a fleet behind one proxy) each have their own share and
+// no client spends another's; else its IP address, IPv6 addresses grouped
+// by /64 (what one host or one customer usually holds). Addresses that do
+// not parse (a host's own transport, a Unix socket) share one key.
+type clientKey struct {
+	name string
+	addr netip.Addr
+}
+
+func keyOf(remote, client string) clientKey {
+	if client != "" {
+		return clientKey{name: client}
+	}
 	ap, err := netip.ParseAddrPort(remote)
 	if err != nil {
-		return netip.Addr{}
+		return clientKey{}
 	}
 	a := ap.Addr().Unmap().WithZone("")
 	if a.Is6() {
 		p, _ := a.Prefix(64)
 		a = p.Addr()
 	}
-	return a
+	return clientKey{addr: a}
 }
 
-// admit reserves n body bytes for a request from remote, waiting at most
-// the wait bound. The error is an *overloaded, or ctx's error.
-func (a *admission) admit(ctx context.Context, remote string, n int64) (*ticket, error) {
-	t := &ticket{a: a, k: clientKey(remote)}
+// admit reserves n body bytes for a request from remote, authenticated as
+// client ("" for none), waiting at most the wait bound. The error is an
+// *overloaded, or ctx's error.
+func (a *admission) admit(ctx context.Context, remote, client string, n int64) (*ticket, error) {
+	t := &ticket{a: a, k: keyOf(remote, client)}
 	a.mu.Lock()
 	c := a.clients[t.k]
 	if c == nil {

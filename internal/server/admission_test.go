@@ -60,18 +60,18 @@ func TestAdmissionHoldsOnlyTheClientsWithARequestInFlight(t *testing.T) {
 	a := newAdmission(Limits{MaxBytesInFlight: 100, MaxClientRequests: 2, MaxClientBytes: 50, ReadTimeout: 50 * time.Millisecond})
 	var tickets []*ticket
 	for i := range 20 {
-		tk, err := a.admit(context.Background(), fmt.Sprintf("10.0.0.%d:1", i), 1)
+		tk, err := a.admit(context.Background(), fmt.Sprintf("10.0.0.%d:1", i), "", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tickets = append(tickets, tk)
 	}
-	tk, err := a.admit(context.Background(), "[2001:db8::1]:1", 60)
+	tk, err := a.admit(context.Background(), "[2001:db8::1]:1", "", 60)
 	if err != nil {
 		t.Fatalf("a request larger than its client's share takes the whole share: %v", err)
 	}
 	tickets = append(tickets, tk)
-	if _, err := a.admit(context.Background(), "[2001:db8::2]:1", 1); err == nil {
+	if _, err := a.admit(context.Background(), "[2001:db8::2]:1", "", 1); err == nil {
 		t.Error("another address of the same IPv6 /64 got past its full share")
 	}
 	if got := a.inUse(); got != 20+60 {
@@ -92,7 +92,7 @@ func TestSmallBodiesAreAdmittedWhileLargeOnesHoldTheBudget(t *testing.T) {
 	a := newAdmission(Limits{MaxBytesInFlight: 16 << 20, MaxClientRequests: 8, MaxClientBytes: 2 << 20, ReadTimeout: 200 * time.Millisecond})
 	var tickets []*ticket
 	for i := 0; ; i++ { // clients of their own fill what large bodies may hold
-		tk, err := a.admit(context.Background(), fmt.Sprintf("10.0.1.%d:1", i), 1<<20)
+		tk, err := a.admit(context.Background(), fmt.Sprintf("10.0.1.%d:1", i), "", 1<<20)
 		if err != nil {
 			break
 		}
@@ -102,7 +102,7 @@ func TestSmallBodiesAreAdmittedWhileLargeOnesHoldTheBudget(t *testing.T) {
 		t.Fatalf("large bodies took the whole budget (%d of 1 MiB)", len(tickets))
 	}
 	start := time.Now()
-	tk, err := a.admit(context.Background(), "10.0.2.1:1", 2<<10)
+	tk, err := a.admit(context.Background(), "10.0.2.1:1", "", 2<<10)
 	if err != nil {
 		t.Fatalf("a 2 KiB body was refused while large ones held the budget: %v", err)
 	}

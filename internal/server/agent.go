@@ -56,7 +56,20 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	am := h.m.agent(a.Name())
 	event := r.PathValue("event")
-	body, t, rf := h.receive(w, r, nil)
+	client, d := "", (*denial)(nil)
+	if h.guard != nil {
+		client, d = h.guard.authenticate(r)
+	}
+	if d != nil {
+		// The agent's block signal, as for every refusal on its route: an
+		// agent set up without its token is denied, not let through.
+		h.countDenial(r, d)
+		w.Header().Set("Connection", "close")
+		h.blockAgent(w, r, a, am, blockAuth, event, "luahook serve refused the request: "+d.msg)
+		closeRefused(w)
+		return
+	}
+	body, t, rf := h.receive(w, r, client, nil)
 	switch {
 	case rf == nil:
 		defer t.release()
@@ -75,6 +88,7 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, Payload: body})
+	setClient(&c, client)
 	h.answerAgent(w, r, &c, start)
 }
 
@@ -159,11 +173,10 @@ func writeAnswer(w http.ResponseWriter, r *http.Request, ans agent.Answer) {
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set(ExitCodeHeader, strconv.Itoa(ans.ExitCode))
-	if len(body) >= 2048 {
-		// net/http gives a shorter body its length itself; a longer one
-		// would go in chunks, which luahook-fire does not read.
-		hd.Set("Content-Length", strconv.Itoa(len(body)))
-	}
+	// Given, not left to net/http: a longer body would go in chunks, which
+	// luahook-fire does not read, and a refusal's connection is closed
+	// right after its answer (closeRefused).
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 }

@@ -66,8 +66,9 @@ type Limits struct {
 	// not fit wait their turn, in arrival order. Zero means
 	// DefaultMaxBytesInFlight; negative means no bound.
 	MaxBytesInFlight int64
-	// MaxClientRequests bounds the hook requests one client (an IP address;
-	// an IPv6 /64) has in flight; further ones wait their turn. Zero means
+	// MaxClientRequests bounds the hook requests one client (the name it
+	// authenticated as, Options.Auth; else an IP address, an IPv6 /64) has
+	// in flight; further ones wait their turn. Zero means
 	// DefaultMaxClientRequests; negative means no bound.
 	MaxClientRequests int
 	// MaxClientBytes is one client's share of MaxBytesInFlight: the body

@@ -92,10 +92,11 @@ const (
 	blockBody                         // the body was too large or could not be read
 	blockOverloaded                   // the request waited in vain for its turn
 	blockLoad                         // a policy file or the config has no version in force (fail closed)
+	blockAuth                         // the client did not authenticate (Options.Auth)
 	numBlockCauses
 )
 
-var blockCauseNames = [numBlockCauses]string{"decode", "body", "overloaded", "load"}
+var blockCauseNames = [numBlockCauses]string{"decode", "body", "overloaded", "load", "auth"}
 
 // verdictLabels are the verdict label values of luahook_agent_answers_total:
 // agent.Verdict's names, and "mutate" for a rewrite without a verdict.
@@ -123,7 +124,7 @@ func newAgentCollectors(reg *metrics.Registry) agentCollectors {
 	decode := reg.NewCounterVec("luahook_agent_decode_failures_total",
 		"Agent payloads that could not be decoded (each answered with the agent's block signal).", "agent")
 	blocks := reg.NewCounterVec("luahook_agent_blocks_total",
-		"Agent requests answered with the agent's block signal because serve could not decide, by agent and cause (decode, body, overloaded, load).", "agent", "cause")
+		"Agent requests answered with the agent's block signal because serve could not decide, by agent and cause (decode, body, overloaded, load, auth).", "agent", "cause")
 	c := agentCollectors{byName: make(map[agent.Name]*agentMetrics)}
 	for _, name := range agent.Names() {
 		am := &agentMetrics{decodeFailures: decode.WithLabelValues(string(name))}

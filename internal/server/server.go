@@ -9,7 +9,9 @@
 // any number of them can run behind a load balancer. Limits builds the
 // http.Server and listener that keep abusive clients (slowloris, huge
 // headers, thousands of idle connections) from taking the process's
-// resources; `luahook serve` runs with its defaults.
+// resources, and Server (Limits.NewServer) serves them with a shutdown
+// that loses no request; Auth authenticates clients and refuses browsers.
+// `luahook serve` runs with their defaults.
 package server
 
 import (
@@ -21,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -97,6 +100,11 @@ type Options struct {
 	// Instance names this replica in a fleet; served as
 	// luahook_instance_info{instance,version} 1 when set.
 	Instance string
+	// Auth, when set, refuses browsers' requests and authenticates
+	// clients (see Auth); `luahook serve` always sets it. Nil: every
+	// request is let in unnamed, for a host that mounts the handler
+	// behind its own authentication.
+	Auth *Auth
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -104,6 +112,11 @@ type Options struct {
 // status on GET /healthz (liveness), readiness on GET /readyz (503 while
 // there are load errors, the store does not answer or the handler drains)
 // and the Prometheus metrics on GET /metrics.
+//
+// With Options.Auth, requests are refused before their body is read as
+// Auth says, and each payload's input.client is the name its client
+// authenticated as; without, input.client is always empty. Either way
+// what the payload itself said of its client is overridden.
 //
 // A hook request's body must be one payload object (luahook.DecodePayload) of at most
 // Options.MaxBody bytes: a malformed payload is answered 400 with
@@ -122,6 +135,7 @@ type Handler struct {
 	reread    time.Duration // the time an admitted request has to send its body
 	shadow    *shadowSet    // nil without Options.Shadow
 	store     *storeProbe   // nil without Options.StoreCheck
+	guard     *guard        // nil without Options.Auth
 	results   resultPool
 
 	draining atomic.Bool
@@ -169,18 +183,28 @@ func New(f Firer, opts Options) *Handler {
 		registerInstance(reg, opts.Instance)
 	}
 	h.store = newStoreProbe(opts.StoreCheck, opts.StoreCheckTimeout, opts.StoreCheckEvery)
+	h.guard = newGuard(opts.Auth, reg)
 	h.mux.HandleFunc("POST /{$}", h.serveHook)
 	h.mux.HandleFunc("POST /hook", h.serveHook)
 	h.mux.HandleFunc("POST /agent/{agent}", h.serveAgent)
 	h.mux.HandleFunc("POST /agent/{agent}/{event}", h.serveAgent)
 	h.mux.HandleFunc("GET /healthz", h.serveHealth)
 	h.mux.HandleFunc("GET /readyz", h.serveReady)
-	h.mux.Handle("GET /metrics", reg)
+	h.mux.Handle("GET /metrics", h.authenticated(reg))
 	return h
 }
 
-// ServeHTTP routes the request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP refuses what a browser may have sent (Options.Auth), then
+// routes the request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.guard != nil {
+		if d := h.guard.browser(r); d != nil {
+			h.deny(w, r, d)
+			return
+		}
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
 // Close cancels the shadow firings in flight (Options.Shadow) and waits for
 // them; later payloads are not fired at the shadow set. The handler goes on
@@ -189,8 +213,12 @@ func (h *Handler) Close() { h.shadow.close() }
 
 func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	client, ok := h.client(w, r)
+	if !ok {
+		return
+	}
 	buf := getBuffer()
-	body, t, rf := h.receive(w, r, *buf)
+	body, t, rf := h.receive(w, r, client, *buf)
 	switch {
 	case rf == nil:
 		defer t.release()
@@ -219,6 +247,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := pipeline.Read(pipeline.Request{Payload: body})
+	setClient(&c, client)
 	if c.Agent() != nil {
 		// An agent's own payload sent to the hook protocol's route is
 		// answered as that agent's route answers it, as fire does.
@@ -276,6 +305,15 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, rep *pipeline.
 	return true
 }
 
+// setClient makes the payload's client the one the request authenticated
+// as, whatever the payload said: a client must not pass for another, nor
+// spend another's budget in the policies.
+func setClient(c *pipeline.Call, client string) {
+	if in := c.Input(); in != nil {
+		in.Client = client
+	}
+}
+
 // gate is the pipeline's gate: Options.FailClosed.
 func (h *Handler) gate() pipeline.Gate { return h.failClose }
 
@@ -292,10 +330,10 @@ type refusal struct {
 	partial []byte
 }
 
-// receive admits a request (see admission) and reads its body, capped at
-// MaxBody, into buf's array when it fits. The caller releases the ticket
-// when it received the body.
-func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, *ticket, *refusal) {
+// receive admits a request of client (see admission) and reads its body,
+// capped at MaxBody, into buf's array when it fits. The caller releases the
+// ticket when it received the body.
+func (h *Handler) receive(w http.ResponseWriter, r *http.Request, client string, buf []byte) ([]byte, *ticket, *refusal) {
 	if r.ContentLength > h.maxBody {
 		// Not admitted, so only a short prefix is read: enough to name the
 		// payload's event, so that one that can block is denied (serveHook).
@@ -306,7 +344,7 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request, buf []byte) ([
 	if reserve < 0 {
 		reserve = h.maxBody
 	}
-	t, err := h.adm.admit(r.Context(), r.RemoteAddr, reserve)
+	t, err := h.adm.admit(r.Context(), r.RemoteAddr, client, reserve)
 	if err != nil {
 		var o *overloaded
 		if errors.As(err, &o) {
@@ -429,6 +467,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(code)
 	io.Copy(w, &buf)
 }
