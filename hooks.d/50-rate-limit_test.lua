@@ -1,7 +1,7 @@
 -- Tests for 50-rate-limit.lua. Every case starts with an empty store.
 
-local function bash(session)
-  return fire("PreToolUse", { toolName = "bash", toolInput = { command = "ls" }, sessionId = session })
+local function bash(session, client)
+  return fire("PreToolUse", { toolName = "bash", toolInput = { command = "ls" }, sessionId = session, client = client })
 end
 
 test("the first 60 shell commands of a session run", function()
@@ -35,12 +35,29 @@ test("other tools do not count", function()
   expect.no_objection(bash("busy"))
 end)
 
-test("a new session id per command does not dodge the limit", function()
-  for i = 1, 600 do
+test("a new session id per command does not dodge the client's limit", function()
+  for i = 1, 1200 do
     expect.no_objection(bash("fresh-" .. i))
   end
-  expect.denied(bash("fresh-601"), "rate limit: more than 600 shell commands in the last minute across all sessions")
-  expect.denied(bash("busy"), "across all sessions")
+  expect.denied(bash("fresh-1201"), "rate limit: more than 1200 shell commands in the last minute across this client's sessions")
+  expect.denied(bash("busy"), "across this client's sessions")
+end)
+
+test("one client flooding new session ids does not deny another client's sessions", function()
+  for i = 1, 1300 do
+    bash("fresh-" .. i, "flooder")
+  end
+  expect.denied(bash("real", "flooder"), "across this client's sessions")
+  expect.no_objection(bash("real", "team-ci"))
+  expect.no_objection(bash("real"))
+end)
+
+test("a client cannot use up another client's session of the same id", function()
+  for _ = 1, 61 do
+    bash("shared-id", "mallory")
+  end
+  expect.denied(bash("shared-id", "mallory"), "rate limit: 62 shell commands")
+  expect.no_objection(bash("shared-id", "alice"))
 end)
 
 test("a session denied by its own limit does not use up the others' budget", function()

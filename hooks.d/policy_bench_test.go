@@ -104,8 +104,8 @@ func BenchmarkShippedPolicy(b *testing.B) {
 		n := 0
 		call := func() {
 			if n++; n%50 == 0 {
-				_ = store.Delete(ctx, "bash-calls")
-				_ = store.Delete(ctx, "bash-calls:bench")
+				_ = store.Delete(ctx, "bash-calls:")
+				_ = store.Delete(ctx, "bash-calls:\x00bench")
 			}
 			res := r.Fire(ctx, &in)
 			if res.Denied() || len(res.Trace) == 0 || res.Trace[0].Failure != nil {

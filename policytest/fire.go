@@ -134,5 +134,8 @@ func viaAgent(name agent.Name, in *luahook.Input) (*luahook.Input, error) {
 		return nil, fmt.Errorf("the payload's toolCapabilities are %v, but %s gives %s (its name for %s) %v",
 			in.ToolCapabilities, name, out.ToolName, in.ToolName, out.ToolCapabilities)
 	}
+	// No agent sends the client: serve sets it from the caller's
+	// authentication on every route, as here.
+	out.Client = in.Client
 	return out, nil
 }

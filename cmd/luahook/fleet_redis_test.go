@@ -30,7 +30,7 @@ func TestTheShippedRateLimitHoldsAcrossReplicasSharingRedis(t *testing.T) {
 		startReplica(t, replicaOptions{Hooks: hooks, Config: store, Instance: "a"}),
 		startReplica(t, replicaOptions{Hooks: hooks, Config: store, Instance: "b"}),
 	}
-	const limit, calls = 60, 100 // LIMIT in 50-rate-limit.lua; its GLOBAL_LIMIT (600) is not reached
+	const limit, calls = 60, 100 // LIMIT in 50-rate-limit.lua; its CLIENT_LIMIT (1200) is not reached
 	var mu sync.Mutex
 	answers := map[string]int{}
 	var wg sync.WaitGroup

@@ -25,7 +25,7 @@
 --
 -- What it cannot know: sessions are told apart by the session id the
 -- client sends; a client that sends a new id per call gets new budgets
--- (hooks.d/50-rate-limit.lua's shared budget bounds that). Fails closed: a
+-- (hooks.d/50-rate-limit.lua's per-client budget bounds that). Fails closed: a
 -- count that cannot be kept (a full store) denies the call.
 
 local SETTINGS = {
@@ -41,13 +41,16 @@ local SETTINGS = {
 
 local TTL_MS = SETTINGS.ttl_hours * 3600 * 1000
 
-local function keys(rt)
-  local id = rt.session_id or ""
+-- keys are the session's two counters, under its client (who serve
+-- authenticated, input.client): a client cannot spend another client's
+-- session of the same id.
+local function keys(input, rt)
+  local id = (input.client or "") .. "\0" .. (rt.session_id or "")
   return "pack-session:calls:" .. id, "pack-session:done:" .. id
 end
 
 hook.register("PreToolUse", "*", function(input, rt)
-  local calls_key, done_key = keys(rt)
+  local calls_key, done_key = keys(input, rt)
   local calls = store.incr(calls_key, 1, TTL_MS)
   if calls > SETTINGS.max_tool_calls then
     return hook.deny(string.format("session budget spent: this session has asked for %d tool calls (limit %d). " ..
@@ -63,7 +66,7 @@ hook.register("PreToolUse", "*", function(input, rt)
 end, { name = "session-budget", stage = "mutate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
 hook.register("PostToolUse", "*", function(input, rt)
-  local calls_key, done_key = keys(rt)
+  local calls_key, done_key = keys(input, rt)
   -- a completion without a call (a replayed PostToolUse) must not bank credit
   if (store.get(done_key) or 0) < (store.get(calls_key) or 0) then
     store.incr(done_key, 1, TTL_MS)

@@ -15,10 +15,10 @@ local TOOLS = {
 
 -- call asks for a tool call and, unless it is denied or left unfinished,
 -- reports it back as finished.
-local function call(session, i, unfinished)
+local function call(session, i, unfinished, client)
   local t = TOOLS[(i or 1) % #TOOLS + 1]
   local payload = { toolName = t.name, toolCapabilities = t.caps, toolInput = t.input, sessionId = session,
-    cwd = "/home/dev/app" }
+    cwd = "/home/dev/app", client = client }
   local r = fire("PreToolUse", payload)
   if not r.denied and not unfinished then
     payload.toolResult = { content = "ok", isError = false }
@@ -204,4 +204,10 @@ test("ending the turn between unfinished calls does not reset the denial budget"
     fire("Stop", { sessionId = "s", cwd = "/home/dev/app" })
   end
   expect.denied(call("s", 1), "session budget spent")
+end)
+
+test("a client cannot spend another client's session of the same id", function()
+  for i = 1, MAX_CALLS do call("s", i, false, "mallory") end
+  expect.denied(call("s", 1, false, "mallory"), "session budget spent")
+  expect.no_objection(call("s", 1, false, "alice"))
 end)
