@@ -1,0 +1,194 @@
+//go:build conformance
+
+package conformance
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// agentsBin is the folder of the agents' programs (.ci/run installs them
+// from agents.txt with npm and names the folder in LUAHOOK_AGENTS_BIN).
+func agentBin(t *testing.T, name string) string {
+	t.Helper()
+	dir := os.Getenv("LUAHOOK_AGENTS_BIN")
+	if dir == "" {
+		t.Fatalf("LUAHOOK_AGENTS_BIN is not set: install the agents of agents.txt (npm install --prefix DIR PACKAGE@VERSION ...) and set it to DIR/node_modules/.bin, as .ci/run does")
+	}
+	path := filepath.Join(dir, name)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s is not installed: %v", name, err)
+	}
+	return path
+}
+
+// luahookBin builds the luahook command once per test binary.
+var luahookBin = func() func(t *testing.T) string {
+	var path string
+	var err error
+	var out []byte
+	built := false
+	return func(t *testing.T) string {
+		t.Helper()
+		if !built {
+			built = true
+			dir, derr := os.MkdirTemp("", "luahook-conformance-bin")
+			if derr != nil {
+				t.Fatal(derr)
+			}
+			path = filepath.Join(dir, "luahook")
+			out, err = exec.Command("go", "build", "-o", path, "github.com/luahook/luahook/cmd/luahook").CombinedOutput()
+		}
+		if err != nil {
+			t.Fatalf("go build luahook: %v\n%s", err, out)
+		}
+		return path
+	}
+}()
+
+// project is a folder with a hooks.d holding the given policies, under a
+// HOME of its own, and luahook's folder first on PATH.
+type project struct {
+	dir, home, path string
+}
+
+func newProject(t *testing.T, policies map[string]string) *project {
+	t.Helper()
+	root := t.TempDir()
+	p := &project{dir: filepath.Join(root, "proj"), home: filepath.Join(root, "home")}
+	p.path = filepath.Dir(luahookBin(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
+	for _, d := range []string{filepath.Join(p.dir, "hooks.d"), p.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, src := range policies {
+		if err := os.WriteFile(filepath.Join(p.dir, "hooks.d", name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+func (p *project) env(extra ...string) []string {
+	return append([]string{"HOME=" + p.home, "PATH=" + p.path, "TMPDIR=" + os.TempDir()}, extra...)
+}
+
+// luahook runs the luahook command in the project.
+func (p *project) luahook(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(luahookBin(t), args...)
+	cmd.Dir, cmd.Env = p.dir, p.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("luahook %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// claude runs Claude Code's print mode on prompt in the project, asking
+// model, with Bash allowed without its own prompt (so that only luahook
+// can stop a call).
+func (p *project) claude(t *testing.T, model *fakeModel, prompt string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agentBin(t, "claude"), "-p", prompt, "--allowedTools", "Bash")
+	cmd.Dir = p.dir
+	cmd.Env = p.env("ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-conformance",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// markerCall is a shell call whose only effect is creating the marker.
+func markerCall(marker string) toolCall {
+	return toolCall{Name: "Bash", Input: map[string]any{"command": "touch " + marker, "description": "create the marker"}}
+}
+
+// markerPolicy denies every shell command that names a marker.
+const markerPolicy = `hook.register("PreToolUse", "Bash", function(input)
+  local cmd = input.toolInput.command or ""
+  if cmd:find("marker", 1, true) then return hook.deny("conformance: no markers here") end
+end)
+`
+
+// Without luahook the fake model's tool call runs: the marker is created.
+// This is what the other tests' "the marker was never created" stands on.
+func TestClaudeCodeRunsTheFakeModelsToolCall(t *testing.T) {
+	p := newProject(t, nil)
+	marker := filepath.Join(t.TempDir(), "marker")
+	model := startFakeModel(t, markerCall(marker))
+	out, err := p.claude(t, model, "create the marker")
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the tool call did not run (%v); claude said:\n%s\nrequests: %d", err, out, model.count())
+	}
+}
+
+// A policy's deny, with the hooks luahook install writes: the call never
+// runs and the model receives the policy's reason.
+func TestClaudeCodeDeniedCallDoesNotRunAndTheModelGetsTheReason(t *testing.T) {
+	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	marker := filepath.Join(t.TempDir(), "marker")
+	model := startFakeModel(t, markerCall(marker))
+	out, err := p.claude(t, model, "create the marker")
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the denied call ran: the marker exists; claude said:\n%s", out)
+	}
+	if !model.received("conformance: no markers here") {
+		t.Errorf("the model never received the policy's reason (%d requests); claude said:\n%s", model.count(), out)
+	}
+}
+
+// A hooks folder that does not load (trusted, but one file does not
+// compile) blocks every event that can: the prompt itself, so that no
+// request reaches the model at all, and so no tool call either.
+func TestClaudeCodeBrokenFolderBlocksThePromptBeforeAnyRequest(t *testing.T) {
+	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy, "20-broken.lua": "hook.register(\n"})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	marker := filepath.Join(t.TempDir(), "file")
+	model := startFakeModel(t, toolCall{Name: "Bash", Input: map[string]any{"command": "touch " + marker, "description": "x"}})
+	out, _ := p.claude(t, model, "create the file")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("a call ran although the hooks folder does not load; claude said:\n%s", out)
+	}
+	if n := model.count(); n != 0 {
+		t.Errorf("%d requests reached the model, want none: the prompt is blocked; claude said:\n%s", n, out)
+	}
+	if !strings.Contains(out, "20-broken.lua") {
+		t.Errorf("the block does not name the file that failed; claude said:\n%s", out)
+	}
+}
+
+// A file added since the folder was trusted does not run, and blocks the
+// prompt, naming it.
+func TestClaudeCodeUntrustedFileBlocksThePrompt(t *testing.T) {
+	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	if err := os.WriteFile(filepath.Join(p.dir, "hooks.d", "30-new.lua"), []byte("-- new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := startFakeModel(t, markerCall(filepath.Join(t.TempDir(), "marker")))
+	out, _ := p.claude(t, model, "create the marker")
+	if n := model.count(); n != 0 {
+		t.Errorf("%d requests reached the model, want none; claude said:\n%s", n, out)
+	}
+	if !strings.Contains(out, "30-new.lua") || !strings.Contains(out, "luahook trust") {
+		t.Errorf("the block does not name the new file and the way out; claude said:\n%s", out)
+	}
+}
