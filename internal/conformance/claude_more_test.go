@@ -1,0 +1,147 @@
+//go:build conformance
+
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The context a SessionStart hook gives reaches the model.
+func TestClaudeCodeSessionStartContextReachesTheModel(t *testing.T) {
+	p := newProject(t, map[string]string{"10-context.lua": `hook.register("SessionStart", nil, function()
+  return hook.context("conformance: session context 7f3a")
+end)
+`})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	model := startFakeModel(t, toolCall{Name: "Bash", Input: map[string]any{"command": "true", "description": "nothing"}})
+	if out, err := p.claude(t, model, "do nothing"); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if !model.received("conformance: session context 7f3a") {
+		t.Errorf("the session's context never reached the model (%d requests)", model.count())
+	}
+}
+
+// The context a PostToolUse hook adds after a call reaches the model with
+// the call's result.
+func TestClaudeCodePostToolUseContextReachesTheModel(t *testing.T) {
+	p := newProject(t, map[string]string{"10-post.lua": `hook.register("PostToolUse", "Bash", function()
+  return hook.context("conformance: after the call 91c2")
+end)
+`})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	marker := filepath.Join(t.TempDir(), "marker")
+	model := startFakeModel(t, markerCall(marker))
+	if out, err := p.claude(t, model, "create the marker"); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the call did not run: %v", err)
+	}
+	if !model.received("conformance: after the call 91c2") {
+		t.Errorf("the PostToolUse context never reached the model (%d requests)", model.count())
+	}
+}
+
+// A rewrite a hook explicitly allows runs as rewritten: the original
+// command never runs.
+func TestClaudeCodeRunsTheRewrittenCommand(t *testing.T) {
+	p := newProject(t, map[string]string{"10-rewrite.lua": `hook.register("PreToolUse", "Bash", function(input)
+  local cmd = input.toolInput.command or ""
+  if cmd:find("original", 1, true) then
+    local args = input.toolInput
+    args.command = cmd:gsub("original", "rewritten")
+    return hook.mutate(args, "conformance: rewritten")
+  end
+end)
+hook.register("PreToolUse", "Bash", function(input)
+  if (input.toolInput.command or ""):find("rewritten", 1, true) then return hook.allow() end
+end, { stage = "validate" })
+`})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	dir := t.TempDir()
+	model := startFakeModel(t, toolCall{Name: "Bash", Input: map[string]any{"command": "touch " + filepath.Join(dir, "original"), "description": "x"}})
+	if out, err := p.claude(t, model, "create the file"); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "original")); err == nil {
+		t.Errorf("the original command ran")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rewritten")); err != nil {
+		t.Errorf("the rewritten command did not run: %v", err)
+	}
+}
+
+// With luahook missing from PATH, the hooks install wrote (onFailure
+// "block", honoured by this release) block the prompt: nothing reaches the
+// model.
+func TestClaudeCodeMissingLuahookBlocks(t *testing.T) {
+	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	p.path = strings.Join(withoutDir(filepath.SplitList(p.path), filepath.Dir(luahookBin(t))), string(os.PathListSeparator))
+	model := startFakeModel(t, markerCall(filepath.Join(t.TempDir(), "marker")))
+	out, _ := p.claude(t, model, "create the marker")
+	if n := model.count(); n != 0 {
+		t.Errorf("%d requests reached the model with luahook missing, want none; claude said:\n%s", n, out)
+	}
+}
+
+// With install --http and no server listening, the HTTP hooks' onFailure
+// blocks the prompt: nothing reaches the model.
+func TestClaudeCodeServerDownBlocks(t *testing.T) {
+	p := newProject(t, nil)
+	p.luahook(t, "install", "claude", "--project", "--http", "http://127.0.0.1:9")
+	model := startFakeModel(t, markerCall(filepath.Join(t.TempDir(), "marker")))
+	out, _ := p.claude(t, model, "create the marker")
+	if n := model.count(); n != 0 {
+		t.Errorf("%d requests reached the model with serve down, want none; claude said:\n%s", n, out)
+	}
+}
+
+// withoutDir returns list without dir.
+func withoutDir(list []string, dir string) []string {
+	var out []string
+	for _, d := range list {
+		if d != dir {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// A rewrite no hook explicitly allowed is Claude Code's own ask with the
+// rewritten call: in print mode, where it cannot ask, neither the original
+// nor the rewritten command runs (no approval the policies did not give).
+func TestClaudeCodeAskOfARewriteApprovesNothingInPrintMode(t *testing.T) {
+	p := newProject(t, map[string]string{"10-rewrite.lua": `hook.register("PreToolUse", "Bash", function(input)
+  local cmd = input.toolInput.command or ""
+  if cmd:find("original", 1, true) then
+    local args = input.toolInput
+    args.command = cmd:gsub("original", "rewritten")
+    return hook.mutate(args, "conformance: rewritten")
+  end
+end)
+`})
+	p.luahook(t, "install", "claude", "--project")
+	p.luahook(t, "trust")
+	dir := t.TempDir()
+	model := startFakeModel(t, toolCall{Name: "Bash", Input: map[string]any{"command": "touch " + filepath.Join(dir, "original"), "description": "x"}})
+	if out, err := p.claude(t, model, "create the file"); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	for _, name := range []string{"original", "rewritten"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("the %s command ran without an approval", name)
+		}
+	}
+	if model.count() < 2 {
+		t.Errorf("the model heard nothing after its call (%d requests)", model.count())
+	}
+}
