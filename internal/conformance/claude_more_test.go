@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +144,34 @@ end)
 	}
 	if model.count() < 2 {
 		t.Errorf("the model heard nothing after its call (%d requests)", model.count())
+	}
+}
+
+// Claude Code before 2.1.295 ignores onFailure: luahook install refuses to
+// wire it (found on PATH), and with --allow-old-agent a hook that cannot
+// run lets the call through there — the reason it refuses.
+func TestClaudeCodeWithoutOnFailureIsRefusedAndWouldLetCallsThrough(t *testing.T) {
+	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy})
+	old := agentBin(t, "@anthropic-ai/claude-code", claudeOld, "claude")
+	p.path = filepath.Dir(old) + string(os.PathListSeparator) + p.path
+	cmd := exec.Command(luahookBin(t), "install", "claude", "--project")
+	cmd.Dir, cmd.Env = p.dir, p.env()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), claudeOld) {
+		t.Fatalf("install wired Claude Code %s (err %v):\n%s", claudeOld, err, out)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, ".claude", "settings.json")); err == nil {
+		t.Fatalf("install refused, yet wrote the settings")
+	}
+	p.luahook(t, "install", "claude", "--project", "--allow-old-agent")
+	p.luahook(t, "trust")
+	p.path = strings.Join(withoutDir(filepath.SplitList(p.path), filepath.Dir(luahookBin(t))), string(os.PathListSeparator))
+	marker := filepath.Join(t.TempDir(), "marker")
+	model := startFakeModel(t, markerCall(marker))
+	if out, err := p.claudeAt(t, claudeOld, model, "create the marker"); err != nil {
+		t.Fatalf("claude %s: %v\n%s", claudeOld, err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("Claude Code %s blocked a call its missing hook could not decide (%v): it honours onFailure, and install need not refuse it", claudeOld, err)
 	}
 }

@@ -12,17 +12,25 @@ import (
 	"time"
 )
 
-// agentsBin is the folder of the agents' programs (.ci/run installs them
-// from agents.txt with npm and names the folder in LUAHOOK_AGENTS_BIN).
-func agentBin(t *testing.T, name string) string {
+// claudeNew and claudeOld are the releases of Claude Code in agents.txt:
+// the one the suite runs, and the last one without onFailure.
+const (
+	claudeNew = "2.1.332"
+	claudeOld = "2.1.197"
+)
+
+// agentBin returns the program name of the npm package pkg at version, as
+// .ci/run installs it from agents.txt under LUAHOOK_AGENTS_DIR.
+func agentBin(t *testing.T, pkg, version, name string) string {
 	t.Helper()
-	dir := os.Getenv("LUAHOOK_AGENTS_BIN")
+	dir := os.Getenv("LUAHOOK_AGENTS_DIR")
 	if dir == "" {
-		t.Fatalf("LUAHOOK_AGENTS_BIN is not set: install the agents of agents.txt (npm install --prefix DIR PACKAGE@VERSION ...) and set it to DIR/node_modules/.bin, as .ci/run does")
+		t.Fatalf("LUAHOOK_AGENTS_DIR is not set: install the agents of agents.txt, each with npm install --prefix DIR/NAME PACKAGE@VERSION (NAME: the line with / and @ made _), and set it to DIR, as .ci/run does")
 	}
-	path := filepath.Join(dir, name)
+	folder := strings.NewReplacer("/", "_", "@", "_").Replace(pkg + "@" + version)
+	path := filepath.Join(dir, folder, "node_modules", ".bin", name)
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is not installed: %v", name, err)
+		t.Fatalf("%s@%s is not installed: %v", pkg, version, err)
 	}
 	return path
 }
@@ -96,9 +104,15 @@ func (p *project) luahook(t *testing.T, args ...string) string {
 // can stop a call).
 func (p *project) claude(t *testing.T, model *fakeModel, prompt string) (string, error) {
 	t.Helper()
+	return p.claudeAt(t, claudeNew, model, prompt)
+}
+
+// claudeAt is claude with the given release of Claude Code.
+func (p *project) claudeAt(t *testing.T, version string, model *fakeModel, prompt string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, agentBin(t, "claude"), "-p", prompt, "--allowedTools", "Bash")
+	cmd := exec.CommandContext(ctx, agentBin(t, "@anthropic-ai/claude-code", version, "claude"), "-p", prompt, "--allowedTools", "Bash")
 	cmd.Dir = p.dir
 	cmd.Env = p.env("ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-conformance",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")

@@ -7,8 +7,8 @@
 // The agents are pinned in agents.txt and installed from the npm registry
 // by .ci/run, which runs the suite with the build tag conformance:
 //
-//	npm install --prefix DIR @anthropic-ai/claude-code@VERSION ...
-//	LUAHOOK_AGENTS_BIN=DIR/node_modules/.bin go test -tags conformance ./internal/conformance
+//	npm install --prefix DIR/_anthropic-ai_claude-code_VERSION @anthropic-ai/claude-code@VERSION
+//	LUAHOOK_AGENTS_DIR=DIR go test -tags conformance ./internal/conformance
 //
 // Without the tag the package holds no test (the agents are not a Go
 // module's to fetch); with it, an agent program that is not installed is
