@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -106,4 +107,82 @@ func (m *fakeModel) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.requests)
+}
+
+// fakeGemini speaks the Gemini API far enough for Gemini CLI: the first
+// streamed request is answered with one function call (call), every later
+// one with the text "done"; a request that is not streamed (the CLI's
+// routing classifier) gets the JSON it asks for. Every request's body is
+// recorded.
+type fakeGemini struct {
+	URL  string
+	call toolCall
+
+	mu       sync.Mutex
+	requests [][]byte
+	streams  int
+}
+
+func startFakeGemini(t *testing.T, call toolCall) *fakeGemini {
+	t.Helper()
+	m := &fakeGemini{call: call}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: m}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	m.URL = "http://" + ln.Addr().String()
+	return m
+}
+
+func (m *fakeGemini) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	m.mu.Lock()
+	m.requests = append(m.requests, body)
+	first := false
+	if strings.Contains(r.URL.Path, ":streamGenerateContent") {
+		m.streams++
+		first = m.streams == 1
+	}
+	m.mu.Unlock()
+	if !strings.Contains(r.URL.Path, ":streamGenerateContent") {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"candidates":[{"content":{"parts":[{"text":"{\"complexity_reasoning\":\"simple\",\"complexity_score\":1}"}],"role":"model"},"finishReason":"STOP","index":0}]}`)
+		return
+	}
+	part := `{"text":"done"}`
+	if first {
+		args, err := json.Marshal(m.call.Input)
+		if err != nil {
+			panic(err)
+		}
+		part = fmt.Sprintf(`{"functionCall":{"name":%q,"args":%s}}`, m.call.Name, args)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: %s\n\n", `{"candidates":[{"content":{"parts":[`+part+`],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1,"totalTokenCount":2}}`)
+}
+
+// received reports whether any request the model got holds text.
+func (m *fakeGemini) received(text string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, b := range m.requests {
+		if bytes.Contains(b, []byte(text)) {
+			return true
+		}
+	}
+	return false
+}
+
+// streamed is the number of streamed (conversation) requests the model got.
+func (m *fakeGemini) streamed() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.streams
 }
