@@ -88,6 +88,11 @@ PATH (claude, codex), asks it for its release (--version, for at most 5
 seconds): an older one is refused, nothing written, unless
 --allow-old-agent.
 
+After writing, install prints the steps "luahook doctor" gives for the
+file it wrote (Codex: approve the hooks in its /hooks screen; Claude Code:
+upgrade a release that does not know onFailure), and fails when that file
+cannot block (a switch in it turns every hook off).
+
 The hooks run the luahook binary running install (its absolute path), or
 --command; a binary built by "go run" lives in a temporary folder, so the
 hooks then run "luahook" from PATH.`,
@@ -232,7 +237,36 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 		fmt.Fprintln(s.out, "note:", n)
 	}
 	printInstallHints(s, opts)
-	return nil
+	return printInstallSteps(cmd.Context(), s, opts, o.oldAgent)
+}
+
+// printInstallSteps runs luahook doctor's checks on the file just written
+// and prints the steps they call for. When that wiring cannot block,
+// install fails: an agent too old for it was refused before anything was
+// written, unless --allow-old-agent asked for the entries all the same,
+// which excuses the release but not a file that turns every hook off.
+func printInstallSteps(ctx context.Context, s *streams, o install.Options, allowOld bool) error {
+	co := install.CheckOptions{Agents: []agent.Name{o.Agent}, Env: o.Env, VersionTimeout: agentVersionTimeout,
+		// An agent none of whose settings needs a release is not run.
+		NoVersion: len(o.Requirements()) == 0}
+	if o.Scope == install.User {
+		co.Home = o.Home
+	} else {
+		co.ProjectDir = o.ProjectDir
+	}
+	var cannot []string
+	for _, r := range install.Check(ctx, co) {
+		for _, st := range r.Steps {
+			fmt.Fprintln(s.out, "step:", termtext.Line(st))
+		}
+		if !allowOld || r.WiringFaults() {
+			cannot = append(cannot, r.CannotBlock...)
+		}
+	}
+	if len(cannot) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the hooks written cannot block: %s", strings.Join(cannot, "; "))
 }
 
 // userPolicies points the hooks of o at the user's own policies: the

@@ -90,6 +90,7 @@ Start with: luahook demo`,
 		newTrustCmd(s),
 		newUntrustCmd(s),
 		newInstallCmd(s),
+		newDoctorCmd(s),
 		newAddCmd(g, s),
 	)
 	return root

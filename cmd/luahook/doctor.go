@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/luahook/luahook/internal/install"
+	"github.com/luahook/luahook/internal/termtext"
+)
+
+func newDoctorCmd(s *streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Say what each coding agent here will really do with luahook",
+		Long: `doctor looks at each coding agent luahook knows (claude, codex, copilot,
+cursor, gemini): whether its program is on PATH and which release it is
+(its --version, for at most 5 seconds), each of its settings files that
+exists (the project's, in the current folder, and your own, in your home),
+whether luahook is wired there and how (a command, --http, --socket; on
+which events; Claude Code's onFailure "block"), which of luahook's answers
+that release honours, and the steps you must take: approve the hooks in
+Codex's /hooks screen, upgrade a Claude Code older than 2.1.295, which
+ignores onFailure. doctor writes nothing.
+
+Exit status: 0 when every wired agent can block as luahook expects, 1 when
+some wiring cannot block on the release installed (doctor says which), 2 on
+a usage error. --json prints the same as one JSON array.`,
+		Example: `  luahook doctor
+  luahook doctor --json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: 2, err: fmt.Errorf("doctor takes no arguments, got %q (see: %s --help)", args[0], c.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDoctor(cmd, s, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON, for scripts")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: 2, err: fmt.Errorf("%w (see: %s --help)", err, c.CommandPath())}
+	})
+	return cmd
+}
+
+func runDoctor(cmd *cobra.Command, s *streams, asJSON bool) error {
+	o := install.CheckOptions{Env: os.LookupEnv, VersionTimeout: agentVersionTimeout}
+	var err error
+	if o.ProjectDir, err = os.Getwd(); err != nil {
+		return err
+	}
+	if o.Home, err = os.UserHomeDir(); err != nil {
+		o.Home = ""
+		fmt.Fprintln(s.err, "luahook: warning: no home folder, so none of your own settings files was read:", termtext.Line(err.Error()))
+	}
+	reports := install.Check(cmd.Context(), o)
+	if asJSON {
+		b, err := json.MarshalIndent(reports, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := s.out.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	} else {
+		printDoctor(s.out, reports)
+	}
+	for _, r := range reports {
+		if len(r.CannotBlock) > 0 {
+			return &exitError{code: 1}
+		}
+	}
+	return nil
+}
+
+// printDoctor writes the reports as text, each line made safe for a
+// terminal (paths and an agent's output are the machine's, not luahook's).
+func printDoctor(w io.Writer, reports []install.Report) {
+	var wired, failing []string
+	for _, r := range reports {
+		fmt.Fprintf(w, "%s (%s)\n", r.Title, r.Agent)
+		switch {
+		case r.Version != "":
+			fmt.Fprintf(w, "  program: %s, release %s\n", termtext.Line(r.Program), r.Version)
+		case r.Program != "":
+			fmt.Fprintf(w, "  program: %s, release unknown: %s\n", termtext.Line(r.Program), termtext.Line(r.VersionError))
+		default:
+			fmt.Fprintf(w, "  program: not installed (%s)\n", termtext.Line(r.VersionError))
+		}
+		if len(r.Files) == 0 {
+			fmt.Fprintln(w, "  settings: none")
+		}
+		for _, f := range r.Files {
+			fmt.Fprintf(w, "  %s settings %s: %s\n", f.Scope, termtext.Line(f.Path), termtext.Line(wiringText(f)))
+		}
+		if r.Wired {
+			wired = append(wired, string(r.Agent))
+			for _, h := range r.Honours {
+				line := fmt.Sprintf("  honours %-7s %s", h.Honoured+":", h.Answer)
+				if h.Since != "" {
+					line += " (from " + h.Since + ")"
+				}
+				if h.Note != "" {
+					line += ": " + h.Note
+				}
+				fmt.Fprintln(w, termtext.Line(line))
+			}
+		}
+		for _, c := range r.CannotBlock {
+			fmt.Fprintln(w, "  cannot block:", termtext.Line(c))
+		}
+		for _, st := range r.Steps {
+			fmt.Fprintln(w, "  step:", termtext.Line(st))
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintln(w, "  note:", termtext.Line(n))
+		}
+		if len(r.CannotBlock) > 0 {
+			failing = append(failing, string(r.Agent))
+		}
+	}
+	switch {
+	case len(wired) == 0:
+		fmt.Fprintln(w, "note: luahook is wired into no agent here: run luahook install AGENT to wire one")
+	case len(failing) > 0:
+		fmt.Fprintf(w, "luahook cannot block as it expects in: %s (see \"cannot block\" above)\n", strings.Join(failing, ", "))
+	default:
+		fmt.Fprintf(w, "every wired agent (%s) can block as luahook expects\n", strings.Join(wired, ", "))
+	}
+}
+
+// wiringText says what one settings file holds of luahook.
+func wiringText(f install.Wiring) string {
+	if f.Error != "" {
+		return "cannot be read: " + f.Error
+	}
+	if !f.Wired {
+		return "luahook not wired"
+	}
+	s := fmt.Sprintf("luahook wired (%s) on %s", strings.Join(f.Modes, ", "), strings.Join(f.Events, ", "))
+	if len(f.NoOnFailure) > 0 {
+		s += "; no onFailure \"block\" on " + strings.Join(f.NoOnFailure, ", ")
+	}
+	if len(f.Skipped) > 0 {
+		s += "; never run: " + strings.Join(f.Skipped, ", ")
+	}
+	if f.Disabled != "" {
+		s += "; " + f.Disabled + ": every hook is off"
+	}
+	return s
+}

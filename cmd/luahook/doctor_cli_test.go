@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook/internal/install"
+)
+
+// agentsOnPath puts fake agent programs, each printing its --version
+// answer, on a PATH of their own (and nothing else).
+func agentsOnPath(t *testing.T, versions map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, out := range versions {
+		writePrivate(t, dir, name, "#!/bin/sh\necho '"+out+"'\n", 0o755)
+	}
+	t.Setenv("PATH", dir)
+}
+
+func runDoctorCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{"doctor"}, args...), strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// mustInstall wires luahook with the real install command.
+func mustInstall(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := runInstallCmd(t, append(args, "--command", testLuahook)...)
+	if code != 0 {
+		t.Fatalf("install %v: exit %d\n%s%s", args, code, out, errs)
+	}
+	return out
+}
+
+func doctorJSON(t *testing.T) map[string]install.Report {
+	t.Helper()
+	_, out, errs := runDoctorCmd(t, "--json")
+	var reports []install.Report
+	if err := json.Unmarshal([]byte(out), &reports); err != nil {
+		t.Fatalf("doctor --json: %v\n%s%s", err, out, errs)
+	}
+	m := map[string]install.Report{}
+	for _, r := range reports {
+		m[string(r.Agent)] = r
+	}
+	return m
+}
+
+// A Claude Code older than 2.1.295 ignores onFailure: its command hooks
+// cannot block when luahook cannot run, so doctor exits 1, says which
+// wiring cannot block, and names the upgrade; 2.1.332 exits 0.
+func TestDoctorClaudeReleaseDecidesWhetherItsWiringBlocks(t *testing.T) {
+	for _, c := range []struct {
+		name, version string
+		code          int
+		want, not     []string
+	}{
+		{name: "2.1.197", version: "2.1.197 (Claude Code)", code: 1,
+			want: []string{"release 2.1.197", "step: upgrade Claude Code to 2.1.295 or later", "cannot block: Claude Code 2.1.197 ignores onFailure",
+				`honours no:     "onFailure": "block"`, "luahook cannot block as it expects in: claude"},
+		},
+		{name: "2.1.332", version: "2.1.332 (Claude Code)", code: 0,
+			want: []string{"release 2.1.332", `honours yes:    "onFailure": "block"`, "every wired agent (claude) can block as luahook expects"},
+			not:  []string{"upgrade", "cannot block:"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			project, _ := installEnv(t)
+			agentsOnPath(t, map[string]string{"claude": c.version, "codex": "codex-cli 0.130.0", "gemini": "0.30.1"})
+			mustInstall(t, "claude", "--allow-old-agent")
+			code, out, errs := runDoctorCmd(t)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out, errs)
+			}
+			want := append(c.want, "project settings "+filepath.Join(project, ".claude", "settings.json")+": luahook wired (command) on PreToolUse")
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(out, n) {
+					t.Errorf("stdout has %q:\n%s", n, out)
+				}
+			}
+			r := doctorJSON(t)["claude"]
+			if r.Version != strings.Fields(c.version)[0] || !r.Wired || (len(r.CannotBlock) > 0) != (c.code == 1) {
+				t.Errorf("--json: version %q wired %v cannot_block %q", r.Version, r.Wired, r.CannotBlock)
+			}
+		})
+	}
+}
+
+// Codex runs no hook until the user approves it in /hooks: doctor and
+// install both give that step, which is not a wiring that cannot block.
+func TestDoctorAndInstallGiveCodexsApprovalStep(t *testing.T) {
+	installEnv(t)
+	agentsOnPath(t, map[string]string{"codex": "codex-cli 0.130.0"})
+	out := mustInstall(t, "codex")
+	if !strings.Contains(out, "step: "+install.CodexApprovalStep) {
+		t.Errorf("install's stdout lacks the /hooks step:\n%s", out)
+	}
+	code, out, errs := runDoctorCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{"Codex (codex)", "release 0.130.0", "step: " + install.CodexApprovalStep, "Codex never shows a block's reason"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+	if r := doctorJSON(t)["codex"]; len(r.Steps) != 1 || r.Steps[0] != install.CodexApprovalStep {
+		t.Errorf("--json steps %q", r.Steps)
+	}
+}
+
+// A Codex older than 0.124.0 runs hooks.json only with [features] hooks:
+// the wiring cannot block on it.
+func TestDoctorOldCodexCannotBlock(t *testing.T) {
+	installEnv(t)
+	agentsOnPath(t, map[string]string{"codex": "codex-cli 0.123.0"})
+	mustInstall(t, "codex", "--allow-old-agent")
+	code, out, errs := runDoctorCmd(t)
+	if code != 1 || !strings.Contains(out, "step: upgrade Codex to 0.124.0 or later, or turn [features] hooks on") {
+		t.Errorf("exit %d, want 1 with the upgrade step\n%s%s", code, out, errs)
+	}
+}
+
+// An agent wired but not installed is said, with the release its wiring
+// needs; its release unknown, it does not fail the check.
+func TestDoctorSaysAWiredAgentIsNotInstalled(t *testing.T) {
+	installEnv(t)
+	agentsOnPath(t, nil)
+	mustInstall(t, "claude")
+	code, out, errs := runDoctorCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{"program: not installed (claude is not on PATH)",
+		"note: luahook is wired for Claude Code, but claude is not on PATH: its release was not checked",
+		"step: make sure the Claude Code that runs these hooks is 2.1.295 or later",
+		`honours unknown: "onFailure": "block"`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// With nothing wired, doctor exits 0 and says so.
+func TestDoctorWithNothingWired(t *testing.T) {
+	installEnv(t)
+	agentsOnPath(t, map[string]string{"claude": "2.1.197 (Claude Code)", "gemini": "0.30.1"})
+	code, out, errs := runDoctorCmd(t)
+	if code != 0 || !strings.Contains(out, "note: luahook is wired into no agent here: run luahook install AGENT") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "Gemini CLI (gemini)\n  program: ") || !strings.Contains(out, "release 0.30.1") {
+		t.Errorf("stdout lacks Gemini CLI's release:\n%s", out)
+	}
+}
+
+// Gemini CLI's wiring blocks, but its reasons show only as [WARNING]
+// lines; the user's own settings are read from the home folder.
+func TestDoctorReadsTheUsersGeminiSettings(t *testing.T) {
+	_, home := installEnv(t)
+	agentsOnPath(t, map[string]string{"gemini": "0.30.1"})
+	mustInstall(t, "gemini", "--user")
+	code, out, errs := runDoctorCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{"user settings " + filepath.Join(home, ".gemini", "settings.json") + ": luahook wired (command) on BeforeTool",
+		"[WARNING] line"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// Claude Code entries written without onFailure (by hand, or by an older
+// luahook) cannot block when luahook cannot run, whatever the release;
+// HTTP hooks on SessionStart never run.
+func TestDoctorFindsClaudeEntriesThatDoNotFailClosed(t *testing.T) {
+	project, _ := installEnv(t)
+	agentsOnPath(t, map[string]string{"claude": "2.1.332 (Claude Code)"})
+	writeTestFile(t, filepath.Join(project, ".claude", "settings.json"), `{
+  "hooks": {
+    "PreToolUse": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:8787/agent/claude"}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:8787/agent/claude", "onFailure": "block"}]}],
+    "SessionStart": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:8787/agent/claude"}]}]
+  }
+}
+`)
+	code, out, errs := runDoctorCmd(t)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{`luahook wired (--http) on PreToolUse, UserPromptSubmit, SessionStart; no onFailure "block" on PreToolUse; never run: SessionStart`,
+		`cannot block: ` + filepath.Join(project, ".claude", "settings.json") + `: the entries of PreToolUse have no onFailure "block"`,
+		"step: run luahook install claude again (project scope)", "step: run luahook install claude --http URL again (project scope)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// A settings file whose switch turns every hook off cannot block: doctor
+// exits 1, and install, which wrote the entries into it, fails, even with
+// --allow-old-agent, which excuses an old release, not the file.
+func TestDoctorAndInstallFailOnHooksTurnedOff(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		args    []string
+	}{
+		{"2.1.332 (Claude Code)", nil},
+		{"2.1.197 (Claude Code)", []string{"--allow-old-agent"}},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			project, _ := installEnv(t)
+			agentsOnPath(t, map[string]string{"claude": c.version})
+			writeTestFile(t, filepath.Join(project, ".claude", "settings.json"), "{\"disableAllHooks\": true}\n")
+			code, out, errs := runInstallCmd(t, append([]string{"claude", "--command", testLuahook}, c.args...)...)
+			if code != 1 || !strings.Contains(errs, "the hooks written cannot block") ||
+				!strings.Contains(out, "disableAllHooks is true: change it, or Claude Code runs no hook of luahook") {
+				t.Errorf("install: exit %d, want 1\n%s%s", code, out, errs)
+			}
+			code, out, errs = runDoctorCmd(t)
+			if code != 1 || !strings.Contains(out, "disableAllHooks is true: Claude Code runs none of its hooks") {
+				t.Errorf("doctor: exit %d, want 1\n%s%s", code, out, errs)
+			}
+		})
+	}
+}
+
+// A usage error is exit status 2.
+func TestDoctorUsageErrorIsTwo(t *testing.T) {
+	installEnv(t)
+	agentsOnPath(t, nil)
+	for _, args := range [][]string{{"claude"}, {"--no-such-flag"}} {
+		if code, out, errs := runDoctorCmd(t, args...); code != 2 {
+			t.Errorf("doctor %v: exit %d, want 2\n%s%s", args, code, out, errs)
+		}
+	}
+}
