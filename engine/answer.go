@@ -39,6 +39,8 @@ func (e *Engine) gateOver(choice string, problems func() []error) pipeline.Gate 
 		CloseOver: func(res *runner.Result) ([]error, bool, error) {
 			return e.CloseOver(res, problems(), choice)
 		},
+		Record:    e.recordAnswer,
+		Recording: func() bool { return e.decisionLogger() != nil },
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/internal/pipeline"
 )
 
 // DecisionLog says where an engine's decision log goes: one
@@ -147,6 +148,34 @@ func (e *Engine) swapDecisionLog(cfg *config.Config, next *decisionlog.Logger) {
 	} else {
 		e.run.SetOnDecision(nil)
 	}
+}
+
+// recordAnswer writes the record of an answer a door gave (the pipeline's
+// Gate.Record) to the decision log in force, if any: the policies' result
+// with what the agent received, and the answers given without them (a
+// fail-closed block, a payload that did not decode).
+func (e *Engine) recordAnswer(a *pipeline.Answered) {
+	l := e.decisionLogger()
+	if l == nil {
+		return
+	}
+	d := a.Delivered
+	l.Deliver(a.In, a.Event, a.Res, decisionlog.Delivered{
+		Verdict: d.Verdict, ExitCode: d.ExitCode, Agent: d.Agent, Cause: d.Cause, Reason: d.Reason, Note: d.Note,
+	})
+}
+
+// decisionLogger is the decision log in force, nil when none (or e is).
+func (e *Engine) decisionLogger() *decisionlog.Logger {
+	if e == nil {
+		return nil
+	}
+	if l := e.opts.DecisionLog.Logger; l != nil {
+		return l
+	}
+	e.dlog.mu.Lock()
+	defer e.dlog.mu.Unlock()
+	return e.dlog.cur
 }
 
 // DecisionLogStats returns the counts of the engine's decision log, over

@@ -173,6 +173,17 @@ func (f firer) Fire(ctx context.Context, in *luahook.Input) runner.Result {
 	return f.eng.Runner().Fire(ctx, in)
 }
 
+// FireUnobserved fires without the runner's decision observer: the
+// pipeline writes the decision log's record itself, with what the agent
+// received.
+func (f firer) FireUnobserved(ctx context.Context, in *luahook.Input, res *runner.Result) {
+	if f.eng == nil {
+		*res = runner.Result{Event: in.Event}
+		return
+	}
+	f.eng.Runner().FireUnobserved(ctx, in, res)
+}
+
 // writeReply writes the pipeline's answer as a command hook answers. In
 // luahook's own format the diagnostics (trace, failed hooks, warnings)
 // come first on standard error, then the outcome, and a denial's reason

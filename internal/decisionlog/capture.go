@@ -30,6 +30,10 @@ type pending struct {
 	res  runner.Result
 	hook []runner.HookTrace
 
+	noInput      bool      // the payload was not read or decoded: no input
+	hasDelivered bool      // the answer is known (Logger.Deliver)
+	delivered    Delivered // what the answer carried
+
 	size      int    // the payload's size (luahook.Input.Size)
 	truncated bool   // larger than the log keeps: only the digest is kept
 	digest    string // set when truncated
@@ -111,13 +115,14 @@ const maxKeptBuffer = 1 << 20
 // to chase while decisions run: a sink must not keep a Record it is given
 // (Func hands the host a copy).
 type builder struct {
-	instance string // every record's Instance
-	rec      Record
-	payload  bytes.Buffer
-	enc      *json.Encoder
-	hooks    []Hook
-	outcomes []luahook.Outcome
-	files    map[string]string
+	instance  string // every record's Instance
+	rec       Record
+	delivered Delivered
+	payload   bytes.Buffer
+	enc       *json.Encoder
+	hooks     []Hook
+	outcomes  []luahook.Outcome
+	files     map[string]string
 }
 
 // payloadJSON writes in's JSON (as json.Marshal writes it, which the digest
@@ -151,7 +156,9 @@ func (b *builder) record(p *pending, m *masker) *Record {
 		Event:          p.in.Event,
 		ToolName:       p.in.ToolName,
 	}
-	if p.truncated {
+	if p.noInput {
+		r.InputDigest, r.Input = "", json.RawMessage("null")
+	} else if p.truncated {
 		r.Truncated, r.InputBytes, r.InputDigest, r.Input = true, p.size, p.digest, json.RawMessage("null")
 	} else if data, err := b.payloadJSON(&p.in); err != nil {
 		r.InputDigest, r.Input = "", json.RawMessage("null")
@@ -193,6 +200,10 @@ func (b *builder) record(p *pending, m *masker) *Record {
 	}
 	out := p.res.OutcomeInto(&outcomes[len(p.hook)])
 	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
+	if p.hasDelivered {
+		b.delivered = p.delivered
+		r.Delivered = &b.delivered
+	}
 	m.maskRecord(r)
 	return r
 }

@@ -64,6 +64,17 @@ func AppendLine(b []byte, rec *Record) []byte {
 	b = append(b, `"outcome":`...)
 	b = appendOutcome(b, d.Outcome)
 	b = append(b, '}')
+	if d := rec.Delivered; d != nil {
+		b = append(b, `,"delivered":{"verdict":`...)
+		b = appendString(b, d.Verdict)
+		b = append(b, `,"exitCode":`...)
+		b = strconv.AppendInt(b, int64(d.ExitCode), 10)
+		b = optString(b, "agent", d.Agent)
+		b = optString(b, "cause", d.Cause)
+		b = optString(b, "reason", d.Reason)
+		b = optString(b, "note", d.Note)
+		b = append(b, '}')
+	}
 	if len(rec.Files) > 0 {
 		b = append(b, `,"files":{`...)
 		var keysBuf [16]string

@@ -192,6 +192,31 @@ func New(opts Options) (*Logger, error) {
 // It never waits: when the queue is full, or the Logger is closed, the
 // record is dropped and counted.
 func (l *Logger) Observe(in *luahook.Input, res *runner.Result) {
+	l.queue(in, res, nil, false)
+}
+
+// Deliver queues the record of one answer and of what it carried (d): in
+// is the payload (nil when it could not be read or decoded: the record's
+// input is then null, its event the name the payload gave, in the agent's
+// words), res the policies' result (nil when no hook ran). Like Observe,
+// it never waits.
+func (l *Logger) Deliver(in *luahook.Input, event string, res *runner.Result, d Delivered) {
+	var own luahook.Input
+	noInput := in == nil
+	if noInput {
+		own = luahook.Input{Event: luahook.Event(event), Agent: d.Agent}
+		in = &own
+	}
+	var none runner.Result
+	if res == nil {
+		none.Event = in.Event
+		res = &none
+	}
+	l.queue(in, res, &d, noInput)
+}
+
+// queue queues the record of (in, res), with d when the answer is known.
+func (l *Logger) queue(in *luahook.Input, res *runner.Result, d *Delivered, noInput bool) {
 	if l.closed.Load() {
 		l.dropped.Add(1)
 		return
@@ -204,6 +229,11 @@ func (l *Logger) Observe(in *luahook.Input, res *runner.Result) {
 		return
 	}
 	p := capture(in, res, l.maxInput)
+	p.noInput = noInput
+	p.hasDelivered = d != nil
+	if d != nil {
+		p.delivered = *d
+	}
 	l.mu.Lock()
 	if l.finished || len(l.waiting) >= l.limit || l.queued+p.cost > l.maxBytes {
 		l.mu.Unlock()

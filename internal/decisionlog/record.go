@@ -52,6 +52,12 @@ type Record struct {
 	Hooks []Hook `json:"hooks"`
 	// Decision is the final decision.
 	Decision Decision `json:"decision"`
+	// Delivered is what the agent, or luahook's own caller, received: the
+	// verdict as it reads the answer, which may differ from Decision's (an
+	// ask on an agent without one), a fail-closed block no hook decided,
+	// with its cause. Nil in records written before it existed, and in
+	// those of a host's own calls to the runner, which render no answer.
+	Delivered *Delivered `json:"delivered,omitempty"`
 	// Files maps each hook file (or config file) that took part, by the
 	// name its hooks' sources use, to its content hash ("sha256:hex").
 	Files map[string]string `json:"files,omitempty"`
@@ -84,4 +90,34 @@ type Decision struct {
 	DecidedBy string `json:"decidedBy,omitempty"`
 	// Outcome is the event's outcome as `luahook fire` prints it.
 	Outcome *luahook.Outcome `json:"outcome"`
+}
+
+// Delivered is what an answer carried to the agent (or luahook's own
+// caller): small, not a copy of the answer.
+type Delivered struct {
+	// Verdict is the verdict as the agent reads the answer: "deny",
+	// "block" (an exit status of 2, a prompt or a stop blocked), "ask",
+	// "allow", "rewrite", "context", "none" (no objection), or "error"
+	// (nothing was answered: luahook fire exited 1, serve answered 400 or
+	// 503).
+	Verdict string `json:"verdict"`
+	// ExitCode is the answer's exit status.
+	ExitCode int `json:"exitCode"`
+	// Agent is the agent whose protocol the answer is in; "" for
+	// luahook's own format.
+	Agent string `json:"agent,omitempty"`
+	// Cause says why the answer is not the policies' decision: "read"
+	// (the payload was not read whole), "decode" (it did not decode),
+	// "load" (a policy has no version in force: a broken or untrusted
+	// hooks folder), "interrupted", "server" (the server fire --http asked
+	// did not answer); "" when the policies decided.
+	Cause string `json:"cause,omitempty"`
+	// Reason is the reason the answer gave when it was not the policies'
+	// decision (a fail-closed block's), or the error when nothing was
+	// answered.
+	Reason string `json:"reason,omitempty"`
+	// Note says what of the policies' decision could not be delivered as
+	// decided ("ask delivered as deny: codex has no ask on PreToolUse", a
+	// rewrite's reason or added context the agent has no field for).
+	Note string `json:"note,omitempty"`
 }

@@ -48,6 +48,13 @@ type firerInto interface {
 	FireInto(ctx context.Context, in *luahook.Input, res *runner.Result)
 }
 
+// unobservedFirer is a Firer that can fire without telling its decision
+// observer (runner.Runner.FireUnobserved), for a call whose Gate records
+// the answer itself.
+type unobservedFirer interface {
+	FireUnobserved(ctx context.Context, in *luahook.Input, res *runner.Result)
+}
+
 // Gate is the fail-closed state of the policies the Firer fires at: the
 // on-load-error mode in force, and the engine's Undecidable and CloseOver
 // over the problems that stand. The zero value decides every payload as
@@ -62,6 +69,25 @@ type Gate struct {
 	// event that can block is denied while a policy has no version in
 	// force (closed), or the problems are listed as warnings (skip).
 	CloseOver func(res *runner.Result) (warn []error, closed bool, err error)
+	// Record, when set, receives every answer the call gives (not an
+	// event without a luahook equivalent, nor a request for an unknown
+	// agent): the decision log's record of what the agent received,
+	// written here, after rendering, and not by the runner's observer. A
+	// Firer that can fire without its observer (FireUnobserved) does so
+	// then; with another Firer only the answers given without firing are
+	// recorded, the observer having seen the others.
+	Record func(a *Answered)
+	// Recording, when set, says whether Record is to be called at all
+	// (a decision log is in force), asked once per call: without one the
+	// call fires with the observer and renders nothing more.
+	Recording func() bool
+}
+
+// recording drops Record when Recording says no log is in force.
+func (g *Gate) recording() {
+	if g.Record != nil && g.Recording != nil && !g.Recording() {
+		g.Record = nil
+	}
 }
 
 func (g *Gate) mode() string {
@@ -280,6 +306,7 @@ func (c *Call) Answer(ctx context.Context, f Firer, g Gate, res *runner.Result, 
 	if c.fmtErr != nil {
 		return Reply{Err: c.fmtErr}
 	}
+	g.recording()
 	if c.err != nil {
 		return c.undecoded(g, out)
 	}
@@ -290,30 +317,53 @@ func (c *Call) Answer(ctx context.Context, f Firer, g Gate, res *runner.Result, 
 	}
 	if g.Undecidable != nil {
 		if err := g.Undecidable(); err != nil {
-			return Reply{Err: err, Unavailable: true}
+			r := Reply{Err: err, Unavailable: true}
+			c.record(&g, &r, nil, "")
+			return r
 		}
 	}
-	if fi, ok := f.(firerInto); ok {
+	// The answer is the Gate's to record when the Firer can fire without
+	// its observer; otherwise the observer saw the decision.
+	uf, unobserved := f.(unobservedFirer)
+	fi, into := f.(firerInto)
+	switch {
+	case unobserved && g.Record != nil:
+		uf.FireUnobserved(ctx, c.in, res)
+	case into:
 		fi.FireInto(ctx, c.in, res)
-	} else {
+		g.Record = nil
+	default:
 		*res = f.Fire(ctx, c.in)
+		g.Record = nil
 	}
 	if ctx.Err() != nil {
 		// Whatever the hooks returned was cut short.
 		reason := "luahook was interrupted before it could decide (" + context.Cause(ctx).Error() + ")"
+		var r Reply
 		if c.adapter != nil {
-			r := c.agentReply(c.adapter.Block(c.event, reason), out, CauseInterrupted)
+			r = c.agentReply(c.adapter.Block(c.event, reason), out, CauseInterrupted)
 			r.Fired = true // the hooks ran, cut short: a door must not count a decision
-			return r
+		} else {
+			r = Reply{Err: errors.New("interrupted: no outcome"), Cause: CauseInterrupted, Fired: true}
 		}
-		return Reply{Err: errors.New("interrupted: no outcome"), Cause: CauseInterrupted, Fired: true}
+		c.record(&g, &r, res, reason)
+		return r
 	}
 	var warn []error
 	var closed bool
+	// The record keeps the policies' own result next to what was
+	// delivered: CloseOver replaces res with the fail-closed denial.
+	policies := res
+	if g.Record != nil {
+		own := *res
+		policies = &own
+	}
 	if g.CloseOver != nil {
 		var err error
 		if warn, closed, err = g.CloseOver(res); err != nil {
-			return Reply{Err: err, Unavailable: true, Fired: true}
+			r := Reply{Err: err, Unavailable: true, Fired: true}
+			c.record(&g, &r, policies, "")
+			return r
 		}
 	}
 	cause := CauseNone
@@ -331,6 +381,11 @@ func (c *Call) Answer(ctx context.Context, f Firer, g Gate, res *runner.Result, 
 		r = c.agentReply(c.adapter.Encode(c.areq, agent.FromResult(*res)), out, cause)
 	}
 	r.Fired, r.Cause, r.Warn = true, cause, warn
+	reason := ""
+	if closed {
+		reason = res.Reason
+	}
+	c.record(&g, &r, policies, reason)
 	return r
 }
 
@@ -340,10 +395,14 @@ func (c *Call) undecoded(g Gate, out []byte) Reply {
 	if c.adapter == nil {
 		ev := luahook.Event(c.event)
 		if g.mode() != ModeDeny || !ev.CanBlock() {
-			return Reply{Err: c.err, Cause: c.cause}
+			r := Reply{Err: c.err, Cause: c.cause}
+			c.record(&g, &r, nil, "")
+			return r
 		}
 		res, _ := runner.Undecided(ev, c.err)
-		return ownReply(&res, out).with(c.cause)
+		r := ownReply(&res, out).with(c.cause)
+		c.record(&g, &r, nil, res.Reason)
+		return r
 	}
 	return c.Undecided(g, "luahook could not read the payload ("+c.err.Error()+")", c.cause, out)
 }
@@ -353,15 +412,20 @@ func (c *Call) undecoded(g Gate, out []byte) Reply {
 // answer), as the mode says: the agent's block signal (deny), let through
 // with a warning (skip), or nothing and an error (fail).
 func (c *Call) Undecided(g Gate, reason string, cause Cause, out []byte) Reply {
+	g.recording()
+	var r Reply
 	switch g.mode() {
 	case ModeSkip:
-		r := c.agentReply(agent.Answer{}, out, cause)
+		r = c.agentReply(agent.Answer{}, out, cause)
 		r.Warn = []error{errors.New(reason + "; proceeding (on_load_error skip)")}
-		return r
 	case ModeFail:
-		return Reply{Err: errors.New(reason), Cause: cause}
+		r = Reply{Err: errors.New(reason), Cause: cause}
+	default:
+		reason = luahook.TruncateReason(reason)
+		r = c.agentReply(c.adapter.Block(c.event, reason), out, cause)
 	}
-	return c.agentReply(c.adapter.Block(c.event, luahook.TruncateReason(reason)), out, cause)
+	c.record(&g, &r, nil, reason)
+	return r
 }
 
 func (r Reply) with(cause Cause) Reply {

@@ -128,6 +128,11 @@ func DecodeRecord(data []byte) (*decisionlog.Record, *luahook.Input, error) {
 	if rec.Time.IsZero() {
 		return nil, nil, errors.New(`not a decision record: no "time"`)
 	}
+	if d := rec.Delivered; d != nil && (d.Cause == "read" || d.Cause == "decode") {
+		// A fail-closed answer to a payload luahook could not read: no
+		// hook ran, and the record holds no payload to run them on.
+		return nil, nil, fmt.Errorf("the payload was not decided (cause %s), so it cannot be replayed: %s", d.Cause, d.Reason)
+	}
 	if _, err := luahook.ParseEvent(string(rec.Event)); err != nil {
 		return nil, nil, fmt.Errorf("event: %w", err)
 	}

@@ -369,3 +369,28 @@ func TestRecordsWithAndWithoutAnInstanceAreRead(t *testing.T) {
 		}
 	}
 }
+
+// Records say what the agent received since a later version; replay reads
+// them as it reads the older ones, and names a fail-closed block of a
+// payload that did not decode as one it cannot replay.
+func TestRecordsWithAndWithoutWhatWasDeliveredAreRead(t *testing.T) {
+	const old = `{"time":"2025-06-01T10:00:00Z","luahookVersion":"v0.9.0","event":"Stop","inputDigest":"sha256:00","input":{"event":"Stop"},"hooks":[],"decision":{"outcome":{}}}`
+	delivered := strings.Replace(old, `"decision":{"outcome":{}}`, `"decision":{"outcome":{}},"delivered":{"verdict":"none","exitCode":0,"agent":"codex"}`, 1)
+	for line, want := range map[string]string{old: "", delivered: "none"} {
+		rec, in, err := DecodeRecord([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		got := ""
+		if rec.Delivered != nil {
+			got = rec.Delivered.Verdict
+		}
+		if got != want || in.Event != luahook.Stop {
+			t.Errorf("%s: delivered %q, event %s; want %q and Stop", line, got, in.Event, want)
+		}
+	}
+	undecoded := `{"time":"2025-06-01T10:00:00Z","luahookVersion":"v1","agent":"claude","event":"PreToolUse","inputDigest":"","input":null,"hooks":[],"decision":{"outcome":{}},"delivered":{"verdict":"block","exitCode":2,"agent":"claude","cause":"decode","reason":"luahook could not read the payload"}}`
+	if _, _, err := DecodeRecord([]byte(undecoded)); err == nil || !strings.Contains(err.Error(), "not decided (cause decode)") {
+		t.Errorf("a record of a payload that did not decode: %v, want it named as not decided", err)
+	}
+}
