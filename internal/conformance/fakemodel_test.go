@@ -186,3 +186,73 @@ func (m *fakeGemini) streamed() int {
 	defer m.mu.Unlock()
 	return m.streams
 }
+
+// fakeResponses speaks OpenAI's Responses API (streamed, over HTTP) far
+// enough for Codex: the first request is answered with one function call
+// (call, its input as the call's JSON arguments), every later one with
+// the text "done". Every request's body is recorded.
+type fakeResponses struct {
+	URL  string
+	call toolCall
+
+	mu       sync.Mutex
+	requests [][]byte
+}
+
+func startFakeResponses(t *testing.T, call toolCall) *fakeResponses {
+	t.Helper()
+	m := &fakeResponses{call: call}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: m}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	m.URL = "http://" + ln.Addr().String() + "/v1"
+	return m
+}
+
+func (m *fakeResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	m.mu.Lock()
+	m.requests = append(m.requests, body)
+	first := len(m.requests) == 1
+	m.mu.Unlock()
+	item := `{"type":"message","role":"assistant","id":"msg_fake","content":[{"type":"output_text","text":"done"}]}`
+	if first {
+		args, err := json.Marshal(m.call.Input)
+		if err != nil {
+			panic(err)
+		}
+		quoted, _ := json.Marshal(string(args))
+		item = fmt.Sprintf(`{"type":"function_call","id":"fc_fake","call_id":"call_fake","name":%q,"arguments":%s}`, m.call.Name, quoted)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "event: response.created\ndata: %s\n\n", `{"type":"response.created","response":{"id":"resp_fake"}}`)
+	fmt.Fprintf(w, "event: response.output_item.done\ndata: %s\n\n", `{"type":"response.output_item.done","output_index":0,"item":`+item+`}`)
+	fmt.Fprintf(w, "event: response.completed\ndata: %s\n\n", `{"type":"response.completed","response":{"id":"resp_fake","usage":{"input_tokens":1,"input_tokens_details":null,"output_tokens":1,"output_tokens_details":null,"total_tokens":2}}}`)
+}
+
+// received reports whether any request the model got holds text.
+func (m *fakeResponses) received(text string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, b := range m.requests {
+		if bytes.Contains(b, []byte(text)) {
+			return true
+		}
+	}
+	return false
+}
+
+// count is the number of requests the model got.
+func (m *fakeResponses) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.requests)
+}
