@@ -125,69 +125,6 @@ func markerCall(marker string) toolCall {
 	return toolCall{Name: "Bash", Input: map[string]any{"command": "touch " + marker, "description": "create the marker"}}
 }
 
-// markerPolicy denies every shell command that names a marker.
-const markerPolicy = `hook.register("PreToolUse", "Bash", function(input)
-  local cmd = input.toolInput.command or ""
-  if cmd:find("marker", 1, true) then return hook.deny("conformance: no markers here") end
-end)
-`
-
-// Without luahook the fake model's tool call runs: the marker is created.
-// This is what the other tests' "the marker was never created" stands on.
-func TestClaudeCodeRunsTheFakeModelsToolCall(t *testing.T) {
-	p := newProject(t, nil)
-	marker := filepath.Join(t.TempDir(), "marker")
-	model := startFakeModel(t, markerCall(marker))
-	out, err := p.claude(t, model, "create the marker")
-	if err != nil {
-		t.Fatalf("claude: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(marker); err != nil {
-		t.Fatalf("the tool call did not run (%v); claude said:\n%s\nrequests: %d", err, out, model.count())
-	}
-}
-
-// A policy's deny, with the hooks luahook install writes: the call never
-// runs and the model receives the policy's reason.
-func TestClaudeCodeDeniedCallDoesNotRunAndTheModelGetsTheReason(t *testing.T) {
-	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy})
-	p.luahook(t, "install", "claude", "--project")
-	p.luahook(t, "trust")
-	marker := filepath.Join(t.TempDir(), "marker")
-	model := startFakeModel(t, markerCall(marker))
-	out, err := p.claude(t, model, "create the marker")
-	if err != nil {
-		t.Fatalf("claude: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the denied call ran: the marker exists; claude said:\n%s", out)
-	}
-	if !model.received("conformance: no markers here") {
-		t.Errorf("the model never received the policy's reason (%d requests); claude said:\n%s", model.count(), out)
-	}
-}
-
-// A hooks folder that does not load (trusted, but one file does not
-// compile) blocks every event that can: the prompt itself, so that no
-// request reaches the model at all, and so no tool call either.
-func TestClaudeCodeBrokenFolderBlocksThePromptBeforeAnyRequest(t *testing.T) {
-	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy, "20-broken.lua": "hook.register(\n"})
-	p.luahook(t, "install", "claude", "--project")
-	p.luahook(t, "trust")
-	marker := filepath.Join(t.TempDir(), "file")
-	model := startFakeModel(t, toolCall{Name: "Bash", Input: map[string]any{"command": "touch " + marker, "description": "x"}})
-	out, _ := p.claude(t, model, "create the file")
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("a call ran although the hooks folder does not load; claude said:\n%s", out)
-	}
-	if n := model.count(); n != 0 {
-		t.Errorf("%d requests reached the model, want none: the prompt is blocked; claude said:\n%s", n, out)
-	}
-	if !strings.Contains(out, "20-broken.lua") {
-		t.Errorf("the block does not name the file that failed; claude said:\n%s", out)
-	}
-}
-
 // A file added since the folder was trusted does not run, and blocks the
 // prompt, naming it.
 func TestClaudeCodeUntrustedFileBlocksThePrompt(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -58,54 +57,4 @@ trust_level = "trusted"
 // execCall is Codex's shell tool creating the marker.
 func execCall(marker string) toolCall {
 	return toolCall{Name: "exec_command", Input: map[string]any{"cmd": "touch " + marker}}
-}
-
-// Without luahook the fake model's call runs.
-func TestCodexRunsTheFakeModelsCall(t *testing.T) {
-	p := newProject(t, nil)
-	marker := filepath.Join(t.TempDir(), "marker")
-	model := startFakeResponses(t, execCall(marker))
-	out, err := p.codex(t, model, "create the marker")
-	if err != nil {
-		t.Fatalf("codex: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(marker); err != nil {
-		t.Fatalf("the call did not run (%v); codex said:\n%s", err, out)
-	}
-}
-
-// A policy's deny through the hooks install wrote: the call never runs and
-// the model receives the reason.
-func TestCodexDeniedCallDoesNotRunAndTheModelGetsTheReason(t *testing.T) {
-	p := newProject(t, map[string]string{"10-marker.lua": markerPolicyAnyShell})
-	p.luahook(t, "install", "codex", "--project")
-	p.luahook(t, "trust")
-	marker := filepath.Join(t.TempDir(), "marker")
-	model := startFakeResponses(t, execCall(marker))
-	out, err := p.codex(t, model, "create the marker")
-	if err != nil {
-		t.Fatalf("codex: %v\n%s", err, out)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the denied call ran; codex said:\n%s", out)
-	}
-	if !model.received("conformance: no markers here") {
-		t.Errorf("the model never received the policy's reason; codex said:\n%s", out)
-	}
-}
-
-// A hooks folder that does not load blocks the prompt: no request reaches
-// the model.
-func TestCodexBrokenFolderBlocksThePrompt(t *testing.T) {
-	p := newProject(t, map[string]string{"10-marker.lua": markerPolicyAnyShell, "20-broken.lua": "hook.register(\n"})
-	p.luahook(t, "install", "codex", "--project")
-	p.luahook(t, "trust")
-	model := startFakeResponses(t, execCall(filepath.Join(t.TempDir(), "marker")))
-	out, _ := p.codex(t, model, "create the marker")
-	if n := model.count(); n != 0 {
-		t.Errorf("%d requests reached the model, want none; codex said:\n%s", n, out)
-	}
-	if !strings.Contains(out, "UserPromptSubmit Blocked") {
-		t.Errorf("codex does not say its prompt hook blocked:\n%s", out)
-	}
 }
