@@ -52,34 +52,12 @@ func tokenFile(t *testing.T) string {
 // base set to the first address it listens on (http://, https://).
 func startServeAt(t *testing.T, globals []string, serveArgs ...string) *served {
 	t.Helper()
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{t: t, cancel: cancel, done: make(chan int, 1), lines: make(chan string, 16), stderr: &lockedBuffer{}}
 	args := append(append(append([]string{}, globals...), "serve", "--decision-log", "off"), serveArgs...)
-	go func() {
-		s.done <- run(ctx, args, nil, pw, s.stderr)
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	if !sc.Scan() {
-		cancel()
-		t.Fatalf("serve printed nothing; exit %d, stderr:\n%s", <-s.done, s.stderr)
-	}
-	m := regexp.MustCompile(`^luahook serve: listening on (https?://\S+) `).FindStringSubmatch(sc.Text())
-	if m == nil {
-		cancel()
-		t.Fatalf("unexpected first line %q", sc.Text())
-	}
-	s.base = m[1]
-	go func() {
-		for sc.Scan() {
-			s.lines <- sc.Text()
-		}
-		close(s.lines)
-	}()
-	t.Cleanup(func() { s.stop() })
-	return s
+	return launchServe(t, anyListening, args)
 }
+
+// anyListening is serve's first line on any address, its URL the submatch.
+var anyListening = regexp.MustCompile(`^luahook serve: listening on (https?://\S+) `)
 
 // ask sends a request and returns the status, the header and the body.
 func ask(t *testing.T, c *http.Client, method, url, body string, header map[string]string) (int, http.Header, string) {

@@ -40,10 +40,21 @@ type served struct {
 // (serveArgs may set --decision-log again).
 func startServe(t *testing.T, globals []string, serveArgs ...string) *served {
 	t.Helper()
+	args := append(append(append([]string{}, globals...), "serve", "--addr", "127.0.0.1:0", "--decision-log", "off"), serveArgs...)
+	return launchServe(t, loopbackListening, args)
+}
+
+// loopbackListening is serve's first line on a loopback port, its address
+// the submatch.
+var loopbackListening = regexp.MustCompile(`^luahook serve: listening on (http://127\.0\.0\.1:\d+) \(\d+ hooks from .*\)$`)
+
+// launchServe runs "luahook args..." in-process until the test ends and
+// returns it with base set to the submatch of listening in its first line.
+func launchServe(t *testing.T, listening *regexp.Regexp, args []string) *served {
+	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{t: t, cancel: cancel, done: make(chan int, 1), lines: make(chan string, 16), stderr: &lockedBuffer{}}
-	args := append(append(append([]string{}, globals...), "serve", "--addr", "127.0.0.1:0", "--decision-log", "off"), serveArgs...)
 	go func() {
 		s.done <- run(ctx, args, nil, pw, s.stderr)
 		pw.Close()
@@ -53,7 +64,7 @@ func startServe(t *testing.T, globals []string, serveArgs ...string) *served {
 		cancel()
 		t.Fatalf("serve printed nothing; exit %d, stderr:\n%s", <-s.done, s.stderr)
 	}
-	m := regexp.MustCompile(`^luahook serve: listening on (http://127\.0\.0\.1:\d+) \(\d+ hooks from .*\)$`).FindStringSubmatch(sc.Text())
+	m := listening.FindStringSubmatch(sc.Text())
 	if m == nil {
 		cancel()
 		t.Fatalf("unexpected first line %q", sc.Text())
