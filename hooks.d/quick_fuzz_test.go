@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,7 +69,7 @@ func openPolicies(tb testing.TB, edit func(name, src string) string, extra map[s
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(edit(d.Name(), string(src))), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(roomy(edit(d.Name(), string(src)))), 0o644); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -89,6 +90,18 @@ func openPolicies(tb testing.TB, edit func(name, src string) string, extra map[s
 	}
 	tb.Cleanup(func() { e.Close() })
 	return e, dir
+}
+
+// hookTimeout matches a hook's own deadline in its options.
+var hookTimeout = regexp.MustCompile(`timeout_ms = \d+`)
+
+// roomy gives src's hooks a minute each: the tests compare decisions, and
+// under the fuzzer's instrumentation, with its workers on both cores, a
+// parse that takes milliseconds in a plain build can outlast a policy's own
+// deadline (dangerous-commands' 1 s) on a long line, which would read as a
+// difference.
+func roomy(src string) string {
+	return hookTimeout.ReplaceAllString(src, "timeout_ms = 60000")
 }
 
 // verdicts fires a bash call of cmd and returns each hook's verdict:
