@@ -114,6 +114,9 @@ func (copilotAdapter) Encode(req *Request, d Decision) Answer {
 	var out copilotOutput
 	switch req.Input.Event {
 	case luahook.PreToolUse:
+		// Copilot CLI gives a preToolUse hook's context to the model after
+		// the call's result, whatever the decision (seen in 1.0.102).
+		out.AdditionalContext = d.Context
 		switch d.Verdict {
 		case Deny:
 			out.PermissionDecision, out.PermissionDecisionReason = "deny", d.reason()
@@ -132,6 +135,10 @@ func (copilotAdapter) Encode(req *Request, d Decision) Answer {
 			// Copilot CLI blocks the prompt on {"decision":"block"} with
 			// exit 0 (seen in 1.0.102); there is no ask for a prompt.
 			out.Decision, out.Reason = "block", d.reason()
+		} else {
+			// A prompt that goes on carries the context to the model
+			// with it (seen in 1.0.102).
+			out.AdditionalContext = d.Context
 		}
 	case luahook.PostToolUse, luahook.SessionStart:
 		out.AdditionalContext = d.Context

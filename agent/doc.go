@@ -144,12 +144,13 @@
 // this dialect. Both get Copilot's flat answer:
 //
 //	native event (camel / Pascal)            luahook event     answer
-//	preToolUse / PreToolUse                  PreToolUse        {permissionDecision allow|deny|ask, permissionDecisionReason, modifiedArgs}
+//	preToolUse / PreToolUse                  PreToolUse        {permissionDecision allow|deny|ask, permissionDecisionReason, modifiedArgs,
+//	                                                           additionalContext}
 //	postToolUse / PostToolUse                PostToolUse       {additionalContext} (content = toolResult.textResultForLlm;
 //	                                                           isError unless resultType is "success")
 //	postToolUseFailure / PostToolUseFailure  PostToolUse       {additionalContext} (isError, content = error)
 //	userPromptSubmitted / UserPromptSubmit   UserPromptSubmit  deny/ask: {"decision":"block","reason"} (Copilot CLI 1.0.102
-//	                                                           blocks the prompt on it with exit 0)
+//	                                                           blocks the prompt on it with exit 0); context: {additionalContext}
 //	sessionStart / SessionStart              SessionStart      {additionalContext}
 //	agentStop / Stop                         Stop              continue: {"decision":"block","reason"}
 //	subagentStop, sessionEnd                 observational     nothing
@@ -162,9 +163,10 @@
 // when no one can answer, treat ask as deny. Block on a prompt lets it
 // proceed: exit 2 is only a warning there.
 // Command hooks for preToolUse fail closed on exit 2 and crashes, but a
-// timeout always fails open: serve is the way to bound that. Dropped:
-// context on preToolUse (documented only for post, sessionStart and
-// subagentStart), modifiedPrompt (SDK only), modifiedResult. Left out (L):
+// timeout always fails open: serve is the way to bound that. Copilot CLI
+// 1.0.102 gives the context of preToolUse (after the call's result) and
+// of userPromptSubmitted (with the prompt) to the model. Dropped:
+// modifiedPrompt, modifiedResult. Left out (L):
 // whether the PascalCase dialect also reads Claude Code's hookSpecificOutput
 // (the flat form is written for both), and whether command hooks expect
 // modifiedArgs as a JSON string where toolArgs was one (an object is written).
@@ -206,7 +208,7 @@
 // # Gemini CLI — H
 //
 //	native event  luahook event     answer
-//	BeforeTool    PreToolUse        {decision allow|deny|ask, reason}; rewrite: hookSpecificOutput {hookEventName, tool_input}
+//	BeforeTool    PreToolUse        {decision allow|deny|ask, reason}, an ask's reason also as systemMessage; rewrite: hookSpecificOutput {hookEventName, tool_input}
 //	AfterTool     PostToolUse       hookSpecificOutput.additionalContext (content = tool_response.llmContent; isError when error is set)
 //	BeforeAgent   UserPromptSubmit  deny/ask: {decision "deny", reason}; context: hookSpecificOutput.additionalContext
 //	AfterAgent    Stop              continue: {decision "deny", reason} (the reason becomes the next prompt)
@@ -216,7 +218,9 @@
 //
 // Gemini CLI merges a rewrite over the call's arguments instead of
 // replacing them, so a rewrite that removes a key is a denial that says so.
-// Gemini CLI reads reason only with a deny or an ask, so a rewrite's reason
+// Gemini CLI shows reason only with a deny, and on an ask only systemMessage
+// (its confirmation's one text, printed as a hook system message by
+// gemini -p), so an ask's reason is written in both and a rewrite's reason
 // reaches it only with an ask.
 // Dropped: context on BeforeTool, clearContext, tailToolCallRequest, model
 // hooks. MCP tools are mcp_<server>_<tool> (and mcp__ before 2026-03).

@@ -67,8 +67,11 @@ type geminiHSO struct {
 }
 
 type geminiOutput struct {
-	Decision           string     `json:"decision,omitempty"`
-	Reason             string     `json:"reason,omitempty"`
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// SystemMessage is what Gemini CLI shows the user: on an ask, the
+	// only text its confirmation shows (it reads reason only with a deny).
+	SystemMessage      string     `json:"systemMessage,omitempty"`
 	HookSpecificOutput *geminiHSO `json:"hookSpecificOutput,omitempty"`
 }
 
@@ -91,6 +94,7 @@ func (geminiAdapter) Encode(req *Request, d Decision) Answer {
 			out.Decision, out.Reason = "deny", d.reason()
 		case Ask:
 			out.Decision, out.Reason = "ask", d.askReason()
+			out.SystemMessage = out.Reason
 		case Allow:
 			out.Decision = "allow"
 		}

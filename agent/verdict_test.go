@@ -50,7 +50,7 @@ func TestLuaAskAllowAndContinueReachEveryAgent(t *testing.T) {
 		{agent.Cursor, "beforeShellExecution", "", `{"permission":"ask","user_message":"force-push from cursor: confirm","agent_message":"force-push from cursor: confirm"}`},
 		{agent.Cursor, "preToolUse-npm", "", `{"decision":"allow"}`},
 		{agent.Cursor, "stop", "", `{"followup_message":"run the tests (cursor)"}`},
-		{agent.Gemini, "BeforeTool", "", `{"decision":"ask","reason":"force-push from gemini: confirm"}`},
+		{agent.Gemini, "BeforeTool", "", `{"decision":"ask","reason":"force-push from gemini: confirm","systemMessage":"force-push from gemini: confirm"}`},
 		{agent.Gemini, "BeforeTool-npm", "", `{"decision":"allow"}`},
 		{agent.Gemini, "AfterAgent", "", `{"decision":"deny","reason":"run the tests (gemini)"}`},
 	} {

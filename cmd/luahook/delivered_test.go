@@ -189,9 +189,9 @@ end)
 	if d := rec.Delivered; d.Verdict != "rewrite" || d.Note != "the rewrite's reason was not delivered: cursor has no field for it on preToolUse" {
 		t.Errorf("cursor rewrite with a reason: answer %s, delivered %+v; want the reason noted as not delivered", ans.Stdout, *d)
 	}
-	ans, rec = fireLogged(t, dir, nativePayload(t, agent.Copilot, "preToolUse"))
+	ans, rec = fireLogged(t, dir, nativePayload(t, agent.Cursor, "preToolUse"))
 	if d := rec.Delivered; rec.Decision.Outcome == nil || rec.Decision.Outcome.AdditionalContext == "" ||
-		d.Note != "the added context was not delivered: copilot takes none on preToolUse" {
-		t.Errorf("copilot context on preToolUse: answer %s, delivered %+v; want the context noted as not delivered", ans.Stdout, *d)
+		d.Note != "the added context was not delivered: cursor takes none on preToolUse" {
+		t.Errorf("cursor context on preToolUse: answer %s, delivered %+v; want the context noted as not delivered", ans.Stdout, *d)
 	}
 }
