@@ -135,7 +135,9 @@ naming it).
 --decision-log FILE appends the decision's record (see luahook serve) to
 FILE, rotated as the config's [decision_log] says; the config's log goes to
 a file only, never to fire's standard output or error, which the agent
-reads.
+reads. With --http or --socket the server logs what it answers; what fire
+answers itself (a server it could not ask, or whose answer it could not
+use, a payload it could not read) goes to that same log, with its cause.
 
 Standard input is read up to the end of the payload's JSON object (the host
 may keep the pipe open), for at most --read-timeout. On a terminal fire says

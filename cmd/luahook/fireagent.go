@@ -73,13 +73,6 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 			in.ToolName = o.tool
 		}
 	}
-	if o.http != "" || o.socket != "" {
-		if c.Agent() == nil {
-			return errors.New("--http and --socket forward an agent's payload; this one is in luahook's own format")
-		}
-		return fireForward(ctx, s, o, &c, event)
-	}
-
 	logger, err := g.loggerFor("fire", s.err, false)
 	if err != nil {
 		return err
@@ -88,6 +81,29 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if err != nil {
 		return err
 	}
+	if o.http != "" || o.socket != "" {
+		if c.Agent() == nil {
+			return errors.New("--http and --socket forward an agent's payload; this one is in luahook's own format")
+		}
+		log := &forwardLog{open: func() *engine.Engine {
+			// The log fire writes without --http: the same sources, the
+			// same config, the same decision log.
+			if dlog.To == engine.DecisionLogOff {
+				return nil
+			}
+			named, _ := policiesNamed(cmd, g, true, o.project)
+			eng, _, err := openForFire(ctx, named, logger, dlog, payloadStart(c.Input(), o.project), o.project)
+			if (err != nil || eng == nil) && dlog.To != "" {
+				// Nothing of the config could be opened: --decision-log
+				// FILE still has its record, on the default settings.
+				eng, _ = engine.New(engine.Options{Logger: logger, DecisionLog: dlog})
+			}
+			return eng
+		}}
+		defer log.close()
+		return fireForward(ctx, s, o, &c, event, log)
+	}
+
 	// Decoded first: the payload's cwd says which project's policies judge it.
 	in := c.Input()
 	g, problems := policiesNamed(cmd, g, c.Agent() != nil, o.project)

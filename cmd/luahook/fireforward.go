@@ -42,12 +42,20 @@ const defaultHTTPTimeout = 5 * time.Second
 // too slow, anything but a well-formed 2xx answer), fire cannot either:
 // undecided answers. When fire cannot show its credentials, or the server
 // refuses them, the call is blocked even under --on-load-error skip: a
-// client the server does not know never gets a call through.
-func fireForward(ctx context.Context, s *streams, o *fireOptions, c *pipeline.Call, event string) error {
+// client the server does not know never gets a call through. Every answer
+// fire gives without the server goes to log, with its cause; the server
+// logs its own.
+func fireForward(ctx context.Context, s *streams, o *fireOptions, c *pipeline.Call, event string, log *forwardLog) error {
 	g := pipeline.Gate{Mode: (*engine.Engine)(nil).OnLoadError(o.onLoadError)}
-	if c.Err() != nil || c.Input() == nil {
-		// A payload that did not decode, or an event luahook has no
-		// equivalent of: answered here, without asking.
+	switch {
+	case c.Err() != nil:
+		// A payload that did not decode: answered here, without asking.
+		var res engine.Result
+		rep := c.Answer(ctx, nil, log.gate(g), &res, nil)
+		return writeForwarded(s, c, rep)
+	case c.Input() == nil:
+		// An event luahook has no equivalent of: no objection, as fire
+		// answers it without --http, and no record either.
 		var res engine.Result
 		rep := c.Answer(ctx, nil, g, &res, nil)
 		return writeForwarded(s, c, rep)
@@ -73,7 +81,7 @@ func fireForward(ctx context.Context, s *streams, o *fireOptions, c *pipeline.Ca
 		}
 		where = target
 		if cred, err = o.credentials(target); err != nil {
-			rep := c.Undecided(authGate(g), fmt.Sprintf("luahook fire could not ask luahook serve at %s: %v", where, err), pipeline.CauseServer, nil)
+			rep := c.Undecided(log.gate(authGate(g)), fmt.Sprintf("luahook fire could not ask luahook serve at %s: %v", where, err), pipeline.CauseServer, nil)
 			return writeForwarded(s, c, rep)
 		}
 		client.Transport = cred.transport()
@@ -82,13 +90,44 @@ func fireForward(ctx context.Context, s *streams, o *fireOptions, c *pipeline.Ca
 	var refused *refusedError
 	switch {
 	case errors.As(err, &refused):
-		rep := c.Undecided(authGate(g), fmt.Sprintf("luahook serve at %s refused the call: %s", where, refused.explain(cred)), pipeline.CauseServer, nil)
+		rep := c.Undecided(log.gate(authGate(g)), fmt.Sprintf("luahook serve at %s refused the call: %s", where, refused.explain(cred)), pipeline.CauseServer, nil)
 		return writeForwarded(s, c, rep)
 	case err != nil:
-		rep := c.Undecided(g, fmt.Sprintf("luahook serve at %s could not decide: %v", where, err), pipeline.CauseServer, nil)
+		rep := c.Undecided(log.gate(g), fmt.Sprintf("luahook serve at %s could not decide: %v", where, err), pipeline.CauseServer, nil)
 		return writeForwarded(s, c, rep)
 	}
 	return writeAnswer(s, ans, nil)
+}
+
+// forwardLog is the decision log of the answers fire --http gives without
+// the server: the log fire writes without --http (--decision-log, else the
+// config's [decision_log] when it names a file), opened only when such an
+// answer is given, so that a call the server answers pays nothing for it.
+type forwardLog struct {
+	// open opens the engine whose decision log that is; nil: no log.
+	open   func() *engine.Engine
+	eng    *engine.Engine
+	opened bool
+}
+
+// gate returns g with the log's Record, when a log is in force.
+func (l *forwardLog) gate(g pipeline.Gate) pipeline.Gate {
+	if !l.opened {
+		l.eng, l.opened = l.open(), true
+	}
+	if l.eng == nil {
+		return g
+	}
+	own := l.eng.Gate("", nil)
+	g.Record, g.Recording = own.Record, own.Recording
+	return g
+}
+
+// close writes the records still queued and closes the engine.
+func (l *forwardLog) close() {
+	if l.eng != nil {
+		l.eng.Close()
+	}
 }
 
 // authGate is the gate of a call the server was not asked with the

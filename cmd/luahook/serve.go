@@ -100,11 +100,15 @@ name.
 
 serve writes a decision log: one JSON line per answered payload (the
 payload with secrets and the config's [decision_log] mask paths taken out,
-each hook's outcome, failure and duration, the decision, the luahook version
-and the content hash of every hook file that took part), on standard output
-unless --decision-log or the config's [decision_log] say otherwise. The log
-never holds a decision up: past its queue, records are dropped and counted
-(luahook_decision_log_dropped_total).
+each hook's outcome, failure and duration, the decision, what the agent
+received, the luahook version and the content hash of every hook file that
+took part), on standard output unless --decision-log or the config's
+[decision_log] say otherwise. An agent's call blocked before any hook ran
+is logged too, with its cause: a body over --max-body or unreadable
+(cause "read"), a server over its limits ("overloaded"); a request refused
+for its token is not, so that no one without credentials can write the
+log. The log never holds a decision up: past its queue, records are
+dropped and counted (luahook_decision_log_dropped_total).
 
 serve names itself by an instance id (--instance-id, else
 $LUAHOOK_INSTANCE_ID, else HOSTNAME-PID) on every log line (instance=ID), in

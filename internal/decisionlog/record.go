@@ -107,10 +107,12 @@ type Delivered struct {
 	// luahook's own format.
 	Agent string `json:"agent,omitempty"`
 	// Cause says why the answer is not the policies' decision: "read"
-	// (the payload was not read whole), "decode" (it did not decode),
-	// "load" (a policy has no version in force: a broken or untrusted
-	// hooks folder), "interrupted", "server" (the server fire --http asked
-	// did not answer); "" when the policies decided.
+	// (the payload was not read whole: a body serve did not take too),
+	// "decode" (it did not decode), "load" (a policy has no version in
+	// force: a broken or untrusted hooks folder), "interrupted", "server"
+	// (the server fire --http or --socket asked did not answer, and fire
+	// answered itself), "overloaded" (serve waited in vain for the
+	// request's turn); "" when the policies decided.
 	Cause string `json:"cause,omitempty"`
 	// Reason is the reason the answer gave when it was not the policies'
 	// decision (a fail-closed block's), or the error when nothing was

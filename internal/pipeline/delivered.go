@@ -51,10 +51,10 @@ type Delivered struct {
 	Note string
 }
 
-var causeNames = [...]string{"", "read", "decode", "load", "interrupted", "server"}
+var causeNames = [...]string{"", "read", "decode", "load", "interrupted", "server", "overloaded"}
 
 // String returns the cause's name ("" for CauseNone): read, decode, load,
-// interrupted, server.
+// interrupted, server, overloaded.
 func (c Cause) String() string {
 	if int(c) < len(causeNames) {
 		return causeNames[c]

@@ -137,6 +137,7 @@ const (
 	CauseLoad                     // denied because a policy had no version in force
 	CauseInterrupted              // the call was cut short (the context ended)
 	CauseServer                   // the server asked in its place did not answer (fire --http)
+	CauseOverloaded               // serve waited in vain for the request's turn (its limits)
 )
 
 // Call is a decoded payload, ready to be answered.

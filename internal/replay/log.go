@@ -128,9 +128,11 @@ func DecodeRecord(data []byte) (*decisionlog.Record, *luahook.Input, error) {
 	if rec.Time.IsZero() {
 		return nil, nil, errors.New(`not a decision record: no "time"`)
 	}
-	if d := rec.Delivered; d != nil && (d.Cause == "read" || d.Cause == "decode") {
-		// A fail-closed answer to a payload luahook could not read: no
-		// hook ran, and the record holds no payload to run them on.
+	if d := rec.Delivered; d != nil && (d.Cause == "read" || d.Cause == "decode" || d.Cause == "server" || d.Cause == "overloaded") {
+		// A fail-closed answer no hook gave: to a payload luahook could
+		// not read (the record holds none to run them on), or one the
+		// policies were never asked (the server fire --http asked did
+		// not answer, serve was overloaded): no decision to compare.
 		return nil, nil, fmt.Errorf("the payload was not decided (cause %s), so it cannot be replayed: %s", d.Cause, d.Reason)
 	}
 	if _, err := luahook.ParseEvent(string(rec.Event)); err != nil {

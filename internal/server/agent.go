@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -65,7 +66,9 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		// agent set up without its token is denied, not let through.
 		h.countDenial(r, d)
 		w.Header().Set("Connection", "close")
-		h.blockAgent(w, r, a, am, blockAuth, event, "luahook serve refused the request: "+d.msg)
+		// Not logged: a client without credentials must not be able to
+		// write the decision log (nor rotate its records out).
+		h.blockAgent(w, r, a, am, blockAuth, pipeline.CauseNone, event, "luahook serve refused the request: "+d.msg)
 		closeRefused(w)
 		return
 	}
@@ -79,12 +82,12 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 	case rf.over != nil:
 		h.logger.LogAttrs(r.Context(), slog.LevelWarn, "request refused", slog.String("agent", string(a.Name())),
 			slog.String("remote", r.RemoteAddr), slog.String("err", rf.over.msg))
-		h.blockAgent(w, r, a, am, blockOverloaded, event, "luahook serve could not decide: "+rf.over.msg)
+		h.blockAgent(w, r, a, am, blockOverloaded, pipeline.CauseOverloaded, event, "luahook serve could not decide: "+rf.over.msg)
 		return
 	default:
 		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "request refused", slog.String("agent", string(a.Name())),
 			slog.String("remote", r.RemoteAddr), slog.String("err", rf.err.Error()))
-		h.blockAgent(w, r, a, am, blockBody, event, "luahook serve could not read the request: "+rf.err.Error())
+		h.blockAgent(w, r, a, am, blockBody, pipeline.CauseRead, event, "luahook serve could not read the request: "+rf.err.Error())
 		return
 	}
 	c := pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, Payload: body})
@@ -146,12 +149,25 @@ func (h *Handler) answerAgent(w http.ResponseWriter, r *http.Request, c *pipelin
 }
 
 // blockAgent answers with the agent's block signal for a request that
-// could not be decided, and counts it by cause.
-func (h *Handler) blockAgent(w http.ResponseWriter, r *http.Request, a agent.Adapter, am *agentMetrics, cause blockCause, event, reason string) {
+// could not be decided, whatever on_load_error says, and counts it by
+// cause. Unless logAs is CauseNone, the answer goes to the decision log
+// (Options.FailClosed's Record) with that cause, as the pipeline's own
+// blocks do: the agent was blocked, and no policy decided it.
+func (h *Handler) blockAgent(w http.ResponseWriter, r *http.Request, a agent.Adapter, am *agentMetrics, cause blockCause, logAs pipeline.Cause, event, reason string) {
 	am.blocks[cause].Inc()
 	h.m.answered.Inc()
-	writeAnswer(w, r, a.Block(event, luahook.TruncateReason(reason)))
+	if logAs == pipeline.CauseNone {
+		writeAnswer(w, r, a.Block(event, luahook.TruncateReason(reason)))
+		return
+	}
+	c := pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, ReadErr: errNotTaken})
+	rep := c.Undecided(pipeline.Gate{Record: h.failClose.Record, Recording: h.failClose.Recording}, reason, logAs, nil)
+	writeAnswer(w, r, agent.Answer{Stdout: rep.Stdout, Stderr: rep.Stderr, ExitCode: rep.ExitCode})
 }
+
+// errNotTaken is the read error of a request blockAgent answers: its body
+// was not taken, so nothing of it is decoded.
+var errNotTaken = errors.New("the request was not taken")
 
 // writeAnswer writes ans as an HTTP answer: 200, the exit status in
 // ExitCodeHeader, and the agent's body, or the whole answer as a Relay when
