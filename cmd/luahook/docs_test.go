@@ -491,6 +491,45 @@ func checkLinkTarget(target linkTarget, load func(string) *mdDoc) error {
 var movedFolders = []string{"bench", "config", "decisionlog", "metrics", "packs", "repl", "replay",
 	"security", "server", "store", "stress", "third_party", "trust"}
 
+// TestDocsAgentTableIsTheConformanceSuites checks that the README's table
+// of what the agents' programs did is the one the conformance suite wrote
+// (internal/install/conformance.md, which luahook doctor embeds), and
+// that it names every release agents.txt pins: the README cannot claim
+// what the suite did not see, nor lag behind a release added to the suite.
+func TestDocsAgentTableIsTheConformanceSuites(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(repoRoot, "internal", "install", "conformance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- conformance results: written by the conformance suite with -update -->\n", "<!-- end of conformance results -->\n"
+	i, j := strings.Index(string(readme), begin), strings.Index(string(readme), end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q section", strings.TrimSpace(begin), strings.TrimSpace(end))
+	}
+	if got := string(readme)[i+len(begin) : j]; got != string(table) {
+		t.Errorf("the README's agent table is not internal/install/conformance.md: run the conformance suite with -update\nREADME:\n%s\nconformance.md:\n%s", got, table)
+	}
+	pinned, err := os.ReadFile(filepath.Join(repoRoot, "internal", "conformance", "agents.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(table), "\n")
+	for _, line := range strings.Split(string(pinned), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		version := line[strings.LastIndex(line, "@")+1:]
+		if !strings.Contains(header, " "+version+" |") {
+			t.Errorf("agents.txt pins %s, which the table has no column for: run the conformance suite with -update", line)
+		}
+	}
+}
+
 // TestDocsNameNoMovedPath checks that no code span or fenced line of the
 // pages shows a path under a folder that moved, such as security/x_test.go
 // for internal/security/x_test.go, unless that path exists.

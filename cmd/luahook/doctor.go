@@ -24,7 +24,8 @@ cursor, gemini): whether its program is on PATH and which release it is
 exists (the project's, in the current folder, and your own, in your home),
 whether luahook is wired there and how (a command, --http, --socket; on
 which events; Claude Code's onFailure "block"), which of luahook's answers
-that release honours, and the steps you must take: approve the hooks in
+that release honours, what luahook's agent conformance suite saw that
+release (or the nearest one it ran) do, and the steps you must take: approve the hooks in
 Codex's /hooks screen, upgrade a Claude Code older than 2.1.295, which
 ignores onFailure. doctor writes nothing.
 
@@ -111,6 +112,16 @@ func printDoctor(w io.Writer, reports []install.Report) {
 					line += ": " + h.Note
 				}
 				fmt.Fprintln(w, termtext.Line(line))
+			}
+		}
+		if r.Seen != nil && (r.Wired || r.Program != "") {
+			which := "the release found"
+			if !r.Seen.Exact {
+				which = "the nearest release it ran"
+			}
+			fmt.Fprintf(w, "  seen by luahook's agent conformance suite on %s (%s):\n", r.Seen.Release, which)
+			for _, c := range r.Seen.Checks {
+				fmt.Fprintln(w, termtext.Line(fmt.Sprintf("    %s: %s", c.Check, c.Result)))
 			}
 		}
 		for _, c := range r.CannotBlock {

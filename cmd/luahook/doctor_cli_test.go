@@ -64,11 +64,15 @@ func TestDoctorClaudeReleaseDecidesWhetherItsWiringBlocks(t *testing.T) {
 	}{
 		{name: "2.1.197", version: "2.1.197 (Claude Code)", code: 1,
 			want: []string{"release 2.1.197", "step: upgrade Claude Code to 2.1.295 or later", "cannot block: Claude Code 2.1.197 ignores onFailure",
-				`honours no:     "onFailure": "block"`, "luahook cannot block as it expects in: claude"},
+				`honours no:     "onFailure": "block"`, "luahook cannot block as it expects in: claude",
+				"seen by luahook's agent conformance suite on Claude Code 2.1.197 (the release found):",
+				"    luahook missing from PATH blocks the prompt: no: the call runs"},
 		},
 		{name: "2.1.332", version: "2.1.332 (Claude Code)", code: 0,
-			want: []string{"release 2.1.332", `honours yes:    "onFailure": "block"`, "every wired agent (claude) can block as luahook expects"},
-			not:  []string{"upgrade", "cannot block:"}},
+			want: []string{"release 2.1.332", `honours yes:    "onFailure": "block"`, "every wired agent (claude) can block as luahook expects",
+				"seen by luahook's agent conformance suite on Claude Code 2.1.332 (the release found):",
+				"    luahook missing from PATH blocks the prompt: yes"},
+			not: []string{"upgrade", "cannot block:"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			project, _ := installEnv(t)
@@ -92,6 +96,9 @@ func TestDoctorClaudeReleaseDecidesWhetherItsWiringBlocks(t *testing.T) {
 			r := doctorJSON(t)["claude"]
 			if r.Version != strings.Fields(c.version)[0] || !r.Wired || (len(r.CannotBlock) > 0) != (c.code == 1) {
 				t.Errorf("--json: version %q wired %v cannot_block %q", r.Version, r.Wired, r.CannotBlock)
+			}
+			if r.Seen == nil || r.Seen.Release != "Claude Code "+c.name || !r.Seen.Exact || len(r.Seen.Checks) == 0 {
+				t.Errorf("--json: conformance %+v, want the suite's column of Claude Code %s", r.Seen, c.name)
 			}
 		})
 	}

@@ -12,10 +12,7 @@ import (
 
 // The context a SessionStart hook gives reaches the model.
 func TestClaudeCodeSessionStartContextReachesTheModel(t *testing.T) {
-	p := newProject(t, map[string]string{"10-context.lua": `hook.register("SessionStart", nil, function()
-  return hook.context("conformance: session context 7f3a")
-end)
-`})
+	p := newProject(t, map[string]string{"10-context.lua": sessionContextPolicy})
 	p.luahook(t, "install", "claude", "--project")
 	p.luahook(t, "trust")
 	model := startFakeModel(t, toolCall{Name: "Bash", Input: map[string]any{"command": "true", "description": "nothing"}})
@@ -24,16 +21,15 @@ end)
 	}
 	if !model.received("conformance: session context 7f3a") {
 		t.Errorf("the session's context never reached the model (%d requests)", model.count())
+	} else {
+		observe("@anthropic-ai/claude-code", claudeNew, checkSessionContext, "yes")
 	}
 }
 
 // The context a PostToolUse hook adds after a call reaches the model with
 // the call's result.
 func TestClaudeCodePostToolUseContextReachesTheModel(t *testing.T) {
-	p := newProject(t, map[string]string{"10-post.lua": `hook.register("PostToolUse", "Bash", function()
-  return hook.context("conformance: after the call 91c2")
-end)
-`})
+	p := newProject(t, map[string]string{"10-post.lua": postContextPolicy})
 	p.luahook(t, "install", "claude", "--project")
 	p.luahook(t, "trust")
 	marker := filepath.Join(t.TempDir(), "marker")
@@ -46,24 +42,15 @@ end)
 	}
 	if !model.received("conformance: after the call 91c2") {
 		t.Errorf("the PostToolUse context never reached the model (%d requests)", model.count())
+	} else {
+		observe("@anthropic-ai/claude-code", claudeNew, checkPostContext, "yes")
 	}
 }
 
 // A rewrite a hook explicitly allows runs as rewritten: the original
 // command never runs.
 func TestClaudeCodeRunsTheRewrittenCommand(t *testing.T) {
-	p := newProject(t, map[string]string{"10-rewrite.lua": `hook.register("PreToolUse", "Bash", function(input)
-  local cmd = input.toolInput.command or ""
-  if cmd:find("original", 1, true) then
-    local args = input.toolInput
-    args.command = cmd:gsub("original", "rewritten")
-    return hook.mutate(args, "conformance: rewritten")
-  end
-end)
-hook.register("PreToolUse", "Bash", function(input)
-  if (input.toolInput.command or ""):find("rewritten", 1, true) then return hook.allow() end
-end, { stage = "validate" })
-`})
+	p := newProject(t, map[string]string{"10-rewrite.lua": rewritePolicy, "20-approve.lua": approvePolicy})
 	p.luahook(t, "install", "claude", "--project")
 	p.luahook(t, "trust")
 	dir := t.TempDir()
@@ -77,32 +64,8 @@ end, { stage = "validate" })
 	if _, err := os.Stat(filepath.Join(dir, "rewritten")); err != nil {
 		t.Errorf("the rewritten command did not run: %v", err)
 	}
-}
-
-// With luahook missing from PATH, the hooks install wrote (onFailure
-// "block", honoured by this release) block the prompt: nothing reaches the
-// model.
-func TestClaudeCodeMissingLuahookBlocks(t *testing.T) {
-	p := newProject(t, map[string]string{"10-marker.lua": markerPolicy})
-	p.luahook(t, "install", "claude", "--project")
-	p.luahook(t, "trust")
-	p.path = strings.Join(withoutDir(filepath.SplitList(p.path), filepath.Dir(luahookBin(t))), string(os.PathListSeparator))
-	model := startFakeModel(t, markerCall(filepath.Join(t.TempDir(), "marker")))
-	out, _ := p.claude(t, model, "create the marker")
-	if n := model.count(); n != 0 {
-		t.Errorf("%d requests reached the model with luahook missing, want none; claude said:\n%s", n, out)
-	}
-}
-
-// With install --http and no server listening, the HTTP hooks' onFailure
-// blocks the prompt: nothing reaches the model.
-func TestClaudeCodeServerDownBlocks(t *testing.T) {
-	p := newProject(t, nil)
-	p.luahook(t, "install", "claude", "--project", "--http", "http://127.0.0.1:9")
-	model := startFakeModel(t, markerCall(filepath.Join(t.TempDir(), "marker")))
-	out, _ := p.claude(t, model, "create the marker")
-	if n := model.count(); n != 0 {
-		t.Errorf("%d requests reached the model with serve down, want none; claude said:\n%s", n, out)
+	if !t.Failed() {
+		observe("@anthropic-ai/claude-code", claudeNew, checkRewrite, "yes")
 	}
 }
 
@@ -121,15 +84,7 @@ func withoutDir(list []string, dir string) []string {
 // rewritten call: in print mode, where it cannot ask, neither the original
 // nor the rewritten command runs (no approval the policies did not give).
 func TestClaudeCodeAskOfARewriteApprovesNothingInPrintMode(t *testing.T) {
-	p := newProject(t, map[string]string{"10-rewrite.lua": `hook.register("PreToolUse", "Bash", function(input)
-  local cmd = input.toolInput.command or ""
-  if cmd:find("original", 1, true) then
-    local args = input.toolInput
-    args.command = cmd:gsub("original", "rewritten")
-    return hook.mutate(args, "conformance: rewritten")
-  end
-end)
-`})
+	p := newProject(t, map[string]string{"10-rewrite.lua": rewritePolicy})
 	p.luahook(t, "install", "claude", "--project")
 	p.luahook(t, "trust")
 	dir := t.TempDir()
@@ -144,6 +99,9 @@ end)
 	}
 	if model.count() < 2 {
 		t.Errorf("the model heard nothing after its call (%d requests)", model.count())
+	}
+	if !t.Failed() {
+		observe("@anthropic-ai/claude-code", claudeNew, checkAsk, "nothing runs")
 	}
 }
 
@@ -173,5 +131,7 @@ func TestClaudeCodeWithoutOnFailureIsRefusedAndWouldLetCallsThrough(t *testing.T
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("Claude Code %s blocked a call its missing hook could not decide (%v): it honours onFailure, and install need not refuse it", claudeOld, err)
+	} else {
+		observe("@anthropic-ai/claude-code", claudeOld, checkMissingLuahook, "no: the call runs")
 	}
 }

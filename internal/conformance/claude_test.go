@@ -4,10 +4,12 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -35,29 +37,36 @@ func agentBin(t *testing.T, pkg, version, name string) string {
 	return path
 }
 
-// luahookBin builds the luahook command once per test binary.
-var luahookBin = func() func(t *testing.T) string {
-	var path string
-	var err error
-	var out []byte
-	built := false
+// binDir is the folder the suite builds luahook's commands into, side by
+// side as go install puts them (luahook-fire is found next to luahook).
+var binDir = sync.OnceValues(func() (string, error) { return os.MkdirTemp("", "luahook-conformance-bin") })
+
+// buildOnce returns a function giving the path of luahook's command name,
+// built into binDir once per test binary.
+func buildOnce(name string) func(t *testing.T) string {
+	build := sync.OnceValues(func() (string, error) {
+		dir, err := binDir()
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(dir, name)
+		if out, err := exec.Command("go", "build", "-o", path, "github.com/luahook/luahook/cmd/"+name).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", name, err, out)
+		}
+		return path, nil
+	})
 	return func(t *testing.T) string {
 		t.Helper()
-		if !built {
-			built = true
-			dir, derr := os.MkdirTemp("", "luahook-conformance-bin")
-			if derr != nil {
-				t.Fatal(derr)
-			}
-			path = filepath.Join(dir, "luahook")
-			out, err = exec.Command("go", "build", "-o", path, "github.com/luahook/luahook/cmd/luahook").CombinedOutput()
-		}
+		path, err := build()
 		if err != nil {
-			t.Fatalf("go build luahook: %v\n%s", err, out)
+			t.Fatal(err)
 		}
 		return path
 	}
-}()
+}
+
+// luahookBin is the luahook command the agents run.
+var luahookBin = buildOnce("luahook")
 
 // project is a folder with a hooks.d holding the given policies, under a
 // HOME of its own, and luahook's folder first on PATH.
@@ -141,5 +150,8 @@ func TestClaudeCodeUntrustedFileBlocksThePrompt(t *testing.T) {
 	}
 	if !strings.Contains(out, "30-new.lua") || !strings.Contains(out, "luahook trust") {
 		t.Errorf("the block does not name the new file and the way out; claude said:\n%s", out)
+	}
+	if !t.Failed() {
+		observe("@anthropic-ai/claude-code", claudeNew, checkUntrusted, "yes")
 	}
 }

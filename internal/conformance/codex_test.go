@@ -23,6 +23,13 @@ const codexVersion = "0.171.0"
 // the temporary folder, where Codex refuses to make its helpers.
 func (p *project) codex(t *testing.T, model *fakeResponses, prompt string) (string, error) {
 	t.Helper()
+	return p.codexWith(t, model, prompt, "")
+}
+
+// codexWith is codex with more of config.toml (TOML tables) after the
+// provider's and the project's.
+func (p *project) codexWith(t *testing.T, model *fakeResponses, prompt, more string) (string, error) {
+	t.Helper()
 	home, err := os.MkdirTemp(filepath.Join(p.home, ".."), "codex-home")
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +46,7 @@ supports_websockets = false
 
 [projects."` + p.dir + `"]
 trust_level = "trusted"
-`
+` + more
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ type fake interface {
 	conversation() int
 }
 
-func (m *fakeModel) conversation() int     { return m.count() }
+func (m *fakeModel) conversation() int     { return m.posts() }
 func (m *fakeResponses) conversation() int { return m.count() }
 func (m *fakeGemini) conversation() int    { return m.streamed() }
 
@@ -48,6 +48,11 @@ var agentCases = []agentCase{
 		out, err := p.codex(t, m, prompt)
 		return m, out, err
 	}, execCall},
+	{"copilot", "20-broken.lua", func(t *testing.T, p *project, call toolCall, prompt string) (fake, string, error) {
+		m := startFakeCompletions(t, call)
+		out, err := p.copilot(t, m, prompt)
+		return m, out, err
+	}, copilotCall},
 }
 
 // markerPolicy denies every shell command that names a marker, whatever
@@ -92,8 +97,11 @@ func TestEveryAgentKeepsADeniedCallFromRunningAndTellsTheModel(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatalf("the denied call ran: the marker exists; %s said:\n%s", a.name, out)
 			}
+			observeAgent(t, a.name, checkDenyDoesNotRun, "yes")
 			if !model.received("conformance: no markers here") {
 				t.Errorf("the model never received the policy's reason; %s said:\n%s", a.name, out)
+			} else {
+				observeAgent(t, a.name, checkDenyReason, "yes")
 			}
 		})
 	}
@@ -115,6 +123,8 @@ func TestEveryAgentBlocksThePromptOfABrokenFolder(t *testing.T) {
 			}
 			if n := model.conversation(); n != 0 {
 				t.Errorf("%d requests reached the model, want none: the prompt is blocked; %s said:\n%s", n, a.name, out)
+			} else {
+				observeAgent(t, a.name, checkBrokenFolder, "yes")
 			}
 			if !strings.Contains(out, a.blockSays) {
 				t.Errorf("%s does not say %q:\n%s", a.name, a.blockSays, out)

@@ -28,6 +28,7 @@ type recorder struct {
 
 	mu       sync.Mutex
 	requests [][]byte
+	lines    []string // each request's method and path, in order
 	answer   func(w http.ResponseWriter, r *http.Request, body []byte, before int)
 }
 
@@ -53,6 +54,7 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.mu.Lock()
 	before := len(rec.requests)
 	rec.requests = append(rec.requests, body)
+	rec.lines = append(rec.lines, r.Method+" "+r.URL.Path)
 	rec.mu.Unlock()
 	rec.answer(w, r, body, before)
 }
@@ -74,6 +76,21 @@ func (rec *recorder) count() int {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return len(rec.requests)
+}
+
+// posts is the number of POST requests the model got: a request that can
+// carry a prompt (Claude Code 2.1.197 sends a HEAD / first, which holds
+// none).
+func (rec *recorder) posts() int {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	n := 0
+	for _, l := range rec.lines {
+		if strings.HasPrefix(l, "POST ") {
+			n++
+		}
+	}
+	return n
 }
 
 // arguments is call's input as JSON.

@@ -114,6 +114,10 @@ type Report struct {
 	Files        []Wiring   `json:"files"`
 	Wired        bool       `json:"wired"`
 	Honours      []Honoured `json:"honours,omitempty"`
+	// Seen is what the agent conformance suite saw this release (or the
+	// nearest one it ran) do with luahook's answers; nil when it ran no
+	// release of the agent.
+	Seen *Seen `json:"conformance,omitempty"`
 	// CannotBlock says why a wiring cannot block on the release found:
 	// the doctor's exit status 1.
 	CannotBlock []string `json:"cannot_block,omitempty"`
@@ -209,6 +213,7 @@ func Check(ctx context.Context, o CheckOptions) []Report {
 		for _, w := range r.Files {
 			r.Wired = r.Wired || w.Wired
 		}
+		r.Seen = seenFor(r.Title, r.version, r.hasVersion)
 		r.judge()
 		out = append(out, r)
 	}
