@@ -104,6 +104,32 @@ func TestDoctorClaudeReleaseDecidesWhetherItsWiringBlocks(t *testing.T) {
 	}
 }
 
+// Copilot CLI runs no project hook in a folder it does not trust: doctor
+// and install both give that step for a project's wiring, not for the
+// user's own hooks, which it runs everywhere.
+func TestDoctorAndInstallGiveCopilotsFolderTrustStep(t *testing.T) {
+	installEnv(t)
+	agentsOnPath(t, map[string]string{"copilot": "1.0.102"})
+	out := mustInstall(t, "copilot")
+	if !strings.Contains(out, "step: "+install.CopilotTrustStep) {
+		t.Errorf("install's stdout lacks the folder-trust step:\n%s", out)
+	}
+	code, out, errs := runDoctorCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{"Copilot CLI (copilot)", "release 1.0.102", "step: " + install.CopilotTrustStep,
+		"seen by luahook's agent conformance suite on Copilot CLI 1.0.102 (the release found):"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+	out = mustInstall(t, "copilot", "--user")
+	if strings.Contains(out, install.CopilotTrustStep) {
+		t.Errorf("install --user gives the project's folder-trust step:\n%s", out)
+	}
+}
+
 // Codex runs no hook until the user approves it in /hooks: doctor and
 // install both give that step, which is not a wiring that cannot block.
 func TestDoctorAndInstallGiveCodexsApprovalStep(t *testing.T) {

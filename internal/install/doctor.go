@@ -34,7 +34,8 @@ var Title = map[agent.Name]string{
 // facts is what each agent does with luahook's answers, release by
 // release (the agents' release notes, and what was seen of 2.1.197 and
 // 2.1.332 of Claude Code, and of Codex and Gemini CLI, in December 2026).
-// Copilot and Cursor: no release is known to change what luahook relies on.
+// Copilot (1.0.102, seen by the conformance suite) and Cursor: no release
+// is known to change what luahook relies on.
 var facts = map[agent.Name][]fact{
 	agent.Claude: {
 		{Answer: claudeOnFailure.Setting, Since: claudeOnFailure.Version,
@@ -50,6 +51,12 @@ var facts = map[agent.Name][]fact{
 		{Answer: "blocking when luahook itself cannot start (Codex goes on)", Always: false},
 		{Answer: "a blocked prompt's exit status in codex exec (it exits 0)", Always: false},
 		{Answer: "a block's reason, shown to the user (never shown)", Always: false},
+	},
+	agent.Copilot: {
+		{Answer: "running a project's .github/hooks in a folder it does not trust (none runs, without a word)", Always: false},
+		{Answer: "blocking a prompt when luahook itself cannot start (the prompt goes on; each tool call is denied)", Always: false},
+		{Answer: "a blocked prompt's exit status in copilot -p (it exits 1)", Always: true},
+		{Answer: "a block's reason, shown to the user", Always: true},
 	},
 	agent.Gemini: {
 		{Answer: "a blocked prompt's exit status in gemini -p (it exits 0)", Always: false},
@@ -379,6 +386,8 @@ func (r *Report) judge() {
 		r.judgeClaude()
 	case agent.Codex:
 		r.judgeCodex()
+	case agent.Copilot:
+		r.judgeCopilot()
 	case agent.Gemini:
 		r.Notes = append(r.Notes, "Gemini CLI shows a block's reason only as a [WARNING] line, and gemini -p exits 0 on a blocked prompt")
 	default:
@@ -445,6 +454,21 @@ func (r *Report) judgeCodex() {
 	r.Steps = append(r.Steps, CodexApprovalStep)
 	r.Notes = append(r.Notes, "when luahook itself cannot start, Codex goes on; Codex never shows a block's reason, and codex exec exits 0 on a blocked prompt")
 }
+
+// judgeCopilot gives the folder-trust step of a project's wiring: Copilot
+// CLI runs no hook of .github/hooks in a folder it does not trust.
+func (r *Report) judgeCopilot() {
+	for _, w := range r.Files {
+		if w.Wired && w.Scope == Project.String() {
+			r.Steps = append(r.Steps, CopilotTrustStep)
+			break
+		}
+	}
+	r.Notes = append(r.Notes, "when luahook itself cannot start, Copilot CLI lets the prompt through and denies each tool call")
+}
+
+// CopilotTrustStep is the step a project's Copilot wiring needs.
+const CopilotTrustStep = "trust this folder in Copilot CLI (it asks when it starts here; copilot -p takes --trust-folder) — it runs none of the project's .github/hooks in a folder it does not trust, and says nothing"
 
 // CodexApprovalStep is the step every Codex wiring needs.
 const CodexApprovalStep = "approve the hooks in Codex's /hooks screen (or its trust setting) — Codex runs none until then, and codex exec skips them without a word"
