@@ -255,7 +255,10 @@ func TestCapabilitiesMakeShellPortable(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"mcp__github__create_issue", "mcp_github_create_issue", "MCP:create_issue", "MCP",
-		"mcp__" + strings.Repeat("s", 100) + "__tool"} {
+		"mcp__" + strings.Repeat("s", 100) + "__tool",
+		// Copilot CLI's camelCase dialect: server-tool.
+		"conformance-touch", "github-mcp-server-get_issue", "context7-resolve-library-id",
+		strings.Repeat("s", 100) + "-tool"} {
 		if got := Capabilities(name); len(got) != 1 || got[0] != CapMCP {
 			t.Errorf("Capabilities(%q) = %v, want [mcp]", name, got)
 		}

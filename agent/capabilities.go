@@ -45,34 +45,43 @@ var mcpCapabilities = []string{CapMCP}
 // mcpPrefixes are how agents name MCP tools: mcp__server__tool (Claude Code,
 // Codex, Copilot's PascalCase dialect), mcp_server_tool (Gemini CLI since
 // 2026-03), MCP:tool (Cursor's preToolUse); Cursor's plain "MCP" is in
-// Capabilities.
+// Capabilities, and so are Copilot's camelCase names, server-tool.
 var mcpPrefixes = []string{"mcp__", "mcp_", "mcp:"}
 
 // Capabilities returns the capabilities of the tool an agent calls name,
-// from the one table above: nil for a tool it does not list. The slice is
-// shared; callers must not modify it.
+// from the one table above: nil for a tool it does not list. A name the
+// table does not list that holds a "-" is an MCP tool's: Copilot CLI's
+// camelCase dialect names MCP tools server-tool, without a prefix
+// ("github-mcp-server-get_issue"; seen in 1.0.102), and no agent's own
+// tool has a "-" in its name. The slice is shared; callers must not modify
+// it.
 func Capabilities(name string) []string {
 	for _, p := range mcpPrefixes {
 		if len(name) > len(p) && strings.EqualFold(name[:len(p)], p) {
 			return mcpCapabilities
 		}
 	}
-	if len(name) > maxToolName {
-		return nil
-	}
-	var buf [maxToolName]byte
-	lower := buf[:len(name)]
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+	if len(name) <= maxToolName {
+		var buf [maxToolName]byte
+		lower := buf[:len(name)]
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
 		}
-		lower[i] = c
+		if string(lower) == "mcp" {
+			return mcpCapabilities
+		}
+		if c, ok := capabilityTable[string(lower)]; ok {
+			return c
+		}
 	}
-	if string(lower) == "mcp" {
+	if strings.IndexByte(name, '-') >= 0 {
 		return mcpCapabilities
 	}
-	return capabilityTable[string(lower)]
+	return nil
 }
 
 // maxToolName is longer than every name in capabilityTable.

@@ -141,7 +141,9 @@
 // with no event name (the caller passes it); toolArgs is an object or an
 // object written as a JSON string. PascalCase (PreToolUse): Claude Code's
 // payload, tool names and events; a payload with hook_event_name is read as
-// this dialect. Both get Copilot's flat answer:
+// this dialect. The camelCase dialect names an MCP tool server-tool, with
+// nothing else to tell the server (Copilot CLI 1.0.102): a tool name with
+// a "-" has the mcp capability. Both get Copilot's flat answer:
 //
 //	native event (camel / Pascal)            luahook event     answer
 //	preToolUse / PreToolUse                  PreToolUse        {permissionDecision allow|deny|ask, permissionDecisionReason, modifiedArgs,
@@ -223,7 +225,12 @@
 // gemini -p), so an ask's reason is written in both and a rewrite's reason
 // reaches it only with an ask.
 // Dropped: context on BeforeTool, clearContext, tailToolCallRequest, model
-// hooks. MCP tools are mcp_<server>_<tool> (and mcp__ before 2026-03).
+// hooks. MCP tools are mcp_<server>_<tool> (and mcp__ before 2026-03),
+// ambiguous when the server's name has a "_"; BeforeTool and AfterTool of
+// an MCP tool also carry mcp_context {server_name, tool_name, command,
+// args, ...} (0.61.0), which policies read in native (the mcp pack does):
+// it must be an object with string server_name and tool_name, and gives
+// the call the mcp capability.
 // Left out: Gemini CLI's successor, the Antigravity CLI, whose hook
 // contract was still changing (L).
 //

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/luahook/luahook"
@@ -29,12 +30,46 @@ func (geminiAdapter) Decode(data []byte, event string) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.req.Input != nil && (d.req.Event == "BeforeTool" || d.req.Event == "AfterTool") {
+		if err := d.geminiMCPContext(); err != nil {
+			return nil, err
+		}
+	}
 	if d.req.Input != nil && d.req.Event == "AfterTool" {
 		if err := d.geminiToolResult(); err != nil {
 			return nil, err
 		}
 	}
 	return d.finish()
+}
+
+// geminiMCPContext reads mcp_context {server_name, tool_name, command,
+// args, ...}, which Gemini CLI sends with a call of an MCP tool (seen in
+// 0.61.0): the server and the tool by their own names, which the tool's
+// name, mcp_<server>_<tool>, joins ambiguously when the server's name has
+// a "_". Policies read it in native (the mcp pack does), so it must be an
+// object whose server_name and tool_name are strings; a call that carries
+// it is an MCP tool's, whatever its name.
+func (d decoded) geminiMCPContext() error {
+	v := d.n.get("mcp_context")
+	if v == nil {
+		return nil
+	}
+	if v[0] != '{' {
+		return d.fail(errorAt("mcp_context", "an object", v))
+	}
+	c, err := parseNative(v)
+	if err != nil {
+		return d.fail(fmt.Errorf("mcp_context: %w", err))
+	}
+	defer c.release()
+	for _, key := range [...]string{"server_name", "tool_name"} {
+		if _, err := c.str(key); err != nil {
+			return d.fail(fmt.Errorf("mcp_context.%w", err))
+		}
+	}
+	d.req.Input.ToolCapabilities = mcpCapabilities
+	return nil
 }
 
 // geminiToolResult reads tool_response {llmContent, returnDisplay, error?}:

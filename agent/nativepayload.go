@@ -13,9 +13,10 @@ import (
 // for running one policy test suite through every agent's own wire format
 // (luahook test --agent). The tool is renamed to the agent's tool of the
 // same kind (Bash is run_shell_command on Gemini CLI, mcp__s__t is
-// mcp_s_t); the tool input is passed as it is. Claude Code, Codex and
-// Gemini CLI are supported, and the events and fields their payloads carry;
-// anything else is an error naming what cannot be expressed.
+// mcp_s_t, with mcp_context naming s and t as Gemini CLI does); the tool
+// input is passed as it is. Claude Code, Codex and Gemini CLI are
+// supported, and the events and fields their payloads carry; anything else
+// is an error naming what cannot be expressed.
 func NativePayload(name Name, in *luahook.Input) ([]byte, string, error) {
 	if in == nil {
 		return nil, "", fmt.Errorf("%s: no payload", name)
@@ -59,6 +60,10 @@ func NativePayload(name Name, in *luahook.Input) ([]byte, string, error) {
 	switch in.Event {
 	case luahook.PreToolUse, luahook.PostToolUse:
 		p["tool_name"] = nativeTool(name, in.ToolName)
+		if server, tool, ok := mcpParts(in.ToolName); ok && name == Gemini {
+			// Gemini CLI names an MCP tool's server and tool apart too.
+			p["mcp_context"] = map[string]string{"server_name": server, "tool_name": tool}
+		}
 		if in.ToolInput != nil {
 			p["tool_input"] = in.ToolInput
 		}

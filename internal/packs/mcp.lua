@@ -14,13 +14,17 @@
 --
 -- Settings (SETTINGS below): allow, deny, deny_by_default.
 --
--- Tool names: mcp__server__tool (Claude Code, Codex, Copilot),
--- mcp_server_tool (Gemini CLI), MCP:tool (Cursor). Gemini CLI joins server
--- and tool with one "_", so mcp_a_b_c may be server a (tool b_c) or server
--- a_b (tool c): an entry matches if it matches either reading, so a server
--- whose name starts with an allowed server's name and "_" is taken for it
--- (don't configure servers so). Cursor's names carry no server: they match
--- only entries whose server is "*".
+-- Tool names: mcp__server__tool (Claude Code, Codex, Copilot's
+-- PascalCase hooks), mcp_server_tool (Gemini CLI), server-tool (Copilot
+-- CLI), MCP:tool (Cursor). Gemini CLI joins server and tool with one "_",
+-- but also names them apart (native.mcp_context), which is read when
+-- present: a server "my_server" is then that server. Without it,
+-- mcp_a_b_c may be server a (tool b_c) or server a_b (tool c), and
+-- Copilot's a-b-c server a (tool b-c) or a-b (tool c): an entry matches if
+-- it matches any reading, so a server whose name starts with an allowed
+-- server's name and "_" (Copilot: "-") is taken for it (don't configure
+-- servers so). Cursor's names carry no server: they match only entries
+-- whose server is "*".
 --
 -- What it cannot know: what a tool does beyond its name, or which account
 -- its server acts as. Fails closed: a failure of this hook denies.
@@ -35,7 +39,7 @@ local SETTINGS = {
 
 local names = require("names")
 
-local ipairs = ipairs
+local ipairs, type = ipairs, type
 
 -- parse turns the entries into { server = matcher, tool = matcher }.
 local function parse(list)
@@ -50,25 +54,34 @@ local function parse(list)
 end
 local ALLOW, DENY = parse(SETTINGS.allow), parse(SETTINGS.deny)
 
--- readings returns the (server, tool) pairs a tool name may stand for.
-local function readings(name)
+-- splits returns every (server, tool) pair rest splits into at one sep.
+local function splits(rest, sep)
+  local out = {}
+  local from = 1
+  while true do
+    local k = rest:find(sep, from, true)
+    if not k then break end
+    if k > 1 and k < #rest then out[#out + 1] = { rest:sub(1, k - 1), rest:sub(k + 1) } end
+    from = k + 1
+  end
+  return out
+end
+
+-- readings returns the (server, tool) pairs a call may stand for: the
+-- server and tool the agent named apart (Gemini CLI's mcp_context), else
+-- those its name for the tool may stand for.
+local function readings(name, agent, server, tool)
+  if type(server) == "string" and server ~= "" and type(tool) == "string" and tool ~= "" then
+    return { { server:lower(), tool:lower() } }
+  end
   local l = name:lower()
   local s, t = l:match("^mcp__(.-)__(.+)$")
   if s and s ~= "" then return { { s, t } } end
   local rest = l:match("^mcp_(.+)$")
-  if rest then
-    local out = {}
-    local from = 1
-    while true do
-      local k = rest:find("_", from, true)
-      if not k then break end
-      if k > 1 and k < #rest then out[#out + 1] = { rest:sub(1, k - 1), rest:sub(k + 1) } end
-      from = k + 1
-    end
-    return out
-  end
+  if rest then return splits(rest, "_") end
   t = l:match("^mcp:(.+)$")
   if t then return { { nil, t } } end
+  if agent ~= "cursor" and l:find("-", 1, true) then return splits(l, "-") end
   return { { nil, l } }
 end
 
@@ -84,7 +97,11 @@ end
 
 hook.register("PreToolUse", "@mcp", function(input)
   local name = input.toolName or ""
-  local r = readings(name)
+  local native = input.native
+  local ctx = type(native) == "table" and native.mcp_context or nil
+  local server, tool
+  if type(ctx) == "table" then server, tool = ctx.server_name, ctx.tool_name end
+  local r = readings(name, input.agent, server, tool)
   if matches(DENY, r) then
     return hook.deny("mcp guard: the MCP tool " .. name .. " is on the deny list (it destroys data). " ..
       "Tell the user what you wanted to do and let them do it.")

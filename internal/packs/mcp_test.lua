@@ -23,6 +23,8 @@ local allowed = {
   "mcp__playwright__browser_navigate",
   "mcp__playwright__browser_snapshot",
   "mcp_github_get_pull_request", -- Gemini CLI's spelling
+  "context7-resolve-library-id",  -- Copilot CLI's spelling: server-tool
+  "github-get_issue",
 }
 
 for _, tool in ipairs(allowed) do
@@ -42,6 +44,13 @@ local asked = {
   "mcp__evil__github__get_issue", -- the server is "evil"
   "mcp__GitHubEnterprise__get_issue",
   "MCP:post_message",             -- Cursor: no server named
+  "slack-post_message",           -- Copilot CLI's spelling
+  "github-mcp-server-get_issue",  -- Copilot's own GitHub server is not "github"
+  -- servers named with a "_": through Gemini CLI's payload (mcp_context7_evil_query)
+  -- the server is read from mcp_context, never taken for the allowed context7,
+  -- and files_purge's list is not the deny list's purge
+  "mcp__context7_evil__query",
+  "mcp__files_purge__list",
 }
 
 for _, tool in ipairs(asked) do
@@ -67,6 +76,9 @@ local denied = {
   "mcp__context7__purge_cache",
   "mcp__github__get_issue_and_delete", -- an allowed prefix does not cover a destructive tool
   "mcp__github__list_then_drop_all",
+  "github-delete_repository",              -- Copilot CLI's spelling
+  "github-mcp-server-delete_file",
+  "mcp__my_server__delete_all",
 }
 
 for _, tool in ipairs(denied) do
