@@ -20,6 +20,20 @@ const geminiVersion = "0.61.0"
 // and trust the project folder, whose .gemini/settings.json install wrote.
 func (p *project) gemini(t *testing.T, model *fakeGemini, prompt string) (string, error) {
 	t.Helper()
+	p.geminiHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agentBin(t, "@google/gemini-cli", geminiVersion, "gemini"), "-p", prompt, "--yolo")
+	cmd.Dir = p.dir
+	cmd.Env = p.env("GEMINI_API_KEY=conformance", "GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// geminiHome writes the home's settings: the API-key login, and the
+// project folder trusted.
+func (p *project) geminiHome(t *testing.T) {
+	t.Helper()
 	dir := filepath.Join(p.home, ".gemini")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -30,13 +44,6 @@ func (p *project) gemini(t *testing.T, model *fakeGemini, prompt string) (string
 	if err := os.WriteFile(filepath.Join(dir, "trustedFolders.json"), []byte(`{"`+p.dir+`":"TRUST_FOLDER"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, agentBin(t, "@google/gemini-cli", geminiVersion, "gemini"), "-p", prompt, "--yolo")
-	cmd.Dir = p.dir
-	cmd.Env = p.env("GEMINI_API_KEY=conformance", "GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_CLI_NO_RELAUNCH=true")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // shellCall is Gemini CLI's shell tool creating the marker.

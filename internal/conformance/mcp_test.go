@@ -235,7 +235,14 @@ func (p *project) claudeMCP(t *testing.T, model *fakeModel, prompt string) (stri
 // own). It runs before luahook install, which adds its hooks to the file.
 func (p *project) writeGeminiMCP(t *testing.T) {
 	t.Helper()
-	settings, err := json.Marshal(map[string]any{"mcpServers": map[string]any{mcpServerName: map[string]any{
+	p.writeGeminiMCPAs(t, mcpServerName)
+}
+
+// writeGeminiMCPAs is writeGeminiMCP with the server configured under
+// the name server.
+func (p *project) writeGeminiMCPAs(t *testing.T, server string) {
+	t.Helper()
+	settings, err := json.Marshal(map[string]any{"mcpServers": map[string]any{server: map[string]any{
 		"command": mcpCommand(t), "args": mcpArgs, "env": map[string]string{mcpEnv: "1"}, "trust": true,
 	}}})
 	if err != nil {
@@ -293,6 +300,20 @@ func startFakeResponsesIn(t *testing.T, namespace string, call toolCall) *fakeRe
 	return m
 }
 
+// copilotMCP is p.copilot with the fake MCP server added for the session
+// (--additional-mcp-config, next to the configuration of the temporary
+// HOME's ~/.copilot, which holds none), every tool of it enabled.
+func (p *project) copilotMCP(t *testing.T, model *fakeCompletions, prompt string) (string, error) {
+	t.Helper()
+	config, err := json.Marshal(map[string]any{"mcpServers": map[string]any{mcpServerName: map[string]any{
+		"type": "local", "command": mcpCommand(t), "args": mcpArgs, "env": map[string]string{mcpEnv: "1"}, "tools": []string{"*"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.copilotWith(t, model, prompt, "--trust-folder", "--additional-mcp-config", string(config))
+}
+
 // mcpAgent is one agent's run against the fake MCP server: the model asks
 // for touch, by the name the agent offers it under, with the marker as
 // its path.
@@ -326,6 +347,16 @@ var mcpAgents = []mcpAgent{
 			out, err := p.gemini(t, m, "create the file")
 			return &m.recorder, out, err
 		}},
+	// Copilot CLI names an MCP tool server-tool, to the model and in its
+	// hooks' payload alike (seen in 1.0.102).
+	{name: "copilot", pkg: copilotPkg, version: copilotVersion,
+		offered: []string{"conformance-touch"}, hookName: "conformance-touch",
+		prepare: func(*testing.T, *project) {},
+		run: func(t *testing.T, p *project, marker string) (*recorder, string, error) {
+			m := startFakeCompletions(t, toolCall{Name: "conformance-touch", Input: map[string]any{"path": marker}})
+			out, err := p.copilotMCP(t, m, "create the file")
+			return &m.recorder, out, err
+		}},
 	{name: "codex", pkg: "@openai/codex", version: codexVersion,
 		offered: []string{"mcp__conformance", "touch"}, hookName: "mcp__conformance__touch",
 		prepare: func(*testing.T, *project) {},
@@ -355,18 +386,28 @@ func TestEveryAgentRunsTheFakeModelsMCPCall(t *testing.T) {
 	}
 }
 
-// mcpDenySettings is the mcp pack's settings table denying the fake
-// server's touch, by server and tool as the pack documents its entries.
-const mcpDenySettings = `local SETTINGS = {
-  allow = {},
-  deny = { "` + mcpServerName + `/` + mcpToolName + `" },
-  deny_by_default = false,
+// mcpSettings is the mcp pack's settings table with the given allow and
+// deny lists (one entry each, none if ""), server and tool as the pack
+// documents its entries.
+func mcpSettings(allow, deny string) string {
+	list := func(entry string) string {
+		if entry == "" {
+			return "{}"
+		}
+		return `{ "` + entry + `" }`
+	}
+	return "local SETTINGS = {\n  allow = " + list(allow) + ",\n  deny = " + list(deny) + ",\n  deny_by_default = false,\n}\n"
 }
-`
 
 // addMCPPack adds the mcp pack (luahook add) to the project's hooks.d with
-// mcpDenySettings in place of its shipped settings.
+// settings denying the fake server's touch in place of its shipped ones.
 func (p *project) addMCPPack(t *testing.T) {
+	t.Helper()
+	p.addMCPPackWith(t, mcpSettings("", mcpServerName+"/"+mcpToolName))
+}
+
+// addMCPPackWith is addMCPPack with the given settings (mcpSettings).
+func (p *project) addMCPPackWith(t *testing.T, settings string) {
 	t.Helper()
 	p.luahook(t, "add", "mcp", "--dir", "hooks.d")
 	file := filepath.Join(p.dir, "hooks.d", "mcp.lua")
@@ -380,7 +421,7 @@ func (p *project) addMCPPack(t *testing.T) {
 	if i < 0 || n < 0 {
 		t.Fatalf("%s has no SETTINGS table (\"local SETTINGS = {\" ... \"}\" on lines of their own) to configure:\n%s", file, src)
 	}
-	src = src[:i] + mcpDenySettings + src[i+n+len("\n}\n"):]
+	src = src[:i] + settings + src[i+n+len("\n}\n"):]
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -426,4 +467,51 @@ func containsAll(list, want []string) bool {
 		}
 	}
 	return true
+}
+
+// mcpUnderscoreServer is a server name with a "_", which Gemini CLI's
+// name for its tool, mcp_my_server_touch, leaves ambiguous: server my
+// (tool server_touch) or server my_server (tool touch).
+const mcpUnderscoreServer = "my_server"
+
+// Gemini CLI names the server and the tool apart in mcp_context, and the
+// mcp pack reads them there: with the fake server configured as
+// my_server, a deny of my_server/touch keeps the call from running and
+// tells the model, and a deny of my/server_touch (the name split at its
+// first "_", as Gemini CLI itself parses it) does not match, so that with
+// my_server/touch allowed the call runs.
+func TestGeminiMCPServerWithAnUnderscoreIsNamedByMCPContext(t *testing.T) {
+	tool := "mcp_" + mcpUnderscoreServer + "_" + mcpToolName
+	for _, c := range []struct {
+		name, allow, deny string
+		runs              bool
+	}{
+		{"denied as my_server/touch", "", mcpUnderscoreServer + "/" + mcpToolName, false},
+		{"not denied as my/server_touch", mcpUnderscoreServer + "/" + mcpToolName, "my/server_" + mcpToolName, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t, nil)
+			p.writeGeminiMCPAs(t, mcpUnderscoreServer)
+			p.addMCPPackWith(t, mcpSettings(c.allow, c.deny))
+			p.luahook(t, "install", "gemini", "--project")
+			p.luahook(t, "trust")
+			marker := filepath.Join(t.TempDir(), "marker")
+			m := startFakeGemini(t, toolCall{Name: tool, Input: map[string]any{"path": marker}})
+			out, err := p.gemini(t, m, "create the file")
+			if err != nil {
+				t.Fatalf("gemini: %v\n%s", err, out)
+			}
+			if names := offeredTools(&m.recorder); !slices.Contains(names, tool) {
+				t.Fatalf("the model was not offered the MCP tool as %q (names in its requests: %q); gemini said:\n%s", tool, names, out)
+			}
+			_, statErr := os.Stat(marker)
+			if ran := statErr == nil; ran != c.runs {
+				t.Fatalf("the MCP call ran: %v, want %v; gemini said:\n%s", ran, c.runs, out)
+			}
+			reason := "mcp guard: the MCP tool " + tool + " is on the deny list"
+			if denied := m.received(reason); denied == c.runs {
+				t.Fatalf("the model received %q: %v, want %v; gemini said:\n%s", reason, denied, !c.runs, out)
+			}
+		})
+	}
 }

@@ -37,7 +37,10 @@ const (
 	checkPromptBlocked   check = "a blocked prompt sends no request (titles included)"
 	checkDenyDoesNotRun  check = "a denied shell call does not run"
 	checkDenyReason      check = "the model receives a deny's reason"
+	checkFileWrite       check = "a denied file write does not happen"
+	checkFileRead        check = "a denied file read does not reach the model"
 	checkAsk             check = "an ask (a rewrite no hook approved), in non-interactive mode"
+	checkAskInteractive  check = "a policy's ask (hook.ask) of a rewritten call, in interactive mode"
 	checkHookAsk         check = "a policy's ask (hook.ask) of a rewritten call, in non-interactive mode"
 	checkRewrite         check = "a rewrite a hook approved runs as rewritten"
 	checkPostContext     check = "PostToolUse context reaches the model"
@@ -54,8 +57,8 @@ const (
 )
 
 var checks = []check{
-	checkSessionContext, checkPromptBlocked, checkDenyDoesNotRun, checkDenyReason, checkAsk,
-	checkHookAsk, checkRewrite, checkPostContext, checkBrokenFolder, checkUntrusted, checkMissingLuahook,
+	checkSessionContext, checkPromptBlocked, checkDenyDoesNotRun, checkDenyReason, checkFileWrite, checkFileRead, checkAsk, checkHookAsk,
+	checkAskInteractive, checkRewrite, checkPostContext, checkBrokenFolder, checkUntrusted, checkMissingLuahook,
 	checkHTTPDeny, checkHTTPDown, checkSocketDeny, checkSocketDown, checkMCPDeny,
 	checkBlockExitStatus, checkBlockShown,
 }
