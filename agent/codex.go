@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -17,7 +18,29 @@ type codexAdapter struct{}
 func (codexAdapter) Name() Name { return Codex }
 
 func (codexAdapter) Decode(data []byte, event string) (*Request, error) {
-	return decodeClaude(Codex, data, event, claudeEvents)
+	req, err := decodeClaude(Codex, data, event, claudeEvents)
+	if err == nil && req.Input != nil && patchesThroughShell(req.Input) {
+		req.Input.ToolCapabilities = shellPatchCapabilities
+	}
+	return req, err
+}
+
+// shellPatchCapabilities are those of a shell call that edits files with
+// apply_patch.
+var shellPatchCapabilities = []string{CapShell, CapFSWrite}
+
+// patchesThroughShell reports whether in is a shell call whose input names
+// apply_patch (or applypatch): Codex applies a patch given to its shell
+// (apply_patch <<'EOF' ... EOF, or inside bash -lc) itself, as a file
+// edit, but its hooks see a Bash call (seen in 0.171.0). Such a call is
+// also an fs.write, so that a policy on file writes sees it; one that
+// only names apply_patch is looked at by those policies too, which can
+// only deny more.
+func patchesThroughShell(in *luahook.Input) bool {
+	if !hasCapability(in.ToolCapabilities, CapShell) || hasCapability(in.ToolCapabilities, CapFSWrite) {
+		return false
+	}
+	return bytes.Contains(in.ToolInput, []byte("apply_patch")) || bytes.Contains(in.ToolInput, []byte("applypatch"))
 }
 
 func (codexAdapter) Encode(req *Request, d Decision) Answer {

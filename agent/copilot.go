@@ -121,7 +121,18 @@ func (copilotAdapter) Encode(req *Request, d Decision) Answer {
 		case Deny:
 			out.PermissionDecision, out.PermissionDecisionReason = "deny", d.reason()
 		case Ask:
-			out.PermissionDecision, out.PermissionDecisionReason, out.ModifiedArgs = "ask", d.askReason(), d.Input
+			if d.Input != nil {
+				// Copilot CLI asks about the original call, and runs it on
+				// yes: the rewrite would be lost behind the user's back
+				// (seen in 1.0.102). The call is blocked instead, with the
+				// rewritten one for the model to make: Copilot asks about
+				// that one as it is.
+				out.PermissionDecision = "deny"
+				out.PermissionDecisionReason = rewriteBlock(req, d, d.reason(),
+					"Copilot CLI would ask about the original call, so this call is blocked", true)
+				break
+			}
+			out.PermissionDecision, out.PermissionDecisionReason = "ask", d.askReason()
 		case Allow:
 			out.PermissionDecision, out.ModifiedArgs = "allow", d.Input
 		default:

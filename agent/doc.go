@@ -128,6 +128,9 @@
 //	rewrite + allow   "allow" with updatedInput
 //	rewrite + ask     "deny": the ask's reason, the rewrite's, and the rewritten call
 //
+// A Bash call whose input names apply_patch (a patch given to Codex's
+// shell, which Codex applies itself as a file edit) carries fs.write as
+// well as shell.
 // A rewritten Bash or apply_patch call without a string "command" is denied
 // (Codex would fail the hook). Codex reads permissionDecisionReason only
 // with "deny", so an allow carries no reason. continue, stopReason and
@@ -161,8 +164,11 @@
 // A rewrite without a verdict is modifiedArgs alone (Copilot applies it
 // without a permission decision, under its own permission rules); Copilot
 // reads permissionDecisionReason only with deny and ask, so the rewrite's
-// reason reaches it only with an ask. Copilot's cloud agent, and the CLI
-// when no one can answer, treat ask as deny. Block on a prompt lets it
+// reason has no field there. An ask about a rewritten call is a deny whose
+// reason gives the rewritten call to make instead: Copilot CLI 1.0.102
+// asks about the original call and runs it on yes, dropping modifiedArgs.
+// Copilot's cloud agent, and the CLI when no one can answer, treat ask as
+// deny. Block on a prompt lets it
 // proceed: exit 2 is only a warning there.
 // Command hooks for preToolUse fail closed on exit 2 and crashes, but a
 // timeout always fails open: serve is the way to bound that. Copilot CLI

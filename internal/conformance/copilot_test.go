@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +71,15 @@ func (m chatMessage) isToolResult() bool { return m.Role == "tool" }
 
 func startFakeCompletions(t *testing.T, call toolCall) *fakeCompletions {
 	t.Helper()
+	return startFakeCompletionsOf(t, call)
+}
+
+// startFakeCompletionsOf is startFakeCompletions answering with calls in
+// turn: a request whose messages hold n tool results gets calls[n], the
+// text "done" once they are all made (a model doing what it is told: the
+// rewritten call a block gives, say).
+func startFakeCompletionsOf(t *testing.T, calls ...toolCall) *fakeCompletions {
+	t.Helper()
 	m := &fakeCompletions{}
 	m.answer = func(w http.ResponseWriter, r *http.Request, body []byte, _ int) {
 		var req struct {
@@ -84,9 +92,16 @@ func startFakeCompletions(t *testing.T, call toolCall) *fakeCompletions {
 			return
 		}
 		delta, finish := `{"role":"assistant","content":"done"}`, "stop"
-		if len(req.Tools) > 0 && !slices.ContainsFunc(req.Messages, chatMessage.isToolResult) {
+		results := 0
+		for _, m := range req.Messages {
+			if m.isToolResult() {
+				results++
+			}
+		}
+		if len(req.Tools) > 0 && results < len(calls) {
+			call := calls[results]
 			args, _ := json.Marshal(string(call.arguments()))
-			delta = fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_fake","type":"function","function":{"name":%q,"arguments":%s}}]}`, call.Name, args)
+			delta = fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_fake_%d","type":"function","function":{"name":%q,"arguments":%s}}]}`, results, call.Name, args)
 			finish = "tool_calls"
 		}
 		const head = `{"id":"chatcmpl-fake","object":"chat.completion.chunk","created":1,"model":"fake-model","choices":[{"index":0,`

@@ -253,7 +253,7 @@ func TestEveryAgentWritesTheFakeModelsFile(t *testing.T) {
 // A file write a policy denies by capability, with the hooks luahook
 // install writes, never happens, and the model receives the policy's
 // reason. Codex's patch given to its shell is a Bash call to its hooks,
-// which @fs.write does not select: it runs, the reason never sent.
+// which luahook gives the fs.write capability too: it is denied as well.
 func TestEveryAgentKeepsADeniedFileWriteFromHappeningAndTellsTheModel(t *testing.T) {
 	for _, a := range fileAgents {
 		t.Run(a.name, func(t *testing.T) {
@@ -279,11 +279,13 @@ func TestEveryAgentKeepsADeniedFileWriteFromHappeningAndTellsTheModel(t *testing
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", a.name, err, out)
 			}
-			if !fileHolds(path, writtenText) || model.received(writeDenied) {
-				t.Fatalf("the patch given to the shell was denied or did not run (the file holds the text: %v): if %s now reports it as apply_patch, or @fs.write selects it, the table should say so; %s said:\n%s",
-					fileHolds(path, writtenText), a.name, a.name, out)
+			if _, err := os.Stat(path); err == nil {
+				t.Fatalf("the denied write given to the shell happened: the file exists; %s said:\n%s", a.name, out)
 			}
-			observe(a.pkg, a.version, checkFileWrite, "yes for apply_patch; no for a patch run through its shell (its hooks see Bash)")
+			if !model.received(writeDenied) {
+				t.Fatalf("the model never received the policy's reason for the write given to the shell; %s said:\n%s", a.name, out)
+			}
+			observe(a.pkg, a.version, checkFileWrite, "yes (apply_patch, and a patch given to its shell)")
 		})
 	}
 }

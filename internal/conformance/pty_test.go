@@ -4,12 +4,14 @@ package conformance
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -104,7 +106,16 @@ type interactive struct {
 	// asks is what the agent's own permission prompt shows, whatever the
 	// call.
 	asks string
+	// trust is the question the agent asks first in a folder it does not
+	// know, answered yes; "" when it asks none.
+	trust string
+	// seen is what the table says the agent did.
+	seen string
 }
+
+// ownPrompt is what the table says of an agent that asks about the
+// rewritten call itself.
+const ownPrompt = "its own prompt, with the reason and the rewritten call; yes runs the rewrite"
 
 var interactives = []interactive{
 	{"claude", "@anthropic-ai/claude-code", claudeNew, markerCall, func(t *testing.T, p *project, call toolCall, prompt string) *exec.Cmd {
@@ -120,14 +131,27 @@ var interactives = []interactive{
 		cmd.Env = p.env("ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-conformance",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
 		return cmd
-	}, "Do you want to proceed?"},
+	}, "Do you want to proceed?", "", ownPrompt},
 	{"gemini", geminiPkg, geminiVersion, shellCall, func(t *testing.T, p *project, call toolCall, prompt string) *exec.Cmd {
 		model := startFakeGemini(t, call)
 		p.geminiHome(t)
 		cmd := exec.Command(agentBin(t, geminiPkg, geminiVersion, "gemini"), "-i", prompt)
 		cmd.Env = p.env("GEMINI_API_KEY=conformance", "GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_CLI_NO_RELAUNCH=true")
 		return cmd
-	}, "Allow execution of"},
+	}, "Allow execution of", "", ownPrompt},
+	// Copilot CLI would ask about the original call: the call is blocked
+	// with the rewritten one, which the model (doing as it is told) makes,
+	// and Copilot asks about that one as it is.
+	{"copilot", copilotPkg, copilotVersion, copilotCall, func(t *testing.T, p *project, call toolCall, prompt string) *exec.Cmd {
+		rewritten := toolCall{Name: call.Name, Input: maps.Clone(call.Input)}
+		rewritten.Input["command"] = strings.Replace(call.Input["command"].(string), "original", "rewritten", 1)
+		model := startFakeCompletionsOf(t, call, rewritten)
+		cmd := exec.Command(agentBin(t, copilotPkg, copilotVersion, "copilot"), "-i", prompt, "--no-auto-update")
+		cmd.Env = p.env("COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+model.URL,
+			"COPILOT_PROVIDER_API_KEY=conformance", "COPILOT_MODEL=fake-model")
+		return cmd
+	}, "Do you want to allow this tool call?", "Do you trust the files in this folder?",
+		"blocked, with the rewritten call for the model to make; its own prompt for that call, with the reason; yes runs it"},
 }
 
 // A policy's ask of a rewritten call, in each agent's interactive mode,
@@ -149,8 +173,18 @@ func TestEveryAgentsAskIsItsOwnPromptInInteractiveMode(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			// The pty's session leader and everything it started (Copilot's
+			// npm program runs a native one that writes under the home).
+			defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
 			scr := readScreen(f)
+			if a.trust != "" {
+				if !scr.waitFor(a.trust) {
+					t.Fatalf("%s never asked %q; its screen:\n%s", a.name, a.trust, scr)
+				}
+				if _, err := f.Write([]byte("\r")); err != nil { // yes
+					t.Fatal(err)
+				}
+			}
 			if !scr.waitFor(a.asks, "conformance: confirm 33aa", "touch "+filepath.Join(dir, "rewritten")) {
 				t.Fatalf("%s never showed its own prompt with the ask's reason and the rewritten command; its screen:\n%s", a.name, scr)
 			}
@@ -172,7 +206,7 @@ func TestEveryAgentsAskIsItsOwnPromptInInteractiveMode(t *testing.T) {
 			if ran(dir, "original") {
 				t.Fatalf("the original command ran")
 			}
-			observe(a.pkg, a.version, checkAskInteractive, "its own prompt, with the reason and the rewritten call; yes runs the rewrite")
+			observe(a.pkg, a.version, checkAskInteractive, a.seen)
 		})
 	}
 }
