@@ -38,7 +38,7 @@ local function deny(why)
     ". If this is really intended, ask the user to run it themselves.")
 end
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
   if type(cmd) ~= "string" or quick(cmd) then

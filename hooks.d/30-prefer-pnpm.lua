@@ -18,7 +18,7 @@ local parts = {}
 for i, r in ipairs(rewrites) do parts[i] = "(?:" .. r[1] .. ")" end
 local ANY = table.concat(parts, "|")
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
   if type(cmd) ~= "string" or not re.match(ANY, cmd) then return nil end

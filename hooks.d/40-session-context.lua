@@ -10,7 +10,7 @@ hook.register("SessionStart", nil, function(input)
   }, "\n"))
 end, { name = "house-rules" })
 
-hook.register("PostToolUse", "edit|write", function(input)
+hook.register("PostToolUse", "@fs.write", function(input)
   if input.toolResult and not input.toolResult.isError then
     local args = type(input.toolInput) == "table" and input.toolInput or {}
     local path = args.path or args.file_path or "the file"

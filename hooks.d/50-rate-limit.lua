@@ -30,7 +30,7 @@ local CLIENT_DENIAL = string.format(
 -- call.
 local get, incr = store.get, store.incr
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   -- input.client and input.sessionId, read from the call's own table
   -- without a call into Go.
   local client_key = "bash-calls:" .. (input.client or "")

@@ -46,11 +46,19 @@ func (m *Matcher) Explain(key string, in *luahook.Input) (ok bool, why string) {
 		return false, fmt.Sprintf("%s %s does not match the regular expression %s", what, shown(key), form(m.re.String()))
 	}
 	if m.caps != nil && in != nil {
-		for _, have := range in.ToolCapabilities {
+		caps, declared := in.ToolCapabilities, true
+		if len(caps) == 0 {
+			caps, declared = luahook.KnownToolCapabilities(key), false
+		}
+		for _, have := range caps {
 			for _, c := range m.caps {
-				if strings.EqualFold(c, have) {
-					return true, fmt.Sprintf("toolCapabilities %s has @%s", shownList(in.ToolCapabilities), c)
+				if !strings.EqualFold(c, have) {
+					continue
 				}
+				if declared {
+					return true, fmt.Sprintf("toolCapabilities %s has @%s", shownList(caps), c)
+				}
+				return true, fmt.Sprintf("no toolCapabilities declared: the agents' tool %s is %s, which has @%s", shown(key), shownList(caps), c)
 			}
 		}
 	}
@@ -63,8 +71,11 @@ func (m *Matcher) Explain(key string, in *luahook.Input) (ok bool, why string) {
 	}
 	if m.caps != nil {
 		have := "the payload has no toolCapabilities"
-		if in != nil && len(in.ToolCapabilities) > 0 {
+		switch {
+		case in != nil && len(in.ToolCapabilities) > 0:
 			have = "toolCapabilities " + shownList(in.ToolCapabilities)
+		case luahook.KnownToolCapabilities(key) != nil:
+			have = "no toolCapabilities declared: the agents' tool " + shown(key) + " is " + shownList(luahook.KnownToolCapabilities(key))
 		}
 		parts = append(parts, fmt.Sprintf("%s, none of @%s", have, form(strings.Join(m.caps, "|@"))))
 	}

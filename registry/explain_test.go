@@ -53,6 +53,8 @@ func TestMatcherExplainNamesThePartThatFailed(t *testing.T) {
 		{"", "bash", "", "", nil, true, "the payload has no tool name, and every matcher selects such a payload"},
 		{"", "@shell", "exec", "", []string{"fs.read", "net"}, false, `toolCapabilities ["fs.read" "net"], none of @shell`},
 		{"", "@shell", "exec", "", nil, false, `the payload has no toolCapabilities, none of @shell`},
+		{"", "@shell", "run_shell_command", "", nil, true, `no toolCapabilities declared: the agents' tool "run_shell_command" is ["shell"], which has @shell`},
+		{"", "@shell", "Read", "", nil, false, `no toolCapabilities declared: the agents' tool "Read" is ["fs.read"], none of @shell`},
 		{"", "bash|@shell", "exec", "", []string{"SHELL"}, true, `toolCapabilities ["SHELL"] has @shell`},
 		{"", "bash|@shell", "exec", "", []string{"net"}, false, `tool name "exec" is not in the list bash; toolCapabilities ["net"], none of @shell`},
 		{"", "mcp__github__.*", "mcp__gitlab__x", "", nil, false, `tool name "mcp__gitlab__x" does not match the regular expression ^(?i:mcp__github__.*)$`},

@@ -76,8 +76,9 @@ type Matcher struct {
 //     string, or given twice selects the hook. Name(...) for a name not in
 //     this list is an error (a regular expression's group is Name(?:...)).
 //   - a "|" or "," list of which an element starts with "@": each element is
-//     an @capability, matched against the payload's toolCapabilities, or an
-//     exact name.
+//     an @capability, matched against the payload's toolCapabilities (when
+//     it declares none, those luahook.KnownToolCapabilities gives its tool
+//     name: an agent's own tool), or an exact name.
 //   - a value made only of letters, digits, "_", "-", spaces, "|" and ",":
 //     a list of exact names.
 //   - anything else: an RE2 regular expression that must match the whole
@@ -299,7 +300,13 @@ func (m *Matcher) match(key string, in *luahook.Input, withArg bool) bool {
 		return m.re.MatchString(key)
 	}
 	if m.caps != nil && in != nil {
-		for _, have := range in.ToolCapabilities {
+		caps := in.ToolCapabilities
+		if len(caps) == 0 {
+			// None declared: those of its name, if it is an agent's tool
+			// (a payload in luahook's own format naming "bash").
+			caps = luahook.KnownToolCapabilities(key)
+		}
+		for _, have := range caps {
 			for _, c := range m.caps {
 				if strings.EqualFold(c, have) {
 					return true

@@ -96,7 +96,11 @@ var matcherCases = []matcherCase{
 	{matcher: "fs.write", form: "regex ^(?i:fs.write)$", probes: []probe{yes("fs.write", ""), no("fs.read", "")}},
 
 	// @capability, alone, listed, and mixed with names
-	{matcher: "@shell", form: "capability @shell", probes: []probe{yes("exec", "", "shell"), yes("x", "", "net", "SHELL"), no("exec", "", "fs.write"), no("bash", "")}},
+	{matcher: "@shell", form: "capability @shell", probes: []probe{yes("exec", "", "shell"), yes("x", "", "net", "SHELL"), no("exec", "", "fs.write"),
+		// None declared: the capabilities of an agent's tool of that name.
+		yes("bash", ""), yes("run_shell_command", ""), yes("Shell", ""), no("exec", ""), no("read", ""),
+		// Declared: those alone, whatever the name.
+		no("bash", "", "fs.read")}},
 	{matcher: "@fs.write|@fs:write", form: "capability @fs.write|@fs:write", probes: []probe{yes("write", "", "FS.WRITE"), yes("w", "", "fs:write"), no("read", "", "fs.read")}},
 	{matcher: "bash|@shell", form: "names or capabilities bash|@shell", probes: []probe{yes("Bash", ""), yes("exec", "", "shell"), no("read", "", "fs.read")}},
 
