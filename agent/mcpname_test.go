@@ -125,7 +125,7 @@ func TestGeminiNativePayloadNamesTheMCPServerApart(t *testing.T) {
 	if !slices.Equal(req.Input.ToolCapabilities, []string{CapMCP}) {
 		t.Errorf("decoded capabilities %v, want [mcp]", req.Input.ToolCapabilities)
 	}
-	for _, agent := range []Name{Claude, Codex} {
+	for _, agent := range []Name{Claude, Codex, Copilot} {
 		if data, _, err := NativePayload(agent, &in); err != nil || strings.Contains(string(data), "mcp_context") {
 			t.Errorf("%s: %s (%v), want no mcp_context: only Gemini CLI sends it", agent, data, err)
 		}

@@ -3,6 +3,7 @@ package policytest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -20,15 +21,18 @@ import (
 // payload leaves out. Test files get test(name, fn) as well; the REPL binds
 // the same API so that cases can be tried at the prompt.
 func Bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input)) error {
-	return bind(ctx, s, run, defaults, nil, "")
+	return bind(ctx, s, run, defaults, nil, "", nil)
 }
 
 // bind is Bind with observe, if not nil, called with every result fire
 // returns (a test case collects the hooks that failed), and payloads sent
-// through the native format of as, when set (Options.Agent).
-func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input), observe func(*engine.Result), as agent.Name) error {
+// through the native format of as, when set (Options.Agent); unsent, if
+// not nil, is called with the error of every payload the agent cannot send
+// (a *agent.CannotSendError), before fire raises it.
+func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input),
+	observe func(*engine.Result), as agent.Name, unsent func(error)) error {
 	return s.Do(ctx, func(L *lua.LState) error {
-		api := &api{s: s, run: run, defaults: defaults, observe: observe, as: as}
+		api := &api{s: s, run: run, defaults: defaults, observe: observe, as: as, unsent: unsent}
 		L.SetGlobal("fire", L.NewFunction(api.fire))
 		L.SetGlobal("expect", api.expectTable(L))
 		return nil
@@ -42,6 +46,7 @@ type api struct {
 	defaults func(*luahook.Input)
 	observe  func(*engine.Result)
 	as       agent.Name
+	unsent   func(error)
 }
 
 // fire is fire(event[, payload]) -> result. payload is shaped like the JSON
@@ -72,6 +77,10 @@ func (a *api) fire(L *lua.LState) int {
 	}
 	if a.as != "" {
 		if in, err = viaAgent(a.as, in); err != nil {
+			var cs *agent.CannotSendError
+			if a.unsent != nil && errors.As(err, &cs) {
+				a.unsent(err)
+			}
 			L.RaiseError("fire: %v", err)
 		}
 	}
@@ -110,9 +119,9 @@ func ParsePayload(raw []byte) (*luahook.Input, error) {
 }
 
 // viaAgent returns in as the adapter of the agent named name decodes it
-// from the payload that agent would send. A payload whose toolCapabilities
-// differ from what the agent gives its tool is an error: the test's payload
-// is not one that agent can send.
+// from the payload that agent would send. A payload the agent cannot send
+// is a *agent.CannotSendError: one NativePayload cannot write, and one
+// whose toolCapabilities differ from what the agent gives its tool.
 func viaAgent(name agent.Name, in *luahook.Input) (*luahook.Input, error) {
 	a, err := agent.Lookup(string(name))
 	if err != nil {
@@ -131,8 +140,9 @@ func viaAgent(name agent.Name, in *luahook.Input) (*luahook.Input, error) {
 		return nil, fmt.Errorf("%s's %s has no luahook event", name, event)
 	}
 	if in.ToolCapabilities != nil && !slices.Equal(in.ToolCapabilities, out.ToolCapabilities) {
-		return nil, fmt.Errorf("the payload's toolCapabilities are %v, but %s gives %s (its name for %s) %v",
-			in.ToolCapabilities, name, out.ToolName, in.ToolName, out.ToolCapabilities)
+		return nil, &agent.CannotSendError{Agent: name, Msg: fmt.Sprintf(
+			"the payload's toolCapabilities are %v, but %s gives %s (its name for %s) %v",
+			in.ToolCapabilities, name, out.ToolName, in.ToolName, out.ToolCapabilities)}
 	}
 	// No agent sends the client: serve sets it from the caller's
 	// authentication on every route, as here.

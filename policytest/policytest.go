@@ -69,11 +69,14 @@ type Options struct {
 	// modules the tests run (the test files themselves are not measured);
 	// NewCoverageReport reads it after Run. Nil measures nothing.
 	Coverage *luabind.Coverage
-	// Agent, when set, names a coding agent (claude, codex, gemini): fire
-	// then writes each payload as that agent would send it
-	// (agent.NativePayload: its event and tool names), decodes it with the
-	// agent's adapter and fires the decoded payload, so that one test
-	// suite checks the policies against every agent's wire format.
+	// Agent, when set, names a coding agent (claude, codex, copilot,
+	// cursor, gemini): fire then writes each payload as that agent would
+	// send it (agent.NativePayload: its event and tool names), decodes it
+	// with the agent's adapter and fires the decoded payload, so that one
+	// test suite checks the policies against every agent's wire format. A
+	// case that fires a payload the agent cannot send (an event it has no
+	// hook for, an MCP tool's server on Cursor) fails, saying so, even if
+	// it caught fire's error: it did not run as that agent would.
 	Agent string
 	// Host are the host modules every test's engine gives its hook files
 	// (engine.Options.Host).
@@ -89,10 +92,20 @@ type Options struct {
 // whose hooks do not load, counts as one failure.
 type Summary struct {
 	Passed, Failed int
+	// Unsent counts the failed cases (of Failed) that fired a payload the
+	// agent of Options.Agent cannot send.
+	Unsent int
 }
 
-// String returns the summary line, exactly "N passed, M failed".
-func (s Summary) String() string { return fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed) }
+// String returns the summary line, exactly "N passed, M failed", followed
+// by " (K of them: payloads the agent cannot send)" when there are such.
+func (s Summary) String() string {
+	line := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
+	if s.Unsent > 0 {
+		line += fmt.Sprintf(" (%d of them: payloads the agent cannot send)", s.Unsent)
+	}
+	return line
+}
 
 // Run runs the test files found in opts.Paths, one after another, prints a
 // line per case and the summary, and returns the counts. Its error reports
@@ -174,6 +187,9 @@ type testFile struct {
 	// failed lists the hooks that failed during the case in progress, one
 	// line each, printed under the case when it fails.
 	failed []string
+	// unsent is the first payload of the case in progress that the agent
+	// of Options.Agent cannot send, nil when there is none.
+	unsent error
 }
 
 type testCase struct {
@@ -216,7 +232,7 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 	lctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	err = sess.Do(lctx, tf.bind)
 	if err == nil {
-		err = bind(lctx, sess, tf.runner, tf.defaults, tf.observe, agent.Name(opts.Agent))
+		err = bind(lctx, sess, tf.runner, tf.defaults, tf.observe, agent.Name(opts.Agent), tf.noteUnsent)
 	}
 	if err == nil {
 		err = sess.Load(lctx, path)
@@ -235,9 +251,17 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 			continue
 		}
 		start := time.Now()
-		tf.failed = nil
+		tf.failed, tf.unsent = nil, nil
 		err := tf.runCase(ctx, c)
 		d := time.Since(start)
+		if tf.unsent != nil {
+			// The case did not run as the agent would send it, whether or
+			// not it caught fire's error: it cannot pass.
+			sum.Unsent++
+			if err == nil || !strings.Contains(err.Error(), tf.unsent.Error()) {
+				err = fmt.Errorf("fire: %w", tf.unsent)
+			}
+		}
 		if err != nil {
 			sum.Failed++
 			fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, termtext.Line(c.name), indent(err.Error()))
@@ -308,6 +332,14 @@ func (tf *testFile) runner() *engine.Runner {
 		return nil
 	}
 	return tf.eng.Runner()
+}
+
+// noteUnsent records the first payload of the case in progress that the
+// agent cannot send.
+func (tf *testFile) noteUnsent(err error) {
+	if tf.unsent == nil {
+		tf.unsent = err
+	}
 }
 
 // observe records the hooks that failed in a result of fire, each once per

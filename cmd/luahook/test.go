@@ -44,10 +44,14 @@ expect.proceeds(r) (neither denied nor asked), expect.mutated(r[, subset]),
 expect.context(r, substring), expect.eq(actual, expected[, msg]),
 expect.truthy(v[, msg]), expect.contains(s, sub).
 
---agent NAME (claude, codex, gemini) sends every payload fire() builds as
-that agent would (its event and tool names: bash is run_shell_command on
-gemini) and fires what the agent's adapter decodes from it, so that the same
-tests check the policies against the agent's own wire format.
+--agent NAME (claude, codex, copilot, cursor, gemini) sends every payload
+fire() builds as that agent would (its event and tool names: bash is
+run_shell_command on gemini, Shell on cursor) and fires what the agent's
+adapter decodes from it, so that the same tests check the policies against
+the agent's own wire format. A case that fires a payload the agent cannot
+send (an event it has no hook for; an MCP tool named with its server on
+cursor, which names MCP tools MCP:tool) fails, saying so, and the summary
+counts such cases apart.
 
 Prints "ok" or "FAIL" per case (a failure with the file:line of the failing
 assertion) and a summary line "N passed, M failed". Exit status 1 on any
@@ -157,7 +161,7 @@ the test results going to stderr.`,
 	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "measure and print the line coverage of the hook files and lib modules")
 	cmd.Flags().Float64Var(&o.coverageMin, "coverage-min", 0, "with --coverage: exit 1 when the total coverage is under this percentage")
 	cmd.Flags().BoolVar(&o.json, "json", false, "with --coverage: print the coverage report as JSON (the test results go to stderr)")
-	cmd.Flags().StringVar(&o.agent, "agent", "", "send each payload in this agent's native format (claude, codex, gemini)")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "send each payload in this agent's native format (claude, codex, copilot, cursor, gemini)")
 	return cmd
 }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package packs_test
+
+const raceEnabled = false
