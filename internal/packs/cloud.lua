@@ -1,16 +1,53 @@
--- cloud: blocks teardown: terraform destroy, apply -auto-approve, kubectl delete on protected contexts, cloud deletes
+-- cloud: blocks teardown: terraform destroy, broad kubectl deletes, docker prunes and volume rm, cloud CLIs' delete verbs
 --
 -- What it stops, on any shell tool:
---   terraform, tofu, terragrunt: destroy, apply -auto-approve, apply -destroy
---     (denied); apply of a saved plan file (asked: the plan is not visible)
---   pulumi: destroy, up --yes (denied)
---   kubectl delete / drain, helm uninstall (delete, del, un): denied on a
---     protected context; asked when the context is not on the command line;
---     with --all, -A or --all-namespaces denied unless the context is named
---     and not protected
---   aws s3 rm --recursive, aws s3 rb --force, aws <service> delete-*/
---     terminate-*; gcloud ... delete, gcloud storage rm -r, gsutil rm -r;
---     az ... delete / delete-* (denied)
+--   terraform, tofu, terragrunt: destroy, apply -auto-approve, apply -destroy,
+--     state rm, workspace delete (denied); apply of a saved plan file
+--     (asked: the plan is not visible)
+--   pulumi: destroy, up --yes, stack rm, state delete (denied)
+--   kubectl (and oc) delete / drain, helm uninstall (delete, del, un): denied
+--     on a protected context. When the line names no context, what is
+--     deleted decides: namespaces, cluster-wide kinds (nodes, persistent
+--     volumes, CRDs, cluster roles, storage classes, webhooks), volume
+--     claims, `all`, --all, -A, -f of a folder or of stdin, -R, -k, and
+--     names computed from another command are denied; one or more pods
+--     named (or by selector) pass, since their controller brings them back;
+--     any other named resource, a single manifest file, drain and helm
+--     uninstall are asked about (SETTINGS.unknown_context). --dry-run
+--     (client, server) and --help pass.
+--   docker, podman, nerdctl: system prune, container/volume/network prune,
+--     image prune -a, volume rm, rm -f / -v / --all / of names computed from
+--     another command, rmi -f / --all, stack/service/secret/node rm,
+--     podman system reset; docker compose / docker-compose / podman-compose
+--     down -v and rm -v (denied). Everyday: rm of one named stopped
+--     container, rmi of a named image, image prune of dangling images,
+--     builder prune (the build cache), network rm of a named network.
+--   The CLIs operators reach outside services with, read generically: the
+--     CLI, then its verb words up to the first read-only verb (list, get,
+--     describe, show, create, ...); a verb word that is, or has a part
+--     (delete-db-instance, apps:destroy) that is, delete, destroy, remove,
+--     rm, del, purge, terminate, drop, prune, rb, wipe, erase or uninstall
+--     is denied, unless the line asks for --dry-run or --help. The CLIs:
+--     aws, gcloud, gsutil, az, azd (down), azcopy, bq, doctl, linode-cli,
+--     hcloud, scw, oci, ibmcloud, openstack, exo, civo, flyctl/fly, heroku,
+--     vercel, netlify, railway, firebase, supabase, wrangler, cf, eksctl,
+--     kops, rosa, cdk, cdktf, sam, serverless/sls, sst, eb, argocd, flux,
+--     istioctl, velero, vault (also secrets/auth/audit disable), consul,
+--     nomad, etcdctl, rpk, kopia, restic (forget --prune, prune), borg
+--     (delete, prune), rclone (purge, delete, rmdirs, ..., and sync to a
+--     remote), gh and glab (repo/secret/release ... delete, repo archive,
+--     api -X DELETE), doppler, infisical, and the password managers op,
+--     bw, pass, gopass, lpass.
+--     Object stores (aws s3, gcloud storage, gsutil, mc, s3cmd): rm of one
+--     object passes; rm recursive or of a wildcard, rb, and sync/rsync/mirror
+--     that deletes at the destination are denied.
+--   kafka-topics / kafka-consumer-groups ... --delete, kafka-delete-records
+--     (denied).
+--   aws-vault exec, op run, doppler run and infisical run: the command they
+--     run is judged.
+-- Local tools are left alone: kind, minikube and k3d clusters, a CLI's own
+-- configuration and extensions (gcloud config/components, az extension,
+-- gh extension/alias/auth, rclone config).
 -- Commands are read through lib/shell.lua: wrappers (sudo, env, timeout),
 -- chains, $(…), sh -c '…' and quoting do not hide them.
 --
@@ -23,14 +60,17 @@
 -- A context matching one of SETTINGS.protected_contexts (globs, compared
 -- case-insensitively) is protected. When the line names none (the current
 -- context of ~/.kube/config, KUBECONFIG) or it is only known when the
--- command runs ($CTX), the answer is SETTINGS.unknown_context: "ask" (the
--- default: the user confirms), "deny" or "allow".
+-- command runs ($CTX), the answer is SETTINGS.unknown_context for a named
+-- resource: "ask" (the default: the user confirms), "deny" or "allow"; the
+-- broad deletes above are denied then whatever the setting. A named context
+-- that is not protected allows every delete.
 --
 -- Settings (SETTINGS below): protected_contexts, unknown_context.
 --
 -- What it cannot know: which account, project or cluster a command reaches
 -- through its configuration files and environment; deletes through APIs
--- (curl to a cloud endpoint), SDK scripts or the consoles. Fails closed: a
+-- (curl to a cloud endpoint), SDK scripts, the consoles, or a CLI it does
+-- not list; what a manifest file or a saved plan holds. Fails closed: a
 -- line that cannot be read is denied.
 
 local SETTINGS = {
@@ -40,38 +80,173 @@ local SETTINGS = {
 
 local shell = require("shell")
 
-local ipairs, type = ipairs, type
+local ipairs, pairs, type = ipairs, pairs, type
 
 local protected = require("names").matcher(SETTINGS.protected_contexts)
 
-local function deny(why)
+local INSTEAD = {
+  infra = "to see what it would change, use a read-only form (terraform plan, pulumi preview, --dry-run).",
+  kube = "to see what it would remove, use kubectl get or --dry-run=client; delete one named resource, " ..
+    "on a context named with --context.",
+  containers = "review first (docker ps -a, docker volume ls, docker system df) and remove one named, " ..
+    "stopped container or image without -f.",
+  cli = "to see what exists, use the CLI's list, describe or show verbs, or --dry-run where it has one.",
+  store = "remove single objects by name, or list them first (aws s3 ls, gsutil ls, rclone lsf); " ..
+    "sync without deleting at the destination.",
+  backup = "preview with --dry-run (restic forget, borg prune, rclone) and let the user run the real one.",
+}
+
+local function deny(why, instead)
   return hook.deny("cloud guard: " .. why .. " removes infrastructure or data that cannot be restored. " ..
-    "Show the user the exact command and ask them to run it themselves; to see what it would change, " ..
-    "use a read-only form (terraform plan, kubectl get, --dry-run).")
+    "Show the user the exact command and ask them to run it themselves; " .. (instead or INSTEAD.infra))
 end
 
--- An answer of the kubectl rule: "deny", "ask" or nil, with the why.
-local function by_context(ctx, what, broad)
+-- flag reports whether an option -name / --name / --name=value (not
+-- =false) is among args.
+local function flag(args, name)
+  local pat = "^%-%-?" .. name:gsub("%-", "%%-") .. "="
+  for _, a in ipairs(args) do
+    local t = a.text
+    if t == "-" .. name or t == "--" .. name or t:find(pat) and not t:find("=false$") then
+      return true
+    end
+  end
+  return false
+end
+
+-- short reports whether one of letters is set in a cluster of short
+-- options (-fv, -af) among args.
+local function short(args, letters)
+  for _, a in ipairs(args) do
+    local t = a.text
+    if t:find("^%-%a+$") and t:find("[" .. letters .. "]", 2) then return true end
+  end
+  return false
+end
+
+-- dry_run reports a --dry-run (or --dryrun) that is not =none / =false.
+local function dry_run(args)
+  for _, a in ipairs(args) do
+    local t = a.text
+    local v = t:match("^%-%-dry%-?run=(.*)$")
+    if t == "--dry-run" or t == "--dryrun" or v and v ~= "none" and v ~= "false" then return true end
+  end
+  return false
+end
+
+-- help reports a request for help (--help, help first, -h last), which
+-- runs nothing: -h elsewhere may be another option (gsutil -h HEADER).
+local function help(args)
+  local last = args[#args]
+  if last and last.text == "-h" then return true end
+  for i, a in ipairs(args) do
+    if a.text == "--help" or i == 1 and a.text == "help" then return true end
+  end
+  return false
+end
+
+local function has(list, v)
+  for _, x in ipairs(list) do
+    if x == v then return true end
+  end
+  return false
+end
+
+-- computed reports an operand whose value comes from another command's
+-- output ($(…), xargs): a list nobody reviewed.
+local function computed(a)
+  return a.unknown and a.source ~= "var"
+end
+
+-- kubernetes ---------------------------------------------------------------
+
+-- An answer of the kubectl rule: "deny", "ask" or nil, with the why. scope
+-- is "broad" (denied unless a context that is not protected is named),
+-- "pods" (everyday: passes unless the context is protected) or "named".
+local function by_context(ctx, what, scope)
   if ctx and not ctx.unknown then
     if protected(ctx.text) then return "deny", what .. " on the protected context " .. shell.printable(ctx.text) end
     return nil
   end
   local where = ctx and "a context only known when the command runs" or "the current context (not named on the line)"
-  if broad then return "deny", what .. " with --all on " .. where end
-  if SETTINGS.unknown_context == "allow" then return nil end
+  if scope == "broad" then return "deny", what .. " on " .. where end
+  if scope == "pods" or SETTINGS.unknown_context == "allow" then return nil end
   return SETTINGS.unknown_context == "deny" and "deny" or "ask", what .. " on " .. where
 end
 
-local KUBECTL = { short = { A = "all-namespaces" }, short_arg = { n = "namespace", s = "server", l = "selector",
-  o = "output", f = "filename", c = "container" },
+local KUBECTL = { short = { A = "all-namespaces", R = "recursive" }, short_arg = { n = "namespace", s = "server",
+  l = "selector", o = "output", f = "filename", c = "container", k = "kustomize" },
   long = { "all", "all-namespaces", "force", "now", "wait", "ignore-not-found", "recursive", "dry-run",
-    "ignore-daemonsets", "delete-emptydir-data", "delete-local-data", "insecure-skip-tls-verify" },
+    "ignore-daemonsets", "delete-emptydir-data", "delete-local-data", "insecure-skip-tls-verify", "disable-eviction" },
   long_arg = { "context", "namespace", "cluster", "user", "server", "kubeconfig", "token", "selector", "output",
     "filename", "field-selector", "grace-period", "timeout", "as", "as-group", "cascade", "request-timeout",
-    "certificate-authority", "client-certificate", "client-key", "tls-server-name", "pod-selector", "raw" } }
+    "certificate-authority", "client-certificate", "client-key", "tls-server-name", "pod-selector", "raw",
+    "kustomize" } }
 local HELM = { short_arg = { n = "namespace" }, long = { "all-namespaces", "wait", "keep-history", "dry-run",
   "debug", "no-hooks" }, long_arg = { "kube-context", "namespace", "kubeconfig", "timeout", "cascade",
   "description", "kube-apiserver", "kube-token", "kube-as-user", "registry-config", "repository-config" } }
+
+-- BROAD_KINDS are the kinds whose deletion takes everything in them, the
+-- whole cluster's or data: namespaces, cluster-wide kinds, volumes.
+local BROAD_KINDS = {}
+for _, k in ipairs({ "namespace", "namespaces", "ns", "project", "projects", "node", "nodes", "no", "pv",
+  "persistentvolume", "persistentvolumes", "pvc", "persistentvolumeclaim", "persistentvolumeclaims", "crd", "crds",
+  "customresourcedefinition", "customresourcedefinitions", "all", "clusterrole", "clusterroles",
+  "clusterrolebinding", "clusterrolebindings", "storageclass", "storageclasses", "sc",
+  "mutatingwebhookconfiguration", "mutatingwebhookconfigurations", "validatingwebhookconfiguration",
+  "validatingwebhookconfigurations", "apiservice", "apiservices", "priorityclass", "priorityclasses",
+  "ingressclass", "ingressclasses", "csidriver", "csidrivers" }) do
+  BROAD_KINDS[k] = true
+end
+local POD_KINDS = { pod = true, pods = true, po = true }
+
+-- manifests describes the broad reading of -f VALUE, or nil for one file.
+local function manifests(v)
+  if v == "-" then return "a manifest read from stdin" end
+  for f in v:gmatch("[^,]+") do
+    if f:find("\0", 1, true) then return "manifests only known when the command runs" end
+    if not f:find("^%a+://") then
+      local base = f:gsub("/+$", ""):match("[^/]*$")
+      if f:find("/$") or base == "." or base == ".." or base == "" or not base:find(".", 2, true) or
+        f:find("[*?]") then
+        return "every manifest in the folder " .. shell.printable(f)
+      end
+    end
+  end
+  return nil
+end
+
+-- delete_scope reads what a kubectl delete removes: the scope (see
+-- by_context) and the words saying so.
+local function delete_scope(o)
+  if o.flags.all then return "broad", "with --all" end
+  if o.flags["all-namespaces"] then return "broad", "with --all-namespaces (-A)" end
+  if o.flags.recursive then return "broad", "with --recursive" end
+  if type(o.flags.kustomize) == "string" then return "broad", "of a kustomization (-k)" end
+  local file = o.flags.filename
+  if type(file) == "string" then
+    local what = manifests(file)
+    if what then return "broad", "of " .. what end
+    return "named", "of the manifest " .. shell.printable(file)
+  end
+  local ops = o.operands
+  local spec = ops[2]
+  if not spec then return "named", "" end
+  if spec.unknown then return "broad", "of kinds only known when the command runs" end
+  local pods = true
+  for kind in spec.text:lower():gmatch("[^,]+") do
+    kind = kind:match("^[^/.]*")
+    if BROAD_KINDS[kind] then return "broad", "of " .. kind end
+    if not POD_KINDS[kind] then pods = false end
+  end
+  for i = 3, #ops do
+    if computed(ops[i]) then return "broad", "of names computed from another command" end
+    local kind = ops[i].text:lower():match("^([^/.]*)[^/]*/")
+    if kind and BROAD_KINDS[kind] then return "broad", "of " .. kind end
+    if kind and not POD_KINDS[kind] then pods = false end
+  end
+  return pods and "pods" or "named", "of " .. shell.printable(spec.text)
+end
 
 local function word_of(o, key, fallback)
   local v = o.flags[key]
@@ -82,26 +257,32 @@ local function word_of(o, key, fallback)
   return fallback
 end
 
--- kubernetes judges kubectl and helm, ctx being the context chosen earlier
--- on the line.
+-- kubernetes judges kubectl, oc or helm, ctx being the context chosen
+-- earlier on the line.
 local function kubernetes(c, ctx)
-  if c.name == "kubectl" then
+  if c.name == "kubectl" or c.name == "oc" then
     local o = shell.options(c.args, KUBECTL)
     local sub = o.operands[1]
     if not sub then return nil end
     local s = sub.unknown and "?" or sub.text
     if s ~= "delete" and s ~= "drain" and s ~= "?" then return nil end
-    local broad = o.flags.all or o.flags["all-namespaces"]
-    return by_context(word_of(o, "context", ctx), "kubectl " .. (sub.unknown and "<unknown>" or s), broad)
-  elseif c.name == "helm" then
+    if dry_run(c.args) or help(c.args) then return nil end
+    local name = c.name .. " " .. (sub.unknown and "<unknown>" or s)
+    if s ~= "delete" then return by_context(word_of(o, "context", ctx), name, "named") end
+    local scope, what = delete_scope(o)
+    return by_context(word_of(o, "context", ctx), what == "" and name or name .. " " .. what, scope)
+  else
     local o = shell.options(c.args, HELM)
     local sub = o.operands[1]
     if not sub then return nil end
     local s = sub.unknown and "?" or sub.text
     if s ~= "uninstall" and s ~= "delete" and s ~= "del" and s ~= "un" and s ~= "?" then return nil end
-    return by_context(word_of(o, "kube-context", ctx), "helm uninstall", o.flags["all-namespaces"])
+    if o.flags["dry-run"] then return nil end
+    if o.flags["all-namespaces"] then
+      return by_context(word_of(o, "kube-context", ctx), "helm uninstall with --all-namespaces", "broad")
+    end
+    return by_context(word_of(o, "kube-context", ctx), "helm uninstall", "named")
   end
-  return nil
 end
 
 -- switched returns the context a command switches to, or nil.
@@ -109,7 +290,7 @@ local function switched(c)
   if c.name == "kubectx" and c.args[1] and c.args[1].text ~= "-" and c.args[1].text:sub(1, 1) ~= "-" then
     return c.args[1]
   end
-  if c.name ~= "kubectl" then return nil end
+  if c.name ~= "kubectl" and c.name ~= "oc" then return nil end
   local o = shell.options(c.args, KUBECTL)
   local ops = o.operands
   if ops[1] and ops[1].text == "config" and ops[2] and ops[2].text == "use-context" and ops[3] then
@@ -118,25 +299,15 @@ local function switched(c)
   return nil
 end
 
-local TF = { terraform = true, tofu = true, terragrunt = true }
+-- terraform and pulumi -------------------------------------------------------
 
-local function flag(args, name)
-  for _, a in ipairs(args) do
-    local t = a.text
-    if t == "-" .. name or t == "--" .. name or t:find("^%-%-?" .. name:gsub("%-", "%%-") .. "=") and
-      not t:find("=false$") then
-      return true
-    end
-  end
-  return false
-end
+local TF = { terraform = true, tofu = true, terragrunt = true }
 
 -- TF_ARG are terraform's options whose value may be the next word.
 local TF_ARG = { ["-var"] = true, ["-var-file"] = true, ["-target"] = true, ["-replace"] = true, ["-state"] = true,
   ["-state-out"] = true, ["-backup"] = true, ["-lock-timeout"] = true, ["-parallelism"] = true }
 
 local function terraform(c)
-  if not TF[c.name or ""] then return nil end
   local ops = {}
   local skip = false
   for _, a in ipairs(c.args) do
@@ -151,91 +322,364 @@ local function terraform(c)
     end
   end
   local sub = ops[1]
-  if sub == "run-all" or sub == "run" then sub = ops[2] end
+  local at = 1
+  if sub == "run-all" or sub == "run" then sub, at = ops[2], 2 end
   if sub == "destroy" then return "deny", c.name .. " destroy" end
   if sub == "apply" then
     if flag(c.args, "auto-approve") or flag(c.args, "terragrunt-non-interactive") or flag(c.args, "non-interactive") then
       return "deny", c.name .. " apply -auto-approve"
     end
     if flag(c.args, "destroy") then return "deny", c.name .. " apply -destroy" end
-    local plan = ops[(ops[1] == "apply") and 2 or 3]
+    local plan = ops[at + 1]
     if plan then return "ask", c.name .. " apply of the saved plan " .. shell.printable(plan) end
   end
+  if sub == "state" and (ops[at + 1] == "rm" or ops[at + 1] == "remove") then
+    return "deny", c.name .. " state rm (the resources are left unmanaged, then recreated or lost)"
+  end
+  if sub == "workspace" and ops[at + 1] == "delete" then return "deny", c.name .. " workspace delete" end
   if sub == "?" then return "ask", c.name .. " with a subcommand only known when it runs" end
   return nil
 end
 
 local function pulumi(c)
-  if c.name ~= "pulumi" then return nil end
-  local sub
+  local ops = {}
   for _, a in ipairs(c.args) do
-    if a.text:sub(1, 1) ~= "-" then sub = a.text; break end
+    if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a.text end
   end
+  local sub = ops[1]
   if sub == "destroy" or sub == "down" then return "deny", "pulumi destroy" end
   if (sub == "up" or sub == "update") and (flag(c.args, "yes") or flag(c.args, "y") or flag(c.args, "skip-preview")) then
     return "deny", "pulumi up --yes"
   end
+  if sub == "stack" and (ops[2] == "rm" or ops[2] == "remove") then return "deny", "pulumi stack rm" end
+  if sub == "state" and ops[2] == "delete" then return "deny", "pulumi state delete" end
   return nil
 end
 
-local function words(c)
+-- containers -------------------------------------------------------------------
+
+-- DOCKER_ARG are the global options of docker, podman and nerdctl that take
+-- the next word as their value.
+local DOCKER_ARG = { ["-c"] = true, ["--context"] = true, ["-H"] = true, ["--host"] = true, ["--config"] = true,
+  ["-l"] = true, ["--log-level"] = true, ["--tlscacert"] = true, ["--tlscert"] = true, ["--tlskey"] = true,
+  ["--connection"] = true, ["--url"] = true, ["--root"] = true, ["--runroot"] = true, ["--storage-driver"] = true,
+  ["--namespace"] = true, ["-n"] = true, ["--address"] = true, ["--identity"] = true }
+local MANAGED = { container = true, image = true, volume = true, network = true, system = true, builder = true,
+  buildx = true, stack = true, service = true, secret = true, config = true, node = true, plugin = true,
+  context = true, compose = true, pod = true, machine = true, manifest = true, swarm = true, trust = true }
+-- Objects whose removal loses data or a deployment: any rm of them is denied.
+local HOLDS_DATA = { volume = true, stack = true, service = true, secret = true, node = true }
+local RM = { rm = true, remove = true, delete = true }
+local COMPOSE_ARG = { ["-f"] = true, ["--file"] = true, ["-p"] = true, ["--project-name"] = true,
+  ["--profile"] = true, ["--env-file"] = true, ["--project-directory"] = true, ["--ansi"] = true,
+  ["--progress"] = true, ["--parallel"] = true }
+
+-- rest returns the words of args after the first k operands (options with
+-- a value given in skip taking their next word), and those operands.
+local function rest(args, skip, k)
+  local ops, i = {}, 1
+  while args[i] and #ops < k do
+    local t = args[i].text
+    if t:sub(1, 1) ~= "-" then
+      ops[#ops + 1] = t:lower()
+    elseif skip[t] then
+      i = i + 1
+    end
+    i = i + 1
+  end
   local out = {}
-  for _, a in ipairs(c.args) do
-    if a.text:sub(1, 1) ~= "-" then out[#out + 1] = a.text:lower() end
+  for j = i, #args do out[#out + 1] = args[j] end
+  return out, ops
+end
+
+local function compose(name, args)
+  local after, ops = rest(args, COMPOSE_ARG, 1)
+  local verb = ops[1]
+  if (verb == "down" or verb == "rm") and (flag(after, "volumes") or short(after, "v")) then
+    return "deny", name .. " " .. verb .. " -v (the volumes go with it)"
   end
-  return out
+  return nil
 end
 
-local function has(list, v)
-  for _, x in ipairs(list) do
-    if x == v then return true end
-  end
-  return false
-end
-
-local function recursive(c)
-  return flag(c.args, "recursive") or flag(c.args, "r") or flag(c.args, "R")
-end
-
-local function clouds(c)
+local function containers(c)
   local n = c.name
-  if n == "aws" then
-    local w = words(c)
-    -- the service may follow global options and their values (aws --profile prod s3 rm ...)
-    for i = 1, #w - 1 do
-      if w[i] == "s3" and w[i + 1] == "rm" and recursive(c) then return "deny", "aws s3 rm --recursive" end
-      if w[i] == "s3" and w[i + 1] == "rb" and flag(c.args, "force") then return "deny", "aws s3 rb --force" end
+  if n == "docker-compose" or n == "podman-compose" then return compose(n, c.args) end
+  local args, ops = rest(c.args, DOCKER_ARG, 1)
+  local object, verb = ops[1], nil
+  if not object then return nil end
+  if object == "compose" then return compose(n .. " compose", args) end
+  if MANAGED[object] then
+    local more
+    args, more = rest(args, {}, 1)
+    verb = more[1]
+  else
+    verb, object = object, object == "rmi" and "image" or "container"
+  end
+  if not verb or help(args) then return nil end
+  local what = n .. " " .. (MANAGED[ops[1]] and object .. " " .. verb or verb)
+  if verb == "rmi" then verb = "rm" end
+  if verb == "prune" then
+    if object == "builder" or object == "buildx" then return nil end
+    if object == "image" and not (flag(args, "all") or short(args, "a")) then return nil end
+    return "deny", what .. (object == "image" and " --all" or "")
+  end
+  if object == "system" and verb == "reset" then return "deny", what end
+  if not RM[verb] then return nil end
+  if HOLDS_DATA[object] then return "deny", what end
+  if object == "container" or object == "pod" then
+    if flag(args, "force") or flag(args, "volumes") or flag(args, "all") or short(args, "fva") then
+      return "deny", what .. " -f/-v/--all (running containers, or their volumes)"
     end
-    for _, x in ipairs(w) do
-      if x:find("^delete%-") or x:find("^terminate%-") then return "deny", "aws " .. x end
+    for _, a in ipairs(args) do
+      if computed(a) then return "deny", what .. " of containers computed from another command" end
     end
-  elseif n == "gcloud" then
-    local w = words(c)
-    if has(w, "delete") then return "deny", "gcloud ... delete" end
-    if w[1] == "storage" and w[2] == "rm" and recursive(c) then return "deny", "gcloud storage rm --recursive" end
-  elseif n == "gsutil" then
-    local w = words(c)
-    if (w[1] == "rm" or w[1] == "rb") and (recursive(c) or w[1] == "rb") then return "deny", "gsutil " .. w[1] end
-  elseif n == "az" then
-    for _, x in ipairs(words(c)) do
-      if x == "delete" or x:find("^delete%-") then return "deny", "az ... " .. x end
+  elseif object == "image" then
+    if flag(args, "force") or flag(args, "all") or short(args, "fa") then return "deny", what .. " -f/--all" end
+  end
+  return nil
+end
+
+-- the CLIs of outside services ----------------------------------------------------
+
+-- VERBS are the destructive verbs; a verb word is one of them or has one as
+-- a part (delete-db-instance, apps:destroy, batch-delete-image).
+local VERBS = { delete = true, destroy = true, remove = true, rm = true, del = true, purge = true,
+  terminate = true, drop = true, prune = true, rb = true, wipe = true, erase = true, uninstall = true }
+-- READ are the verbs after which the words are arguments, not verbs: the
+-- reading stops there (gh issue list --label remove). Words that also name
+-- a group of commands (gcloud run, aws logs, gh run, az backup) are not
+-- among them.
+local READ = {}
+for _, v in ipairs({ "list", "ls", "get", "describe", "show", "view", "status", "info", "inspect", "cat", "read",
+  "search", "browse", "diff", "watch", "whoami", "version", "create", "new", "add", "insert", "generate", "edit",
+  "update", "set", "put", "apply", "plan", "exec", "ssh", "clone", "checkout", "cp", "copy", "mv", "move", "download",
+  "upload", "login", "logout", "init", "validate", "start", "stop", "restart", "scale", "merge", "close", "reopen",
+  "comment", "review", "ready", "open", "push", "pull", "fetch", "snapshots", "check", "mount", "ping", "tail",
+  "output", "import", "export", "submit", "wait", "lsf", "lsd", "tree", "size", "ncdu", "mkdir", "touch", "rerun",
+  "sync", "rsync", "mirror", "invoke", "query", "tag", "token", "modify", "configure" }) do
+  READ[v] = true
+end
+
+-- CLIS lists the CLIs read generically: local, the first words that are
+-- about the CLI's own configuration; extra, verbs of theirs that are
+-- destructive too; store, an object store whose rm of one object passes.
+local CLIS = {
+  aws = { store = true },
+  gcloud = { store = true, ["local"] = { config = true, components = true } },
+  gsutil = { store = true },
+  mc = { store = true },
+  s3cmd = { store = true },
+  az = { ["local"] = { extension = true, config = true } },
+  azd = { extra = { down = true } },
+  gh = { ["local"] = { extension = true, alias = true, config = true, auth = true }, extra = { archive = true } },
+  glab = { ["local"] = { alias = true, config = true, auth = true }, extra = { archive = true } },
+  vault = { extra = { disable = true } },
+  heroku = { extra = { ["pg:reset"] = true } },
+  restic = { backup = true },
+  borg = { backup = true },
+  rclone = { backup = true, ["local"] = { config = true }, extra = { deletefile = true, rmdir = true,
+    rmdirs = true, cleanup = true, dedupe = true } },
+}
+for _, n in ipairs({ "azcopy", "bq", "doctl", "linode-cli", "hcloud", "scw", "oci", "ibmcloud", "openstack", "exo",
+  "civo", "flyctl", "fly", "vercel", "netlify", "railway", "firebase", "supabase", "wrangler", "cf",
+  "eksctl", "kops", "rosa", "cdk", "cdktf", "sam", "serverless", "sls", "sst", "eb", "argocd", "flux", "istioctl",
+  "velero", "consul", "nomad", "etcdctl", "rpk", "kopia", "doppler", "infisical", "op", "bw", "pass", "gopass",
+  "lpass" }) do
+  CLIS[n] = {}
+end
+-- SYNC_DELETE are the options with which a sync deletes at the destination.
+local SYNC_DELETE = { "delete", "delete-removed", "delete-unmatched-destination-objects", "delete-destination",
+  "remove", "delete-after", "delete-before", "delete-during" }
+
+local function destructive(w, cfg)
+  if VERBS[w] or cfg.extra and cfg.extra[w] then return w end
+  for part in w:gmatch("[^:_-]+") do
+    if VERBS[part] then return part end
+  end
+  return nil
+end
+
+local function recursive(args)
+  return flag(args, "recursive") or flag(args, "recurse") or short(args, "rR")
+end
+
+-- verbs reads the CLI's verb words: the destructive verb found (or nil),
+-- the words read up to it, whether an option came before it, and the sync
+-- verb met.
+local function verbs(c, cfg)
+  local path, n, opt = {}, 0, false
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if t == "--" then
+      -- what follows is arguments, or a command run by the CLI (op run --)
+      break
+    elseif t:sub(1, 1) == "-" then
+      opt = true
+    else
+      n = n + 1
+      if n > 6 then break end
+      local w = t:lower()
+      if w:find("^%a[%w:_-]*$") then
+        if n == 1 and cfg["local"] and cfg["local"][w] then return nil end
+        path[#path + 1] = w
+        local v = destructive(w, cfg)
+        if v then return v, path, opt end
+        -- describe-services, get-caller-identity: a read verb with its noun
+        if READ[w] or READ[w:match("^(%a+)%-")] then return nil, path, opt, w end
+      end
     end
   end
+  return nil, path, opt
+end
+
+-- dest_remote reports whether an rclone path names a remote (remote:path),
+-- not a local path (C:\ is a drive).
+local function dest_remote(t)
+  return t:find("^[%w_.%-]+:") ~= nil and not t:find("^%a:[\\/]")
+end
+
+local function outside(c, cfg)
+  local n, args = c.name, c.args
+  if help(args) then return nil end
+  local v, path, opt, read = verbs(c, cfg)
+  if not path then return nil end
+  -- what the reason names: the verb words, or the last two when an option
+  -- (and maybe its value) came before them
+  local what = n .. " " .. table.concat(path, " ")
+  if opt then
+    what = #path >= 2 and n .. " ... " .. path[#path - 1] .. " " .. path[#path] or n .. " " .. path[#path]
+  end
+  if read == "sync" or read == "rsync" or read == "mirror" then
+    if dry_run(args) then return nil end
+    for _, o in ipairs(SYNC_DELETE) do
+      if flag(args, o) then return "deny", what .. " --" .. o, INSTEAD.store end
+    end
+    if n == "gsutil" and short(args, "dD") then return "deny", "gsutil rsync -d", INSTEAD.store end
+    if n == "rclone" and read == "sync" and not short(args, "n") then
+      local ops = {}
+      for _, a in ipairs(args) do
+        if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a end
+      end
+      local dst = ops[#ops]
+      if #ops >= 3 and (dst.unknown or dest_remote(dst.text)) then
+        return "deny", "rclone sync to the remote " .. shell.printable(dst.text) ..
+          " (files missing from the source are deleted there)", INSTEAD.store
+      end
+    end
+    return nil
+  end
+  if n == "restic" and has(path, "forget") then
+    -- forget drops snapshots from the index; --prune deletes their data
+    if flag(args, "prune") and not dry_run(args) and not short(args, "n") then
+      return "deny", "restic forget --prune", INSTEAD.backup
+    end
+    return nil
+  end
+  if not v then
+    -- an API call with the DELETE method (gh api --method=DELETE ...)
+    for _, a in ipairs(args) do
+      local t = a.text:lower()
+      if t == "--method=delete" or t == "-xdelete" then return "deny", n .. " ... " .. t, INSTEAD.cli end
+    end
+  end
+  if not v or dry_run(args) then return nil end
+  if cfg.backup then
+    if short(args, "n") then return nil end
+    return "deny", what, INSTEAD.backup
+  end
+  if cfg.store and (v == "rm" or v == "del") then
+    for _, a in ipairs(args) do
+      if a.text:find("*", 1, true) then return "deny", what .. " of a wildcard", INSTEAD.store end
+    end
+    if recursive(args) then return "deny", what .. " --recursive", INSTEAD.store end
+    return nil
+  end
+  if cfg.store and v == "rb" then return "deny", what .. " (the bucket and its name go)", INSTEAD.store end
+  return "deny", what, INSTEAD.cli
+end
+
+local function kafka(c)
+  if help(c.args) then return nil end
+  if c.name:find("^kafka%-delete%-records") then return "deny", "kafka-delete-records", INSTEAD.cli end
+  if flag(c.args, "delete") then return "deny", c.name .. " --delete", INSTEAD.cli end
+  return nil
+end
+
+-- RUNNERS run the command after their own words: the line judged is that
+-- command (aws-vault exec PROFILE -- aws ...).
+local RUNNERS = { ["aws-vault"] = "exec", op = "run", doppler = "run", infisical = "run" }
+
+-- inner returns the command a runner runs, or nil.
+local function inner(c)
+  local verb = RUNNERS[c.name]
+  local a = c.args
+  if not verb or not a[1] or a[1].text ~= verb then return nil end
+  local from
+  for i = 2, #a do
+    if a[i].text == "--" then from = i + 1; break end
+  end
+  if not from and c.name == "aws-vault" then
+    -- aws-vault exec PROFILE command ...: the first operand after the profile
+    local n = 0
+    for i = 2, #a do
+      if a[i].text:sub(1, 1) ~= "-" then
+        n = n + 1
+        if n == 2 then from = i; break end
+      end
+    end
+  end
+  if not from or not a[from] or a[from].unknown then return nil end
+  local args = {}
+  for i = from + 1, #a do args[#args + 1] = a[i] end
+  return { name = shell.basename(a[from].text):lower(), args = args }
+end
+
+-- A line of plain words whose program none of the rules look at is allowed
+-- without parsing it (shell.quick): the common case, a build or a test,
+-- costs two regular-expression matches. The programs are those judge
+-- reads, the generic CLIs taken from CLIS.
+local PROGRAMS = { "terraform", "tofu", "terragrunt", "pulumi", "kubectl", "oc", "helm", "docker", "podman",
+  "nerdctl", "docker-compose", "podman-compose", "kafka-[a-z-]+(?:\\.sh)?" }
+for name in pairs(CLIS) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
+for name in pairs(RUNNERS) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
+local quick = shell.quick({ programs = { PROGRAMS } })
+
+local function judge(c, ctx)
+  local n = c.name
+  if not n then return nil end
+  local i = inner(c)
+  if i then
+    local verdict, why, instead = judge(i, ctx)
+    if verdict then return verdict, why, instead end
+  end
+  if TF[n] then
+    local verdict, why = terraform(c)
+    return verdict, why, INSTEAD.infra
+  elseif n == "pulumi" then
+    local verdict, why = pulumi(c)
+    return verdict, why, INSTEAD.infra
+  elseif n == "docker" or n == "podman" or n == "nerdctl" or n == "docker-compose" or n == "podman-compose" then
+    local verdict, why = containers(c)
+    return verdict, why, INSTEAD.containers
+  elseif n == "kubectl" or n == "oc" or n == "helm" then
+    local verdict, why = kubernetes(c, ctx)
+    return verdict, why, INSTEAD.kube
+  elseif n:find("^kafka%-") then
+    return kafka(c)
+  end
+  local cfg = CLIS[n]
+  if cfg then return outside(c, cfg) end
   return nil
 end
 
 hook.register("PreToolUse", "@shell", function(input)
-  local args = input.toolInput
-  local cmd = type(args) == "table" and args.command
-  if type(cmd) ~= "string" then return nil end
+  local cmd = shell.command(input.toolInput)
+  if not cmd or quick(cmd) then return nil end
   local cmds, err = shell.parse(cmd)
   local ctx, ask
   for _, c in ipairs(cmds) do
-    local verdict, why = terraform(c)
-    if not verdict then verdict, why = pulumi(c) end
-    if not verdict then verdict, why = clouds(c) end
-    if not verdict then verdict, why = kubernetes(c, ctx) end
-    if verdict == "deny" then return deny(why) end
+    local verdict, why, instead = judge(c, ctx)
+    if verdict == "deny" then return deny(why, instead) end
     if verdict == "ask" and not ask then ask = why end
     ctx = switched(c) or ctx
   end

@@ -1,6 +1,6 @@
 -- Tests for cloud.lua: teardown commands are denied (or asked about when the
--- kubectl context is unknown) however they are spelled; read-only and
--- reviewed forms pass.
+-- kubectl context is unknown) however they are spelled; read-only, scoped
+-- and reviewed forms pass.
 
 local function sh(command)
   return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, toolInput = { command = command },
@@ -13,21 +13,121 @@ local denied = {
   { "terraform apply -destroy", "apply -destroy" },
   { "tofu destroy -target=aws_instance.web", "tofu destroy" },
   { "terragrunt run-all destroy", "terragrunt destroy" },
+  { "terraform state rm aws_instance.web", "terraform state rm" },
+  { "tofu workspace delete staging", "tofu workspace delete" },
   { "pulumi destroy --yes", "pulumi destroy" },
   { "pulumi up -y", "pulumi up --yes" },
+  { "pulumi stack rm dev --yes", "pulumi stack rm" },
   { "kubectl --context prod-eu delete deployment api", "protected context prod-eu" },
   { "kubectl delete ns payments --context=production", "protected context production" },
   { "helm uninstall api --kube-context live-1", "protected context live-1" },
   { "kubectl delete pods --all", "with --all" },
   { "kubectl delete pvc -A --all", "with --all" },
+  { "kubectl delete namespace payments", "kubectl delete of namespace on the current context" },
+  { "kubectl delete ns/payments", "of ns" },
+  { "kubectl delete node worker-3", "of node" },
+  { "kubectl delete pv data-0 pv data-1", "of pv" },
+  { "kubectl delete pvc data-postgres-0 -n db", "of pvc" },
+  { "kubectl delete crd certificates.cert-manager.io", "of crd" },
+  { "kubectl delete clusterrolebinding admin", "of clusterrolebinding" },
+  { "kubectl delete all --all -n web", "with --all" },
+  { "kubectl delete deploy -A -l app=web", "with --all-namespaces" },
+  { "kubectl delete -f k8s/", "every manifest in the folder k8s/" },
+  { "kubectl delete -f .", "every manifest in the folder ." },
+  { "kubectl delete --filename=manifests", "every manifest in the folder manifests" },
+  { "kubectl delete -R -f deploy/app.yaml", "with --recursive" },
+  { "kubectl delete -k overlays/dev", "of a kustomization" },
+  { "cat all.yaml | kubectl delete -f -", "a manifest read from stdin" },
+  { "kubectl delete pod $(kubectl get pods -o name)", "names computed from another command" },
+  { "oc delete project payments", "oc delete of project" },
+  { "helm uninstall api --all-namespaces", "helm uninstall with --all-namespaces" },
+  { "docker system prune -af", "docker system prune" },
+  { "docker system prune --all --volumes --force", "docker system prune" },
+  { "docker volume rm pgdata", "docker volume rm" },
+  { "docker volume prune -f", "docker volume prune" },
+  { "docker image prune -a", "docker image prune --all" },
+  { "docker container prune --force", "docker container prune" },
+  { "docker network prune", "docker network prune" },
+  { "docker rm -f web", "docker rm -f/-v/--all" },
+  { "docker rm --force web", "docker rm -f/-v/--all" },
+  { "docker rm -vf db", "docker rm -f/-v/--all" },
+  { "docker rm $(docker ps -aq)", "computed from another command" },
+  { "docker container rm -f web", "docker container rm" },
+  { "docker rmi -f app:latest", "docker rmi -f/--all" },
+  { "docker image rm --force app:latest", "docker image rm -f/--all" },
+  { "docker stack rm app", "docker stack rm" },
+  { "docker secret rm db_password", "docker secret rm" },
+  { "podman rm --all", "podman rm -f/-v/--all" },
+  { "podman volume rm --all", "podman volume rm" },
+  { "podman system reset --force", "podman system reset" },
+  { "podman pod rm -f mypod", "podman pod rm" },
+  { "nerdctl -n k8s.io rmi -f busybox", "nerdctl rmi" },
+  { "docker compose down -v", "docker compose down -v" },
+  { "docker compose -f compose.prod.yml down --volumes", "docker compose down -v" },
+  { "docker-compose down -v --remove-orphans", "docker-compose down -v" },
+  { "podman-compose rm -v", "podman-compose rm -v" },
   { "aws s3 rm s3://backups --recursive", "aws s3 rm --recursive" },
-  { "aws s3 rb s3://backups --force", "aws s3 rb --force" },
-  { "aws ec2 terminate-instances --instance-ids i-123", "terminate-instances" },
-  { "aws rds delete-db-instance --db-instance-identifier app", "delete-db-instance" },
-  { "gcloud compute instances delete web-1 --zone europe-west1-b", "gcloud ... delete" },
-  { "gcloud projects delete my-project", "gcloud ... delete" },
-  { "gsutil -m rm -r gs://bucket/data", "gsutil rm" },
-  { "az group delete --name rg-app --yes", "az ... delete" },
+  { "aws s3 rm s3://backups/*", "aws s3 rm of a wildcard" },
+  { "aws s3 rb s3://backups --force", "aws s3 rb" },
+  { "aws s3 rb s3://empty-bucket", "aws s3 rb" },
+  { "aws s3 sync ./site s3://site --delete", "aws s3 sync --delete" },
+  { "aws ec2 terminate-instances --instance-ids i-123", "aws ec2 terminate-instances" },
+  { "aws rds delete-db-instance --db-instance-identifier app", "aws rds delete-db-instance" },
+  { "aws cloudformation delete-stack --stack-name app", "aws cloudformation delete-stack" },
+  { "aws iam delete-user --user-name ci", "aws iam delete-user" },
+  { "aws ecr batch-delete-image --repository-name app --image-ids imageTag=v1", "batch-delete-image" },
+  { "aws sqs purge-queue --queue-url https://sqs/q", "aws sqs purge-queue" },
+  { "gcloud compute instances delete web-1 --zone europe-west1-b", "gcloud compute instances delete" },
+  { "gcloud projects delete my-project", "gcloud projects delete" },
+  { "gcloud storage rm -r gs://bucket/data", "gcloud storage rm --recursive" },
+  { "gcloud storage rsync ./d gs://b --delete-unmatched-destination-objects",
+    "gcloud storage rsync --delete-unmatched" },
+  { "gsutil -m rm -r gs://bucket/data", "gsutil rm --recursive" },
+  { "gsutil rb gs://bucket", "gsutil rb" },
+  { "gsutil rsync -d -r ./d gs://b", "gsutil rsync -d" },
+  { "az group delete --name rg-app --yes", "az group delete" },
+  { "az storage account delete -n acct -g rg", "az storage account delete" },
+  { "azd down --force --purge", "azd down" },
+  { "azcopy sync ./d https://acct.blob.core.windows.net/c --delete-destination=true", "azcopy sync --delete" },
+  { "vault kv delete secret/app", "vault kv delete" },
+  { "vault kv destroy -versions=1,2 secret/app", "vault kv destroy" },
+  { "vault kv metadata delete secret/app", "vault kv metadata delete" },
+  { "vault secrets disable kv/", "vault secrets disable" },
+  { "rclone purge remote:backups", "rclone purge" },
+  { "rclone delete remote:logs --min-age 30d", "rclone delete" },
+  { "rclone sync ./site remote:site", "rclone sync to the remote remote:site" },
+  { "restic -r s3:s3.amazonaws.com/b forget --keep-last 3 --prune", "restic forget --prune" },
+  { "restic prune", "restic prune" },
+  { "borg delete /repo::2024-01-01", "borg delete" },
+  { "borg prune --keep-daily=7 /repo", "borg prune" },
+  { "velero delete backup nightly", "velero delete" },
+  { "velero backup delete nightly --confirm", "velero backup delete" },
+  { "kafka-topics --bootstrap-server b:9092 --delete --topic orders", "kafka-topics --delete" },
+  { "kafka-topics.sh --bootstrap-server b:9092 --topic orders --delete", "kafka-topics.sh --delete" },
+  { "kafka-delete-records --bootstrap-server b:9092 --offset-json-file o.json", "kafka-delete-records" },
+  { "gh repo delete acme/app --yes", "gh repo delete" },
+  { "gh secret delete DEPLOY_KEY", "gh secret delete" },
+  { "gh release delete v1.2.0 -y", "gh release delete" },
+  { "gh api -X DELETE repos/acme/app", "gh ... api delete" },
+  { "glab repo delete acme/app", "glab repo delete" },
+  { "op item delete 'Prod DB'", "op item delete" },
+  { "bw delete item 0f3c", "bw delete" },
+  { "pass rm -r work/", "pass rm" },
+  { "heroku apps:destroy --app web --confirm web", "heroku apps:destroy" },
+  { "heroku pg:reset DATABASE_URL", "heroku pg:reset" },
+  { "fly apps destroy web", "fly apps destroy" },
+  { "doctl compute droplet delete web-1 --force", "doctl compute droplet delete" },
+  { "eksctl delete cluster --name prod", "eksctl delete" },
+  { "cdk destroy --force", "cdk destroy" },
+  { "firebase firestore:delete --all-collections", "firebase firestore:delete" },
+  { "wrangler r2 bucket delete assets", "wrangler r2 bucket delete" },
+  { "consul kv delete -recurse app/", "consul kv delete" },
+  { "etcdctl del --prefix /registry", "etcdctl del" },
+  { "openstack server delete web-1", "openstack server delete" },
+  { "mc rm --recursive --force local/bucket", "mc rm --recursive" },
+  { "mc rb local/bucket", "mc rb" },
+  { "s3cmd del --recursive s3://b/logs", "s3cmd del --recursive" },
+  { "bq rm -r -f -d project:dataset", "bq rm" },
   -- bypass attempts
   { "terraform apply --auto-approve", "apply -auto-approve" },
   { "terraform apply -auto-approve=true", "apply -auto-approve" },
@@ -44,22 +144,68 @@ local denied = {
   { "echo $(aws s3 rm s3://b --recursive)", "aws s3 rm --recursive" },
   { "env AWS_PROFILE=prod aws s3 rm --recursive s3://b", "aws s3 rm --recursive" },
   { "kubectl get pods -o name | xargs kubectl delete --context prod", "protected context prod" },
+  { "kubectl get pods -o name | xargs kubectl delete", "kinds only known when the command runs" },
   { "terraform destroy 2>&1 | tee log", "terraform destroy" },
   { "nice -n 10 terraform destroy", "terraform destroy" },
   { "bash -c \"terraform apply -auto-approve\"", "apply -auto-approve" },
   { "command terraform destroy", "terraform destroy" },
   { "kubectl delete deploy --all --context prod-eu", "protected context prod-eu" },
   { "helm --kube-context prod uninstall api", "protected context prod" },
-  { "aws --profile prod s3 rm --recursive s3://b", "aws s3 rm --recursive" },
+  { "aws --profile prod s3 rm --recursive s3://b", "s3 rm --recursive" },
   { "aws s3 rm s3://b -\\-recursive", "aws s3 rm --recursive" },
-  { "xargs -I{} gcloud sql instances delete {} < dbs.txt", "gcloud ... delete" },
-  { "eval 'az vm delete -g rg -n vm1 --yes'", "az ... delete" },
-  { "aws --region eu-west-1 --profile prod s3 rb s3://b --force", "aws s3 rb --force" },
+  { "xargs -I{} gcloud sql instances delete {} < dbs.txt", "gcloud sql instances delete" },
+  { "eval 'az vm delete -g rg -n vm1 --yes'", "az vm delete" },
+  { "aws --region eu-west-1 --profile prod s3 rb s3://b --force", "s3 rb" },
+  { "sudo docker system prune -af", "docker system prune" },
+  { "/usr/bin/docker volume rm pgdata", "docker volume rm" },
+  { "DOCKER_HOST=ssh://prod docker rm -f web", "docker rm" },
+  { "docker -H ssh://prod volume prune -f", "docker volume prune" },
+  { "docker --context prod rm -f web", "docker rm" },
+  { "\"docker\" 'volume' rm data", "docker volume rm" },
+  { "cd app && docker compose down -v && docker compose up -d", "docker compose down -v" },
+  { "docker ps -aq | xargs docker rm -f", "docker rm" },
+  { "kubectl delete NAMESPACE payments", "of namespace" },
+  { "kubectl -n web delete pod,pvc --all", "with --all" },
+  { "kubectl delete ns web --dry-run=none", "of ns" },
+  { "sh -c 'gh repo delete acme/app --yes'", "gh repo delete" },
+  { "GH=gh; $GH secret delete TOKEN", "gh secret delete" },
+  { "aws-vault exec prod -- aws s3 rm --recursive s3://b", "aws s3 rm --recursive" },
+  { "aws-vault exec prod aws ec2 terminate-instances --instance-ids i-1", "terminate-instances" },
+  { "op run -- terraform destroy", "terraform destroy" },
+  { "doppler run -- kubectl delete ns api", "of ns" },
+  { "AWS s3 rb s3://b", "aws s3 rb" },
+  { "gsutil -h 'Cache-Control:no-cache' rm -r gs://b", "rm --recursive" },
+  { "rclone sync ./site \"$REMOTE\"", "rclone sync to the remote" },
+  { "VAULT_ADDR=https://vault vault secrets disable secret/", "vault secrets disable" },
+  { "gcloud run services delete web --region europe-west1", "gcloud run services delete" },
+  { "aws --profile prod logs delete-log-group --log-group-name app", "logs delete-log-group" },
+  { "gh run delete 123", "gh run delete" },
+  { "gh repo archive acme/old --yes", "gh repo archive" },
+  { "gh api --method=DELETE repos/acme/app/releases/1", "gh ... --method=delete" },
+  { "gh api --method DELETE repos/acme/app", "gh ... api delete" },
+  { "gcloud beta logging logs delete app", "gcloud beta logging logs delete" },
 }
 
 for _, c in ipairs(denied) do
   test("denies " .. c[1], function()
-    expect.denied(sh(c[1]), c[2])
+    local r = sh(c[1])
+    expect.denied(r, c[2])
+    expect.contains(r.reason, "cloud guard: ")
+  end)
+end
+
+-- Each CLI the header names is read, also on a plain line the quick path
+-- would otherwise let through.
+local clis = { "aws", "gcloud", "az", "azcopy", "bq", "doctl", "linode-cli", "hcloud", "scw", "oci", "ibmcloud",
+  "openstack", "exo", "civo", "flyctl", "fly", "heroku", "vercel", "netlify", "railway", "firebase", "supabase",
+  "wrangler", "cf", "eksctl", "kops", "rosa", "cdk", "cdktf", "sam", "serverless", "sls", "sst", "eb", "argocd",
+  "flux", "istioctl", "velero", "vault", "consul", "nomad", "etcdctl", "rpk", "kopia", "gh", "glab", "doppler",
+  "infisical", "op", "bw", "pass", "gopass", "lpass", "restic", "borg", "rclone" }
+
+for _, name in ipairs(clis) do
+  test("denies a destroy verb of " .. name, function()
+    expect.denied(sh(name .. " things destroy web-1"), name .. " things destroy")
+    expect.no_objection(sh(name .. " things list"))
   end)
 end
 
@@ -69,20 +215,54 @@ local function expect_asked(r, sub)
   expect.contains(r.reason, sub)
 end
 
-test("asks about kubectl delete when no context is named", function()
-  expect_asked(sh("kubectl delete pod web-0"), "current context")
+test("asks about kubectl delete of a named deployment when no context is named", function()
+  expect_asked(sh("kubectl delete deployment api -n web"), "current context")
+end)
+
+test("asks about kubectl delete of one manifest file when no context is named", function()
+  expect_asked(sh("kubectl delete -f deploy/api.yaml"), "of the manifest deploy/api.yaml")
 end)
 
 test("asks about helm uninstall when no context is named", function()
   expect_asked(sh("helm uninstall api -n web"), "current context")
 end)
 
+test("asks about kubectl drain when no context is named", function()
+  expect_asked(sh("kubectl drain worker-3 --ignore-daemonsets"), "kubectl drain")
+end)
+
 test("asks about a context only known when the command runs", function()
-  expect_asked(sh('kubectl --context "$CTX" delete pod web-0'), "only known when the command runs")
+  expect_asked(sh('kubectl --context "$CTX" delete svc web'), "only known when the command runs")
+end)
+
+test("denies a broad delete on a context only known when the command runs", function()
+  expect.denied(sh('kubectl --context "$CTX" delete ns web'), "only known when the command runs")
+end)
+
+test("asks about terraform with a subcommand only known when it runs", function()
+  expect_asked(sh("terraform $(cat next-step)"), "subcommand only known when it runs")
 end)
 
 test("asks about applying a saved plan", function()
   expect_asked(sh("terraform apply tfplan"), "saved plan tfplan")
+end)
+
+test("a deny says what to do instead", function()
+  expect.denied(sh("docker volume rm pgdata"), "docker volume ls")
+  expect.denied(sh("kubectl delete ns web"), "--dry-run=client")
+  expect.denied(sh("gh repo delete acme/app"), "list, describe or show")
+end)
+
+test("a command given as an argv list is read", function()
+  local r = fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
+    toolInput = { command = { "bash", "-lc", "docker system prune -af" } }, cwd = "/w", sessionId = "t" })
+  expect.denied(r, "docker system prune")
+end)
+
+test("a line the parser cannot read is denied", function()
+  -- past the parser's byte limit: refused before any parsing, so the case
+  -- costs nothing on a loaded machine
+  expect.denied(sh("kubectl get pods " .. string.rep("x", 70000)), "could not be checked")
 end)
 
 local allowed = {
@@ -92,20 +272,108 @@ local allowed = {
   "terraform apply -var 'region=eu-west-1'",
   "terraform init -upgrade && terraform validate",
   "terraform state list",
+  "terraform state show aws_instance.web",
+  "terraform workspace list",
   "pulumi preview",
+  "pulumi stack ls",
   "kubectl get pods -A",
+  "kubectl describe deployment api",
+  "kubectl logs -f deploy/api -n web",
+  "kubectl apply -f k8s/",
+  "kubectl delete pod web-0",
+  "kubectl delete pod web-0 -n web --grace-period=0 --force",
+  "kubectl delete pods -l app=web -n web",
+  "kubectl delete po/web-0 pod/web-1",
   "kubectl --context kind-dev delete pod web-0",
+  "kubectl --context kind-dev delete ns scratch",
   "kubectl delete pod web-0 --context minikube --grace-period=0",
   "kubectl describe deployment api --context prod-eu",
   "kubectl delete pod web-0 --dry-run=client -o yaml --context staging",
+  "kubectl delete ns payments --dry-run=server",
+  "kubectl delete --help",
   "helm list --kube-context prod",
+  "helm install api ./chart -n web",
+  "helm upgrade --install api ./chart",
+  "helm uninstall api --dry-run",
+  "helm plugin uninstall diff",
+  "docker ps -a",
+  "docker images",
+  "docker logs -f web",
+  "docker build -t app .",
+  "docker run --rm -v data:/data app",
+  "docker exec web rm -rf /tmp/cache",
+  "docker rm web",
+  "docker container rm web-old",
+  "docker rmi app:old",
+  "docker rmi $(docker images -q -f dangling=true)",
+  "docker image prune",
+  "docker image prune -f",
+  "docker builder prune -af",
+  "docker network rm backend",
+  "docker volume ls",
+  "docker volume inspect pgdata",
+  "docker system df",
+  "docker compose down",
+  "docker compose up -d --build",
+  "docker-compose down --remove-orphans",
+  "docker rm --help",
+  "podman ps",
   "aws s3 ls s3://backups --recursive",
   "aws s3 cp build/ s3://site --recursive",
   "aws s3 rm s3://bucket/tmp/file.txt",
+  "aws s3 sync ./site s3://site",
+  "aws ec2 describe-instances",
+  "aws ec2 terminate-instances --instance-ids i-1 --dry-run",
+  "aws sts get-caller-identity",
+  "aws ecs describe-services --cluster app --services delete-worker",
+  "aws lambda invoke --function-name cleanup-remove-old out.json",
+  "aws s3api put-object --bucket b --key rm-later --body f",
   "gcloud compute instances list",
+  "gcloud config configurations delete old",
+  "gcloud components remove kubectl",
+  "gcloud storage rm gs://b/tmp/file.txt",
+  "gsutil ls gs://b",
   "az vm list -o table",
+  "az extension remove --name aks-preview",
+  "gh repo view acme/app",
+  "gh repo clone acme/app",
+  "gh pr create --title 'remove dead code' --body x",
+  "gh pr merge 12 --squash --delete-branch",
+  "gh issue list --label remove",
+  "gh pr list",
+  "gh api --method=GET repos/acme/app",
+  "gh api repos/acme/app/releases",
+  "gh extension remove gh-dash",
+  "gh repo delete --help",
+  "vault kv get secret/app",
+  "vault secrets list",
+  "rclone copy ./site remote:site",
+  "rclone sync remote:site ./backup",
+  "rclone sync ./site remote:site --dry-run",
+  "rclone lsf remote:",
+  "rclone config delete old-remote",
+  "restic snapshots",
+  "restic forget --keep-last 3",
+  "restic forget --keep-last 3 --prune --dry-run",
+  "borg prune -n --keep-daily=7 /repo",
+  "borg list /repo",
+  "velero backup get",
+  "kafka-topics --bootstrap-server b:9092 --list",
+  "op item get 'Prod DB'",
+  "pass show email/work",
+  "mc ls local/bucket",
+  "mc rm local/bucket/file.txt",
+  "bw list items",
+  "cdk deploy",
+  "fly deploy",
+  "gcloud run deploy web --image gcr.io/p/web",
+  "gh run list",
+  "op run -- npm run delete-cache",
+  "aws logs tail /app --follow",
   "grep -rn 'terraform destroy' docs/",
   "git commit -m 'document kubectl delete usage'",
+  "echo docker system prune -af",
+  "go test ./...",
 }
 
 for _, cmd in ipairs(allowed) do
