@@ -5,14 +5,20 @@
 --   - a force push (--force, -f, --force-with-lease, +ref, --mirror,
 --     --all with force) to a protected branch, and deleting one (push
 --     --delete, push :main, branch -d/-D, update-ref -d);
+--   - a force push that does not name its branch (git push -f, push
+--     --force origin, a lease to HEAD), a mirror push, push --prune;
 --   - rewriting published history: a force push that is not
 --     --force-with-lease naming its branch, filter-branch, filter-repo,
---     branch -f/-m of a protected branch;
---   - work thrown away: reset --hard, clean -f (not -n), checkout -f,
---     checkout -- PATH / checkout ., restore of the work tree, switch
---     --discard-changes, stash drop/clear; let through when the same
---     command line stashes or commits first (git stash -u && git reset
---     --hard ...);
+--     branch -f/-m of a protected branch, update-ref of one;
+--   - lost branches and recovery: branch -D (--delete --force), update-ref
+--     -d, reflog expire/delete of recent entries, gc --prune=now, prune;
+--   - work thrown away: reset --hard/--merge/--keep, clean -f (not -n,
+--     whatever the flag order), checkout -f, checkout of paths (a ref and
+--     paths, -- PATH, ., a file), restore of the work tree, switch -f /
+--     --discard-changes, worktree remove -f, stash drop/clear; let through when the same line
+--     saves the work first, joined by && only (git stash && git reset
+--     --hard; clean needs git stash -u, a commit does not hold untracked
+--     files); --help (and a lone -h) only print help;
 --   - skipped checks: --no-verify (commit -n too), -c core.hooksPath=…,
 --     git config core.hooksPath, HUSKY=0;
 --   - committing secrets files: git add / git commit of .env, *.pem,
@@ -26,14 +32,18 @@
 --   discard             "deny" (default) or "ask": what a command that
 --                       throws away uncommitted work gets
 --   allow_lease         true: --force-with-lease to a named branch that
---                       is not protected passes (rebased feature branches)
+--                       is not protected passes (rebased feature branches:
+--                       the lease refuses to drop commits it has not seen)
 --
 -- What it cannot know: the payload has no repository state, so it cannot
 -- tell whether there is uncommitted work (every discarding command is
 -- judged as if there were), which branch is checked out (a force push
 -- without a named branch is denied), or what "git add ." and "commit -a"
--- pick up (only named paths are checked for secrets files). Aliases
--- (git config alias.x) and scripts are not followed.
+-- pick up (only named paths are checked for secrets files), or whether
+-- a lone checkout operand is a branch or a file (one with a path or an
+-- extension is taken for a file; git checkout --ours/--theirs FILE, conflict
+-- resolution, passes). Aliases (git config alias.x) and scripts are not
+-- followed.
 
 local shell = require("shell")
 local git = require("git")
@@ -90,8 +100,21 @@ local function push(g)
   local p = git.push(g)
   local forced = p.force
   for _, r in ipairs(p.refs) do forced = forced or r.plus end
+  if p.flags.mirror then
+    return "a mirror push, which overwrites and deletes every branch of the remote",
+      "push the branches you mean: git push origin <your-branch>"
+  end
+  if p.flags.prune then
+    return "a push with --prune, which deletes the remote branches you have no copy of",
+      "delete a branch by name: git push origin --delete <your-branch>"
+  end
   if not forced then return nil end
-  if #p.refs == 0 or p.all then
+  local unnamed = #p.refs == 0 or p.all
+  for _, r in ipairs(p.refs) do
+    local d = r.dst:gsub("^refs/heads/", "")
+    if d == "HEAD" or d == "@" or d == "" then unnamed = true end
+  end
+  if unnamed then
     return "a force push that does not name its branch (the checked-out branch may be protected)",
       "name it: git push --force-with-lease origin <your-branch>"
   end
@@ -100,6 +123,26 @@ local function push(g)
       "use git push --force-with-lease origin <your-branch>, which refuses to drop others' commits"
   end
   return nil
+end
+
+-- forced_delete reports whether a git branch command deletes a branch
+-- whatever it holds: -D, or --delete (-d) with --force (-f).
+local function forced_delete(g)
+  local del, force = false, false
+  for _, a in ipairs(g.args) do
+    local t = a.text
+    if t == "--" then break end
+    if t:find("^%-[^-]") then
+      if t:find("D", 2, true) then return true end
+      del = del or t:find("d", 2, true) ~= nil
+      force = force or t:find("f", 2, true) ~= nil
+    elseif #t >= 5 and ("--delete"):sub(1, #t) == t then
+      del = true
+    elseif #t >= 5 and ("--force"):sub(1, #t) == t then
+      force = true
+    end
+  end
+  return del and force
 end
 
 local function history(g)
@@ -119,52 +162,203 @@ local function history(g)
       end
     end
   end
-  if s == "update-ref" and flag(g, "^%-d$") then
+  if s == "update-ref" then
     for _, w in ipairs(g.args) do
       if not w.text:find("^%-") and protected(w) then
-        return "deleting a protected branch", "work on your own branch"
+        return "moving or deleting a protected branch", "work on your own branch"
       end
     end
-  end
-  return nil
-end
-
-local function discards(g)
-  local s = g.sub.text
-  if s == "reset" and flag(g, "^%-%-hard$") then return "git reset --hard" end
-  if s == "reset" and (flag(g, "^%-%-merge$") or flag(g, "^%-%-keep$")) then return nil end
-  if s == "clean" and flag(g, "^%-[^-]*f") or (s == "clean" and flag(g, "^%-%-force")) then
-    if not (flag(g, "^%-[^-]*n") or flag(g, "^%-%-dry")) then return "git clean -f" end
-  end
-  if s == "checkout" then
-    if flag(g, "^%-[^-]*f$") or flag(g, "^%-%-force$") then return "git checkout --force" end
-    for k, a in ipairs(g.args) do
-      if a.text == "--" and g.args[k + 1] then return "git checkout -- <paths>" end
-      if a.text == "." then return "git checkout ." end
+    if flag(g, "^%-d$") then
+      return "deleting a ref with update-ref (the commits only it reaches are lost)",
+        "delete a merged branch with git branch -d <branch>"
     end
   end
-  if s == "restore" then
-    local staged = flag(g, "^%-%-staged$") or flag(g, "^%-[^-]*S")
-    local worktree = flag(g, "^%-%-worktree$") or flag(g, "^%-[^-]*W")
-    if not staged or worktree then return "git restore" end
-  end
-  if s == "switch" and (flag(g, "^%-%-discard%-changes") or flag(g, "^%-f$") or flag(g, "^%-%-force")) then
-    return "git switch --discard-changes"
-  end
-  if s == "stash" and g.args[1] and (g.args[1].text == "drop" or g.args[1].text == "clear") then
-    return "git stash " .. g.args[1].text
+  if s == "branch" and forced_delete(g) then
+    return "force-deleting a branch (git branch -D), which loses the commits not merged elsewhere",
+      "use git branch -d <branch>, which refuses to drop unmerged work, or ask the user"
   end
   return nil
 end
 
-local function saves(g)
-  local s = g.sub.text
-  if s == "commit" then return true end
-  if s == "stash" then
-    local a = g.args[1]
-    return a == nil or a.text:find("^%-") ~= nil or a.text == "push" or a.text == "save"
+-- The option specs of the subcommands that can throw work away, read
+-- the way git reads them (a -b value is not a path, --har is --hard).
+local CHECKOUT = { short = { f = "force", q = "quiet", m = "merge", p = "patch", t = "track", l = "l" },
+  short_arg = { b = "b", B = "B" },
+  long = { "force", "quiet", "merge", "patch", "track", "no-track", "detach", "guess", "no-guess", "ours", "theirs",
+    "progress", "no-progress", "overlay", "no-overlay", "ignore-skip-worktree-bits", "overwrite-ignore",
+    "no-overwrite-ignore", "recurse-submodules", "no-recurse-submodules", "ignore-other-worktrees",
+    "pathspec-file-nul" },
+  long_arg = { "orphan", "conflict", "pathspec-from-file" } }
+local RESET = { short = { q = "quiet", p = "patch", N = "intent-to-add" },
+  long = { "hard", "soft", "mixed", "merge", "keep", "quiet", "no-quiet", "patch", "intent-to-add", "refresh",
+    "no-refresh", "recurse-submodules", "no-recurse-submodules", "pathspec-file-nul" },
+  long_arg = { "pathspec-from-file" } }
+local CLEAN = { short = { f = "force", d = "d", x = "x", X = "X", n = "dry-run", q = "quiet", i = "interactive" },
+  short_arg = { e = "exclude" },
+  long = { "force", "dry-run", "quiet", "interactive" }, long_arg = { "exclude" } }
+local SWITCH = { short = { f = "discard-changes", q = "quiet", m = "merge", t = "track", d = "detach" },
+  short_arg = { c = "create", C = "force-create" },
+  long = { "discard-changes", "force", "merge", "quiet", "track", "no-track", "detach", "guess", "no-guess",
+    "progress", "no-progress", "recurse-submodules", "no-recurse-submodules", "ignore-other-worktrees" },
+  long_arg = { "create", "force-create", "orphan", "conflict" } }
+local RESTORE = { short = { S = "staged", W = "worktree", p = "patch", q = "quiet", m = "merge" },
+  short_arg = { s = "source" },
+  long = { "staged", "worktree", "patch", "quiet", "progress", "no-progress", "ours", "theirs", "merge",
+    "ignore-unmerged", "overlay", "no-overlay", "recurse-submodules", "no-recurse-submodules",
+    "ignore-skip-worktree-bits", "pathspec-file-nul" },
+  long_arg = { "source", "conflict", "pathspec-from-file" } }
+local STASH_SAVE = { short = { u = "include-untracked", a = "all", k = "keep-index", p = "patch", q = "quiet",
+    S = "staged" },
+  short_arg = { m = "message" },
+  long = { "include-untracked", "all", "keep-index", "no-keep-index", "patch", "quiet", "staged", "only-untracked",
+    "pathspec-file-nul" },
+  long_arg = { "message", "pathspec-from-file" } }
+
+-- help reports whether git would only print the subcommand's help: a
+-- --help anywhere before "--", or a lone -h.
+local function help(g)
+  if #g.args == 1 and g.args[1].text == "-h" then return true end
+  for _, a in ipairs(g.args) do
+    if a.text == "--" then return false end
+    if a.text == "--help" then return true end
   end
   return false
+end
+
+-- pathlike reports whether the one operand of a checkout names files
+-- rather than a branch: ".", a path, a glob, a file with an extension.
+local function pathlike(w)
+  local t = w.text
+  return w.glob or t == "." or t == ".." or t:find("^%.%.?/") ~= nil or t:find("^/") ~= nil or
+    t:find("^:") ~= nil or t:find("%.%a%w*$") ~= nil
+end
+
+-- discards returns what a command that throws away uncommitted work does
+-- and what must be saved first for it to be safe: "tracked" (a commit or
+-- a stash keeps it) or "untracked" (only a stash -u/-a keeps it).
+local function discards(g)
+  local s = g.sub.text
+  if s == "reset" then
+    local f = shell.options(g.args, RESET).flags
+    if f.hard then return "git reset --hard", "tracked" end
+    if f.merge then return "git reset --merge", "tracked" end
+    if f.keep then return "git reset --keep", "tracked" end
+    return nil
+  end
+  if s == "clean" then
+    local f = shell.options(g.args, CLEAN).flags
+    local forced = f.force
+    for _, c in ipairs(g.config) do
+      if c:lower():find("^clean%.requireforce=") and not c:lower():find("=true$") then forced = true end
+    end
+    if forced and not f["dry-run"] then return "git clean -f", "untracked" end
+    return nil
+  end
+  if s == "checkout" then
+    local o = shell.options(g.args, CHECKOUT)
+    if o.flags.force then return "git checkout --force", "tracked" end
+    if o.flags["pathspec-from-file"] then return "git checkout --pathspec-from-file", "tracked" end
+    local dashdash = false
+    for _, a in ipairs(g.args) do
+      if a.text == "--" then dashdash = true; break end
+    end
+    local ops = o.operands
+    if dashdash and #ops > 0 or #ops >= 2 then return "git checkout of paths (" ..
+      shell.printable(ops[#ops].text, 40) .. ")", "tracked" end
+    if #ops == 1 and pathlike(ops[1]) and
+      not ((o.flags.ours or o.flags.theirs) and shell.target(ops[1]) ~= "cwd") then
+      return "git checkout " .. shell.printable(ops[1].text, 40), "tracked"
+    end
+    return nil
+  end
+  if s == "restore" then
+    local o = shell.options(g.args, RESTORE)
+    if #o.operands == 0 and not o.flags["pathspec-from-file"] then return nil end
+    if not o.flags.staged or o.flags.worktree then return "git restore", "tracked" end
+    return nil
+  end
+  if s == "switch" then
+    local f = shell.options(g.args, SWITCH).flags
+    if f["discard-changes"] or f.force then return "git switch --discard-changes", "tracked" end
+    return nil
+  end
+  if s == "worktree" and g.args[1] and g.args[1].text == "remove" then
+    for k = 2, #g.args do
+      local t = g.args[k].text
+      if t == "-f" or t == "--force" or t == "-ff" then return "git worktree remove --force", "tracked" end
+    end
+    return nil
+  end
+  if s == "stash" and g.args[1] and (g.args[1].text == "drop" or g.args[1].text == "clear") then
+    return "git stash " .. g.args[1].text, "stash"
+  end
+  return nil
+end
+
+-- saves returns what a command keeps of the uncommitted work: "tracked"
+-- (a commit, a plain stash) or "untracked" (a stash with -u or -a), or nil.
+local function saves(g)
+  local s = g.sub.text
+  if s == "commit" then return "tracked" end
+  if s == "stash" then
+    local a = g.args[1]
+    local from = 1
+    if a and (a.text == "push" or a.text == "save") then from = 2
+    elseif a and not a.text:find("^%-") then return nil end
+    local rest = {}
+    for k = from, #g.args do rest[#rest + 1] = g.args[k] end
+    local f = shell.options(rest, STASH_SAVE).flags
+    return (f["include-untracked"] or f.all) and "untracked" or "tracked"
+  end
+  return nil
+end
+
+-- recent reports whether an expiry date given to reflog expire, gc
+-- --prune or prune drops what was lost moments ago (now, all, minutes).
+local function recent(v)
+  if v == true or v == nil then return false end
+  v = tostring(v):lower()
+  return v == "now" or v == "all" or v == "0" or v:find("sec") ~= nil or v:find("min") ~= nil or
+    v:find("hour") ~= nil or v:find("\0", 1, true) ~= nil
+end
+
+local REFLOG = { short = { n = "dry-run" }, long = { "all", "dry-run", "verbose", "rewrite", "updateref",
+  "stale-fix", "single-worktree" }, long_arg = { "expire", "expire-unreachable" } }
+local GC = { short = { q = "quiet" }, long = { "aggressive", "auto", "quiet", "force", "keep-largest-pack",
+  "no-prune", "detach", "no-detach", "cruft", "no-cruft" }, long_arg = { "prune", "max-cruft-size" } }
+local PRUNE = { short = { n = "dry-run", v = "verbose" }, long = { "dry-run", "verbose", "progress" },
+  long_arg = { "expire" } }
+
+-- recovery returns why a command destroys the way back to lost commits
+-- (the reflog, unreachable objects), or nil.
+local function recovery(g)
+  local s = g.sub.text
+  if s == "reflog" and g.args[1] and (g.args[1].text == "expire" or g.args[1].text == "delete") then
+    local rest = {}
+    for k = 2, #g.args do rest[#rest + 1] = g.args[k] end
+    local f = shell.options(rest, REFLOG).flags
+    if f["dry-run"] then return nil end
+    if g.args[1].text == "delete" or recent(f.expire) or recent(f["expire-unreachable"]) then
+      return "git reflog " .. g.args[1].text .. " of recent entries, the way back to lost commits",
+        "leave the reflog alone; git gc expires it on its own schedule"
+    end
+  elseif s == "gc" then
+    local a = g.args
+    for _, w in ipairs(a) do
+      -- --prune alone keeps the default grace period of two weeks
+      local v = w.text:match("^%-%-prune=(.*)$")
+      if v and recent(v) then
+        return "git gc --prune=" .. shell.printable(v, 20) .. ", which deletes the commits only the reflog kept",
+          "run git gc without --prune=now"
+      end
+    end
+  elseif s == "prune" then
+    local f = shell.options(g.args, PRUNE).flags
+    if not f["dry-run"] and (f.expire == nil or recent(f.expire)) then
+      return "git prune, which deletes every unreachable commit", "run git gc, which keeps two weeks of them"
+    end
+  end
+  return nil
 end
 
 local function skips_checks(g)
@@ -214,6 +408,13 @@ local function deny(why, instead)
   return hook.deny("git pack: blocked " .. why .. "; " .. instead .. ".")
 end
 
+local RULES = { push, history, recovery, skips_checks, commits_secrets }
+
+-- UNCHAINED matches a separator other than && (;, ||, |, &, a new line):
+-- work saved by an earlier command is only taken as saved when every
+-- command of the line runs only if the one before it succeeded.
+local UNCHAINED = [[[;\n]|\|\||(^|[^&>])[&|]($|[^&>])]]
+
 hook.register("PreToolUse", "@shell", function(input)
   local line = shell.command(input.toolInput)
   if not line then return nil end
@@ -221,25 +422,39 @@ hook.register("PreToolUse", "@shell", function(input)
     return deny("skipping the git hooks (HUSKY=0)", "let the hooks run and fix what they report")
   end
   local cmds, err = shell.parse(line)
-  local saved = false
+  local saved
+  local chained = nil
   for _, c in ipairs(cmds) do
     local g = git.parse(c)
-    if g then
+    if g and not help(g) then
       g.cmd = c
-      for _, rule in ipairs({ push, history, skips_checks, commits_secrets }) do
+      for _, rule in ipairs(RULES) do
         local why, instead = rule(g)
         if why then return deny(why, instead) end
       end
-      local what = discards(g)
-      if what and not saved then
+      local what, needs = discards(g)
+      if what and (needs == "stash" or not (saved == "untracked" or saved == needs)) then
         local why = what .. " throws away uncommitted work, which this hook cannot see"
-        local instead = "commit or run git stash push --include-untracked first (in the same command), or ask the user"
+        local instead = "commit or run git stash push --include-untracked first (in the same command, joined " ..
+          "by &&), or ask the user"
+        if needs == "untracked" then
+          why = what .. " deletes untracked files, which no commit holds"
+          instead = "see what it would delete with git clean -n, stash them first (git stash push " ..
+            "--include-untracked && ...), or ask the user"
+        elseif needs == "stash" then
+          why = what .. " deletes stashed work for good"
+          instead = "leave the stash, or ask the user"
+        end
         if SETTINGS.discard == "ask" then
           return hook.ask("git pack: " .. why .. ". Allow it?")
         end
         return deny(why, instead)
       end
-      if saves(g) then saved = true end
+      local kept = saves(g)
+      if kept then
+        if chained == nil then chained = not re.match(UNCHAINED, line) end
+        if chained and saved ~= "untracked" then saved = kept end
+      end
     end
   end
   if err then

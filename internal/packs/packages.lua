@@ -1,4 +1,4 @@
--- packages: blocks unknown registries, unpinned npx/pipx/uvx runs and global installs; rewrites to your package manager
+-- packages: blocks unknown registries, unpinned npx runs, global installs and removals, publishing; rewrites to your manager
 --
 -- What it stops, on any shell tool (read through lib/shell.lua, so quoting,
 -- wrappers, chains, $(…) and sh -c '…' do not hide a command):
@@ -15,7 +15,23 @@
 --   - global installs: npm/pnpm/bun -g/--global, yarn global add, pip
 --     --user / --break-system-packages / under sudo, and system package
 --     managers (apt, apt-get, dnf, yum, brew, pacman -S, apk add, zypper,
---     snap, port) when SETTINGS.system_installs is "deny" (or "ask").
+--     snap, port) when SETTINGS.system_installs is "deny" (or "ask");
+--   - publishing (SETTINGS.publish): npm/pnpm/bun/yarn publish, yarn npm
+--     publish, npm unpublish/deprecate, cargo publish/yank, poetry, uv,
+--     flit, hatch, pdm publish, twine upload (python -m twine too),
+--     setup.py upload, mvn deploy (and :deploy, release:perform), gradle
+--     publish* tasks (not publishToMavenLocal), gem push/yank, dotnet nuget
+--     push/delete, nuget push, vsce/ovsx publish, pod trunk push, mix
+--     hex.publish, lerna/changeset publish; --dry-run passes;
+--   - uninstalls outside the project (SETTINGS.system_removals): npm/pnpm/
+--     bun uninstall -g, yarn global remove; apt/apt-get remove, purge,
+--     autoremove, dnf/yum remove/erase, pacman/yay/paru -R*, brew
+--     uninstall, snap remove, flatpak uninstall, zypper rm, apk del, port,
+--     pkg, dpkg -r/-P, rpm -e, nix-env -e, emerge -C, choco/winget/scoop
+--     uninstall; pip
+--     uninstall under sudo, with --break-system-packages or uv --system
+--     (a plain pip uninstall is taken to run in the project's virtualenv);
+--     --dry-run, --simulate, apt -s pass.
 -- And it rewrites (mutate stage, before the validators) a command of
 -- SETTINGS.rewrite.from into SETTINGS.rewrite.to: npm to pnpm, yarn or bun
 -- (npm install x -> pnpm add x, npm ci -> pnpm install --frozen-lockfile,
@@ -26,15 +42,19 @@
 -- Why: a dependency is code that runs with the developer's rights; a
 -- typo-squatted name, an unpinned `npx` that resolves to a new malicious
 -- release, or a package from a registry nobody vetted is how supply-chain
--- attacks land. Global installs change the machine outside the project.
+-- attacks land. Global installs and uninstalls change the machine outside
+-- the project; a published release cannot be taken back from everyone who
+-- installed it.
 --
 -- Settings (SETTINGS below): registries (hosts), allow_unpinned (package
--- names that may run unpinned), system_installs ("deny" | "ask" |
--- "allow"), rewrite ({ from = "npm", to = "pnpm" } or nil for none).
+-- names that may run unpinned), system_installs, system_removals and
+-- publish ("deny" | "ask" | "allow"), rewrite ({ from = "npm", to =
+-- "pnpm" } or nil for none).
 --
 -- What it cannot know: what a lock file or requirements.txt holds (files
 -- are not read), whether pip runs inside a virtualenv, what a registry set
--- in .npmrc / pip.conf / uv.toml points at. Fails closed: a line that cannot
+-- in .npmrc / pip.conf / uv.toml points at, what a script (npm run
+-- release, make publish) runs. Fails closed: a line that cannot
 -- be read, or a package spec only known when the command runs, is denied.
 
 local SETTINGS = {
@@ -42,6 +62,8 @@ local SETTINGS = {
     "pypi.python.org", "files.pythonhosted.org" },
   allow_unpinned = {},
   system_installs = "deny",
+  system_removals = "deny",
+  publish = "deny",
   rewrite = { from = "npm", to = "pnpm" },
 }
 
@@ -119,6 +141,27 @@ local function has_flag(args, ...)
   return false
 end
 
+local PUBLISH_INSTEAD = "Publishing is the user's step: run it with --dry-run to check the package, " ..
+  "or ask the user to publish"
+local REMOVE_INSTEAD = "Removing packages from the machine is the user's step: remove it from the project " ..
+  "instead (npm uninstall x, pip uninstall in a virtualenv), run it with --dry-run/-s, or ask the user"
+
+local NODE_PUBLISH = { publish = true, unpublish = true, deprecate = true }
+local NODE_REMOVE = { uninstall = true, un = true, unlink = true, remove = true, rm = true, r = true }
+
+-- dry_run reports whether a command only shows what it would do.
+local function dry_run(args)
+  for _, a in ipairs(args) do
+    local t = a.text
+    if t == "--" then return false end
+    if t == "--dry-run" or t == "--dry-run=true" or t == "--dryrun" or t == "--simulate" or t == "--just-print" or
+      t == "--help" or t == "-h" or t == "--no-act" or t == "--recon" then
+      return true
+    end
+  end
+  return false
+end
+
 -- outside_spec reports why a package spec comes from outside a registry.
 local function outside_spec(w)
   local t = w.text
@@ -136,9 +179,9 @@ local function outside_spec(w)
   return nil
 end
 
-local NODE_SHORT_ARG = {}
+local NODE_SHORT_ARG = { w = true, F = true, C = true }
 local NODE_LONG_ARG = { registry = true, prefix = true, cache = true, userconfig = true, workspace = true,
-  filter = true, location = true, dir = true, C = true }
+  filter = true, location = true, dir = true, C = true, tag = true, access = true, otp = true }
 
 local function node(c)
   local vals, ops = option_values(c.args, {}, { registry = true, location = true }, NODE_SHORT_ARG, NODE_LONG_ARG)
@@ -165,6 +208,19 @@ local function node(c)
   end
   if not sub then return nil end
   if ops[1].unknown then return "deny", "a " .. c.name .. " subcommand only known when the command runs" end
+  -- yarn npm publish (yarn 2+) and yarn global remove name their verb second
+  local verb = (c.name == "yarn" and (sub == "npm" or sub == "global") and ops[2]) and ops[2].text or sub
+  if NODE_PUBLISH[verb] and not dry_run(c.args) then
+    return SETTINGS.publish, "publishing a package (" .. c.name .. " " .. verb .. ")", PUBLISH_INSTEAD
+  end
+  if NODE_REMOVE[verb] and (sub == "global" or has_flag(c.args, "-g", "--global", "--location=global")) then
+    return SETTINGS.system_removals, "a global uninstall (" .. c.name .. " " .. verb .. " -g)", REMOVE_INSTEAD
+  end
+  for _, v in ipairs(vals) do
+    if NODE_REMOVE[verb] and v.name == "location" and v.word.text == "global" then
+      return SETTINGS.system_removals, "a global uninstall (--location global)", REMOVE_INSTEAD
+    end
+  end
   if not NODE_INSTALL[sub] then return nil end
   if sub == "global" or has_flag(c.args, "-g", "--global", "--location=global") then
     return "deny", "a global install (" .. c.name .. " " .. sub .. " -g)"
@@ -189,6 +245,23 @@ local PIP_TAKES_LONG = { requirement = true, constraint = true, target = true, e
 local function pip(c, args, who)
   local vals, ops = option_values(args, PIP_SHORT, PIP_LONG, PIP_TAKES_SHORT, PIP_TAKES_LONG)
   local sub = ops[1] and ops[1].text
+  if sub == "uninstall" or sub == "remove" then
+    -- in a virtualenv (which the payload does not show) an uninstall is
+    -- the project's own business; these forms reach the system Python
+    if has_flag(args, "--break-system-packages") then
+      return SETTINGS.system_removals, "an uninstall from the system Python (--break-system-packages)",
+        REMOVE_INSTEAD
+    end
+    if who:find("^uv") and has_flag(args, "--system") then
+      return SETTINGS.system_removals, "an uninstall from the system Python (" .. who .. " --system)", REMOVE_INSTEAD
+    end
+    for _, w in ipairs(c.wrappers) do
+      if w == "sudo" or w == "doas" then
+        return SETTINGS.system_removals, "a system-wide uninstall (" .. who .. " under " .. w .. ")", REMOVE_INSTEAD
+      end
+    end
+    return nil
+  end
   if sub ~= "install" and sub ~= "add" and sub ~= "download" and sub ~= "sync" and sub ~= "compile" then
     return nil
   end
@@ -280,9 +353,188 @@ local function first_op(args)
   return nil
 end
 
+-- The publishing commands of other ecosystems: the program, then the
+-- operands (words not options) that upload to a registry, as a list of
+-- alternatives; "*" is any word.
+local PUBLISH = {
+  cargo = { { "publish" }, { "yank" } },
+  poetry = { { "publish" } },
+  twine = { { "upload" } },
+  uv = { { "publish" } },
+  flit = { { "publish" } },
+  hatch = { { "publish" } },
+  pdm = { { "publish" } },
+  gem = { { "push" }, { "yank" } },
+  dotnet = { { "nuget", "push" }, { "nuget", "delete" } },
+  nuget = { { "push" }, { "delete" } },
+  vsce = { { "publish" }, { "unpublish" } },
+  ovsx = { { "publish" } },
+  pod = { { "trunk", "push" } },
+  mix = { { "hex.publish" } },
+  lerna = { { "publish" } },
+  changeset = { { "publish" } },
+  anaconda = { { "upload" } },
+  swift = { { "package-registry", "publish" } },
+}
+-- Options of mvn and gradle that take a value: their value is not a goal
+-- or a task (gradle -x publish excludes the task).
+local MVN_ARG = { f = true, s = true, gs = true, P = true, pl = true, rf = true, T = true, l = true, t = true,
+  gt = true, b = true, D = true, ["-file"] = true, ["-settings"] = true, ["-global-settings"] = true,
+  ["-projects"] = true, ["-activate-profiles"] = true, ["-resume-from"] = true, ["-threads"] = true,
+  ["-log-file"] = true, ["-toolchains"] = true, ["-builder"] = true, ["-define"] = true }
+local GRADLE_ARG = { x = true, p = true, b = true, c = true, g = true, I = true, D = true, P = true,
+  ["-exclude-task"] = true, ["-project-dir"] = true, ["-build-file"] = true, ["-settings-file"] = true,
+  ["-gradle-user-home"] = true, ["-init-script"] = true, ["-console"] = true, ["-warning-mode"] = true,
+  ["-project-cache-dir"] = true, ["-include-build"] = true, ["-system-prop"] = true, ["-project-prop"] = true,
+  ["-max-workers"] = true, ["-priority"] = true }
+
+-- words returns the operands of args, skipping the values of the options
+-- takes names (without their first "-"); an option with "=" holds its value.
+local function words(args, takes)
+  local out = {}
+  local k = 1
+  while args[k] do
+    local t = args[k].text
+    if t:sub(1, 1) == "-" then
+      if takes[t:sub(2)] and not t:find("=") then k = k + 1 end
+    else
+      out[#out + 1] = args[k]
+    end
+    k = k + 1
+  end
+  return out
+end
+
+-- publishes returns the command that uploads a package to a registry, or nil.
+local function publishes(c)
+  local n = c.name
+  if n == "mvn" or n == "mvnw" then
+    for _, w in ipairs(words(c.args, MVN_ARG)) do
+      local t = w.text
+      if t == "deploy" or t:find(":deploy$") or t:find(":deploy%-file$") or t == "release:perform" or
+        t:find(":release:perform$") then
+        return n .. " " .. t
+      end
+    end
+    return nil
+  end
+  if n == "gradle" or n == "gradlew" then
+    if has_flag(c.args, "-m", "--dry-run") then return nil end
+    for _, w in ipairs(words(c.args, GRADLE_ARG)) do
+      local task = w.text:match("[^:]*$"):lower()
+      if (task:find("^publish") and not task:find("tomavenlocal$")) or task == "uploadarchives" then
+        return n .. " " .. w.text
+      end
+    end
+    return nil
+  end
+  if n == "python" or n:find("^python%d") then
+    local k = 1
+    while c.args[k] and c.args[k].text:sub(1, 1) == "-" and c.args[k].text ~= "-m" do k = k + 1 end
+    local a = c.args[k]
+    if a and a.text == "-m" and c.args[k + 1] and c.args[k + 1].text == "twine" then
+      local r = rest(k + 2, c.args)
+      local op = r[first_op(r) or #r + 1]
+      if op and op.text == "upload" then return "python -m twine upload" end
+    elseif a and a.text:find("setup%.py$") then
+      for j = k + 1, #c.args do
+        if c.args[j].text == "upload" or c.args[j].text == "register" then return "setup.py " .. c.args[j].text end
+      end
+    end
+    return nil
+  end
+  local forms = PUBLISH[n]
+  if not forms then return nil end
+  local ops = {}
+  for _, a in ipairs(c.args) do
+    if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a end
+  end
+  for _, form in ipairs(forms) do
+    local hit = true
+    for j, want in ipairs(form) do
+      if not ops[j] or (ops[j].text ~= want and not ops[j].unknown) then hit = false; break end
+    end
+    if hit then
+      if n == "cargo" and has_flag(c.args, "-n") then return nil end
+      return n .. " " .. table.concat(form, " ")
+    end
+  end
+  return nil
+end
+
+-- The verbs of the system package managers that remove packages, and the
+-- flags that do it for the ones whose verbs are flags (a flag cluster
+-- starting with the letter: pacman -Rns).
+local SYS_REMOVE = {
+  apt = { remove = true, purge = true, autoremove = true, autopurge = true },
+  ["apt-get"] = { remove = true, purge = true, autoremove = true, autopurge = true },
+  aptitude = { remove = true, purge = true },
+  dnf = { remove = true, erase = true, autoremove = true, rm = true },
+  yum = { remove = true, erase = true, autoremove = true },
+  microdnf = { remove = true },
+  zypper = { remove = true, rm = true },
+  apk = { del = true },
+  brew = { uninstall = true, remove = true, rm = true, autoremove = true },
+  port = { uninstall = true },
+  snap = { remove = true },
+  flatpak = { uninstall = true, remove = true },
+  pkg = { delete = true, remove = true, autoremove = true },
+  choco = { uninstall = true },
+  winget = { uninstall = true },
+  scoop = { uninstall = true },
+}
+local SYS_REMOVE_FLAG = {
+  pacman = { short = "R", long = { ["--remove"] = true } },
+  yay = { short = "R", long = { ["--remove"] = true } },
+  paru = { short = "R", long = { ["--remove"] = true } },
+  dpkg = { short = "rP", long = { ["--remove"] = true, ["--purge"] = true } },
+  rpm = { short = "e", long = { ["--erase"] = true } },
+  ["nix-env"] = { short = "e", long = { ["--uninstall"] = true } },
+  emerge = { short = "C", long = { ["--unmerge"] = true, ["--depclean"] = true } },
+}
+
+-- removes returns the system package removal c makes, or nil.
+local function removes(c)
+  local n = c.name
+  local verbs = SYS_REMOVE[n]
+  if verbs then
+    if dry_run(c.args) or has_flag(c.args, "--assumeno") or ((n == "apt" or n == "apt-get") and
+      has_flag(c.args, "-s")) then
+      return nil
+    end
+    for _, a in ipairs(c.args) do
+      if verbs[a.text] then return n .. " " .. a.text end
+    end
+    return nil
+  end
+  local fl = SYS_REMOVE_FLAG[n]
+  if not fl or dry_run(c.args) then return nil end
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if fl.long[t] then return n .. " " .. t end
+    -- pacman -Rp only prints what it would remove
+    if t:find("^%-%a") and t:find("^%-[" .. fl.short .. "]") and not (n == "pacman" and t:find("p", 3, true)) then
+      return n .. " " .. t
+    end
+  end
+  return nil
+end
+
 local function check(c)
   local n = c.name
   if not n then return nil end
+  if SETTINGS.publish ~= "allow" then
+    local what = publishes(c)
+    if what and not dry_run(c.args) then
+      return SETTINGS.publish, "publishing a package (" .. what .. ")", PUBLISH_INSTEAD
+    end
+  end
+  if SETTINGS.system_removals ~= "allow" then
+    local what = removes(c)
+    if what then
+      return SETTINGS.system_removals, "a system-wide uninstall (" .. what .. ")", REMOVE_INSTEAD
+    end
+  end
   local pin = "pin an exact version, e.g. name@1.2.3 or name==1.2.3"
   if n == "npx" or n == "bunx" then return node_runner(c.args, pin) end
   if NODE[n] then
@@ -364,19 +616,22 @@ hook.register("PreToolUse", "@shell", function(input)
   local cmds, err = shell.parse(cmd)
   local ask
   for _, c in ipairs(cmds) do
-    local verdict, why = check(c)
+    local verdict, why, instead = check(c)
     if verdict == "deny" then
-      return hook.deny("package guard: " .. why .. ". Use the project's registry and pinned versions (" ..
-        "name@1.2.3), install into the project (no -g, a virtualenv), or ask the user to do it.")
+      return hook.deny("package guard: " .. why .. ". " .. (instead or "Use the project's registry and " ..
+        "pinned versions (name@1.2.3), install into the project (no -g, a virtualenv), or ask the user to do it") ..
+        ".")
     end
-    if verdict == "ask" and not ask then ask = why end
+    if verdict == "ask" and not ask then
+      ask = why .. (instead and " reaches outside the project" or " changes the machine outside the project")
+    end
   end
   local verdict, why = env_registry(cmd)
   if verdict then
     return hook.deny("package guard: " .. why .. ". Use the project's registry or ask the user to add this one.")
   end
   if err then return hook.deny("package guard: the command could not be checked: " .. err .. ". Split it.") end
-  if ask then return hook.ask("package guard: " .. ask .. " changes the machine outside the project.") end
+  if ask then return hook.ask("package guard: " .. ask .. ".") end
 end, { name = "packages", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
 -- The rewrite to the preferred package manager.

@@ -1,6 +1,7 @@
--- Tests for packages.lua: unknown registries, unpinned package runs and
--- global installs are denied however they are spelled; everyday installs
--- pass, and npm is rewritten to pnpm.
+-- Tests for packages.lua: unknown registries, unpinned package runs,
+-- global installs and uninstalls, and publishing are denied however they
+-- are spelled; everyday installs, builds, dry runs and project-local
+-- uninstalls pass, and npm is rewritten to pnpm.
 
 local function sh(command)
   return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, toolInput = { command = command },
@@ -64,6 +65,76 @@ local denied = {
   { "true && pipx run black .", "unpinned package black" },
   { "command npx cowsay", "unpinned package cowsay" },
   { "uvx 'ruff' check .", "unpinned package ruff" },
+  -- publishing
+  { "npm publish", "publishing a package (npm publish)" },
+  { "npm publish --access public --tag beta", "publishing a package (npm publish)" },
+  { "pnpm publish -r --no-git-checks", "publishing a package (pnpm publish)" },
+  { "pnpm -r publish", "publishing a package (pnpm publish)" },
+  { "yarn npm publish", "publishing a package (yarn publish)" },
+  { "yarn publish --new-version 1.2.3", "publishing a package (yarn publish)" },
+  { "bun publish", "publishing a package (bun publish)" },
+  { "npm -w packages/ui publish", "publishing a package (npm publish)" },
+  { "npm unpublish my-pkg@1.0.0", "publishing a package (npm unpublish)" },
+  { "cd pkg && npm publish --otp 123456", "publishing a package (npm publish)" },
+  { "cargo publish", "publishing a package (cargo publish)" },
+  { "cargo publish --allow-dirty -p core", "publishing a package (cargo publish)" },
+  { "cargo yank --version 1.0.1", "publishing a package (cargo yank)" },
+  { "poetry publish --build", "publishing a package (poetry publish)" },
+  { "twine upload dist/*", "publishing a package (twine upload)" },
+  { "python3 -m twine upload --repository pypi dist/*", "publishing a package (python -m twine upload)" },
+  { "python setup.py sdist upload", "publishing a package (setup.py upload)" },
+  { "uv publish --token $TOKEN", "publishing a package (uv publish)" },
+  { "hatch publish", "publishing a package (hatch publish)" },
+  { "mvn deploy", "publishing a package (mvn deploy)" },
+  { "mvn -B -P release clean deploy -DskipTests", "publishing a package (mvn deploy)" },
+  { "./mvnw deploy:deploy-file -Dfile=app.jar", "publishing a package (mvnw deploy:deploy-file)" },
+  { "mvn release:perform", "publishing a package (mvn release:perform)" },
+  { "gradle publish", "publishing a package (gradle publish)" },
+  { "./gradlew :lib:publishToSonatype closeAndReleaseSonatypeStagingRepository", "gradlew :lib:publishToSonatype" },
+  { "./gradlew publishPlugins", "publishing a package (gradlew publishPlugins)" },
+  { "gem push my_gem-1.0.0.gem", "publishing a package (gem push)" },
+  { "dotnet nuget push bin/Release/App.1.0.0.nupkg -k $KEY -s https://api.nuget.org/v3/index.json",
+    "publishing a package (dotnet nuget push)" },
+  { "vsce publish", "publishing a package (vsce publish)" },
+  { "sudo -E npm publish", "publishing a package (npm publish)" },
+  { "bash -c 'npm publish'", "publishing a package (npm publish)" },
+  { "env NODE_AUTH_TOKEN=x /usr/local/bin/npm publish", "publishing a package (npm publish)" },
+  { "npm run build && npm publish", "publishing a package (npm publish)" },
+  { "'np'm pub''lish", "publishing a package (npm publish)" },
+  { "npm publish --dry-run=false", "publishing a package (npm publish)" },
+  { "cargo --frozen publish", "publishing a package (cargo publish)" },
+  { "apt-get -o Dpkg::Options::=--force-confold remove nginx", "system-wide uninstall (apt-get remove)" },
+  { "brew --verbose uninstall wget", "system-wide uninstall (brew uninstall)" },
+  -- uninstalling outside the project
+  { "npm uninstall -g typescript", "global uninstall (pnpm remove -g)" },
+  { "npm rm -g eslint", "global uninstall (npm rm -g)" },
+  { "npm r --global eslint", "global uninstall (npm r -g)" },
+  { "pnpm remove --global vercel", "global uninstall (pnpm remove -g)" },
+  { "yarn global remove serve", "global uninstall (yarn remove -g)" },
+  { "bun remove -g cowsay", "global uninstall (bun remove -g)" },
+  { "sudo apt-get remove -y nginx", "system-wide uninstall (apt-get remove)" },
+  { "sudo apt purge --auto-remove postgresql", "system-wide uninstall (apt purge)" },
+  { "apt-get -y autoremove", "system-wide uninstall (apt-get autoremove)" },
+  { "sudo dnf remove -y httpd", "system-wide uninstall (dnf remove)" },
+  { "yum erase git", "system-wide uninstall (yum erase)" },
+  { "sudo pacman -Rns firefox", "system-wide uninstall (pacman -Rns)" },
+  { "pacman --remove vim", "system-wide uninstall (pacman --remove)" },
+  { "yay -Rns spotify", "system-wide uninstall (yay -Rns)" },
+  { "pnpm -F @acme/ui publish --no-git-checks", "publishing a package (pnpm publish)" },
+  { "brew uninstall --force node", "system-wide uninstall (brew uninstall)" },
+  { "brew rm wget", "system-wide uninstall (brew rm)" },
+  { "sudo snap remove code", "system-wide uninstall (snap remove)" },
+  { "flatpak uninstall --all", "system-wide uninstall (flatpak uninstall)" },
+  { "apk del curl", "system-wide uninstall (apk del)" },
+  { "sudo dpkg -P docker-ce", "system-wide uninstall (dpkg -P)" },
+  { "sudo rpm -e --nodeps openssl", "system-wide uninstall (rpm -e)" },
+  { "sudo pip uninstall -y requests", "system-wide uninstall (pip under sudo)" },
+  { "pip uninstall --break-system-packages requests", "uninstall from the system Python" },
+  { "uv pip uninstall --system requests", "uninstall from the system Python (uv pip --system)" },
+  { "sudo python3 -m pip uninstall numpy", "system-wide uninstall (python -m pip under sudo)" },
+  { "DEBIAN_FRONTEND=noninteractive sudo -E apt-get remove -y x", "system-wide uninstall (apt-get remove)" },
+  { "xargs sudo apt-get purge < pkgs.txt", "system-wide uninstall (apt-get purge)" },
+  { "/usr/bin/apt remove nginx", "system-wide uninstall (apt remove)" },
 }
 
 for _, c in ipairs(denied) do
@@ -95,6 +166,51 @@ local allowed = {
   "brew list",
   "pip list --user",
   "pnpm config get registry",
+  "npm publish --dry-run",
+  "pnpm publish --dry-run",
+  "cargo publish --dry-run",
+  "cargo publish -n",
+  "poetry publish --dry-run",
+  "npm pack",
+  "cargo build --release",
+  "cargo test",
+  "poetry build",
+  "twine check dist/*",
+  "python -m build",
+  "python setup.py sdist bdist_wheel",
+  "mvn package -DskipTests",
+  "mvn -P deploy install",
+  "./gradlew build",
+  "./gradlew publishToMavenLocal",
+  "./gradlew build -x publish",
+  "gradle publish --dry-run",
+  "gem build my_gem.gemspec",
+  "dotnet nuget list source",
+  "dotnet pack -c Release",
+  "pnpm remove lodash",
+  "yarn remove react",
+  "pip uninstall -y requests",
+  "python -m pip uninstall -y requests",
+  "uv remove httpx",
+  "uv pip uninstall requests",
+  "apt list --installed",
+  "apt-get remove -s nginx",
+  "apt-get --simulate purge nginx",
+  "dnf remove --assumeno httpd",
+  "pacman -Rp firefox",
+  "pacman -Qdt",
+  "brew list --versions",
+  "snap list",
+  "dpkg -l | grep nginx",
+  "rpm -qa",
+  "npm ls -g --depth=0",
+  "npm publish --help",
+  "git push origin v1.2.3",
+  "npm publish --dry-run=true",
+  "pnpm add unpublish-ci",
+  "pip install uninstall-tool==1.0",
+  "poetry remove requests",
+  "cargo install --locked yank-checker",
 }
 
 for _, cmd in ipairs(allowed) do
@@ -129,6 +245,16 @@ end)
 
 test("a rewritten global install is still denied", function()
   expect.denied(sh("npm install -g typescript"), "global install (pnpm add -g)")
+end)
+
+test("rewrites a project-local npm uninstall into pnpm remove, and lets it run", function()
+  expect.mutated(sh("npm uninstall lodash"), { command = "pnpm remove lodash" })
+end)
+
+test("the reason of a denied publish says what to do instead", function()
+  local r = sh("npm publish")
+  expect.denied(r, "package guard: publishing a package")
+  expect.contains(r.reason, "--dry-run")
 end)
 
 test("a rewritten unpinned npx is still denied", function()
