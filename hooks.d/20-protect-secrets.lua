@@ -1,10 +1,15 @@
 -- Keeps the agent away from files that hold secrets: .env files, private keys,
--- cloud and git credentials. A tool call that touches such a path is denied:
--- every path-like argument of every tool (read, write, edit, grep, glob, a
--- notebook edit...), and every word and redirection of a shell command, read
--- by lib/shell.lua as the shell reads it (quotes, escapes, braces, variables,
--- $(…)). A glob that could match a secret file counts as touching it. Names
--- are compared without regard to case.
+-- cloud, registry and git credentials, /etc/shadow, browser profiles and
+-- keychains. A tool call that touches such a path is denied: every path-like
+-- argument of every tool (read, write, edit, a notebook edit, the folder and
+-- glob of a grep, the pattern of a glob listing, joined to its folder...),
+-- and every word and redirection of a shell command, read by lib/shell.lua as
+-- the shell reads it (quotes, escapes, braces, variables, $(…)), and the
+-- names quoted in the code of an interpreter one-liner (python -c, node -e,
+-- a here-document fed to python3 -). A glob that could match a secret file
+-- counts as touching it. Names are compared without regard to case. A
+-- template (.env.example) is no secret, and a command that only writes a
+-- secrets file (cp .env.example .env, echo X=1 >> .env) reads none of it.
 
 -- The builtins the hook calls on every call, as locals: no lookup of a
 -- global per call (the reuse analysis trusts them as it trusts the globals).
@@ -13,8 +18,33 @@ local type, pairs, ipairs, tostring = type, pairs, ipairs, tostring
 local shell = require("shell")
 
 -- What holds secrets (file names, paths, folders) is lib/secrets.lua's
--- files list, shared with the packs.
+-- files list, shared with the packs, and MORE_FILES (shell.glob.rules:
+-- "name", "dir/name", "dir/" for a folder and all in it).
 local secrets = require("secrets")
+local paths_lib = require("paths")
+
+local MORE_FILES = {
+  -- system password hashes and host keys
+  "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-", "etc/master.passwd", "etc/security/opasswd",
+  "ssh_host_*_key",
+  -- tokens of package registries, CLIs and cloud tools; the folders that
+  -- hold cloud credentials count themselves (grep -r, tar, a grep's folder)
+  "credentials.json", "client_secret*.json", "credentials.tfrc.json", ".npmrc", ".pypirc", ".vault-token",
+  ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/sso/", ".aws/cli/", ".kube",
+  -- password stores, browser profiles and keychains
+  "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
+  "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
+  ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
+  "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
+}
+local RULES
+do
+  local list = {}
+  for _, f in ipairs(secrets.files) do list[#list + 1] = f end
+  for _, f in ipairs(MORE_FILES) do list[#list + 1] = f end
+  RULES = shell.glob.rules(list)
+end
+local could_touch, templates = shell.glob.could_touch, secrets.templates
 
 -- Shell tools by name, when the host does not declare capabilities.
 local SHELL_TOOLS = { bash = true, shell = true, run_shell_command = true, execute_command = true,
@@ -22,13 +52,48 @@ local SHELL_TOOLS = { bash = true, shell = true, run_shell_command = true, execu
 -- Arguments that hold text, not paths.
 local TEXT_KEYS = { content = true, new_string = true, old_string = true, new_source = true, text = true,
   description = true, prompt = true, command = true }
+-- Tools that search the text of files, by name: their pattern is a regular
+-- expression of text (a glob tool's pattern names files).
+local GREP_TOOLS = { Grep = true, grep = true, search_file_content = true, grep_search = true, GrepTool = true }
+-- Programs that edit in place the files paths.writes gives for them: they
+-- read those files too.
+local IN_PLACE = { sed = true, gsed = true, perl = true }
 -- Programs whose arguments are text, not files (echo .env >> .gitignore).
 local TEXT_ONLY = { echo = true, printf = true }
 -- Programs that read, copy or send the files they are given: an argument
 -- of theirs whose value is unknown ($(…), $VAR) may be a secret file.
 local READERS = secrets.readers
+-- Shells, whose code parse reads as commands: the names their code quotes
+-- are not looked at as an interpreter's are.
+local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, ash = true, mksh = true, yash = true,
+  posh = true, fish = true, csh = true, tcsh = true, rbash = true }
 
-local secret = secrets.file
+-- secret returns the part of a word (a shell word or { text, pat }) that
+-- could name a secrets file: the word, or what follows an "=", ":" or "@"
+-- in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if none. A glob that
+-- could match such a file counts; a template does not, in a glob's folders
+-- too (**/.env.example). (lib/secrets.lua's file, over RULES.)
+local function secret(w)
+  local base = w.pat:match("[^/]*$")
+  if not base:find("[*?%[%z]") and templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
+  if could_touch(w.pat, RULES) then return w.text end
+  local texts = w.text:gmatch("[=:@]([^=:@]+)")
+  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
+    local t = texts()
+    if rest ~= "\0" and could_touch(rest, RULES) then return t or rest end
+  end
+  return nil
+end
+
+-- listed returns what names a secrets file in a search tool's glob g (a
+-- grep's glob or include, a glob tool's pattern) joined to the folder dir
+-- it searches, when g is relative: { pattern = "Cookies", path =
+-- "~/.config/x/Default" } lists ~/.config/x/Default/Cookies. Each alone is
+-- looked at as a path already.
+local function listed(dir, g)
+  if g == "" or #g + #dir > 4096 or g:find("^[/~]") then return nil end
+  return secret(secrets.path_word(dir:gsub("/+$", "") .. "/" .. g))
+end
 
 -- A line of plain words that runs no program the parser follows and has
 -- no word that could name a secrets file is allowed without parsing it:
@@ -37,7 +102,7 @@ local secret = secrets.file
 -- common case costs one regular-expression match and no Lua call. (The
 -- hot path's returns give no value, which the runner reads as nil: a
 -- LOADNIL less.)
-local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = secrets.files_in_line })
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = RULES.in_line })
 local match, match_any = re.match, re.match_any
 
 -- The same pattern matches every string that could be a path naming a
@@ -49,12 +114,13 @@ local match, match_any = re.match, re.match_any
 local ARGS_STOP = QUICK_STOP
 
 -- paths returns what names a secrets file in the first string of v that
--- could be a path (one line, no blanks, at most 4 KiB, not under a text
--- key), v being at depth and under key in the tool input; nil if none.
+-- could be a path (one line, at most 4 KiB, not under a text key; blanks
+-- allowed: "Application Support/…/Login Data"), v being at depth and under
+-- key in the tool input; nil if none.
 local function paths(v, depth, key)
   if depth > 8 then return nil end
   if type(v) == "string" then
-    if not TEXT_KEYS[key] and #v <= 4096 and not v:find("[%s]") and v ~= "" then
+    if not TEXT_KEYS[key] and #v <= 4096 and not v:find("[\n\r]") and v ~= "" then
       return secret(secrets.path_word(v))
     end
   elseif type(v) == "table" then
@@ -92,7 +158,8 @@ hook.register("PreToolUse", nil, function(input)
       -- a value's key is k when it is a string (TEXT_KEYS has no other)
       local tv = type(v)
       if tv == "string" then
-        if not TEXT_KEYS[k] then
+        -- (a content search's pattern is text)
+        if not TEXT_KEYS[k] and not (k == "pattern" and GREP_TOOLS[input.toolName]) then
           local hit = paths(v, 1, type(k) == "string" and k or nil)
           if hit then return blocked(hit) end
         end
@@ -105,16 +172,29 @@ hook.register("PreToolUse", nil, function(input)
   -- a shell tool: its capabilities say so or, when the host declares
   -- none, its name
   local caps = input.toolCapabilities
+  local is_shell = false
   if caps and type(caps) == "table" and caps[1] ~= nil then
-    local shell_cap = false
     for _, c in ipairs(caps) do
-      if c == "shell" then shell_cap = true end
+      if c == "shell" then is_shell = true end
     end
-    if not shell_cap then return nil end
   else
     -- (a name in SHELL_TOOLS is a string: type is asked only of others)
     local name = input.toolName
-    if not SHELL_TOOLS[name] and (type(name) ~= "string" or not SHELL_TOOLS[name:lower()]) then return nil end
+    is_shell = SHELL_TOOLS[name] or (type(name) == "string" and SHELL_TOOLS[name:lower()])
+  end
+  if not is_shell then
+    -- a search's glob in the folder it searches (each value's type is
+    -- asked before it is handed to listed: a string holds no table of the
+    -- input)
+    local dir = args.path or args.dir_path
+    if type(dir) == "string" then
+      local g, include, pattern = args.glob, args.include, args.pattern
+      local hit = type(g) == "string" and listed(dir, g)
+      if not hit and type(include) == "string" then hit = listed(dir, include) end
+      if not hit and type(pattern) == "string" and not GREP_TOOLS[input.toolName] then hit = listed(dir, pattern) end
+      if hit then return blocked(hit) end
+    end
+    return nil
   end
   -- its command line (shell.command): a string, or an argv list quoted
   -- back into one line
@@ -130,6 +210,12 @@ hook.register("PreToolUse", nil, function(input)
   end
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
+    -- a file the command only writes (cp .env.example .env, > .env) is
+    -- not read
+    local written = {}
+    if not IN_PLACE[c.name or ""] then
+      for _, w in ipairs(paths_lib.writes(c)) do written[w] = true end
+    end
     local words = {}
     if c.word then words[1] = c.word end
     if not TEXT_ONLY[c.name or ""] then
@@ -138,14 +224,25 @@ hook.register("PreToolUse", nil, function(input)
     for _, r in ipairs(c.redirs) do
       if not r.heredoc and r.op ~= "<<<" then words[#words + 1] = r.target end
     end
-    -- inline code (python -c '…', perl -e '…'): the names it quotes
-    if c.inline and c.script and not c.script.unknown then
-      for name in c.script.text:gmatch("[^%s'\"(),;=+]+") do
-        words[#words + 1] = { text = name, pat = name:gsub("[\\*?%[%]]", "\\%0") }
+    -- an interpreter's code (python -c '…', perl -e '…', python3 - <<EOF):
+    -- the names it quotes (parse sets inline and reads_stdin for shells
+    -- and interpreters only)
+    if (c.inline or c.reads_stdin) and not SHELLS[c.name or ""] then
+      local code = {}
+      if c.inline and c.script and not c.script.unknown then code[1] = c.script.text end
+      if c.reads_stdin then
+        for _, r in ipairs(c.redirs) do
+          if (r.heredoc or r.op == "<<<") and not r.target.unknown then code[#code + 1] = r.target.text end
+        end
+      end
+      for _, text in ipairs(code) do
+        for name in text:gmatch("[^%s'\"(),;=+`{}%[%]]+") do
+          words[#words + 1] = { text = name, pat = name:gsub("[\\*?%[%]]", "\\%0") }
+        end
       end
     end
     for _, w in ipairs(words) do
-      local hit = secret(w)
+      local hit = not written[w] and secret(w)
       if hit and (not w.whole or READERS[c.name or ""]) then
         return hook.deny("the command touches " .. shell.printable(hit) .. ", which may hold secrets")
       end

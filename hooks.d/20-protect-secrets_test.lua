@@ -18,7 +18,10 @@ local function pick(list, i) return list[(i - 1) % #list + 1] end
 local secret = { ".env", "config/.env", ".env.local", ".env.production", "/home/me/.ssh/id_ed25519",
   "id_rsa", "certs/server.key", "tls/cert.pem", "store.p12", "/home/me/.aws/credentials", ".netrc",
   "/home/me/.ssh/config", ".ENV", "server.KEY", "~/.git-credentials", "~/.ssh", ".env*", "**/.e*",
-  "deploy.PFX", "~/.kube/config", "~/.docker/config.json", ".gnupg/private-keys-v1.d/x.key" }
+  "deploy.PFX", "~/.kube/config", "~/.docker/config.json", ".gnupg/private-keys-v1.d/x.key", "/etc/shadow",
+  "~/.npmrc", "~/.pypirc", "~/.config/gh/hosts.yml", "~/.vault-token", "config/credentials.json", ".pgpass",
+  "~/.aws", "~/.config/google-chrome/Default/Login Data", "/Users/me/Library/Keychains/login.keychain-db",
+  "~/.local/share/keyrings/login.keyring", "~/.mozilla/firefox/x.default/cookies.sqlite", "**/.npmrc" }
 
 for _, path in ipairs(secret) do
   test("denies reading " .. path, function()
@@ -27,7 +30,8 @@ for _, path in ipairs(secret) do
 end
 
 local harmless = { ".env.example", "config/.env.sample", ".env.template", "README.md", "src/env.go",
-  "id_rsa.pub", "keys.txt", "docs/environment.md", "monkey", ".envrc.md", "*", "src/**/*.go", ".env/bin/activate" }
+  "id_rsa.pub", "keys.txt", "docs/environment.md", "monkey", ".envrc.md", "*", "src/**/*.go", ".env/bin/activate",
+  "**/.env.example", "/etc/passwd", "/etc/hosts", "src/cookies.go", "internal/auth/credentials.go", "~/.aws/config" }
 
 for _, path in ipairs(harmless) do
   test("allows reading " .. path, function()
@@ -47,6 +51,12 @@ local tools = {
   { "Grep", { pattern = "TOKEN", path = ".env" } },
   { "Grep", { pattern = "TOKEN", glob = ".env*" } },
   { "Glob", { pattern = "**/.env*" } },
+  { "Glob", { pattern = "Cookies", path = "/home/me/.config/vivaldi/Default" } },
+  { "glob", { pattern = "hosts.yml", dir_path = "/home/me/.config/gh" } },
+  { "Grep", { pattern = "root", path = "/etc/shadow" } },
+  { "Grep", { pattern = "aws_secret", path = "~/.aws" } },
+  { "search_file_content", { pattern = "TOKEN", include = ".env.*" } },
+  { "search_file_content", { pattern = "TOKEN", dir_path = "/home/me/.ssh", include = "id_*" } },
   { "LS", { path = "/home/me/.ssh" } },
   { "edit_file", { target_file = "config/.ENV.local" } },
   { "custom_reader", { files = { "a.txt", "secrets/prod.key" } } },
@@ -54,6 +64,23 @@ local tools = {
 for _, t in ipairs(tools) do
   test("denies the " .. t[1] .. " tool on a secrets file", function()
     expect.denied(fire("PreToolUse", { toolName = t[1], toolInput = t[2] }), "is blocked: it may hold secrets")
+  end)
+end
+
+-- A content search's pattern is text; its folder, its glob and a glob
+-- tool's pattern name files.
+local searches = {
+  { "Grep", { pattern = "\\.env", path = "src" } },
+  { "Grep", { pattern = ".env", glob = "*.ts" } },
+  { "grep", { pattern = "id_rsa", glob = "**/*.md" } },
+  { "search_file_content", { pattern = "process.env", include = "*.js", dir_path = "/home/me/app" } },
+  { "Glob", { pattern = "**/*.go" } },
+  { "Glob", { pattern = "src/**/*.ts", path = "/home/me/app" } },
+  { "glob", { pattern = "*.md", dir_path = "/home/me/app/docs" } },
+}
+for _, t in ipairs(searches) do
+  test("allows the " .. t[1] .. " tool on " .. (t[2].glob or t[2].include or t[2].pattern), function()
+    expect.no_objection(fire("PreToolUse", { toolName = t[1], toolInput = t[2] }))
   end)
 end
 
@@ -113,7 +140,8 @@ for i, n in ipairs(names) do
 end
 local more = {
   { "cat .env", "the command touches .env" },
-  { "cat .env.example > .env", "the command touches .env" },
+  { "cp .env .env.bak", "the command touches .env" },
+  { "sed -i s/a/b/ .env", "the command touches .env" },
   { "grep TOKEN config/.env.local", "the command touches config/.env.local" },
   { "cp ~/.ssh/id_rsa /tmp/k", "the command touches ~/.ssh/id_rsa" },
   { "scp -i key.pem host:x .", "the command touches key.pem" },
@@ -127,6 +155,21 @@ local more = {
   { "python3 -c 'print(open(\".env\").read())'", "the command touches" },
   { "cat < .env", "the command touches .env" },
   { "F=.e; cat ${F}nv", "the command touches .env" },
+  { "sudo cat /etc/shadow", "the command touches /etc/shadow" },
+  { "less /etc/shadow", "the command touches /etc/shadow" },
+  { "strings ~/Library/Keychains/login.keychain-db", "the command touches" },
+  { "base64 -w0 ~/.docker/config.json", "the command touches ~/.docker/config.json" },
+  { "tail ~/.vault-token", "the command touches ~/.vault-token" },
+  { "grep -r oauth_token ~/.config/gh", "the command touches ~/.config/gh" },
+  { "cp ~/.npmrc /tmp/n", "the command touches ~/.npmrc" },
+  { "tar czf /tmp/a.tgz ~/.aws", "the command touches ~/.aws" },
+  { "xxd ~/.pypirc | head", "the command touches ~/.pypirc" },
+  { "python3 -c \"print(open('/etc/shadow').read())\"", "the command touches /etc/shadow" },
+  { "node -e \"console.log(fs.readFileSync(process.env.HOME + '/.npmrc', 'utf8'))\"", "the command touches /.npmrc" },
+  { "ruby -e 'puts File.read(\"/etc/shadow\")'", "the command touches /etc/shadow" },
+  { "python3 - <<'EOF'\nimport pathlib\nprint((pathlib.Path.home() / '.vault-token').read_text())\nEOF",
+    "the command touches .vault-token" },
+  { "node <<< \"console.log(fs.readFileSync('/etc/shadow', 'utf8'))\"", "the command touches /etc/shadow" },
 }
 for _, c in ipairs(more) do shell_secret[#shell_secret + 1] = c end
 
@@ -144,7 +187,12 @@ local shell_harmless = { "cat .env.example", "ls -la", "printenv HOME", "go test
   "npm i dotenv", "echo .env >> .gitignore", "printf '%s\\n' .env.local >> .gitignore", "cp .env.example .env.sample",
   "git log --oneline -5", "curl -o file https://example.com/x", "docker compose up -d", "make test",
   "git commit -m \"$(cat <<'EOF'\nignore .env files\nEOF\n)\"", "ls -la ~/.config/nvim", "cat key.go",
-  "grep -q '^.env$' .gitignore", "rm -rf node_modules", "go build -o bin/app ./cmd/app" }
+  "grep -q '^.env$' .gitignore", "rm -rf node_modules", "go build -o bin/app ./cmd/app",
+  -- a file the command only writes is not read: .env from its template
+  "cp .env.example .env", "cat .env.example > .env", "cp -n .env.sample .env.local", "echo 'DEBUG=1' >> .env",
+  "cat /etc/passwd", "cat internal/auth/credentials.go", "bash -c 'echo .env >> .gitignore'", "grep -rn FROM .docker",
+  "python3 -c 'import json; print(json.load(open(\"package.json\"))[\"version\"])'",
+  "node -e \"console.log(process.env.NODE_ENV)\"", "python3 - <<'EOF'\nprint(open('README.md').read())\nEOF" }
 
 for _, cmd in ipairs(shell_harmless) do
   test("allows the command " .. cmd, function()

@@ -10,10 +10,20 @@
 --     names its command: npm install, cargo update, go mod tidy, …);
 --   - the same writes by a shell command (@shell): > and >> redirections,
 --     tee, cp/mv/install/ln destinations, sed -i, dd of=;
---   - reads of key material by a file tool (@fs.read) or a shell command:
---     ~/.ssh/, cloud credentials (~/.aws/credentials, ~/.config/gcloud/,
---     ~/.azure/, ~/.kube/config), .env files, *.pem, *.key, … (the list
---     of lib/secrets.lua; .env.example passes).
+--   - reads of key material by a file tool (@fs.read: Read, and Grep and
+--     Glob through their path, their glob and a Glob's pattern) or a
+--     shell command (any program given one, < redirections, and the code
+--     of python -c, node -e, perl -e, … one-liners and of interpreters fed
+--     a here-document): ~/.ssh/, private keys (id_rsa, *.pem, *.key, …),
+--     .env files, cloud and tool credentials (~/.aws/credentials,
+--     ~/.config/gcloud/, ~/.azure/, ~/.kube/config, ~/.docker/config.json,
+--     credentials.json, ~/.npmrc, ~/.pypirc, ~/.config/gh/hosts.yml,
+--     ~/.vault-token, .netrc, .pgpass, .git-credentials), /etc/shadow,
+--     browser profiles (Login Data, Cookies) and keychains (the list of
+--     lib/secrets.lua and SETTINGS.secret_files). A template
+--     (.env.example, .env.sample, …) passes, and so does a command that
+--     only writes such a file (cp .env.example .env, echo X=1 >> .env) or
+--     names it to git without showing it (git rm --cached .env).
 -- Why: a write outside the project, into .git/ or to CI runs code later
 -- with the user's rights or the repository's secrets; a hand-edited
 -- lockfile pins what no one resolved; key material must not reach a
@@ -25,17 +35,23 @@
 --   allow_ci    true lets the agent edit CI configuration (false)
 --   ci          CI configuration, as shell.glob.rules ("name", "dir/")
 --   lockfiles   lockfile name -> the command that writes it
+--   secret_files  files that hold secrets besides lib/secrets.lua's, as
+--               shell.glob.rules ("name", "dir/name", "dir/")
 --
 -- What it cannot know: the project is the payload's cwd (a session
 -- started in a subfolder treats the rest of the repository as outside);
 -- paths are judged as written, so a symbolic link inside the project
 -- that leads out of it is followed by the tool but not by this policy;
 -- "~" is the home folder guessed from cwd. Files written by a program the
--- command runs (a script, make) are not seen.
+-- command runs (a script, make) are not seen, nor files a script reads
+-- (python x.py), nor a name an interpreter one-liner builds at run time
+-- ("/etc/" + "shadow"). A search tool's pattern is told from a file glob
+-- by the tool's name: a name holding "grep" or "search" searches text.
 
 local shell = require("shell")
 local paths = require("paths")
 local secrets = require("secrets")
+local git = require("git")
 
 local SETTINGS = {
   writable = { "/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd" },
@@ -52,10 +68,52 @@ local SETTINGS = {
     ["flake.lock"] = "nix flake update", ["mix.lock"] = "mix deps.get", ["pubspec.lock"] = "dart pub get",
     ["Podfile.lock"] = "pod install", ["packages.lock.json"] = "dotnet restore",
   },
+  secret_files = {
+    -- system password hashes and host keys
+    "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-", "etc/master.passwd", "etc/security/opasswd",
+    "ssh_host_*_key",
+    -- tokens of package registries, CLIs and cloud tools; the folders that
+    -- hold cloud credentials count themselves (grep -r, tar, Grep's path)
+    "credentials.json", "client_secret*.json", "credentials.tfrc.json", ".npmrc", ".pypirc", ".vault-token",
+    ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/sso/", ".aws/cli/", ".kube",
+    -- password stores, browser profiles and keychains
+    "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
+    "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
+    ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
+    "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
+  },
 }
 
 local CI = shell.glob.rules(SETTINGS.ci)
 local GITDIR = shell.glob.rules({ ".git/" })
+
+-- SECRET_FILES are lib/secrets.lua's files and SETTINGS.secret_files,
+-- compiled when the pack loads.
+local SECRET_FILES
+do
+  local list = {}
+  for _, f in ipairs(secrets.files) do list[#list + 1] = f end
+  for _, f in ipairs(SETTINGS.secret_files) do list[#list + 1] = f end
+  SECRET_FILES = shell.glob.rules(list)
+end
+
+-- secret_file returns the part of a word (a shell word or { text, pat })
+-- that could name a file holding secrets: the word, or what follows an
+-- "=", ":" or "@" in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if
+-- none. A glob that could match such a file counts; a template does not,
+-- in a glob's folders too (**/.env.example). (lib/secrets.lua's file,
+-- over SECRET_FILES.)
+local function secret_file(w)
+  local base = w.pat:match("[^/]*$")
+  if not base:find("[*?%[%z]") and secrets.templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
+  if shell.glob.could_touch(w.pat, SECRET_FILES) then return w.text end
+  local texts = w.text:gmatch("[=:@]([^=:@]+)")
+  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
+    local t = texts()
+    if rest ~= "\0" and shell.glob.could_touch(rest, SECRET_FILES) then return t or rest end
+  end
+  return nil
+end
 
 -- write_problem returns why writing path p (a string, or a shell word)
 -- is refused and what to do instead, or nil.
@@ -87,7 +145,7 @@ local function write_problem(w, cwd)
 end
 
 local function read_problem(w)
-  local hit = secrets.file(w)
+  local hit = secret_file(w)
   if hit then
     return "reading " .. shell.printable(hit) .. ", which may hold keys or credentials",
       "ask the user for the value you need, or use a template such as .env.example"
@@ -105,6 +163,32 @@ local function caps(input)
   return set
 end
 
+-- searched returns the file globs a search tool's input names beside its
+-- folder: Grep's glob (Gemini's include) and, for a tool that lists files
+-- rather than searching their text (Glob), its pattern; each joined to the
+-- folder searched (path, dir_path) when it is relative, so that Glob
+-- { pattern = "credentials", path = "~/.aws" } names ~/.aws/credentials.
+-- A content search's pattern is a regular expression of text, not a file:
+-- the tool's name tells the two apart (Grep, grep, search_file_content).
+local NONE = {}
+local function searched(name, args)
+  -- (most calls name none of these: no table is made for them)
+  if type(args) ~= "table" or (args.glob == nil and args.include == nil and args.pattern == nil) then return NONE end
+  local out = {}
+  local dir = args.path or args.dir_path
+  if type(dir) ~= "string" or dir == "" then dir = nil end
+  local n = type(name) == "string" and name:lower() or ""
+  local keys = (n:find("grep", 1, true) or n:find("search", 1, true)) and { "glob", "include" } or { "pattern" }
+  for _, k in ipairs(keys) do
+    local g = args[k]
+    if type(g) == "string" and g ~= "" and #g <= 4096 then
+      out[#out + 1] = g
+      if dir and not g:find("^[/~]") then out[#out + 1] = dir:gsub("/+$", "") .. "/" .. g end
+    end
+  end
+  return out
+end
+
 hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
   local c = caps(input)
   local list, too_many = paths.of(input.toolInput)
@@ -115,6 +199,10 @@ hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
     if not why and c["fs.write"] then why, instead = write_problem(w, input.cwd) end
     if why then return deny(why, instead) end
   end
+  for _, g in ipairs(searched(input.toolName, input.toolInput)) do
+    local why, instead = read_problem(secrets.path_word(g))
+    if why then return deny(why, instead) end
+  end
 end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed", policy = true })
 
 -- Programs whose words are text, or files they do not read (echo .env >>
@@ -122,22 +210,78 @@ end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed",
 local TEXT_ONLY = { echo = true, printf = true, chmod = true, chown = true, chgrp = true, ls = true, stat = true,
   test = true, ["["] = true, mkdir = true }
 
+-- Programs that edit in place the files paths.writes gives for them: they
+-- read those files too.
+local IN_PLACE = { sed = true, gsed = true, perl = true }
+
+-- Git subcommands that name files without showing what they hold (git rm
+-- --cached .env untracks the file): their words are not reads. (Whether a
+-- secret gets committed is the git pack's to judge.)
+local GIT_NO_READ = { rm = true, mv = true, ["ls-files"] = true, ["check-ignore"] = true, ["check-attr"] = true,
+  ["update-index"] = true }
+
+-- git_names_only reports whether c runs one of those subcommands (asked
+-- only once a word of c names a secrets file: reading git's options costs).
+local function git_names_only(c)
+  local g = c.name == "git" and git.parse(c)
+  return g and not g.sub.unknown and GIT_NO_READ[g.sub.text] or false
+end
+
+-- code_words returns the names a piece of code quotes (python -c
+-- "open('/etc/shadow')", node -e "fs.readFileSync(h + '/.npmrc')"), as
+-- words whose glob characters are literal.
+local function code_words(text, out)
+  for name in text:gmatch("[^%s'\"(),;=+`{}%[%]]+") do
+    if #out >= paths.MAX then break end
+    out[#out + 1] = { text = name, pat = name:gsub("[\\*?%[%]]", "\\%0") }
+  end
+  return out
+end
+
+-- inline_code returns the words of the code an interpreter runs from its
+-- command line (python -c, node -e, perl -e, …) or from a here-document
+-- or here-string it reads as its script (python3 - <<EOF); {} for others.
+-- Shells are not among them: parse reads their code as commands. (parse
+-- sets inline and reads_stdin for shells and interpreters only.)
+local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, ash = true, mksh = true, yash = true,
+  posh = true, fish = true, csh = true, tcsh = true, rbash = true }
+local function inline_code(c)
+  local out = {}
+  if not (c.inline or c.reads_stdin) or SHELLS[c.name or ""] then return out end
+  if c.inline and c.script and not c.script.unknown then code_words(c.script.text, out) end
+  if c.reads_stdin then
+    for _, r in ipairs(c.redirs) do
+      if (r.op == "<<" or r.op == "<<-" or r.op == "<<<") and not r.target.unknown then
+        code_words(r.target.text, out)
+      end
+    end
+  end
+  return out
+end
+
 hook.register("PreToolUse", "@shell", function(input)
   local line = shell.command(input.toolInput)
   if not line then return nil end
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
+    -- a file the command only writes (cp .env.example .env, > .env) is
+    -- not read: creating .env from its template is everyday work
+    local written = NONE
     for _, w in ipairs(paths.writes(c)) do
       local why, instead = write_problem(w, input.cwd)
       if why then return deny(why, instead) end
+      if not IN_PLACE[c.name or ""] then
+        if written == NONE then written = {} end
+        written[w] = true
+      end
     end
     if not TEXT_ONLY[c.name or ""] then
       for _, w in ipairs(c.args) do
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
         -- program that reads the files it is given
-        if not w.whole or secrets.readers[c.name or ""] then
+        if not written[w] and (not w.whole or secrets.readers[c.name or ""]) then
           local why, instead = read_problem(w)
-          if why then return deny(why, instead) end
+          if why and not git_names_only(c) then return deny(why, instead) end
         end
       end
     end
@@ -146,6 +290,10 @@ hook.register("PreToolUse", "@shell", function(input)
         local why, instead = read_problem(r.target)
         if why then return deny(why, instead) end
       end
+    end
+    for _, w in ipairs(inline_code(c)) do
+      local why, instead = read_problem(w)
+      if why then return deny(why, instead) end
     end
   end
   if err then

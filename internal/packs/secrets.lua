@@ -1,4 +1,4 @@
--- secrets: stops credentials in prompts, in files the agent writes, in command lines and in what tools send out
+-- secrets: stops credentials in prompts, written files, command lines and what tools send out, and commands that print stored ones
 --
 -- What it stops:
 --   - a prompt (UserPromptSubmit) that carries a credential, before it
@@ -8,11 +8,19 @@
 --   - a shell command (@shell) holding one, on the line as written or
 --     once the shell has removed quotes and escapes (AKIA""…, $'\x41…');
 --   - the input of a web (@network) or MCP (@mcp) tool holding one: it
---     would leave the machine.
+--     would leave the machine;
+--   - a shell command that prints a credential a store keeps (gh auth
+--     token, aws configure get aws_secret_access_key, gcloud auth
+--     print-access-token, az account get-access-token, security
+--     find-generic-password -w, secret-tool lookup, git credential fill,
+--     vault print token, docker-credential-* get, pass show, op read, bw
+--     get): its output would reach the model.
 -- The credentials are those of lib/secrets.lua's patterns (private keys,
 -- AWS, GitHub, GitLab, Slack, Stripe, Google, npm and sk- API keys), the
 -- list the decision log's redaction uses too. A reason names the kind
--- of secret and shows at most its first characters.
+-- of secret and shows at most its first characters. Reads of the files
+-- that hold secrets (.env, ~/.npmrc, ~/.aws/credentials, /etc/shadow, …)
+-- by a file tool, a search or the shell are the files pack's to stop.
 -- Why: a secret in a prompt lands in a provider's logs; in a file, in
 -- the repository's history; in a command, in the shell history and logs.
 --
@@ -90,6 +98,69 @@ hook.register("PreToolUse", "@fs.write", function(input)
   end
 end, { name = "pack-secrets-write", stage = "validate", failure_policy = "closed", policy = true })
 
+-- STORES are the programs that keep credentials, each with the operand
+-- sequences that print one: a list of words found in a row among the
+-- command's operands (options left out), with flags that must also be
+-- given (any one of them), or a pattern the word after the sequence must
+-- match. Listing, status and login verbs print none and pass.
+local STORES = {
+  gh = { { seq = { "auth", "token" } }, { seq = { "auth", "status" }, flags = { "-t", "--show-token" } } },
+  aws = { { seq = { "configure", "get" }, next = "secret|token" }, { seq = { "configure", "export-credentials" } } },
+  gcloud = { { seq = { "auth" }, next = "^print-.*token$" },
+    { seq = { "auth", "application-default" }, next = "^print-.*token$" } },
+  az = { { seq = { "account", "get-access-token" } } },
+  security = { { seq = { "find-generic-password" }, flags = { "-w", "-g" } },
+    { seq = { "find-internet-password" }, flags = { "-w", "-g" } }, { seq = { "dump-keychain" } } },
+  ["secret-tool"] = { { seq = { "lookup" } }, { seq = { "search" } } },
+  git = { { seq = { "credential", "fill" } } },
+  vault = { { seq = { "print", "token" } } },
+  pass = { { seq = { "show" } } },
+  op = { { seq = { "read" } }, { seq = { "item", "get" }, flags = { "--reveal" } } },
+  bw = { { seq = { "get" } } },
+}
+
+-- has_flag reports whether args hold flag: as it is, as --flag=value, or a
+-- short one inside a group of short options (-gs for -g).
+local function has_flag(args, flag)
+  for _, a in ipairs(args) do
+    local t = a.text
+    if t == flag or t:find(flag .. "=", 1, true) == 1 then return true end
+    if #flag == 2 and t:find("^%-%a+$") and t:find(flag:sub(2), 2, true) then return true end
+  end
+  return false
+end
+
+-- store_read returns the command a parsed command c runs to print a
+-- credential from a store (see STORES), or nil.
+local function store_read(c)
+  local n = c.name or ""
+  local rules = STORES[n]
+  if not rules and n:find("^docker%-credential%-") then rules = { { seq = { "get" } } } end
+  if not rules then return nil end
+  local ops = {}
+  for _, a in ipairs(c.args) do
+    if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a.text:lower() end
+  end
+  for _, r in ipairs(rules) do
+    for k = 1, #ops - #r.seq + 1 do
+      local ok = true
+      for q = 1, #r.seq do
+        if ops[k + q - 1] ~= r.seq[q] then ok = false; break end
+      end
+      local after = ops[k + #r.seq]
+      if ok and r.next then ok = after ~= nil and re.match(r.next, after) end
+      if ok and r.flags then
+        ok = false
+        for _, f in ipairs(r.flags) do
+          if has_flag(c.args, f) then ok = true end
+        end
+      end
+      if ok then return n .. " " .. table.concat(r.seq, " ") .. (r.next and after and " " .. after or "") end
+    end
+  end
+  return nil
+end
+
 hook.register("PreToolUse", "@shell", function(input)
   local line = shell.command(input.toolInput)
   if not line then return nil end
@@ -99,6 +170,12 @@ hook.register("PreToolUse", "@shell", function(input)
   -- the line as the shell will run it: quotes and escapes removed
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
+    local printed = store_read(c)
+    if printed then
+      return hook.deny("secrets pack: blocked printing a stored credential (" .. shell.printable(printed) ..
+        "); a tool that needs it reads it from its store itself: do not bring it into the conversation or a " ..
+        "command, and ask the user if a step truly needs it.")
+    end
     local words = {}
     if c.word then words[1] = c.word.text end
     for _, a in ipairs(c.args) do words[#words + 1] = a.text end

@@ -67,6 +67,42 @@ local allowed = {
   T("WebFetch", "network", { url = "https://docs.github.com/en/authentication", prompt = "how do tokens look" }),
 }
 
+-- Commands that print a credential a store keeps, and the everyday verbs
+-- of the same programs.
+local store_reads = {
+  "gh auth token", "sudo gh auth token", "GH_TOKEN=$(gh auth token) curl -H x https://api.github.com",
+  "gh auth status --show-token", "gh auth status -t",
+  "aws configure get aws_secret_access_key --profile prod", "aws --profile prod configure export-credentials",
+  "/usr/local/bin/aws configure get aws_session_token", "gcloud auth print-access-token",
+  "gcloud auth application-default print-access-token", "az account get-access-token --resource https://x",
+  "security find-generic-password -s github -w", "security find-internet-password -gs github.com",
+  "/usr/bin/security dump-keychain -d login.keychain", "secret-tool lookup service github",
+  "printf 'protocol=https\nhost=github.com\n' | git credential fill", "vault print token",
+  "echo https://index.docker.io/v1/ | docker-credential-desktop get", "pass show github/token",
+  "op read op://vault/github/token", "op item get GitHub --reveal", "bw get password github",
+  "bash -c 'gh auth token'", "env -i timeout 5 gcloud auth print-identity-token",
+}
+local store_everyday = {
+  "gh auth status", "gh auth login --web", "gh pr list", "aws configure list", "aws configure get region",
+  "aws sts get-caller-identity", "gcloud auth list", "az account show", "security find-generic-password -s github",
+  "secret-tool store --label=x service github", "vault status", "pass ls", "op item list",
+  "git config --get credential.helper", "git credential-cache exit", "bw sync",
+}
+
+for i, cmd in ipairs(store_reads) do
+  test("blocks printing a stored credential " .. i .. ": " .. cmd, function()
+    denied(bash(cmd), "secrets pack: blocked printing a stored credential")
+  end)
+end
+for _, cmd in ipairs(store_everyday) do
+  test("allows " .. cmd, function() expect.no_objection(bash(cmd)) end)
+end
+
+test("the reason names the command that prints the credential", function()
+  expect.denied(bash("aws configure get aws_secret_access_key"),
+    "printing a stored credential (aws configure get aws_secret_access_key)")
+end)
+
 for _, c in ipairs(blocked) do
   test("blocks " .. c[2], function() denied(c[1](), c[2]) end)
 end
