@@ -1,26 +1,37 @@
--- shell: stops shell commands that wreck the machine, the home folder or the project, or hide what was done
+-- shell: stops shell and PowerShell commands that wreck the machine, the home folder or the project, or hide what was done
 --
 -- What it stops, in any command a shell tool (@shell) runs, however it is
 -- spelled (quotes, escapes, sudo/env/xargs/timeout wrappers, chains,
--- $(…), sh -c '…', eval; read by lib/shell.lua):
+-- $(…), sh -c '…', eval; read by lib/shell.lua), and in PowerShell: a
+-- PowerShell tool's command, and pwsh -c / powershell -Command /
+-- -EncodedCommand in a shell line (read by lib/pwsh.lua: aliases,
+-- parameters by prefix, script blocks, Start-Process, cmd /c rd):
 --   - a recursive delete of /, ~, the project itself, an unknown folder
---     ($X/*) or a computed list ($(…), xargs), and a recursive delete
---     of any folder outside the project (but SETTINGS.scratch);
+--     ($X/*) or a computed list ($(…), xargs, find -exec rm of the whole
+--     project), and a recursive delete of any folder outside the project
+--     (but inside SETTINGS.scratch; $TMPDIR is the first of them), a
+--     scratch folder itself included; in PowerShell Remove-Item -Recurse
+--     of C:\, ~, $env:USERPROFILE, the project or a folder outside it;
 --   - chmod that makes files writable by everyone (777, 666, o+w, a+w),
 --     and chmod/chown/chgrp -R of /, ~ or an unknown folder;
 --   - mkfs and friends, dd of=/dev/sdX and other raw writes to disks;
 --   - fork bombs;
---   - a download piped or substituted into a shell (curl … | sh);
+--   - a download piped or substituted into a shell (curl … | sh, iwr … |
+--     iex, iex (New-Object Net.WebClient).DownloadString(…));
+--   - Format-Volume, Clear-Disk, Remove-Partition; Set-ExecutionPolicy
+--     Unrestricted or Bypass beyond -Scope Process;
 --   - tampering with shell history (history -c, unset HISTFILE,
---     HISTFILE=/dev/null, deleting or overwriting ~/.bash_history) and
---     with shell start-up files (~/.bashrc, ~/.zshrc, ~/.profile,
---     /etc/profile, …) which would run code in every later shell.
+--     HISTFILE=/dev/null, deleting or overwriting ~/.bash_history,
+--     Clear-History, PSReadLine's history file) and with shell start-up
+--     files (~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile, $PROFILE, …)
+--     which would run code in every later shell.
 -- Why: each is irreversible or hides the agent's actions from the user.
 -- The reason tells the agent the narrower command to run instead.
 --
 -- Settings (SETTINGS below):
 --   scratch        folders outside the project where recursive deletes
---                  are fine ({ "/tmp", "/var/tmp" })
+--                  are fine ({ "/tmp", "/var/tmp" }); $TMPDIR (and in
+--                  PowerShell $env:TEMP) is read as the first
 --   history_files  history files, by name (any folder)
 --   startup_files  shell start-up files, by name or path (glob rules of
 --                  shell.glob.rules: "name", "dir/name", "dir/")
@@ -30,10 +41,17 @@
 -- are judged as written, so a symbolic link inside the project that leads
 -- out of it is not followed; a script file the command runs (./x.sh) is
 -- not read. A command the parser cannot read within its limits is denied.
+-- A file named by a variable the line never sets ($OUT) is not judged a
+-- history or start-up file. PowerShell runs on Windows too: C:\ paths
+-- are judged against a Windows cwd, case-insensitively; of cmd /c only
+-- rd, del and format are read (split at & and |, no quoting rules); a
+-- script a line downloads and then runs (iwr -OutFile x.ps1; .\x.ps1) is
+-- not connected; Set-Location is not followed.
 
 local shell = require("shell")
 local danger = require("danger")
 local paths = require("paths")
+local pwsh = require("pwsh")
 
 local SETTINGS = {
   scratch = { "/tmp", "/var/tmp" },
@@ -67,6 +85,26 @@ local function outside(w, cwd)
     if paths.inside(abs, s) and abs ~= paths.clean(s) then return false end
   end
   return true
+end
+
+-- scratch_root reports whether an absolute path is a scratch folder itself.
+local function scratch_root(abs)
+  for _, s in ipairs(SETTINGS.scratch) do
+    if abs == paths.clean(s) then return true end
+  end
+  return false
+end
+
+local function delete_scratch(c, cwd)
+  if c.name ~= "rm" and c.name ~= "rmdir" then return false end
+  local o = shell.options(c.args, RM)
+  if c.name == "rm" and not (o.flags.recursive or o.unknown) then return false end
+  for _, w in ipairs(o.operands) do
+    local p = paths.word(w)
+    local abs = p and paths.resolve((p:gsub("/%*$", "")), cwd)
+    if abs and scratch_root(abs) then return true end
+  end
+  return false
 end
 
 local function delete_outside(c, cwd)
@@ -106,6 +144,15 @@ end
 local HISTORY_SET = { HISTFILE = true, HISTSIZE = true, HISTFILESIZE = true, HISTCONTROL = true, HISTIGNORE = true,
   SAVEHIST = true }
 
+-- names_file reports whether a word could name one of the files of
+-- rules. A word all unknown ($OUT, {} of find -exec, xargs input) could
+-- name any file: it is not taken for one of these (the recursive delete
+-- rules judge such words), or every rm $X would be history tampering.
+local function names_file(w, rules)
+  if w.whole then return false end
+  return shell.glob.could_touch(w.pat, rules)
+end
+
 local function history(c)
   local n = c.name
   if n == "history" then
@@ -122,11 +169,11 @@ local function history(c)
     end
   end
   for _, w in ipairs(paths.writes(c)) do
-    if shell.glob.could_touch(w.pat, HISTORY) then return true end
+    if names_file(w, HISTORY) then return true end
   end
   if n == "rm" or n == "shred" or n == "unlink" or n == "ln" then
     for _, a in ipairs(c.args) do
-      if shell.glob.could_touch(a.pat, HISTORY) then return true end
+      if names_file(a, HISTORY) then return true end
     end
   end
   return false
@@ -138,7 +185,7 @@ local function startup(c, cwd)
     for _, a in ipairs(c.args) do words[#words + 1] = a end
   end
   for _, w in ipairs(words) do
-    if shell.glob.could_touch(w.pat, STARTUP) then
+    if names_file(w, STARTUP) then
       -- a dotfiles repository's own copy is the project's business
       local p = paths.word(w)
       local abs = p and paths.resolve(p, cwd)
@@ -148,8 +195,32 @@ local function startup(c, cwd)
   return false
 end
 
+-- WHAT names each place a recursive delete wrecks (shell.target and
+-- pwsh.target), for the reason.
+local WHAT = { root = "of / or a folder right below it", home = "of the home folder",
+  cwd = "of the whole project", prefix = "of an unknown folder ($X/…)",
+  computed = "of a list computed when it runs ($(…), xargs, pipeline input)" }
+
+local WRECK = { root = true, home = true, cwd = true, prefix = true, computed = true }
+
+-- delete_what says what a recursive delete the danger module denied
+-- would remove.
+local function delete_what(c)
+  if c.name == "find" then return "by find -delete of /, ~ or the whole project" end
+  for _, w in ipairs(c.args) do
+    local where = shell.target(w)
+    if where == "computed" and (w.source == "find" or w.producer) then
+      return "of every file find lists in /, ~ or the whole project (find -exec rm)"
+    end
+    if where and WHAT[where] and danger.wrecks(w, WRECK) then return WHAT[where] end
+  end
+  return "of /, ~, the whole project or an unknown folder"
+end
+
 local rules = {
-  { check = danger.recursive_delete, why = "a recursive delete of /, ~, the whole project or an unknown folder",
+  { check = delete_scratch, why = "a recursive delete of a whole scratch folder (/tmp, $TMPDIR)",
+    instead = "delete the folders you made inside it by name" },
+  { check = danger.recursive_delete, why = "a recursive delete", what = delete_what,
     instead = "delete the files or folders you mean by name, inside the project" },
   { check = delete_outside, why = "a recursive delete outside the project",
     instead = "delete only inside the project; ask the user to clean up elsewhere" },
@@ -168,24 +239,167 @@ local rules = {
     instead = "tell the user which line to add to their shell profile" },
 }
 
+-- PowerShell: the same rules, read from pwsh.parse's commands.
+
+-- pwsh_deletes returns the absolute paths a Remove-Item -Recurse names
+-- (a trailing \* dropped), those it can resolve.
+local function pwsh_deletes(c, cwd)
+  local out = {}
+  if c.name ~= "remove-item" or not (c.params.recurse or #c.unknown_params > 0) then return out end
+  for _, w in ipairs(pwsh.targets(c)) do
+    local abs = pwsh.resolve(w, cwd)
+    if abs then out[#out + 1] = (abs:gsub("/%*$", "")) end
+  end
+  return out
+end
+
+local function pwsh_scratch(c, cwd)
+  for _, abs in ipairs(pwsh_deletes(c, cwd)) do
+    if scratch_root(abs) then return true end
+  end
+  return false
+end
+
+-- pwsh_outside reports whether a Remove-Item -Recurse names a folder
+-- outside the project and the scratch folders (or a scratch folder itself).
+local function pwsh_outside(c, cwd)
+  local root = pwsh.cwd(cwd)
+  for _, abs in ipairs(pwsh_deletes(c, cwd)) do
+    if abs:sub(1, 1) == "~" then return true end
+    if not (root and paths.inside(abs, root)) then
+      local scratch = false
+      for _, s in ipairs(SETTINGS.scratch) do
+        if paths.inside(abs, s) and abs ~= paths.clean(s) then scratch = true end
+      end
+      if not scratch then return true end
+    end
+  end
+  return false
+end
+
+local function pwsh_delete_what(c)
+  local ts = pwsh.targets(c)
+  if #ts == 0 then ts = c.args end
+  for _, w in ipairs(ts) do
+    local where = pwsh.target(w)
+    if WHAT[where or ""] then return WHAT[where] end
+  end
+  if c.pipe_in then return "of everything a listing of /, ~ or the whole project pipes in" end
+  return "of a drive's root, ~, the whole project or an unknown folder"
+end
+
+local PWSH_RULES = {
+  { check = pwsh_scratch, why = "a recursive delete of a whole scratch folder ($env:TEMP)",
+    instead = "delete the folders you made inside it by name" },
+  { check = pwsh.recursive_delete, why = "a recursive delete", what = pwsh_delete_what,
+    instead = "delete the files or folders you mean by name, inside the project" },
+  { check = pwsh_outside, why = "a recursive delete outside the project",
+    instead = "delete only inside the project; ask the user to clean up elsewhere" },
+  { check = pwsh.formats_disk, why = "formatting or wiping a disk (Format-Volume, Clear-Disk)",
+    instead = "ask the user to do it" },
+  { check = pwsh.download_to_shell, why = "running a download as a script (iwr … | iex)",
+    instead = "download the script to a file (iwr URL -OutFile x.ps1), show it to the user, and run it only once "
+      .. "they agree" },
+  { check = pwsh.execution_policy, why = "letting every script run unsigned (Set-ExecutionPolicy beyond this "
+      .. "process)", instead = "use Set-ExecutionPolicy -Scope Process for this session only" },
+  { check = pwsh.history, why = "tampering with the shell history",
+    instead = "leave the history alone; the user reviews it" },
+  { check = pwsh.startup, why = "changing a shell start-up file ($PROFILE)",
+    instead = "tell the user which line to add to their PowerShell profile" },
+}
+
 local function deny(why, instead)
   return hook.deny("shell pack: blocked " .. why .. "; " .. instead .. ".")
 end
 
-hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
-  local cwd = input.cwd
+local function judge(rs, c, cwd)
+  for _, r in ipairs(rs) do
+    if r.check(c, cwd) then
+      return deny(r.what and (r.why .. " " .. r.what(c)) or r.why, r.instead)
+    end
+  end
+  return nil
+end
+
+local judge_posix -- forward
+
+-- POSIX_SHELLS are the programs a PowerShell line hands a POSIX line to.
+local POSIX_SHELLS = { bash = true, sh = true, zsh = true, dash = true }
+
+-- judge_pwsh judges a PowerShell line: the PowerShell tool's command, or
+-- the code of a pwsh/powershell in a shell line (depth: how many such
+-- hand-overs led here, at most 4).
+local function judge_pwsh(line, cwd, depth)
+  local cmds, err = pwsh.parse(line)
+  for _, c in ipairs(cmds) do
+    local r = judge(PWSH_RULES, c, cwd)
+    if r then return r end
+    if POSIX_SHELLS[c.name or ""] and depth < 4 then
+      local parts = { c.name }
+      for _, a in ipairs(c.args) do parts[#parts + 1] = shell.quote(a.text) end
+      r = judge_posix(table.concat(parts, " "), cwd, depth + 1)
+      if r then return r end
+    end
+  end
+  if err then
+    return deny("a PowerShell command that could not be checked (" .. err .. ")", "split it into shorter commands")
+  end
+  return nil
+end
+
+-- with_scratch spells $TMPDIR as the first scratch folder when the line
+-- never sets it (every TMPDIR in it is $TMPDIR or ${TMPDIR}), so that
+-- rm -rf $TMPDIR/x is judged as a delete in the scratch folder.
+local function with_scratch(line)
+  if not line:find("TMPDIR", 1, true) then return line end
+  local _, all = line:gsub("TMPDIR", "")
+  local out, n = line:gsub("%${TMPDIR}", SETTINGS.scratch[1])
+  local out2, m = out:gsub("%$TMPDIR%f[^%w_]", SETTINGS.scratch[1])
+  if n + m ~= all then return line end
+  return out2
+end
+
+function judge_posix(line, cwd, depth)
   if line:find("HIST[%u]*%s*=") and re.match([[(^|[\s;&|(])(HISTFILE|HISTSIZE|HISTFILESIZE|SAVEHIST)=]], line) then
     return deny("tampering with the shell history", "leave the history alone; the user reviews it")
   end
-  local cmds, err = shell.parse(line)
+  local cmds, err = shell.parse(with_scratch(line))
   for _, c in ipairs(cmds) do
-    for _, r in ipairs(rules) do
-      if r.check(c, cwd) then return deny(r.why, r.instead) end
+    local r = judge(rules, c, cwd)
+    if r then return r end
+    if pwsh.CMD[c.name or ""] then
+      local ws, cerr = pwsh.cmd(c.args)
+      for _, x in ipairs(ws) do
+        r = judge(PWSH_RULES, x, cwd)
+        if r then return r end
+      end
+      if cerr then return deny("a command that could not be checked (" .. cerr .. ")", "split it into shorter commands") end
+    end
+    if pwsh.HOSTS[c.name or ""] then
+      local inv = pwsh.invocation(c.args)
+      if inv.code and depth < 4 then
+        r = judge_pwsh(inv.code, cwd, depth + 1)
+        if r then return r end
+      elseif inv.bad then
+        return deny("a PowerShell -EncodedCommand that is not base64 of UTF-16LE text", "pass the command as text")
+      end
     end
   end
   if err then
     return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
   end
+  return nil
+end
+
+hook.register("PreToolUse", "@shell", function(input)
+  local line = shell.command(input.toolInput)
+  if not line then return nil end
+  if pwsh.tool(input.toolName) then return judge_pwsh(line, input.cwd, 0) end
+  local r = judge_posix(line, input.cwd, 0)
+  if r == nil and pwsh.looks(line) then
+    -- a PowerShell line a tool of another name runs (Cursor's Shell on
+    -- Windows): judged as PowerShell too
+    r = judge_pwsh(line, input.cwd, 0)
+  end
+  return r
 end, { name = "pack-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
