@@ -5,8 +5,8 @@ package hooksd
 import "embed"
 
 // FS holds the shipped hook files, their tests and the lib modules they
-// require (lib/*.lua and lib/shell/*.lua), which the packs of the policy
+// require (lib/*.lua, lib/shell/*.lua and lib/pwsh/*.lua), which the packs of the policy
 // library (package packs) require too.
 //
-//go:embed *.lua lib/*.lua lib/shell/*.lua
+//go:embed *.lua lib/*.lua lib/shell/*.lua lib/pwsh/*.lua
 var FS embed.FS
