@@ -30,12 +30,19 @@ func (p *project) codex(t *testing.T, model *fakeResponses, prompt string) (stri
 // provider's and the project's.
 func (p *project) codexWith(t *testing.T, model *fakeResponses, prompt, more string) (string, error) {
 	t.Helper()
+	return p.codexAsking(t, model, "fake-model", prompt, more)
+}
+
+// codexAsking is codexWith asking for the model named name (config.toml
+// names its model before its tables, where more cannot reach).
+func (p *project) codexAsking(t *testing.T, model *fakeResponses, name, prompt, more string) (string, error) {
+	t.Helper()
 	home, err := os.MkdirTemp(filepath.Join(p.home, ".."), "codex-home")
 	if err != nil {
 		t.Fatal(err)
 	}
 	config := `model_provider = "fake"
-model = "fake-model"
+model = "` + name + `"
 
 [model_providers.fake]
 name = "fake"

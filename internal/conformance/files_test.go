@@ -137,40 +137,10 @@ func (p *project) claudeFiles(t *testing.T, model *fakeModel, prompt string) (st
 // a freeform tool, which the model calls with the patch as plain text.
 const codexPatchModel = "gpt-5.5"
 
-// codexPatching is p.codex asking codexPatchModel. config.toml names its
-// model before its tables, where codexWith's additions cannot reach, so
-// the file is written here whole.
+// codexPatching is p.codex asking codexPatchModel.
 func (p *project) codexPatching(t *testing.T, model *fakeResponses, prompt string) (string, error) {
 	t.Helper()
-	home, err := os.MkdirTemp(filepath.Join(p.home, ".."), "codex-home")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := `model_provider = "fake"
-model = "` + codexPatchModel + `"
-
-[model_providers.fake]
-name = "fake"
-base_url = "` + model.URL + `"
-env_key = "FAKE_MODEL_KEY"
-wire_api = "responses"
-supports_websockets = false
-
-[projects."` + p.dir + `"]
-trust_level = "trusted"
-`
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, agentBin(t, codexPkg, codexVersion, "codex"), "exec", "--skip-git-repo-check",
-		"-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt)
-	cmd.Dir = p.dir
-	cmd.WaitDelay = 5 * time.Second // its children may hold the output open
-	cmd.Env = p.env("CODEX_HOME="+home, "FAKE_MODEL_KEY=conformance")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return p.codexAsking(t, model, codexPatchModel, prompt, "")
 }
 
 // addFilePatch is the apply_patch patch creating path with the line text.
