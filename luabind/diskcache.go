@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -57,6 +58,30 @@ type DiskCache struct {
 	key   [32]byte
 	build string // identity of the executable and of the entry format
 	max   int    // entries kept; older ones are removed past it
+
+	// mem, when KeepDecoded made it, keeps the chunks this process read
+	// or wrote, by entry name (see KeepDecoded).
+	memMu sync.Mutex
+	mem   map[string]*Chunk
+}
+
+// maxMemChunks bounds DiskCache.mem.
+const maxMemChunks = 256
+
+// KeepDecoded makes c keep in memory each chunk it reads or writes, so that
+// a process opening the same files many times (luahook test opens an engine
+// per case) reads, verifies and decodes each entry once; the entries on
+// disk are then read once per process, so a process that must see an entry
+// damaged or replaced after its first read (every other one) does not call
+// it. A Chunk is immutable, so sharing one is sharing code, never state
+// (as ChunkCache). At most maxMemChunks are kept; past that the memory
+// starts over.
+func (c *DiskCache) KeepDecoded() {
+	c.memMu.Lock()
+	defer c.memMu.Unlock()
+	if c.mem == nil {
+		c.mem = make(map[string]*Chunk)
+	}
 }
 
 const (
@@ -163,8 +188,12 @@ func (c *DiskCache) entryName(path string, sum [sha256.Size]byte) string {
 // checked the source's size.
 func (c *DiskCache) compile(o *Options, path string, src []byte, sum [sha256.Size]byte) (*Chunk, error) {
 	name := c.entryName(path, sum)
+	if ch := c.remembered(name); ch != nil {
+		return ch, nil
+	}
 	ch, err := c.lookup(name, path, sum)
 	if ch != nil {
+		c.remember(name, ch)
 		return ch, nil
 	}
 	if err != nil {
@@ -181,7 +210,30 @@ func (c *DiskCache) compile(o *Options, path string, src []byte, sum [sha256.Siz
 		return nil, err
 	}
 	c.store(name, path, sum, ch)
+	c.remember(name, ch)
 	return ch, nil
+}
+
+// remembered returns the chunk of entry name this process read or wrote
+// before (after KeepDecoded), or nil. The name holds the source's path and SHA-256, so a
+// changed source is another name.
+func (c *DiskCache) remembered(name string) *Chunk {
+	c.memMu.Lock()
+	defer c.memMu.Unlock()
+	return c.mem[name]
+}
+
+// remember keeps ch as the chunk of entry name, after KeepDecoded.
+func (c *DiskCache) remember(name string, ch *Chunk) {
+	c.memMu.Lock()
+	defer c.memMu.Unlock()
+	if c.mem == nil {
+		return
+	}
+	if len(c.mem) >= maxMemChunks {
+		clear(c.mem)
+	}
+	c.mem[name] = ch
 }
 
 // load reads, verifies and decodes an entry; nil when there is none that

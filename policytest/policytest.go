@@ -159,6 +159,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		if dir, err := os.MkdirTemp("", "luahook-policytest-"); err == nil {
 			defer os.RemoveAll(dir)
 			if c, err := luabind.OpenDiskCache(filepath.Join(dir, "chunks")); err == nil {
+				c.KeepDecoded() // the run's own cache: nobody else writes it
 				chunks = c
 			}
 		}

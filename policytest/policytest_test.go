@@ -52,16 +52,16 @@ func run(t *testing.T, opts Options) (Summary, string) {
 
 var summaryLine = regexp.MustCompile(`(?m)\A(?:.*\n)*\d+ passed, \d+ failed\n\z`)
 
-func TestShippedPoliciesPassTheirTests(t *testing.T) {
-	sum, out := run(t, Options{Paths: []string{"../hooks.d"}})
-	if sum.Failed != 0 || sum.Passed < 100 {
-		t.Errorf("%v, want every shipped case to pass (and over 100 of them):\n%s", sum, out)
+// TestRunReportsEachCaseAndEndsWithTheSummary runs a few of the shipped
+// cases (every shipped case runs in hooks.d's own tests) and reads the
+// report: a line per case, naming its file, and the summary line last.
+func TestRunReportsEachCaseAndEndsWithTheSummary(t *testing.T) {
+	sum, out := run(t, Options{Paths: []string{"../hooks.d"}, Run: "^(denies rm -rf /|allows grep -r TODO src)$"})
+	if sum.Failed != 0 || sum.Passed < 2 {
+		t.Errorf("%v, want the selected shipped cases to pass:\n%s", sum, out)
 	}
-	for _, f := range []string{"10-dangerous-commands", "20-protect-secrets", "30-prefer-pnpm",
-		"40-session-context", "50-rate-limit", "60-prompt-secrets"} {
-		if !strings.Contains(out, "ok   ../hooks.d/"+f+"_test.lua ") {
-			t.Errorf("no passing case from %s_test.lua:\n%s", f, out)
-		}
+	if !strings.Contains(out, "ok   ../hooks.d/10-dangerous-commands_test.lua denies rm -rf /") {
+		t.Errorf("no line for the case, naming its file:\n%s", out)
 	}
 	if !summaryLine.MatchString(out) {
 		t.Errorf("output does not end with the summary line:\n%s", out)

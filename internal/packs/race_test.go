@@ -2,5 +2,5 @@
 
 package packs_test
 
-// raceEnabled: the race detector is on (see agents).
+// raceEnabled: the race detector is on (see agentsFor).
 const raceEnabled = true
