@@ -44,8 +44,10 @@ local pwsh_rules = {
 -- parser look at is allowed without parsing it (shell.quick): the common
 -- case, a build or a test, costs two regular-expression matches. The
 -- cmdlets that mark a PowerShell line, and powershell.exe, stop it too.
-local quick = shell.quick({ programs = { danger.PROGRAMS, git.PROGRAMS, pwsh.PROGRAMS,
-  { "pwsh\\.exe", "powershell\\.exe" } } })
+-- Of git only a push is judged (force_push_main): a plain git line
+-- without the word push anywhere (git status, git diff) is quick too.
+local quick = shell.quick({ programs = { danger.PROGRAMS, pwsh.PROGRAMS,
+  { "pwsh\\.exe", "powershell\\.exe" } }, words = "push" })
 
 -- The tool names of PowerShell tools (Claude Code's, Copilot's).
 local PWSH_TOOLS = { PowerShell = true, powershell = true, Powershell = true, pwsh = true }

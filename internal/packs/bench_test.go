@@ -122,3 +122,58 @@ func BenchmarkPack(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAllPacks measures one PreToolUse call through every pack
+// installed together (what `luahook add` of all of them writes), the real
+// engine and runner as a host calls them: BenchmarkAllPacks/<kind>/<size>
+// for the payloads of BenchmarkPack, and BenchmarkAllPacks/shell/everyday
+// for a round of everyday shell commands (one call each, in turn).
+func BenchmarkAllPacks(b *testing.B) {
+	names := packNames(b)
+	files := make([]string, 0, 2*len(names))
+	for _, n := range names {
+		files = append(files, n+".lua")
+	}
+	dir := hooksFolder(b, files...)
+	e, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true})
+	if err == nil {
+		err = e.Err()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	payloads := benchPayloads()
+	var everyday []luahook.Input
+	for _, c := range []string{"git status", "git diff", "ls -la", "npm test", "go test ./...", "cat README.md",
+		"make build", "git log --oneline -5"} {
+		everyday = append(everyday, toolCall("Bash", []string{"shell"}, map[string]string{"command": c}))
+	}
+	payloads = append(payloads, benchPayload{"shell", "everyday", luahook.Input{}})
+	seq := 0
+	for _, p := range payloads {
+		b.Run(p.kind+"/"+p.size, func(b *testing.B) {
+			ctx := context.Background()
+			in := p.in
+			n, denied, why := 0, 0, ""
+			b.ReportAllocs()
+			for b.Loop() {
+				if p.size == "everyday" {
+					in = everyday[n%len(everyday)]
+				}
+				// a fresh session every 20 calls: the session pack's budget is never spent
+				in.SessionID = "all-" + strconv.Itoa(seq/20)
+				seq++
+				n++
+				if res := e.Runner().Fire(ctx, &in); res.Denied() {
+					denied++
+					why = res.Reason
+				}
+			}
+			b.ReportMetric(float64(denied)/float64(n), "denied/op")
+			if denied > 0 {
+				b.Logf("all packs denied %d of %d calls: %s", denied, n, why)
+			}
+		})
+	}
+}

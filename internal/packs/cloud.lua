@@ -546,7 +546,7 @@ local function outside(c, cfg)
   -- what the reason names: the verb words, or the last two when an option
   -- (and maybe its value) came before them
   local what = n .. " " .. table.concat(path, " ")
-  if opt then
+  if opt and #path > 0 then
     what = #path >= 2 and n .. " ... " .. path[#path - 1] .. " " .. path[#path] or n .. " " .. path[#path]
   end
   if read == "sync" or read == "rsync" or read == "mirror" then
@@ -673,8 +673,19 @@ local function judge(c, ctx)
 end
 
 hook.register("PreToolUse", "@shell", function(input)
-  local cmd = shell.command(input.toolInput)
-  if not cmd or quick(cmd) then return nil end
+  -- The command line, read here as shell.command reads it: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call (the usual call allocates nothing).
+  local args = input.toolInput
+  local cmd = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(cmd) == "table" then
+    local parts = {}
+    for _, a in ipairs(cmd) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    cmd = table.concat(parts, " ")
+  elseif type(cmd) ~= "string" then
+    return nil
+  end
+  if quick(cmd) then return nil end
   local cmds, err = shell.parse(cmd)
   local ctx, ask
   for _, c in ipairs(cmds) do

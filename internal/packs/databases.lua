@@ -341,10 +341,20 @@ local function command_problem(c)
   return nil
 end
 
+-- A plain line (shell.quick) that names no client, no framework task
+-- runner and no manage.py anywhere (command_problem also reads a client
+-- named among another command's words) is allowed without parsing it.
+local QUICK_WORDS = {}
+for _, set in ipairs({ CLIENTS, OTHER_CLIENTS }) do
+  for name in pairs(set) do QUICK_WORDS[#QUICK_WORDS + 1] = re.quote(name) end
+end
+table.sort(QUICK_WORDS)
+local quick = shell.quick({ words = "(?i:" .. table.concat(QUICK_WORDS, "|") .. "|rails|rake|prisma|manage\\.py)" })
+
 hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
-  if type(cmd) ~= "string" then return nil end
+  if type(cmd) ~= "string" or quick(cmd) then return nil end
   local cmds, err = shell.parse(cmd)
   for _, c in ipairs(cmds) do
     local why = command_problem(c)

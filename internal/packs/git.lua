@@ -415,12 +415,34 @@ local RULES = { push, history, recovery, skips_checks, commits_secrets }
 -- command of the line runs only if the one before it succeeded.
 local UNCHAINED = [[[;\n]|\|\||(^|[^&>])[&|]($|[^&>])]]
 
+-- A plain line (shell.quick) whose program is not git is allowed without
+-- parsing it, and so is a plain line that runs git with one of the
+-- subcommands that only read (READ_ONLY, right after "git": no -c or -C
+-- before it); every other git line is parsed. The common calls, git
+-- status, git diff, git log, and every build or test, cost two or three
+-- regular-expression matches.
+local quick = shell.quick({ programs = { git.PROGRAMS } })
+local plain = shell.quick({})
+local READ_ONLY = [[^ *git +(?:status|diff|log|show|blame|shortlog|describe|rev-parse|ls-files|ls-tree|grep|]] ..
+  [[version|whatchanged|cat-file|merge-base|rev-list|count-objects)(?: |$)]]
+
 hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+  -- The command line, read here as shell.command reads it: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call (the usual call allocates nothing).
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
   if re.match([[(^|[\s;&|(])HUSKY=0\b]], line) then
     return deny("skipping the git hooks (HUSKY=0)", "let the hooks run and fix what they report")
   end
+  if quick(line) or (plain(line) and re.match(READ_ONLY, line)) then return nil end
   local cmds, err = shell.parse(line)
   local saved
   local chained = nil

@@ -609,10 +609,23 @@ local function env_registry(line)
   return nil
 end
 
+-- A plain line (shell.quick) whose program check does not judge, and that
+-- sets none of ENV_KEYS, is allowed without parsing it: the programs are
+-- the keys of the tables check reads, and the ones it names.
+local QUICK_PROGRAMS = { "npx", "bunx", "pipx", "uvx", "uv", "pip[0-9.]*", "poetry", "mvn", "mvnw", "gradle",
+  "gradlew" }
+for _, set in ipairs({ NODE, SYSTEM, PUBLISH, SYS_REMOVE, SYS_REMOVE_FLAG }) do
+  for name in pairs(set) do QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = re.quote(name) end
+end
+table.sort(QUICK_PROGRAMS)
+local QUICK_WORDS = {}
+for k, key in ipairs(ENV_KEYS) do QUICK_WORDS[k] = (key:gsub("@.*$", "")) end
+local quick = shell.quick({ programs = { QUICK_PROGRAMS }, words = "(?i:" .. table.concat(QUICK_WORDS, "|") .. ")" })
+
 hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
-  if type(cmd) ~= "string" then return nil end
+  if type(cmd) ~= "string" or quick(cmd) then return nil end
   local cmds, err = shell.parse(cmd)
   local ask
   for _, c in ipairs(cmds) do
@@ -655,7 +668,8 @@ if RULES then
   hook.register("PreToolUse", "@shell", function(input)
     local args = input.toolInput
     local cmd = type(args) == "table" and args.command
-    if type(cmd) ~= "string" then return nil end
+    -- a line that names neither the manager nor npx is left at once
+    if type(cmd) ~= "string" or not (cmd:find(RW.from, 1, true) or cmd:find("npx", 1, true)) then return nil end
     local line = cmd:match("^%s*(.-)%s*$")
     local new
     if RULES.npx and RW.from == "npm" and line:sub(1, 4) == "npx " and not line:find("%-%-no%-install") and

@@ -44,13 +44,13 @@ local TTL_MS = SETTINGS.ttl_hours * 3600 * 1000
 -- keys are the session's two counters, under its client (who serve
 -- authenticated, input.client): a client cannot spend another client's
 -- session of the same id.
-local function keys(input, rt)
-  local id = (input.client or "") .. "\0" .. (rt.session_id or "")
+local function keys(client, session_id)
+  local id = (client or "") .. "\0" .. (session_id or "")
   return "pack-session:calls:" .. id, "pack-session:done:" .. id
 end
 
 hook.register("PreToolUse", "*", function(input, rt)
-  local calls_key, done_key = keys(input, rt)
+  local calls_key, done_key = keys(input.client, rt.session_id)
   local calls = store.incr(calls_key, 1, TTL_MS)
   if calls > SETTINGS.max_tool_calls then
     return hook.deny(string.format("session budget spent: this session has asked for %d tool calls (limit %d). " ..
@@ -66,7 +66,7 @@ hook.register("PreToolUse", "*", function(input, rt)
 end, { name = "session-budget", stage = "mutate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
 hook.register("PostToolUse", "*", function(input, rt)
-  local calls_key, done_key = keys(input, rt)
+  local calls_key, done_key = keys(input.client, rt.session_id)
   -- a completion without a call (a replayed PostToolUse) must not bank credit
   if (store.get(done_key) or 0) < (store.get(calls_key) or 0) then
     store.incr(done_key, 1, TTL_MS)

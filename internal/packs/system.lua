@@ -987,8 +987,18 @@ local function deny(r)
 end
 
 hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+  -- The command line, read here as shell.command reads it: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call (the usual call allocates nothing).
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
   if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
   local cwd = input.cwd
   local cmds, err = shell.parse(line)
