@@ -24,13 +24,14 @@ func Bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, de
 	return bind(ctx, s, run, defaults, nil, "", nil)
 }
 
-// bind is Bind with observe, if not nil, called with every result fire
-// returns (a test case collects the hooks that failed), and payloads sent
-// through the native format of as, when set (Options.Agent); unsent, if
-// not nil, is called with the error of every payload the agent cannot send
-// (a *agent.CannotSendError), before fire raises it.
+// bind is Bind with observe, if not nil, called with every payload fire
+// builds (a copy, before an agent's wire format) and its result (a test case
+// collects the hooks that failed and, for its mutants, the payloads), and
+// payloads sent through the native format of as, when set (Options.Agent);
+// unsent, if not nil, is called with the error of every payload the agent
+// cannot send (a *agent.CannotSendError), before fire raises it.
 func bind(ctx context.Context, s *luabind.Session, run func() *engine.Runner, defaults func(*luahook.Input),
-	observe func(*engine.Result), as agent.Name, unsent func(error)) error {
+	observe func(*luahook.Input, *engine.Result), as agent.Name, unsent func(error)) error {
 	return s.Do(ctx, func(L *lua.LState) error {
 		api := &api{s: s, run: run, defaults: defaults, observe: observe, as: as, unsent: unsent}
 		L.SetGlobal("fire", L.NewFunction(api.fire))
@@ -44,7 +45,7 @@ type api struct {
 	s        *luabind.Session
 	run      func() *engine.Runner
 	defaults func(*luahook.Input)
-	observe  func(*engine.Result)
+	observe  func(*luahook.Input, *engine.Result)
 	as       agent.Name
 	unsent   func(error)
 }
@@ -75,6 +76,12 @@ func (a *api) fire(L *lua.LState) int {
 	if a.defaults != nil {
 		a.defaults(in)
 	}
+	var built *luahook.Input
+	if a.observe != nil {
+		c := *in
+		c.ToolInput = slices.Clone(in.ToolInput)
+		built = &c
+	}
 	if a.as != "" {
 		if in, err = viaAgent(a.as, in); err != nil {
 			var cs *agent.CannotSendError
@@ -90,7 +97,7 @@ func (a *api) fire(L *lua.LState) int {
 	}
 	res := r.Fire(L.Context(), in)
 	if a.observe != nil {
-		a.observe(&res)
+		a.observe(built, &res)
 	}
 	if err := L.Context().Err(); err != nil {
 		L.RaiseError("fire: %v", err) // the case was cancelled or timed out

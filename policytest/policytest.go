@@ -81,6 +81,13 @@ type Options struct {
 	// Host are the host modules every test's engine gives its hook files
 	// (engine.Options.Host).
 	Host []host.Module
+	// Mutants, when set, collects the bypass coverage of the run: after
+	// each passing case, every PreToolUse payload it fired that was denied
+	// or asked about is fired again in other spellings of the same call
+	// (at most Mutants.PerCase per case), which count as blocked when
+	// they are denied or asked about too; Mutants.Report reads the counts
+	// after Run. Nil fires no mutant.
+	Mutants *Mutants
 	// Trust checks each file every test's engine loads
 	// (engine.Options.Trust): the config, the hook files, the lib modules.
 	// The test files themselves are the caller's to vet. Nil trusts
@@ -191,6 +198,13 @@ type testFile struct {
 	// unsent is the first payload of the case in progress that the agent
 	// of Options.Agent cannot send, nil when there is none.
 	unsent error
+	// fired lists the payloads of the case in progress, with Mutants set;
+	// tooMany is set when the case fired more than maxFiredPerCase.
+	fired   []fired
+	tooMany bool
+	// mutEntry is 1 + the index of the file's entry in Mutants, 0 before
+	// its first case with mutants.
+	mutEntry int
 }
 
 type testCase struct {
@@ -252,9 +266,16 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 			continue
 		}
 		start := time.Now()
-		tf.failed, tf.unsent = nil, nil
+		tf.failed, tf.unsent, tf.fired, tf.tooMany = nil, nil, nil, false
 		err := tf.runCase(ctx, c)
 		d := time.Since(start)
+		if err == nil && tf.unsent == nil && opts.Mutants != nil {
+			// The mutants of a case that passed: its blocked calls,
+			// spelled otherwise. They do not count in the case's time.
+			if merr := tf.mutate(ctx, c.name); merr != nil {
+				err = merr
+			}
+		}
 		if tf.unsent != nil {
 			// The case did not run as the agent would send it, whether or
 			// not it caught fire's error: it cannot pass.
@@ -278,6 +299,15 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 
 // open opens an engine on the test file's folder, as `luahook fire` would.
 func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
+	return tf.openWith(ctx, tf.opts.Coverage)
+}
+
+// openWith is open with the coverage cov counts in (nil: none).
+func (tf *testFile) openWith(ctx context.Context, cov *luabind.Coverage) (*engine.Engine, error) {
+	chunks := tf.chunks
+	if cov != tf.opts.Coverage {
+		chunks = nil // the cache's chunks were compiled for the run's coverage
+	}
 	return engine.Open(ctx, engine.Options{
 		Dir:        tf.dir,
 		ConfigPath: tf.opts.ConfigPath,
@@ -285,9 +315,9 @@ func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
 		PolicyOnly: tf.opts.PolicyOnly,
 		NoWatch:    true,
 		LookupEnv:  tf.opts.LookupEnv,
-		Coverage:   tf.opts.Coverage,
+		Coverage:   cov,
 		Host:       tf.opts.Host,
-		ChunkCache: tf.chunks,
+		ChunkCache: chunks,
 		Trust:      tf.opts.Trust,
 
 		// A case's payload runs in the test file's folder, the hooks
@@ -301,16 +331,11 @@ func (tf *testFile) open(ctx context.Context) (*engine.Engine, error) {
 // runCase runs one case on a fresh engine, so that state kept in the store
 // (counters, rate limits) never leaks from one case to the next.
 func (tf *testFile) runCase(ctx context.Context, c testCase) error {
-	eng, err := tf.open(ctx)
+	eng, err := tf.openCase(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	if regs := tf.sess.Registrations(); len(regs) > 0 {
-		if err := eng.RegisterSession(filepath.Base(tf.path), regs); err != nil {
-			return err
-		}
-	}
 	tf.eng = eng
 	defer func() { tf.eng = nil }()
 	cctx, cancel := context.WithTimeout(ctx, tf.opts.Timeout)
@@ -326,6 +351,28 @@ func (tf *testFile) runCase(ctx context.Context, c testCase) error {
 		return errors.New(f.Message)
 	}
 	return err
+}
+
+// openCase opens the engine of a case: the folder's hooks and those the
+// test file registered. measured says whether the coverage of the run, if
+// any, counts what it runs (the mutants' engines are not measured: coverage
+// is what the tests ran).
+func (tf *testFile) openCase(ctx context.Context, measured bool) (*engine.Engine, error) {
+	var cov *luabind.Coverage
+	if measured {
+		cov = tf.opts.Coverage
+	}
+	eng, err := tf.openWith(ctx, cov)
+	if err != nil {
+		return nil, err
+	}
+	if regs := tf.sess.Registrations(); len(regs) > 0 {
+		if err := eng.RegisterSession(filepath.Base(tf.path), regs); err != nil {
+			eng.Close()
+			return nil, err
+		}
+	}
+	return eng, nil
 }
 
 func (tf *testFile) runner() *engine.Runner {
@@ -344,8 +391,10 @@ func (tf *testFile) noteUnsent(err error) {
 }
 
 // observe records the hooks that failed in a result of fire, each once per
-// case: a failed expectation is shown with the errors behind it.
-func (tf *testFile) observe(res *engine.Result) {
+// case: a failed expectation is shown with the errors behind it; with
+// Mutants, it keeps the payload in (a copy, as fire built it).
+func (tf *testFile) observe(in *luahook.Input, res *engine.Result) {
+	tf.record(in, res)
 	for _, t := range res.Trace {
 		line := t.FailureLine()
 		if line != "" && !slices.Contains(tf.failed, line) {

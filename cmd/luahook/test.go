@@ -18,6 +18,8 @@ type testOptions struct {
 	coverageMin float64
 	json        bool
 	agent       string
+	mutants     bool
+	mutantsMin  float64
 }
 
 func newTestCmd(g *globalOptions, s *streams) *cobra.Command {
@@ -65,11 +67,29 @@ when a statement starts on it (an if, each elseif, a loop header, a return,
 a local function header, ...; not a line of only do, else, end or a
 comment). --coverage-min N (a percentage, 0-100) exits 1 when the total is
 under N. --json prints the report as one JSON document on stdout instead,
-the test results going to stderr.`,
+the test results going to stderr.
+
+--mutants measures bypass coverage: after each passing case, every
+PreToolUse call it fired that was denied or asked about is fired again in
+other spellings of the same call, at most 40 per case, each through fresh
+hooks as the case's: a shell command with its program's quotes split or
+doubled (r''m, "rm"), backslashes (\rm), a variable (X=rm; $X), wrappers
+(sudo, sudo -u root, env, env -i, nice -n 5, timeout 10, nohup, command,
+echo ARGS | xargs), /bin/ and /usr/bin/ program paths, argument path forms
+(//, /./, /../, $HOME for ~), blanks, chains (true && ..., ...; true, ( ... ),
+{ ...; }), bash -c '...' and sh -c "..."; a PowerShell command in lower and
+upper case; a file tool's path as /./, //, /../ or ./ forms; a URL's host in
+upper case. A mutant still denied or asked about is blocked (a rewrite is
+not). Prints, after the results, per test file "mutants: N of M still
+blocked (P%)" with each case some spelling gets past (its call and the
+first spelling that passes), then the total. --mutants-min N exits 1 when
+the total share is under N. --json prints the report as JSON instead (with
+either --coverage or --mutants, not both).`,
 		Example: `  luahook test
   luahook test ./hooks.d -run 'rm -rf'
   luahook test hooks.d/10-dangerous-commands_test.lua
   luahook test --coverage --coverage-min 80 hooks.d
+  luahook test --mutants --mutants-min 99 hooks.d
   luahook test --agent gemini ./hooks.d`,
 		// Flags are parsed in RunE, so that the Go-style "-run" works too.
 		DisableFlagParsing: true,
@@ -82,11 +102,21 @@ the test results going to stderr.`,
 				return cmd.Help()
 			}
 			minSet := cmd.Flags().Changed("coverage-min")
-			if (minSet || o.json) && !o.coverage {
-				return fmt.Errorf("--coverage-min and --json need --coverage (see: %s --help)", cmd.CommandPath())
+			mutMinSet := cmd.Flags().Changed("mutants-min")
+			if (minSet && !o.coverage) || (o.json && !o.coverage && !o.mutants) {
+				return fmt.Errorf("--coverage-min and --json need --coverage (or, for --json, --mutants) (see: %s --help)", cmd.CommandPath())
+			}
+			if mutMinSet && !o.mutants {
+				return fmt.Errorf("--mutants-min needs --mutants (see: %s --help)", cmd.CommandPath())
+			}
+			if o.json && o.coverage && o.mutants {
+				return fmt.Errorf("--json prints one report: --coverage or --mutants, not both (see: %s --help)", cmd.CommandPath())
 			}
 			if minSet && (o.coverageMin < 0 || o.coverageMin > 100) {
 				return fmt.Errorf("--coverage-min %v: a percentage from 0 to 100", o.coverageMin)
+			}
+			if mutMinSet && (o.mutantsMin < 0 || o.mutantsMin > 100) {
+				return fmt.Errorf("--mutants-min %v: a percentage from 0 to 100", o.mutantsMin)
 			}
 			paths := cmd.Flags().Args()
 			src, err := g.sources()
@@ -123,6 +153,10 @@ the test results going to stderr.`,
 			if o.coverage {
 				cov = luabind.NewCoverage()
 			}
+			var muts *policytest.Mutants
+			if o.mutants {
+				muts = policytest.NewMutants()
+			}
 			if o.json {
 				out = s.err // stdout holds the JSON document alone
 			}
@@ -134,6 +168,7 @@ the test results going to stderr.`,
 				Out:        out,
 				Logger:     logger,
 				Coverage:   cov,
+				Mutants:    muts,
 				Agent:      o.agent,
 				Host:       hostModules(),
 				Trust:      trust,
@@ -151,6 +186,16 @@ the test results going to stderr.`,
 					under = fmt.Errorf("coverage %.1f%% is under --coverage-min %v%%", rep.Total.Percent, o.coverageMin)
 				}
 			}
+			if muts != nil {
+				rep := muts.Report()
+				if err := writeMutants(s, rep, o.json); err != nil {
+					return err
+				}
+				if mutMinSet && rep.Below(o.mutantsMin) {
+					under = fmt.Errorf("%d of %d mutants still blocked (%.1f%%), under --mutants-min %v%%",
+						rep.Total.Blocked, rep.Total.Mutants, rep.Total.Percent, o.mutantsMin)
+				}
+			}
 			if sum.Failed > 0 || under != nil {
 				return &exitError{code: 1, err: under}
 			}
@@ -160,7 +205,9 @@ the test results going to stderr.`,
 	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases whose names match this regular expression")
 	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "measure and print the line coverage of the hook files and lib modules")
 	cmd.Flags().Float64Var(&o.coverageMin, "coverage-min", 0, "with --coverage: exit 1 when the total coverage is under this percentage")
-	cmd.Flags().BoolVar(&o.json, "json", false, "with --coverage: print the coverage report as JSON (the test results go to stderr)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "with --coverage or --mutants: print its report as JSON (the test results go to stderr)")
+	cmd.Flags().BoolVar(&o.mutants, "mutants", false, "fire every blocked call again in other spellings of the same call and print the share still blocked")
+	cmd.Flags().Float64Var(&o.mutantsMin, "mutants-min", 0, "with --mutants: exit 1 when the share of mutants still blocked is under this percentage")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "send each payload in this agent's native format (claude, codex, copilot, cursor, gemini)")
 	return cmd
 }
@@ -168,6 +215,18 @@ the test results going to stderr.`,
 // writeCoverage prints the coverage report after the test results: a
 // table, or the JSON document alone on stdout.
 func writeCoverage(s *streams, rep policytest.CoverageReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintln(s.out)
+	return rep.WriteText(s.out)
+}
+
+// writeMutants prints the mutant report after the test results: its text,
+// or the JSON document alone on stdout.
+func writeMutants(s *streams, rep policytest.MutantReport, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
