@@ -72,6 +72,57 @@ local cases = {
   { "arithmetic", "echo $((1 + $(rm z)))", "rm z ; echo ?" },
   { "globs kept", "ls *.go ?.c [ab]*", "ls *.go ?.c [ab]*" },
   { "redirections apart", "cat <a >b 2>&1 >>c", "cat" },
+  -- the working folder and the home folder, as the shell spells them
+  { "working folder", [[echo $PWD ${PWD} "$PWD"/.. $(pwd)/x `pwd` ~+ ~+/y]], "pwd ; pwd ; echo . . ./.. ./x . . ./y" },
+  { "previous folder", [[echo $OLDPWD ~-]], "echo ? ?" },
+  { "home with operators", [[echo ${HOME%/} ${HOME,,} ${HOME^^} ${HOME:-x} ${HOME%/*} ${HOME#/}]], "echo ~ ~ ~ ~ ~/.. ?" },
+  { "the folder above", [[echo ${PWD%/*} "${PWD%%/*}"]], "echo ./.. ?" },
+  { "case changes of a known value", [[X=aBc; echo ${X^^} ${X,,} ${X^} ${X,}]], "echo ABC abc ABc aBc" },
+  { "paths with spaces", [[rm -rf "My Documents" My\ Documents ~/'a b']], "rm -rf My Documents My Documents ~/a b" },
+  -- xargs and parallel
+  { "xargs -I puts each line in place", "printf '/\n~\n' | xargs -I % rm -rf %", "printf /\n~\n ; [xargs] rm -rf / ; [xargs] rm -rf ~" },
+  { "xargs -I {} apart", "echo a | xargs -I {} rm -rf /tmp/{}", "echo a ; [xargs] rm -rf /tmp/a" },
+  { "xargs -i", "xargs -i rm -rf {}", "[xargs] rm -rf ?" },
+  { "xargs --replace with no value", "echo x | xargs --replace rm {}", "echo x ; [xargs] rm x" },
+  { "xargs options with values", "xargs -n1 -P 4 -L1 -0 -d , --max-procs=2 rm", "[xargs] rm ?" },
+  { "xargs -a reads a file, not the pipe", "echo a | xargs -a f rm", "echo a ; [xargs] rm ?" },
+  { "parallel ::: items", "parallel -j4 rm -rf {} ::: / b", "parallel -j4 rm -rf {} ::: / b ; rm -rf / ; rm -rf b" },
+  { "parallel appends the item", "parallel --jobs 2 rm ::: a", "parallel --jobs 2 rm ::: a ; rm a" },
+  { "parallel of piped items", "echo a | parallel 'rm -rf {.}'", "echo a ; parallel rm -rf {.} ; rm -rf a" },
+  { "parallel of unknown items", "ls | parallel rm", "ls ; parallel rm ; rm ?" },
+  { "parallel of command lines", [[parallel ::: "rm x" ls]], "parallel ::: rm x ls ; rm x ; ls" },
+  -- find actions and here-strings into a shell
+  { "find -execdir sh -c", [[find . -execdir sh -c 'rm "$1"' _ {} \;]], "find . -execdir sh -c rm \"$1\" _ {} ; ; sh -c rm \"$1\" _ ? ; rm ?" },
+  { "find -ok", [[find . -ok rm {} \;]], "find . -ok rm {} ; ; rm ?" },
+  { "here-string into a shell", [[sh <<< "rm x"]], "sh ; rm x" },
+  { "/dev/stdin as the script", [[source /dev/stdin <<< "rm x"; bash /dev/fd/0 <<< 'rm y']], "source /dev/stdin ; rm x ; bash /dev/fd/0 ; rm y" },
+  { "env --split-string", [[env --split-string='rm x']], "env --split-string=rm x ; rm x" },
+  -- decoded scripts
+  { "printf escapes into a shell", [[printf '\x72\x6d x' | sh]], [[printf \x72\x6d x ; sh ; rm x]] },
+  { "printf octal and %s", [[printf '\162%s %s\n' m x | sh]], [[printf \162%s %s\n m x ; sh ; rm x]] },
+  { "echo -e escapes", [[echo -e '\x72m x' | bash]], [[echo -e \x72m x ; bash ; rm x]] },
+  { "echo without -e keeps them", [[echo '\x72m x' | bash]], [[echo \x72m x ; bash ; x72m x]] },
+  { "base64 -d", "echo cm0geA== | base64 -d | sh", "echo cm0geA== ; base64 -d ; sh ; rm x" },
+  { "base64 --decode of a here-string", "base64 --decode <<< cm0geA== | sh", "base64 --decode ; sh ; rm x" },
+  { "base64 -D in $(…)", [[sh -c "$(echo cm0geA== | base64 -D)"]], "echo cm0geA== ; base64 -D ; sh -c rm x ; rm x" },
+  { "xxd -r -p", "echo 726d2078 | xxd -r -p | sh", "echo 726d2078 ; xxd -r -p ; sh ; rm x" },
+  { "rev", "echo 'x mr' | rev | sh", "echo x mr ; rev ; sh ; rm x" },
+  -- interpreters' one-liners
+  { "python os.system", [[python3 -c 'import os; os.system("rm -rf x")']], "python3 -c import os; os.system(\"rm -rf x\") ; rm -rf x" },
+  { "python subprocess list", [[python -c "import subprocess; subprocess.run(['rm', '-rf', 'x'], check=True)"]], "python -c import subprocess; subprocess.run(['rm', '-rf', 'x'], check=True) ; rm -rf x" },
+  { "python shutil.rmtree", [[python -c 'import shutil; shutil.rmtree("x")']], "python -c import shutil; shutil.rmtree(\"x\") ; rm -r -f x" },
+  { "python open to read and write", [[python -c 'open(".env").read(); open("y", "w")']], "python -c open(\".env\").read(); open(\"y\", \"w\") ; cat .env ; tee y" },
+  { "python from a here-document", "python3 - <<'EOF'\nimport os\nos.remove('x')\nEOF", "python3 - ; rm -f x" },
+  { "node execSync", [[node -e 'require("child_process").execSync("rm -rf x")']], "node -e require(\"child_process\").execSync(\"rm -rf x\") ; rm -rf x" },
+  { "node fs.rmSync recursive", [[node -e 'fs.rmSync("x", {recursive: true})']], "node -e fs.rmSync(\"x\", {recursive: true}) ; rm -r -f x" },
+  { "node -r before -e", [[node -r ts-node/register -e 'fs.unlinkSync("x")']], "node -r ts-node/register -e fs.unlinkSync(\"x\") ; rm -f x" },
+  { "ruby backquotes and %x", [[ruby -e '`rm a`; %x(rm b)']], "ruby -e `rm a`; %x(rm b) ; rm a ; rm b" },
+  { "ruby -r before -e", [[ruby -rfileutils -e 'FileUtils.rm_rf("x")']], "ruby -rfileutils -e FileUtils.rm_rf(\"x\") ; rm -r -f x" },
+  { "perl system list and qx", [[perl -e 'system "rm", "a"; qx(rm b)']], "perl -e system \"rm\", \"a\"; qx(rm b) ; rm b ; rm a" },
+  { "php shell_exec", [[php -r 'shell_exec("rm x");']], "php -r shell_exec(\"rm x\"); ; rm x" },
+  { "deno eval", [[deno eval 'new Deno.Command("rm", {args: ["x"]})']], "deno eval new Deno.Command(\"rm\", {args: [\"x\"]}) ; rm x" },
+  { "awk system, getline and print |", [[awk 'BEGIN { system("rm a"); "rm b" | getline; print "rm c" | "sh" }']], "awk BEGIN { system(\"rm a\"); \"rm b\" | getline; print \"rm c\" | \"sh\" } ; rm a ; rm b ; sh ; rm c" },
+  { "an everyday one-liner runs nothing", [[python -c 'print(1)'; node -e 'console.log(1)'; awk '{print $1}' f]], "python -c print(1) ; node -e console.log(1) ; awk {print $1} f" },
 }
 
 for _, c in ipairs(cases) do
@@ -83,12 +134,79 @@ for _, c in ipairs(cases) do
 end
 
 test("words carry home, glob and unknown marks", function()
-  local cmds = shell.parse([[rm -rf "$HOME"/* $X '*' $(pwd)]])
+  local cmds = shell.parse([[rm -rf "$HOME"/* $X '*' $(ls)]])
   local a = cmds[#cmds].args
   expect.truthy(a[2].home and a[2].glob, "~/* is home and a glob")
   expect.truthy(a[3].whole and a[3].source == "var", "$X is all unknown, from a variable")
   expect.truthy(not a[4].glob, "a quoted * is no glob")
-  expect.truthy(a[5].whole and a[5].source == "subst", "$(pwd) is computed")
+  expect.truthy(a[5].whole and a[5].source == "subst", "$(ls) is computed")
+end)
+
+test("words carry the working folder marks", function()
+  local a = shell.parse([[rm -rf "$PWD" $(pwd)/.. $OLDPWD x/$PWD]])[2].args
+  expect.truthy(a[2].cwd and a[2].text == "." and not a[2].unknown, "$PWD is the working folder, spelled .")
+  expect.truthy(a[3].cwd and a[3].text == "./..", "$(pwd)/.. starts with the working folder")
+  expect.truthy(a[4].dir and a[4].whole, "$OLDPWD is an unknown folder")
+  expect.truthy(not a[5].cwd, "only a word that starts with $PWD is marked")
+  a = shell.parse([[rm -rf "$(echo ~)" $(echo $HOME)/x]])
+  expect.truthy(a[3].args[2].home and a[3].args[3].home, "$(echo ~) is the home folder")
+end)
+
+-- computed returns the computed reason of each command of a line, by name.
+local function computed(line)
+  local out = {}
+  for _, c in ipairs((shell.parse(line))) do
+    if c.computed then out[#out + 1] = (c.name or "?") .. ": " .. c.computed end
+  end
+  return table.concat(out, " | ")
+end
+
+test("scripts computed at run time are marked", function()
+  for _, line in ipairs({ [[sh -c "$X"]], [[bash -c "$(cat f)"]], [[eval "$(foo)"]], "eval $X", "source <(foo)",
+    ". $F", "bash <(foo)", "bash $S", "cat f | sh", "base64 -d f | bash", "bash <<EOF\n$(cat f)\nEOF",
+    [[python -c "$C"]], [[python -c 'import os; os.system(c)']], [[python -c 'os.system("rm " + x)']],
+    [[node -e 'execSync(`rm ${x}`)']], [[ruby -e 'system("rm #{x}")']], [[perl -e '`rm $x`']],
+    [[awk '{system($0)}']], [[awk "$P"]], [[su -c "$X"]], "cat f | parallel", "cat f | python3",
+    [[find . -exec sh {} \;]], "xargs sh -c", [[source /dev/stdin <<< "$(cat f)"]] }) do
+    expect.truthy(computed(line) ~= "", line)
+  end
+  expect.contains(computed([[sh -c "$X"]]), "sh: the code of sh -c is computed when it runs")
+  expect.contains(computed("cat f | sh"), "sh runs what cat prints")
+end)
+
+test("a script with a variable's value in it is read around the value", function()
+  expect.eq((run([[sh -c "cd $D && rm -rf $D/x"]])), "sh -c cd ? && rm -rf ?/x ; cd ? ; rm -rf ?/x")
+  local cmds = shell.parse([[eval "rm -rf $D"]])
+  expect.truthy(cmds[2].name == "rm" and cmds[2].args[2].whole and cmds[2].args[2].source == "var", "$D stays unknown")
+end)
+
+test("scripts written out are not marked", function()
+  for _, line in ipairs({ "sh -c 'rm x'", "eval 'rm x'", "source .venv/bin/activate", "bash x.sh", "echo 'ls' | sh",
+    "echo bHM= | base64 -d | sh", "bash <<EOF\nls\nEOF", "bash -s < x.sh", [[python -c 'print(1)']],
+    [[python -c 'import os; os.system("ls")']], "cat f | python3 -m json.tool", "python3 x.py", "perl -pi -e 's/a/b/' f",
+    "awk -f prog.awk f", "parallel gzip ::: a", "xargs rm", "bash", [[sh -c 'echo $1' _ "$X"]],
+    [[sh -c "cd $DIR && make"]], [[eval "export PATH=$PATH:/x"]], "bash <<EOF\ncd $D\nEOF",
+    [[source "$(pipenv --venv)/bin/activate"]], [[. "$VENV/bin/activate"]] }) do
+    expect.eq(computed(line), "", line)
+  end
+end)
+
+test("decoded and extracted scripts are charged to the budget", function()
+  -- a script that decodes to more than the parser reads ends with an error
+  local big = string.rep("ls;", 40000)
+  local _, err = shell.parse("printf '%s' '" .. big .. "' | sh")
+  expect.contains(err, "bytes")
+  _, err = shell.parse("python -c '" .. string.rep('os.system("ls");', 4000) .. "'")
+  expect.truthy(err ~= nil, "every call found costs a token")
+end)
+
+test("output decodes what a pipeline prints", function()
+  local cmds = shell.parse([[printf 'aAA%s|%b|%%' x '	' | cat | base64 | cat]])
+  expect.eq(shell.output(cmds[1]), "aAAx|	|%")
+  expect.eq(shell.output(cmds[2]), "aAAx|	|%")
+  expect.eq(shell.output(cmds[3]), nil)
+  expect.eq(shell.output(shell.parse([[echo -e 'a\0101\c b']])[1]), "aA")
+  expect.eq(shell.output(shell.parse("echo '!!' | base64 -d")[2]), nil)
 end)
 
 test("redirection targets and here-documents", function()
@@ -133,7 +251,7 @@ end)
 test("target classes", function()
   local want = { ["/"] = "root", ["/*"] = "root", ["/usr/"] = "root", ["/\\*"] = "root", ["~"] = "home",
     ["~/{*,.*}"] = "home", ["*"] = "cwd", ["../*"] = "cwd", ['"$X"/*'] = "prefix", ["$X"] = "variable",
-    ["$(pwd)"] = "computed", ["./build"] = false, ["/tmp/x"] = false, ["~/p/node_modules"] = false }
+    ["$(ls)"] = "computed", ["$(pwd)"] = "cwd", ['"$PWD"'] = "cwd", ["$OLDPWD"] = "prefix", ["./build"] = false, ["/tmp/x"] = false, ["~/p/node_modules"] = false }
   for line, class in pairs(want) do
     local args = shell.parse("rm " .. line)
     local w = args[#args].args[1]
@@ -184,6 +302,26 @@ test("hostile input never raises", function()
     "$((", "${x:-", "a=(", "f() {", "case x in", "for", "\0", "$'\\x", "${!x}", "${#x}", "<(", "2>", "&>" }) do
     local ok = pcall(shell.parse, s)
     expect.truthy(ok, s)
+  end
+end)
+
+test("hostile scripts in interpreters and decoders never fail the parser", function()
+  local pieces = { "os.system(", "subprocess.run([", "execSync(`", "%x(", "qx{", "`", "system ", '"', "'", "(", ")",
+    "[", "]", ",", "${", "#{", "$x", "\\", "\\x7", "shutil.rmtree(", "open(", "Deno.Command(", "args: [",
+    "| getline", 'print "a" | "', "rm -rf /", " ", "f\"", "expanduser(", "+", ";", "}", "{" }
+  local wraps = { "python -c %s", "node -e %s", "ruby -e %s", "perl -e %s", "php -r %s", "awk %s", "deno eval %s",
+    "printf %s | sh", "echo %s | base64 -d | sh", "echo -e %s | xxd -r -p | sh", "xargs -I%s rm %s",
+    "parallel %s ::: %s" }
+  local seed = 4242
+  for n = 1, 400 do
+    local parts = {}
+    for _ = 1, 8 do
+      seed = (seed * 16807) % 2147483647
+      parts[#parts + 1] = pieces[seed % #pieces + 1]
+    end
+    local line = wraps[n % #wraps + 1]:gsub("%%s", (shell.quote(table.concat(parts)):gsub("%%", "%%%%")))
+    local ok, _, err = pcall(shell.parse, line)
+    expect.truthy(ok and not (err or ""):find("failed"), line .. ": " .. tostring(err))
   end
 end)
 

@@ -8,10 +8,18 @@
 -- shell.parse(src) returns every simple command the line holds, flattened
 -- in the order the shell would reach them, including the ones inside $(…),
 -- `…`, <(…), >(…), bash -c '…' / sh -c / su -c / eval / env -S / watch
--- strings, find -exec, function bodies, here-documents and text piped into a
--- shell, and a second value err that is nil, or says which limit the line
--- passed (shell.limits); a policy that must not be bypassed treats err as a
--- denial. parse never raises.
+-- strings, find -exec / -execdir / -ok, xargs (-I {} put in place, one
+-- command per item) and GNU parallel (its command run by a shell for each
+-- item after ::: or read from the pipe), function bodies, here-documents,
+-- here-strings and text piped into a shell (echo, printf and their
+-- escapes, base64 -d, xxd -r -p, rev: shell.output), and the commands an
+-- interpreter's one-liner runs (python -c, node -e, ruby -e, perl -e,
+-- php -r, deno eval, bun -e, awk programs: os.system("…"),
+-- subprocess.run([…]), execSync("…"), `…`, system("…"), … and their file
+-- deletes and reads as rm and cat: see shell.interp, which lists what is
+-- read and what is not), and a second value err that is nil, or says which
+-- limit the line passed (shell.limits); a policy that must not be bypassed
+-- treats err as a denial. parse never raises.
 --
 -- Each command is a table:
 --   name      the program, its path dropped and lower-cased ("/bin/RM" ->
@@ -29,6 +37,15 @@
 --             script (a script operand, python -c code, an unknown sh -c
 --             string); inline: it is code given on the command line
 --   reads_stdin  a shell or interpreter that reads its script from stdin
+--   computed  why the script it runs is known only when it runs (nil when
+--             the line writes it out): sh -c / eval / su -c / source of a
+--             $(…) (or a string holding one), a variable or <(…); bash
+--             <(…) or $X; a shell or interpreter reading a pipe or
+--             here-document whose text is not on the line; a one-liner's
+--             os.system(x), execSync(`…${x}`), system($0); parallel's
+--             command lines read when it runs. A written-out script with
+--             a variable's value in it (sh -c "cd $D && make") is read, the
+--             value an unknown word, and not marked
 --
 -- Each word is a table:
 --   text      its value after quote removal and expansion; unknown parts are "\0"
@@ -39,19 +56,26 @@
 --   source    what the unknown part is: "var", "subst", "proc", "arith",
 --             "stdin" (items xargs reads), "find" ({} of find -exec),
 --             "overflow" (an expansion past shell.limits.fields)
---   home      it starts with the home folder (~, ~user, $HOME, ${HOME}, ${HOME:?}),
---             which text spells "~"
+--   home      it starts with the home folder (~, ~user, $HOME, ${HOME}, ${HOME:?},
+--             ${HOME%/}, ${HOME,,}), which text spells "~"
+--   cwd       it starts with the working folder ($PWD, ${PWD}, $(pwd), `pwd`,
+--             ~+), which text spells "." ("$PWD"/.. is "./..")
+--   dir       it is all unknown but names a folder ($OLDPWD, ~-): target
+--             calls it "prefix"
 --   subs      lists of the commands whose output it holds
 --
 -- Quotes, \ escapes, $'…' (\xHH, \NNN, \uHHHH, \cX), "…" (\" \\ \$ \`),
 -- brace expansion ({a,b}, {1..3}, nested), variables assigned earlier on
 -- the same line (all the values a variable was given, so that a branch
--- cannot hide one), ${X:-w} and friends, and unquoted field splitting are
--- followed; globs are kept as globs.
+-- cannot hide one), ${X:-w} and friends, case changes (${X^^}, ${X,,}),
+-- and unquoted field splitting are followed; globs are kept as globs.
 
 local lex = require("shell.lex")
 local glob = require("shell.glob")
 local args = require("shell.args")
+local output = require("shell.output")
+local quick = require("shell.quick")
+local target = require("shell.target")
 
 local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
 local M = {}
@@ -158,52 +182,34 @@ local function braces(pieces, out, limit, inner)
 end
 
 -- output returns what a command prints when that is known from the line
--- itself: echo and printf of known words, cat of a here-document or
--- here-string. Otherwise nil.
-function M.output(cmd)
-  if not cmd or not cmd.name or #cmd.wrappers > 0 then return nil end
-  local a = cmd.args
-  local function known(from)
-    local parts = {}
-    for k = from, #a do
-      if a[k].unknown then return nil end
-      parts[#parts + 1] = a[k].text
-    end
-    return parts
-  end
-  if cmd.name == "echo" then
-    local k = 1
-    while a[k] and a[k].text:find("^%-[neE]+$") do k = k + 1 end
-    local parts = known(k)
-    return parts and table.concat(parts, " ")
-  elseif cmd.name == "printf" and a[1] and not a[1].unknown then
-    local f = a[1].text
-    if #a == 1 and not f:find("[%%\\]") then return f end
-    if f:find("^%%s[\\n ]*$") or f == "%s\\n" then
-      local parts = known(2)
-      return parts and table.concat(parts, " ")
-    end
-  elseif cmd.name == "cat" and #a == 0 then
-    for _, r in ipairs(cmd.redirs) do
-      if (r.op == "<<" or r.op == "<<-" or r.op == "<<<") and r.target and not r.target.unknown then
-        return r.target.text
-      end
-    end
-  end
-  return nil
-end
+-- itself (see shell.output): echo and printf of known words, their escapes
+-- decoded, cat, rev, base64 -d and xxd -r -p of known input. Otherwise nil.
+M.output = output.output
 
--- subst_value is the value of $(…) holding cmds, or nil when unknown.
-local function subst_value(cmds)
+-- last returns the command whose output $(…) holding cmds is: its one
+-- top-level command, or the last of its one pipeline; nil otherwise.
+local function last(cmds)
   local top
   for _, c in ipairs(cmds) do
     if c.depth == cmds[1].depth then
-      if top then return nil end
+      if top and not top.pipe_out then return nil end
       top = c
     end
   end
-  local v = M.output(top)
+  return top
+end
+
+-- subst_value is the value of $(…) holding cmds, or nil when unknown.
+local function subst_value(p, cmds)
+  local v = output.output(last(cmds), p)
   return v and (v:gsub("\n+$", ""))
+end
+
+-- is_pwd reports whether $(…) holding cmds is $(pwd), the working folder.
+local function is_pwd(cmds)
+  local c = last(cmds)
+  return c ~= nil and #cmds == 1 and c.name == "pwd" and #c.wrappers == 0 and (#c.args == 0
+    or (#c.args == 1 and (c.args[1].text == "-L" or c.args[1].text == "-P")))
 end
 
 -- builder: the alternatives of one word being expanded.
@@ -211,7 +217,7 @@ local function new_alt() return { t = {}, g = {}, known = false } end
 
 local function copy_alt(a)
   local b = { t = slice(a.t, 1, #a.t), g = slice(a.g, 1, #a.g), known = a.known, unknown = a.unknown,
-    home = a.home, source = a.source, glob = a.glob }
+    home = a.home, cwd = a.cwd, dir = a.dir, source = a.source, glob = a.glob }
   if a.subs then b.subs = slice(a.subs, 1, #a.subs) end
   return b
 end
@@ -241,6 +247,8 @@ end
 -- add_word appends a resolved word (a variable's value) to an alternative.
 local function add_word(alt, w, q, first)
   if w.home and first then alt.home = true end
+  if w.cwd and first then alt.cwd = true end
+  if w.dir and first then alt.dir = true end
   if w.unknown then
     alt.unknown = true
     alt.source = alt.source or w.source
@@ -262,16 +270,33 @@ end
 
 local expand -- forward
 
+-- The words the working folder spells ($PWD, $(pwd), ~+: "." marked cwd)
+-- and the folder before it ($OLDPWD, ~-: an unknown folder, marked dir).
+local PWD_WORD = { text = ".", pat = ".", cwd = true }
+local OLDPWD_WORD = { text = "\0", pat = "\0", unknown = true, whole = true, source = "var", dir = true }
+local FOLDERS = { HOME = { { text = "~", pat = "~", home = true } }, PWD = { PWD_WORD }, OLDPWD = { OLDPWD_WORD } }
+
+-- cased returns the words of v with their case changed by ${X^^}, ${X,},
+-- ...; the home and working folders stay what they are.
+local function cased(v, op)
+  local out = {}
+  for _, w in ipairs(v) do
+    if w.home or w.cwd or w.unknown then
+      out[#out + 1] = w
+    else
+      local f = op:sub(1, 1) == "^" and string.upper or string.lower
+      local t = #op == 2 and f(w.text) or f(w.text:sub(1, 1)) .. w.text:sub(2)
+      out[#out + 1] = { text = t, pat = (t:gsub("[\\\0]", "\\%0")), glob = w.glob }
+    end
+  end
+  return out
+end
+
 -- values returns the words a ${…} or $NAME piece may expand to, or nil
 -- when unknown.
 local function values(p, pc, first)
   local name, op = pc.name, pc.op
-  local v
-  if name == "HOME" then
-    v = { { text = "~", pat = "~", home = first } }
-  else
-    v = p.vars[name]
-  end
+  local v = p.vars[name] or FOLDERS[name]
   if op == nil or op == ":?" or op == "?" then return v end
   if op == ":-" or op == "-" or op == ":=" or op == "=" then
     if v then return v end
@@ -284,7 +309,15 @@ local function values(p, pc, first)
     for _, w in ipairs(expand(p, pc.arg, true)) do out[#out + 1] = w end
     return out
   end
-  if v and (op == "%" or op == "%%") and name == "HOME" then return v end
+  if v and (op == "^^" or op == "^" or op == ",," or op == ",") then return cased(v, op) end
+  -- ${HOME%/}: a trailing slash dropped leaves the folder; ${PWD%/*}: the
+  -- folder above it
+  local cut = (op == "%" or op == "%%") and v and FOLDERS[name] == v and name ~= "OLDPWD"
+    and (#pc.arg == 0 and "" or (#pc.arg == 1 and pc.arg[1].k == "lit" and pc.arg[1].s))
+  if cut == "" or cut == "/" then return v end
+  if cut == "/*" and op == "%" then
+    return { { text = v[1].text .. "/..", pat = v[1].pat .. "/..", home = v[1].home, cwd = v[1].cwd } }
+  end
   return nil
 end
 
@@ -310,7 +343,10 @@ local function fields(p, pieces, limit, nosplit)
       end
     elseif k == "tilde" then
       for _, a in ipairs(alts) do
-        if idx == 1 then
+        if idx == 1 and (pc.user == "+" or pc.user == "-") then
+          -- ~+ is $PWD, ~- is $OLDPWD
+          add_word(a, pc.user == "+" and PWD_WORD or OLDPWD_WORD, false, true)
+        elseif idx == 1 then
           a.t[#a.t + 1] = "~"; a.g[#a.g + 1] = "~"; a.home = true; a.known = true
         else
           add_text(a, "~" .. pc.user, true)
@@ -338,9 +374,14 @@ local function fields(p, pieces, limit, nosplit)
         alts = nx
       end
     elseif k == "sub" then
-      local v = pc.kind ~= "<(" and pc.kind ~= ">(" and subst_value(pc.cmds)
+      local v = pc.kind ~= "<(" and pc.kind ~= ">(" and subst_value(p, pc.cmds)
+      local pwd = v == nil and pc.kind ~= "<(" and pc.kind ~= ">(" and is_pwd(pc.cmds)
       for _, a in ipairs(alts) do
-        if v then add_text(a, v, pc.q)
+        if pwd then add_word(a, PWD_WORD, pc.q, idx == 1)
+        elseif v then
+          add_text(a, v, pc.q)
+          -- $(echo ~), $(echo $HOME): the home folder
+          if idx == 1 and (v == "~" or v:sub(1, 2) == "~/") then a.home = true end
         else add_unknown(a, (pc.kind == "<(" or pc.kind == ">(") and "proc" or "subst", pc.cmds) end
       end
     else -- unk
@@ -356,7 +397,8 @@ local function fields(p, pieces, limit, nosplit)
   for _, a in ipairs(alts) do
     local text = table.concat(a.t)
     local w = { text = text, pat = table.concat(a.g), glob = a.glob or nil, unknown = a.unknown or nil,
-      whole = (a.unknown and not a.known) or nil, home = a.home or nil, source = a.source, subs = a.subs }
+      whole = (a.unknown and not a.known) or nil, home = a.home or nil, cwd = a.cwd or nil,
+      dir = (a.dir and a.unknown and not a.known) or nil, source = a.source, subs = a.subs }
     if single and not w.unknown and text:find("[%s]") then
       -- an unquoted expansion is split into fields at white space
       for f in text:gmatch("%S+") do
@@ -526,7 +568,8 @@ function M.parse(src)
       #src, M.limits.bytes)
   end
   local p = { src = src, limits = charged, budget = { bytes = #src, tokens = 0, commands = 0 }, vars = {},
-    all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = M.output, depth = 0 }
+    all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = output.output, charge = lex.charge,
+    depth = 0 }
   local ok, e
   if not src:find(PLAIN_LINE) then
     lex.start(p)
@@ -552,126 +595,8 @@ function M.parse(src)
   return all, nil
 end
 
--- A quick line, all of QUICK_CLASS's characters, is a line parse reads as
--- plain words split at spaces, with NAME=value assignments before the
--- program: no quotes, escapes, expansions, globs, braces, tildes, comments,
--- redirections or operators (a subset of what the lexer takes for literal
--- text). QUICK_OUTSIDE matches where a line has a character outside the
--- class, so a line is quick exactly when it does not match (RE2 reads an
--- invalid byte as U+FFFD, outside the class too).
-local QUICK_CLASS = "A-Za-z0-9 ._/=,:@+%-"
-local QUICK_OUTSIDE = "[^" .. QUICK_CLASS .. "]"
-
--- followed returns the RE2 alternatives of the words after which parse
--- reads a line's program otherwise than as one plain command: the lexer's
--- keywords (if, time, function, for, ...) and the programs shell.args
--- follows (wrappers, shells, interpreters, eval, find, ...), these as
--- lower-case basenames, an interpreter's name with any version.
-local function followed()
-  local alts = {}
-  for _, set in ipairs({ lex.KEYWORDS, args.WRAPPERS, args.FOLLOWS }) do
-    for name in pairs(set) do alts[#alts + 1] = re.quote(name) end
-  end
-  for _, set in ipairs({ args.SHELLS, args.INTERPRETERS }) do
-    for name in pairs(set) do alts[#alts + 1] = re.quote(name) .. "[0-9.]*" end
-  end
-  table.sort(alts)
-  return alts
-end
-
--- quick returns a check of a command line that is true only when parse
--- would find in it nothing a policy of the given kind could object to, so
--- that the policy may allow the line without parsing it. It is true when
--- the line is a quick line of at most limits.tokens bytes (so parse reads
--- it as one simple command, or none, and reaches no limit), its program is
--- neither a program parse follows into nor one of spec.programs (lists of
--- RE2 alternatives of lower-case basenames: the programs the policy's
--- rules look at), and spec.words (an RE2 expression), when given, matches
--- nowhere in it.
---
--- quick also returns the bound and the pattern it uses, for a hook that
--- makes the check itself, a Lua call less on every call:
--- #line < max and not re.match(stop, line).
---
--- The program is the first word that is not an assignment (NAME=value):
--- each word up to the first one without an "=" is taken for it, and its
--- basename and the part after its last "=" are tested, so that a word
--- the lexer does not take for an assignment cannot hide the program. The
--- check allocates nothing: re.match of expressions built here once (which
--- the re module answers with an automaton, one step per byte).
-function M.quick(spec)
-  local alts = followed()
-  for _, list in ipairs(spec.programs or {}) do
-    for _, a in ipairs(list) do alts[#alts + 1] = a end
-  end
-  local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:" .. table.concat(alts, "|") .. ")/*(?: |$)"
-  -- What stops the quick path, in one match: a character outside
-  -- QUICK_CLASS, such a program, or spec.words somewhere.
-  local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")"
-  if spec.words then stop = stop .. "|(?:" .. spec.words .. ")" end
-  local max = M.limits.tokens
-  local match = re.match -- an upvalue: no lookup of re and its field per call
-  return function(line)
-    return #line < max and not match(stop, line)
-  end, max, stop
-end
-
--- target classifies a path word as a place whose removal or recursive
--- change wrecks the machine, the home folder or the project:
---   "root"     / or a folder right below it (/usr, /*, /\*, /$X), or a
---              home folder (/home/x, /Users/x)
---   "home"     the home folder or everything in it (~, ~/, ~/*, ~/{*,.*}, $HOME/..)
---   "cwd"      the working folder or everything in it (*, ., ./*, .., ../*)
---   "prefix"   an unknown folder or everything in it ($X/, $X/*, "${X}"/*)
---   "computed" a word that is all unknown and comes from a command's
---              output ($(…), xargs input, an expansion past the limits)
---   "variable" a word that is all unknown and comes from a variable
--- or nil for anything else ("./build", "/tmp/x", "~/project/node_modules").
-function M.target(w)
-  if w.whole then
-    return w.source == "var" and "variable" or "computed"
-  end
-  local comps = glob.components(glob.items(w.pat, false))
-  local base
-  if w.home then
-    base = "home"; table.remove(comps, 1)
-  elseif #comps > 1 and #comps[1] == 0 then
-    base = "abs"; table.remove(comps, 1)
-  elseif comps[1] and comps[1][1] == glob.UNKNOWN and #comps[1] == 1 then
-    base = "prefix"; table.remove(comps, 1)
-  else
-    base = "rel"
-  end
-  local rest = {}
-  for _, c in ipairs(comps) do
-    local t = glob.literal(c)
-    if t == "" or t == "." then
-      -- nothing
-    elseif t == ".." and #rest > 0 and glob.literal(rest[#rest]) ~= ".." then
-      rest[#rest] = nil
-    else
-      rest[#rest + 1] = c
-    end
-  end
-  while #rest > 0 and (glob.wild(rest[#rest]) and glob.literal(rest[#rest]) ~= "..") do rest[#rest] = nil end
-  local ups = true
-  for _, c in ipairs(rest) do
-    if glob.literal(c) ~= ".." then ups = false end
-  end
-  if base == "abs" then
-    if #rest <= 1 or ups then return "root" end
-    local top = glob.literal(rest[1])
-    if #rest == 2 and (top == "home" or top == "Users") then return "root" end
-    return nil
-  elseif base == "home" then
-    if #rest == 0 or ups then return "home" end
-  elseif base == "prefix" then
-    if #rest == 0 then return "prefix" end
-  else
-    if #rest == 0 or ups then return "cwd" end
-  end
-  return nil
-end
+function M.quick(spec) return quick.quick(spec, M.limits.tokens) end
+M.target = target.target
 
 -- walk calls fn(cmd) for every command whose output a word holds
 -- ($(…), <(…), `…`), nested ones included.

@@ -1,4 +1,4 @@
--- shell: stops shell and PowerShell commands that wreck the machine, the home folder or the project, or hide what was done
+-- shell: stops shell/PowerShell commands that wreck the machine, home or project, or hide what was done; asks on computed scripts
 --
 -- What it stops, in any command a shell tool (@shell) runs, however it is
 -- spelled (quotes, escapes, sudo/env/xargs/timeout wrappers, chains,
@@ -25,10 +25,25 @@
 --     Clear-History, PSReadLine's history file) and with shell start-up
 --     files (~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile, $PROFILE, …)
 --     which would run code in every later shell.
+-- The same in what a line runs indirectly: interpreters' one-liners
+-- (python -c 'os.system("…")', shutil.rmtree("/"), node -e execSync,
+-- ruby/perl system and `…`, php -r, awk system()), decoded scripts
+-- (printf '\x72\x6d …' | sh, echo … | base64 -d | sh, xxd -r -p), xargs
+-- and parallel in their option forms, $PWD, $(pwd) and ${HOME%/}.
+-- A script computed at run time (sh -c "$(…)", eval "$X", source <(…),
+-- bash <(…), … | sh of text not on the line, python -c with os.system(x))
+-- is asked about (SETTINGS.computed_scripts), unless it is the output of
+-- an everyday set-up command (SETTINGS.computed_allow: ssh-agent, direnv
+-- hook, pyenv init, brew shellenv, `… completion`, …).
 -- Why: each is irreversible or hides the agent's actions from the user.
 -- The reason tells the agent the narrower command to run instead.
 --
 -- Settings (SETTINGS below):
+--   computed_scripts  "ask" (default), "deny" or "allow": the verdict on a
+--                  script computed at run time ("shell pack: a script
+--                  computed at run time …")
+--   computed_allow  the commands whose output may be evaluated or sourced
+--                  ("program word…", "*" any program)
 --   scratch        folders outside the project where recursive deletes
 --                  are fine ({ "/tmp", "/var/tmp" }); $TMPDIR (and in
 --                  PowerShell $env:TEMP) is read as the first
@@ -41,6 +56,11 @@
 -- are judged as written, so a symbolic link inside the project that leads
 -- out of it is not followed; a script file the command runs (./x.sh) is
 -- not read. A command the parser cannot read within its limits is denied.
+-- Of an interpreter's one-liner only literal commands and paths given to
+-- the well-known calls are read (lib/shell/interp.lua lists them); code
+-- that builds a command another way runs unseen, and one whose command is
+-- a variable is asked about. $PWD and $(pwd) are the payload's cwd even
+-- after a cd on the same line.
 -- A file named by a variable the line never sets ($OUT) is not judged a
 -- history or start-up file. PowerShell runs on Windows too: C:\ paths
 -- are judged against a Windows cwd, case-insensitively; of cmd /c only
@@ -55,6 +75,18 @@ local pwsh = require("pwsh")
 
 local SETTINGS = {
   scratch = { "/tmp", "/var/tmp" },
+  -- a script computed at run time (sh -c "$(…)", eval "$X", source <(…),
+  -- … | sh of an unknown text, python -c with os.system(x)): "ask" the
+  -- user (the default), "deny" it, or "allow" it
+  computed_scripts = "ask",
+  -- the everyday computed scripts, allowed whatever computed_scripts says:
+  -- the output of these commands (program, then words it must be given;
+  -- "*" any program) evaluated or sourced, as shell set-up does
+  computed_allow = { "ssh-agent", "direnv hook", "direnv export", "pyenv init", "pyenv virtualenv-init",
+    "rbenv init", "nodenv init", "goenv init", "jenv init", "plenv init", "brew shellenv", "fnm env",
+    "mise activate", "rtx activate", "starship init", "zoxide init", "atuin init", "thefuck --alias",
+    "conda shell.bash hook", "conda shell.zsh hook", "micromamba shell hook", "opam env", "dircolors",
+    "keychain", "luarocks path", "fzf --bash", "fzf --zsh", "* completion", "* completions" },
   history_files = { ".bash_history", ".zsh_history", ".history", ".sh_history", "fish_history",
     ".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst" },
   startup_files = { ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
@@ -212,6 +244,10 @@ local function delete_what(c)
     if where == "computed" and (w.source == "find" or w.producer) then
       return "of every file find lists in /, ~ or the whole project (find -exec rm)"
     end
+    if where == "cwd" and ((w.pat .. "/"):find("^%.%./") or (w.pat .. "/"):find("/%.%./")) then
+      -- .., $PWD/.., $(pwd)/../..: the folders above the project
+      return "of a folder above the project, outside it"
+    end
     if where and WHAT[where] and danger.wrecks(w, WRECK) then return WHAT[where] end
   end
   return "of /, ~, the whole project or an unknown folder"
@@ -312,6 +348,61 @@ local function deny(why, instead)
   return hook.deny("shell pack: blocked " .. why .. "; " .. instead .. ".")
 end
 
+-- ALLOW: SETTINGS.computed_allow as lists of words.
+local ALLOW = {}
+for _, e in ipairs(SETTINGS.computed_allow) do
+  local ws = {}
+  for w in e:gmatch("%S+") do ws[#ws + 1] = w end
+  ALLOW[#ALLOW + 1] = ws
+end
+
+-- everyday reports whether a command is one of SETTINGS.computed_allow:
+-- its program, and each word of the entry among its arguments.
+local function everyday(c)
+  for _, ws in ipairs(ALLOW) do
+    if ws[1] == "*" or ws[1] == c.name then
+      local all = true
+      for k = 2, #ws do
+        local found = false
+        for _, a in ipairs(c.args) do
+          if a.text == ws[k] then found = true; break end
+        end
+        if not found then all = false; break end
+      end
+      if all then return true end
+    end
+  end
+  return false
+end
+
+-- computed_ok reports whether a computed script comes only from
+-- SETTINGS.computed_allow's commands: every command whose output makes
+-- the script word ($(…), <(…)), or that pipes into it, is one of them.
+local function computed_ok(c)
+  local n, ok = 0, true
+  local function each(p)
+    n = n + 1
+    if not everyday(p) then ok = false end
+  end
+  if c.script then shell.producers(c.script, each) end
+  if n == 0 and c.reads_stdin then
+    local up = c.upstream
+    while up do each(up); up = up.upstream end
+  end
+  return ok and n > 0
+end
+
+-- computed returns the verdict SETTINGS.computed_scripts gives a command
+-- whose script is computed at run time, or nil.
+local function computed(c)
+  if not c.computed or SETTINGS.computed_scripts == "allow" or computed_ok(c) then return nil end
+  local reason = "shell pack: a script computed at run time (" .. shell.printable(c.computed, 120)
+    .. ") cannot be checked before it runs; write its commands out on the command line, or save it to a file "
+    .. "and show it to the user first."
+  if SETTINGS.computed_scripts == "deny" then return hook.deny(reason) end
+  return hook.ask(reason)
+end
+
 local function judge(rs, c, cwd)
   for _, r in ipairs(rs) do
     if r.check(c, cwd) then
@@ -364,9 +455,12 @@ function judge_posix(line, cwd, depth)
     return deny("tampering with the shell history", "leave the history alone; the user reviews it")
   end
   local cmds, err = shell.parse(with_scratch(line))
+  -- a computed script is judged after every command passed the rules
+  local pending
   for _, c in ipairs(cmds) do
     local r = judge(rules, c, cwd)
     if r then return r end
+    pending = pending or computed(c)
     if pwsh.CMD[c.name or ""] then
       local ws, cerr = pwsh.cmd(c.args)
       for _, x in ipairs(ws) do
@@ -388,18 +482,43 @@ function judge_posix(line, cwd, depth)
   if err then
     return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
   end
-  return nil
+  -- the ask of a computed script comes second: a PowerShell reading of
+  -- the line may still deny it
+  return nil, pending
 end
 
+-- A line of plain words whose program none of the rules look at is
+-- allowed without parsing it (shell.quick): the common case, a build or a
+-- test, costs one regular-expression match. The programs: the danger
+-- module's, the PowerShell cmdlets and aliases that mark a line as
+-- PowerShell's, and the history, start-up file and cmd /c rules' own;
+-- the words: history (HISTFILE=, Clear-History) and profile ($PROFILE's
+-- file), which a plain word could name.
+local quick = shell.quick({ programs = { danger.PROGRAMS, pwsh.PROGRAMS, { "rmdir", "unlink", "ln", "history",
+  "unset", "export", "declare", "typeset", "readonly", "local", "set", "touch", "truncate", "rsync", "scp", "sed",
+  "gsed", "cmd", "cmd\\.exe", "pwsh\\.exe", "powershell\\.exe", "pwsh-preview" } }, words = "(?i)hist|profile" })
+
 hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+  -- The command line, read here as shell.command reads it: a hook that
+  -- hands no table of its input to another function (ipairs included)
+  -- keeps the input's tables for the next call, so the quick path
+  -- allocates nothing.
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for k = 1, #line do parts[k] = shell.quote(tostring(line[k])) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
+  if quick(line) then return nil end
   if pwsh.tool(input.toolName) then return judge_pwsh(line, input.cwd, 0) end
-  local r = judge_posix(line, input.cwd, 0)
+  local r, pending = judge_posix(line, input.cwd, 0)
   if r == nil and pwsh.looks(line) then
     -- a PowerShell line a tool of another name runs (Cursor's Shell on
     -- Windows): judged as PowerShell too
     r = judge_pwsh(line, input.cwd, 0)
   end
-  return r
+  return r or pending
 end, { name = "pack-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })

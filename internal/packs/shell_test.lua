@@ -117,6 +117,169 @@ for _, line in ipairs(allowed) do
   end)
 end
 
+-- What a line runs indirectly: interpreters' one-liners, decoded scripts,
+-- xargs and parallel, here-strings, and the folders $PWD and $(pwd) name.
+local indirect = {
+  { [[python3 -c 'import os; os.system("rm -rf /")']], "recursive delete of /" },
+  { [[python -c "import subprocess; subprocess.run(['rm', '-rf', '/'])"]], "recursive delete of /" },
+  { [[python -c 'import subprocess as s; s.check_call("rm -rf ~", shell=True)']], "recursive delete of the home" },
+  { [[python3 -c 'import shutil; shutil.rmtree("/home/dev/other")']], "recursive delete outside the project" },
+  { [[python3 -c 'import shutil, os; shutil.rmtree(os.path.expanduser("~"))']], "recursive delete of the home" },
+  { [[node -e 'child_process.execSync("rm -rf /")']], "recursive delete of /" },
+  { [[node -e 'fs.rmSync("/opt/app", { recursive: true, force: true })']],
+    "recursive delete outside the project" },
+  { [[bun -e 'Bun.spawn(["rm", "-rf", "/"])']], "recursive delete of /" },
+  { [[deno eval 'new Deno.Command("rm", { args: ["-rf", "/"] }).outputSync()']], "recursive delete of /" },
+  { [[ruby -e 'system("rm -rf /")']], "recursive delete of /" },
+  { [[ruby -e '`rm -rf ~`']], "recursive delete of the home" },
+  { [[ruby -e '%x(chmod -R 777 .)']], "writable by everyone" },
+  { [[ruby -rfileutils -e 'FileUtils.rm_rf("/")']], "recursive delete of /" },
+  { [[perl -e 'system "rm", "-rf", "/"']], "recursive delete of /" },
+  { [[perl -e 'qx(rm -rf /)']], "recursive delete of /" },
+  { [[php -r 'shell_exec("rm -rf /");']], "recursive delete of /" },
+  { [[awk 'BEGIN { system("rm -rf /") }']], "recursive delete of /" },
+  { [[awk 'BEGIN { print "rm -rf ~" | "sh" }']], "recursive delete of the home" },
+  { [[python - <<'EOF'
+import os
+os.system("rm -rf /")
+EOF]], "recursive delete of /" },
+  { [[printf '\x72\x6d -rf /' | sh]], "recursive delete of /" },
+  { [[printf '\162\155 -rf ~' | bash]], "recursive delete of the home" },
+  { [[echo -e '\x72\x6d -rf /' | sh]], "recursive delete of /" },
+  { [[echo cm0gLXJmIC8= | base64 -d | sh]], "recursive delete of /" },
+  { [[echo cm0gLXJmIC8= | base64 --decode | bash]], "recursive delete of /" },
+  { [[base64 -D <<< cm0gLXJmIC8= | sh]], "recursive delete of /" },
+  { [[sh -c "$(echo cm0gLXJmIC8= | base64 -d)"]], "recursive delete of /" },
+  { [[xxd -r -p <<< 726d202d7266202f | sh]], "recursive delete of /" },
+  { [[echo '~ fr- mr' | rev | sh]], "recursive delete of the home" },
+  { [[sh <<< "rm -rf /"]], "recursive delete of /" },
+  { "bash <<EOF\nrm -rf ~\nEOF", "recursive delete of the home" },
+  { [[find . -exec sh -c 'rm -rf /' \;]], "recursive delete of /" },
+  { [[find . -execdir bash -c 'chmod -R 777 "$1"' _ {} \;]], "writable by everyone" },
+  { [[find . -ok rm -rf {} \;]], "recursive delete" },
+  { [[find . -print0 | xargs -0 rm -rf]], "recursive delete" },
+  { [[echo / | xargs -I{} rm -rf {}]], "recursive delete of /" },
+  { [[echo / | xargs -I {} sudo rm -rf {}]], "recursive delete of /" },
+  { [[echo ~ | xargs --replace=X rm -rf X]], "recursive delete" },
+  { [[echo / | xargs -n1 -P4 rm -rf]], "recursive delete of /" },
+  { [[xargs -a dirs.txt rm -rf]], "recursive delete" },
+  { [[xargs --arg-file=dirs.txt rm -rf]], "recursive delete" },
+  { [[parallel rm -rf ::: / ~]], "recursive delete of /" },
+  { [[parallel -j4 'rm -rf {}' ::: ~]], "recursive delete of the home" },
+  { [[ls | parallel rm -rf {}]], "recursive delete" },
+  { [[parallel ::: "rm -rf /"]], "recursive delete of /" },
+  { [[env -S 'rm -rf /']], "recursive delete of /" },
+  { [[env --split-string='rm -rf ~']], "recursive delete of the home" },
+  { [[rm -rf "$PWD"]], "recursive delete of the whole project" },
+  { [[rm -rf ${PWD}]], "recursive delete of the whole project" },
+  { [[rm -rf $(pwd)]], "recursive delete of the whole project" },
+  { [[rm -rf `pwd`]], "recursive delete of the whole project" },
+  { [[rm -rf ~+]], "recursive delete of the whole project" },
+  { [[rm -rf "$PWD"/..]], "recursive delete of a folder above the project, outside it" },
+  { [[rm -rf $(pwd)/../..]], "recursive delete of a folder above the project, outside it" },
+  { [[rm -rf ../*]], "recursive delete of a folder above the project, outside it" },
+  { [[rm -rf $(pwd)/../other]], "recursive delete outside the project" },
+  { [[rm -rf $OLDPWD]], "recursive delete of an unknown folder" },
+  { [[rm -rf ~-]], "recursive delete of an unknown folder" },
+  { [[rm -rf ${HOME%/}]], "recursive delete of the home" },
+  { [[rm -rf "${HOME,,}"]], "recursive delete of the home" },
+  { [[rm -rf ${HOME^^}/]], "recursive delete of the home" },
+  { [[rm -rf ${HOME:-/tmp/x}]], "recursive delete of the home" },
+  { [[rm -rf "$(echo ~)"]], "recursive delete of the home" },
+  { [[rm -rf "${PWD%/*}"]], "recursive delete of a folder above the project" },
+  { [[rm -rf "/home/dev/My Documents"]], "recursive delete outside the project" },
+  { [[rm -rf ~/My\ Documents]], "recursive delete outside the project" },
+  { [[sh -c "rm -rf $DIR/*"]], "recursive delete of an unknown folder" },
+  { [[eval "rm -rf ~/$SUB/.."]], "recursive delete" },
+}
+
+for _, c in ipairs(indirect) do
+  test("indirect caught: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+-- A script computed at run time is asked about (SETTINGS.computed_scripts).
+local computed = {
+  [[sh -c "$CMD"]],
+  [[bash -c "$(cat script.txt)"]],
+  [[eval "$X"]],
+  [[eval $(some-tool --env)]],
+  [[source <(./gen.sh)]],
+  [[. <(cat env.sh)]],
+  [[bash <(./gen.sh)]],
+  [[base64 -d payload.b64 | sh]],
+  [[cat install.sh | bash]],
+  [[python3 -c "import os; os.system(input())"]],
+  [[node -e 'child_process.execSync(`rm -rf ${process.argv[1]}`)']],
+  [[awk '{ system($0) }' cmds.txt]],
+  [[python -c "$CODE"]],
+  [[su -c "$CMD" root]],
+  [[cat cmds.txt | parallel]],
+  [[find . -name '*.sh' -exec bash {} \;]],
+}
+
+for _, line in ipairs(computed) do
+  test("asks about a computed script: " .. line, function()
+    local r = bash(line)
+    expect.asked(r, "shell pack: a script computed at run time")
+    expect.contains(r.reason, "write its commands out")
+  end)
+end
+
+-- Everyday forms near these stay allowed.
+local everyday = {
+  [[python -c 'print(1)']],
+  [[python3 -c 'import sys; print(sys.version)']],
+  [[python -c 'import json; print(json.load(open("package.json"))["name"])']],
+  [[python3 -c 'import shutil; shutil.rmtree("build")']],
+  [[node -e 'console.log(process.version)']],
+  [[node -e 'fs.rmSync("dist", { recursive: true, force: true })']],
+  [[ruby -e 'puts RUBY_VERSION']],
+  [[perl -e 'print "hello\n"']],
+  [[php -r 'echo PHP_VERSION;']],
+  [[awk -F: '{ print $1 }' /etc/passwd]],
+  [[awk '{ print | "sort" }' data.txt]],
+  [[deno eval 'console.log(Deno.version)']],
+  [[eval "$(ssh-agent -s)"]],
+  [[eval $(ssh-agent)]],
+  [[eval "$(direnv hook bash)"]],
+  [[eval "$(pyenv init -)"]],
+  [[eval "$(/opt/homebrew/bin/brew shellenv)"]],
+  [[source <(kubectl completion bash)]],
+  [[source <(gh completion -s zsh)]],
+  [[source .venv/bin/activate]],
+  [[. ./env.sh]],
+  [[bash -c 'echo hi']],
+  [[sh ./scripts/build.sh]],
+  [[bash -s < scripts/setup.sh]],
+  [[echo 'echo hi' | sh]],
+  [[echo ZWNobyBoaQ== | base64 -d | sh]],
+  [[echo aGVsbG8= | base64 -d]],
+  [[xargs -n1 echo]],
+  [[find . -name '*.go' | xargs -I{} gofmt -l {}]],
+  [[find . -name '*.tmp' -print0 | xargs -0 rm -f]],
+  [[parallel gzip ::: a.log b.log]],
+  [[ls *.txt | parallel wc -l]],
+  [[cat list.txt | xargs -P4 -n1 curl -sO]],
+  [[rm -rf "$PWD/build"]],
+  [[rm -rf $(pwd)/node_modules]],
+  [[cd "$OLDPWD"]],
+  [[ls "$HOME/My Documents"]],
+  [[rm -f ~/My\ Documents/notes.txt]],
+  [[cat cmds.txt | python3 -m json.tool]],
+  [[bash -c "cd $PROJECT_DIR && npm test"]],
+  [[eval "export PATH=$PATH:$HOME/.local/bin"]],
+  [[source "$VIRTUAL_ENV/bin/activate"]],
+  [[source "$(poetry env info --path)/bin/activate"]],
+}
+
+for _, line in ipairs(everyday) do
+  test("allows everyday " .. line, function()
+    expect.no_objection(bash(line))
+  end)
+end
+
 -- Every deny names the rule that fired: the history rule does not take a
 -- word it cannot read ($TMPDIR, {} of find) for the history file.
 test("a delete of an unknown word is not called history tampering", function()
@@ -327,4 +490,23 @@ end)
 test("a tool that is not a shell is not judged", function()
   expect.no_objection(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" }, cwd = CWD,
     toolInput = { file_path = "notes.md", content = "rm -rf /" } }))
+end)
+
+-- Lines of plain words (which the quick path reads without parsing) that
+-- a rule still catches: each program and word the quick check stops at.
+test("the quick path lets no plain line of a rule through", function()
+  for _, c in ipairs({ { "rm -rf /", "recursive delete" }, { "rmdir /tmp", "scratch folder" },
+    { "chmod 666 x", "writable" }, { "chown -R x /", "permission change" }, { "mkfs.ext4 /dev/sdb", "formatting" },
+    { "dd of=/dev/sda", "disk device" }, { "cp x /dev/sda", "disk device" }, { "find / -delete", "find -delete" },
+    { "history -c", "history" }, { "HISTFILE=/dev/null ls", "history" }, { "unset HISTFILE", "history" },
+    { "set +o history", "history" }, { "ln -sf /dev/null /home/dev/.bash_history", "history" },
+    { "touch /home/dev/.bashrc", "start-up file" }, { "sed -i s/a/b/ /home/dev/.profile", "start-up file" },
+    { "cmd.exe /c rd /s /q C:", "recursive delete" }, { "Clear-History", "history" },
+    { "Set-ExecutionPolicy Unrestricted", "unsigned" }, { "Format-Volume -DriveLetter D", "formatting" },
+    { "pwsh.exe -c Clear-History", "history" } }) do
+    denied(bash(c[1]), c[2])
+  end
+  for _, line in ipairs({ "ri -Recurse -Force C:/", "Remove-Item -Recurse /home/dev", "clhy" }) do
+    expect.denied(ps(line, CWD), "shell pack")
+  end
 end)

@@ -2,6 +2,7 @@
 -- program (sudo, env, xargs, timeout, sh -c, eval, find -exec, ...).
 
 local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
+local interp = require("shell.interp")
 local M = {}
 
 -- basename drops the folders of a program path ("/usr/bin/rm" -> "rm").
@@ -116,8 +117,8 @@ local WRAPPERS = {
   taskset = { skip = 1, stop = "p" },
   flock = { short_arg = "wEc", long_arg = { "timeout", "conflict-exit-code", "command" }, skip = 1, stop = "c" },
   caffeinate = { short_arg = "tw" },
-  xargs = { short_arg = "adEILnPs", long_arg = { "arg-file", "delimiter", "eof", "replace", "max-lines",
-    "max-args", "max-procs", "max-chars", "process-slot-var" }, xargs = true },
+  xargs = { short_arg = "adEILnPs", long_arg = { "arg-file", "delimiter", "max-args", "max-procs", "max-chars",
+    "process-slot-var" }, xargs = true },
   watch = { short_arg = "nq", long_arg = { "interval", "equexit" }, join = true },
   busybox = {},
   fakeroot = {},
@@ -144,7 +145,7 @@ M.INTERPRETERS = INTERPRETERS
 -- FOLLOWS are the other programs whose operands unwrap reads as commands
 -- or scripts, by what it does with them.
 local FOLLOWS = { eval = "eval", source = "source", ["."] = "source", su = "su", runuser = "su", alias = "alias",
-  find = "find" }
+  find = "find", awk = "awk", gawk = "awk", mawk = "awk", nawk = "awk", parallel = "parallel" }
 M.FOLLOWS = FOLLOWS
 
 -- interpreter returns the inline-code option letters of an interpreter
@@ -185,33 +186,93 @@ local function join(words, k)
   return table.concat(parts, " ")
 end
 
+-- written returns the text of a script word (sh -c's, eval's, a
+-- here-document's) with each unknown part that is a variable's value
+-- spelled as a variable never set, so that the nested parse reads the
+-- script around it ("cd $DIR && make") and the value as unknown; nil when
+-- the script itself is computed: all of it unknown, or a part that is a
+-- command's output ($(…)) or items read when it runs.
+local function written(w)
+  if not w.unknown then return w.text end
+  if w.whole or w.subs or (w.source ~= "var" and w.source ~= "arg") then return nil end
+  return (w.text:gsub("%z", "${__unknown}"))
+end
+
+-- joined returns the written texts of words k.. joined by spaces, or nil.
+local function joined(words, k)
+  local parts = {}
+  for j = k, #words do
+    parts[#parts + 1] = written(words[j])
+    if not parts[#parts] then return nil end
+  end
+  return table.concat(parts, " ")
+end
+
+-- STDIN_FILES name standard input as a script file (bash /dev/stdin).
+local STDIN_FILES = { ["/dev/stdin"] = true, ["/dev/fd/0"] = true, ["/proc/self/fd/0"] = true }
+
+local from_stdin -- forward
+
+-- VALUED: the letters of interpreters' options that take a value.
+local VALUED = { python = "WX", ruby = "rIC", perl = "MmI", node = "r", nodejs = "r", bun = "r", deno = "r" }
+
+-- computed marks cmd as running a script known only when it runs, with
+-- the reason (the first one found stays).
+local function computed(cmd, why)
+  cmd.computed = cmd.computed or why
+end
+
+-- code reads the script text of a shell or interpreter found on the line.
+local function code(p, cmd, text, via)
+  if SHELLS[cmd.name] or FOLLOWS[cmd.name] == "source" then
+    nested(p, text, via)
+  else
+    local why = interp.read(p, cmd.name, text, via)
+    if why then computed(cmd, "its code runs " .. why) end
+  end
+end
+
 -- script finds what a shell or interpreter runs: the inline code (-c '…'),
 -- a script operand, or stdin.
 local function script(p, cmd, out, letters)
   local a = cmd.args
   local k, inline, stdin = 1, false, false
-  while a[k] do
+  local valued = VALUED[cmd.name] or VALUED[(cmd.name:gsub("[%d.]+$", ""))] or "%z"
+  if cmd.name == "deno" and a[1] and a[1].text == "eval" then
+    -- deno eval [options] code
+    k, inline = 2, true
+    while a[k] and not a[k].unknown and a[k].text:sub(1, 1) == "-" do k = k + 1 end
+  end
+  while a[k] and not inline do
     local w = a[k]
     local t = w.text
     if w.unknown then break end
     if t == "-" or t == "--" then k = k + 1; if t == "-" then stdin = true end; break end
     if t:sub(1, 2) == "--" then
       if t == "--rcfile" or t == "--init-file" then k = k + 1 end
-      if t == "--eval" or t == "--command" then inline = true; k = k + 1; break end
+      if t == "--eval" or t == "--command" or t == "--print" then inline = true; k = k + 1; break end
     elseif t:find("^[-+].") then
       local body = t:sub(2)
-      if letters ~= "" and body:find("[" .. letters .. "]") and t:sub(1, 1) == "-" then
+      local at = letters ~= "" and body:find("[" .. letters .. "]")
+      -- ruby -rfileutils, perl -Mstrict: the letters after one that takes a value are the value
+      if at and not SHELLS[cmd.name] and body:sub(1, at - 1):find("[" .. valued .. "]") then at = nil end
+      if at and t:sub(1, 1) == "-" then
         inline = true
-        local at = body:find("[" .. letters .. "]")
         if at < #body and not SHELLS[cmd.name] then
           -- python -c'code': the code is the rest of the word
           cmd.script, cmd.inline = plain(body:sub(at + 1)), true
+          code(p, cmd, cmd.script.text, cmd.name .. " -" .. body:sub(at, at))
           return
         end
       end
       if body:find("s") and SHELLS[cmd.name] then stdin = true end
       if body:find("[oO]") and SHELLS[cmd.name] then k = k + 1 end
-      if (body == "m" or body:find("^[WX]")) and not SHELLS[cmd.name] then k = k + 1 end
+      if body == "m" and not SHELLS[cmd.name] then
+        -- python -m module: the module is the script
+        cmd.script = a[k + 1]
+        return
+      end
+      if not inline and body:find("^[" .. valued .. "]$") and not SHELLS[cmd.name] then k = k + 1 end
     else
       break
     end
@@ -220,7 +281,8 @@ local function script(p, cmd, out, letters)
   end
   local w = a[k]
   if inline then
-    if w and not w.unknown and SHELLS[cmd.name] then
+    local text = w and written(w)
+    if text and SHELLS[cmd.name] then
       -- sh -c 'script' name args: $0, $1, ... and $@ are the words after it
       local vars, saved, rest = p.vars, {}, {}
       for _, n in ipairs({ "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*" }) do saved[n] = vars[n] end
@@ -228,29 +290,182 @@ local function script(p, cmd, out, letters)
       for j = k + 2, #a do rest[#rest + 1] = a[j] end
       vars["@"] = #rest > 0 and rest or nil
       vars["*"] = vars["@"]
-      nested(p, w.text, cmd.name .. " -c")
+      nested(p, text, cmd.name .. " -c")
       for _, n in ipairs({ "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*" }) do vars[n] = saved[n] end
+    elseif text then
+      code(p, cmd, text, cmd.name .. " " .. (a[k - 1] and a[k - 1].text or "-c"))
+    elseif w then
+      computed(cmd, "the code of " .. cmd.name .. " " .. (a[k - 1] and a[k - 1].text or "-c") .. " is computed when it runs")
     end
     cmd.script = w
     cmd.inline = true
     return
   end
-  if w and not stdin then
+  if w and not stdin and not STDIN_FILES[w.text] then
+    -- a script file: computed when the whole name is ($X, <(…)), not when
+    -- only its folder is unknown ("$VENV/bin/activate" is a file on disk)
     cmd.script = w
+    if w.whole then computed(cmd, "the script file " .. cmd.name .. " runs is computed when it runs") end
     return
   end
+  from_stdin(p, cmd, out)
+end
+
+-- from_stdin reads the script a shell or interpreter (or source
+-- /dev/stdin) reads from its standard input: a here-document or
+-- here-string, a file (<), or the output of the command piped in.
+function from_stdin(p, cmd, out)
   cmd.reads_stdin = true
-  if not SHELLS[cmd.name] then return end
   for _, r in ipairs(cmd.redirs) do
     if (r.op == "<<" or r.op == "<<-" or r.op == "<<<") and r.target then
-      if r.target.unknown then cmd.script = r.target
-      else nested(p, r.target.text, cmd.name .. " <<") end
+      local text = written(r.target)
+      if text then
+        code(p, cmd, text, cmd.name .. " <<")
+      else
+        cmd.script = r.target
+        computed(cmd, "the here-document " .. cmd.name .. " reads is computed when it runs")
+      end
+      return
+    elseif r.op == "<" then
+      -- a script file: read as a script operand is
+      cmd.script = r.target
       return
     end
   end
   local up = upstream(cmd, out)
-  local text = up and p.output(up)
-  if text then nested(p, text, "| " .. cmd.name) end
+  if not up then return end
+  local text = p.output(up, p)
+  if text then
+    code(p, cmd, text, "| " .. cmd.name)
+  else
+    computed(cmd, cmd.name .. " runs what " .. (up.name or "a command") .. " prints, known only when it runs")
+  end
+end
+
+-- XARGS_OPTIONAL: xargs's long options whose value is optional (=R only).
+local XARGS_OPTIONAL = { "replace", "max-lines", "eof" }
+
+-- replaced returns words with the replace string R of xargs -I R or
+-- parallel put in place by item (an unknown item makes the word unknown).
+local function replaced(words, repl, item)
+  local out = {}
+  local pat = repl:gsub("%W", "%%%0")
+  for _, w in ipairs(words) do
+    if repl ~= "" and not w.unknown and w.text:find(repl, 1, true) then
+      if w.text == repl then
+        out[#out + 1] = item
+      else
+        out[#out + 1] = { text = (w.text:gsub(pat, (item.text:gsub("%%", "%%%%")))),
+          pat = (w.pat:gsub(pat, (item.pat:gsub("%%", "%%%%")))), glob = w.glob, home = w.home, cwd = w.cwd,
+          unknown = item.unknown, source = item.source, producer = item.producer }
+      end
+    else
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
+local STDIN_ITEM = { text = "\0", pat = "\0", unknown = true, whole = true, source = "stdin" }
+
+-- awk reads an awk program given on the command line (not -f file).
+local function awk(p, cmd)
+  local a, k = cmd.args, 1
+  while a[k] and not a[k].unknown do
+    local t = a[k].text
+    if t == "--" then k = k + 1; break end
+    if t:find("^%-f") or t:find("^%-%-file") then return end
+    if t == "-e" or t == "--source" then k = k + 1; break end
+    if t == "-F" or t == "-v" or t == "--field-separator" or t == "--assign" then k = k + 1
+    elseif not (t:sub(1, 1) == "-" and #t > 1) then break end
+    k = k + 1
+  end
+  local w = a[k]
+  if not w then return end
+  cmd.script, cmd.inline = w, true
+  if w.unknown then
+    computed(cmd, "the awk program is computed when it runs")
+  else
+    local why = interp.read(p, "awk", w.text, cmd.name)
+    if why then computed(cmd, "its program runs " .. why) end
+  end
+end
+
+-- The options of GNU parallel that take a value (as a separate word).
+local PARALLEL_SHORT = "jSaICdELNnP"
+local PARALLEL_LONG = { jobs = true, sshlogin = true, ["arg-file"] = true, colsep = true, delimiter = true,
+  ["max-lines"] = true, ["max-args"] = true, joblog = true, results = true, tmpdir = true, workdir = true,
+  wd = true, timeout = true, halt = true, retries = true, delay = true, memfree = true, load = true,
+  sshloginfile = true, slf = true, ["tag-string"] = true, env = true, basefile = true, ["return"] = true,
+  transferfile = true, nice = true, ["arg-sep"] = true, ["arg-file-sep"] = true }
+
+local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- parallel reads GNU parallel: its command (run by a shell, {} and its
+-- kin replaced by each item, or the item appended) with the items after
+-- ::: or from its input; with no command, each item is a command line.
+local function parallel(p, cmd, out)
+  local a, k, repl, from_file = cmd.args, 1, nil, false
+  while a[k] and not a[k].unknown and not a[k].text:find("^::::?%+?$") do
+    local t = a[k].text
+    if t == "--" then k = k + 1; break end
+    if t:sub(1, 2) == "--" then
+      local n, eq = t:match("^%-%-([^=]*)(=?)")
+      if n == "arg-file" then from_file = true end
+      if PARALLEL_LONG[n] and eq == "" then k = k + 1 end
+    elseif t:sub(1, 1) == "-" and #t > 1 then
+      local c = t:sub(2, 2)
+      if c == "a" then from_file = true end
+      if c == "I" then repl = #t > 2 and t:sub(3) or (a[k + 1] and a[k + 1].text) end
+      if PARALLEL_SHORT:find(c, 1, true) and #t == 2 then k = k + 1 end
+    else
+      break
+    end
+    k = k + 1
+  end
+  local parts, items, unknown = {}, {}, from_file
+  while a[k] and not a[k].text:find("^::::?%+?$") do
+    if a[k].unknown then computed(cmd, "parallel runs a command computed when it runs"); return end
+    parts[#parts + 1] = a[k].text
+    k = k + 1
+  end
+  local sep
+  while a[k] do
+    if a[k].text:find("^::::?%+?$") then sep = a[k].text
+    elseif sep:find("^::::") or a[k].unknown then unknown = true
+    else items[#items + 1] = a[k].text end
+    k = k + 1
+  end
+  if not sep and not from_file then
+    local up = upstream(cmd, out)
+    local text = up and p.output(up, p)
+    if text then
+      for l in text:gmatch("[^\n]+") do items[#items + 1] = l end
+    else
+      unknown = true
+    end
+  end
+  local line = table.concat(parts, " ")
+  local pat = repl and repl:gsub("%W", "%%%0") or "{[%./#%%]*%d*[%./]*}"
+  local function with(item)
+    local r, n = line:gsub(pat, (item:gsub("%%", "%%%%")))
+    if n == 0 then r = line .. " " .. item end
+    return r
+  end
+  for n, it in ipairs(items) do
+    if n > p.limits.fields then break end
+    nested(p, line == "" and it or with(sq(it)), "parallel")
+  end
+  if unknown then
+    if line == "" then
+      computed(cmd, "parallel runs command lines it reads when it runs")
+    else
+      local saved = p.vars.__parallel_item
+      p.vars.__parallel_item = { STDIN_ITEM }
+      nested(p, with("$__parallel_item"), "parallel")
+      p.vars.__parallel_item = saved
+    end
+  end
 end
 
 -- FIND_EXEC are the find actions that run a command.
@@ -261,8 +476,8 @@ local FIND_EXEC = { ["-exec"] = true, ["-execdir"] = true, ["-ok"] = true, ["-ok
 -- then the commands it runs in turn (sh -c strings, eval, find -exec, ...).
 function M.unwrap(p, cmd, out, emit)
   local argv, i = cmd.argv, 1
-  local items
-  local later = {}
+  local items, repl, arg_file
+  local later, extra = {}, {}
   while argv[i] do
     local w = argv[i]
     if w.unknown then break end
@@ -281,6 +496,11 @@ function M.unwrap(p, cmd, out, emit)
         local lname, eq, val = t:match("^%-%-([^=]*)(=?)(.*)$")
         local hits = M.long(lname, spec.long_arg or {})
         if #hits > 0 and eq == "" then j = j + 1; val = argv[j] and argv[j].text end
+        if spec.xargs then
+          -- --replace[=R], --arg-file=F: R replaces in the command; the items come from F
+          if M.long(lname, XARGS_OPTIONAL)[1] == "replace" then repl = eq ~= "" and val or "{}" end
+          if hits[1] == "arg-file" then arg_file = true end
+        end
         if spec.split_long and hits[1] == spec.split_long and val then
           later[#later + 1] = { val, "env -S" }; stop = true
         end
@@ -289,10 +509,17 @@ function M.unwrap(p, cmd, out, emit)
         for k = 2, #t do
           local c = t:sub(k, k)
           if spec.stop and spec.stop:find(c, 1, true) then stop = true end
+          if spec.xargs and (c == "i" or c == "l" or c == "e") then
+            -- options whose value is optional and attached (-i{}, -l1)
+            if c == "i" then repl = t:sub(k + 1) ~= "" and t:sub(k + 1) or "{}" end
+            break
+          end
           if spec.short_arg and spec.short_arg:find(c, 1, true) then
             local val = t:sub(k + 1)
             if val == "" then j = j + 1; val = argv[j] and argv[j].text end
             if spec.split == c and val then later[#later + 1] = { val, "env -S" }; stop = true end
+            if spec.xargs and c == "I" then repl = val end
+            if spec.xargs and c == "a" then arg_file = true end
             break
           end
         end
@@ -306,16 +533,26 @@ function M.unwrap(p, cmd, out, emit)
     j = j + (spec.skip or 0)
     cmd.wrappers[#cmd.wrappers + 1] = name
     if spec.xargs then
-      local up = upstream(cmd, out)
-      local text = up and p.output(up)
+      local up = not arg_file and upstream(cmd, out) or nil
+      local text = up and p.output(up, p)
       items = {}
       if text then
-        for f in text:gmatch("%S+") do items[#items + 1] = plain(f) end
+        -- with a replace string, each line is one item
+        for f in text:gmatch(repl and "[^\n]+" or "%S+") do items[#items + 1] = plain(f) end
       else
         items[1] = { text = "\0", pat = "\0", unknown = true, whole = true, source = "stdin", producer = up }
       end
       if not argv[j] then
         argv[j] = plain("echo")
+      end
+      if repl and items[1] then
+        -- xargs -I{} cmd {}: one command per item, the item in place of {}
+        local rest = {}
+        for x = j, #argv do rest[#rest + 1] = argv[x] end
+        for n = 2, math.min(#items, p.limits.fields) do extra[#extra + 1] = replaced(rest, repl, items[n]) end
+        local first = replaced(rest, repl, items[1])
+        for x = 1, #first do argv[j + x - 1] = first[x] end
+        items = nil
       end
     end
     if spec.join then
@@ -342,6 +579,11 @@ function M.unwrap(p, cmd, out, emit)
   end
   emit(p, cmd, out)
   for _, l in ipairs(later) do nested(p, l[1], l[2]) end
+  for _, l in ipairs(extra) do
+    if not p.charge(p, "commands", 1) then return end
+    M.unwrap(p, { argv = l, redirs = {}, wrappers = { "xargs" }, via = cmd.via, depth = cmd.depth, func = cmd.func,
+      pipeline = -1 }, out, emit)
+  end
   local name, a = cmd.name, cmd.args
   if not name then return end
   local letters = M.interpreter(name)
@@ -349,20 +591,39 @@ function M.unwrap(p, cmd, out, emit)
   if letters then
     script(p, cmd, out, letters)
   elseif follow == "eval" then
-    local text = join(a, 1)
-    if text then nested(p, text, "eval") else cmd.script = a[1] end
+    local text = joined(a, 1)
+    if text then nested(p, text, "eval")
+    elseif a[1] then
+      cmd.script = a[1]
+      computed(cmd, "eval runs a string computed when it runs")
+    end
   elseif follow == "source" then
     cmd.script = a[1]
+    if a[1] and STDIN_FILES[a[1].text] then
+      from_stdin(p, cmd, out)
+    elseif a[1] and a[1].whole then
+      computed(cmd, name .. " reads a script computed when it runs")
+    end
   elseif follow == "su" then
     for k, x in ipairs(a) do
       local t = x.text
       local v = t:match("^%-%-command=(.*)$") or t:match("^%-c(.+)$")
       if v then nested(p, v, name .. " -c"); break end
       if (t == "-c" or t == "--command") and a[k + 1] then
-        if a[k + 1].unknown then cmd.script = a[k + 1] else nested(p, a[k + 1].text, name .. " -c") end
+        local text = written(a[k + 1])
+        if text then
+          nested(p, text, name .. " -c")
+        else
+          cmd.script = a[k + 1]
+          computed(cmd, "the command of " .. name .. " -c is computed when it runs")
+        end
         break
       end
     end
+  elseif follow == "awk" then
+    awk(p, cmd)
+  elseif follow == "parallel" then
+    parallel(p, cmd, out)
   elseif follow == "alias" then
     for _, x in ipairs(a) do
       local v = not x.unknown and x.text:match("^[^=]+=(.*)$")

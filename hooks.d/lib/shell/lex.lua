@@ -269,7 +269,9 @@ local function param(p, q)
   local piece = { k = "var", name = name, q = q }
   if prefix ~= "" or not name then piece.name = nil end
   p.i = p.i + #prefix + (name and #name or 0)
-  local op = s:match("^:?[-=?+]", p.i) or s:match("^[#%%/^,:@]+", p.i)
+  -- one operator: ${X%/} is "%" and the pattern "/", not "%/"
+  local op = s:match("^:?[-=?+]", p.i) or s:match("^##?", p.i) or s:match("^%%%%?", p.i) or s:match("^//?", p.i)
+    or s:match("^%^%^?", p.i) or s:match("^,,?", p.i) or s:match("^[:@]", p.i)
   local arg = {}
   if op then p.i = p.i + #op end
   -- the rest up to the matching brace is the operator's word
@@ -393,7 +395,8 @@ local function read_word(p)
       else lit(w, "[", false); p.i = p.i + 1 end
     elseif c == B_TILDE then
       if p.i == start then
-        local user = s:match("^[%w_.-]*", p.i + 1)
+        -- ~+ and ~- (the working folder and the one before), or ~user
+        local user = s:match("^[+-]%f[%z/%s;&|<>()]", p.i + 1) or s:match("^[%w_.-]*", p.i + 1)
         w[#w + 1] = { k = "tilde", user = user }
         p.i = p.i + 1 + #user
       else
