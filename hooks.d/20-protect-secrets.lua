@@ -18,33 +18,10 @@ local type, pairs, ipairs, tostring = type, pairs, ipairs, tostring
 local shell = require("shell")
 
 -- What holds secrets (file names, paths, folders) is lib/secrets.lua's
--- files list, shared with the packs, and MORE_FILES (shell.glob.rules:
--- "name", "dir/name", "dir/" for a folder and all in it).
+-- list, shared with the packs: secrets.matcher compiles all of it.
 local secrets = require("secrets")
 local paths_lib = require("paths")
-
-local MORE_FILES = {
-  -- system password hashes and host keys
-  "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-", "etc/master.passwd", "etc/security/opasswd",
-  "ssh_host_*_key",
-  -- tokens of package registries, CLIs and cloud tools; the folders that
-  -- hold cloud credentials count themselves (grep -r, tar, a grep's folder)
-  "credentials.json", "client_secret*.json", "credentials.tfrc.json", ".npmrc", ".pypirc", ".vault-token",
-  ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/sso/", ".aws/cli/", ".kube",
-  -- password stores, browser profiles and keychains
-  "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
-  "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
-  ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
-  "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
-}
-local RULES
-do
-  local list = {}
-  for _, f in ipairs(secrets.files) do list[#list + 1] = f end
-  for _, f in ipairs(MORE_FILES) do list[#list + 1] = f end
-  RULES = shell.glob.rules(list)
-end
-local could_touch, templates = shell.glob.could_touch, secrets.templates
+local SECRETS = secrets.matcher()
 
 -- Shell tools by name, when the host does not declare capabilities.
 local SHELL_TOOLS = { bash = true, shell = true, run_shell_command = true, execute_command = true,
@@ -72,18 +49,8 @@ local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, as
 -- could name a secrets file: the word, or what follows an "=", ":" or "@"
 -- in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if none. A glob that
 -- could match such a file counts; a template does not, in a glob's folders
--- too (**/.env.example). (lib/secrets.lua's file, over RULES.)
-local function secret(w)
-  local base = w.pat:match("[^/]*$")
-  if not base:find("[*?%[%z]") and templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
-  if could_touch(w.pat, RULES) then return w.text end
-  local texts = w.text:gmatch("[=:@]([^=:@]+)")
-  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
-    local t = texts()
-    if rest ~= "\0" and could_touch(rest, RULES) then return t or rest end
-  end
-  return nil
-end
+-- too (**/.env.example).
+local secret = SECRETS.file
 
 -- listed returns what names a secrets file in a search tool's glob g (a
 -- grep's glob or include, a glob tool's pattern) joined to the folder dir
@@ -102,7 +69,7 @@ end
 -- common case costs one regular-expression match and no Lua call. (The
 -- hot path's returns give no value, which the runner reads as nil: a
 -- LOADNIL less.)
-local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = RULES.in_line })
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ words = SECRETS.in_line })
 local match, match_any = re.match, re.match_any
 
 -- The same pattern matches every string that could be a path naming a

@@ -204,3 +204,25 @@ test("tool calls without input are not denied", function()
   expect.no_objection(fire("PreToolUse", { toolName = "read" }))
   expect.no_objection(fire("PreToolUse", { toolName = "bash" }))
 end)
+
+-- lib/secrets.lua holds the one list of secrets files; a pack or a policy
+-- adds its own names through secrets.matcher.
+test("secrets.matcher takes a policy's own names besides the shared list", function()
+  local secrets = require("secrets")
+  local w = secrets.path_word
+  local mine = secrets.matcher({ "vault.yml", "deploy/keys/" })
+  expect.truthy(mine.file(w("ansible/vault.yml")), "an added name")
+  expect.truthy(mine.file(w("deploy/keys/prod.txt")), "an added folder")
+  expect.eq(secrets.matcher().file(w("ansible/vault.yml")), nil)
+  expect.truthy(mine.file(w(".env")), "the list's files")
+  expect.truthy(mine.file(w("/etc/shadow")), "the list's machine files")
+  expect.truthy(mine.file(w("/home/dev/.config/google-chrome/Default/Login Data")), "a browser profile")
+  expect.eq(mine.file(w("config/.env.example")), nil)
+  expect.eq(mine.file(w("**/.env.example")), nil)
+  expect.truthy(re.match(mine.in_line, "cat ansible/vault.yml"), "in_line knows an added name")
+  expect.truthy(not re.match(mine.in_line, "cat README.md"))
+  -- file (what may not be committed) leaves out the machine's files a
+  -- project may hold without a secret: an .npmrc naming a registry
+  expect.eq(secrets.file(w(".npmrc")), nil)
+  expect.truthy(secrets.file(w(".env")))
+end)

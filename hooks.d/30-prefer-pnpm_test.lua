@@ -15,6 +15,28 @@ local rewrites = {
   { "npm ci", "pnpm install --frozen-lockfile" },
   { "npm run build", "pnpm run build" },
   { "npx prettier --write .", "pnpm dlx prettier --write ." },
+  { "npm add left-pad", "pnpm add left-pad" },
+  { "npm install --save-dev typescript @types/node", "pnpm add --save-dev typescript @types/node" },
+  { "npm i -E left-pad@1.3.0", "pnpm add -E left-pad@1.3.0" },
+  { "npm install \"left-pad\"", "pnpm add \"left-pad\"" },
+  -- pnpm passes a "--" on to the script, npm does not: it is dropped
+  { "npm run test -- --watch", "pnpm run test --watch" },
+  { "npm run test -- --grep 'a b'", "pnpm run test --grep 'a b'" },
+  { "npm run lint -- --fix -- x", "pnpm run lint --fix -- x" },
+  { "npm run", "pnpm run" },
+  { "npm run-script build", "pnpm run build" },
+  { "npm run-script", "pnpm run" },
+  -- pnpm dlx never asks: npx's --yes has nothing to answer
+  { "npx --yes create-vite@latest app", "pnpm dlx create-vite@latest app" },
+  { "npx -y cowsay hi", "pnpm dlx cowsay hi" },
+  -- each plain command of a chain
+  { "cd web && npm install", "cd web && pnpm install" },
+  { "cd web && npm ci && npm run build", "cd web && pnpm install --frozen-lockfile && pnpm run build" },
+  { "npm test; npm i x", "npm test; pnpm add x" },
+  { "npm install x || echo failed", "pnpm add x || echo failed" },
+  { "  npm install x  ", "  pnpm add x  " },
+  -- up to the first command that is not plain: it and the rest stay
+  { "npm install x && echo \"$HOME\" && npm install y", "pnpm add x && echo \"$HOME\" && npm install y" },
 }
 
 for _, c in ipairs(rewrites) do
@@ -30,7 +52,17 @@ test("keeps the other fields of the tool input", function()
   expect.eq(r.input, { command = "pnpm add x", timeout = 120000, description = "install x" })
 end)
 
-local untouched = { "pnpm add x", "npm --version", "echo npm install x", "ls", "npmx install" }
+local untouched = { "pnpm add x", "npm --version", "echo npm install x", "ls", "npmx install",
+  -- global installs do not touch the project: pnpm's would need its own setup
+  "npm install -g typescript", "npm i --global pnpm", "npm install --location=global x", "npm i -g",
+  -- options pnpm does not take, or takes otherwise
+  "npm install --legacy-peer-deps", "npm install --no-audit x", "npm i -D", "npm ci --omit=dev",
+  "npm run --silent build", "npx -p typescript tsc", "npx --no-install tsc", "npx", "npx --yes",
+  -- other npm verbs
+  "npm test", "npm publish",
+  -- not a plain command: an expansion, a pipe, a redirection, a comment
+  "npm install $PKG", "npm install x | tee log", "npm install x > log", "npm install x # a comment",
+  "NODE_ENV=production npm ci", "echo \"$(npm install x)\"", "cd \"$DIR\" && echo && npm i x" }
 
 for _, cmd in ipairs(untouched) do
   test("leaves " .. cmd .. " alone", function()

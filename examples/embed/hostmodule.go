@@ -59,7 +59,7 @@ func hostModule(u user, b *budgets) host.Module {
 // deployPolicy reads the host module: only maintainers deploy.
 const deployPolicy = `local embed = require("host.embed")
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   local cmd = input.toolInput.command or ""
   if cmd:find("make deploy", 1, true) and not embed.user:Maintainer() then
     return hook.deny(("only maintainers deploy; %s is a %s (%d tool calls left)"):format(

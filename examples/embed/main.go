@@ -98,7 +98,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// removes them all when closed.
 	scope := eng.Registry().Scope("embed-host", registry.ScopeOptions{})
 	defer scope.Close()
-	_, err = scope.RegisterFunc(luahook.PostToolUse, "bash", func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
+	_, err = scope.RegisterFunc(luahook.PostToolUse, "@shell", func(ctx context.Context, in *luahook.Input) (*luahook.Outcome, error) {
 		if in.ToolResult != nil && in.ToolResult.IsError {
 			return luahook.Context("The command failed: read its output before you retry it."), nil
 		}
@@ -126,7 +126,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// An operator adds a policy while the session runs. The watcher would
 	// load it within a fraction of a second; Reload does it now.
 	fmt.Fprintln(out, "\n» the operator adds hooks.d/70-no-sudo.lua")
-	policy := `hook.register("PreToolUse", "bash", function(input)
+	policy := `hook.register("PreToolUse", "@shell", function(input)
   if re.match([[(^|[;&|]\s*)sudo\s]], input.toolInput.command or "") then
     return hook.deny("sudo is not available to the agent; ask the user")
   end

@@ -244,3 +244,33 @@ func TestRunRejectsBadCommandLines(t *testing.T) {
 		t.Fatal("a bad address was accepted")
 	}
 }
+
+// TestPolicyJudgesEveryAgentsShellTool: the policy judges a shell tool by
+// its capability, whatever the agent names it (Claude Code's Bash,
+// Gemini's run_shell_command, a host's own tool declaring "shell"), and
+// leaves a tool that is not a shell alone.
+func TestPolicyJudgesEveryAgentsShellTool(t *testing.T) {
+	srv := newPolicyServer(t)
+	for _, tt := range []struct {
+		tool  string
+		caps  []string
+		input string
+		deny  bool
+	}{
+		{"Bash", nil, `{"command":"rm -rf /"}`, true},
+		{"run_shell_command", nil, `{"command":"rm -rf /"}`, true},
+		{"exec_in_sandbox", []string{"shell"}, `{"command":"rm -rf /"}`, true},
+		{"bash", []string{"fs.read"}, `{"command":"rm -rf /"}`, false},
+		{"notes", nil, `{"command":"rm -rf /"}`, false},
+		{"Write", nil, `{"file_path":"x.sh","content":"rm -rf /"}`, false},
+	} {
+		in := luahook.Input{Event: luahook.PreToolUse, ToolName: tt.tool, ToolCapabilities: tt.caps,
+			ToolInput: json.RawMessage(tt.input), Cwd: "/work"}
+		payload, _ := json.Marshal(&in)
+		status, body := post(t, srv, string(payload))
+		denied := status == http.StatusOK && strings.Contains(string(body), `"deny"`)
+		if denied != tt.deny {
+			t.Errorf("%s %v: status %d body %q, want denied = %v", tt.tool, tt.caps, status, body, tt.deny)
+		}
+	}
+}

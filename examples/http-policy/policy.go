@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/luahook/luahook"
@@ -63,7 +64,7 @@ func handler(logger *slog.Logger) http.Handler {
 func decide(in *luahook.Input) *luahook.Outcome {
 	switch in.Event {
 	case luahook.PreToolUse:
-		if !strings.EqualFold(in.ToolName, "bash") {
+		if !shellTool(in) {
 			return nil
 		}
 		var ti struct {
@@ -136,4 +137,16 @@ func forcedRecursiveRemove(command string) bool {
 		}
 	}
 	return false
+}
+
+// shellTool reports whether the call is to a shell tool, whatever the
+// agent names it: by the capabilities the host declared or, when it
+// declared none, by the agent's own tool names (bash, Bash, Shell,
+// run_shell_command, ...), as a matcher's @shell selects it.
+func shellTool(in *luahook.Input) bool {
+	caps := in.ToolCapabilities
+	if len(caps) == 0 {
+		caps = luahook.KnownToolCapabilities(in.ToolName)
+	}
+	return slices.Contains(caps, "shell")
 }

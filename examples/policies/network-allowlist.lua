@@ -11,7 +11,7 @@ local ALLOWED = {
   "registry.npmjs.org", "pypi.org", "files.pythonhosted.org",
 }
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   local cmd = input.toolInput.command
   if type(cmd) ~= "string" then
     return nil

@@ -51,7 +51,7 @@ local function check(words)
   return nil
 end
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   local cmd = input.toolInput.command
   if type(cmd) ~= "string" then
     return nil

@@ -24,7 +24,7 @@ local function subcommand(words)
   return words[i], elsewhere
 end
 
-hook.register("PreToolUse", "bash", function(input)
+hook.register("PreToolUse", "@shell", function(input)
   local cmd = input.toolInput.command
   if type(cmd) ~= "string" then
     return nil

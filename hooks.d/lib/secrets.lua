@@ -5,7 +5,9 @@
 --
 --   local secrets = require("secrets")
 --   local label, masked = secrets.find(text)   -- "a GitHub token", "ghp_…"
---   secrets.file(word)                         -- a file that holds secrets?
+--   secrets.file(word)                         -- a project file that holds secrets?
+--   local m = secrets.matcher({ "vault.yml" }) -- every secrets file, and more
+--   m.file(word), m.in_line, m.rules           -- (see matcher)
 --
 -- patterns is a plain list of { pattern, label }: pattern a Go RE2
 -- expression (used through re.match/re.find), written as a Lua long string
@@ -63,6 +65,28 @@ M.files = {
   ".docker/config.json", ".ssh/", ".gnupg/", ".config/gcloud/", ".azure/",
 }
 
+-- machine_files are the files and folders of the machine and the user
+-- that hold secrets: password hashes, tokens of registries, CLIs and cloud
+-- tools, password stores, browser profiles, keychains. Reading one is as
+-- bad as reading one of files, but a project may hold a file of such a
+-- name with no secret in it (an .npmrc that names a registry, a
+-- credentials.json fixture) and commit it: file leaves them out, matcher
+-- takes them in.
+M.machine_files = {
+  -- system password hashes and host keys
+  "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-", "etc/master.passwd", "etc/security/opasswd",
+  "ssh_host_*_key",
+  -- tokens of package registries, CLIs and cloud tools; the folders that
+  -- hold cloud credentials count themselves (grep -r, tar, a search's folder)
+  "credentials.json", "client_secret*.json", "credentials.tfrc.json", ".npmrc", ".pypirc", ".vault-token",
+  ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/sso/", ".aws/cli/", ".kube",
+  -- password stores, browser profiles and keychains
+  "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
+  "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
+  ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
+  "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
+}
+
 -- templates hold no secrets, by exact name.
 M.templates = { [".env.example"] = true, [".env.sample"] = true, [".env.template"] = true, [".env.dist"] = true }
 
@@ -92,6 +116,45 @@ function M.file(w)
     if rest ~= "\0" and shell.glob.could_touch(rest, RULES) then return t or rest end
   end
   return nil
+end
+
+-- matcher compiles every secrets file (files and machine_files) and the
+-- names of extra (the same glob rules: a pack's or a policy's own, such
+-- as a SETTINGS list) into a table:
+--   file(w)   the part of a word (a shell word or { text, pat }) that
+--             could name one of them, as file does, nil if none; a
+--             template passes, in a glob's folders too (**/.env.example)
+--   in_line   an RE2 expression matching a line of plain words
+--             (shell.quick's words) wherever file could find one
+--   rules     the compiled rules (shell.glob.could_touch)
+-- This is the way to add names: a pack or a policy passes its own to
+-- matcher; a name every policy should know belongs in the lists above.
+-- Call it when the file loads, not in a hook: it compiles (the list alone
+-- once per state, shared by every file that asks for no extra names: read
+-- the table it returns, never change it).
+local plain
+function M.matcher(extra)
+  if (extra == nil or #extra == 0) and plain then return plain end
+  local list = {}
+  for _, l in ipairs({ M.files, M.machine_files, extra or {} }) do
+    for _, f in ipairs(l) do list[#list + 1] = f end
+  end
+  local rules = shell.glob.rules(list)
+  local could_touch, templates = shell.glob.could_touch, M.templates
+  local function file(w)
+    local base = w.pat:match("[^/]*$")
+    if not base:find("[*?%[%z]") and templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
+    if could_touch(w.pat, rules) then return w.text end
+    local texts = w.text:gmatch("[=:@]([^=:@]+)")
+    for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
+      local t = texts()
+      if rest ~= "\0" and could_touch(rest, rules) then return t or rest end
+    end
+    return nil
+  end
+  local m = { file = file, in_line = rules.in_line, rules = rules }
+  if extra == nil or #extra == 0 then plain = m end
+  return m
 end
 
 -- readers are the programs that read, copy or send the files they are

@@ -20,7 +20,7 @@
 --     credentials.json, ~/.npmrc, ~/.pypirc, ~/.config/gh/hosts.yml,
 --     ~/.vault-token, .netrc, .pgpass, .git-credentials), /etc/shadow,
 --     browser profiles (Login Data, Cookies) and keychains (the list of
---     lib/secrets.lua and SETTINGS.secret_files). A template
+--     lib/secrets.lua, and SETTINGS.secret_files). A template
 --     (.env.example, .env.sample, …) passes, and so does a command that
 --     only writes such a file (cp .env.example .env, echo X=1 >> .env) or
 --     names it to git without showing it (git rm --cached .env).
@@ -35,8 +35,8 @@
 --   allow_ci    true lets the agent edit CI configuration (false)
 --   ci          CI configuration, as shell.glob.rules ("name", "dir/")
 --   lockfiles   lockfile name -> the command that writes it
---   secret_files  files that hold secrets besides lib/secrets.lua's, as
---               shell.glob.rules ("name", "dir/name", "dir/")
+--   secret_files  files that hold secrets besides lib/secrets.lua's list
+--               ({}), as shell.glob.rules ("name", "dir/name", "dir/")
 --
 -- What it cannot know: the project is the payload's cwd (a session
 -- started in a subfolder treats the rest of the repository as outside);
@@ -68,52 +68,24 @@ local SETTINGS = {
     ["flake.lock"] = "nix flake update", ["mix.lock"] = "mix deps.get", ["pubspec.lock"] = "dart pub get",
     ["Podfile.lock"] = "pod install", ["packages.lock.json"] = "dotnet restore",
   },
-  secret_files = {
-    -- system password hashes and host keys
-    "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-", "etc/master.passwd", "etc/security/opasswd",
-    "ssh_host_*_key",
-    -- tokens of package registries, CLIs and cloud tools; the folders that
-    -- hold cloud credentials count themselves (grep -r, tar, Grep's path)
-    "credentials.json", "client_secret*.json", "credentials.tfrc.json", ".npmrc", ".pypirc", ".vault-token",
-    ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/sso/", ".aws/cli/", ".kube",
-    -- password stores, browser profiles and keychains
-    "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
-    "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
-    ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
-    "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
-  },
+  -- files that hold secrets besides lib/secrets.lua's list (its files and
+  -- machine_files: .env, keys, ~/.aws/credentials, /etc/shadow, browser
+  -- profiles, …), as shell.glob.rules: "name", "dir/name", "dir/"
+  secret_files = {},
 }
 
 local CI = shell.glob.rules(SETTINGS.ci)
 local GITDIR = shell.glob.rules({ ".git/" })
 
--- SECRET_FILES are lib/secrets.lua's files and SETTINGS.secret_files,
--- compiled when the pack loads.
-local SECRET_FILES
-do
-  local list = {}
-  for _, f in ipairs(secrets.files) do list[#list + 1] = f end
-  for _, f in ipairs(SETTINGS.secret_files) do list[#list + 1] = f end
-  SECRET_FILES = shell.glob.rules(list)
-end
-
--- secret_file returns the part of a word (a shell word or { text, pat })
--- that could name a file holding secrets: the word, or what follows an
--- "=", ":" or "@" in it (--env-file=.env, HEAD:.env, host:.ssh/x); nil if
--- none. A glob that could match such a file counts; a template does not,
--- in a glob's folders too (**/.env.example). (lib/secrets.lua's file,
--- over SECRET_FILES.)
-local function secret_file(w)
-  local base = w.pat:match("[^/]*$")
-  if not base:find("[*?%[%z]") and secrets.templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
-  if shell.glob.could_touch(w.pat, SECRET_FILES) then return w.text end
-  local texts = w.text:gmatch("[=:@]([^=:@]+)")
-  for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
-    local t = texts()
-    if rest ~= "\0" and shell.glob.could_touch(rest, SECRET_FILES) then return t or rest end
-  end
-  return nil
-end
+-- SECRETS is lib/secrets.lua's list of secrets files and
+-- SETTINGS.secret_files, compiled when the pack loads. Its file returns
+-- the part of a word (a shell word or { text, pat }) that could name a
+-- file holding secrets: the word, or what follows an "=", ":" or "@" in it
+-- (--env-file=.env, HEAD:.env, host:.ssh/x); nil if none. A glob that
+-- could match such a file counts; a template does not, in a glob's
+-- folders too (**/.env.example).
+local SECRETS = secrets.matcher(SETTINGS.secret_files)
+local secret_file = SECRETS.file
 
 -- write_problem returns why writing path p (a string, or a shell word)
 -- is refused and what to do instead, or nil.
@@ -259,9 +231,31 @@ local function inline_code(c)
   return out
 end
 
+-- The programs the shell rules look at by name (those paths.writes finds
+-- the written files of), for shell.quick: a plain line running none of
+-- them has no file written (it has no redirection either), and one in
+-- which no word could name a secrets file (SECRETS.in_line) reads none:
+-- it is allowed without parsing. Interpreters, whose code is read for
+-- names, are among the programs shell.quick always parses.
+local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
+  "dd" }
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS }, words = SECRETS.in_line })
+local match = re.match
+
 hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+  -- The command line (shell.command's reading, made here: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call, and the usual call allocates nothing).
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
+  if #line < QUICK_MAX and not match(QUICK_STOP, line) then return nil end
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
     -- a file the command only writes (cp .env.example .env, > .env) is

