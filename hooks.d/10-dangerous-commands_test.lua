@@ -87,6 +87,21 @@ local others = {
   { "x() { rm -rf \"$1\"; }; x /", "recursive delete" },
   { "rm -rf $(find / -maxdepth 1)", "recursive delete" },
   { "busybox rm -rf /", "recursive delete" },
+  -- xargs whose program is a wrapper runs the items as the wrapped command
+  { "echo rm -rf --no-preserve-root / | xargs sudo", "recursive delete" },
+  { "echo /bin/rm --recursive --force /./ | xargs sudo", "recursive delete" },
+  { "echo rm -rf / | xargs busybox", "recursive delete" },
+  { "echo 5 rm -rf ~ | xargs -r timeout", "recursive delete" },
+  { "echo A=1 rm -rf / | xargs env", "recursive delete" },
+  { "echo /sbin/mkfs -t xfs /dev/nvme0n1 | xargs sudo", "formatting a file system" },
+  -- a wrapper before the printer of a decoded script
+  { "sudo printf '\\x72\\x6d -rf /' | sh", "recursive delete" },
+  { "sudo echo cm0gLXJmIC8= | base64 -d | bash", "recursive delete" },
+  { "sudo echo 'rm -rf ~' | sh", "recursive delete" },
+  { "env X=1 nice echo 'rm -rf ~' | command sh", "recursive delete" },
+  -- the program word in path form
+  { "//bin//rm -rf /", "recursive delete" },
+  { "/usr/./bin/../bin/rm -rf ~", "recursive delete" },
   -- fork bombs, whatever the function is called
   { ":(){ :|:& };:", "fork bomb" },
   { "bomb() { bomb | bomb & }; bomb", "fork bomb" },
@@ -193,6 +208,11 @@ local allowed = {
   "x=1; echo $((x + 1))",
   "ssh host 'ls -la'",
   "timeout 60 go test -race ./...",
+  "echo src | xargs sudo ls",
+  "echo 60 go test ./... | xargs timeout",
+  "sudo echo hello | cat",
+  "sudo printf 'ls -la\\n' | sh",
+  "/usr/bin/../bin/rm -rf ./build",
 }
 
 for _, cmd in ipairs(allowed) do

@@ -39,6 +39,18 @@ local cases = {
   { "xargs appends the echoed items", "echo a b | xargs rm -rf", "echo a b ; [xargs] rm -rf a b" },
   { "xargs of an unknown stream", "find . | xargs rm", "find . ; [xargs] rm ?" },
   { "env -S splits its string", "env -S 'rm -rf x'", "env -S rm -rf x ; rm -rf x" },
+  -- xargs whose program is a wrapper: the items are the wrapped command's words
+  { "xargs sudo runs the first item", "echo rm -rf / | xargs sudo", "echo rm -rf / ; [xargs sudo] rm -rf /" },
+  { "xargs timeout skips the duration item", "echo 600 terraform destroy | xargs timeout",
+    "echo 600 terraform destroy ; [xargs timeout] terraform destroy" },
+  { "xargs env skips assignment items", "echo A=1 aws s3 rm s3://b | xargs env",
+    "echo A=1 aws s3 rm s3://b ; [xargs env] aws s3 rm s3://b" },
+  { "xargs sudo with no more item", "echo su | xargs sudo", "echo su ; [xargs sudo] su" },
+  { "xargs busybox", "echo rm -rf / | xargs -r busybox", "echo rm -rf / ; [xargs busybox] rm -rf /" },
+  { "xargs sudo of unknown items", "cat f | xargs sudo", "cat f ; [xargs] sudo ?" },
+  { "xargs sudo with its own program", "echo a | xargs sudo rm", "echo a ; [xargs sudo] rm a" },
+  -- the program word in path form is read as the kernel reads it
+  { "program path cleaned", "/usr/bin/../bin/RM x; //bin//rm y; /./sbin/./reboot", "rm x ; rm y ; reboot" },
   -- chains and nesting
   { "separators", "a; b && c || d | e & f", "a ; b ; c ; d ; e ; f" },
   { "command substitution first", "echo $(rm x) `rm y`", "rm x ; rm y ; echo ? ?" },
@@ -107,6 +119,12 @@ local cases = {
   { "base64 -D in $(…)", [[sh -c "$(echo cm0geA== | base64 -D)"]], "echo cm0geA== ; base64 -D ; sh -c rm x ; rm x" },
   { "xxd -r -p", "echo 726d2078 | xxd -r -p | sh", "echo 726d2078 ; xxd -r -p ; sh ; rm x" },
   { "rev", "echo 'x mr' | rev | sh", "echo x mr ; rev ; sh ; rm x" },
+  -- a wrapper before the printer leaves its output as it is
+  { "sudo printf into a shell", [[sudo printf '\x72\x6d x' | sh]], [[[sudo] printf \x72\x6d x ; sh ; rm x]] },
+  { "sudo echo through base64 -d", "sudo echo cm0geA== | base64 -d | bash", "[sudo] echo cm0geA== ; base64 -d ; bash ; rm x" },
+  { "env, nice, timeout and command before echo", "env A=1 nice -n 2 timeout 5 command echo rm x | sh",
+    "[env nice timeout command] echo rm x ; sh ; rm x" },
+  { "xargs echo into a shell is not known", "echo rm x | xargs echo | sh", "echo rm x ; [xargs] echo rm x ; sh" },
   -- interpreters' one-liners
   { "python os.system", [[python3 -c 'import os; os.system("rm -rf x")']], "python3 -c import os; os.system(\"rm -rf x\") ; rm -rf x" },
   { "python subprocess list", [[python -c "import subprocess; subprocess.run(['rm', '-rf', 'x'], check=True)"]], "python -c import subprocess; subprocess.run(['rm', '-rf', 'x'], check=True) ; rm -rf x" },
@@ -209,6 +227,18 @@ test("output decodes what a pipeline prints", function()
   expect.eq(shell.output(shell.parse("echo '!!' | base64 -d")[2]), nil)
 end)
 
+test("the program word in path form is cleaned", function()
+  local cmds = shell.parse("sudo /./etc/init.d/auditd stop; /usr/bin/../bin/rm x; ./bin/../tool; ../x/./y; \"$D\"/./z")
+  expect.eq(cmds[1].name, "auditd")
+  expect.eq(cmds[1].word.text, "/etc/init.d/auditd")
+  expect.eq(cmds[1].word.pat, "/etc/init.d/auditd")
+  expect.eq(cmds[2].word.text, "/usr/bin/rm")
+  expect.eq(cmds[3].word.text, "./tool")
+  expect.eq(cmds[4].word.text, "../x/y")
+  expect.truthy(cmds[5].word.unknown, "a word with an unknown part is left as it is")
+  expect.eq(cmds[5].name, nil)
+end)
+
 test("redirection targets and here-documents", function()
   local cmds = shell.parse("cat > /dev/sda 2>>log <<'EOF'\n$(rm x)\nEOF")
   local c = cmds[1]
@@ -251,7 +281,8 @@ end)
 test("target classes", function()
   local want = { ["/"] = "root", ["/*"] = "root", ["/usr/"] = "root", ["/\\*"] = "root", ["~"] = "home",
     ["~/{*,.*}"] = "home", ["*"] = "cwd", ["../*"] = "cwd", ['"$X"/*'] = "prefix", ["$X"] = "variable",
-    ["$(ls)"] = "computed", ["$(pwd)"] = "cwd", ['"$PWD"'] = "cwd", ["$OLDPWD"] = "prefix", ["./build"] = false, ["/tmp/x"] = false, ["~/p/node_modules"] = false }
+    ["$(ls)"] = "computed", ["$(pwd)"] = "cwd", ['"$PWD"'] = "cwd", ["$OLDPWD"] = "prefix", ["./build"] = false, ["/tmp/x"] = false, ["~/p/node_modules"] = false,
+    ["/../usr"] = "root", ["/../../etc/"] = "root", ["/../tmp/x"] = false }
   for line, class in pairs(want) do
     local args = shell.parse("rm " .. line)
     local w = args[#args].args[1]

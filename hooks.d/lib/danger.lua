@@ -7,9 +7,12 @@
 --     if danger.recursive_delete(c) then ... end
 --   end
 --
--- Each check takes a command and returns true when it matches:
+-- Each check takes a command (and the payload's cwd, when the policy has
+-- it) and returns true when it matches:
 --   recursive_delete   rm -r / find -delete of /, ~, the working folder, an
---                      unknown folder or a computed list of targets
+--                      unknown folder or a computed list of targets; given
+--                      cwd, also of the project by its absolute path and of
+--                      the folders that hold it
 --   recursive_perms    chmod/chown/chgrp -R of /, ~ or an unknown folder
 --   download_to_shell  a download piped, substituted or redirected into a
 --                      shell, an interpreter, eval or source
@@ -21,6 +24,7 @@
 -- by name (shell.quick), read from the tables below.
 
 local shell = require("shell")
+local paths = require("paths")
 
 -- Places whose recursive removal or change wrecks the machine, the home
 -- folder or the project; "computed" is a target only known when the command
@@ -95,10 +99,26 @@ local function any_wrecks(words, set)
   return false
 end
 
-local function recursive_delete(c)
+-- project_or_above reports whether a known path word names the project
+-- (cwd, given as an absolute path: rm -rf /home/dev/project) or a folder
+-- holding it (/home/dev), everything in it (a trailing /*) included.
+local function project_or_above(w, cwd)
+  if type(cwd) ~= "string" or cwd:sub(1, 1) ~= "/" then return false end
+  local p = paths.word(w)
+  if not p or w.glob and not p:find("/%*$") then return false end
+  local abs = paths.resolve((p:gsub("/%*$", "")), cwd)
+  return abs ~= nil and abs:sub(1, 1) == "/" and paths.inside(paths.clean(cwd), abs)
+end
+
+local function recursive_delete(c, cwd)
   if c.name == DELETE then
     local o = shell.options(c.args, RM)
-    return (o.flags.recursive or o.unknown) and any_wrecks(o.operands, WRECK)
+    if not (o.flags.recursive or o.unknown) then return false end
+    if any_wrecks(o.operands, WRECK) then return true end
+    for _, w in ipairs(o.operands) do
+      if project_or_above(w, cwd) then return true end
+    end
+    return false
   end
   if c.name == nil then
     -- an unknown program given a recursive flag and such a target
@@ -215,5 +235,6 @@ return {
   formats_disk = formats_disk,
   writes_disk = writes_disk,
   wrecks = wrecks,
+  project_or_above = project_or_above,
   DOWNLOADERS = DOWNLOADERS,
 }

@@ -9,7 +9,8 @@
 -- in the order the shell would reach them, including the ones inside $(…),
 -- `…`, <(…), >(…), bash -c '…' / sh -c / su -c / eval / env -S / watch
 -- strings, find -exec / -execdir / -ok, xargs (-I {} put in place, one
--- command per item) and GNU parallel (its command run by a shell for each
+-- command per item; known items of xargs sudo / env / timeout / busybox …
+-- are the wrapped command's words) and GNU parallel (its command run by a shell for each
 -- item after ::: or read from the pipe), function bodies, here-documents,
 -- here-strings and text piped into a shell (echo, printf and their
 -- escapes, base64 -d, xxd -r -p, rev: shell.output), and the commands an
@@ -25,7 +26,9 @@
 --   name      the program, its path dropped and lower-cased ("/bin/RM" ->
 --             "rm"), after the wrappers; nil when the program word is not
 --             known (a $VAR never set on the line, a $(…) output)
---   word      the program word; args: the words after it
+--   word      the program word, a path in it cleaned as the kernel reads it
+--             ("/./etc/init.d/x" -> "/etc/init.d/x", "//bin//rm" ->
+--             "/bin/rm"); args: the words after it
 --   wrappers  the wrappers that were unwrapped, in order ({ "sudo", "xargs" })
 --   redirs    { op = ">", fd = "2"|nil, target = word } ("<<" targets hold
 --             the here-document's text)

@@ -6,11 +6,15 @@
 -- PowerShell tool's command, and pwsh -c / powershell -Command /
 -- -EncodedCommand in a shell line (read by lib/pwsh.lua: aliases,
 -- parameters by prefix, script blocks, Start-Process, cmd /c rd):
---   - a recursive delete of /, ~, the project itself, an unknown folder
+--   - a recursive delete of /, ~, the project itself (., $PWD or its
+--     absolute path) or a folder that holds it, an unknown folder
 --     ($X/*) or a computed list ($(…), xargs, find -exec rm of the whole
 --     project), and a recursive delete of any folder outside the project
---     (but inside SETTINGS.scratch; $TMPDIR is the first of them), a
---     scratch folder itself included; in PowerShell Remove-Item -Recurse
+--     (but inside SETTINGS.scratch; $TMPDIR is the first of them, and
+--     inside the home folder's caches, SETTINGS.home_scratch), a
+--     scratch folder itself included;
+--   - moving away /, a folder right below it, ~ or the project (mv ~
+--     /tmp/x, mv /home/dev/project /dev/null); in PowerShell Remove-Item -Recurse
 --     of C:\, ~, $env:USERPROFILE, the project or a folder outside it;
 --   - chmod that makes files writable by everyone (777, 666, o+w, a+w),
 --     and chmod/chown/chgrp -R of /, ~ or an unknown folder;
@@ -47,6 +51,11 @@
 --   scratch        folders outside the project where recursive deletes
 --                  are fine ({ "/tmp", "/var/tmp" }); $TMPDIR (and in
 --                  PowerShell $env:TEMP) is read as the first
+--   home_scratch   caches in the home folder that recursive deletes may
+--                  remove: a folder and what is in it (~/.npm/_cacache,
+--                  ~/go/pkg/mod/cache, …), or with a trailing /* only
+--                  what is in it (~/.cache/*: rm -rf ~/.cache/pip is
+--                  fine, ~/.cache itself is outside the project)
 --   history_files  history files, by name (any folder)
 --   startup_files  shell start-up files, by name or path (glob rules of
 --                  shell.glob.rules: "name", "dir/name", "dir/")
@@ -75,6 +84,14 @@ local pwsh = require("pwsh")
 
 local SETTINGS = {
   scratch = { "/tmp", "/var/tmp" },
+  -- caches in the home folder, deleted recursively as scratch: a folder
+  -- and what is in it, or with a trailing /* only what is in it (rm -rf
+  -- ~/.cache/pip is fine; ~/.cache itself, or ~/.cache/* all at once,
+  -- also holds other programs' state and is judged as outside the project)
+  home_scratch = { "~/.cache/*", "~/Library/Caches/*", "~/.npm/_cacache", "~/.npm/_npx", "~/.cargo/registry/cache",
+    "~/.cargo/git/checkouts", "~/go/pkg/mod/cache", "~/.gradle/caches", "~/.m2/repository", "~/.yarn/cache",
+    "~/.local/share/pnpm/store", "~/.pnpm-store", "~/.bun/install/cache", "~/.nuget/packages", "~/.pub-cache",
+    "~/.node-gyp", "~/.ccache", "~/.ivy2/cache" },
   -- a script computed at run time (sh -c "$(…)", eval "$X", source <(…),
   -- … | sh of an unknown text, python -c with os.system(x)): "ask" the
   -- user (the default), "deny" it, or "allow" it
@@ -111,6 +128,11 @@ local function outside(w, cwd)
   if not p then return false end
   local abs = paths.resolve((p:gsub("/%*$", "")), cwd)
   if not abs then return false end
+  for _, s in ipairs(SETTINGS.home_scratch) do
+    local only_in = s:sub(-2) == "/*"
+    local root = paths.resolve(only_in and s:sub(1, -3) or s, cwd)
+    if root and (abs:sub(1, #root + 1) == root .. "/" or (abs == root and not only_in)) then return false end
+  end
   if abs:sub(1, 1) == "~" then return true end
   if paths.inside(abs, cwd) then return false end
   for _, s in ipairs(SETTINGS.scratch) do
@@ -145,6 +167,30 @@ local function delete_outside(c, cwd)
   if c.name == "rm" and not (o.flags.recursive or o.unknown) then return false end
   for _, w in ipairs(o.operands) do
     if outside(w, cwd) then return true end
+  end
+  return false
+end
+
+-- move_away reports whether a mv moves away /, a folder right below it, the
+-- home folder or the project (by any spelling: ., $PWD, its absolute
+-- path) or a folder that holds it: mv ~ /tmp/x, mv /home/dev/project
+-- /dev/null. Every operand but the destination is a source; a glob
+-- (mv *.log logs/) moves files, not the folder.
+local function move_away(c, cwd)
+  if c.name ~= "mv" then return false end
+  local srcs, target_dir = {}, false
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if t == "-t" or t:find("^%-%-target%-directory") then target_dir = true end
+    if a.unknown or t:sub(1, 1) ~= "-" then srcs[#srcs + 1] = a end
+  end
+  -- with -t DIR the destination is the option's value, not the last word
+  if not target_dir then srcs[#srcs] = nil end
+  for _, w in ipairs(srcs) do
+    if not w.glob then
+      local where = shell.target(w)
+      if where == "root" or where == "home" or where == "cwd" or danger.project_or_above(w, cwd) then return true end
+    end
   end
   return false
 end
@@ -237,9 +283,14 @@ local WRECK = { root = true, home = true, cwd = true, prefix = true, computed = 
 
 -- delete_what says what a recursive delete the danger module denied
 -- would remove.
-local function delete_what(c)
+local function delete_what(c, cwd)
   if c.name == "find" then return "by find -delete of /, ~ or the whole project" end
   for _, w in ipairs(c.args) do
+    if not shell.target(w) and danger.project_or_above(w, cwd) then
+      local p = paths.resolve((paths.word(w):gsub("/%*$", "")), cwd)
+      if p == paths.clean(cwd) then return WHAT.cwd end
+      return "of a folder that holds the project (" .. shell.printable(p) .. ")"
+    end
     local where = shell.target(w)
     if where == "computed" and (w.source == "find" or w.producer) then
       return "of every file find lists in /, ~ or the whole project (find -exec rm)"
@@ -260,6 +311,8 @@ local rules = {
     instead = "delete the files or folders you mean by name, inside the project" },
   { check = delete_outside, why = "a recursive delete outside the project",
     instead = "delete only inside the project; ask the user to clean up elsewhere" },
+  { check = move_away, why = "moving away /, the home folder, the project or a folder that holds it",
+    instead = "move the files you mean by name, inside the project" },
   { check = chmod_open, why = "making files writable by everyone",
     instead = "use 755 for folders and programs, 644 for files, or u+w" },
   { check = danger.recursive_perms, why = "a recursive permission change of /, ~ or an unknown folder",
@@ -406,7 +459,7 @@ end
 local function judge(rs, c, cwd)
   for _, r in ipairs(rs) do
     if r.check(c, cwd) then
-      return deny(r.what and (r.why .. " " .. r.what(c)) or r.why, r.instead)
+      return deny(r.what and (r.why .. " " .. r.what(c, cwd)) or r.why, r.instead)
     end
   end
   return nil
@@ -451,7 +504,7 @@ local function with_scratch(line)
 end
 
 function judge_posix(line, cwd, depth)
-  if line:find("HIST[%u]*%s*=") and re.match([[(^|[\s;&|(])(HISTFILE|HISTSIZE|HISTFILESIZE|SAVEHIST)=]], line) then
+  if line:find("HIST[%u]*%s*=") and re.match([[(^|[\s;&|({`'"])(HISTFILE|HISTSIZE|HISTFILESIZE|SAVEHIST)=]], line) then
     return deny("tampering with the shell history", "leave the history alone; the user reviews it")
   end
   local cmds, err = shell.parse(with_scratch(line))

@@ -68,6 +68,44 @@ local bypasses = {
   { "sed -i 's/x/y/' ~/.bash_profile", "shell start-up file" },
   { "echo x | sudo tee /etc/profile.d/agent.sh", "shell start-up file" },
   { "eval \"rm -rf /\"", "recursive delete" },
+  -- xargs whose program is a wrapper: the items are the wrapped command
+  { "echo rm -rf --no-preserve-root / | xargs sudo", "recursive delete of /" },
+  { "echo X=1 rm -rf /opt/app | xargs env", "recursive delete outside the project" },
+  { "echo 5 dd if=/dev/urandom of=/dev/nvme0n1 | xargs timeout", "disk device" },
+  { "echo rm -rf / | xargs -r busybox", "recursive delete of /" },
+  { "echo rm -rf /srv | xargs sudo -u root env A=1", "recursive delete" },
+  -- a wrapper on the left side of the pipe prints what the program does
+  { "sudo printf '\\x72\\x6d -rf /' | sh", "recursive delete of /" },
+  { "sudo echo cm0gLXJmIC8= | base64 -d | bash", "recursive delete of /" },
+  { "env A=1 nice -n 5 echo 'rm -rf ~' | sh", "recursive delete of the home folder" },
+  { "timeout 5 command echo 'chmod -R 777 /' | bash", "writable by everyone" },
+  -- the project and the folders above it by their absolute path
+  { "rm -rf /home/dev/project", "recursive delete of the whole project" },
+  { "rm -rf /home/dev/project/", "recursive delete of the whole project" },
+  { "sudo rm -fr /home/dev/project/*", "recursive delete of the whole project" },
+  { "rm -rf /home/dev/project/src/../", "recursive delete of the whole project" },
+  { "cd /tmp && rm -r --force /home/dev", "recursive delete of / or a folder right below it" },
+  { "rm -rf /home/dev/../dev/./project", "recursive delete of the whole project" },
+  -- moving the project, the home folder or a system folder away
+  { "mv /home/dev/project /dev/null", "moving away" },
+  { "mv ~ /tmp/x", "moving away" },
+  { "mv -f \"$HOME\" /tmp/old-home", "moving away" },
+  { "mv . ../elsewhere", "moving away" },
+  { "sudo mv /usr /usr.bak", "moving away" },
+  { "sudo mv /../usr /usr.bak", "moving away" },
+  { "mv -t /tmp /home/dev/project", "moving away" },
+  { "mv /home/dev /tmp/x", "moving away" },
+  -- the home folder's caches themselves, or all of them at once
+  { "rm -rf ~/.cache", "recursive delete outside the project" },
+  { "rm -rf ~/.cache/*", "recursive delete outside the project" },
+  { "rm -rf ~/.cache/../.ssh", "recursive delete outside the project" },
+  { "rm -rf ~/.npm", "recursive delete outside the project" },
+  { "rm -rf ~/go/pkg/mod", "recursive delete outside the project" },
+  -- history variables assigned in a nested line
+  { "bash -c 'HISTSIZE=0 bash'", "shell history" },
+  { "sh -c \"HISTFILE=/dev/null; make\"", "shell history" },
+  { "eval 'HISTFILESIZE=0'", "shell history" },
+  { "echo $(SAVEHIST=0 zsh)", "shell history" },
 }
 
 local allowed = {
@@ -97,6 +135,26 @@ local allowed = {
   "echo 'export PATH=$PATH:./bin' >> dotfiles/.bashrc",
   "dd if=/dev/zero of=disk.img bs=1M count=10",
   "find . -name '*.pyc' -delete",
+  -- the everyday forms near the rules above
+  "echo src | xargs sudo ls -la",
+  "echo 600 sleep 1 | xargs timeout",
+  "echo a b | xargs env",
+  "sudo echo hello | cat",
+  "sudo printf 'ls -la\\n' | sh",
+  "rm -rf /home/dev/project/build",
+  "rm -rf /home/dev/project/node_modules/.cache",
+  "mv /home/dev/project/a.txt /home/dev/project/b.txt",
+  "mv build dist",
+  "mv *.log logs/",
+  "mv ~/Downloads/data.csv data/",
+  "rm -rf ~/.cache/pip",
+  "rm -rf ~/.cache/go-build ~/.npm/_cacache",
+  "rm -rf ~/Library/Caches/Homebrew",
+  "rm -rf ~/.cargo/registry/cache/index.crates.io-6f17d22bba15001f",
+  "rm -rf ~/go/pkg/mod/cache/download",
+  "rm -rf \"$HOME/.cache/pre-commit\"",
+  "bash -c 'echo $HISTSIZE'",
+  "grep HISTSIZE ~/.bashrc",
 }
 
 for _, c in ipairs(blocked) do

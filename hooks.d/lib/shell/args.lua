@@ -10,6 +10,41 @@ function M.basename(s)
   return (s:gsub("/+$", ""):match("[^/]*$"))
 end
 
+-- clean folds the "//", "/./" and "a/.." of a path the way the kernel
+-- reads them ("/usr/bin/../bin/rm" -> "/usr/bin/rm", "/./etc/init.d/x" ->
+-- "/etc/init.d/x"); a relative path keeps its leading "./" or "../".
+function M.clean(s)
+  local abs = s:sub(1, 1) == "/"
+  local parts, lead = {}, 0
+  for seg in s:gmatch("[^/]+") do
+    if seg == ".." then
+      if #parts > lead then
+        parts[#parts] = nil
+      elseif not abs then
+        parts[#parts + 1] = ".."; lead = lead + 1
+      end
+    elseif seg ~= "." then
+      parts[#parts + 1] = seg
+    end
+  end
+  local out = table.concat(parts, "/")
+  if abs then return "/" .. out end
+  if lead == 0 and s:sub(1, 2) == "./" then return "./" .. out end
+  return out
+end
+
+-- program_path returns a program word in path form with its path cleaned
+-- (M.clean), so that a policy reading the word's text sees the file the
+-- kernel runs; a word that is clean already is returned as it is.
+function M.program_path(w)
+  local t = M.clean(w.text)
+  if t == w.text or t == "" then return w end
+  local c = {}
+  for k, v in pairs(w) do c[k] = v end
+  c.text, c.pat = t, (t:gsub("[\\\0]", "\\%0"))
+  return c
+end
+
 -- long returns the long option names that the (possibly abbreviated) name
 -- selects: the exact one if it is there, else every name it is a prefix
 -- of (GNU getopt_long accepts any unique prefix; an ambiguous prefix is an
@@ -553,6 +588,12 @@ function M.unwrap(p, cmd, out, emit)
         local first = replaced(rest, repl, items[1])
         for x = 1, #first do argv[j + x - 1] = first[x] end
         items = nil
+      elseif text and argv[j] and not argv[j].unknown and WRAPPERS[M.basename(argv[j].text):lower()] then
+        -- xargs sudo, xargs env, xargs timeout: the items are the wrapped
+        -- command's words, so the program is found among them once the
+        -- wrappers are unwrapped again
+        for _, it in ipairs(items) do argv[#argv + 1] = it end
+        items = nil
       end
     end
     if spec.join then
@@ -569,6 +610,7 @@ function M.unwrap(p, cmd, out, emit)
     cmd.name = table.remove(cmd.wrappers)
     cmd.word, cmd.args = argv[#argv], {}
   else
+    if not w.unknown and not w.glob and w.text:find("/", 1, true) then w = M.program_path(w) end
     cmd.word = w
     cmd.args = {}
     for k = i + 1, #argv do cmd.args[#cmd.args + 1] = argv[k] end

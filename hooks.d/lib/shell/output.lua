@@ -1,7 +1,8 @@
 -- shell.output: what a command prints, when the line itself says so.
 --
 -- output(cmd, p) returns the text a command writes to its standard output
--- when that is known from the line alone, or nil:
+-- when that is known from the line alone, or nil (through the wrappers
+-- that leave it as it is: sudo echo … prints what echo … does):
 --   echo (-e and -E read as bash does), printf (its format's escapes, %s,
 --   %b, %c, %%, the format repeated while arguments remain), cat and rev
 --   of their input (a here-document, a here-string or the pipe), base64 -d
@@ -169,8 +170,17 @@ local function known(a, from)
   return parts
 end
 
+-- OPAQUE are the wrappers whose command's output is not the wrapped
+-- program's alone: xargs runs it once per batch of items, watch redraws
+-- it. The others (sudo, env, nice, timeout, command, ...) run the program
+-- once and leave its output as it is.
+local OPAQUE = { xargs = true, watch = true, parallel = true }
+
 function output(cmd, p, hops)
-  if not cmd or not cmd.name or #cmd.wrappers > 0 then return nil end
+  if not cmd or not cmd.name then return nil end
+  for _, w in ipairs(cmd.wrappers) do
+    if OPAQUE[w] then return nil end
+  end
   hops = hops or 0
   local a, name, v = cmd.args, cmd.name, nil
   if name == "echo" then

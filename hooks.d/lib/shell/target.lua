@@ -36,8 +36,8 @@ function M.target(w)
   local rest = {}
   for _, c in ipairs(comps) do
     local t = glob.literal(c)
-    if t == "" or t == "." then
-      -- nothing
+    if t == "" or t == "." or (t == ".." and base == "abs" and #rest == 0) then
+      -- nothing: /.. is / itself
     elseif t == ".." and #rest > 0 and glob.literal(rest[#rest]) ~= ".." then
       rest[#rest] = nil
     else
