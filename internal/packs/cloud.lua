@@ -79,6 +79,7 @@ local SETTINGS = {
 }
 
 local shell = require("shell")
+local danger = require("danger")
 
 local ipairs, pairs, type = ipairs, pairs, type
 
@@ -94,10 +95,23 @@ local INSTEAD = {
   store = "remove single objects by name, or list them first (aws s3 ls, gsutil ls, rclone lsf); " ..
     "sync without deleting at the destination.",
   backup = "preview with --dry-run (restic forget, borg prune, rclone) and let the user run the real one.",
+  escape = "mount only the project (-v \"$PWD\":/src) and leave out --privileged with --pid=host.",
+  inside = "run read-only commands in the container (ls, cat, ps), or delete one named file in a scratch folder.",
+  defenses = "leave audit trails, detectors and keys on; describe them (aws cloudtrail get-trail-status, " ..
+    "aws kms describe-key) and ask the user.",
 }
 
-local function deny(why, instead)
-  return hook.deny("cloud guard: " .. why .. " removes infrastructure or data that cannot be restored. " ..
+-- EFFECTS say what a denied command does, by the kind of rule that fired:
+-- teardown (the default), a container's escape to the host, a defense off.
+local EFFECTS = {
+  teardown = "removes infrastructure or data that cannot be restored",
+  escape = "gives a container the host's root file system or processes (a container escape)",
+  inside = "destroys data inside a running container or pod",
+  defenses = "turns off an audit trail, a threat detector or an encryption key (defenses off)",
+}
+
+local function deny(why, instead, effect)
+  return hook.deny("cloud guard: " .. why .. " " .. EFFECTS[effect or "teardown"] .. ". " ..
     "Show the user the exact command and ask them to run it themselves; " .. (instead or INSTEAD.infra))
 end
 
@@ -401,6 +415,173 @@ local function compose(name, args)
   return nil
 end
 
+-- RUN_BOOL are the options of docker/podman run and create that take no
+-- value; every other option without "=" takes the next word.
+local RUN_BOOL = { ["--rm"] = true, ["-d"] = true, ["--detach"] = true, ["-i"] = true, ["--interactive"] = true,
+  ["-t"] = true, ["--tty"] = true, ["--privileged"] = true, ["--init"] = true, ["-P"] = true,
+  ["--publish-all"] = true, ["--read-only"] = true, ["--sig-proxy"] = true, ["--no-healthcheck"] = true,
+  ["--oom-kill-disable"] = true, ["-q"] = true, ["--quiet"] = true, ["--help"] = true, ["--replace"] = true,
+  ["--systemd"] = true, ["--no-hosts"] = true }
+-- HOST_PLACES are the host folders whose writable mount hands a container
+-- the host: / itself, and those of its configuration, kernel and devices.
+local HOST_PLACES = { "/etc", "/root", "/boot", "/proc", "/sys", "/usr", "/bin", "/sbin", "/lib", "/var/lib/docker" }
+
+-- host_source reports whether a mount source is the host's root or one of
+-- HOST_PLACES (or below it) and the mount is not read-only.
+local function host_source(src, opts)
+  if not src or src:sub(1, 1) ~= "/" then return false end
+  if opts and (("," .. opts .. ","):find(",ro,", 1, true) or ("," .. opts .. ","):find(",readonly,", 1, true)
+    or ("," .. opts .. ","):find(",readonly=true,", 1, true)) then
+    return false
+  end
+  src = src:gsub("/+$", "")
+  if src == "" or src == "/dev" then return true end
+  for _, p in ipairs(HOST_PLACES) do
+    if src == p or src:sub(1, #p + 1) == p .. "/" then return true end
+  end
+  return false
+end
+
+-- run_options returns the options of a run/create (up to the image), as
+-- { name, value } with value nil for a flag, and the image's index.
+local function run_options(args)
+  local out, k = {}, 1
+  while args[k] do
+    local t = args[k].text
+    if t == "--" or t:sub(1, 1) ~= "-" or args[k].unknown then break end
+    local name, value = t:match("^(%-%-[^=]+)=(.*)$")
+    if name then
+      out[#out + 1] = { name, value }
+    elseif RUN_BOOL[t] or t:find("^%-[dit]+$") then
+      out[#out + 1] = { t }
+    elseif t:find("^%-%a.") and not t:find("^%-%-") then
+      out[#out + 1] = { t:sub(1, 2), t:sub(3) } -- -v/x:/y
+    else
+      k = k + 1
+      out[#out + 1] = { t, args[k] and args[k].text }
+    end
+    k = k + 1
+  end
+  return out, k
+end
+
+-- escape returns why a run/create hands the container the host: a
+-- writable mount of the host's root or system folders (-v /:/host,
+-- --mount type=bind,source=/,…), or the host's PID namespace with the
+-- privilege to enter it (--pid=host with --privileged or --cap-add
+-- SYS_ADMIN/SYS_PTRACE/ALL). --privileged alone (docker-in-docker) and
+-- --pid=host alone (a monitoring tool) pass.
+local function escape(args)
+  local opts = run_options(args)
+  local pid, priv = false, false
+  for _, o in ipairs(opts) do
+    local name, v = o[1], o[2] or ""
+    if name == "-v" or name == "--volume" then
+      local src, _, mode = v:match("^([^:]*):([^:]*):?(.*)$")
+      if host_source(src, mode) then return "a mount of the host's " .. shell.printable(src) end
+    elseif name == "--mount" then
+      local src = v:match("source=([^,]*)") or v:match("src=([^,]*)")
+      if v:find("type=bind", 1, true) and host_source(src, v) then
+        return "a mount of the host's " .. shell.printable(src)
+      end
+    elseif name == "--pid" and v == "host" then
+      pid = true
+    elseif name == "--privileged" or (name == "--cap-add" and (v:upper():find("SYS_ADMIN") or v:upper():find("SYS_PTRACE")
+      or v:upper() == "ALL")) then
+      priv = true
+    end
+  end
+  if pid and priv then return "--pid=host with --privileged (the host's processes, enterable)" end
+  return nil
+end
+
+-- EXEC_ARG are the options of docker/podman exec that take a value.
+local EXEC_ARG = { ["-e"] = true, ["--env"] = true, ["--env-file"] = true, ["-u"] = true, ["--user"] = true,
+  ["-w"] = true, ["--workdir"] = true, ["--detach-keys"] = true }
+
+-- exec_command returns the words of the command docker exec CONTAINER …
+-- or kubectl exec POD -- … runs, or nil.
+local function exec_command(args, kube)
+  local k = 1
+  if kube then
+    while args[k] and args[k].text ~= "--" do k = k + 1 end
+    if not args[k] then return nil end
+    k = k + 1
+  else
+    -- the options, the container, then its command
+    while args[k] and args[k].text:sub(1, 1) == "-" and not args[k].unknown do
+      if EXEC_ARG[args[k].text] then k = k + 1 end
+      k = k + 1
+    end
+    k = k + 1
+  end
+  if not args[k] then return nil end
+  local out = {}
+  for j = k, #args do out[#out + 1] = args[j] end
+  return out
+end
+
+-- KUBE_GLOBAL are kubectl's global options that take the next word.
+local KUBE_GLOBAL = { ["-n"] = true, ["--namespace"] = true, ["--context"] = true, ["--kubeconfig"] = true,
+  ["-s"] = true, ["--server"] = true, ["--cluster"] = true, ["--user"] = true, ["--as"] = true, ["--token"] = true }
+
+-- kube_verb returns kubectl's verb: its first word that is not an option
+-- or an option's value.
+local function kube_verb(args)
+  local k = 1
+  while args[k] do
+    local t = args[k].text
+    if KUBE_GLOBAL[t] then
+      k = k + 1
+    elseif t:sub(1, 1) ~= "-" then
+      return t
+    end
+    k = k + 1
+  end
+  return nil
+end
+
+-- SCRATCH are the folders inside a container whose deletes are cleanup.
+local SCRATCH = { "/tmp", "/var/tmp", "/var/cache", "/root/.cache" }
+
+-- inside returns why the command an exec runs destroys data in the
+-- container: a recursive delete (rm -r, find -delete) of an absolute path
+-- or of the working folder there, a disk formatted or overwritten, found
+-- in the command and in any sh -c '…' it runs. Deletes in scratch folders
+-- pass.
+local function inside(words)
+  local parts = {}
+  for _, w in ipairs(words) do
+    if w.unknown then return nil end
+    parts[#parts + 1] = shell.quote(w.text)
+  end
+  local cmds = shell.parse(table.concat(parts, " "))
+  for _, c in ipairs(cmds) do
+    local n = c.name
+    if danger.formats_disk(c) or danger.writes_disk(c) then return n .. " of a disk" end
+    local del = (n == "rm" and (flag(c.args, "recursive") or short(c.args, "rR"))) or n == "shred"
+      or (n == "find" and flag(c.args, "delete"))
+    if del then
+      for _, a in ipairs(c.args) do
+        local t = a.text
+        if not a.unknown and t:sub(1, 1) ~= "-" and (n ~= "find" or not t:find("^[(!]")) then
+          local scratch = false
+          for _, s in ipairs(SCRATCH) do
+            if t:sub(1, #s + 1) == s .. "/" then scratch = true end
+          end
+          if not scratch and (t:sub(1, 1) == "/" or t == "." or t == "*" or t == "~" or t:find("^%./?%*?$")) then
+            return (n == "find" and "find -delete " or n == "shred" and "shred " or n .. " -r ") .. shell.printable(t)
+          end
+        elseif a.unknown then
+          return n .. " of a computed path"
+        end
+        if n == "find" and t:find("^%-") then break end
+      end
+    end
+  end
+  return nil
+end
+
 local function containers(c)
   local n = c.name
   if n == "docker-compose" or n == "podman-compose" then return compose(n, c.args) end
@@ -417,6 +598,17 @@ local function containers(c)
   end
   if not verb or help(args) then return nil end
   local what = n .. " " .. (MANAGED[ops[1]] and object .. " " .. verb or verb)
+  if object == "swarm" and verb == "leave" then
+    return "deny", what .. " (the node leaves the cluster; a manager with --force drops the swarm's state)"
+  end
+  if object == "container" and (verb == "run" or verb == "create") then
+    local why = escape(args)
+    if why then return "deny", what .. " with " .. why, INSTEAD.escape, "escape" end
+  elseif object == "container" and verb == "exec" then
+    local words = exec_command(args, false)
+    local why = words and inside(words)
+    if why then return "deny", what .. " running " .. why, INSTEAD.inside, "inside" end
+  end
   if verb == "rmi" then verb = "rm" end
   if verb == "prune" then
     if object == "builder" or object == "buildx" then return nil end
@@ -487,11 +679,27 @@ for _, n in ipairs({ "azcopy", "bq", "doctl", "linode-cli", "hcloud", "scw", "oc
   "lpass" }) do
   CLIS[n] = {}
 end
+local DEFENSE_SERVICES -- defined below, with DEFENSES
+
 -- SYNC_DELETE are the options with which a sync deletes at the destination.
 local SYNC_DELETE = { "delete", "delete-removed", "delete-unmatched-destination-objects", "delete-destination",
   "remove", "delete-after", "delete-before", "delete-during" }
 
+-- DEFENSES are the verbs that turn a defense off without deleting
+-- anything: an audit trail's logging stopped, a key disabled or scheduled
+-- for deletion, a recorder or a detector stopped.
+local DEFENSES = { ["stop-logging"] = true, ["schedule-key-deletion"] = true, ["disable-key"] = true,
+  ["disable-key-rotation"] = true, ["stop-configuration-recorder"] = true, ["disable-security-hub"] = true,
+  ["disable-ebs-encryption-by-default"] = true, ["disable-organization-admin-account"] = true,
+  ["disassociate-from-administrator-account"] = true, ["disable-import-findings-for-product"] = true }
+-- DEFENSE_SERVICES are the services whose destructive verbs turn a defense
+-- off (aws cloudtrail delete-trail, gcloud logging sinks delete).
+DEFENSE_SERVICES = { cloudtrail = true, guardduty = true, kms = true, logging = true, securityhub = true,
+  configservice = true, macie2 = true, inspector2 = true, detective = true, ["access-analyzer"] = true,
+  audit = true }
+
 local function destructive(w, cfg)
+  if DEFENSES[w] then return "defense" end
   if VERBS[w] or cfg.extra and cfg.extra[w] then return w end
   for part in w:gmatch("[^:_-]+") do
     if VERBS[part] then return part end
@@ -523,6 +731,7 @@ local function verbs(c, cfg)
         if n == 1 and cfg["local"] and cfg["local"][w] then return nil end
         path[#path + 1] = w
         local v = destructive(w, cfg)
+        if not v and w == "disable" and DEFENSE_SERVICES[path[1]] then v = "defense" end
         if v then return v, path, opt end
         -- describe-services, get-caller-identity: a read verb with its noun
         if READ[w] or READ[w:match("^(%a+)%-")] then return nil, path, opt, w end
@@ -583,6 +792,7 @@ local function outside(c, cfg)
     end
   end
   if not v or dry_run(args) then return nil end
+  if v == "defense" or DEFENSE_SERVICES[path[1] or ""] then return "deny", what, INSTEAD.defenses, "defenses" end
   if cfg.backup then
     if short(args, "n") then return nil end
     return "deny", what, INSTEAD.backup
@@ -649,8 +859,8 @@ local function judge(c, ctx)
   if not n then return nil end
   local i = inner(c)
   if i then
-    local verdict, why, instead = judge(i, ctx)
-    if verdict then return verdict, why, instead end
+    local verdict, why, instead, effect = judge(i, ctx)
+    if verdict then return verdict, why, instead, effect end
   end
   if TF[n] then
     local verdict, why = terraform(c)
@@ -659,8 +869,13 @@ local function judge(c, ctx)
     local verdict, why = pulumi(c)
     return verdict, why, INSTEAD.infra
   elseif n == "docker" or n == "podman" or n == "nerdctl" or n == "docker-compose" or n == "podman-compose" then
-    local verdict, why = containers(c)
-    return verdict, why, INSTEAD.containers
+    local verdict, why, instead, effect = containers(c)
+    return verdict, why, instead or INSTEAD.containers, effect
+  elseif (n == "kubectl" or n == "oc") and kube_verb(c.args) == "exec" then
+    local words = exec_command(c.args, true)
+    local why = words and inside(words)
+    if why then return "deny", n .. " exec running " .. why, INSTEAD.inside, "inside" end
+    return nil
   elseif n == "kubectl" or n == "oc" or n == "helm" then
     local verdict, why = kubernetes(c, ctx)
     return verdict, why, INSTEAD.kube
@@ -689,8 +904,8 @@ hook.register("PreToolUse", "@shell", function(input)
   local cmds, err = shell.parse(cmd)
   local ctx, ask
   for _, c in ipairs(cmds) do
-    local verdict, why, instead = judge(c, ctx)
-    if verdict == "deny" then return deny(why, instead) end
+    local verdict, why, instead, effect = judge(c, ctx)
+    if verdict == "deny" then return deny(why, instead, effect) end
     if verdict == "ask" and not ask then ask = why end
     ctx = switched(c) or ctx
   end

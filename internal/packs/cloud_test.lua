@@ -385,3 +385,60 @@ for _, cmd in ipairs(allowed) do
     expect.eq(r.asked, nil, "asked")
   end)
 end
+
+-- Container escapes, destructive commands inside a container, and
+-- defenses turned off: each reason names its class.
+local cases = {
+  { "docker run --privileged -v /:/host alpine chroot /host sh", "the host's /", "container escape" },
+  { "docker run --rm -it -v /:/mnt alpine chroot /mnt sh", "the host's /", "container escape" },
+  { "docker run --pid=host --privileged -it alpine nsenter -t 1 -m -u -n -i sh", "--pid=host",
+    "container escape" },
+  { "sudo docker run --pid host --cap-add=SYS_ADMIN alpine nsenter -t 1 sh", "--pid=host", "container escape" },
+  { "podman run --mount type=bind,source=/etc,target=/x alpine sh", "the host's /etc", "container escape" },
+  { "docker container run -d --volume=/root:/r alpine", "the host's /root", "container escape" },
+  { "docker create -v /:/host:rw alpine", "the host's /", "container escape" },
+  { "kubectl exec -it api-0 -- rm -rf /data", "rm -r /data", "inside a running container" },
+  { "kubectl -n prod exec api-0 -c app -- sh -c 'rm -rf /var/lib/postgresql/data'", "rm -r /var/lib",
+    "inside a running container" },
+  { "docker exec db rm -rf /", "rm -r /", "inside a running container" },
+  { "docker exec -u root -w /app web rm -Rf .", "rm -r .", "inside a running container" },
+  { "docker exec web bash -c 'find / -name \"*.db\" -delete'", "find -delete /", "inside a running container" },
+  { "docker exec web mkfs.ext4 /dev/sdb", "of a disk", "inside a running container" },
+  { "docker swarm leave --force", "docker swarm leave", "removes infrastructure" },
+  { "aws cloudtrail stop-logging --name org-trail", "cloudtrail stop-logging", "defenses off" },
+  { "aws cloudtrail delete-trail --name org-trail", "cloudtrail delete-trail", "defenses off" },
+  { "aws kms schedule-key-deletion --key-id 1234abcd --pending-window-in-days 7", "schedule-key-deletion",
+    "defenses off" },
+  { "aws --region eu-west-1 kms disable-key --key-id k", "disable-key", "defenses off" },
+  { "aws guardduty delete-detector --detector-id d", "guardduty delete-detector", "defenses off" },
+  { "gcloud logging sinks delete audit-sink", "logging sinks delete", "defenses off" },
+  { "gcloud kms keys versions disable 1 --key k --keyring r --location global", "disable", "defenses off" },
+  { "aws configservice stop-configuration-recorder --configuration-recorder-name default",
+    "stop-configuration-recorder", "defenses off" },
+}
+for _, c in ipairs(cases) do
+  test("denies " .. c[1], function()
+    local r = sh(c[1])
+    expect.denied(r, c[2])
+    expect.contains(r.reason, c[3])
+  end)
+end
+
+for _, cmd in ipairs({
+  "docker run --rm -v \"$PWD\":/src -w /src golang:1.26 go test ./...", "docker run --rm -v ./data:/data app",
+  "docker run -v /etc/localtime:/etc/localtime:ro app", "docker run -v /:/host:ro alpine ls /host",
+  "docker run --privileged docker:dind", "docker run --pid=host alpine ps", "docker run -v /tmp/x:/x alpine",
+  "docker run --rm alpine rm -rf /", "kubectl exec -it api-0 -- ls /data", "kubectl exec api-0 -- cat /etc/hosts",
+  "kubectl exec api-0 -- rm -rf /tmp/cache", "docker exec web rm /app/tmp.txt", "docker exec -it web sh",
+  "docker exec web ps aux", "docker swarm init", "docker swarm join-token worker", "docker node ls",
+  "aws cloudtrail describe-trails", "aws cloudtrail get-trail-status --name org-trail",
+  "aws cloudtrail start-logging --name t", "aws kms describe-key --key-id k", "aws kms enable-key --key-id k",
+  "aws guardduty list-detectors", "gcloud logging sinks list", "gcloud logging read 'severity>=ERROR'",
+  "aws kms schedule-key-deletion --help",
+}) do
+  test("allows " .. cmd, function()
+    local r = sh(cmd)
+    expect.no_objection(r)
+    expect.eq(r.asked, nil, "asked")
+  end)
+end

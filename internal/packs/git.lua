@@ -20,7 +20,11 @@
 --     --hard; clean needs git stash -u, a commit does not hold untracked
 --     files); --help (and a lone -h) only print help;
 --   - skipped checks: --no-verify (commit -n too), -c core.hooksPath=…,
---     git config core.hooksPath, HUSKY=0;
+--     git config core.hooksPath, HUSKY=0 (as a prefix, through env or
+--     export, inside sh -c), HUSKY_SKIP_HOOKS=1;
+--   - the whole tree removed: git rm -r . (or *, :/), which deletes every
+--     tracked file from the work tree (git rm -r --cached . passes: it
+--     only untracks);
 --   - committing secrets files: git add / git commit of .env, *.pem,
 --     id_rsa, ... (lib/secrets.lua's file list; .env.example passes).
 -- Why: each loses work or history others rely on, or lets a secret or
@@ -404,11 +408,36 @@ local function commits_secrets(g)
   return nil
 end
 
+-- RM are git rm's options; WHOLE_TREE the pathspecs that name every
+-- tracked file (., *, :/ and their spellings).
+local RM = { short = { r = "recursive", f = "force", n = "dry-run", q = "quiet" },
+  long = { "cached", "force", "dry-run", "quiet", "ignore-unmatch", "sparse", "recursive" },
+  long_arg = { "pathspec-from-file" } }
+local WHOLE_TREE = { ["."] = true, ["./"] = true, ["*"] = true, ["./*"] = true, [":/"] = true, [":/*"] = true,
+  [":/."] = true, [":(top)"] = true, [":(top)."] = true, ["**"] = true }
+
+-- removes_tree: git rm -r of the whole tree deletes every tracked file
+-- from the work tree (with -f, uncommitted changes too). --cached only
+-- untracks them (the files stay: the everyday fix after a .gitignore
+-- change), and -n only lists; both pass, as does rm of named paths.
+local function removes_tree(g)
+  if g.sub.text ~= "rm" then return nil end
+  local o = shell.options(g.args, RM)
+  if o.flags.cached or o.flags["dry-run"] or not o.flags.recursive then return nil end
+  for _, w in ipairs(o.operands) do
+    if not w.unknown and WHOLE_TREE[w.text] then
+      return "git rm -r " .. w.text .. ", which deletes every tracked file from the work tree",
+        "remove the paths you mean by name (git rm -r build/old), or untrack without deleting: git rm -r --cached ."
+    end
+  end
+  return nil
+end
+
 local function deny(why, instead)
   return hook.deny("git pack: blocked " .. why .. "; " .. instead .. ".")
 end
 
-local RULES = { push, history, recovery, skips_checks, commits_secrets }
+local RULES = { push, history, recovery, skips_checks, commits_secrets, removes_tree }
 
 -- UNCHAINED matches a separator other than && (;, ||, |, &, a new line):
 -- work saved by an earlier command is only taken as saved when every
@@ -426,6 +455,19 @@ local plain = shell.quick({})
 local READ_ONLY = [[^ *git +(?:status|diff|log|show|blame|shortlog|describe|rev-parse|ls-files|ls-tree|grep|]] ..
   [[version|whatchanged|cat-file|merge-base|rev-list|count-objects)(?: |$)]]
 
+-- HUSKY=0 (and HUSKY_SKIP_HOOKS=1, husky 4's) turns husky's git hooks
+-- off. HUSKY_LINE finds it where a command starts (the parser drops a
+-- prefix assignment from the command it reads): on the raw line and in
+-- the script of an sh -c / eval the parser reads; HUSKY_WORD in a word
+-- of its own (env HUSKY=0, export HUSKY=0, quotes removed). A commit
+-- message that mentions HUSKY=0 is neither.
+local HUSKY = [[(?:HUSKY=["']?0["']?|HUSKY_SKIP_HOOKS=["']?(?:1|true)["']?)(?:\s|$)]]
+local HUSKY_LINE = [[(?:^|[;&|({`\n]|\b(?:then|do|else|!))\s*]] ..
+  [[(?:(?:export|env|declare|typeset|readonly|local)\s+(?:-\S*\s+)*)?(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*\s+)*]] .. HUSKY
+local HUSKY_WORD = "^" .. HUSKY
+local DECLARES = { export = true, declare = true, typeset = true, readonly = true, ["local"] = true }
+local HUSKY_WHY, HUSKY_INSTEAD = "skipping the git hooks (HUSKY=0)", "let the hooks run and fix what they report"
+
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line, read here as shell.command reads it: a hook that
   -- hands no table of its input to another function keeps the input's
@@ -439,11 +481,30 @@ hook.register("PreToolUse", "@shell", function(input)
   elseif type(line) ~= "string" then
     return nil
   end
-  if re.match([[(^|[\s;&|(])HUSKY=0\b]], line) then
-    return deny("skipping the git hooks (HUSKY=0)", "let the hooks run and fix what they report")
-  end
+  if re.match(HUSKY_LINE, line) then return deny(HUSKY_WHY, HUSKY_INSTEAD) end
   if quick(line) or (plain(line) and re.match(READ_ONLY, line)) then return nil end
   local cmds, err = shell.parse(line)
+  do
+    -- HUSKY=0 as the parser reads it (quotes removed: H''USKY=0): an env
+    -- or export argument, or a prefix inside an sh -c / eval string
+    for _, c in ipairs(cmds) do
+      -- the words before the program (env HUSKY=0 git …), or the
+      -- arguments of export and its kin
+      local words = DECLARES[c.name or ""] and c.args or c.argv or {}
+      for _, a in ipairs(words) do
+        if a == c.word and not DECLARES[c.name or ""] then break end
+        if re.match(HUSKY_WORD, a.text) then return deny(HUSKY_WHY, HUSKY_INSTEAD) end
+      end
+      if c.script and c.inline and re.match(HUSKY_LINE, c.script.text) then
+        return deny(HUSKY_WHY, HUSKY_INSTEAD)
+      end
+      if c.name == "eval" then
+        for _, a in ipairs(c.args) do
+          if re.match(HUSKY_LINE, a.text) then return deny(HUSKY_WHY, HUSKY_INSTEAD) end
+        end
+      end
+    end
+  end
   local saved
   local chained = nil
   for _, c in ipairs(cmds) do

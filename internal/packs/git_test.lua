@@ -226,3 +226,34 @@ test("the reason says what to do instead", function()
   expect.denied(r, "git pack: blocked")
   expect.contains(r.reason, "--force-with-lease")
 end)
+
+-- git rm -r of the whole tree deletes every tracked file; untracking
+-- (--cached), a dry run and named paths pass.
+for _, line in ipairs({ "git rm -rf .", "git rm -r .", "git rm -r -f -- .", "git rm -r '*'", "git rm -r :/",
+  "sudo git rm -rq ./", "cd app && git rm --force -r .", "bash -c 'git rm -r .'" }) do
+  test("blocks " .. line, function() denied(bash(line), "deletes every tracked file") end)
+end
+for _, line in ipairs({ "git rm -r --cached .", "git rm -r --cached -q .", "git rm -rn .", "git rm -r --dry-run .",
+  "git rm -r build/old", "git rm src/app.go", "git rm -rf vendor/lib", "git rm . " }) do
+  test("allows " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- HUSKY=0 however the shell gives it to git.
+for _, line in ipairs({ "bash -c 'HUSKY=0 git commit -m x'", "env HUSKY=0 git commit -m x",
+  "export HUSKY=0 && git commit -m x", "HUSKY='0' git commit -m x", "sh -c \"HUSKY=0 git push\"",
+  "env -i HUSKY=0 git commit -m x", "HUSKY_SKIP_HOOKS=1 git commit -m x", "eval 'HUSKY=0 git commit -m x'" }) do
+  test("blocks " .. line, function() denied(bash(line), "HUSKY=0") end)
+end
+for _, line in ipairs({ "HUSKY=1 git commit -m x", "npx husky init", "git commit -m 'docs: HUSKY=0 is denied'",
+  "grep -rn HUSKY .husky" }) do
+  test("allows " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+test("HUSKY=0 as an argument of another program is not a setting", function()
+  expect.no_objection(bash("echo HUSKY=0 > notes.txt"))
+end)
+
+for _, line in ipairs({ "{ HUSKY=0 git commit -m x; }", "env H''USKY=0 git commit -m x", "export HUSKY=0",
+  "(HUSKY=0 git push)" }) do
+  test("blocks " .. line, function() denied(bash(line), "HUSKY=0") end)
+end

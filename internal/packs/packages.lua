@@ -1,4 +1,4 @@
--- packages: blocks unknown registries, unpinned npx runs, global installs and removals, publishing; rewrites to your manager
+-- packages: blocks unknown registries, unpinned npx runs, global installs and removals, publishing; can rewrite to your manager
 --
 -- What it stops, on any shell tool (read through lib/shell.lua, so quoting,
 -- wrappers, chains, $(…) and sh -c '…' do not hide a command):
@@ -30,10 +30,14 @@
 --     pkg, dpkg -r/-P, rpm -e, nix-env -e, emerge -C, choco/winget/scoop
 --     uninstall; pip
 --     uninstall under sudo, with --break-system-packages or uv --system
---     (a plain pip uninstall is taken to run in the project's virtualenv);
+--     (a plain pip uninstall is taken to run in the project's virtualenv),
+--     pip uninstall pip anywhere (the interpreter loses its package
+--     manager), conda/mamba env remove -n base, remove --all -n base, and
+--     conda remove conda;
 --     --dry-run, --simulate, apt -s pass.
--- And it rewrites (mutate stage, before the validators) a command of
--- SETTINGS.rewrite.from into SETTINGS.rewrite.to: npm to pnpm, yarn or bun
+-- And, when SETTINGS.rewrite is set (it is not by default), it rewrites
+-- (mutate stage, before the validators) a command of SETTINGS.rewrite.from
+-- into SETTINGS.rewrite.to: npm to pnpm, yarn or bun
 -- (npm install x -> pnpm add x, npm ci -> pnpm install --frozen-lockfile,
 -- npx x -> pnpm dlx x), pip to uv (pip install x -> uv pip install x).
 -- Only a line that starts with the command is rewritten; the rewritten
@@ -48,8 +52,10 @@
 --
 -- Settings (SETTINGS below): registries (hosts), allow_unpinned (package
 -- names that may run unpinned), system_installs, system_removals and
--- publish ("deny" | "ask" | "allow"), rewrite ({ from = "npm", to =
--- "pnpm" } or nil for none).
+-- publish ("deny" | "ask" | "allow"), rewrite (nil, the default: no
+-- rewrite; opt in with { from = "npm", to = "pnpm" } in a project that
+-- uses pnpm, since a rewrite breaks one that uses npm and its
+-- package-lock.json).
 --
 -- What it cannot know: what a lock file or requirements.txt holds (files
 -- are not read), whether pip runs inside a virtualenv, what a registry set
@@ -60,11 +66,17 @@
 local SETTINGS = {
   registries = { "registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com", "pypi.org",
     "pypi.python.org", "files.pythonhosted.org" },
-  allow_unpinned = {},
+  -- the everyday tools a project installs as devDependencies, which npx
+  -- and npm exec run from node_modules (an unknown name is still denied)
+  allow_unpinned = { "tsc", "typescript", "eslint", "prettier", "jest", "vitest", "mocha", "prisma", "next", "vite",
+    "tsx", "ts-node", "playwright", "turbo", "nx", "astro", "nuxt", "webpack", "rollup", "esbuild", "biome",
+    "drizzle-kit", "knex", "sequelize", "typeorm", "cypress", "storybook", "lint-staged", "husky", "rimraf" },
   system_installs = "deny",
   system_removals = "deny",
   publish = "deny",
-  rewrite = { from = "npm", to = "pnpm" },
+  -- Off by default: a rewrite breaks a project that uses npm (its
+  -- package-lock.json). Opt in with, e.g., rewrite = { from = "npm", to = "pnpm" }.
+  rewrite = nil,
 }
 
 local shell = require("shell")
@@ -74,6 +86,8 @@ local ipairs, type = ipairs, type
 local REGISTRIES, UNPINNED = {}, {}
 for _, h in ipairs(SETTINGS.registries) do REGISTRIES[h:lower()] = true end
 for _, n in ipairs(SETTINGS.allow_unpinned) do UNPINNED[n:lower()] = true end
+
+local conda -- defined below, before check
 
 local NODE = { npm = true, pnpm = true, yarn = true, bun = true, cnpm = true }
 local NODE_INSTALL = { install = true, i = true, ["in"] = true, ins = true, inst = true, insta = true,
@@ -258,6 +272,14 @@ local function pip(c, args, who)
     for _, w in ipairs(c.wrappers) do
       if w == "sudo" or w == "doas" then
         return SETTINGS.system_removals, "a system-wide uninstall (" .. who .. " under " .. w .. ")", REMOVE_INSTEAD
+      end
+    end
+    -- pip itself: every later install in that interpreter breaks
+    for k = 2, #ops do
+      local name = ops[k].text:lower():match("^([%w._-]+)")
+      if name == "pip" then
+        return SETTINGS.system_removals, "uninstalling pip itself (" .. who .. " uninstall pip), which leaves the " ..
+          "interpreter without its package manager", REMOVE_INSTEAD
       end
     end
     return nil
@@ -520,6 +542,54 @@ local function removes(c)
   return nil
 end
 
+-- conda, mamba, micromamba: removing the base environment (env remove -n
+-- base, remove --all -n base) or conda itself takes every environment's
+-- manager with it. Other environments are the user's to remove.
+local CONDA = { conda = true, mamba = true, micromamba = true }
+local CONDA_ARG = { ["-n"] = true, ["--name"] = true, ["-p"] = true, ["--prefix"] = true, ["-c"] = true,
+  ["--channel"] = true, ["--file"] = true }
+function conda(c)
+  local ops, env, all = {}, nil, false
+  local k = 1
+  while c.args[k] do
+    local a = c.args[k]
+    local t = a.text
+    if t == "-n" or t == "--name" then
+      env = c.args[k + 1] and c.args[k + 1].text
+    elseif t:find("^%-%-name=") then
+      env = t:sub(8)
+    elseif t == "--all" then
+      all = true
+    end
+    if CONDA_ARG[t] then
+      k = k + 1
+    elseif t:sub(1, 1) ~= "-" then
+      ops[#ops + 1] = t:lower()
+    end
+    k = k + 1
+  end
+  if SETTINGS.system_removals == "allow" or dry_run(c.args) then return nil end
+  local verb = ops[1]
+  local pkgs = 2
+  if verb == "env" then
+    if ops[2] ~= "remove" then return nil end
+    all, pkgs = true, 3
+  elseif verb ~= "remove" and verb ~= "uninstall" then
+    return nil
+  end
+  if all and env == "base" then
+    return SETTINGS.system_removals, "removing the conda base environment (" .. c.name .. " " ..
+      table.concat(ops, " ", 1, pkgs - 1) .. " -n base)", REMOVE_INSTEAD
+  end
+  for j = pkgs, #ops do
+    if ops[j]:match("^([%w._-]+)") == c.name then
+      return SETTINGS.system_removals, "uninstalling " .. c.name .. " itself (" .. c.name .. " " .. verb .. " " ..
+        c.name .. ")", REMOVE_INSTEAD
+    end
+  end
+  return nil
+end
+
 local function check(c)
   local n = c.name
   if not n then return nil end
@@ -570,6 +640,7 @@ local function check(c)
     end
     return nil
   end
+  if CONDA[n] then return conda(c) end
   if n == "poetry" then
     local k = first_op(c.args)
     if k and c.args[k].text == "source" and c.args[k + 1] and c.args[k + 1].text == "add" and c.args[k + 3] then
@@ -613,7 +684,7 @@ end
 -- sets none of ENV_KEYS, is allowed without parsing it: the programs are
 -- the keys of the tables check reads, and the ones it names.
 local QUICK_PROGRAMS = { "npx", "bunx", "pipx", "uvx", "uv", "pip[0-9.]*", "poetry", "mvn", "mvnw", "gradle",
-  "gradlew" }
+  "gradlew", "conda", "mamba", "micromamba" }
 for _, set in ipairs({ NODE, SYSTEM, PUBLISH, SYS_REMOVE, SYS_REMOVE_FLAG }) do
   for name in pairs(set) do QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = re.quote(name) end
 end

@@ -1,7 +1,8 @@
 -- Tests for packages.lua: unknown registries, unpinned package runs,
 -- global installs and uninstalls, and publishing are denied however they
 -- are spelled; everyday installs, builds, dry runs and project-local
--- uninstalls pass, and npm is rewritten to pnpm.
+-- uninstalls pass; npm is not rewritten by default (the rewrite's
+-- cases run with it on in packages_rewrite_test.go).
 
 local function sh(command)
   return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, toolInput = { command = command },
@@ -24,7 +25,7 @@ local denied = {
   { "npx -y cowsay hi", "unpinned package cowsay" },
   { "pnpm dlx degit user/repo app", "unpinned package degit" },
   { "yarn dlx @scope/tool", "unpinned package @scope/tool" },
-  { "bunx prettier --write .", "unpinned package prettier" },
+  { "bunx cowsay --write .", "unpinned package cowsay" },
   { "pipx run black .", "unpinned package black" },
   { "uvx ruff check .", "unpinned package ruff" },
   { "uv tool run --from httpie http example.com", "unpinned package httpie" },
@@ -46,7 +47,7 @@ local denied = {
   { "npm install --@acme:registry=https://npm.evil.example @acme/ui", "npm.evil.example" },
   { "NPM_CONFIG_REGISTRY=https://npm.evil.example npm ci", "npm.evil.example" },
   { "env 'PIP_INDEX_URL=https://pypi.evil.example/simple' pip install x", "pypi.evil.example" },
-  { "cd web && npx eslint@latest .", "unpinned package eslint@latest" },
+  { "cd web && npx create-vite@latest app", "unpinned package create-vite@latest" },
   { "npx --package=@angular/cli@^17 ng new app", "unpinned package @angular/cli@^17" },
   { "sh -c 'npx cowsay hi'", "unpinned package cowsay" },
   { "echo $(npx cowsay hi)", "unpinned package cowsay" },
@@ -106,7 +107,7 @@ local denied = {
   { "apt-get -o Dpkg::Options::=--force-confold remove nginx", "system-wide uninstall (apt-get remove)" },
   { "brew --verbose uninstall wget", "system-wide uninstall (brew uninstall)" },
   -- uninstalling outside the project
-  { "npm uninstall -g typescript", "global uninstall (pnpm remove -g)" },
+  { "npm uninstall -g typescript", "global uninstall (npm uninstall -g)" },
   { "npm rm -g eslint", "global uninstall (npm rm -g)" },
   { "npm r --global eslint", "global uninstall (npm r -g)" },
   { "pnpm remove --global vercel", "global uninstall (pnpm remove -g)" },
@@ -144,6 +145,8 @@ for _, c in ipairs(denied) do
 end
 
 local allowed = {
+  -- a project's own dev tools, run from node_modules (SETTINGS.allow_unpinned)
+  "npx tsc --noEmit", "npx prisma migrate dev", "npm exec -- tsc --noEmit", "npx eslint .", "npx vitest run",
   "pnpm install",
   "pnpm add lodash",
   "yarn add react@18.3.1",
@@ -221,34 +224,12 @@ for _, cmd in ipairs(allowed) do
   end)
 end
 
-test("allows a pinned npx, rewritten to pnpm dlx", function()
-  expect.mutated(sh("npx eslint@9.1.0 ."), { command = "pnpm dlx eslint@9.1.0 ." })
-  expect.mutated(sh("npx --package=@angular/cli@17.3.8 ng new app"),
-    { command = "pnpm dlx --package=@angular/cli@17.3.8 ng new app" })
-end)
-
-test("rewrites npm install into pnpm install", function()
-  expect.mutated(sh("npm install"), { command = "pnpm install" })
-end)
-
-test("rewrites npm install x into pnpm add x", function()
-  expect.mutated(sh("npm install lodash"), { command = "pnpm add lodash" })
-end)
-
-test("rewrites npm ci into a frozen pnpm install", function()
-  expect.mutated(sh("npm ci"), { command = "pnpm install --frozen-lockfile" })
-end)
-
-test("rewrites npx x@version into pnpm dlx x@version", function()
-  expect.mutated(sh("npx cowsay@1.6.0 hi"), { command = "pnpm dlx cowsay@1.6.0 hi" })
-end)
-
-test("a rewritten global install is still denied", function()
-  expect.denied(sh("npm install -g typescript"), "global install (pnpm add -g)")
-end)
-
-test("rewrites a project-local npm uninstall into pnpm remove, and lets it run", function()
-  expect.mutated(sh("npm uninstall lodash"), { command = "pnpm remove lodash" })
+test("by default npm is not rewritten: a project that uses npm keeps it", function()
+  for _, line in ipairs({ "npm install", "npm ci", "npm install lodash", "npx eslint@9.1.0 .", "npm uninstall lodash" }) do
+    local r = sh(line)
+    expect.no_objection(r)
+    expect.eq(r.input, nil, "rewritten input")
+  end
 end)
 
 test("the reason of a denied publish says what to do instead", function()
@@ -260,3 +241,29 @@ end)
 test("a rewritten unpinned npx is still denied", function()
   expect.denied(sh("npx cowsay"), "unpinned package cowsay")
 end)
+
+-- The package manager itself, and the base environment, removed.
+for _, c in ipairs({
+  { "pip uninstall -y pip", "uninstalling pip itself" }, { "pip3 uninstall pip", "uninstalling pip itself" },
+  { "python3 -m pip uninstall -y pip setuptools", "uninstalling pip itself" },
+  { "sudo pip uninstall -y setuptools", "system-wide uninstall" },
+  { "pip uninstall --break-system-packages wheel", "uninstall from the system Python" },
+  { "bash -c 'pip uninstall -y PIP==24.0'", "uninstalling pip itself" },
+  { "conda env remove -n base", "the conda base environment" },
+  { "conda remove --all -n base -y", "the conda base environment" },
+  { "conda remove -y --name=base --all", "the conda base environment" },
+  { "mamba env remove --name base", "the conda base environment" },
+  { "conda uninstall conda", "uninstalling conda itself" }, { "conda remove -n base conda", "uninstalling conda itself" },
+}) do
+  test("blocks " .. c[1], function() expect.denied(sh(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "pip uninstall -y requests", "pip uninstall -y pipdeptree", "pip install -U pip",
+  "python -m pip install --upgrade pip setuptools wheel", "pip uninstall setuptools", "conda env remove -n scratch",
+  "conda remove --all -n old-env -y", "conda remove -n dev numpy", "conda env list", "conda list -n base",
+  "conda install -n base conda-libmamba-solver" }) do
+  test("allows " .. line, function()
+    local r = sh(line)
+    expect.no_objection(r)
+    expect.eq(r.input, nil, "rewritten input")
+  end)
+end

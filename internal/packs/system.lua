@@ -5,17 +5,27 @@
 -- paths, chains, $(…), sh -c '…', find -exec; read by lib/shell.lua). Each
 -- deny names its rule ([rule NAME]):
 --   power        shutdown, reboot, halt, poweroff, systemctl reboot/…,
---                init 0/6, kill of PID 1 or of every process, sysrq
+--                init 0/6, kill of PID 1 or of every process, sysrq;
+--                PowerShell's Stop-Computer, Restart-Computer (not -WhatIf)
 --   accounts     useradd, userdel, usermod, groupadd, passwd, chpasswd,
---                adduser, deluser, chsh, …, writes to /etc/passwd, shadow, group
+--                adduser, deluser, chsh, …, writes to /etc/passwd, shadow, group;
+--                Windows: net user NAME PASS /add, net user NAME /delete, net
+--                localgroup administrators NAME /add, New-LocalUser,
+--                Add-LocalGroupMember, … (net user and net localgroup list)
 --   sudoers      visudo (but visudo -c), writes to /etc/sudoers(.d)
 --   root-shell   sudo/doas/pkexec/su/run0 opening a shell (sudo -i, sudo
---                bash, su -), a privileged interactive program whose shell
---                escape gives a root shell (sudo vim/less/man/…), and the
---                shell escapes of common programs run with privilege
---                (sudo find -exec /bin/sh, sudo awk 'BEGIN{system("/bin/sh")}',
---                sudo python -c '…os.system("/bin/sh")', sudo tar
---                --checkpoint-action=exec=sh, …)
+--                bash, su -, su - root), su -c running a command as root
+--                (su -c 'id', su root -c …; su postgres -c … is judged like
+--                any command), a privileged interactive program whose shell
+--                escape gives a root shell (sudo vim/less/man/…, sudo git
+--                -p/help/commit without -m: its pager or editor), a
+--                privileged program told to run another (sudo tar
+--                --checkpoint-action/--to-command/-I, zip -TT, rsync -e, man
+--                -P, ssh -o ProxyCommand, git -c core.pager=…), and the shell
+--                escapes of common programs run with privilege (sudo find
+--                -exec /bin/sh, sudo awk 'BEGIN{system("/bin/sh")}', sudo
+--                python -c '…os.system("/bin/sh")', …): denied, not asked, as
+--                the escape is typed where no hook sees it
 --   setuid       chmod u+s/g+s/4755, install -m 4755, setcap
 --   persistence  systemctl enable/disable/mask/link/edit/set-default,
 --                launchctl load, update-rc.d, chkconfig, writes to unit and
@@ -35,11 +45,16 @@
 --                changes, bootctl changes, bcdedit
 --   audit        auditctl -D/-d/-W/-e 0 and never rules
 --   mac          setenforce 0, setsebool, semanage permissive, semodule -d/-r,
---                aa-teardown, aa-disable, aa-complain, apparmor_parser -R
+--                aa-teardown, aa-disable, aa-complain, apparmor_parser -R;
+--                macOS Gatekeeper off (spctl --master-disable/--global-disable,
+--                --add) and SIP off (csrutil disable/clear)
+--   mounts       mount -o remount (sudo mount -o remount,rw /), a mount over
+--                / or a system folder (mount --bind x /etc), umount of one
 --   security-services  stopping, disabling, masking or killing a security
 --                service (SETTINGS.security_services): systemctl, service,
 --                /etc/init.d/X stop, update-rc.d, chkconfig, rc-service,
---                kill/pkill/killall
+--                kill/pkill/killall; Microsoft Defender off (Set-MpPreference
+--                -Disable… $true, Set-/Add-MpPreference -Exclusion…)
 --   services     the same for the services the machine needs to be reached
 --                and to run (SETTINGS.critical_services: sshd, networking,
 --                NetworkManager, dbus, cron, …)
@@ -67,10 +82,14 @@
 -- off, opens it to the network or destroys the way back; a coding agent
 -- needs none of it, and the user can run the command themselves.
 --
+-- PowerShell (the PowerShell tool, pwsh/powershell -c in a shell line,
+-- cmd /c, a line that reads as PowerShell) is read by lib/pwsh.lua.
+--
 -- What passes: reading the system (id, whoami, sudo -l, sudo -v, crontab -l,
 -- iptables -L, nft list ruleset, ufw status, firewall-cmd --list-all,
 -- getenforce, aa-status, auditctl -l, systemctl status/start/restart,
--- journalctl -u x, fdisk -l, lsmod, sysctl -a, ls /etc, cat /etc/os-release,
+-- journalctl -u x, fdisk -l, lsmod, sysctl -a, mount, findmnt, spctl
+-- --status, csrutil status, Get-MpPreference, net user, ls /etc, cat /etc/os-release,
 -- cp /etc/x ./), running a program or script with sudo (sudo systemctl
 -- restart nginx, sudo bash -c '…' whose commands are judged one by one),
 -- writes below SETTINGS.writable (/usr/local) and anything inside the
@@ -99,6 +118,7 @@
 local shell = require("shell")
 local danger = require("danger")
 local paths = require("paths")
+local pwsh = require("pwsh")
 
 local SETTINGS = {
   allow = {},
@@ -376,6 +396,8 @@ local function power(c)
   return false
 end
 
+local net_account -- defined below
+
 local ACCOUNT_TOOLS = set({ "useradd", "userdel", "usermod", "groupadd", "groupdel", "groupmod", "adduser",
   "deluser", "addgroup", "delgroup", "chpasswd", "chgpasswd", "newusers", "chsh", "chfn", "vipw", "vigr", "gpasswd",
   "pwconv", "pwunconv", "grpconv", "grpunconv", "sysadminctl", "pw", "lusermod", "luseradd", "luserdel" })
@@ -391,8 +413,26 @@ local function accounts(c, cwd)
     return not flag(c, "l", "list help")
   elseif n == "dscl" then
     return any_arg(c, "^-(?:create|delete|append|passwd|merge|change)$")
+  elseif n == "net" or n == "net1" then
+    return net_account(select(2, operands(c)))
   end
   return has_outside(c, cwd) and touches(c, cwd, function(abs) return under(abs, ACCOUNT_FILES) end)
+end
+
+-- net_account reports whether Windows' net (its operands, lower-cased)
+-- changes an account or a group: net user NAME PASS /add, net user NAME
+-- /delete, net localgroup administrators NAME /add, a password set (net
+-- user NAME PASS or *). net user and net localgroup NAME list.
+function net_account(ts)
+  local v = ts[1]
+  if v ~= "user" and v ~= "users" and v ~= "localgroup" and v ~= "group" then return false end
+  for _, t in ipairs(ts) do
+    if t == "/add" or t == "/delete" or t == "/del" or t:find("^/active") or t:find("^/passwordreq")
+      or t:find("^/expires") then
+      return true
+    end
+  end
+  return (v == "user" or v == "users") and #ts >= 3
 end
 
 local function sudoers(c, cwd)
@@ -405,6 +445,8 @@ local function sudoers(c, cwd)
   end)
 end
 
+local su_root, git_escape, RUNS_PROGRAM -- defined below, before root_shell
+
 -- Programs whose own prompt offers a shell escape (!sh, :shell): run with
 -- privilege they give a root shell, and the escape is typed, not seen.
 local INTERACTIVE = set({ "vi", "vim", "nvim", "view", "vimdiff", "rvim", "ex", "ed", "nano", "pico", "emacs", "less",
@@ -415,6 +457,56 @@ local INTERACTIVE = set({ "vi", "vim", "nvim", "view", "vimdiff", "rvim", "ex", 
 -- only their option values are read for a shell.
 local PACKAGERS = set({ "apt", "apt-get", "dnf", "yum", "zypper", "pacman", "apk", "brew", "snap", "pip", "pip3",
   "npm", "pnpm", "yarn", "gem", "cargo", "go", "dpkg", "rpm", "flatpak", "nix-env", "port" })
+
+-- su_root reports whether su/runuser -c runs as root: no user named, or
+-- root (or UID 0) named. The values of -c, -s, -g, -G and -w are skipped.
+local SU_ARG = set({ "-c", "--command", "--session-command", "-s", "--shell", "-g", "--group", "-G",
+  "--supp-group", "-w", "--whitelist-environment", "-u", "--user" })
+function su_root(c)
+  local k = 1
+  while c.args[k] do
+    local a = c.args[k]
+    local t = a.text
+    if SU_ARG[t] then
+      k = k + 1
+    elseif t ~= "-" and t ~= "--" and (a.unknown or t:sub(1, 1) ~= "-") then
+      return t == "root" or t == "0" or a.unknown
+    end
+    k = k + 1
+  end
+  return true
+end
+
+-- git_escape reports whether a git command opens a pager or an editor (or
+-- sets the program it runs for one), whose shell escape (!sh) is typed at
+-- its prompt: -p/--paginate, help, -c core.pager/core.editor/…, commit
+-- without a message, rebase -i, config -e.
+function git_escape(c)
+  if flag(c, "p", "paginate") or any_arg(c, "(?i)^(?:core\\.(?:pager|editor|sshcommand|fsmonitor|hookspath)|" ..
+    "(?:pager|sequence)\\.|sequence\\.editor|diff\\..*\\.(?:textconv|command)|alias\\.)") then
+    return true
+  end
+  local _, ts = operands(c)
+  local verb = ts[1]
+  if verb == "help" or (verb == "config" and flag(c, "e", "edit")) or (verb == "rebase" and flag(c, "i", "interactive"))
+    or (verb == "commit" and not flag(c, "mFC", "message file reuse-message no-edit fixup")) then
+    return true
+  end
+  return false
+end
+
+-- RUNS_PROGRAM: options by which a program runs another program of the
+-- caller's choosing; run with privilege, that program runs as root and is
+-- not read (tar --checkpoint-action=exec=…, zip -TT …, rsync -e …).
+RUNS_PROGRAM = {
+  tar = "^(?:--checkpoint-action|--to-command|--use-compress-program|--info-script|--new-volume-script|-I|-F)",
+  gtar = "^(?:--checkpoint-action|--to-command|--use-compress-program|--info-script|--new-volume-script|-I|-F)",
+  zip = "^(?:-TT|--unzip-command)",
+  rsync = "^(?:-e|--rsh|--rsync-path)",
+  man = "^(?:-P|--pager|-H|--html)",
+  ssh = "(?i)^(?:-o\\s*)?(?:ProxyCommand|LocalCommand|PermitLocalCommand)",
+  scp = "(?i)^(?:-S|-o\\s*ProxyCommand)",
+}
 
 local function root_shell(c)
   local n = c.name
@@ -427,21 +519,36 @@ local function root_shell(c)
     return (n == "run0" or n == "pkexec") and #c.args == 0
   end
   if n == "su" or n == "runuser" or n == "sg" or n == "newgrp" then
-    -- su without -c opens a shell as the user it names (root by default)
-    return not flag(c, "c", "command help version") and not any_arg(c, "^-c.")
+    -- su without -c opens a shell as the user it names (root by default);
+    -- su -c runs its command as root unless it names another user, whose
+    -- command is then judged like any other
+    if flag(c, nil, "help version") then return false end
+    if not flag(c, "c", "command session-command") and not any_arg(c, "^-c.")
+      and not (n == "runuser" and any_arg(c, "^--$")) then
+      return true
+    end
+    return (n == "su" or n == "runuser") and su_root(c)
   end
   if n == "machinectl" then
     local _, ts = operands(c)
     return ts[1] == "shell" or ts[1] == "login"
   end
-  if not privileged(c) or not n then return false end
+  if not privileged(c) then return false end
+  -- a program only known when it runs (sudo $X, sudo $(cat cmd)), run
+  -- with privilege: it may be a shell
+  if not n then return c.word ~= nil and c.word.unknown == true end
   if SHELLS[n] then
     -- an interactive root shell; with -c or a script, what it runs is judged
     local heredoc = false
     for _, r in ipairs(c.redirs) do
       if r.op:find("^<<") then heredoc = true end
     end
-    return not c.script and not c.inline and not c.pipe_in and not heredoc
+    -- a pipe into xargs is xargs's input, not the shell's script
+    local piped = c.pipe_in
+    for _, w in ipairs(c.wrappers) do
+      if w == "xargs" then piped = false end
+    end
+    return not c.script and not c.inline and not piped and not heredoc
   end
   if shell.interpreter(n) then
     -- inline code that starts a shell; a REPL, whose prompt runs anything;
@@ -453,6 +560,9 @@ local function root_shell(c)
     return not c.script and not c.pipe_in
   end
   if INTERACTIVE[n] then return true end
+  if n == "git" and git_escape(c) then return true end
+  local opts = RUNS_PROGRAM[n]
+  if opts and any_arg(c, opts) then return true end
   if n == "nmap" and any_arg(c, "^--(?:interactive|script)") then return true end
   if PACKAGERS[n] then
     for _, a in ipairs(c.args) do
@@ -674,6 +784,26 @@ local function kernel(c, cwd)
   end)
 end
 
+-- mounts: remounting a folder of the system (mount -o remount,rw /), a
+-- mount over one (mount --bind x /etc), or its unmount. Listing the mounts
+-- and mounting a device on a folder of one's own pass.
+local function mounts(c, cwd)
+  local n = c.name
+  if n ~= "mount" and n ~= "umount" and n ~= "umount2" then return false end
+  if flag(c, nil, "help version") then return false end
+  if n == "mount" and any_arg(c, "(?:^|,)remount(?:,|$)") then return true end
+  local ws = operands(c)
+  for k, w in ipairs(ws) do
+    local abs = place(w, cwd)
+    -- mount's last operand is where it mounts; umount's every operand
+    if abs and (n ~= "mount" or k == #ws) and not project(abs, cwd)
+      and (abs == "/" or under(abs, SETTINGS.system_folders)) and not under(abs, SETTINGS.writable) then
+      return true
+    end
+  end
+  return false
+end
+
 local function boot(c)
   local n = c.name
   if n == "grub-install" or n == "grub2-install" or n == "update-grub" or n == "update-grub2"
@@ -720,6 +850,15 @@ local function mac(c)
     return flag(c, "dr", "disable remove")
   elseif n == "apparmor_parser" then
     return flag(c, "R", "remove")
+  elseif n == "spctl" then
+    -- macOS Gatekeeper off, or a program let past it
+    return flag(c, nil, "master-disable global-disable disable add remove")
+  elseif n == "csrutil" then
+    -- macOS System Integrity Protection off
+    local _, ts = operands(c)
+    for _, t in ipairs(ts) do
+      if t == "disable" or t == "clear" then return true end
+    end
   end
   return false
 end
@@ -930,7 +1069,7 @@ local rules = {
     instead = "restart it if you must (systemctl restart NAME), or ask the user" },
   { name = "audit", check = audit, why = "turning auditing off or deleting audit rules",
     instead = "leave auditing alone; auditctl -l lists the rules" },
-  { name = "mac", check = mac, why = "turning SELinux or AppArmor off or loosening it",
+  { name = "mac", check = mac, why = "turning SELinux, AppArmor, Gatekeeper or SIP off or loosening it",
     instead = "leave it enforcing; getenforce and aa-status show the state, ask the user about a denial" },
   { name = "firewall", check = firewall, why = "a firewall change",
     instead = "leave the firewall alone; list its rules (iptables -L, nft list ruleset, ufw status) and ask the user" },
@@ -944,6 +1083,8 @@ local rules = {
     instead = "ask the user to do it; fdisk -l and lsblk show the disks" },
   { name = "kernel", check = kernel, why = "a change to the kernel's modules or settings",
     instead = "ask the user to do it; lsmod and sysctl -a show the state" },
+  { name = "mounts", check = mounts, why = "remounting or unmounting a system folder",
+    instead = "leave the system's mounts alone; findmnt and mount list them, ask the user to change one" },
   { name = "boot", check = boot, why = "a change to the boot loader",
     instead = "ask the user to do it" },
   { name = "root-shell", check = root_shell, why = "a root shell or a privileged program's shell escape",
@@ -967,11 +1108,14 @@ do
     "systemd-run", "chkconfig", "service", "rc-service", "ssh-copy-id", "crontab", "at", "batch", "nft", "ufw",
     "firewall-cmd", "firewall-offline-cmd", "pfctl", "netsh", "insmod", "rmmod", "modprobe", "sysctl", "auditctl",
     "setenforce", "setsebool", "aa-teardown", "aa-disable", "aa-complain", "aa-audit", "semanage", "semodule",
-    "apparmor_parser", "journalctl", "dmesg", "awk", "gawk", "lvremove", "vgremove", "pvremove", "lvreduce", "zfs",
+    "apparmor_parser", "spctl", "csrutil", "mount", "umount", "net", "net1", "journalctl", "dmesg", "awk", "gawk", "lvremove", "vgremove", "pvremove", "lvreduce", "zfs",
     "zpool", "btrfs", "timeshift", "snapper", "tmutil", "vssadmin", "wmic", "wbadmin",
     "grub-install", "grub2-install", "update-grub", "update-grub2", "grub-reboot", "grub-set-default",
     "grub2-set-default", "grubby", "grub-mkconfig", "grub2-mkconfig", "efibootmgr", "bootctl", "bcdedit",
-    "mv", "cp", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "dd" }
+    "stop-computer", "restart-computer", "set-mppreference", "add-mppreference", "new-localuser",
+    "remove-localuser", "set-localuser", "enable-localuser", "rename-localuser", "add-localgroupmember",
+    "remove-localgroupmember", "new-localgroup", "remove-localgroup", "pwsh", "powershell", "pwsh.exe",
+    "powershell.exe", "cmd", "cmd.exe", "mv", "cp", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "dd" }
   for _, set_ in ipairs({ ACCOUNT_TOOLS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT }) do
     for k in pairs(set_) do names[#names + 1] = k end
   end
@@ -981,6 +1125,62 @@ do
   table.sort(PROGRAMS)
 end
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS }, words = "/dev/|/inet|/etc/init\\.d/" })
+
+-- PowerShell: the PowerShell tool's command, pwsh/powershell -c in a shell
+-- line, and a line of another tool that reads as PowerShell (pwsh.looks)
+-- are read by lib/pwsh.lua; its commands are judged by these rules, named
+-- as the shell rules are.
+local PWSH_ACCOUNTS = set({ "new-localuser", "remove-localuser", "set-localuser", "enable-localuser",
+  "rename-localuser", "add-localgroupmember", "remove-localgroupmember", "new-localgroup", "remove-localgroup" })
+-- PWSH_NAMES are the cmdlets pwsh_rule reads: a line of a tool not named
+-- PowerShell that runs one is read as PowerShell too.
+local PWSH_NAMES = set({ "stop-computer", "restart-computer", "set-mppreference", "add-mppreference" })
+for k in pairs(PWSH_ACCOUNTS) do PWSH_NAMES[k] = true end
+local BY_NAME = {}
+for _, r in ipairs(active) do BY_NAME[r.name] = r end
+
+-- defender_off reports whether Set-/Add-MpPreference turns a part of
+-- Microsoft Defender off (-Disable…, but -Disable… $false / 0) or excludes
+-- files, folders, processes or extensions from its scans (-Exclusion…).
+local function defender_off(c, line)
+  for _, w in ipairs(c.unknown_params) do
+    if w:lower():find("^%-exclusion") then return true end
+  end
+  for name in pairs(c.params) do
+    if name:lower():find("^exclusion") then return true end
+  end
+  for value in line:lower():gmatch("%-disable[%w]+[%s:]*([^%s;|]*)") do
+    if value ~= "$false" and value ~= "0" then return true end
+  end
+  return false
+end
+
+local function pwsh_rule(c, line)
+  local n = c.name or ""
+  if n == "stop-computer" or n == "restart-computer" then
+    return not (c.params.whatif or re.match("(?i)-whatif\\b", line)) and BY_NAME.power
+  elseif PWSH_ACCOUNTS[n] then
+    return BY_NAME.accounts
+  elseif n == "net" or n == "net1" then
+    local ts = {}
+    for _, a in ipairs(c.args) do ts[#ts + 1] = a.text:lower() end
+    return net_account(ts) and BY_NAME.accounts
+  elseif n == "set-mppreference" or n == "add-mppreference" then
+    return defender_off(c, line) and BY_NAME["security-services"]
+  end
+  return false
+end
+
+-- judge_pwsh returns the rule a PowerShell line breaks, or nil, and the
+-- parser's error.
+local function judge_pwsh(line)
+  local cmds, err = pwsh.parse(line)
+  for _, c in ipairs(cmds) do
+    local r = pwsh_rule(c, line)
+    if r then return r end
+  end
+  return nil, err
+end
 
 local function deny(r)
   return hook.deny("system pack: blocked " .. r.why .. " [rule " .. r.name .. "]; " .. r.instead .. ".")
@@ -1001,12 +1201,40 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
   local cwd = input.cwd
+  local tool = pwsh.tool(input.toolName)
+  if tool then
+    -- the PowerShell tool's line, read as PowerShell; the rules below
+    -- read it as a shell line too (vssadmin, bcdedit, net are programs
+    -- in both)
+    local r = judge_pwsh(line)
+    if r then return deny(r) end
+  end
   local cmds, err = shell.parse(line)
   local ctx = { cmds = cmds }
+  local ps = false
   for _, c in ipairs(cmds) do
     for _, r in ipairs(active) do
       if r.check(c, cwd, ctx) then return deny(r) end
     end
+    ps = ps or PWSH_NAMES[c.name or ""] == true
+    if pwsh.CMD[c.name or ""] then
+      -- cmd /c net user … /add
+      for _, x in ipairs((pwsh.cmd(c.args))) do
+        local r = pwsh_rule(x, line)
+        if r then return deny(r) end
+      end
+    end
+    if pwsh.HOSTS[c.name or ""] then
+      local inv = pwsh.invocation(c.args)
+      local r = inv.code and judge_pwsh(inv.code)
+      if r then return deny(r) end
+    end
+  end
+  if not tool and (ps or pwsh.looks(line)) then
+    -- a PowerShell line a tool of another name runs (Cursor's Shell): one
+    -- that reads as PowerShell, or runs a cmdlet these rules look at
+    local r = judge_pwsh(line)
+    if r then return deny(r) end
   end
   if err then
     return hook.deny("system pack: blocked a command that could not be checked (" .. err ..

@@ -331,3 +331,99 @@ test("a tool that is not a shell is not judged", function()
   expect.no_objection(fire("PreToolUse", { toolName = "Write", toolCapabilities = { "fs.write" }, cwd = CWD,
     toolInput = { file_path = "notes.md", content = "sudo iptables -F; reboot" } }))
 end)
+
+-- su: a root shell or a root command through su; another user's command
+-- is judged like any other.
+for _, c in ipairs({
+  { "su root -c 'id'", "root-shell" }, { "su -c 'id'", "root-shell" }, { "su - root", "root-shell" },
+  { "su -", "root-shell" }, { "su -l -c whoami", "root-shell" }, { "su --command='id' root", "root-shell" },
+  { "echo x && /bin/su -s /bin/bash -c id root", "root-shell" }, { "su 0 -c id", "root-shell" },
+  { "su $U -c id", "root-shell" }, { "su - postgres", "root-shell" },
+}) do
+  test("su as root: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "su postgres -c 'pg_dump app > dump.sql'", "su - postgres -c 'psql -l'", "su --help",
+  "runuser -u www-data -- ls /var/www" }) do
+  test("su as another user passes: " .. line, function() passes(bash(line)) end)
+end
+
+-- A program run with privilege that spawns a pager, an editor or a
+-- program of the caller's choosing gives a root shell (GTFOBins): denied.
+for _, line in ipairs({ "sudo git -p help config", "sudo git --paginate log", "sudo git help status",
+  "sudo git -c core.pager='sh -c id' log", "sudo git commit", "doas git rebase -i HEAD~2",
+  "sudo tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=id", "sudo tar -I ./x -cf a.tgz b",
+  "sudo zip /tmp/a.zip f -T -TT id", "sudo rsync -e ./x.sh host:/ .", "sudo man -P ./p ls",
+  "sudo ssh -o ProxyCommand=./x h", "sudo less /etc/hosts", "sudo vim /etc/hosts",
+  "sudo find . -exec /bin/sh \\; -quit", "sudo awk 'BEGIN {system(\"/bin/sh\")}'" }) do
+  test("privileged escape: " .. line, function() denied(bash(line), "root-shell") end)
+end
+for _, line in ipairs({ "git -p log", "git help config", "git commit", "sudo git status",
+  "sudo git --no-pager log -1", "sudo git commit -m 'etc: track'", "sudo tar -C /usr/local -xzf go.tar.gz",
+  "tar -I zstd -cf a.tar.zst src", "zip -T a.zip", "rsync -e ssh -a src/ host:dst/", "man -P cat ls" }) do
+  test("escape-free form passes: " .. line, function() passes(bash(line)) end)
+end
+
+-- mounts, Gatekeeper, SIP
+for _, c in ipairs({
+  { "sudo mount -o remount,rw /", "mounts" }, { "mount -o rw,remount /boot", "mounts" },
+  { "sudo mount --bind ./fake /etc", "mounts" }, { "sudo umount /usr", "mounts" },
+  { "sudo /usr/bin/mount -n -o remount,ro /", "mounts" },
+  { "sudo spctl --master-disable", "mac" }, { "spctl --global-disable", "mac" },
+  { "sudo spctl --add /Applications/X.app", "mac" }, { "csrutil disable", "mac" },
+  { "csrutil authenticated-root disable", "mac" }, { "bash -c 'csrutil clear'", "mac" },
+}) do
+  test("blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "mount", "mount | grep ext4", "findmnt /", "mount -l -t ext4",
+  "sudo mount /dev/sdb1 /mnt/usb", "mount -t tmpfs tmpfs ./scratch", "umount ./scratch", "spctl --status",
+  "spctl --assess -v /Applications/X.app", "csrutil status", "sudo umount /mnt/usb" }) do
+  test("allows " .. line, function() passes(bash(line)) end)
+end
+
+-- Windows: the PowerShell tool, pwsh -c in a shell line, net in any shell.
+local WIN = "C:/Users/dev/project"
+local function ps(command)
+  return fire("PreToolUse", { toolName = "PowerShell", toolCapabilities = { "shell" }, cwd = WIN,
+    toolInput = { command = command } })
+end
+for _, c in ipairs({
+  { "Set-MpPreference -DisableRealtimeMonitoring $true", "security-services" },
+  { "Set-MpPreference -DisableIOAVProtection:$true -DisableRealtimeMonitoring $false", "security-services" },
+  { "set-mppreference -disablerealtimemonitoring 1", "security-services" },
+  { "Add-MpPreference -ExclusionPath C:\\", "security-services" },
+  { "Stop-Computer -Force", "power" }, { "Restart-Computer", "power" }, { "restart-computer -Force; ls", "power" },
+  { "net user backdoor P@ssw0rd /add", "accounts" }, { "net localgroup administrators backdoor /add", "accounts" },
+  { "net user dev *", "accounts" }, { "net1 user eve /delete", "accounts" },
+  { "New-LocalUser -Name eve -NoPassword", "accounts" },
+  { "Add-LocalGroupMember -Group Administrators -Member eve", "accounts" },
+  { "Get-Date; & { Stop-Computer }", "power" },
+}) do
+  test("PowerShell blocks " .. c[1], function() denied(ps(c[1]), c[2]) end)
+end
+for _, c in ipairs({
+  { "pwsh -c 'Stop-Computer -Force'", "power" },
+  { "powershell.exe -Command \"Set-MpPreference -DisableRealtimeMonitoring $true\"", "security-services" },
+  { "net user backdoor P@ssw0rd /add", "accounts" }, { "cmd /c net localgroup administrators eve /add", "accounts" },
+}) do
+  test("shell line blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "Get-MpPreference", "Set-MpPreference -DisableRealtimeMonitoring $false",
+  "Get-MpComputerStatus", "Restart-Computer -WhatIf", "net user", "net user dev", "net localgroup administrators",
+  "Get-LocalUser", "Get-Service WinDefend", "Remove-MpPreference -ExclusionPath C:\\tmp" }) do
+  test("PowerShell allows " .. line, function() passes(ps(line)) end)
+end
+
+-- A privileged program only known when it runs may be a shell.
+for _, line in ipairs({ "sudo $X", "sudo -u root $(cat cmd.txt)", "X=bash; doas $X" }) do
+  test("privileged unknown program: " .. line, function() denied(bash(line), "root-shell") end)
+end
+
+for _, line in ipairs({ "echo bash | xargs sudo", "echo /bin/sh | xargs -o pkexec" }) do
+  test("a shell xargs runs with privilege: " .. line, function() denied(bash(line), "root-shell") end)
+end
+
+-- The PowerShell tool's line is read as a shell line too.
+for _, c in ipairs({ { "vssadmin delete shadows /all /quiet", "recovery" }, { "wbadmin delete catalog -quiet", "recovery" },
+  { "bcdedit /set {default} recoveryenabled No", "boot" } }) do
+  test("PowerShell blocks " .. c[1], function() denied(ps(c[1]), c[2]) end)
+end
