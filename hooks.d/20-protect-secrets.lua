@@ -35,8 +35,10 @@ local GREP_TOOLS = { Grep = true, grep = true, search_file_content = true, grep_
 -- Programs that edit in place the files paths.writes gives for them: they
 -- read those files too.
 local IN_PLACE = { sed = true, gsed = true, perl = true }
--- Programs whose arguments are text, not files (echo .env >> .gitignore).
-local TEXT_ONLY = { echo = true, printf = true }
+-- Programs whose arguments are text, or files they do not read (echo .env
+-- >> .gitignore, ls ~/.ssh, chmod 600 ~/.ssh/id_rsa).
+local TEXT_ONLY = { echo = true, printf = true, ls = true, stat = true, test = true, ["["] = true, mkdir = true,
+  chmod = true, chown = true, chgrp = true }
 -- Programs that read, copy or send the files they are given: an argument
 -- of theirs whose value is unknown ($(…), $VAR) may be a secret file.
 local READERS = secrets.readers
@@ -186,7 +188,11 @@ hook.register("PreToolUse", nil, function(input)
     local words = {}
     if c.word then words[1] = c.word end
     if not TEXT_ONLY[c.name or ""] then
-      for _, a in ipairs(c.args) do words[#words + 1] = a end
+      for k, a in ipairs(c.args) do
+        -- an all-unknown word is looked at only where it may be a file
+        -- the program reads (not find's {}, a <(…) or a URL)
+        if not a.whole or secrets.unknown_read(c, k, a) then words[#words + 1] = a end
+      end
     end
     for _, r in ipairs(c.redirs) do
       if not r.heredoc and r.op ~= "<<<" then words[#words + 1] = r.target end
@@ -208,6 +214,9 @@ hook.register("PreToolUse", nil, function(input)
         end
       end
     end
+    -- the files a find runs a command on, by its name tests
+    local hit = c.name == "find" and secrets.find_selects(c, secret)
+    if hit then return hook.deny("the command touches " .. shell.printable(hit) .. ", which may hold secrets") end
     for _, w in ipairs(words) do
       local hit = not written[w] and secret(w)
       if hit and (not w.whole or READERS[c.name or ""]) then

@@ -17,11 +17,16 @@ local function pick(list, i) return list[(i - 1) % #list + 1] end
 
 local secret = { ".env", "config/.env", ".env.local", ".env.production", "/home/me/.ssh/id_ed25519",
   "id_rsa", "certs/server.key", "tls/cert.pem", "store.p12", "/home/me/.aws/credentials", ".netrc",
-  "/home/me/.ssh/config", ".ENV", "server.KEY", "~/.git-credentials", "~/.ssh", ".env*", "**/.e*",
+  "/home/me/.ssh/id_rsa2", ".ENV", "server.KEY", "~/.git-credentials", "~/.ssh", ".env*", "**/.e*",
   "deploy.PFX", "~/.kube/config", "~/.docker/config.json", ".gnupg/private-keys-v1.d/x.key", "/etc/shadow",
   "~/.npmrc", "~/.pypirc", "~/.config/gh/hosts.yml", "~/.vault-token", "config/credentials.json", ".pgpass",
   "~/.aws", "~/.config/google-chrome/Default/Login Data", "/Users/me/Library/Keychains/login.keychain-db",
-  "~/.local/share/keyrings/login.keyring", "~/.mozilla/firefox/x.default/cookies.sqlite", "**/.npmrc" }
+  "~/.local/share/keyrings/login.keyring", "~/.mozilla/firefox/x.default/cookies.sqlite", "**/.npmrc",
+  -- a process's environment, a pod's token, Terraform state, histories
+  "/proc/self/environ", "/proc/1/environ", "/var/run/secrets/kubernetes.io/serviceaccount/token",
+  "infra/terraform.tfstate", "~/.bash_history", "~/.zsh_history",
+  -- a glob of everything in a secrets folder
+  "/home/me/.aws/**", "~/.ssh/*" }
 
 for _, path in ipairs(secret) do
   test("denies reading " .. path, function()
@@ -29,9 +34,23 @@ for _, path in ipairs(secret) do
   end)
 end
 
+-- A path with "//", "/./" or "dir/.." is the file it folds to, which the
+-- reason names.
+local folded = { ["/etc//shadow"] = "/etc/shadow", ["/etc/./shadow"] = "/etc/shadow",
+  ["/etc/ssl/../shadow"] = "/etc/shadow", ["~/.ssh//id_ed25519"] = "~/.ssh/id_ed25519", ["config/../.env"] = ".env" }
+for path, name in pairs(folded) do
+  test("denies reading " .. path, function()
+    expect.denied(read(path), "access to " .. name .. " is blocked")
+  end)
+end
+
 local harmless = { ".env.example", "config/.env.sample", ".env.template", "README.md", "src/env.go",
   "id_rsa.pub", "keys.txt", "docs/environment.md", "monkey", ".envrc.md", "*", "src/**/*.go", ".env/bin/activate",
-  "**/.env.example", "/etc/passwd", "/etc/hosts", "src/cookies.go", "internal/auth/credentials.go", "~/.aws/config" }
+  "**/.env.example", "/etc/passwd", "/etc/hosts", "src/cookies.go", "internal/auth/credentials.go", "~/.aws/config",
+  -- public keys and ssh's own configuration hold no secret
+  "/home/me/.ssh/id_ed25519.pub", "~/.ssh/config", "~/.ssh/known_hosts", "~/.ssh/authorized_keys",
+  -- a glob that ends in * names its own files, not every extension
+  "**/Dockerfile*", "src/**/config*", "terraform.tfvars.example" }
 
 for _, path in ipairs(harmless) do
   test("allows reading " .. path, function()
@@ -170,6 +189,17 @@ local more = {
   { "python3 - <<'EOF'\nimport pathlib\nprint((pathlib.Path.home() / '.vault-token').read_text())\nEOF",
     "the command touches .vault-token" },
   { "node <<< \"console.log(fs.readFileSync('/etc/shadow', 'utf8'))\"", "the command touches /etc/shadow" },
+  { "cat /etc//shadow", "the command touches /etc/shadow" },
+  { "sudo less /etc/x/../shadow", "the command touches /etc/shadow" },
+  { "head -c 100 /etc/./shadow", "the command touches /etc/shadow" },
+  { "cat /proc/self/environ", "the command touches /proc/self/environ" },
+  { "tr '\\0' '\\n' < /proc/1/environ", "the command touches /proc/1/environ" },
+  { "cat /var/run/secrets/kubernetes.io/serviceaccount/token", "the command touches" },
+  { "cat terraform.tfstate | jq .", "the command touches terraform.tfstate" },
+  { "cat ~/.bash_history | grep -i password", "the command touches ~/.bash_history" },
+  { "find . -name '.env*' -exec cat {} +", "the command touches .env*" },
+  { "cat list.txt | xargs cat", "the command touches" },
+  { "cat \"$DIR/.env\"", "the command touches …/.env" },
 }
 for _, c in ipairs(more) do shell_secret[#shell_secret + 1] = c end
 
@@ -192,7 +222,16 @@ local shell_harmless = { "cat .env.example", "ls -la", "printenv HOME", "go test
   "cp .env.example .env", "cat .env.example > .env", "cp -n .env.sample .env.local", "echo 'DEBUG=1' >> .env",
   "cat /etc/passwd", "cat internal/auth/credentials.go", "bash -c 'echo .env >> .gitignore'", "grep -rn FROM .docker",
   "python3 -c 'import json; print(json.load(open(\"package.json\"))[\"version\"])'",
-  "node -e \"console.log(process.env.NODE_ENV)\"", "python3 - <<'EOF'\nprint(open('README.md').read())\nEOF" }
+  "node -e \"console.log(process.env.NODE_ENV)\"", "python3 - <<'EOF'\nprint(open('README.md').read())\nEOF",
+  -- find's {} is what its tests select; a $VAR in a header, a credentials
+  -- flag or a script is a value, not a file; <(…) is a pipe; a list's
+  -- lines fed to curl are URLs; public keys and ssh's configuration
+  "find . -type f -exec cat {} +", "find src -exec grep -l TODO {} +", "find . -name \"*.go\" -exec grep -l TODO {} +",
+  "curl -H \"Authorization: Bearer $GITHUB_TOKEN\" https://api.github.com/user",
+  "curl -s https://api.stripe.com/v1/charges -u \"$STRIPE_KEY:\"", "bash -c \"cd $PROJECT_DIR && npm test\"",
+  "Remove-Item $env:TEMP\\build-cache -Recurse -Force", "source <(kubectl completion bash)",
+  "cat list.txt | xargs -n1 curl -sO", "cat ~/.ssh/id_ed25519.pub", "ssh-keygen -lf ~/.ssh/id_ed25519.pub",
+  "cat ~/.ssh/config", "cat ~/.ssh/known_hosts | wc -l", "ls ~/.ssh", "ls -la ~/.aws" }
 
 for _, cmd in ipairs(shell_harmless) do
   test("allows the command " .. cmd, function()

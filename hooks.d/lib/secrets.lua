@@ -85,7 +85,19 @@ M.machine_files = {
   "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
   ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
   "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
+  -- a process's environment, the token a pod is given, Terraform state
+  -- (every resource's attributes, passwords included, in plain text) and
+  -- shell and REPL histories (a password once typed on a command line)
+  "environ", "kubernetes.io/serviceaccount/", "*.tfstate", "*.tfstate.backup", ".bash_history",
+  ".zsh_history", ".sh_history", ".history", "fish_history", ".python_history", ".node_repl_history",
+  ".psql_history", ".mysql_history", ".rediscli_history", ".sqlite_history", ".irb_history",
 }
+
+-- public are the names under ~/.ssh/ that hold no secret: the client's
+-- configuration, the hosts it knows and the public keys it accepts (a
+-- public key, *.pub, is no secret anywhere).
+M.public = { config = true, known_hosts = true, ["known_hosts.old"] = true, authorized_keys = true,
+  authorized_keys2 = true }
 
 -- templates hold no secrets, by exact name.
 M.templates = { [".env.example"] = true, [".env.sample"] = true, [".env.template"] = true, [".env.dist"] = true }
@@ -133,26 +145,97 @@ end
 -- once per state, shared by every file that asks for no extra names: read
 -- the table it returns, never change it).
 local plain
+
+-- fold folds the "//", "." and "dir/.." of a path or a word's pattern
+-- ("/etc//shadow", "/etc/./shadow" and "/etc/x/../shadow" are
+-- /etc/shadow), keeping it relative when it is; nil when there is none
+-- to fold. A ".." that would climb above the start stays.
+local function fold(p)
+  if not (p:find("//", 1, true) or p:find("/%.%.?/") or p:find("/%.%.?$")) then return nil end
+  local parts = {}
+  for seg in p:gmatch("[^/]+") do
+    local top = parts[#parts]
+    if seg == ".." and top and top ~= ".." and top ~= "~" then
+      parts[#parts] = nil
+    elseif seg ~= "." then
+      parts[#parts + 1] = seg
+    end
+  end
+  return (p:sub(1, 1) == "/" and "/" or "") .. table.concat(parts, "/")
+end
+M.fold = fold
+
+-- A line holding a path to fold may hide a secrets file from in_line's
+-- expression ("cat /etc//shadow"): such a line is parsed.
+local FOLDS = [[//|/\.\.?(?:/|\s|$)]]
+
+-- public_word reports whether the last component of a word's pattern pat
+-- names a file that holds no secret although a rule covers it: a public
+-- key (*.pub) or one of public under .ssh/. A glob's last component is
+-- never public (~/.ssh/* names the private keys too).
+local function public_word(pat)
+  local base = pat:match("[^/]*$")
+  if base:find("[*?%[%z\\]") then return false end
+  base = base:lower()
+  if base:sub(-4) == ".pub" then return true end
+  return M.public[base] and pat:lower():find("%.ssh/[^/]*$") ~= nil or false
+end
+
+-- known_name drops the unknown parts of the last component of a word's
+-- pattern when that component has literal text too ("Authorization:
+-- Bearer $TOKEN", "$KEY:", "cd $DIR && make"): such a value is part of a
+-- name or a text, not a secrets file by itself, and a rule must match
+-- what the word spells around it ($NAME.pem still matches *.pem, .env$X
+-- .env). An unknown part before a "/" may be any folder and stays unknown
+-- ($XDG_CONFIG_HOME/gh/hosts.yml).
+local function known_name(pat)
+  local head, last = pat:match("^(.*/)([^/]*)$")
+  if not head then head, last = "", pat end
+  if not last:find("%z") or not last:find("[^%z]") then return pat end
+  return head .. last:gsub("(\\?)%z", function(e) return e == "" and "" or nil end)
+end
+
 function M.matcher(extra)
   if (extra == nil or #extra == 0) and plain then return plain end
-  local list = {}
+  local list, named = {}, {}
   for _, l in ipairs({ M.files, M.machine_files, extra or {} }) do
-    for _, f in ipairs(l) do list[#list + 1] = f end
+    for _, f in ipairs(l) do
+      list[#list + 1] = f
+      if f:sub(1, 1) ~= "*" then named[#named + 1] = f end
+    end
   end
   local rules = shell.glob.rules(list)
+  -- the rules that name a file, not only its extension (*.pem): a glob
+  -- that ends in * (Dockerfile*) could end in any extension, and only its
+  -- name counts
+  local named_rules = shell.glob.rules(named)
   local could_touch, templates = shell.glob.could_touch, M.templates
+  local function touches(pat)
+    if pat:sub(-1) == "*" and pat:sub(-2) ~= "\\*" and pat:sub(-2) ~= "/*" and pat:match("[^/]*$") ~= "*" then
+      return could_touch(pat, named_rules) or could_touch(pat:sub(1, -2), rules)
+    end
+    return could_touch(pat, rules)
+  end
   local function file(w)
-    local base = w.pat:match("[^/]*$")
+    local pat, text = w.pat, w.text
+    local fp = fold(pat)
+    if fp then pat, text = fp, fold(text) or text end
+    local base = pat:match("[^/]*$")
     if not base:find("[*?%[%z]") and templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
-    if could_touch(w.pat, rules) then return w.text end
-    local texts = w.text:gmatch("[=:@]([^=:@]+)")
-    for rest in w.pat:gmatch("[=:@]([^=:@]+)") do
+    if public_word(pat) then return nil end
+    if w.unknown and not w.whole then pat = known_name(pat) end
+    if touches(pat) then return text end
+    -- a glob of everything in a folder (~/.aws/**, ~/.ssh/*) reads the folder
+    local dir = pat:match("^(.+)/%*%*?$")
+    if w.glob and dir and could_touch(dir, rules) then return text end
+    local texts = text:gmatch("[=:@]([^=:@]+)")
+    for rest in pat:gmatch("[=:@]([^=:@]+)") do
       local t = texts()
-      if rest ~= "\0" and could_touch(rest, rules) then return t or rest end
+      if rest ~= "\0" and not public_word(rest) and touches(rest) then return t or rest end
     end
     return nil
   end
-  local m = { file = file, in_line = rules.in_line, rules = rules }
+  local m = { file = file, in_line = rules.in_line .. "|" .. FOLDS, rules = rules }
   if extra == nil or #extra == 0 then plain = m end
   return m
 end
@@ -166,6 +249,55 @@ for n in ([[cat tac less more head tail nl od xxd hexdump strings base64 base32 
   egrep fgrep rg ag cp mv ln scp rsync tar zip gzip bzip2 xz 7z curl wget nc ncat socat source . vi vim nano
   emacs diff cmp jq yq sort uniq cut paste tee dd openssl gpg python python3 perl ruby node install]]):gmatch("%S+") do
   M.readers[n] = true
+end
+
+-- URL_PROGRAMS are readers whose operands are URLs: an unknown operand of
+-- theirs (a list's lines fed by xargs, $URL) is a file only after one of
+-- the options of URL_FILE_OPTIONS (curl -T "$F", wget -i "$LIST").
+local URL_PROGRAMS = { curl = true, wget = true }
+local URL_FILE_OPTIONS = { ["-T"] = true, ["--upload-file"] = true, ["-K"] = true, ["--config"] = true,
+  ["--data-binary"] = true, ["--post-file"] = true, ["--body-file"] = true, ["-i"] = true, ["--input-file"] = true }
+
+-- unknown_read reports whether the word w, all of it unknown, of the
+-- command c, in which it is the k-th argument, may be a file c reads: c is
+-- one of readers, and w is not the name find -exec puts in place of {}
+-- (find's own words say which files it selects: find . -name '.env*'
+-- names them), nor a <(…) (a pipe from commands parse reads too), nor an
+-- URL program's operand.
+function M.unknown_read(c, k, w)
+  local n = c.name or ""
+  if not M.readers[n] or w.source == "find" or w.source == "proc" then return false end
+  if URL_PROGRAMS[n] then
+    local prev = c.args[k - 1]
+    return prev ~= nil and URL_FILE_OPTIONS[prev.text] == true
+  end
+  return true
+end
+
+-- find_selects returns what names a secrets file (file, a matcher's
+-- file) in the name tests (-name, -iname, -path, -ipath, -wholename) of a
+-- find c that runs a command on the files it finds (-exec, -execdir,
+-- -ok, -okdir), or nil. A test's value is a glob even when quoted (find
+-- . -name '.env*' -exec cat {} +): the command's {} is one of those
+-- files. A find whose tests select other files runs it on those (find .
+-- -name '*.go' -exec grep -l TODO {} +).
+local FIND_EXEC = { ["-exec"] = true, ["-execdir"] = true, ["-ok"] = true, ["-okdir"] = true }
+local FIND_NAMES = { ["-name"] = true, ["-iname"] = true, ["-path"] = true, ["-ipath"] = true, ["-wholename"] = true,
+  ["-iwholename"] = true }
+function M.find_selects(c, file)
+  local runs = false
+  for _, w in ipairs(c.args) do
+    if FIND_EXEC[w.text] then runs = true; break end
+  end
+  if not runs then return nil end
+  for k, w in ipairs(c.args) do
+    local v = c.args[k + 1]
+    if FIND_NAMES[w.text] and v and not v.unknown then
+      local hit = file(M.path_word(v.text))
+      if hit then return hit end
+    end
+  end
+  return nil
 end
 
 -- path_word turns a path string into a word for file.

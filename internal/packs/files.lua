@@ -19,11 +19,22 @@
 --     ~/.config/gcloud/, ~/.azure/, ~/.kube/config, ~/.docker/config.json,
 --     credentials.json, ~/.npmrc, ~/.pypirc, ~/.config/gh/hosts.yml,
 --     ~/.vault-token, .netrc, .pgpass, .git-credentials), /etc/shadow,
---     browser profiles (Login Data, Cookies) and keychains (the list of
---     lib/secrets.lua, and SETTINGS.secret_files). A template
---     (.env.example, .env.sample, …) passes, and so does a command that
---     only writes such a file (cp .env.example .env, echo X=1 >> .env) or
---     names it to git without showing it (git rm --cached .env).
+--     browser profiles (Login Data, Cookies) and keychains, a process's
+--     environment (/proc/*/environ), a pod's service account token,
+--     Terraform state (*.tfstate) and shell histories (the list of
+--     lib/secrets.lua, and SETTINGS.secret_files); a path is folded first
+--     (/etc//shadow, /etc/./shadow, /etc/x/../shadow are /etc/shadow), a
+--     glob of everything in a folder (~/.aws/**) reads the folder, and a
+--     find that runs a command (-exec cat {} +) reads what its name tests
+--     select (-name '.env*'). A template (.env.example, .env.sample, …)
+--     passes, and so do public keys (*.pub) and ssh's configuration
+--     (~/.ssh/config, known_hosts), a value only known when the command
+--     runs in a header or a name ("Authorization: Bearer $TOKEN", find's
+--     {}, <(…), a list's lines fed to curl), and a command that only
+--     writes such a file (cp .env.example .env, echo X=1 >> .env) or
+--     names it to git without showing it (git rm --cached .env);
+--   - a search of the home folder or the machine for private keys (Grep
+--     or grep -r "PRIVATE KEY" outside the project).
 -- Why: a write outside the project, into .git/ or to CI runs code later
 -- with the user's rights or the repository's secrets; a hand-edited
 -- lockfile pins what no one resolved; key material must not reach a
@@ -161,6 +172,18 @@ local function searched(name, args)
   return out
 end
 
+-- A search for private keys ("BEGIN OPENSSH PRIVATE KEY", "PRIVATE KEY")
+-- outside the project hunts for key files in the home folder or the
+-- machine; inside it, it is a project's own search (a scanner's tests).
+local KEY_SEARCH = [[(?i)private[\s_.*-]*key]]
+local function key_hunt(pattern, dir, cwd)
+  if type(pattern) ~= "string" or #pattern > 4096 or not re.match(KEY_SEARCH, pattern) then return nil end
+  local abs = paths.resolve(dir or ".", cwd)
+  if abs and abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return nil end
+  return deny("searching " .. shell.printable(dir or ".") .. " for private keys",
+    "search inside the project, or ask the user which key to use")
+end
+
 hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
   local c = caps(input)
   local list, too_many = paths.of(input.toolInput)
@@ -174,6 +197,11 @@ hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
   for _, g in ipairs(searched(input.toolName, input.toolInput)) do
     local why, instead = read_problem(secrets.path_word(g))
     if why then return deny(why, instead) end
+  end
+  local args, n = input.toolInput, type(input.toolName) == "string" and input.toolName:lower() or ""
+  if type(args) == "table" and (n:find("grep", 1, true) or n:find("search", 1, true)) then
+    local dir = args.path or args.dir_path
+    return key_hunt(args.pattern, type(dir) == "string" and dir ~= "" and dir or nil, input.cwd)
   end
 end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed", policy = true })
 
@@ -231,6 +259,33 @@ local function inline_code(c)
   return out
 end
 
+-- GREPS search the text of files; grep_hunt returns the denial of one
+-- whose pattern names a private key and that searches a folder outside
+-- the project (key_hunt), or nil. Its pattern is the first operand or the
+-- word after -e; the other operands are the folders and files searched.
+local GREPS = { grep = true, egrep = true, fgrep = true, rg = true, ag = true, ack = true }
+local function grep_hunt(c, cwd)
+  local pattern
+  for k, w in ipairs(c.args) do
+    local t = w.text
+    if not w.unknown and re.match(KEY_SEARCH, t) then
+      pattern = k
+      break
+    end
+  end
+  if not pattern then return nil end
+  for k = pattern + 1, #c.args do
+    local w = c.args[k]
+    if not w.unknown and w.text:sub(1, 1) ~= "-" then
+      local r = key_hunt(c.args[pattern].text, w.text, cwd)
+      if r then return r end
+    elseif w.home and w.text == "~" then
+      return key_hunt(c.args[pattern].text, "~", cwd)
+    end
+  end
+  return nil
+end
+
 -- The programs the shell rules look at by name (those paths.writes finds
 -- the written files of), for shell.quick: a plain line running none of
 -- them has no file written (it has no redirection either), and one in
@@ -270,14 +325,23 @@ hook.register("PreToolUse", "@shell", function(input)
       end
     end
     if not TEXT_ONLY[c.name or ""] then
-      for _, w in ipairs(c.args) do
+      for k, w in ipairs(c.args) do
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
-        -- program that reads the files it is given
-        if not written[w] and (not w.whole or secrets.readers[c.name or ""]) then
+        -- program that reads the files it is given (secrets.unknown_read)
+        if not written[w] and (not w.whole or secrets.unknown_read(c, k, w)) then
           local why, instead = read_problem(w)
           if why and not git_names_only(c) then return deny(why, instead) end
         end
       end
+    end
+    if c.name == "find" then
+      -- the files a find runs a command on, by its name tests
+      local hit = secrets.find_selects(c, secret_file)
+      if hit then return deny(read_problem(secrets.path_word(hit))) end
+    end
+    if GREPS[c.name or ""] then
+      local r = grep_hunt(c, input.cwd)
+      if r then return r end
     end
     for _, r in ipairs(c.redirs) do
       if r.op == "<" then

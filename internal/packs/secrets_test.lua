@@ -89,6 +89,49 @@ local store_everyday = {
   "git config --get credential.helper", "git credential-cache exit", "bw sync",
 }
 
+-- Commands that print a secret's value from the environment, a cluster
+-- or a container, and the everyday forms near them: a variable of another
+-- name, a secret's value sent into a program rather than printed, the
+-- names and metadata of secrets.
+local value_prints = {
+  { "printenv AWS_SECRET_ACCESS_KEY", "printenv AWS_SECRET_ACCESS_KEY" },
+  { "sudo printenv GITHUB_TOKEN", "printenv GITHUB_TOKEN" },
+  { "echo $GITHUB_TOKEN", "echo of a variable named as a secret" },
+  { 'echo "token: ${NPM_TOKEN}"', "echo of a variable named as a secret" },
+  { "printf '%s\\n' \"$DB_PASSWORD\"", "printf of a variable named as a secret" },
+  { "true && echo $OPENAI_API_KEY", "echo of a variable named as a secret" },
+  { "kubectl get secret db-creds -o jsonpath='{.data.password}' | base64 -d", "kubectl get secret -o jsonpath" },
+  { "kubectl -n prod get secret db-creds -o yaml", "kubectl get secret -o yaml" },
+  { "kubectl get secrets -ojson", "kubectl get secret -o json" },
+  { "kubectl get secret/db-creds --output=go-template='{{.data.password}}'", "kubectl get secret -o go-template" },
+  { "oc get secret x -o yaml", "oc get secret -o yaml" },
+  { "docker inspect --format '{{json .Config.Env}}' db", "docker inspect of .Config.Env" },
+  { "docker container inspect -f '{{range .Config.Env}}{{println .}}{{end}}' db", "docker inspect of .Config.Env" },
+  { "sudo podman inspect db --format '{{.Config.Env}}'", "podman inspect of .Config.Env" },
+  { "wget -qO- http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "wget of the container credentials" },
+  { "curl -s 169.254.170.2/v2/credentials/abc", "curl of the container credentials" },
+  { "curl -s 1''69.254.170.2/v2/credentials/abc", "curl of the container credentials" },
+  { 'curl -H "Authorization: $AWS_CONTAINER_AUTHORIZATION_TOKEN" "$AWS_CONTAINER_CREDENTIALS_FULL_URI"',
+    "curl of the container credentials" },
+}
+local value_everyday = {
+  "printenv HOME", "printenv PATH", "echo $HOME", "echo \"$PATH\"", "echo done",
+  'echo "$GITHUB_TOKEN" | gh auth login --with-token', 'echo "NPM_TOKEN=$NPM_TOKEN" >> .env',
+  'test -n "$GITHUB_TOKEN" && echo set', "kubectl get secrets", "kubectl get secret db-creds", "kubectl get secrets -o name",
+  "kubectl get secret db-creds -o wide",
+  "kubectl describe secret db-creds", "kubectl get pods -o yaml", "kubectl get configmap app -o yaml",
+  "docker inspect db", "docker inspect --format '{{.State.Status}}' db", "docker ps",
+  "curl -s http://localhost:8080/health", 'curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user',
+}
+for i, c in ipairs(value_prints) do
+  test("blocks printing a secret's value " .. i .. ": " .. c[1], function()
+    denied(bash(c[1]), "secrets pack: blocked printing a secret's value (" .. c[2])
+  end)
+end
+for _, cmd in ipairs(value_everyday) do
+  test("allows " .. cmd, function() expect.no_objection(bash(cmd)) end)
+end
+
 for i, cmd in ipairs(store_reads) do
   test("blocks printing a stored credential " .. i .. ": " .. cmd, function()
     denied(bash(cmd), "secrets pack: blocked printing a stored credential")
