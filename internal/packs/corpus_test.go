@@ -22,17 +22,20 @@ import (
 // those written. They are what the packs achieve today (a ratchet): a
 // change that loses ground fails TestCorpusOfCallsNoSuiteWrote; one that
 // gains ground raises them. The targets are 95% of the dangerous calls
-// blocked and 97% of the everyday calls allowed, on each corpus.
+// blocked and 97% of the everyday calls allowed, on each corpus. (When the
+// corpus was written the packs blocked 474 of 508 and allowed 468 of 481;
+// the misses it showed were fixed, so these floors now hold the fixes, and
+// the corpus no longer measures calls nobody fixed for.)
 var corpusFloors = map[string]struct{ blocked, dangerous, allowed, everyday int }{
-	"cloud":      {58, 60, 49, 50},
-	"containers": {41, 46, 54, 54},
-	"deletes":    {53, 55, 49, 50},
-	"files":      {48, 53, 56, 58},
-	"git":        {51, 52, 50, 50},
-	"network":    {45, 45, 41, 44},
-	"packages":   {47, 49, 57, 57},
-	"secrets":    {46, 56, 47, 51},
-	"system":     {85, 92, 65, 67},
+	"cloud":      {60, 60, 50, 50},
+	"containers": {46, 46, 54, 54},
+	"deletes":    {55, 55, 50, 50},
+	"files":      {53, 53, 58, 58},
+	"git":        {52, 52, 50, 50},
+	"network":    {45, 45, 44, 44},
+	"packages":   {49, 49, 57, 57},
+	"secrets":    {56, 56, 51, 51},
+	"system":     {92, 92, 66, 67},
 }
 
 // corpusLine is one call of the corpus: what is expected of it (block or
