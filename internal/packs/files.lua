@@ -210,6 +210,24 @@ end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed",
 local TEXT_ONLY = { echo = true, printf = true, chmod = true, chown = true, chgrp = true, ls = true, stat = true,
   test = true, ["["] = true, mkdir = true }
 
+-- Options whose value is a key or certificate the program uses, without
+-- showing what it holds (ssh -i KEY, curl --key KEY): not a read.
+local KEY_USE = { ssh = { ["-i"] = true }, scp = { ["-i"] = true }, sftp = { ["-i"] = true },
+  curl = { ["--cert"] = true, ["--key"] = true, ["-E"] = true, ["--cacert"] = true, ["--proxy-cert"] = true,
+    ["--proxy-key"] = true },
+  wget = { ["--certificate"] = true, ["--private-key"] = true, ["--ca-certificate"] = true } }
+
+-- key_use reports whether the k-th word of c is the value of one of those
+-- options (-i KEY, --key KEY, --key=KEY).
+local function key_use(c, k)
+  local opts = KEY_USE[c.name or ""]
+  if not opts then return false end
+  local prev = c.args[k - 1]
+  if prev and not prev.unknown and opts[prev.text] then return true end
+  local opt = c.args[k].text:match("^(%-%-[%w-]+)=")
+  return opt ~= nil and opts[opt] == true
+end
+
 -- Programs that edit in place the files paths.writes gives for them: they
 -- read those files too.
 local IN_PLACE = { sed = true, gsed = true, perl = true }
@@ -328,7 +346,7 @@ hook.register("PreToolUse", "@shell", function(input)
       for k, w in ipairs(c.args) do
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
         -- program that reads the files it is given (secrets.unknown_read)
-        if not written[w] and (not w.whole or secrets.unknown_read(c, k, w)) then
+        if not written[w] and not key_use(c, k) and (not w.whole or secrets.unknown_read(c, k, w)) then
           local why, instead = read_problem(w)
           if why and not git_names_only(c) then return deny(why, instead) end
         end
