@@ -58,6 +58,34 @@ func hooksFolder(t testing.TB, files ...string) string {
 	return dir
 }
 
+// runWithSetting runs cases (a *_test.lua source) against pack with one
+// line of its SETTINGS changed, from was to to, in a hooks folder of its
+// own, as a user who changed that setting would, and returns the summary
+// and the report. It fails t unless pack.lua holds was exactly once.
+func runWithSetting(t *testing.T, pack, was, to, cases string) (policytest.Summary, string) {
+	t.Helper()
+	src, err := os.ReadFile(pack + ".lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(src), was); n != 1 {
+		t.Fatalf("%s.lua holds %q %d times, want once", pack, was, n)
+	}
+	dir := hooksFolder(t)
+	if err := os.WriteFile(filepath.Join(dir, pack+".lua"), []byte(strings.Replace(string(src), was, to, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, pack+"_test.lua"), []byte(cases), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sum, err := policytest.Run(context.Background(), policytest.Options{Paths: []string{dir}, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, out.String()
+}
+
 // allAgents are the five agents whose native payloads the suites run
 // through.
 var allAgents = []string{"claude", "codex", "copilot", "cursor", "gemini"}

@@ -1,15 +1,6 @@
 package packs_test
 
-import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-
-	"github.com/luahook/luahook/policytest"
-)
+import "testing"
 
 // strictNetworkCases are the network pack's cases with SETTINGS.fetch =
 // "allowed": every connection must go to allowed_hosts, as before the
@@ -65,27 +56,9 @@ end)
 // allow-list would, through policytest on real files: the strict mode
 // denies every host outside allowed_hosts and keeps the other rules.
 func TestNetworkPackStrictModeAllowsOnlyTheListedHosts(t *testing.T) {
-	src, err := os.ReadFile("network.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const dflt, strict = `fetch = "any",`, `fetch = "allowed",`
-	if n := strings.Count(string(src), dflt); n != 1 {
-		t.Fatalf("network.lua holds %q %d times, want once", dflt, n)
-	}
-	dir := hooksFolder(t)
-	if err := os.WriteFile(filepath.Join(dir, "network.lua"), []byte(strings.Replace(string(src), dflt, strict, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "network_test.lua"), []byte(strictNetworkCases), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	sum, err := policytest.Run(context.Background(), policytest.Options{Paths: []string{dir}, Out: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum, out := runWithSetting(t, "network", dflt, strict, strictNetworkCases)
 	if sum.Failed > 0 || sum.Passed < 15 {
-		t.Errorf("strict network pack: %v\n%s", sum, out.String())
+		t.Errorf("strict network pack: %v\n%s", sum, out)
 	}
 }

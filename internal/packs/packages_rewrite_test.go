@@ -1,15 +1,6 @@
 package packs_test
 
-import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-
-	"github.com/luahook/luahook/policytest"
-)
+import "testing"
 
 // rewriteCases are the packages pack's cases with SETTINGS.rewrite set to
 // npm -> pnpm, the opt-in a pnpm project makes: npm and npx lines become
@@ -63,27 +54,9 @@ end)
 // By default (rewrite = nil) packages_test.lua checks that nothing is
 // rewritten.
 func TestPackagesPackRewritesNpmWhenOptedIn(t *testing.T) {
-	src, err := os.ReadFile("packages.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const dflt, on = "rewrite = nil,", `rewrite = { from = "npm", to = "pnpm" },`
-	if n := strings.Count(string(src), dflt); n != 1 {
-		t.Fatalf("packages.lua holds %q %d times, want once", dflt, n)
-	}
-	dir := hooksFolder(t)
-	if err := os.WriteFile(filepath.Join(dir, "packages.lua"), []byte(strings.Replace(string(src), dflt, on, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "packages_test.lua"), []byte(rewriteCases), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	sum, err := policytest.Run(context.Background(), policytest.Options{Paths: []string{dir}, Out: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum, out := runWithSetting(t, "packages", dflt, on, rewriteCases)
 	if sum.Failed > 0 || sum.Passed < 8 {
-		t.Errorf("packages pack with the npm rewrite: %v\n%s", sum, out.String())
+		t.Errorf("packages pack with the npm rewrite: %v\n%s", sum, out)
 	}
 }
