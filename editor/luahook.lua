@@ -260,6 +260,20 @@ env = {}
 ---@return string|nil
 function env.get(name) end
 
+--- Results computed once and handed out as copies ("memo.call(parse, line)").
+---@class luahook.memo
+memo = {}
+--- fn(...)'s results, computed once for the same code of fn and the same
+--- arguments (strings, numbers, booleans, nil; at most 16), then copied
+--- out of a cache shared by the hook files that load the same lib source.
+--- fn must compute its results from its arguments alone; only plain data
+--- is kept (tables without metatables).
+---@generic R
+---@param fn fun(...): R
+---@param ... string|number|boolean|nil
+---@return R
+function memo.call(fn, ...) end
+
 -- In *_test.lua files (luahook test):
 
 ---@alias luahook.Verdict "none"|"allow"|"deny"|"ask"|"continue"

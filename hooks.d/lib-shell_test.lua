@@ -373,3 +373,27 @@ test("quick lets through plain lines that run nothing a rule looks at", function
     expect.truthy(not made(line), line)
   end
 end)
+
+test("a word of one literal piece expands as the general path expands it", function()
+  -- expand reads a one-piece literal word without fields(); a trailing
+  -- empty piece of the same quoting sends the same word through fields()
+  local function dump(ws)
+    local out = {}
+    for _, w in ipairs(ws) do
+      local keys = {}
+      for k, v in pairs(w) do keys[#keys + 1] = k .. "=" .. tostring(v) end
+      table.sort(keys)
+      out[#out + 1] = table.concat(keys, ",")
+    end
+    return table.concat(out, " | ")
+  end
+  local p = { limits = shell.limits, vars = {} }
+  for _, s in ipairs({ "", "src", "./...", "~", "~/x", "~x", "/~/", "a*b", "?", "[ab]", "x]", "a\\b", "a\0b",
+    "-rf", "TestX|TestY", "$HOME", "{a,b}", "a b", "~/.ssh/id_*", "\\*" }) do
+    for _, q in ipairs({ true, false }) do
+      local fast = shell.expand(p, { { k = "lit", s = s, q = q } })
+      local general = shell.expand(p, { { k = "lit", s = s, q = q }, { k = "lit", s = "", q = q } })
+      expect.eq(dump(fast), dump(general), string.format("%q quoted=%s", s, tostring(q)))
+    end
+  end
+end)

@@ -176,6 +176,7 @@ func (st *state) openModules() {
 	st.mods.OpenRe()
 	st.mods.OpenStore()
 	st.mods.OpenEnv()
+	st.mods.OpenMemo()
 	st.rt = st.newRT()
 	st.mods.Protect(st.rt, nil)
 }

@@ -82,6 +82,8 @@ local target = require("shell.target")
 
 local ipairs, pairs, type, next, tostring, tonumber = ipairs, pairs, type, next, tostring, tonumber
 local M = {}
+local find, byte = string.find, string.byte
+local B_TILDE, B_SLASH = 126, 47
 
 -- limits bounds the work of one parse: bytes of the line, tokens (words,
 -- brace and glob characters), commands, nesting depth, fields one word may expand to,
@@ -418,6 +420,20 @@ end
 -- expand returns the words one piece list expands to (brace expansion,
 -- then the rest).
 function expand(p, pieces, nosplit)
+  local first = pieces[1]
+  if first and not pieces[2] and first.k == "lit" then
+    -- one literal piece, most words: the word fields() would make of it
+    local s, q = first.s, first.q
+    local pat, glob, home = s, nil, nil
+    if q then
+      if find(s, "[\\*?%[%]\0]") then pat = esc_quoted(s) end
+      if byte(s, 1) == B_TILDE and (#s == 1 or byte(s, 2) == B_SLASH) then home = true end
+    else
+      if find(s, "[\\\0]") then pat = esc_plain(s) end
+      if find(s, "[*?%[]") then glob = true end
+    end
+    return { { text = s, pat = pat, glob = glob, home = home } }
+  end
   local limit = p.limits.fields
   local groups = 0
   for _, pc in ipairs(pieces) do
@@ -561,14 +577,14 @@ charged.bytes = 3 * M.limits.bytes
 -- read without the lexer, the common case made cheap.
 local PLAIN_LINE = "[^%w %-%./_:,@+%%]"
 
--- parse returns the simple commands of src and nil, or the commands read
--- before a limit was passed and a message naming the limit.
-function M.parse(src)
-  if type(src) ~= "string" then return {}, "the command is not a string" end
+-- parse_line reads src, a string of at most max_bytes: the commands and
+-- nil, or the commands read before a limit was passed and a message naming
+-- the limit.
+local function parse_line(src, max_bytes)
   local all = {}
-  if #src > M.limits.bytes then
+  if #src > max_bytes then
     return all, string.format("the command is %d bytes long, over the %d bytes the shell parser reads",
-      #src, M.limits.bytes)
+      #src, max_bytes)
   end
   local p = { src = src, limits = charged, budget = { bytes = #src, tokens = 0, commands = 0 }, vars = {},
     all = all, out = {}, finish = finish, sub_parse = lex.sub_parse, output = output.output, charge = lex.charge,
@@ -596,6 +612,15 @@ function M.parse(src)
     return all, "the command has " .. p.err .. ", more than the shell parser reads"
   end
   return all, nil
+end
+
+-- parse returns the simple commands of src and nil, or the commands read
+-- before a limit was passed and a message naming the limit. A line is read
+-- once for every hook file that loads this lib (memo.call): the others,
+-- and later calls with the same line, get a copy of that reading.
+function M.parse(src)
+  if type(src) ~= "string" then return {}, "the command is not a string" end
+  return memo.call(parse_line, src, M.limits.bytes)
 end
 
 function M.quick(spec) return quick.quick(spec, M.limits.tokens) end
