@@ -59,6 +59,22 @@ local function scan(s)
   return secrets.find(s)
 end
 
+-- MAYBE matches a text wherever scan could find a credential in it: the
+-- patterns of lib/secrets.lua as one alternation, each without the \b it
+-- ends with, so that a match in the first max_bytes of a text that scan
+-- cuts there is a match in the whole text too (the cut ends a word where
+-- the text may go on). The usual call asks it once of every string of the
+-- tool input (re.match_any, one Go call that rules most texts out by the
+-- literals every credential holds) and reads no further when it matches
+-- none: the reading below runs only for a text that may hold one.
+local MAYBE
+do
+  local parts = {}
+  for i, p in ipairs(secrets.patterns) do parts[i] = "(?:" .. (p[1]:gsub("\\b$", "")) .. ")" end
+  MAYBE = table.concat(parts, "|")
+end
+local match, match_any = re.match, re.match_any
+
 -- scan_all scans every string in v (tables to depth 6, at most 4096 values).
 local function scan_all(v, depth, budget)
   if type(v) == "string" then
@@ -80,25 +96,33 @@ local function deny(label, masked, where, instead)
 end
 
 hook.register("UserPromptSubmit", nil, function(input)
-  if not SETTINGS.prompts then return nil end
-  local label, m = scan(input.prompt)
+  local prompt = input.prompt
+  if not SETTINGS.prompts or type(prompt) ~= "string" or not match(MAYBE, prompt) then return nil end
+  local label, m = scan(prompt)
   if label then
     return deny(label, m, "your prompt", "it was not sent to the model; remove it and send the prompt again")
   end
 end, { name = "pack-secrets-prompt", failure_policy = "closed", policy = true })
 
+-- The hooks below read their input in their own bodies and hand no table
+-- of it to another function (a value handed to scan is a string; a
+-- nested table is walked in a copy, json): the input's tables are then
+-- refilled for the next call instead of built anew.
 hook.register("PreToolUse", "@fs.write", function(input)
   local args = input.toolInput
-  if type(args) ~= "table" then return nil end
+  if type(args) ~= "table" or not match_any(MAYBE, args) then return nil end
   for _, k in ipairs(TEXT_KEYS) do
-    local label, m = scan(args[k])
+    local v = args[k]
+    local label, m
+    if type(v) == "string" then label, m = scan(v) end
     if label then
       return deny(label, m, "the text to write",
         "read the value from the environment or a git-ignored file (.env) instead of writing it")
     end
   end
-  if type(args.edits) == "table" then
-    local label, m = scan_all(args.edits, 0, { n = 4096 })
+  local edits = args.edits
+  if type(edits) == "table" then
+    local label, m = scan_all(json.decode(json.encode(edits)), 0, { n = 4096 })
     if label then
       return deny(label, m, "the text to write",
         "read the value from the environment or a git-ignored file (.env) instead of writing it")
@@ -344,7 +368,13 @@ hook.register("PreToolUse", "@shell", function(input)
 end, { name = "pack-secrets-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
 hook.register("PreToolUse", "@network|@mcp", function(input)
-  local label, m = scan_all(input.toolInput, 0, { n = 4096 })
+  local args = input.toolInput
+  local label, m
+  if type(args) == "string" then
+    label, m = scan(args)
+  elseif type(args) == "table" and match_any(MAYBE, args) then
+    label, m = scan_all(json.decode(json.encode(args)), 0, { n = 4096 })
+  end
   if label then
     return deny(label, m, "what the tool would send", "never send credentials to a web or MCP tool")
   end

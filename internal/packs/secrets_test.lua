@@ -192,3 +192,40 @@ for _, c in ipairs({
 }) do
   test("a plain line of a store's sequence is still judged: " .. c[1], function() denied(bash(c[1]), c[2]) end)
 end
+
+-- The usual write and egress call is allowed on one match of every string
+-- of the tool input (MAYBE): these calls hold a credential where that
+-- match must still find it, or only look like one, and are read in full.
+local NPM = "npm_" .. string.rep("Ab1", 12)
+for _, c in ipairs({
+  { "a credential cut by max_bytes in a text that goes on", function()
+    -- the token ends exactly at the 262144th byte and the word goes on:
+    -- only the scanned part holds a whole token
+    local pad = string.rep("x ", math.floor((262144 - #NPM) / 2))
+    return write(pad .. NPM .. "Zz and more text")
+  end, "an npm token" },
+  { "a credential in an edit's nested list", function()
+    return tool("MultiEdit", "fs.write", { file_path = "a.py", edits = { { old_string = "x", new_string = "y" },
+      { old_string = "t", new_string = { "nested", "k = '" .. AWS .. "'" } } } })
+  end, "an AWS access key id" },
+  { "a credential deep in an MCP tool's input", function()
+    return tool("mcp__github__create_issue", "mcp", { owner = "acme", repo = "app", body = { sections = {
+      { title = "env", lines = { "PATH=/usr/bin", "GITHUB_TOKEN=" .. GH } } } } })
+  end, "a GitHub token" },
+  { "a credential in a web tool's list", function()
+    return tool("WebSearch", "network", { query = "status", allowed_domains = { "example.com", SK } })
+  end, "an API secret key" },
+}) do
+  test("the quick check still finds " .. c[1], function() denied(c[2](), c[3]) end)
+end
+for _, c in ipairs({
+  { "a file named like a key", function()
+    return tool("Write", "fs.write", { file_path = "fixtures/sk-abcdefghijklmnopqrstuvwx.txt", content = "x" })
+  end },
+  { "a text with a key's prefix and no key", function() return write("if s:find('AKIA') or s:find('xoxb-') then") end },
+  { "an MCP call whose numbers and names look like nothing", function()
+    return tool("mcp__github__get_issue", "mcp", { owner = "acme", repo = "app", issue_number = 42 })
+  end },
+}) do
+  test("the full reading still allows " .. c[1], function() expect.no_objection(c[2]()) end)
+end
