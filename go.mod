@@ -11,6 +11,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/yuin/gopher-lua v1.1.2
+	go.etcd.io/bbolt v1.4.3
 	golang.org/x/text v0.42.0
 	layeh.com/gopher-luar v1.0.11
 )

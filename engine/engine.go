@@ -116,6 +116,12 @@ type Options struct {
 	SessionID func() string
 	// NoWatch turns hot reload off; Reload still works.
 	NoWatch bool
+	// KeepStore keeps the store module's entries in a file when the
+	// config's [store] names no backend (internal/filestore, at [store]
+	// path, default $XDG_STATE_HOME/luahook/store.db), in place of the
+	// in-process store: for a one-shot host (luahook fire), whose process
+	// ends with each call and would forget every entry with it.
+	KeepStore bool
 	// Debounce is how long the watcher waits for a burst of changes to end.
 	// Zero means DefaultDebounce. A burst that never ends is still reloaded
 	// every ten debounce periods.

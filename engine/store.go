@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook/internal/config"
+	"github.com/luahook/luahook/internal/filestore"
 	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/luabind"
@@ -24,7 +25,17 @@ const maxCAFileBytes = 1 << 20
 // engine's life (storeConfigured).
 func (e *Engine) openStore(cfg *config.Config) error {
 	s := cfg.Store
-	if s.Backend != config.StoreRedis {
+	s.StoreBackend = e.storeBackend(s.StoreBackend)
+	switch s.Backend {
+	case config.StoreFile:
+		fs := filestore.New(filestore.Options{Path: s.Path, LockTimeout: time.Duration(s.LockTimeoutMs) * time.Millisecond,
+			Limits: storeLimits(s)})
+		e.store.Close()
+		e.store = fs
+		e.logger.Debug("luahook: store in a file", "path", fs.Path(), "lock_timeout_ms", s.LockTimeoutMs)
+		return nil
+	case config.StoreRedis:
+	default:
 		return nil
 	}
 	o := redisstore.Options{Address: s.Address, Username: s.Username, DB: s.DB, KeyPrefix: s.KeyPrefix,
@@ -87,13 +98,30 @@ func (e *Engine) storeConfigured(cfg *config.Config) {
 	if l, ok := e.store.(interface{ SetLimits(luabind.StoreLimits) }); ok {
 		l.SetLimits(storeLimits(cfg.Store))
 	}
-	if e.cfg != nil && !cfg.Store.SameServer(e.cfg.Store.StoreBackend) {
+	if e.cfg != nil && !e.storeBackend(cfg.Store.StoreBackend).SameServer(e.storeBackend(e.cfg.Store.StoreBackend)) {
 		e.logger.Warn("luahook: [store] backend settings changed; they apply when luahook restarts (the store in force is kept)",
 			"config", cfg.Store.Source, "backend", cfg.Store.Backend, "address", cfg.Store.Address)
 		// Keep comparing against what is in force, so that the warning
 		// repeats on each reload until a restart.
 		cfg.Store.StoreBackend = e.cfg.Store.StoreBackend
 	}
+}
+
+// storeBackend is where b keeps the entries for this engine: a [store]
+// that names no backend is the in-process store, or with
+// Options.KeepStore a file store.
+func (e *Engine) storeBackend(b config.StoreBackend) config.StoreBackend {
+	if !b.BackendSet && e.opts.KeepStore {
+		b.Backend = config.StoreFile
+	}
+	// What is resolved compares by where the entries are: a backend line
+	// written out, or a file's settings under another backend, change
+	// nothing.
+	b.BackendSet = false
+	if b.Backend != config.StoreFile {
+		b.Path, b.LockTimeoutMs = "", 0
+	}
+	return b
 }
 
 // readCA reads a PEM file of at most maxCAFileBytes, as regfile opens it.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
 )
 
@@ -25,7 +26,9 @@ It then prints the linter's warnings on the files that loaded, as
 function (global-assign), a read of a global nothing defines
 (undefined-global), a read of a field a sandbox module does not have
 (unknown-field), a stage on an event other than PreToolUse (stage-ignored),
-an ignore comment naming an unknown rule (bad-ignore). Warnings do not stop
+an ignore comment naming an unknown rule (bad-ignore). It warns too when
+hook files use the store and [store] backend = "memory" is written out: a
+one-shot luahook fire then forgets the store between calls. Warnings do not stop
 a load and do not fail the check, unless --strict. A comment
 "-- luahook: ignore RULE[, RULE]" silences those rules on the line it ends,
 or, alone on its line, on the next one.`,
@@ -48,11 +51,16 @@ or, alone on its line, on the next one.`,
 			for _, w := range warns {
 				fmt.Fprintln(s.err, termtext.Block(w.String()))
 			}
+			nwarn := len(warns)
+			if w := engine.OneShotStoreWarning(eng.Config(), eng.Dir()); w != "" {
+				fmt.Fprintln(s.err, "warning:", termtext.Line(w))
+				nwarn++
+			}
 			switch {
 			case len(errs) > 0:
 				return fmt.Errorf("check failed: %d error(s)", len(errs))
-			case strict && len(warns) > 0:
-				return fmt.Errorf("check failed: %d warning(s) (--strict)", len(warns))
+			case strict && nwarn > 0:
+				return fmt.Errorf("check failed: %d warning(s) (--strict)", nwarn)
 			}
 			st, cfg := eng.Stats(), eng.Config()
 			from := "no config"
@@ -60,8 +68,8 @@ or, alone on its line, on the next one.`,
 				from = fmt.Sprintf("%d configured in %s", cfg.NumHooks(), cfg.Path)
 			}
 			warned := ""
-			if len(warns) > 0 {
-				warned = fmt.Sprintf("; %d warning(s)", len(warns))
+			if nwarn > 0 {
+				warned = fmt.Sprintf("; %d warning(s)", nwarn)
 			}
 			fmt.Fprintf(s.out, "ok: %d hooks (%d Lua files in %s; %s)%s\n", st.Hooks, st.Files, eng.Dir(), from, warned)
 			return nil

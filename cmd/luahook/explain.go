@@ -107,7 +107,7 @@ func runExplain(cmd *cobra.Command, g *globalOptions, s *streams, o *explainOpti
 		return err
 	}
 	// An explanation is not a decision: it never writes the decision log.
-	eng, problems, err := openForFire(ctx, g, logger, engine.DecisionLog{To: engine.DecisionLogOff}, payloadStart(in, false), false)
+	eng, problems, err := openFireSources(ctx, g, logger, engine.DecisionLog{To: engine.DecisionLogOff}, payloadStart(in, false), false, false)
 	if err != nil {
 		return err
 	}

@@ -216,7 +216,17 @@ func runFire(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 // nearest folder at or above it that holds luahook.toml or hooks.d
 // (sourcesAt); with expect (--project) one must be found, else that is the
 // problem and nothing is opened.
+//
+// fire's process ends with the call: unless the config names a store
+// backend, the store is kept in a file (engine.Options.KeepStore), so that
+// what a hook counts still counts on the next call.
 func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlog engine.DecisionLog, start string, expect bool) (eng *engine.Engine, problems []error, err error) {
+	return openFireSources(ctx, g, logger, dlog, start, expect, true)
+}
+
+// openFireSources is openForFire, the store kept in a file or not (explain,
+// which must not count what it explains, keeps it in the process).
+func openFireSources(ctx context.Context, g *globalOptions, logger *slog.Logger, dlog engine.DecisionLog, start string, expect, keepStore bool) (eng *engine.Engine, problems []error, err error) {
 	src, err := g.sourcesAt(start, expect)
 	if err != nil {
 		return nil, nil, err
@@ -232,7 +242,8 @@ func openForFire(ctx context.Context, g *globalOptions, logger *slog.Logger, dlo
 	if !ok {
 		return nil, problems, nil
 	}
-	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true, decisionLog: dlog, trust: src.engineTrust()})
+	eng, err = g.open(ctx, cfg, dir, openOptions{logger: logger, partial: true, decisionLog: dlog, trust: src.engineTrust(),
+		keepStore: keepStore})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/install"
 	"github.com/luahook/luahook/internal/termtext"
 )
@@ -194,6 +195,9 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 	for _, w := range change.Warnings {
 		fmt.Fprintln(s.err, "luahook: warning:", termtext.Line(w))
 	}
+	if w := oneShotStoreWarning(opts); w != "" {
+		fmt.Fprintln(s.err, "luahook: warning:", termtext.Line(w))
+	}
 	// Checked before anything is written; said after what was written.
 	versionNotes, err := checkAgentVersion(cmd.Context(), s.err, opts, o.oldAgent || o.print)
 	if err != nil {
@@ -289,6 +293,23 @@ func userPolicies(o *install.Options) (mkdir string, err error) {
 		return o.HooksDir, nil
 	}
 	return "", nil
+}
+
+// oneShotStoreWarning warns when the hooks written run luahook fire on
+// policies that use the store while their config keeps it in the process
+// (engine.OneShotStoreWarning): each call would start with it empty.
+func oneShotStoreWarning(o install.Options) string {
+	if o.HTTP != "" || o.Socket != "" {
+		return "" // the server keeps the store
+	}
+	cfg := o.Config
+	if o.Scope != install.User {
+		cfg = filepath.Join(o.ProjectDir, projectConfig)
+	}
+	if cfg == "" || !isFile(cfg) {
+		return ""
+	}
+	return engine.OneShotStoreWarningAt(cfg)
 }
 
 // installError words a refused settings file: the fix is the operator's.

@@ -19,9 +19,26 @@ import (
 // main, the real CLI (signals, exit codes and all). Scripts, serve tests and
 // command hooks that call "luahook" all run it that way; "luahook-fire",
 // next to it, runs cmd/luahook-fire's main.
+//
+// The tests' luahook fire keeps its store under $XDG_STATE_HOME: a folder of
+// this run's own, never the user's.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"luahook": main, "luahook-then-lazy": mainThenLazy,
+	testscript.Main(ownStateHome{m}, map[string]func(){"luahook": main, "luahook-then-lazy": mainThenLazy,
 		"luahook-fire": func() { os.Exit(shim.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }})
+}
+
+// ownStateHome runs the tests with $XDG_STATE_HOME set to a new folder,
+// removed after them.
+type ownStateHome struct{ m *testing.M }
+
+func (o ownStateHome) Run() int {
+	dir, err := os.MkdirTemp("", "luahook-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_STATE_HOME", dir)
+	return o.m.Run()
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script works in its own
@@ -50,6 +67,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("AGENTDATA", agentData)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			env.Setenv("GORACE", quickRaceExit())
 			return nil
 		},
@@ -98,6 +116,6 @@ func luahookExe(t *testing.T, args ...string) *exec.Cmd {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Args[0] = "luahook"
-	cmd.Env = append(os.Environ(), "GORACE="+quickRaceExit(), "XDG_CONFIG_HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "GORACE="+quickRaceExit(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	return cmd
 }

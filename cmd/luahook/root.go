@@ -206,6 +206,9 @@ type openOptions struct {
 	// trust checks each file of a project folder as the engine loads it
 	// (sources.engineTrust); nil for folders the operator named.
 	trust engine.Trust
+	// keepStore keeps the store in a file when the config names no
+	// backend (engine.Options.KeepStore): one-shot fire.
+	keepStore bool
 }
 
 // openWith opens an engine on the global options (sources). A project
@@ -243,6 +246,7 @@ func (g *globalOptions) open(ctx context.Context, cfg, dir string, o openOptions
 		ChunkCache:    g.chunkCache(o.logger),
 		Protect:       protected(),
 		Trust:         o.trust,
+		KeepStore:     o.keepStore,
 
 		AllowLoosePermissions: g.looseOK,
 	})

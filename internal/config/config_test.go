@@ -19,7 +19,7 @@ func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20, MaxContextBytes: 64 << 10, BackgroundWorkers: 4, BackgroundQueue: 256, OnLoadError: "deny", SelfProtect: true},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000, MaxInputValues: 100_000},
 		Store: Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20,
-			StoreBackend: StoreBackend{Backend: "memory", KeyPrefix: "luahook:", DialTimeoutMs: 1000, TimeoutMs: 1000, PoolSize: 32}},
+			StoreBackend: StoreBackend{Backend: "memory", KeyPrefix: "luahook:", DialTimeoutMs: 1000, TimeoutMs: 1000, PoolSize: 32, LockTimeoutMs: 500}},
 		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: 16 << 20, MaxFiles: 5, Queue: 1024, MaxInputBytes: 64 << 10,
 			MaskWith: "[masked]", RedactSecrets: true},
 	}

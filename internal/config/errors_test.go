@@ -77,7 +77,7 @@ func TestParseRejectsBadFilesWithExactErrors(t *testing.T) {
 		{"store bounds are integers", "luahook.json", "{\"store\": {\"maxKeys\": 1.5}}",
 			`luahook.json:1: store.maxKeys: must be an integer, not 1.5`},
 		{"store keys are known", "luahook.toml", "[store]\nmax_entries = 5\n",
-			`luahook.toml:2: store.max_entries: unknown key (known: max_key_bytes, max_value_bytes, max_keys, max_bytes, backend, address, username, password_env, db, key_prefix, dial_timeout_ms, timeout_ms, pool_size, tls, tls_ca, tls_server_name)`},
+			`luahook.toml:2: store.max_entries: unknown key (known: max_key_bytes, max_value_bytes, max_keys, max_bytes, backend, address, username, password_env, db, key_prefix, dial_timeout_ms, timeout_ms, pool_size, tls, tls_ca, tls_server_name, path, lock_timeout_ms)`},
 		{"decision_log mask path names a payload key", "luahook.toml", "[decision_log]\nmask = [\"toolInput.env\", \"tool_input.env\"]\n",
 			`luahook.toml:2: decision_log.mask[1]: path "tool_input.env": "tool_input" is not a payload key (want one of event, toolName, toolInput, toolCapabilities, toolMutating, toolResult, prompt, compaction, subagent, notification, cwd, sessionId, agent, native, client)`},
 		{"decision_log drop path index", "luahook.toml", "[decision_log]\ndrop = [\"toolInput.args[x]\"]\n",

@@ -3,6 +3,7 @@ package config
 import (
 	"math"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,6 +12,7 @@ import (
 const (
 	StoreMemory = "memory" // the in-process store (the default)
 	StoreRedis  = "redis"  // a Redis server shared by several luahook processes
+	StoreFile   = "file"   // a file on this machine, shared by its luahook processes
 )
 
 // Defaults and bounds of a Redis store backend.
@@ -21,18 +23,34 @@ const (
 	DefaultStorePoolSize      = 32
 	MaxStorePoolSize          = 1024
 	MaxStoreKeyPrefixBytes    = 256
+	DefaultStoreLockTimeoutMs = 500
 )
 
 // StoreBackend is the part of [store] that says where the entries are kept.
-// The keys after backend apply to backend = "redis" only; setting one with
-// the in-process store is an error. The engine reads them when it opens: a
-// change on reload is logged and applies on the next start, while the
-// bounds (max_*) apply on reload.
+// Address and the keys after it apply to backend = "redis" only, Path and
+// LockTimeoutMs to backend = "file" (or to no backend: luahook fire's
+// default store); setting one with another backend is an error. The engine
+// reads them when it opens: a change on reload is logged and applies on the
+// next start, while the bounds (max_*) apply on reload.
 type StoreBackend struct {
 	// Source is "file:line" of the [store] table ("" without one).
 	Source string
-	// Backend (backend, "memory" or "redis", default "memory").
+	// Backend (backend, "memory", "redis" or "file", default "memory").
 	Backend string
+	// BackendSet reports whether the file names a backend. Without one,
+	// the in-process store is the default, except for a one-shot luahook
+	// fire, whose process ends with each call: it keeps a file store
+	// (engine.Options.KeepStore). A backend = "memory" written out is kept
+	// by fire too (and luahook check warns when hooks use the store).
+	BackendSet bool
+	// Path (path) is the file store's database file, resolved against the
+	// folder of the configuration file; "" is the default,
+	// $XDG_STATE_HOME/luahook/store.db (filestore.DefaultPath).
+	Path string
+	// LockTimeoutMs (lock_timeout_ms, default 500) bounds a file store
+	// call's wait for the file's lock, which another luahook process may
+	// hold; past it the call fails (a fail-closed hook denies).
+	LockTimeoutMs int
 	// Address (address) is the Redis server's host:port; required for
 	// "redis".
 	Address string
@@ -66,11 +84,15 @@ type StoreBackend struct {
 
 func defaultStoreBackend() StoreBackend {
 	return StoreBackend{Backend: StoreMemory, KeyPrefix: DefaultStoreKeyPrefix,
-		DialTimeoutMs: DefaultStoreDialTimeoutMs, TimeoutMs: DefaultStoreTimeoutMs, PoolSize: DefaultStorePoolSize}
+		DialTimeoutMs: DefaultStoreDialTimeoutMs, TimeoutMs: DefaultStoreTimeoutMs, PoolSize: DefaultStorePoolSize,
+		LockTimeoutMs: DefaultStoreLockTimeoutMs}
 }
 
 // StoreBackendChoices lists the values of [store] backend.
-func StoreBackendChoices() []string { return []string{StoreMemory, StoreRedis} }
+func StoreBackendChoices() []string { return []string{StoreMemory, StoreRedis, StoreFile} }
+
+// storeFileKeys are the [store] keys that only a file backend reads.
+var storeFileKeys = []string{"path", "lock_timeout_ms"}
 
 // storeRedisKeys are the [store] keys that only a Redis backend reads.
 var storeRedisKeys = []string{"address", "username", "password_env", "db", "key_prefix",
@@ -88,22 +110,38 @@ func (d *decoder) store(n *node, c *Config) {
 		"dial_timeout_ms": {&s.DialTimeoutMs, 1, MaxTimeoutMs},
 		"timeout_ms":      {&s.TimeoutMs, 1, MaxTimeoutMs},
 		"pool_size":       {&s.PoolSize, 1, MaxStorePoolSize},
+		"lock_timeout_ms": {&s.LockTimeoutMs, 1, MaxTimeoutMs},
 	}
 	known := append([]string{"max_key_bytes", "max_value_bytes", "max_keys", "max_bytes", "backend"}, storeRedisKeys...)
+	known = append(known, storeFileKeys...)
 	s.Source = d.file + ":" + strconv.Itoa(n.line)
-	var redisOnly *node // the first key that needs backend = "redis"
+	var redisOnly, fileOnly *node // the first key that needs backend = "redis", "file"
 	var tlsCA, serverName, address *node
 	ok := d.table(n, known, func(key string, v *node) {
-		if redisOnly == nil && key != "backend" && limits[key] == nil {
+		switch {
+		case key == "backend" || limits[key] != nil:
+		case slices.Contains(storeFileKeys, key):
+			if fileOnly == nil {
+				fileOnly = v
+			}
+		case redisOnly == nil:
 			redisOnly = v
 		}
 		switch key {
 		case "backend":
 			if b, ok := d.str(v); ok {
-				if b != StoreMemory && b != StoreRedis {
+				if !slices.Contains(StoreBackendChoices(), b) {
 					d.errorf(v.line, v.path(), "%q is not a choice (want %s)", b, strings.Join(StoreBackendChoices(), ", "))
 				} else {
-					s.Backend = b
+					s.Backend, s.BackendSet = b, true
+				}
+			}
+		case "path":
+			if p, ok := d.str(v); ok {
+				if strings.TrimSpace(p) == "" {
+					d.errorf(v.line, v.path(), "must not be empty (leave it out for the default, $XDG_STATE_HOME/luahook/store.db)")
+				} else {
+					s.Path = c.resolve(p)
 				}
 			}
 		case "address":
@@ -161,9 +199,15 @@ func (d *decoder) store(n *node, c *Config) {
 	if !ok {
 		return
 	}
+	where := "in the process"
+	if s.Backend == StoreFile {
+		where = "in a file"
+	}
 	switch {
 	case s.Backend != StoreRedis && redisOnly != nil:
-		d.errorf(redisOnly.line, redisOnly.path(), `applies to backend = "redis" only (this [store] keeps its entries in the process)`)
+		d.errorf(redisOnly.line, redisOnly.path(), `applies to backend = "redis" only (this [store] keeps its entries %s)`, where)
+	case s.BackendSet && s.Backend != StoreFile && fileOnly != nil:
+		d.errorf(fileOnly.line, fileOnly.path(), `applies to backend = "file" only, or with no backend (luahook fire's store); this [store] says backend = %q`, s.Backend)
 	case s.Backend == StoreRedis && address == nil:
 		d.errorf(n.line, n.path(), `backend = "redis" needs an address (host:port)`)
 	case tlsCA != nil && !s.TLS:
