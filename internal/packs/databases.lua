@@ -363,19 +363,35 @@ hook.register("PreToolUse", "@shell", function(input)
   if err then return deny("the command could not be checked: " .. err) end
 end, { name = "databases-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
--- database_tool reports whether an MCP tool belongs to a database server.
-local function database_tool(name)
-  name = name:lower()
+-- The patterns of SETTINGS.mcp_servers made of letters, digits and "_"
+-- alone are plain text: they are matched all at once, by one regexp
+-- (MCP_PLAIN) built when the pack loads, so that an MCP call of another
+-- server costs one Go call; the others (MCP_PATTERNS) are Lua patterns,
+-- tried one by one.
+local MCP_PLAIN, MCP_PATTERNS = nil, {}
+do
+  local plain = {}
   for _, p in ipairs(SETTINGS.mcp_servers) do
-    if name:find(p) then return true end
+    if p:find("^[a-zA-Z0-9_]+$") then plain[#plain + 1] = p
+    else MCP_PATTERNS[#MCP_PATTERNS + 1] = p end
+  end
+  if #plain > 0 then MCP_PLAIN = table.concat(plain, "|") end
+end
+local re_match = re.match
+
+-- database_tool reports whether an MCP tool, by its lower-cased name,
+-- belongs to a database server.
+local function database_tool(lname)
+  if MCP_PLAIN and re_match(MCP_PLAIN, lname) then return true end
+  for i = 1, #MCP_PATTERNS do
+    if lname:find(MCP_PATTERNS[i]) then return true end
   end
   return false
 end
 
 hook.register("PreToolUse", "@mcp", function(input)
-  local tool = input.toolName or ""
-  if not database_tool(tool) then return nil end
-  local lname = tool:lower()
+  local lname = (input.toolName or ""):lower()
+  if not database_tool(lname) then return nil end
   if SETTINGS.deny.flush and (lname:find("flushall") or lname:find("flushdb")) then return deny("redis FLUSH") end
   local args = input.toolInput
   if type(args) ~= "table" then return nil end

@@ -110,6 +110,17 @@ test("denies a redis flush tool", function()
   expect.denied(mcp("mcp__redis__flushall", {}), "FLUSH")
 end)
 
+-- Whether an MCP tool belongs to a database server is decided first, in
+-- one look at its name: these are the database tools closest to the calls
+-- that look passes.
+test("a database server is known in any case and anywhere in the tool's name", function()
+  expect.denied(mcp("mcp__PostgreSQL__Query", { sql = "DROP TABLE users" }), "DROP TABLE")
+  expect.denied(mcp("mcp__analytics_db__execute", { query = "TRUNCATE events" }), "TRUNCATE")
+  expect.denied(mcp("mcp__warehouse__run_sql", { statement = "delete from orders" }), "DELETE without WHERE")
+  expect.denied(mcp("mcp__Redis__FLUSHDB", {}), "FLUSH")
+  expect.denied(mcp("mcp_mongo_atlas_run", { command = "db.users.drop()" }), "drop()")
+end)
+
 test("denies SQL an MCP tool receives as a table (it cannot be checked)", function()
   expect.denied(mcp("mcp__postgres__query", { sql = { "DROP TABLE users" } }), "cannot be checked")
 end)

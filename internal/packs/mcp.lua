@@ -37,76 +37,135 @@ local SETTINGS = {
   deny_by_default = false,
 }
 
-local names = require("names")
-
+local find, sub, lower, match, quote = string.find, string.sub, string.lower, re.match, re.quote
 local ipairs, type = ipairs, type
 
--- parse turns the entries into { server = matcher, tool = matcher }.
-local function parse(list)
+-- Each list is compiled when the pack loads into one regexp per form of
+-- reading, so that a call costs a few Go calls whatever the lists hold:
+--   pair     "server\0tool": the server and tool the name or mcp_context
+--            names (a "\0" in the server is read as "\1", which no entry
+--            holds: the first "\0" splits the key);
+--   gemini   the whole name mcp_<server>_<tool>: the entry matches if it
+--            matches any split of the rest at a "_" into two non-empty parts;
+--   copilot  the whole name <server>-<tool>, split at any "-" likewise;
+--   tool     a tool alone (Cursor's MCP:tool, a name of no known form):
+--            only the entries whose server is "*".
+-- In a glob, * stands for any run of characters and ? for one; everything
+-- else is literal. Names are lower-cased before they are matched, and the
+-- globs when they are compiled.
+
+-- glob_re returns the regexp of glob (not anchored), where any is the
+-- regexp of one character a wildcard stands for.
+local function glob_re(glob, any)
   local out = {}
-  for _, e in ipairs(list) do
-    local s, t = e:match("^([^/]+)/(.+)$")
-    s = s or e
-    out[#out + 1] = { any_server = s == "*", server = names.matcher({ s }, true),
-      tool = names.matcher({ t or "*" }, true) }
+  for i = 1, #glob do
+    local c = sub(glob, i, i)
+    if c == "*" then out[#out + 1] = any .. "*"
+    elseif c == "?" then out[#out + 1] = any
+    else out[#out + 1] = quote(c) end
   end
-  return out
-end
-local ALLOW, DENY = parse(SETTINGS.allow), parse(SETTINGS.deny)
-
--- splits returns every (server, tool) pair rest splits into at one sep.
-local function splits(rest, sep)
-  local out = {}
-  local from = 1
-  while true do
-    local k = rest:find(sep, from, true)
-    if not k then break end
-    if k > 1 and k < #rest then out[#out + 1] = { rest:sub(1, k - 1), rest:sub(k + 1) } end
-    from = k + 1
-  end
-  return out
+  return table.concat(out)
 end
 
--- readings returns the (server, tool) pairs a call may stand for: the
--- server and tool the agent named apart (Gemini CLI's mcp_context), else
--- those its name for the tool may stand for.
-local function readings(name, agent, server, tool)
-  if type(server) == "string" and server ~= "" and type(tool) == "string" and tool ~= "" then
-    return { { server:lower(), tool:lower() } }
+-- part_re returns the regexp of glob matching a non-empty part of a split
+-- name, or nil when it matches none: only a glob of stars alone matches
+-- the empty string, so only those change.
+local function part_re(glob)
+  if glob:find("^%**$") then
+    if glob == "" then return nil end
+    return ".+"
   end
-  local l = name:lower()
-  local s, t = l:match("^mcp__(.-)__(.+)$")
-  if s and s ~= "" then return { { s, t } } end
-  local rest = l:match("^mcp_(.+)$")
-  if rest then return splits(rest, "_") end
-  t = l:match("^mcp:(.+)$")
-  if t then return { { nil, t } } end
-  if agent ~= "cursor" and l:find("-", 1, true) then return splits(l, "-") end
-  return { { nil, l } }
+  return glob_re(glob, ".")
 end
 
-local function matches(entries, pairs_)
-  for _, e in ipairs(entries) do
-    for _, p in ipairs(pairs_) do
-      -- the tool first: most entries name a server every call has
-      if e.tool(p[2]) and (e.any_server or (p[1] ~= nil and e.server(p[1]))) then return true end
+-- compile turns the entries of SETTINGS[which] into { pair = re, gemini =
+-- re, copilot = re, tool = re }, false for a form no entry can match.
+local function compile(which)
+  local alts = { pair = {}, gemini = {}, copilot = {}, tool = {} }
+  for _, e in ipairs(SETTINGS[which]) do
+    if type(e) ~= "string" then
+      error("mcp pack: SETTINGS." .. which .. " holds a " .. type(e) .. "; entries are strings", 0)
     end
+    if e:find("[%z\1]") then
+      error(string.format("mcp pack: SETTINGS.%s entry %q holds a NUL or \\1 byte", which, e), 0)
+    end
+    e = e:lower()
+    local s, t = e:match("^([^/]+)/(.+)$")
+    s, t = s or e, t or "*"
+    alts.pair[#alts.pair + 1] = glob_re(s, "[^\\x00]") .. "\\x00" .. glob_re(t, ".")
+    local ps, pt = part_re(s), part_re(t)
+    if ps and pt then
+      alts.gemini[#alts.gemini + 1] = "mcp_(?:" .. ps .. ")_(?:" .. pt .. ")"
+      alts.copilot[#alts.copilot + 1] = "(?:" .. ps .. ")-(?:" .. pt .. ")"
+    end
+    if s == "*" then alts.tool[#alts.tool + 1] = glob_re(t, ".") end
   end
-  return false
+  local out = {}
+  for form, list in pairs(alts) do
+    local pat = #list > 0 and "(?s)^(?:" .. table.concat(list, "|") .. ")$"
+    -- compiled now, so that a list that cannot be (a glob of bytes that
+    -- are not UTF-8) stops the load instead of denying every call
+    local ok, err = pcall(match, pat or "", "")
+    if not ok then error("mcp pack: SETTINGS." .. which .. " cannot be compiled: " .. tostring(err), 0) end
+    out[form] = pat
+  end
+  return out
+end
+local ALLOW, DENY = compile("allow"), compile("deny")
+
+-- pair_key returns the key of a server and a tool (lower-cased).
+local function pair_key(server, tool)
+  if find(server, "\0", 1, true) then server = server:gsub("%z", "\1") end
+  return server .. "\0" .. tool
+end
+
+-- read_name returns the key and form of a tool's name (lower-cased) as a
+-- call names it: mcp__server__tool (Claude Code, Codex, Copilot's
+-- PascalCase hooks) the shortest non-empty server before a "__"; else
+-- mcp_rest (Gemini CLI); else mcp:tool (Cursor); else server-tool
+-- (Copilot CLI; never Cursor's); else a tool alone.
+local function read_name(l, cursor)
+  local n = #l
+  if find(l, "mcp_", 1, true) == 1 then
+    if find(l, "mcp__", 1, true) == 1 then
+      local k = find(l, "__", 6, true)
+      if k and k > 6 and k + 2 <= n then return pair_key(sub(l, 6, k - 1), sub(l, k + 2)), "pair" end
+    end
+    if n > 4 then return l, "gemini" end
+  elseif n > 4 and find(l, "mcp:", 1, true) == 1 then
+    return sub(l, 5), "tool"
+  end
+  if not cursor and find(l, "-", 1, true) then return l, "copilot" end
+  return l, "tool"
 end
 
 hook.register("PreToolUse", "@mcp", function(input)
   local name = input.toolName or ""
-  local native = input.native
-  local ctx = type(native) == "table" and native.mcp_context or nil
-  local server, tool
-  if type(ctx) == "table" then server, tool = ctx.server_name, ctx.tool_name end
-  local r = readings(name, input.agent, server, tool)
-  if matches(DENY, r) then
+  local native, server, tool = input.native, nil, nil
+  if native and type(native) == "table" then
+    local ctx = native.mcp_context
+    if type(ctx) == "table" then server, tool = ctx.server_name, ctx.tool_name end
+  end
+  local key, form
+  if type(server) == "string" and server ~= "" and type(tool) == "string" and tool ~= "" then
+    key, form = pair_key(lower(server), lower(tool)), "pair"
+  else
+    local l = lower(name)
+    -- mcp__server__tool with no NUL in the name, the usual spelling, is
+    -- read here (read_name reads it the same way): one function call fewer
+    local k = find(l, "__", 6, true)
+    if k and k > 6 and k + 2 <= #l and find(l, "mcp__", 1, true) == 1 and not find(l, "\0", 1, true) then
+      key, form = sub(l, 6, k - 1) .. "\0" .. sub(l, k + 2), "pair"
+    else
+      key, form = read_name(l, input.agent == "cursor")
+    end
+  end
+  local deny, allow = DENY[form], ALLOW[form]
+  if deny and match(deny, key) then
     return hook.deny("mcp guard: the MCP tool " .. name .. " is on the deny list (it destroys data). " ..
       "Tell the user what you wanted to do and let them do it.")
   end
-  if matches(ALLOW, r) then return nil end
+  if allow and match(allow, key) then return nil end
   if SETTINGS.deny_by_default then
     return hook.deny("mcp guard: the MCP tool " .. name .. " is not on the allow list. Use an allowed " ..
       "tool, or ask the user to add this one to the mcp pack's allow list.")

@@ -25,6 +25,7 @@ local allowed = {
   "mcp_github_get_pull_request", -- Gemini CLI's spelling
   "context7-resolve-library-id",  -- Copilot CLI's spelling: server-tool
   "github-get_issue",
+  "context7-get_library__docs",   -- a __ in a tool is not the mcp__server__tool spelling
 }
 
 for _, tool in ipairs(allowed) do
@@ -86,6 +87,37 @@ for _, tool in ipairs(denied) do
     expect.denied(call(tool), "deny list")
   end)
 end
+
+-- The usual spelling mcp__server__tool is read on a short path; these are
+-- the names closest to it that it must hand to the full reading.
+test("an empty server before the first __ is no server: the rest is read in every split", function()
+  expect.denied(call("mcp____github__delete_repository"), "deny list")
+  expect.denied(call("mcp___x__delete_all"), "deny list")
+end)
+
+test("a name ending in __ has no tool there: the rest is read in every split", function()
+  expect_asked(call("mcp__github__"))
+  expect.denied(call("mcp__github_delete__"), "deny list")
+end)
+
+test("the server ends at the first __: a later __ belongs to the tool", function()
+  expect.denied(call("mcp__github__get__delete_all"), "deny list")
+  expect.no_objection(call("mcp__github__list__labels"))
+  expect_asked(call("mcp__github_x__get_issue"))
+end)
+
+test("a NUL byte in a server does not split the server from the tool", function()
+  -- read as server "a\0delete" and tool "list": not the deny list's delete*
+  expect_asked(call("mcp__a\0delete__list"))
+  expect_asked(call("mcp__github\0x__get_issue"))
+  expect.denied(call("mcp__git\0hub__delete_repository"), "deny list")
+end)
+
+test("upper case is read as lower case on every path", function()
+  expect.no_objection(call("MCP__GITHUB__GET_ISSUE"))
+  expect.denied(call("Mcp_GitHub_Drop_Table"), "deny list")
+  expect.denied(call("GitHub-Force_Push"), "deny list")
+end)
 
 test("shell, file and web tools are not its business", function()
   expect.no_objection(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },

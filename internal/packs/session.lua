@@ -40,36 +40,41 @@ local SETTINGS = {
 }
 
 local TTL_MS = SETTINGS.ttl_hours * 3600 * 1000
+local MAX_CALLS, MAX_DENIALS = SETTINGS.max_tool_calls, SETTINGS.max_denials
+local incr, get = store.incr, store.get
 
--- keys are the session's two counters, under its client (who serve
--- authenticated, input.client): a client cannot spend another client's
--- session of the same id.
-local function keys(client, session_id)
-  local id = (client or "") .. "\0" .. (session_id or "")
-  return "pack-session:calls:" .. id, "pack-session:done:" .. id
-end
+-- A session's two counters are kept under its client (who serve
+-- authenticated, input.client), so that a client cannot spend another
+-- client's session of the same id: CALLS .. client .. "\0" .. session, and
+-- DONE .. the same. Each hook builds a key in one concatenation.
+local CALLS, DONE = "pack-session:calls:", "pack-session:done:"
 
 hook.register("PreToolUse", "*", function(input, rt)
-  local calls_key, done_key = keys(input.client, rt.session_id)
-  local calls = store.incr(calls_key, 1, TTL_MS)
-  if calls > SETTINGS.max_tool_calls then
+  local client, sid = input.client or "", rt.session_id or ""
+  local calls = incr(CALLS .. client .. "\0" .. sid, 1, TTL_MS)
+  if calls > MAX_CALLS then
     return hook.deny(string.format("session budget spent: this session has asked for %d tool calls (limit %d). " ..
       "Stop working now: tell the user what you have done and what is left, and let them continue in a new " ..
-      "session.", calls, SETTINGS.max_tool_calls))
+      "session.", calls, MAX_CALLS))
   end
-  local denied = calls - 1 - (store.get(done_key) or 0)
-  if denied >= SETTINGS.max_denials then
+  -- The calls that did not report back are at most the calls before this
+  -- one: until those reach max_denials, the count of reports need not be
+  -- read.
+  if calls - 1 < MAX_DENIALS then return nil end
+  local denied = calls - 1 - (get(DONE .. client .. "\0" .. sid) or 0)
+  if denied >= MAX_DENIALS then
     return hook.deny(string.format("session budget spent: %d of this session's tool calls were denied or did " ..
       "not finish (limit %d). Stop retrying: tell the user what you were trying to do and what blocked it, " ..
-      "and wait for their decision.", denied, SETTINGS.max_denials))
+      "and wait for their decision.", denied, MAX_DENIALS))
   end
 end, { name = "session-budget", stage = "mutate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
 hook.register("PostToolUse", "*", function(input, rt)
-  local calls_key, done_key = keys(input.client, rt.session_id)
+  local client, sid = input.client or "", rt.session_id or ""
+  local done_key = DONE .. client .. "\0" .. sid
   -- a completion without a call (a replayed PostToolUse) must not bank credit
-  if (store.get(done_key) or 0) < (store.get(calls_key) or 0) then
-    store.incr(done_key, 1, TTL_MS)
+  if (get(done_key) or 0) < (get(CALLS .. client .. "\0" .. sid) or 0) then
+    incr(done_key, 1, TTL_MS)
   end
 end, { name = "session-budget-done", policy = true })
 

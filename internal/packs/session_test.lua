@@ -62,6 +62,13 @@ test("calls that never report back count as denied", function()
   expect.contains(r.reason, "Stop retrying")
 end)
 
+test("calls that never report back after many that did are counted as denied", function()
+  for i = 1, 100 do call("s", i) end
+  for i = 1, MAX_DENIALS - 1 do call("s", i, true) end
+  expect.no_objection(call("s", 1, true))
+  expect.denied(call("s", 1), "25 of this session's tool calls were denied or did not finish (limit 25)")
+end)
+
 test("one call short of the denial budget still runs", function()
   for i = 1, MAX_DENIALS - 1 do call("s", i, true) end
   expect.no_objection(call("s", 1))
