@@ -28,7 +28,8 @@
 --             known (a $VAR never set on the line, a $(…) output)
 --   word      the program word, a path in it cleaned as the kernel reads it
 --             ("/./etc/init.d/x" -> "/etc/init.d/x", "//bin//rm" ->
---             "/bin/rm"); args: the words after it
+--             "/bin/rm"); args: the words after it; word_at: its index in
+--             argv (the words before it are wrappers and assignments)
 --   wrappers  the wrappers that were unwrapped, in order ({ "sudo", "xargs" })
 --   redirs    { op = ">", fd = "2"|nil, target = word } ("<<" targets hold
 --             the here-document's text)

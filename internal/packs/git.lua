@@ -491,8 +491,9 @@ hook.register("PreToolUse", "@shell", function(input)
       -- the words before the program (env HUSKY=0 git …), or the
       -- arguments of export and its kin
       local words = DECLARES[c.name or ""] and c.args or c.argv or {}
-      for _, a in ipairs(words) do
-        if a == c.word and not DECLARES[c.name or ""] then break end
+      for k, a in ipairs(words) do
+        -- (by position: the program word may be a cleaned copy, /usr/bin/../bin/rm)
+        if (k == c.word_at or a == c.word) and not DECLARES[c.name or ""] then break end
         if re.match(HUSKY_WORD, a.text) then return deny(HUSKY_WHY, HUSKY_INSTEAD) end
       end
       if c.script and c.inline and re.match(HUSKY_LINE, c.script.text) then

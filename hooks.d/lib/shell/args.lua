@@ -608,10 +608,10 @@ function M.unwrap(p, cmd, out, emit)
   if not w then
     -- only wrappers: the last one is the program
     cmd.name = table.remove(cmd.wrappers)
-    cmd.word, cmd.args = argv[#argv], {}
+    cmd.word, cmd.word_at, cmd.args = argv[#argv], #argv, {}
   else
     if not w.unknown and not w.glob and w.text:find("/", 1, true) then w = M.program_path(w) end
-    cmd.word = w
+    cmd.word, cmd.word_at = w, i
     cmd.args = {}
     for k = i + 1, #argv do cmd.args[#cmd.args + 1] = argv[k] end
     if not w.unknown then cmd.name = M.basename(w.text):lower() end
