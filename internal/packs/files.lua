@@ -7,7 +7,9 @@
 --   - writes into .git/ (hooks, config, refs: git's own commands change
 --     those), to CI configuration (.github/workflows/, .gitlab-ci.yml, …),
 --     and to lockfiles, which the package manager writes (the reason
---     names its command: npm install, cargo update, go mod tidy, …);
+--     names its command: npm install, cargo update, go mod tidy, …),
+--     spelled as they are or as they fold (.github//workflows/ci.yml,
+--     web/./go.sum);
 --   - the same writes by a shell command (@shell): > and >> redirections,
 --     tee, cp/mv/install/ln destinations, sed -i, dd of=;
 --   - reads of key material by a file tool (@fs.read: Read, and Grep and
@@ -98,9 +100,10 @@ local GITDIR = shell.glob.rules({ ".git/" })
 local SECRETS = secrets.matcher(SETTINGS.secret_files)
 local secret_file = SECRETS.file
 
--- write_problem returns why writing path p (a string, or a shell word)
--- is refused and what to do instead, or nil.
-local function write_problem(w, cwd)
+-- owned_problem returns why the word w names a file that a tool other
+-- than the agent owns (a lockfile, .git/, CI configuration) and what to
+-- do instead, or nil.
+local function owned_problem(w)
   local base = w.text:match("[^/]*$")
   local cmd = SETTINGS.lockfiles[base]
   if cmd and not w.unknown then
@@ -112,6 +115,23 @@ local function write_problem(w, cwd)
   if not SETTINGS.allow_ci and not w.whole and shell.glob.could_touch(w.pat, CI) then
     return "changing CI configuration (" .. shell.printable(w.text) .. ")",
       "describe the change to the user and let them make it"
+  end
+  return nil
+end
+
+-- write_problem returns why writing path p (a string, or a shell word)
+-- is refused and what to do instead, or nil. A path that folds is judged
+-- as written and as the path it folds to (.github//workflows/ci.yml and
+-- .github/x/../workflows/ci.yml are CI configuration, web/./go.sum a
+-- lockfile).
+local function write_problem(w, cwd)
+  local why, instead = owned_problem(w)
+  if why then return why, instead end
+  local fp = secrets.fold(w.pat)
+  if fp then
+    why, instead = owned_problem({ text = secrets.fold(w.text) or w.text, pat = fp, unknown = w.unknown,
+      whole = w.whole })
+    if why then return why, instead end
   end
   if w.unknown then return nil end
   local abs = paths.resolve(w.text, cwd)
@@ -138,12 +158,6 @@ end
 
 local function deny(why, instead)
   return hook.deny("files pack: blocked " .. why .. "; " .. instead .. ".")
-end
-
-local function caps(input)
-  local set = {}
-  for _, c in ipairs(input.toolCapabilities or {}) do set[c] = true end
-  return set
 end
 
 -- searched returns the file globs a search tool's input names beside its
@@ -184,25 +198,136 @@ local function key_hunt(pattern, dir, cwd)
     "search inside the project, or ask the user which key to use")
 end
 
-hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
-  local c = caps(input)
-  local list, too_many = paths.of(input.toolInput)
+-- tool_problem is the detailed reading of a file tool's call: the
+-- denial of the first path args names (paths.of) that is a secrets file
+-- or, when the tool writes, a file it may not write; then of a search's
+-- globs (searched) and of a search for private keys outside the project
+-- (key_hunt). args is a table of the hook's own (see the hook below).
+local function tool_problem(args, writes, name, cwd)
+  local list, too_many = paths.of(args)
   if too_many then return deny("a call naming more than " .. paths.MAX .. " files", "work on fewer files at once") end
   for _, p in ipairs(list) do
     local w = secrets.path_word(p)
     local why, instead = read_problem(w)
-    if not why and c["fs.write"] then why, instead = write_problem(w, input.cwd) end
+    if not why and writes then why, instead = write_problem(w, cwd) end
     if why then return deny(why, instead) end
   end
-  for _, g in ipairs(searched(input.toolName, input.toolInput)) do
+  for _, g in ipairs(searched(name, args)) do
     local why, instead = read_problem(secrets.path_word(g))
     if why then return deny(why, instead) end
   end
-  local args, n = input.toolInput, type(input.toolName) == "string" and input.toolName:lower() or ""
-  if type(args) == "table" and (n:find("grep", 1, true) or n:find("search", 1, true)) then
+  local n = type(name) == "string" and name:lower() or ""
+  if n:find("grep", 1, true) or n:find("search", 1, true) then
     local dir = args.path or args.dir_path
-    return key_hunt(args.pattern, type(dir) == "string" and dir ~= "" and dir or nil, input.cwd)
+    return key_hunt(args.pattern, type(dir) == "string" and dir ~= "" and dir or nil, cwd)
   end
+end
+
+-- The usual call (a Write, Edit or Read of one ordinary file of the
+-- project) is cleared in the hook itself, by a pre-check that builds no
+-- table and hands no table of the input to a function, so that the
+-- engine reuses the input's tables for the next call; every other call
+-- gets the detailed reading (tool_problem), which the pre-check only ever
+-- agrees with.
+--
+-- PATH_KEYS are the keys of a file tool's input that the detailed reading
+-- reads (paths.of, searched, key_hunt): true for a key that holds one
+-- path (paths.KEYS), false for the others (lists of paths, patch texts,
+-- a search's glob and pattern), which the pre-check leaves to the
+-- detailed reading.
+local PATH_KEYS = { glob = false, include = false, pattern = false }
+for _, k in ipairs(paths.KEYS) do PATH_KEYS[k] = true end
+for _, l in ipairs({ paths.LIST_KEYS, paths.PATCH_KEYS }) do
+  for _, k in ipairs(l) do PATH_KEYS[k] = false end
+end
+
+-- CONCERNS matches a path that one of the rules could concern as it is
+-- written, or that the detailed reading would read otherwise than as it
+-- is written: a secrets file (SECRETS.rules.literal, the expression
+-- could_touch uses for a path with no glob or unknown part), .git/, CI
+-- configuration, a lockfile's name (in any case: more paths go to the
+-- detailed reading, never fewer), a path that folds ("//", "." and ".."
+-- components), and the characters that make a path a glob or an escaped
+-- pattern (\, *, ?, [, NUL) or after which a secrets file is looked for
+-- (=, :, @: --env-file=.env, HEAD:.env). Each rule's expression keeps its
+-- own flags inside its group.
+local CONCERNS
+do
+  local locks = {}
+  for name in pairs(SETTINGS.lockfiles) do locks[#locks + 1] = re.quote(name) end
+  table.sort(locks) -- the same expression at every load
+  CONCERNS = table.concat({ "(?:" .. SECRETS.rules.literal .. ")", "(?:" .. GITDIR.literal .. ")",
+    "(?:" .. CI.literal .. ")", "(?i:(?:^|/)(?:" .. table.concat(locks, "|") .. ")$)",
+    [=[//|(?:^|/)\.\.?(?:/|$)|[\\*?\[\x00=:@]]=] }, "|")
+end
+-- (upvalues: no lookup of a global and its field per call)
+local match, byte, find, type, pairs, ipairs = re.match, string.byte, string.find, type, pairs, ipairs
+
+hook.register("PreToolUse", "@fs.write|@fs.read", function(input)
+  local args = input.toolInput
+  if type(args) ~= "table" then return nil end
+  local writes = false
+  local caps = input.toolCapabilities
+  if type(caps) == "table" then
+    for i = 1, #caps do
+      if caps[i] == "fs.write" then
+        writes = true
+        break
+      end
+    end
+  end
+  -- The pre-check: the input names one path (p) and nothing else the
+  -- detailed reading reads, CONCERNS does not match it, and a written path
+  -- is inside the project: relative with no "." or ".." component, or cwd
+  -- and more after a "/" (such a path has no "//", so cwd is clean too:
+  -- what paths.resolve and paths.inside answer). A "~" path is the home
+  -- folder's. (type(k) and type(v) tell the engine that no table of the
+  -- input is used as a key or kept.)
+  local p, one = nil, true
+  for k, v in pairs(args) do
+    if type(k) == "string" then
+      local single = PATH_KEYS[k]
+      if single ~= nil then
+        if single and not p and type(v) == "string" then
+          p = v
+        else
+          one = false
+        end
+      end
+    end
+  end
+  if one and p and p ~= "" and not match(CONCERNS, p) then
+    if not writes then return nil end
+    local cwd = input.cwd
+    if type(cwd) == "string" and byte(cwd, 1) == 47 then -- "/"
+      local first = byte(p, 1)
+      if first == 47 then
+        if #p > #cwd + 1 and byte(p, #cwd + 1) == 47 and find(p, cwd, 1, true) == 1 then return nil end
+      elseif first ~= 126 then -- "~"
+        return nil
+      end
+    end
+  end
+  -- The detailed reading, of a copy of what it reads: the values under
+  -- PATH_KEYS, a table as the list of its strings (at most one more than
+  -- paths.of looks at: it then says there are too many).
+  local own = {}
+  for k, v in pairs(args) do
+    if type(k) == "string" and PATH_KEYS[k] ~= nil then
+      local t = type(v)
+      if t == "string" or t == "number" or t == "boolean" then
+        own[k] = v
+      elseif t == "table" then
+        local l = {}
+        for _, x in ipairs(v) do
+          if #l > paths.MAX then break end
+          if type(x) == "string" then l[#l + 1] = x end
+        end
+        own[k] = l
+      end
+    end
+  end
+  return tool_problem(own, writes, input.toolName, input.cwd)
 end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed", policy = true })
 
 -- Programs whose words are text, or files they do not read (echo .env >>
@@ -313,7 +438,6 @@ end
 local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
   "dd" }
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS }, words = SECRETS.in_line })
-local match = re.match
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that

@@ -316,6 +316,7 @@ local plain_denied = {
   { "dd if=/dev/zero of=/etc/motd bs=1 count=1", "a write outside the project" },
   { "sed -i s/a/b/ .git/config", "writing into .git/" },
   { "/bin/cp a ../../outside", "a write outside the project" },
+  { "cp ci.yml .github//workflows/ci.yml", "changing CI configuration" },
 }
 for _, c in ipairs(plain_denied) do
   test("a plain line is still judged: " .. c[1], function() denied(bash(c[1]), c[2]) end)
@@ -324,4 +325,91 @@ local plain_allowed = { "git status", "go test ./...", "ls -la src", "cat README
   "npm run build", "make -j4", "cat src/env.go" }
 for _, line in ipairs(plain_allowed) do
   test("a plain line passes: " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- A file tool's usual call (one ordinary path of the project) is cleared
+-- by a pre-check before the detailed reading. Each of these is a path
+-- the detailed reading denies that is spelled as close to an ordinary one
+-- as it gets: absolute and relative, folded ("//", "/./", "x/.."), in
+-- other cases, with a glob, after an "=" or ":", under "~", beside cwd.
+local near_usual_denied = {
+  { R("/home/dev/project/.env"), "reading /home/dev/project/.env" },
+  { R("/home/dev/project/deploy/.env.production"), "reading /home/dev/project/deploy/.env.production" },
+  { R("./.env"), "reading ./.env" },
+  { R(".//.env"), "reading .env" },
+  { R("config/./.env"), "reading config/.env" },
+  { R("src/../.env"), "reading .env" },
+  { R("/home/dev/project/src/..//.env"), "reading /home/dev/project/.env" },
+  { R("/HOME/DEV/.SSH/ID_RSA"), "reading /HOME/DEV/.SSH/ID_RSA" },
+  { R("certs/Server.PEM"), "reading certs/Server.PEM" },
+  { R("/home/dev/.ssh/"), "reading /home/dev/.ssh/" },
+  { R("/home/dev/.ssh/id_*"), "reading /home/dev/.ssh/id_*" },
+  { R("/home/dev/.ssh/id_rs?"), "reading /home/dev/.ssh/id_rs?" },
+  { R("/home/dev/.ssh/id_[er]*"), "reading /home/dev/.ssh/id_[er]*" },
+  { R("~/.aws/credentials"), "reading ~/.aws/credentials" },
+  { R("HEAD:.env"), "reading .env" },
+  { R("backup@.env"), "reading .env" },
+  { R("--env-file=.env"), "reading .env" },
+  { R("deploy@host:.ssh/id_ed25519"), "reading deploy@host:.ssh/id_ed25519" },
+  -- (its "." escaped, out of the shell lines quick_test.go makes of every
+  -- suite's plain strings: the git pack's quick check and its parse judge
+  -- a line that runs this path with HUSKY=0 git commit apart)
+  { R("/proc/self/\46/environ"), "reading /proc/self/environ" },
+  { R("/home/dev/project/.en?"), "reading /home/dev/project/.en?" },
+  { R("config/\\.env"), "reading config/\\.env" },
+  { R("/home/dev/project/.env\0"), "which may hold keys" },
+  { T("Read", "fs.read", { file_path = "src/main.go", path = ".env" }), "reading .env" },
+  { T("Read", "fs.read", { file_path = ".env", path = "src/main.go" }), "reading .env" },
+  { T("Read", "fs.read", { file_path = "src/main.go", paths = { "README.md", ".env" } }), "reading .env" },
+  { T("view", "fs.read", { path = "/etc//shadow" }), "reading /etc/shadow" },
+  { W("/home/dev/project/.env"), "reading /home/dev/project/.env" },
+  { W("/home/dev/projectX/main.go"), "a write outside the project (/home/dev/projectX/main.go)" },
+  { W("/home/dev/proj/main.go"), "a write outside the project (/home/dev/proj/main.go)" },
+  { W("/home/dev/project/../other/main.go"), "a write outside the project (/home/dev/other/main.go)" },
+  { W("/home/dev/project/./../other/main.go"), "a write outside the project (/home/dev/other/main.go)" },
+  { W("/home/dev/project/src/../../x.go"), "a write outside the project (/home/dev/x.go)" },
+  { W("src/../../x.go"), "a write outside the project (/home/dev/x.go)" },
+  { W("./../x.go"), "a write outside the project (/home/dev/x.go)" },
+  { W("..//x.go"), "a write outside the project (/home/dev/x.go)" },
+  { W("/HOME/DEV/PROJECT/main.go"), "a write outside the project (/HOME/DEV/PROJECT/main.go)" },
+  { W("~/project.go"), "a write outside the project (/home/dev/project.go)" },
+  { W("/home/dev/project/.Git/config"), "writing into .git/" },
+  { E("src/vendor/.git/HEAD"), "writing into .git/" },
+  { E("/home/dev/project/.github/workflows/ci.yml"), "changing CI configuration" },
+  { E("/home/dev/project/.GitLab-CI.yml"), "changing CI configuration" },
+  { E("/home/dev/project/web/package-lock.json"), "run npm install" },
+  { E("/home/dev/project/go.sum"), "run go mod tidy" },
+  { E(".github//workflows/ci.yml"), "changing CI configuration (.github/workflows/ci.yml)" },
+  { E("/home/dev/project/.github/./workflows/ci.yml"), "changing CI configuration" },
+  { E(".github/x/../workflows/ci.yml"), "changing CI configuration (.github/workflows/ci.yml)" },
+  { E("web/./go.sum"), "run go mod tidy" },
+  { E("web/go.sum/."), "run go mod tidy" },
+  { W(".git/x/..//config"), "writing into .git/" },
+  { T("Edit", "fs.write", { file_path = "src/a.go", destination = "/etc/motd" }), "a write outside the project (/etc/motd)" },
+  { T("Write", "fs.write", { file_path = "src/a.go", files = { "src/b.go", "../c.go" } }), "a write outside the project (/home/dev/c.go)" },
+  { T("apply_patch", "fs.write", { file_path = "src/a.go", input = "*** Begin Patch\n*** Add File: /etc/motd\n+x\n*** End Patch\n" }), "a write outside the project (/etc/motd)" },
+  { T("Grep", "fs.read", { path = "src", pattern = "TOKEN", glob = ".env*" }), "reading .env*" },
+  { T("Grep", "fs.read", { path = "/home/dev", pattern = "PRIVATE KEY" }), "searching /home/dev for private keys" },
+}
+for i, c in ipairs(near_usual_denied) do
+  test("the pre-check of the usual call hides no denial " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+
+-- The usual calls themselves, and the ones beside them that pass too.
+local usual_allowed = {
+  W("/home/dev/project/main.go"),
+  W("main.go"),
+  E("/home/dev/project/internal/auth/credentials.go"),
+  E("src/.github.md"),
+  E("docs/go.sum.md"),
+  R("/home/dev/project/.env.example"),
+  R("/usr/include/stdio.h"),
+  R("~/.ssh/known_hosts"),
+  W("/home/dev/project/a b/c.txt"),
+  W("/tmp/out.txt"),
+  T("Write", "fs.write", { file_path = "/home/dev/project/x.go", content = "package x\n", overwrite = true }),
+  T("Edit", "fs.write", { file_path = "x.go", old_string = ".env", new_string = "/etc/shadow", replace_all = false }),
+}
+for i, r in ipairs(usual_allowed) do
+  test("the usual call passes " .. i, function() expect.no_objection(r()) end)
 end
