@@ -274,6 +274,54 @@ memo = {}
 ---@return R
 function memo.call(fn, ...) end
 
+--- The session ledger of the call in progress (its payload's sessionId): marks,
+--- counters over windows and the last calls, kept in the store (shared by
+--- every replica with Redis), bounded by [store] ledger_max_marks,
+--- ledger_max_calls, ledger_max_bytes and ledger_max_age_ms. Only inside a
+--- hook call whose payload has a session id; otherwise each function raises.
+---@class luahook.session
+session = {}
+
+---@class luahook.Mark
+---@field label string
+---@field detail string
+---@field at integer milliseconds since the epoch
+
+---@class luahook.Call
+---@field tool string
+---@field event string "PostToolUse"
+---@field ok boolean false when the tool failed (PostToolUseFailure)
+---@field summary string the command, path, URL or query, cut to 256 bytes
+---@field digest string the tool and its normalized input, hashed: the same call, the same digest
+---@field at integer milliseconds since the epoch
+
+--- Gives the session label (1 to 128 bytes) with detail (cut to 1 KiB), now;
+--- marking a label again replaces its detail and time. A new mark past
+--- ledger_max_marks or ledger_max_bytes is an error naming the bound.
+---@param label string
+---@param detail? string
+function session.mark(label, detail) end
+--- The session's mark of label, or nil.
+---@param label string
+---@return luahook.Mark|nil
+function session.has(label) end
+--- Every mark of the session, in the order first made.
+---@return luahook.Mark[]
+function session.marks() end
+--- Adds delta (default 1; 0 reads) to the session's counter name over a fixed
+--- window of window_ms (0: the ledger's age), which starts at the first count
+--- after the last one ended; returns the total in the window.
+---@param name string
+---@param window_ms integer
+---@param delta? number
+---@return number
+function session.count(name, window_ms, delta) end
+--- The session's last n calls (default: all the ledger keeps), newest last,
+--- as PostToolUse reported them.
+---@param n? integer
+---@return luahook.Call[]
+function session.calls(n) end
+
 -- In *_test.lua files (luahook test):
 
 ---@alias luahook.Verdict "none"|"allow"|"deny"|"ask"|"continue"

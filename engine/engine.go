@@ -64,6 +64,7 @@ import (
 	"github.com/luahook/luahook/internal/config"
 	"github.com/luahook/luahook/internal/jsonschema"
 	"github.com/luahook/luahook/internal/selfguard"
+	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/registry"
 	"github.com/luahook/luahook/runner"
@@ -186,14 +187,16 @@ type Options struct {
 // hooks folder and the config file, and a runner that fires events at them.
 // Its methods are safe for concurrent use.
 type Engine struct {
-	opts   Options
-	logger *slog.Logger
-	reg    *registry.Registry
-	run    *runner.Runner
-	store  luabind.StoreBackend // set on Open (openStore), then fixed
-	dir    string
-	host   *luabind.HostModules // Options.Host, checked once; nil without
-	gate   *trustGate           // Options.Trust, set on Open, then fixed; nil without
+	opts         Options
+	logger       *slog.Logger
+	reg          *registry.Registry
+	run          *runner.Runner
+	store        luabind.StoreBackend // set on Open (openStore), then fixed
+	ledger       *ledger.Ledger       // the session ledger in store, made with it
+	ledgerWanted atomic.Bool          // Ledger was called: record every call (recordCall)
+	dir          string
+	host         *luabind.HostModules // Options.Host, checked once; nil without
+	gate         *trustGate           // Options.Trust, set on Open, then fixed; nil without
 	// schemas are Options.Schemas, compiled once; nil without.
 	schemas map[string]*jsonschema.Schema
 	guard   *selfguard.Guard // the self-protection, set by Open before it returns; nil without
@@ -256,6 +259,9 @@ type view struct {
 	closed  []error // FailClosed
 	files   []*luabind.File
 	reloads int
+	// ledger: some file reads the session module, so PostToolUse calls are
+	// recorded in the session ledger (recordCall)
+	ledger bool
 }
 
 // Open loads the config and every hook file and starts watching them. A
@@ -332,6 +338,7 @@ func newEngine(opts Options, logger *slog.Logger, cfg *config.Config) *Engine {
 		fileErrs:  map[string]error{},
 		failedSum: map[string][32]byte{},
 	}
+	e.ledger = ledger.New(e.store, ledgerLimits(cfg.Store))
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.settleFor = max(5*opts.Debounce, 5*DefaultDebounce)
 	e.run = runner.New(runner.Options{
@@ -343,6 +350,7 @@ func newEngine(opts Options, logger *slog.Logger, cfg *config.Config) *Engine {
 		BackgroundWorkers: cfg.Runner.BackgroundWorkers,
 		BackgroundQueue:   cfg.Runner.BackgroundQueue,
 		Guard:             e.selfCheck,
+		ToolDone:          e.recordCall,
 	})
 	if l := opts.DecisionLog.Logger; l != nil {
 		e.run.SetOnDecision(l.Observe)
@@ -493,7 +501,9 @@ func (e *Engine) publish() {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(e.files)) {
-		v.files = append(v.files, e.files[name].file)
+		f := e.files[name].file
+		v.files = append(v.files, f)
+		v.ledger = v.ledger || f.NamesGlobal("session")
 	}
 	e.view.Store(v)
 }

@@ -73,6 +73,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		LookupEnv:      e.opts.LookupEnv,
 		Logger:         e.logger,
 		Store:          e.store,
+		Ledger:         e.ledger,
 		LoadTimeout:    time.Duration(cfg.Lua.LoadTimeoutMs) * time.Millisecond,
 		Coverage:       e.opts.Coverage,
 		DiskCache:      e.opts.ChunkCache,

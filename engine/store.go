@@ -13,6 +13,7 @@ import (
 	"github.com/luahook/luahook/internal/filestore"
 	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/regfile"
+	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/luabind"
 )
 
@@ -32,6 +33,7 @@ func (e *Engine) openStore(cfg *config.Config) error {
 			Limits: storeLimits(s)})
 		e.store.Close()
 		e.store = fs
+		e.ledger = ledger.New(fs, ledgerLimits(cfg.Store))
 		e.logger.Debug("luahook: store in a file", "path", fs.Path(), "lock_timeout_ms", s.LockTimeoutMs)
 		return nil
 	case config.StoreRedis:
@@ -66,6 +68,7 @@ func (e *Engine) openStore(cfg *config.Config) error {
 	}
 	e.store.Close()
 	e.store = rs
+	e.ledger = ledger.New(rs, ledgerLimits(cfg.Store))
 	e.logger.Info("luahook: store in redis", "address", s.Address, "db", s.DB, "key_prefix", s.KeyPrefix, "pool_size", s.PoolSize)
 	return nil
 }
@@ -98,6 +101,7 @@ func (e *Engine) storeConfigured(cfg *config.Config) {
 	if l, ok := e.store.(interface{ SetLimits(luabind.StoreLimits) }); ok {
 		l.SetLimits(storeLimits(cfg.Store))
 	}
+	e.ledger.SetLimits(ledgerLimits(cfg.Store))
 	if e.cfg != nil && !e.storeBackend(cfg.Store.StoreBackend).SameServer(e.storeBackend(e.cfg.Store.StoreBackend)) {
 		e.logger.Warn("luahook: [store] backend settings changed; they apply when luahook restarts (the store in force is kept)",
 			"config", cfg.Store.Source, "backend", cfg.Store.Backend, "address", cfg.Store.Address)

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"slices"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/luabind/internal/modules"
 )
@@ -104,6 +106,47 @@ func (f *File) Registrations() []Registration { return slices.Clone(f.regs) }
 // during calls), in first-require order, so that the engine can reload the
 // file when one of them changes.
 func (f *File) Requires() []string { return f.sh.libs.names() }
+
+// NamesGlobal reports whether the file's code, or a lib module it has
+// required, reads the global name anywhere in its functions: the engine
+// feeds the session ledger only when some file reads the session module.
+// It reads compiled code, runs nothing, and may say yes for code that never
+// runs.
+func (f *File) NamesGlobal(name string) bool {
+	if protoNamesGlobal(f.sh.chunk.proto, name) {
+		return true
+	}
+	for _, ch := range f.sh.libs.chunkList() {
+		if protoNamesGlobal(ch.proto, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// protoNamesGlobal reports whether p or a function nested in it holds a
+// GETGLOBAL of name.
+func protoNamesGlobal(p *lua.FunctionProto, name string) bool {
+	if p == nil {
+		return false
+	}
+	for _, inst := range p.Code {
+		// gopher-lua's encoding: the opcode in the top 6 bits, Bx in the low 18
+		if int(inst>>26) == lua.OP_GETGLOBAL {
+			if k := int(inst & 0x3ffff); k < len(p.Constants) {
+				if s, ok := p.Constants[k].(lua.LString); ok && string(s) == name {
+					return true
+				}
+			}
+		}
+	}
+	for _, sub := range p.FunctionPrototypes {
+		if protoNamesGlobal(sub, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // Close retires the file: its idle states are closed now and its busy ones
 // when their calls return. A call made after Close still runs, on the version

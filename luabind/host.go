@@ -63,3 +63,13 @@ func (e hostEnv) Seal(t *lua.LTable, path, what string) {
 	e.st.mods.SealTable(t, path, what)
 }
 func (e hostEnv) Contents(t *lua.LTable) *lua.LTable { return e.st.mods.Contents(t) }
+
+// CallSession returns the session id of the call in progress and true, or
+// false between calls and while the file loads: the session module acts on
+// that session's ledger.
+func (st *state) CallSession() (string, bool) {
+	if st.in == nil {
+		return "", false
+	}
+	return st.in.SessionID, true
+}

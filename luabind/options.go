@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook/internal/defaults"
+	"github.com/luahook/luahook/ledger"
 )
 
 // Defaults applied to the zero fields of Options. Those luahook.toml's
@@ -83,6 +84,10 @@ type Options struct {
 	// Nil means an in-process Store private to the file, with the default
 	// limits (its sweeper timer stops once no entry has a TTL).
 	Store StoreBackend
+	// Ledger is the session ledger the session module acts on, kept in a
+	// store backend (usually Store). Nil means a ledger in Store with the
+	// default bounds (ledger.Limits).
+	Ledger *ledger.Ledger
 	// LoadTimeout bounds one run of the file's top level (loading, and
 	// building each further state of the pool). Zero means DefaultLoadTimeout.
 	LoadTimeout time.Duration
@@ -143,6 +148,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Store == nil {
 		o.Store = NewStore()
+	}
+	if o.Ledger == nil {
+		o.Ledger = ledger.New(o.Store, ledger.Limits{})
 	}
 	for _, lib := range o.AllowLibs {
 		switch lib {

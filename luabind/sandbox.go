@@ -177,6 +177,7 @@ func (st *state) openModules() {
 	st.mods.OpenStore()
 	st.mods.OpenEnv()
 	st.mods.OpenMemo()
+	st.mods.OpenSession()
 	st.rt = st.newRT()
 	st.mods.Protect(st.rt, nil)
 }

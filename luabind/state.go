@@ -83,6 +83,7 @@ func (sh *shared) modulesConfig() modules.Config {
 		Path:           sh.path,
 		Logger:         sh.log,
 		Store:          sh.store,
+		Ledger:         sh.opts.Ledger,
 		MaxStringBytes: sh.opts.MaxStringBytes,
 		Env:            sh.envSet,
 		LookupEnv:      sh.opts.LookupEnv,

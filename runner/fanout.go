@@ -32,6 +32,14 @@ func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
 }
 
 func (r *Runner) postToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
+	res := r.postToolUseHooks(ctx, in, trace)
+	if r.toolDone != nil && in != nil {
+		r.toolDone(ctx, in)
+	}
+	return res
+}
+
+func (r *Runner) postToolUseHooks(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	if !r.Has(luahook.PostToolUse) {
 		return Result{Event: luahook.PostToolUse}
 	}

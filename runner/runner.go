@@ -63,6 +63,12 @@ type Options struct {
 	// runs, and the input as the mutate stage rewrote it: its denial ends
 	// the call, and no hook's allow overrides it (see Guard).
 	Guard Guard
+	// ToolDone, when set, is called with every PostToolUse payload once
+	// its foreground hooks have returned (whether any matched, whatever
+	// they answered), on the caller's goroutine and under its context: the
+	// engine records the call in its session's ledger. It must be quick and
+	// must not keep in.
+	ToolDone func(ctx context.Context, in *luahook.Input)
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -83,6 +89,7 @@ type Runner struct {
 	maxContext int // bytes of one event's joined context
 	onDecision atomic.Pointer[DecisionFunc]
 	guard      Guard // Options.Guard; nil: none
+	toolDone   func(ctx context.Context, in *luahook.Input)
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
@@ -116,6 +123,7 @@ func New(opts Options) *Runner {
 	r.SetSchemas(opts.Schemas)
 	r.SetOnDecision(opts.OnDecision)
 	r.guard = opts.Guard
+	r.toolDone = opts.ToolDone
 	r.base, r.cancel = context.WithCancel(context.Background())
 	return r
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/luahook/luahook/internal/logconf"
 	"github.com/luahook/luahook/internal/regfile"
 	"github.com/luahook/luahook/internal/store"
+	"github.com/luahook/luahook/ledger"
 )
 
 // Defaults and bounds of the configuration.
@@ -230,6 +231,14 @@ type Store struct {
 	// number or a boolean).
 	MaxBytes int
 
+	// The session ledger's bounds, per session (package ledger): the
+	// marks (ledger_max_marks, default 64, at most 4096; also the number
+	// of counters), the last calls kept (ledger_max_calls, default 32, at
+	// most 4096), the bytes of the marks' labels and details
+	// (ledger_max_bytes, default 64 KiB, at most 16 MiB) and the age of
+	// every entry (ledger_max_age_ms, default 24 h, at most 10 years).
+	LedgerMaxMarks, LedgerMaxCalls, LedgerMaxBytes, LedgerMaxAgeMs int
+
 	// Where the entries are kept (config/store.go): in the process, or in
 	// a Redis server that several luahook processes share.
 	StoreBackend
@@ -269,7 +278,9 @@ func Default() *Config {
 			SelfProtect: true},
 		Lua: Lua{MaxStringBytes: DefaultMaxStringBytes, LoadTimeoutMs: DefaultLoadTimeoutMs, MaxInputValues: DefaultMaxInputValues},
 		Store: Store{MaxKeyBytes: DefaultStoreMaxKeyBytes, MaxValueBytes: DefaultStoreMaxValueBytes,
-			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes, StoreBackend: defaultStoreBackend()},
+			MaxKeys: DefaultStoreMaxKeys, MaxBytes: DefaultStoreMaxBytes, StoreBackend: defaultStoreBackend(),
+			LedgerMaxMarks: ledger.DefaultMaxMarks, LedgerMaxCalls: ledger.DefaultMaxCalls,
+			LedgerMaxBytes: ledger.DefaultMaxBytes, LedgerMaxAgeMs: int(ledger.DefaultMaxAge.Milliseconds())},
 		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: logconf.DefaultMaxBytes, MaxFiles: logconf.DefaultMaxFiles,
 			Queue: logconf.DefaultQueue, MaxInputBytes: logconf.DefaultMaxInputBytes,
 			MaskWith: logconf.DefaultMaskWith, RedactSecrets: true},

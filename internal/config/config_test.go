@@ -19,6 +19,7 @@ func TestDefaultIsTheConfigurationWithoutAFile(t *testing.T) {
 		Runner:   Runner{AllowNonPolicy: true, MaxInputBytes: 8 << 20, MaxContextBytes: 64 << 10, BackgroundWorkers: 4, BackgroundQueue: 256, OnLoadError: "deny", SelfProtect: true},
 		Lua:      Lua{MaxStringBytes: 16 << 20, LoadTimeoutMs: 2000, MaxInputValues: 100_000},
 		Store: Store{MaxKeyBytes: 1 << 10, MaxValueBytes: 1 << 20, MaxKeys: 100_000, MaxBytes: 64 << 20,
+			LedgerMaxMarks: 64, LedgerMaxCalls: 32, LedgerMaxBytes: 64 << 10, LedgerMaxAgeMs: 24 * 3600 * 1000,
 			StoreBackend: StoreBackend{Backend: "memory", KeyPrefix: "luahook:", DialTimeoutMs: 1000, TimeoutMs: 1000, PoolSize: 32, LockTimeoutMs: 500}},
 		DecisionLog: DecisionLog{Path: "stdout", MaxBytes: 16 << 20, MaxFiles: 5, Queue: 1024, MaxInputBytes: 64 << 10,
 			MaskWith: "[masked]", RedactSecrets: true},
@@ -236,7 +237,8 @@ func TestTOMLAndJSONFormsLoadToEqualConfigs(t *testing.T) {
 	}
 	got := ct.Store
 	got.Source = ""
-	if want := (Store{MaxKeyBytes: 512, MaxValueBytes: 65536, MaxKeys: 10000, MaxBytes: 16 << 20, StoreBackend: defaultStoreBackend()}); got != want {
+	if want := (Store{MaxKeyBytes: 512, MaxValueBytes: 65536, MaxKeys: 10000, MaxBytes: 16 << 20,
+		LedgerMaxMarks: 64, LedgerMaxCalls: 8, LedgerMaxBytes: 64 << 10, LedgerMaxAgeMs: 3600000, StoreBackend: defaultStoreBackend()}); got != want {
 		t.Errorf("full.toml [store] = %+v, want %+v", got, want)
 	}
 	for _, c := range []*Config{ct, cj} {

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/luahook/luahook/internal/store"
+	"github.com/luahook/luahook/ledger"
 )
 
 // The choices of [store] backend.
@@ -94,6 +97,10 @@ func StoreBackendChoices() []string { return []string{StoreMemory, StoreRedis, S
 // storeFileKeys are the [store] keys that only a file backend reads.
 var storeFileKeys = []string{"path", "lock_timeout_ms"}
 
+// storeLedgerKeys are the [store] keys of the session ledger's bounds,
+// whatever the backend.
+var storeLedgerKeys = []string{"ledger_max_marks", "ledger_max_calls", "ledger_max_bytes", "ledger_max_age_ms"}
+
 // storeRedisKeys are the [store] keys that only a Redis backend reads.
 var storeRedisKeys = []string{"address", "username", "password_env", "db", "key_prefix",
 	"dial_timeout_ms", "timeout_ms", "pool_size", "tls", "tls_ca", "tls_server_name"}
@@ -106,20 +113,25 @@ func (d *decoder) store(n *node, c *Config) {
 		dst      *int
 		min, max int64
 	}{
-		"db":              {&s.DB, 0, math.MaxInt32},
-		"dial_timeout_ms": {&s.DialTimeoutMs, 1, MaxTimeoutMs},
-		"timeout_ms":      {&s.TimeoutMs, 1, MaxTimeoutMs},
-		"pool_size":       {&s.PoolSize, 1, MaxStorePoolSize},
-		"lock_timeout_ms": {&s.LockTimeoutMs, 1, MaxTimeoutMs},
+		"db":                {&s.DB, 0, math.MaxInt32},
+		"dial_timeout_ms":   {&s.DialTimeoutMs, 1, MaxTimeoutMs},
+		"timeout_ms":        {&s.TimeoutMs, 1, MaxTimeoutMs},
+		"pool_size":         {&s.PoolSize, 1, MaxStorePoolSize},
+		"lock_timeout_ms":   {&s.LockTimeoutMs, 1, MaxTimeoutMs},
+		"ledger_max_marks":  {&s.LedgerMaxMarks, 1, ledger.MaxLimitEntries},
+		"ledger_max_calls":  {&s.LedgerMaxCalls, 1, ledger.MaxLimitEntries},
+		"ledger_max_bytes":  {&s.LedgerMaxBytes, 1, ledger.MaxLimitBytes},
+		"ledger_max_age_ms": {&s.LedgerMaxAgeMs, 1, store.MaxTTL.Milliseconds()},
 	}
 	known := append([]string{"max_key_bytes", "max_value_bytes", "max_keys", "max_bytes", "backend"}, storeRedisKeys...)
 	known = append(known, storeFileKeys...)
+	known = append(known, storeLedgerKeys...)
 	s.Source = d.file + ":" + strconv.Itoa(n.line)
 	var redisOnly, fileOnly *node // the first key that needs backend = "redis", "file"
 	var tlsCA, serverName, address *node
 	ok := d.table(n, known, func(key string, v *node) {
 		switch {
-		case key == "backend" || limits[key] != nil:
+		case key == "backend" || limits[key] != nil || slices.Contains(storeLedgerKeys, key):
 		case slices.Contains(storeFileKeys, key):
 			if fileOnly == nil {
 				fileOnly = v

@@ -1,6 +1,6 @@
 // Package modules holds the Lua-facing libraries of luahook's sandbox, as
 // one Lua state of luabind opens them: json, log (and print), re, store and
-// env, the size-capped and interruptible string library (string.rep,
+// env, session (the session ledger), the size-capped and interruptible string library (string.rep,
 // string.format, the pattern functions and their replacement templates),
 // table.concat and table.sort, os.date with a capped format, and the
 // read-only proxies that every module table becomes. It also holds Store,
@@ -19,6 +19,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luahook/luahook/internal/store"
+	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/luabind/internal/codec"
 )
 
@@ -32,6 +33,11 @@ type Host interface {
 	// HookName returns the name of the hook being called, or "" between
 	// calls and while the file loads.
 	HookName() string
+	// CallSession returns the session id of the call in progress (its
+	// payload's sessionId, possibly empty) and true, or false between
+	// calls and while the file loads: the session module's ledger is the
+	// call's session's.
+	CallSession() (id string, inCall bool)
 }
 
 // Config is what the modules of every state of one file share. It is fixed
@@ -44,6 +50,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Store is the store module's backend. It must not be nil.
 	Store store.Backend
+	// Ledger is the session module's ledger, kept in Store. Nil: the
+	// session module's functions raise an error saying so.
+	Ledger *ledger.Ledger
 	// MaxStringBytes caps every string a module builds for Lua (positive).
 	MaxStringBytes int
 	// Env is the set of environment variables env.get may read, and

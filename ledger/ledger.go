@@ -1,0 +1,220 @@
+// Package ledger is the session ledger: what a session did, kept per
+// session in a store backend so that a policy can judge a call by the ones
+// before it (information flow, budgets, loops). A session's ledger holds
+// marks (a label with a detail and a time: "private-data", read ~/.ssh/id_rsa
+// at 12:03), counters over windows, and its last calls with their outcome.
+//
+// The ledger is built on the four calls of store.Backend (Get, Set, Incr,
+// Delete), so that every backend keeps it: the in-process store, the file
+// store of one machine, or a Redis server that every replica of luahook
+// serve shares, where a mark made through one replica is seen by the next
+// call through another. Lists are rings of one key per slot, claimed with
+// an Incr'd sequence number: writers on several replicas at once never
+// overwrite each other's list, at worst the same slot of a ring that has
+// come round.
+//
+// Every key of a session lives under a prefix no store key of a hook can
+// collide with by accident ("\x00ledger\x00" and a digest of the session
+// id) and carries the ledger's age bound as its TTL. A session's ledger is
+// bounded (Limits): marks past MaxMarks or MaxBytes are refused with a
+// *LimitError, details and summaries past their caps are cut with a marker,
+// and the calls ring keeps the last MaxCalls.
+//
+// Lua hooks reach it through the session module (session.mark, session.has,
+// session.marks, session.count, session.calls); Go hooks and hosts call a
+// Ledger directly. Its methods are safe for concurrent use.
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/luahook/luahook/internal/store"
+)
+
+// Defaults of Limits, applied to its zero fields.
+const (
+	DefaultMaxMarks = 64
+	DefaultMaxCalls = 32
+	DefaultMaxBytes = 64 << 10 // 64 KiB
+	DefaultMaxAge   = 24 * time.Hour
+)
+
+// Bounds of Limits and of what a ledger call may be given.
+const (
+	// MaxLimitEntries caps MaxMarks and MaxCalls.
+	MaxLimitEntries = 4096
+	// MaxLimitBytes caps MaxBytes.
+	MaxLimitBytes = 16 << 20
+	// MaxNameBytes caps a label or a counter's name.
+	MaxNameBytes = 128
+	// MaxDetailBytes caps a mark's detail; a longer one is cut with a
+	// marker (CutMarker).
+	MaxDetailBytes = 1 << 10
+	// MaxSummaryBytes caps a call's summary, cut the same way.
+	MaxSummaryBytes = 256
+)
+
+// Limits bound one session's ledger. A zero field means its default.
+type Limits struct {
+	// MaxMarks caps the marks of a session (and, apart, its counters): a
+	// mark of a new label past it is refused (default 64).
+	MaxMarks int
+	// MaxCalls is how many of a session's last calls the ledger keeps
+	// (default 32); older ones are overwritten.
+	MaxCalls int
+	// MaxBytes caps the labels and details of a session's marks together
+	// (default 64 KiB): a mark that would pass it is refused.
+	MaxBytes int
+	// MaxAge is the TTL of every key the ledger writes (default 24 h): a
+	// mark, a call, a counter and the ledger's own bookkeeping expire that
+	// long after they were last written.
+	MaxAge time.Duration
+}
+
+// WithDefaults returns l with its zero (or negative) fields set to their
+// defaults.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxMarks <= 0 {
+		l.MaxMarks = DefaultMaxMarks
+	}
+	if l.MaxCalls <= 0 {
+		l.MaxCalls = DefaultMaxCalls
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxAge <= 0 {
+		l.MaxAge = DefaultMaxAge
+	}
+	return l
+}
+
+// Check returns an error naming the first limit out of its range.
+func (l Limits) Check() error {
+	switch {
+	case l.MaxMarks > MaxLimitEntries:
+		return fmt.Errorf("ledger: MaxMarks %d is over the limit of %d", l.MaxMarks, MaxLimitEntries)
+	case l.MaxCalls > MaxLimitEntries:
+		return fmt.Errorf("ledger: MaxCalls %d is over the limit of %d", l.MaxCalls, MaxLimitEntries)
+	case l.MaxBytes > MaxLimitBytes:
+		return fmt.Errorf("ledger: MaxBytes %d is over the limit of %d", l.MaxBytes, MaxLimitBytes)
+	case l.MaxAge > store.MaxTTL:
+		return fmt.Errorf("ledger: MaxAge %v is over the limit of %v", l.MaxAge, store.MaxTTL)
+	}
+	return nil
+}
+
+// Ledger keeps the ledgers of every session in one store backend.
+type Ledger struct {
+	backend store.Backend
+	limits  atomic.Pointer[Limits]
+	now     func() time.Time
+}
+
+// New returns a ledger over backend with limits (zero fields: defaults;
+// fields past their bounds are cut to them). The backend is the caller's:
+// the ledger never closes it.
+func New(backend store.Backend, limits Limits) *Ledger {
+	lg := &Ledger{backend: backend, now: time.Now}
+	lg.SetLimits(limits)
+	return lg
+}
+
+// SetLimits replaces the limits (zero fields: defaults; fields past their
+// bounds cut to them) for the calls that start afterwards. A lower bound
+// keeps what sessions hold, and refuses new marks past it.
+func (lg *Ledger) SetLimits(l Limits) {
+	l = l.WithDefaults()
+	l.MaxMarks = min(l.MaxMarks, MaxLimitEntries)
+	l.MaxCalls = min(l.MaxCalls, MaxLimitEntries)
+	l.MaxBytes = min(l.MaxBytes, MaxLimitBytes)
+	l.MaxAge = min(l.MaxAge, store.MaxTTL)
+	lg.limits.Store(&l)
+}
+
+// Limits returns the limits in force, defaults applied.
+func (lg *Ledger) Limits() Limits { return *lg.limits.Load() }
+
+// LimitError is a ledger write refused because it would pass one of the
+// session's bounds.
+type LimitError struct {
+	Label string // the label or counter name written
+	Limit string // the bound: "ledger_max_marks" or "ledger_max_bytes"
+	Max   int    // the bound's value
+}
+
+func (e *LimitError) Error() string {
+	switch e.Limit {
+	case "ledger_max_bytes":
+		return fmt.Sprintf("ledger: cannot mark %q: the session's marks would pass ledger_max_bytes (%d bytes)", e.Label, e.Max)
+	case "ledger_max_counters":
+		return fmt.Sprintf("ledger: cannot count %q: the session holds ledger_max_marks (%d) counters", e.Label, e.Max)
+	}
+	return fmt.Sprintf("ledger: cannot mark %q: the session holds ledger_max_marks (%d) marks", e.Label, e.Max)
+}
+
+// ErrNoSession is the error of a call with an empty session id.
+var ErrNoSession = errors.New("ledger: the call has no session id")
+
+// CheckName refuses a label or a counter name that is empty or longer than
+// MaxNameBytes; what names the argument ("label", "name").
+func CheckName(what, name string) error {
+	if name == "" {
+		return fmt.Errorf("ledger: the %s must not be empty", what)
+	}
+	if len(name) > MaxNameBytes {
+		return fmt.Errorf("ledger: a %s of %d bytes is over the limit of %d (%q...)", what, len(name), MaxNameBytes, name[:32])
+	}
+	return nil
+}
+
+// keyPrefix is "\x00ledger\x00", a digest of the session id, "\x00": no
+// key a hook writes by accident starts with a NUL byte, and the digest keeps
+// every session's keys one length whatever its id.
+func keyPrefix(session string) (string, error) {
+	if session == "" {
+		return "", ErrNoSession
+	}
+	sum := sha256.Sum256([]byte(session))
+	var b [8 + 32 + 1]byte
+	copy(b[:], "\x00ledger\x00")
+	hex.Encode(b[8:40], sum[:16])
+	b[40] = 0
+	return string(b[:]), nil
+}
+
+// CutMarker ends a detail or a summary that was cut: "…[cut N bytes]".
+const CutMarker = "…[cut %d bytes]"
+
+// cut returns s cut to at most max bytes, on a UTF-8 boundary, the marker
+// included, when it is longer.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max - len(fmt.Sprintf(CutMarker, len(s)))
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	n = maxInt(n, 0)
+	return s[:n] + fmt.Sprintf(CutMarker, len(s)-n)
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// storeErr wraps a backend's error so that it reads as the ledger's,
+// keeping it for errors.Is (store.ErrUnavailable).
+func storeErr(err error) error {
+	return fmt.Errorf("ledger: %w", err)
+}

@@ -1,0 +1,200 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
+	"github.com/luahook/luahook/luabind"
+)
+
+func newLedger(t *testing.T, l ledger.Limits) *ledger.Ledger {
+	t.Helper()
+	s := luabind.NewStore()
+	t.Cleanup(s.Close)
+	return ledger.New(s, l)
+}
+
+// A detail past MaxDetailBytes is kept cut, on a character boundary, with
+// a marker that says how much was cut; so is a summary past
+// MaxSummaryBytes.
+func TestLongDetailsAndSummariesAreCutWithAMarker(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{})
+	ctx := context.Background()
+	detail := strings.Repeat("é", 1000) // 2000 bytes
+	m, err := lg.Mark(ctx, "s", "long", detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Detail) > ledger.MaxDetailBytes || !strings.Contains(m.Detail, "…[cut ") || !strings.HasPrefix(detail, strings.Split(m.Detail, "…")[0]) {
+		t.Errorf("detail of %d bytes kept as %d bytes: ...%q", len(detail), len(m.Detail), m.Detail[len(m.Detail)-40:])
+	}
+	got, _, _ := lg.Has(ctx, "s", "long")
+	if got.Detail != m.Detail {
+		t.Errorf("Has gives another detail than Mark kept")
+	}
+	in := &luahook.Input{Event: luahook.PostToolUse, ToolName: "bash", ToolInput: []byte(`{"command":"` + strings.Repeat("a", 1000) + `"}`)}
+	if err := lg.Record(ctx, "s", ledger.CallOf(in)); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := lg.Calls(ctx, "s", 0)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("calls %v, %v", calls, err)
+	}
+	if s := calls[0].Summary; len(s) > ledger.MaxSummaryBytes || !strings.HasSuffix(s, fmt.Sprintf("…[cut %d bytes]", 1000-len(strings.Split(s, "…")[0]))) {
+		t.Errorf("summary of 1000 bytes kept as %d bytes: %q", len(s), s)
+	}
+}
+
+// Every entry expires MaxAge after it was written: marks, calls, counters.
+func TestEntriesExpireAfterMaxAge(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{MaxAge: 50 * time.Millisecond})
+	ctx := context.Background()
+	if _, err := lg.Mark(ctx, "s", "m", "d"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.Record(ctx, "s", ledger.Call{Tool: "bash"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.Count(ctx, "s", "n", 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, held, _ := lg.Has(ctx, "s", "m")
+		marks, _ := lg.Marks(ctx, "s")
+		calls, _ := lg.Calls(ctx, "s", 0)
+		n, _ := lg.Count(ctx, "s", "n", 0, 0)
+		if !held && len(marks) == 0 && len(calls) == 0 && n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s with a 50 ms age: held %v, marks %v, calls %v, count %v", held, marks, calls, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Writers at once (replicas, or hooks of one call) lose no call of the
+// ring and no mark below the bound: each claims its slot with an Incr.
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{MaxCalls: 64, MaxMarks: 64})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			if err := lg.Record(ctx, "s", ledger.Call{Tool: fmt.Sprint("t", i)}); err != nil {
+				t.Error(err)
+			}
+			if _, err := lg.Mark(ctx, "s", fmt.Sprint("m", i), ""); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	calls, _ := lg.Calls(ctx, "s", 0)
+	marks, _ := lg.Marks(ctx, "s")
+	if len(calls) != 32 || len(marks) != 32 {
+		t.Errorf("%d calls and %d marks of 32 each", len(calls), len(marks))
+	}
+}
+
+// A call with an empty session id is refused, naming why.
+func TestNoSessionIsAnError(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{})
+	ctx := context.Background()
+	_, err := lg.Mark(ctx, "", "m", "")
+	if !errors.Is(err, ledger.ErrNoSession) {
+		t.Errorf("Mark: %v", err)
+	}
+	if _, err := lg.Calls(ctx, "", 0); !errors.Is(err, ledger.ErrNoSession) {
+		t.Errorf("Calls: %v", err)
+	}
+}
+
+// A mark past a bound is a *LimitError naming the bound.
+func TestBoundsAreLimitErrors(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{MaxMarks: 1, MaxBytes: 10})
+	ctx := context.Background()
+	if _, err := lg.Mark(ctx, "s", "a", ""); err != nil {
+		t.Fatal(err)
+	}
+	var le *ledger.LimitError
+	if _, err := lg.Mark(ctx, "s", "b", ""); !errors.As(err, &le) || le.Limit != "ledger_max_marks" || le.Max != 1 {
+		t.Errorf("a second mark: %v", err)
+	}
+	if _, err := lg.Mark(ctx, "s", "a", "0123456789"); !errors.As(err, &le) || le.Limit != "ledger_max_bytes" || le.Max != 10 {
+		t.Errorf("a mark past the bytes: %v", err)
+	}
+	if m, _, _ := lg.Has(ctx, "s", "a"); m.Detail != "" {
+		t.Errorf("a refused mark changed the mark: %+v", m)
+	}
+}
+
+// The digest is the call's identity: the same tool and input (keys in any
+// order, any spacing) one digest; another input or another tool another.
+func TestDigestNormalizesTheInput(t *testing.T) {
+	a := ledger.Digest("bash", []byte(`{"command":"x","timeout":5}`))
+	if b := ledger.Digest("bash", []byte(`{ "timeout": 5, "command": "x" }`)); a != b {
+		t.Errorf("same input, other order: %s != %s", a, b)
+	}
+	if b := ledger.Digest("bash", []byte(`{"command":"y","timeout":5}`)); a == b {
+		t.Error("another input, same digest")
+	}
+	if b := ledger.Digest("sh", []byte(`{"command":"x","timeout":5}`)); a == b {
+		t.Error("another tool, same digest")
+	}
+}
+
+// Limits past their bounds are cut to them; Check names the first.
+func TestLimitsAreBounded(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{MaxMarks: 1 << 30, MaxAge: 100 * 365 * 24 * time.Hour})
+	if l := lg.Limits(); l.MaxMarks != ledger.MaxLimitEntries || l.MaxAge > luabind.MaxStoreTTL {
+		t.Errorf("limits in force: %+v", l)
+	}
+	if err := (ledger.Limits{MaxCalls: 1 << 30}).Check(); err == nil || !strings.Contains(err.Error(), "MaxCalls") {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+// BenchmarkRecord is what the feed adds to each PostToolUse on the
+// in-process store: the call's summary and digest, an Incr and a Set.
+func BenchmarkRecord(b *testing.B) {
+	s := luabind.NewStore()
+	defer s.Close()
+	lg := ledger.New(s, ledger.Limits{})
+	in := &luahook.Input{Event: luahook.PostToolUse, ToolName: "Bash", SessionID: "session-1",
+		ToolInput: []byte(`{"command":"go test ./...","description":"run the tests","timeout":120000}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := lg.Record(ctx, in.SessionID, ledger.CallOf(in)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A call's hand-made JSON reads back as the call, whatever its strings.
+func TestCallJSONRoundTrips(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{})
+	ctx := context.Background()
+	want := ledger.Call{Tool: "a\"b\\c\x00\u2028é", Event: "PostToolUse", OK: false, Summary: "<>&\n\t\"", Digest: "d"}
+	if err := lg.Record(ctx, "s", want); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := lg.Calls(ctx, "s", 1)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("%v %v", calls, err)
+	}
+	got := calls[0]
+	got.AtMs, got.Seq = 0, 0
+	if got != want {
+		t.Errorf("read back %+v, want %+v", got, want)
+	}
+}
