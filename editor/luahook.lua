@@ -321,6 +321,10 @@ function session.count(name, window_ms, delta) end
 ---@param n? integer
 ---@return luahook.Call[]
 function session.calls(n) end
+--- The digest the ledger gives the call in progress (its tool name and its
+--- input, keys sorted): compare it with the digest of session.calls().
+---@return string
+function session.digest() end
 
 -- In *_test.lua files (luahook test):
 

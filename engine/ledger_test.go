@@ -237,3 +237,29 @@ func BenchmarkPostToolUseLedgerFeed(b *testing.B) {
 		})
 	}
 }
+
+// session.digest names the call in progress as the ledger named the calls
+// it recorded: the same tool and input, keys in another order, is the same
+// digest; another input is not.
+func TestSessionDigestIsTheLedgersNameForTheCall(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "hooks.d", "50-again.lua"), `
+hook.register("PreToolUse", "Bash", function(input)
+  local last = session.calls(1)[1]
+  if last and last.digest == session.digest() then return hook.deny("the same call again") end
+end)`)
+	e := openEngine(t, Options{Dir: filepath.Join(root, "hooks.d"), NoWatch: true})
+	ctx := context.Background()
+	e.Runner().Fire(ctx, &luahook.Input{Event: luahook.PostToolUse, ToolName: "Bash", SessionID: "s", Cwd: root,
+		ToolInput: json.RawMessage(`{"command":"make","timeout":1}`), ToolResult: &luahook.ToolResult{Content: "x", IsError: true}})
+	pre := func(input string) string {
+		return describe(e.Runner().Fire(ctx, &luahook.Input{Event: luahook.PreToolUse, ToolName: "Bash", SessionID: "s",
+			Cwd: root, ToolInput: json.RawMessage(input)}))
+	}
+	if got := pre(`{ "timeout": 1, "command": "make" }`); got != "the same call again" {
+		t.Errorf("the same call, keys in another order: %s", got)
+	}
+	if got := pre(`{"command":"make test","timeout":1}`); got != "allowed" {
+		t.Errorf("another call: %s", got)
+	}
+}

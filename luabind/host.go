@@ -73,3 +73,13 @@ func (st *state) CallSession() (string, bool) {
 	}
 	return st.in.SessionID, true
 }
+
+// CallTool returns the tool name and raw tool input of the call in
+// progress and true, or false between calls and while the file loads:
+// session.digest names the call the way the ledger records it.
+func (st *state) CallTool() (string, []byte, bool) {
+	if st.in == nil {
+		return "", nil, false
+	}
+	return st.in.ToolName, st.in.ToolInput, true
+}

@@ -38,6 +38,9 @@ type Host interface {
 	// calls and while the file loads: the session module's ledger is the
 	// call's session's.
 	CallSession() (id string, inCall bool)
+	// CallTool returns the tool name and raw tool input of the call in
+	// progress and true, or false between calls and while the file loads.
+	CallTool() (name string, input []byte, inCall bool)
 }
 
 // Config is what the modules of every state of one file share. It is fixed

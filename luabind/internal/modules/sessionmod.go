@@ -19,6 +19,7 @@ import (
 //	session.marks() -> {{label, detail, at}, ...}   in the order first made
 //	session.count(name, window_ms[, delta]) -> total over the window
 //	session.calls([n]) -> {{tool, event, ok, summary, digest, at}, ...}   newest last
+//	session.digest() -> the digest the ledger gives the call in progress
 //
 // at is milliseconds since the epoch. Outside a hook call (while the file
 // loads), or in a call whose payload has no session id, each function
@@ -28,12 +29,13 @@ import (
 // runs under the hook call's context.
 func (m *Modules) OpenSession() {
 	L := m.L
-	mod := L.CreateTable(0, 5)
+	mod := L.CreateTable(0, 6)
 	mod.RawSetString("mark", L.NewFunction(m.sessionMark))
 	mod.RawSetString("has", L.NewFunction(m.sessionHas))
 	mod.RawSetString("marks", L.NewFunction(m.sessionMarks))
 	mod.RawSetString("count", L.NewFunction(m.sessionCount))
 	mod.RawSetString("calls", L.NewFunction(m.sessionCalls))
+	mod.RawSetString("digest", L.NewFunction(m.sessionDigest))
 	L.G.Global.RawSetString("session", mod)
 }
 
@@ -163,4 +165,22 @@ func (m *Modules) sessionCalls(L *lua.LState) int {
 func raiseLedgerError(L *lua.LState, fn string, err error) {
 	msg := strings.TrimPrefix(err.Error(), "ledger: ")
 	L.RaiseError("%s: %s", fn, strings.TrimPrefix(msg, "store: "))
+}
+
+// sessionDigest is session.digest(): the digest of the call in progress as
+// the ledger records it (its tool name and its input with the keys
+// sorted), so that a hook can find the same call among session.calls().
+// It needs no session id.
+func (m *Modules) sessionDigest(L *lua.LState) int {
+	var name string
+	var input []byte
+	var inCall bool
+	if m.host != nil {
+		name, input, inCall = m.host.CallTool()
+	}
+	if !inCall {
+		L.RaiseError("session.digest: there is no call in progress (the file is loading)")
+	}
+	L.Push(lua.LString(ledger.Digest(name, input)))
+	return 1
 }
