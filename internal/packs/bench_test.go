@@ -3,6 +3,7 @@ package packs_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,15 +74,17 @@ func openPack(b *testing.B, file string) *engine.Engine {
 
 // BenchmarkPack measures one PreToolUse call through each pack alone, the
 // real engine and runner as a host calls them, for each payload kind and
-// size: BenchmarkPack/<pack>/<kind>/<size>. The baseline is the shipped
-// dangerous-commands policy (BenchmarkPack/baseline/shell/typical); each
-// pack should cost at most 2x the baseline on its typical payloads. A
+// size: BenchmarkPack/<pack>/<kind>/<size>. The lean floor
+// (BenchmarkPack/floor/<kind>/<size>: one hook on every tool call that reads
+// one field, testdata/bench/floor.lua) is what any Lua hook costs on that
+// payload; the baseline is the shipped dangerous-commands policy. Each pack
+// should cost at most 2x the floor on its typical payloads. A
 // pack that keeps per-session counts gets a new session id every 20
 // calls, so that its budget is never spent and the measured path is the
 // ordinary one.
 func BenchmarkPack(b *testing.B) {
-	files := []string{"../../hooks.d/10-dangerous-commands.lua"}
-	labels := []string{"baseline"}
+	files := []string{"testdata/bench/floor.lua", "../../hooks.d/10-dangerous-commands.lua"}
+	labels := []string{"floor", "baseline"}
 	for _, name := range packNames(b) {
 		files = append(files, name+".lua")
 		labels = append(labels, name)
@@ -126,8 +129,10 @@ func BenchmarkPack(b *testing.B) {
 // BenchmarkAllPacks measures one PreToolUse call through every pack
 // installed together (what `luahook add` of all of them writes), the real
 // engine and runner as a host calls them: BenchmarkAllPacks/<kind>/<size>
-// for the payloads of BenchmarkPack, and BenchmarkAllPacks/shell/everyday
-// for a round of everyday shell commands (one call each, in turn).
+// for the payloads of BenchmarkPack, BenchmarkAllPacks/shell/everyday
+// for a round of everyday shell commands (one call each, in turn), and
+// BenchmarkAllPacks/shell/parsed for a round of lines the parser reads,
+// each new to the process (the payload is built inside the timed loop).
 func BenchmarkAllPacks(b *testing.B) {
 	names := packNames(b)
 	files := make([]string, 0, 2*len(names))
@@ -149,7 +154,13 @@ func BenchmarkAllPacks(b *testing.B) {
 		"make build", "git log --oneline -5"} {
 		everyday = append(everyday, toolCall("Bash", []string{"shell"}, map[string]string{"command": c}))
 	}
-	payloads = append(payloads, benchPayload{"shell", "everyday", luahook.Input{}})
+	payloads = append(payloads, benchPayload{"shell", "everyday", luahook.Input{}},
+		benchPayload{"shell", "parsed", luahook.Input{}})
+	// lines that need the parser (quotes, chains, pipes, redirections), each
+	// made new on every call (a number in it) so that no call finds the
+	// line read before: the packs of one call share one reading (memo.call)
+	parsed := []string{`git commit -m "fix the parser, call %d" && git push`, `cd src && go test ./... 2>&1 | tee out-%d.txt`,
+		`grep -rn "TODO %d" src | head -20`, `npm run build -- --mode=prod%d && ls dist`}
 	seq := 0
 	for _, p := range payloads {
 		b.Run(p.kind+"/"+p.size, func(b *testing.B) {
@@ -158,8 +169,12 @@ func BenchmarkAllPacks(b *testing.B) {
 			n, denied, why := 0, 0, ""
 			b.ReportAllocs()
 			for b.Loop() {
-				if p.size == "everyday" {
+				switch p.size {
+				case "everyday":
 					in = everyday[n%len(everyday)]
+				case "parsed":
+					in = toolCall("Bash", []string{"shell"}, map[string]string{
+						"command": fmt.Sprintf(parsed[n%len(parsed)], seq)})
 				}
 				// a fresh session every 20 calls: the session pack's budget is never spent
 				in.SessionID = "all-" + strconv.Itoa(seq/20)

@@ -1,0 +1,6 @@
+-- The lean floor of BenchmarkPack: a hook on every tool call that reads
+-- one field and returns nil, which the reuse analysis proves lean. A
+-- pack's call costs are read against this one's on the same payload.
+hook.register("PreToolUse", "*", function(input)
+  if input.toolName == "x" then return hook.deny("x") end
+end, { name = "lean-floor" })
