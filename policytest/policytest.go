@@ -366,6 +366,13 @@ func (tf *testFile) openCase(ctx context.Context, measured bool) (*engine.Engine
 	if err != nil {
 		return nil, err
 	}
+	// The file's first engine loaded (runFile), but this one may not (a
+	// load timeout on a loaded machine): a case without a hook file would
+	// report "no hook matched" of a call its hooks never saw.
+	if err := eng.Err(); err != nil {
+		eng.Close()
+		return nil, fmt.Errorf("the hooks did not load for this case: %w", err)
+	}
 	if regs := tf.sess.Registrations(); len(regs) > 0 {
 		if err := eng.RegisterSession(filepath.Base(tf.path), regs); err != nil {
 			eng.Close()

@@ -339,3 +339,32 @@ func TestRangesJoinConsecutiveLines(t *testing.T) {
 		}
 	}
 }
+
+// A case whose engine does not load (here: the file's top level fails on
+// its second load) fails naming the load error, not with "no hook
+// matched" of a call that no hook saw.
+func TestACaseWhoseHooksDoNotLoadSaysSo(t *testing.T) {
+	dir := folder(t, map[string]string{
+		"luahook.toml": "[lua]\nallow_env = [\"LOADS\"]\n",
+		"guard.lua": `if env.get("LOADS") == "later" then error("cannot load now") end
+hook.register("PreToolUse", "bash", function() return hook.deny("no") end, { name = "guard" })`,
+		"guard_test.lua": `test("denied", function()
+  expect.denied(fire("PreToolUse", { toolName = "bash", toolInput = { command = "x" } }))
+end)`,
+	})
+	loads := 0
+	lookup := func(name string) (string, bool) {
+		if name != "LOADS" {
+			return "", false
+		}
+		loads++
+		if loads == 1 {
+			return "first", true
+		}
+		return "later", true
+	}
+	sum, out := run(t, Options{Paths: []string{dir}, ConfigPath: filepath.Join(dir, "luahook.toml"), LookupEnv: lookup})
+	if sum.Failed != 1 || !strings.Contains(out, "the hooks did not load for this case") || !strings.Contains(out, "cannot load now") {
+		t.Errorf("%v, want the case to fail naming the load error:\n%s", sum, out)
+	}
+}
