@@ -125,6 +125,14 @@ func (lg *Ledger) Record(ctx context.Context, session string, c Call) error {
 // Calls returns session's last n calls (n <= 0 or past MaxCalls: all it
 // keeps), oldest first.
 func (lg *Ledger) Calls(ctx context.Context, session string, n int) ([]Call, error) {
+	calls, err := lg.calls(ctx, session, n)
+	if s := scopeOf(ctx); s != nil {
+		s.add(Entry{Op: OpCalls, Value: float64(len(calls))}, err)
+	}
+	return calls, err
+}
+
+func (lg *Ledger) calls(ctx context.Context, session string, n int) ([]Call, error) {
 	p, err := keyPrefix(session)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,14 @@ import (
 // window. A window longer than MaxAge, or not positive, is an error; so is a
 // new counter past the session's MaxMarks counters.
 func (lg *Ledger) Count(ctx context.Context, session, name string, window time.Duration, delta float64) (float64, error) {
+	total, err := lg.count(ctx, session, name, window, delta)
+	if s := scopeOf(ctx); s != nil {
+		s.add(Entry{Op: OpCount, Name: name, Value: total, Delta: delta, WindowMs: window.Milliseconds()}, err)
+	}
+	return total, err
+}
+
+func (lg *Ledger) count(ctx context.Context, session, name string, window time.Duration, delta float64) (float64, error) {
 	if err := CheckName("name", name); err != nil {
 		return 0, err
 	}

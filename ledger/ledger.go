@@ -22,7 +22,10 @@
 //
 // Lua hooks reach it through the session module (session.mark, session.has,
 // session.marks, session.count, session.calls); Go hooks and hosts call a
-// Ledger directly. Its methods are safe for concurrent use.
+// Ledger directly. Its methods are safe for concurrent use. A call made
+// under a context that carries a Journal is recorded in it (what it read or
+// wrote, and what it found): the decision log, explain and replay read a
+// decision's journal.
 package ledger
 
 import (

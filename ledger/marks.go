@@ -27,6 +27,18 @@ type Mark struct {
 // slot. A new label past MaxMarks, or a mark that would take the session's
 // marks past MaxBytes, is refused with a *LimitError.
 func (lg *Ledger) Mark(ctx context.Context, session, label, detail string) (Mark, error) {
+	m, err := lg.mark(ctx, session, label, detail)
+	if s := scopeOf(ctx); s != nil {
+		e := Entry{Op: OpMark, Name: label, Detail: m.Detail, AtMs: m.AtMs}
+		if err != nil {
+			e.Detail = cut(detail, MaxDetailBytes)
+		}
+		s.add(e, err)
+	}
+	return m, err
+}
+
+func (lg *Ledger) mark(ctx context.Context, session, label, detail string) (Mark, error) {
 	if err := CheckName("label", label); err != nil {
 		return Mark{}, err
 	}
@@ -88,6 +100,14 @@ func (lg *Ledger) Mark(ctx context.Context, session, label, detail string) (Mark
 
 // Has returns session's mark of label, and whether it holds one.
 func (lg *Ledger) Has(ctx context.Context, session, label string) (Mark, bool, error) {
+	m, ok, err := lg.has(ctx, session, label)
+	if s := scopeOf(ctx); s != nil {
+		s.add(Entry{Op: OpHas, Name: label, Found: ok, Detail: m.Detail, AtMs: m.AtMs}, err)
+	}
+	return m, ok, err
+}
+
+func (lg *Ledger) has(ctx context.Context, session, label string) (Mark, bool, error) {
 	if err := CheckName("label", label); err != nil {
 		return Mark{}, false, err
 	}
@@ -100,6 +120,18 @@ func (lg *Ledger) Has(ctx context.Context, session, label string) (Mark, bool, e
 
 // Marks returns session's marks in the order they were first made.
 func (lg *Ledger) Marks(ctx context.Context, session string) ([]Mark, error) {
+	marks, err := lg.marks(ctx, session)
+	if s := scopeOf(ctx); s != nil {
+		e := Entry{Op: OpMarks, Value: float64(len(marks))}
+		for _, m := range marks[:min(len(marks), maxEntryLabels)] {
+			e.Labels = append(e.Labels, m.Label)
+		}
+		s.add(e, err)
+	}
+	return marks, err
+}
+
+func (lg *Ledger) marks(ctx context.Context, session string) ([]Mark, error) {
 	p, err := keyPrefix(session)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"strings"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/registry"
 )
 
@@ -24,6 +26,8 @@ type Explanation struct {
 	// Result is what firing the payload decided (Result.DecidedBy names
 	// the hook that decided).
 	Result Result `json:"result"`
+
+	unattached []ledger.Entry // Result.Ledger's entries no hook of Hooks made
 }
 
 // HookExplanation is one hook of an Explanation.
@@ -57,6 +61,12 @@ type HookExplanation struct {
 	// Decided is set on the hook Result.DecidedBy names (the first to take
 	// part under that name).
 	Decided bool `json:"decided,omitempty"`
+	// Ledger lists the calls the hook made to its session's ledger during
+	// the call, in order: what it read (has, marks, count, calls) and
+	// wrote (mark, count), and what it found. Result.Ledger holds every
+	// call, those of hooks that did not name themselves (a Go hook
+	// without ledger.WithHook) included.
+	Ledger []ledger.Entry `json:"ledger,omitempty"`
 }
 
 // Why a selected hook has no trace (HookExplanation.NotRun).
@@ -69,13 +79,18 @@ const (
 // same side effects: background hooks are scheduled, buffered context is
 // delivered) and joins the call's trace with every hook registered on
 // in.Event, by entry id, saying for each hook that did not take part which
-// part of its matcher failed. A nil in explains the refusal.
+// part of its matcher failed, and listing the calls each hook made to its
+// session's ledger (the call keeps a journal of them: the one ctx carries,
+// else its own). A nil in explains the refusal.
 func (r *Runner) Explain(ctx context.Context, in *luahook.Input) Explanation {
 	if in == nil {
 		return Explanation{Hooks: []HookExplanation{}, Result: r.Fire(ctx, nil)}
 	}
 	entries := registry.RunOrder(r.reg.List(in.Event))
-	res := r.Fire(ctx, in)
+	ctx, j := journaled(ctx)
+	res := r.fire(ctx, in, nil)
+	r.decided(in, res, j)
+	res.Ledger = j.Entries()
 	x := Explanation{Event: in.Event, Key: in.MatchKey(), PolicyOnly: r.policyOnly.Load(), Result: res,
 		Hooks: make([]HookExplanation, 0, len(entries))}
 	traced := make(map[string]int, len(res.Trace)) // entry id -> index in the trace
@@ -117,7 +132,39 @@ func (r *Runner) Explain(ctx context.Context, in *luahook.Input) Explanation {
 		}
 	}
 	x.markDecider()
+	x.attachLedger()
 	return x
+}
+
+// attachLedger gives each hook that took part the ledger calls it made:
+// the entries of Result.Ledger that name it and its file (a Lua hook's
+// entry id is its file, "#" and its place there). A hook's name need not
+// be unique: an entry goes to the first hook that took part under its name
+// and file.
+func (x *Explanation) attachLedger() {
+	for _, e := range x.Result.Ledger {
+		made := false
+		for i := range x.Hooks {
+			h := &x.Hooks[i]
+			if e.Hook != "" && h.Trace != nil && h.Name == e.Hook &&
+				(e.File == "" || strings.HasPrefix(h.ID, e.File+"#") || sourceFile(h.Source) == e.File) {
+				h.Ledger = append(h.Ledger, e)
+				made = true
+				break
+			}
+		}
+		if !made {
+			x.unattached = append(x.unattached, e)
+		}
+	}
+}
+
+// sourceFile is the file of a hook's source, "file:line" without its line.
+func sourceFile(source string) string {
+	if i := strings.LastIndexByte(source, ':'); i > 0 {
+		return source[:i]
+	}
+	return source
 }
 
 // rewrote reports whether the hook of t rewrote the PreToolUse input the

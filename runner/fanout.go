@@ -26,8 +26,9 @@ const (
 // queue is full) and not awaited. Deny and mutate outcomes are ignored;
 // failures are logged and skipped.
 func (r *Runner) PostToolUse(ctx context.Context, in *luahook.Input) Result {
+	ctx, j := r.observing(ctx)
 	res := r.postToolUse(ctx, in, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 
@@ -54,8 +55,9 @@ func (r *Runner) postToolUseHooks(ctx context.Context, in *luahook.Input, trace 
 // SessionStart runs every SessionStart hook in parallel, waits for all, and
 // joins their context in registration order.
 func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
+	ctx, j := r.observing(ctx)
 	res := r.fanEvent(ctx, luahook.SessionStart, in, "", fanJoin, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 
@@ -67,8 +69,9 @@ func (r *Runner) SessionStart(ctx context.Context, in *luahook.Input) Result {
 // failed Stop hook is logged and asks nothing, whatever its failure policy:
 // Stop cannot block, so luahook never keeps an agent going on its own.
 func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
+	ctx, j := r.observing(ctx)
 	res := r.fanEvent(ctx, luahook.Stop, in, "", fanJoin, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 
@@ -76,8 +79,9 @@ func (r *Runner) Stop(ctx context.Context, in *luahook.Input) Result {
 // in.MatchKey() in parallel and waits for all. Outcomes are ignored; failures
 // are logged, whatever the failure policy. Another event runs nothing.
 func (r *Runner) Observe(ctx context.Context, in *luahook.Input) Result {
+	ctx, j := r.observing(ctx)
 	res := r.observe(ctx, in, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 

@@ -32,8 +32,9 @@ func (r *Runner) PreToolUse(ctx context.Context, in *luahook.Input) Result {
 	if !r.reg.Has(luahook.PreToolUse) && r.onDecision.Load() == nil && r.guard == nil {
 		return Result{Event: luahook.PreToolUse} // the empty path, without a second frame
 	}
+	ctx, j := r.observing(ctx)
 	res := r.guardedPreToolUse(ctx, in, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 

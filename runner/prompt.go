@@ -19,8 +19,9 @@ import (
 // too; their outcomes and failures are traced and counted (ShadowStats),
 // never enforced.
 func (r *Runner) UserPromptSubmit(ctx context.Context, in *luahook.Input) Result {
+	ctx, j := r.observing(ctx)
 	res := r.userPromptSubmit(ctx, in, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 

@@ -12,8 +12,10 @@ import (
 
 // Render writes the explanation for a person: a heading, then per hook in
 // run order its place, name, kind, stage and source, whether it matched
-// and why, and what it did (or why it did not run), then the decision and
-// the hook that decided. luahook explain and the REPL's :explain print it.
+// and why, what it did (or why it did not run) and a line per call it made
+// to its session's ledger (what it read or wrote, and what it found), then
+// the calls no hook of the list made, the decision and the hook that
+// decided. luahook explain and the REPL's :explain print it.
 // Text that came from hooks, their files or the payload is escaped for a
 // terminal (termtext.Line).
 //
@@ -21,6 +23,7 @@ import (
 //	  1. rewrite (lua, mutate, hooks.d/10-hooks.lua:1)
 //	       matched      tool name "bash" is in the list bash
 //	       ran 212µs    mutate: {"command":"pnpm add x"}
+//	       ledger       has private-data -> marked 12:03:04 (read ~/.ssh/id_rsa)
 //	  ...
 //	decision: deny: pnpm is not allowed either
 //	decided by: no-pnpm (hooks.d/10-hooks.lua:11)
@@ -29,6 +32,13 @@ func (x Explanation) Render(w io.Writer) error {
 	b.WriteString(x.heading())
 	for _, h := range x.Hooks {
 		b.WriteString(h.lines())
+	}
+	for _, e := range x.unattached {
+		who := "a hook that did not name itself"
+		if e.Hook != "" {
+			who = quoted(e.Hook)
+		}
+		fmt.Fprintf(&b, "ledger (%s): %s\n", termtext.Line(who), termtext.Line(e.String()))
 	}
 	fmt.Fprintf(&b, "decision: %s\n", termtext.Line(decisionInWords(x.Result)))
 	fmt.Fprintf(&b, "decided by: %s\n", termtext.Line(x.decider()))
@@ -103,6 +113,9 @@ func (h HookExplanation) lines() string {
 		}
 	case h.Gated && h.Matched:
 		row("gated", "--no-hooks: only hooks marked policy run, and this one is not")
+	}
+	for _, e := range h.Ledger {
+		row("ledger", e.String())
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 )
 
 // Result is what firing an event decided, with a trace of every matching hook.
@@ -62,6 +63,11 @@ type Result struct {
 	// It is a copy of the entry's name (luahook.Spec.Name): names need not
 	// be unique, the trace tells which hook it was.
 	DecidedBy string `json:"decidedBy,omitempty"`
+	// Ledger lists the calls the hooks made to their session's ledger
+	// during the decision, in the order they returned (ledger.Journal):
+	// set for a decision that is observed (the decision log, explain,
+	// FireUnobserved), nil otherwise.
+	Ledger []ledger.Entry `json:"ledger,omitempty"`
 }
 
 // Denied reports whether the event was denied (VerdictDeny).

@@ -162,8 +162,9 @@ func (r *Runner) Has(e luahook.Event) bool {
 // nothing and returns an empty Result. A nil in runs nothing and is denied:
 // the event is unknown, so it may be one that can block.
 func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
+	ctx, j := r.observing(ctx)
 	res := r.fire(ctx, in, nil)
-	r.decided(in, res)
+	r.decided(in, res, j)
 	return res
 }
 
@@ -174,12 +175,13 @@ func (r *Runner) Fire(ctx context.Context, in *luahook.Input) Result {
 // from *res before firing again. With no matching hook, res.Trace is empty
 // (not nil: the array is kept).
 func (r *Runner) FireInto(ctx context.Context, in *luahook.Input, res *Result) {
+	ctx, j := r.observing(ctx)
 	buf := res.Trace[:0]
 	*res = r.fire(ctx, in, buf)
 	if res.Trace == nil {
 		res.Trace = buf
 	}
-	r.decided(in, *res)
+	r.decided(in, *res, j)
 }
 
 func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {

@@ -224,6 +224,9 @@ type replaySummary struct {
 	Changed      int `json:"changed"`
 	Unreadable   int `json:"unreadable"`
 	Inconclusive int `json:"inconclusive"`
+	// LedgerInconclusive counts those of Inconclusive whose reads of the
+	// session ledger differ from the logged ones.
+	LedgerInconclusive int `json:"ledgerInconclusive,omitempty"`
 }
 
 func (o *replayOptions) replayOptions(now time.Time) (replay.Options, error) {

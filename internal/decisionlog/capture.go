@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -29,6 +30,7 @@ type pending struct {
 	raw  []byte // the copies of toolInput and native
 	res  runner.Result
 	hook []runner.HookTrace
+	lg   []ledger.Entry // the decision's ledger calls (runner.Result.Ledger)
 
 	noInput      bool      // the payload was not read or decoded: no input
 	hasDelivered bool      // the answer is known (Logger.Deliver)
@@ -43,6 +45,9 @@ type pending struct {
 // recordOverhead is what a queued record costs besides its payload.
 const recordOverhead = 512
 
+// entryOverhead is what a ledger entry costs besides its detail.
+const entryOverhead = 256
+
 var pendings = sync.Pool{New: func() any { return new(pending) }}
 
 // capture copies what the record of (in, res) needs.
@@ -54,6 +59,11 @@ func capture(in *luahook.Input, res *runner.Result, maxInput int) *pending {
 	p.res.Trace = nil
 	p.hook = runner.AppendTrace(p.hook[:0], res.Trace...)
 	p.cost = recordOverhead + int64(len(p.hook))*recordOverhead
+	p.lg = append(p.lg[:0], res.Ledger...)
+	p.res.Ledger = nil
+	for i := range p.lg {
+		p.cost += entryOverhead + int64(len(p.lg[i].Detail))
+	}
 	if p.size > maxInput {
 		// Only the identity of the payload is kept; its digest is taken
 		// now, as the payload may change once the decision returns.
@@ -96,10 +106,11 @@ func capture(in *luahook.Input, res *runner.Result, maxInput int) *pending {
 
 // release returns p to the pool, unless it grew large.
 func (p *pending) release() {
-	if cap(p.raw) > 64<<10 || cap(p.hook) > 256 {
+	if cap(p.raw) > 64<<10 || cap(p.hook) > 256 || cap(p.lg) > 2*ledger.MaxJournalEntries {
 		return
 	}
 	clear(p.hook)
+	clear(p.lg)
 	clear(p.caps)
 	p.in, p.res = luahook.Input{}, runner.Result{}
 	pendings.Put(p)
@@ -117,6 +128,7 @@ const maxKeptBuffer = 1 << 20
 type builder struct {
 	instance  string // every record's Instance
 	rec       Record
+	lg        []ledger.Entry
 	delivered Delivered
 	payload   bytes.Buffer
 	enc       *json.Encoder
@@ -203,6 +215,12 @@ func (b *builder) record(p *pending, m *masker) *Record {
 	if p.hasDelivered {
 		b.delivered = p.delivered
 		r.Delivered = &b.delivered
+	}
+	if len(p.lg) > 0 {
+		// Copied: p goes back to its pool before the sink writes the
+		// record.
+		b.lg = append(b.lg[:0], p.lg...)
+		r.Ledger = b.lg
 	}
 	m.maskRecord(r)
 	return r

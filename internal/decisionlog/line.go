@@ -1,11 +1,13 @@
 package decisionlog
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 )
 
 // AppendLine appends rec's JSON line (the log's line format: what
@@ -75,6 +77,16 @@ func AppendLine(b []byte, rec *Record) []byte {
 		b = optString(b, "note", d.Note)
 		b = append(b, '}')
 	}
+	if len(rec.Ledger) > 0 {
+		b = append(b, `,"ledger":[`...)
+		for i := range rec.Ledger {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendLedgerEntry(b, &rec.Ledger[i])
+		}
+		b = append(b, ']')
+	}
 	if len(rec.Files) > 0 {
 		b = append(b, `,"files":{`...)
 		var keysBuf [16]string
@@ -121,6 +133,61 @@ func appendHook(b []byte, h *Hook) []byte {
 	b = append(b, `,"durationMs":`...)
 	b = strconv.AppendFloat(b, h.DurationMs, 'f', -1, 64)
 	return append(b, '}')
+}
+
+func appendLedgerEntry(b []byte, e *ledger.Entry) []byte {
+	b = append(b, '{')
+	n := len(b)
+	b = optString(b, "hook", e.Hook)
+	b = optString(b, "file", e.File)
+	b = dropLeadingComma(b, n)
+	if len(b) > n {
+		b = append(b, ',')
+	}
+	b = append(b, `"op":`...)
+	b = appendString(b, e.Op)
+	b = optString(b, "name", e.Name)
+	if e.Found {
+		b = append(b, `,"found":true`...)
+	}
+	b = optString(b, "detail", e.Detail)
+	if e.AtMs != 0 {
+		b = append(b, `,"at":`...)
+		b = strconv.AppendInt(b, e.AtMs, 10)
+	}
+	b = optNumber(b, "value", e.Value)
+	b = optNumber(b, "delta", e.Delta)
+	if e.WindowMs != 0 {
+		b = append(b, `,"windowMs":`...)
+		b = strconv.AppendInt(b, e.WindowMs, 10)
+	}
+	if len(e.Labels) > 0 {
+		b = append(b, `,"labels":[`...)
+		for i, l := range e.Labels {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, l)
+		}
+		b = append(b, ']')
+	}
+	b = optString(b, "error", e.Err)
+	return append(b, '}')
+}
+
+// optNumber appends ,"key":f unless f is 0; a number JSON cannot hold
+// (NaN, an infinity) is written as null.
+func optNumber(b []byte, key string, f float64) []byte {
+	if f == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
 func appendOutcome(b []byte, o *luahook.Outcome) []byte {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 )
 
 // TestALineIsWhatEncodingJSONWrites checks the hand-written encoder against
@@ -26,7 +27,13 @@ func TestALineIsWhatEncodingJSONWrites(t *testing.T) {
 			{Name: "c", Kind: luahook.KindGo, Outcome: &luahook.Outcome{ContextAs: luahook.ContextInline}},
 		},
 		Decision: Decision{Action: luahook.ActionDeny, Reason: "no\tway", DecidedBy: "a", Outcome: &luahook.Outcome{Action: luahook.ActionDeny, Reason: "no\tway"}},
-		Files:    map[string]string{"b.lua": "sha256:2", "a.lua": "sha256:1"},
+		Ledger: []ledger.Entry{
+			{Hook: "a", File: "f.lua", Op: ledger.OpMark, Name: "private-data", Detail: "read \"x\"", AtMs: 1767225600000},
+			{Op: ledger.OpCount, Name: "n", Value: 1e21, Delta: -0.5, WindowMs: 60000, Err: "e"},
+			{Op: ledger.OpMarks, Value: 2, Labels: []string{"a", "b<"}},
+			{Hook: "h", Op: ledger.OpHas, Name: "l", Found: true},
+		},
+		Files: map[string]string{"b.lua": "sha256:2", "a.lua": "sha256:1"},
 	}
 	empty := Record{Event: luahook.Stop, Input: json.RawMessage(`null`), Hooks: []Hook{}, Decision: Decision{Outcome: &luahook.Outcome{}}}
 	for name, rec := range map[string]Record{"full": full, "empty": empty} {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 )
 
 // Record is one line of a decision log: one fired event. Its JSON is the
@@ -58,6 +59,14 @@ type Record struct {
 	// with its cause. Nil in records written before it existed, and in
 	// those of a host's own calls to the runner, which render no answer.
 	Delivered *Delivered `json:"delivered,omitempty"`
+	// Ledger lists the calls the hooks made to their session's ledger
+	// during the decision, in the order they returned: each with the hook
+	// and its file, the operation ("mark", "count" write; "has", "marks",
+	// "count", "calls" read), the label or counter name, and what was
+	// found or written (a mark's detail, masked as every string of the
+	// record is, and time; a count's total). Empty when no hook called
+	// the ledger, and in records written before it existed.
+	Ledger []ledger.Entry `json:"ledger,omitempty"`
 	// Files maps each hook file (or config file) that took part, by the
 	// name its hooks' sources use, to its content hash ("sha256:hex").
 	Files map[string]string `json:"files,omitempty"`

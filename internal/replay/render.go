@@ -50,7 +50,9 @@ func (l *Logged) Summary() string {
 
 // WriteText writes the record as a block for a person: where it is in the
 // log and what it was, the decision before and after, the hook that
-// decides now, and a note when the log's payload was masked.
+// decides now, and a note when the log's payload was masked, and when the
+// decision read the session ledger (with how its reads differ from the
+// logged ones).
 func (r *Replayed) WriteText(w io.Writer) error {
 	rec := r.Record
 	head := []string{fmt.Sprintf("line %d", r.Line), rec.Time.UTC().Format(time.RFC3339)}
@@ -83,8 +85,20 @@ func (r *Replayed) WriteText(w io.Writer) error {
 	if len(rec.Masked) > 0 {
 		note := "  note: the log's payload was masked (" + strings.Join(rec.Masked, ", ") +
 			"); the masked payload was replayed, not the one decided on"
-		if r.Inconclusive {
+		if r.Inconclusive && !r.LedgerInconclusive {
 			note += ", so this change is not counted (--masked-changes counts it)"
+		}
+		lines = append(lines, note)
+	}
+	if r.ReadLedger {
+		note := "  note: read the session ledger: replayed against the ledger this replay rebuilt from the log's earlier records"
+		switch {
+		case r.LedgerDiff == "":
+			note += "; its reads found what they found then"
+		case r.LedgerInconclusive:
+			note += "; " + r.LedgerDiff + ", so this change is not counted"
+		default:
+			note += "; " + r.LedgerDiff
 		}
 		lines = append(lines, note)
 	}
@@ -171,10 +185,15 @@ type JSON struct {
 	Summary   string        `json:"summary,omitempty"`
 	Changed   []string      `json:"changed"`
 	Masked    []string      `json:"masked,omitempty"`
-	// Inconclusive: the change was on a masked payload and not counted.
-	Inconclusive bool                 `json:"inconclusive,omitempty"`
-	Before       decisionlog.Decision `json:"before"`
-	After        decisionlog.Decision `json:"after"`
+	// Inconclusive: the change was on a masked payload, or its reads of
+	// the session ledger differ, and it was not counted.
+	Inconclusive bool `json:"inconclusive,omitempty"`
+	// ReadLedger: the decision read the session ledger (then or now);
+	// LedgerDiff: how its reads differ from the logged ones.
+	ReadLedger bool                 `json:"readLedger,omitempty"`
+	LedgerDiff string               `json:"ledgerDiff,omitempty"`
+	Before     decisionlog.Decision `json:"before"`
+	After      decisionlog.Decision `json:"after"`
 }
 
 // JSON returns the record's JSON form.
@@ -183,6 +202,7 @@ func (r *Replayed) JSON() JSON {
 	return JSON{
 		Line: r.Line, Time: rec.Time, Agent: rec.Agent, SessionID: rec.SessionID,
 		Event: rec.Event, ToolName: r.Input.ToolName, Summary: r.Summary(),
-		Changed: r.Changes, Masked: rec.Masked, Inconclusive: r.Inconclusive, Before: rec.Decision, After: r.After,
+		Changed: r.Changes, Masked: rec.Masked, Inconclusive: r.Inconclusive, ReadLedger: r.ReadLedger, LedgerDiff: r.LedgerDiff,
+		Before: rec.Decision, After: r.After,
 	}
 }

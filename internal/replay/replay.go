@@ -21,6 +21,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/ledger"
 )
 
 // What a replayed decision may differ in from the logged one.
@@ -53,6 +54,12 @@ type Options struct {
 	// and a policy that looks for the masked secret cannot find it, so the
 	// same hooks would report every such record as changed.
 	MaskedChanges bool
+	// LedgerChanges counts a changed decision whose reads of the session
+	// ledger did not find what they found when it was logged as a change.
+	// By default it is inconclusive (Summary.Inconclusive): the replay
+	// rebuilds the ledger from the log's earlier records, not as the
+	// session held it (see ledger.go).
+	LedgerChanges bool
 	// MaxLineBytes bounds a line of the log (0: DefaultMaxLineBytes).
 	MaxLineBytes int
 	// Unreadable, if not nil, is called with each line that could not be
@@ -68,8 +75,23 @@ type Replayed struct {
 	// After is Result as the log would record it.
 	After decisionlog.Decision
 	// Inconclusive is set when the decision changed on a masked payload and
-	// Options.MaskedChanges is off: the change is reported, not counted.
+	// Options.MaskedChanges is off, or its reads of the session ledger
+	// differ (LedgerDiff) and Options.LedgerChanges is off: the change is
+	// reported, not counted.
 	Inconclusive bool
+	// Ledger lists the calls the hooks made to the session ledger now;
+	// Record.Ledger those they made then.
+	Ledger []ledger.Entry
+	// ReadLedger is set when the decision read the session ledger, then
+	// or now: it was replayed against the ledger the replay rebuilt from
+	// the records before it, not against the session's as it was.
+	ReadLedger bool
+	// LedgerDiff says how its reads differ from the logged ones ("has
+	// private-data: marked then, not marked now"); "" when they agree.
+	LedgerDiff string
+	// LedgerInconclusive is set when the change is inconclusive for
+	// LedgerDiff (Inconclusive is set too).
+	LedgerInconclusive bool
 	// Changes lists what differs from the logged decision (ChangedAction,
 	// ChangedInput, ChangedReason); empty when nothing does.
 	Changes []string
@@ -81,17 +103,27 @@ func (r *Replayed) Changed() bool { return len(r.Changes) > 0 }
 // Summary counts a replay.
 type Summary struct {
 	Replayed, Changed, Unreadable int
-	// Inconclusive counts the changed decisions on masked payloads that
-	// were not counted as changes (Options.MaskedChanges).
-	Inconclusive int
+	// Inconclusive counts the changed decisions that were not counted as
+	// changes: on masked payloads (Options.MaskedChanges), or whose reads
+	// of the session ledger differ (Options.LedgerChanges), the latter
+	// counted in LedgerInconclusive too.
+	Inconclusive       int
+	LedgerInconclusive int
 }
 
 // String returns the summary line, "N events replayed, M changed, K
 // unreadable".
 func (s Summary) String() string {
 	line := fmt.Sprintf("%d events replayed, %d changed, %d unreadable", s.Replayed, s.Changed, s.Unreadable)
-	if s.Inconclusive > 0 {
+	switch {
+	case s.Inconclusive == 0:
+	case s.LedgerInconclusive == 0:
 		line += fmt.Sprintf(", %d inconclusive (masked payload)", s.Inconclusive)
+	case s.LedgerInconclusive == s.Inconclusive:
+		line += fmt.Sprintf(", %d inconclusive (session ledger)", s.Inconclusive)
+	default:
+		line += fmt.Sprintf(", %d inconclusive (%d masked payload, %d session ledger)", s.Inconclusive,
+			s.Inconclusive-s.LedgerInconclusive, s.LedgerInconclusive)
 	}
 	return line
 }
@@ -126,18 +158,28 @@ func Run(ctx context.Context, run *engine.Runner, log io.Reader, opts Options, v
 		if !opts.selects(l.Record) {
 			continue
 		}
-		res := run.Fire(ctx, l.Input)
+		// The replayed decision's ledger calls are kept, to compare with
+		// the logged ones.
+		jctx, j := ledger.NewJournal(ctx)
+		res := run.Fire(jctx, l.Input)
 		if ctx.Err() != nil {
 			return sum, context.Cause(ctx)
 		}
-		r := &Replayed{Logged: l, Result: res, After: DecisionOf(res)}
+		r := &Replayed{Logged: l, Result: res, After: DecisionOf(res), Ledger: j.Entries()}
 		r.Changes = Compare(l.Record.Decision, r.After, opts.Reasons)
+		if r.ReadLedger = readsLedger(l.Record.Ledger) || readsLedger(r.Ledger); r.ReadLedger {
+			r.LedgerDiff = ledgerDifference(l.Record.Ledger, r.Ledger)
+		}
 		sum.Replayed++
 		switch {
 		case !r.Changed():
 		case len(l.Record.Masked) > 0 && !opts.MaskedChanges:
 			r.Inconclusive = true
 			sum.Inconclusive++
+		case r.LedgerDiff != "" && !opts.LedgerChanges:
+			r.Inconclusive, r.LedgerInconclusive = true, true
+			sum.Inconclusive++
+			sum.LedgerInconclusive++
 		default:
 			sum.Changed++
 		}

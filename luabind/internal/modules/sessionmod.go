@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -26,7 +27,8 @@ import (
 // raises an error that says so; so does a label or a name that is empty or
 // longer than 128 bytes, a mark past the session's bounds ([store]
 // ledger_max_marks, ledger_max_bytes), and a store that fails. Each call
-// runs under the hook call's context.
+// runs under the hook call's context, and is recorded, with the hook's name
+// and file, in the journal of ledger calls that context carries, if any.
 func (m *Modules) OpenSession() {
 	L := m.L
 	mod := L.CreateTable(0, 6)
@@ -59,6 +61,19 @@ func (m *Modules) session(L *lua.LState, fn string) string {
 	return id
 }
 
+// ledgerContext is the context a ledger call runs under: the store's
+// (the hook call's), with the call attributed to the hook and its file when
+// the decision keeps a journal of its ledger calls (ledger.Journal), so
+// that the decision log and explain say which hook read or wrote what.
+// Without a journal it is the store's context, at the cost of one lookup.
+func (m *Modules) ledgerContext() context.Context {
+	ctx := m.storeContext()
+	if m.host == nil {
+		return ctx
+	}
+	return ledger.WithHook(ctx, m.host.HookName(), m.cfg.Path)
+}
+
 // sessionName is argument n, a label or counter name (what), checked.
 func sessionName(L *lua.LState, n int, what string) string {
 	s := L.CheckString(n)
@@ -72,7 +87,7 @@ func (m *Modules) sessionMark(L *lua.LState) int {
 	id := m.session(L, "session.mark")
 	label := sessionName(L, 1, "label")
 	detail := L.OptString(2, "")
-	if _, err := m.cfg.Ledger.Mark(m.storeContext(), id, label, detail); err != nil {
+	if _, err := m.cfg.Ledger.Mark(m.ledgerContext(), id, label, detail); err != nil {
 		raiseLedgerError(L, "session.mark", err)
 	}
 	return 0
@@ -81,7 +96,7 @@ func (m *Modules) sessionMark(L *lua.LState) int {
 func (m *Modules) sessionHas(L *lua.LState) int {
 	id := m.session(L, "session.has")
 	label := sessionName(L, 1, "label")
-	mk, ok, err := m.cfg.Ledger.Has(m.storeContext(), id, label)
+	mk, ok, err := m.cfg.Ledger.Has(m.ledgerContext(), id, label)
 	if err != nil {
 		raiseLedgerError(L, "session.has", err)
 	}
@@ -95,7 +110,7 @@ func (m *Modules) sessionHas(L *lua.LState) int {
 
 func (m *Modules) sessionMarks(L *lua.LState) int {
 	id := m.session(L, "session.marks")
-	marks, err := m.cfg.Ledger.Marks(m.storeContext(), id)
+	marks, err := m.cfg.Ledger.Marks(m.ledgerContext(), id)
 	if err != nil {
 		raiseLedgerError(L, "session.marks", err)
 	}
@@ -127,7 +142,7 @@ func (m *Modules) sessionCount(L *lua.LState) int {
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
 		L.ArgError(3, "delta must be a finite number, got "+strconv.FormatFloat(delta, 'g', -1, 64))
 	}
-	n, err := m.cfg.Ledger.Count(m.storeContext(), id, name, time.Duration(ms)*time.Millisecond, delta)
+	n, err := m.cfg.Ledger.Count(m.ledgerContext(), id, name, time.Duration(ms)*time.Millisecond, delta)
 	if err != nil {
 		raiseLedgerError(L, "session.count", err)
 	}
@@ -141,7 +156,7 @@ func (m *Modules) sessionCalls(L *lua.LState) int {
 	if n < 0 {
 		L.ArgError(1, "n must be a positive number of calls (or nil: all the ledger keeps), got "+strconv.Itoa(n))
 	}
-	calls, err := m.cfg.Ledger.Calls(m.storeContext(), id, n)
+	calls, err := m.cfg.Ledger.Calls(m.ledgerContext(), id, n)
 	if err != nil {
 		raiseLedgerError(L, "session.calls", err)
 	}
