@@ -76,7 +76,7 @@ type project struct {
 
 func newProject(t *testing.T, policies map[string]string) *project {
 	t.Helper()
-	root := t.TempDir()
+	root := agentTempDir(t)
 	p := &project{dir: filepath.Join(root, "proj"), home: filepath.Join(root, "home")}
 	p.path = filepath.Dir(luahookBin(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
 	for _, d := range []string{filepath.Join(p.dir, "hooks.d"), p.home} {
@@ -90,6 +90,33 @@ func newProject(t *testing.T, policies map[string]string) *project {
 		}
 	}
 	return p
+}
+
+// agentTempDir is t.TempDir for a folder an agent's program works in: an
+// agent may leave a process behind that still writes under it for a moment
+// after the test (Copilot CLI unpacks itself under HOME's .cache), so the
+// removal is tried again for a while before it counts as a failure.
+func agentTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "conformance-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("removing %s: %v", dir, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
 }
 
 func (p *project) env(extra ...string) []string {
