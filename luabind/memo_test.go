@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -166,4 +167,29 @@ end)`))
 	}
 	other := file(lib("two"), "c.lua", "two", &ChunkCache{})
 	callOK(t, other)
+}
+
+// TestMemoDoesNotKeyOnArgumentsPastItsBound: arguments longer than a kept
+// result may be are not copied into a key (a 3 MiB line would cost 3 MiB
+// for nothing: no such entry is kept): fn runs each time, and the call
+// allocates far less than the argument.
+func TestMemoDoesNotKeyOnArgumentsPastItsBound(t *testing.T) {
+	f := load(t, `
+local runs = 0
+local function f(s) runs = runs + 1; return #s end
+local big = string.rep("x", 3 * 1024 * 1024)
+hook.register("Stop", nil, function()
+  runs = 0
+  if memo.call(f, big) ~= #big or memo.call(f, big) ~= #big or runs ~= 2 then
+    return hook.deny("wrong result or runs: " .. runs)
+  end
+end)`, Options{MaxStringBytes: 8 << 20})
+	callOK(t, f)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	callOK(t, f)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("a call with a 3 MiB argument allocated %d bytes", got)
+	}
 }

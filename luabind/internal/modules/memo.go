@@ -142,8 +142,25 @@ func (m *Modules) memoCall(L *lua.LState) int {
 		L.RaiseError("memo.call: %d arguments, more than the %d it keys on", n, memoMaxArgs)
 	}
 	keyable := !fn.IsG && fn.Proto != nil
-	var b strings.Builder
+	// Arguments that could not be kept anyway (their key alone past a
+	// result's bound) are not copied into a key: fn is called uncached.
+	argBytes := 0
 	for i := 2; i <= n+1; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			argBytes += len(v)
+		case lua.LNumber, lua.LBool:
+		default:
+			if v != lua.LNil {
+				L.ArgError(i, "memo.call keys on strings, numbers, booleans and nil, not "+v.Type().String())
+			}
+		}
+	}
+	if argBytes > memoMaxResultBytes {
+		keyable = false
+	}
+	var b strings.Builder
+	for i := 2; keyable && i <= n+1; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
 			b.WriteByte('s')
@@ -161,11 +178,7 @@ func (m *Modules) memoCall(L *lua.LState) int {
 				b.WriteByte('F')
 			}
 		default:
-			if v == lua.LNil {
-				b.WriteByte('N')
-			} else {
-				L.ArgError(i, "memo.call keys on strings, numbers, booleans and nil, not "+v.Type().String())
-			}
+			b.WriteByte('N')
 		}
 	}
 	key := memoKey{proto: fn.Proto, args: b.String()}
