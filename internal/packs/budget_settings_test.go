@@ -82,16 +82,17 @@ func wantRuns(t *testing.T, what string, r runner.Result) {
 	}
 }
 
-// TestBudgetWallTimeIsDeniedPastMaxMinutes sets max_minutes to 0.005 (300
-// ms): a session's calls run until that long after its first call, then
-// every call is denied, naming max_minutes; another session still runs.
+// TestBudgetWallTimeIsDeniedPastMaxMinutes sets max_minutes to 0.05 (3 s,
+// ample for two calls on a busy machine): a session's calls run until that
+// long after its first call, then every call is denied, naming
+// max_minutes; another session still runs.
 func TestBudgetWallTimeIsDeniedPastMaxMinutes(t *testing.T) {
-	e := budgetWith(t, "max_minutes = 240,", "max_minutes = 0.005,")
+	e := budgetWith(t, "max_minutes = 240,", "max_minutes = 0.05,")
 	wantRuns(t, "the first call", budgetCall(e, "s", "", ""))
 	wantRuns(t, "a shell command at once", budgetCall(e, "s", "go build ./...", ""))
-	time.Sleep(350 * time.Millisecond)
-	wantDenied(t, "a call 350 ms after the first", budgetCall(e, "s", "", ""),
-		"budget: this session has run for 0 of its 0.005 minutes (max_minutes in the budget pack's SETTINGS)")
+	time.Sleep(3300 * time.Millisecond)
+	wantDenied(t, "a call 3.3 s after the first", budgetCall(e, "s", "", ""),
+		"budget: this session has run for 0 of its 0.05 minutes (max_minutes in the budget pack's SETTINGS)")
 	wantDenied(t, "a shell command then", budgetCall(e, "s", "git status", ""), "max_minutes")
 	wantRuns(t, "another session's first call", budgetCall(e, "other", "", ""))
 }
@@ -120,18 +121,19 @@ func TestBudgetWallTimeWarnsOnceAtWarnAt(t *testing.T) {
 	}
 }
 
-// TestBudgetLoopWindowForgetsOldFailures sets loop.window_ms to 300: two
+// TestBudgetLoopWindowForgetsOldFailures sets loop.window_ms to 3000 (ample
+// for a few calls on a busy machine): two
 // failures of a command deny its next run at once, but not once they are
 // older than the window; a fresh pair denies it again.
 func TestBudgetLoopWindowForgetsOldFailures(t *testing.T) {
-	e := budgetWith(t, "loop = { repeats = 3, window_ms = 600000 },", "loop = { repeats = 3, window_ms = 300 },")
+	e := budgetWith(t, "loop = { repeats = 3, window_ms = 600000 },", "loop = { repeats = 3, window_ms = 3000 },")
 	const cmd = "go test ./..."
 	for range 2 {
 		wantRuns(t, "a run of "+cmd, budgetCall(e, "s", cmd, ""))
 		budgetFail(e, "s", cmd)
 	}
 	wantDenied(t, "the third run at once", budgetCall(e, "s", cmd, ""), "you have run this 2 times; it failed each time")
-	time.Sleep(350 * time.Millisecond)
+	time.Sleep(3300 * time.Millisecond)
 	wantRuns(t, "the third run past the window", budgetCall(e, "s", cmd, ""))
 	budgetFail(e, "s", cmd)
 	wantRuns(t, "a run after one failure in the window", budgetCall(e, "s", cmd, ""))
