@@ -11,6 +11,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/jsontext"
+	"github.com/luahook/luahook/internal/store"
 )
 
 // Call is one tool call of a session, as PostToolUse saw it.
@@ -111,12 +112,19 @@ func (lg *Ledger) Record(ctx context.Context, session string, c Call) error {
 	c.Tool = cut(c.Tool, MaxNameBytes)
 	c.Summary = cut(c.Summary, MaxSummaryBytes)
 	c.AtMs = lg.now().UnixMilli()
+	if sb, ok := lg.backend.(store.LedgerBackend); ok {
+		if _, err := sb.LedgerRecord(ctx, p+"ks", p+"kc", c.appendHead(make([]byte, 0, 128+len(c.Tool)+len(c.Summary))), l.MaxCalls, l.MaxAge); err != nil {
+			return storeErr(err)
+		}
+		return nil
+	}
 	n, err := lg.backend.Incr(ctx, p+"ks", 1, l.MaxAge)
 	if err != nil {
 		return storeErr(err)
 	}
 	c.Seq = int64(n)
-	if err := lg.backend.Set(ctx, p+"kc"+strconv.FormatInt((c.Seq-1)%int64(l.MaxCalls), 10), c.appendJSON(make([]byte, 0, 128+len(c.Tool)+len(c.Summary))), l.MaxAge); err != nil {
+	raw := strconv.AppendInt(c.appendHead(make([]byte, 0, 128+len(c.Tool)+len(c.Summary))), c.Seq, 10)
+	if err := lg.backend.Set(ctx, p+"kc"+strconv.FormatInt((c.Seq-1)%int64(l.MaxCalls), 10), json.RawMessage(append(raw, '}')), l.MaxAge); err != nil {
 		return storeErr(err)
 	}
 	return nil
@@ -141,37 +149,30 @@ func (lg *Ledger) calls(ctx context.Context, session string, n int) ([]Call, err
 	if n <= 0 || n > l.MaxCalls {
 		n = l.MaxCalls
 	}
-	v, ok, err := lg.backend.Get(ctx, p+"ks")
-	if err != nil || !ok {
-		return nil, wrapNil(err)
-	}
-	f, _ := v.(float64)
-	last := int64(f)
-	first := max(last-int64(n)+1, 1)
-	out := make([]Call, 0, max(last-first+1, 0))
-	for seq := first; seq <= last; seq++ {
-		v, ok, err := lg.backend.Get(ctx, p+"kc"+strconv.FormatInt((seq-1)%int64(l.MaxCalls), 10))
-		if err != nil {
-			return nil, storeErr(err)
-		}
-		raw, isJSON := v.(json.RawMessage)
-		if !ok || !isJSON {
-			continue
-		}
+	var out []Call
+	err = lg.each(ctx, p+"ks", p+"kc", l.MaxCalls, n, maxCallJSON, func(seq int64, raw json.RawMessage) {
 		var c Call
 		// A slot another replica has moved on to a later call, or that
 		// holds an earlier round's call, is not this one.
-		if json.Unmarshal(raw, &c) != nil || c.Seq != seq {
-			continue
+		if raw == nil || decodeCall(raw, &c) != nil || c.Seq != seq {
+			return
 		}
 		out = append(out, c)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// appendJSON appends c as the JSON object json.Marshal would make of it,
-// without its reflection: a call is recorded on every PostToolUse.
-func (c Call) appendJSON(b []byte) json.RawMessage {
+// maxCallJSON bounds a call's JSON: its tool and summary at their caps,
+// each character escaped (six bytes), and its other fields.
+const maxCallJSON = 6*(MaxNameBytes+MaxSummaryBytes) + 256
+
+// appendHead appends c's JSON, as json.Marshal would make it, up to its
+// sequence number (without reflection: a call is recorded on every
+// PostToolUse); the number and the closing brace follow.
+func (c Call) appendHead(b []byte) []byte {
 	b = append(b, `{"tool":`...)
 	b = jsontext.AppendString(b, c.Tool)
 	b = append(b, `,"event":`...)
@@ -186,9 +187,7 @@ func (c Call) appendJSON(b []byte) json.RawMessage {
 	b = jsontext.AppendString(b, c.Digest)
 	b = append(b, `,"at":`...)
 	b = strconv.AppendInt(b, c.AtMs, 10)
-	b = append(b, `,"seq":`...)
-	b = strconv.AppendInt(b, c.Seq, 10)
-	return append(b, '}')
+	return append(b, `,"seq":`...)
 }
 
 // At returns when c was recorded.

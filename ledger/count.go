@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/luahook/luahook/internal/store"
 )
 
 // Count adds delta to session's counter name over window and returns its
@@ -52,9 +54,19 @@ func (lg *Ledger) count(ctx context.Context, session, name string, window time.D
 		}
 		return f, nil
 	}
+	idx := p + "cx" + key[len(p):]
+	if sb, ok := lg.backend.(store.LedgerBackend); ok {
+		total, refused, err := sb.LedgerCount(ctx, idx, key, p+"cn", delta, window, l.MaxMarks, l.MaxAge)
+		switch {
+		case err != nil:
+			return 0, storeErr(err)
+		case refused:
+			return 0, &LimitError{Label: name, Limit: "ledger_max_counters", Max: l.MaxMarks}
+		}
+		return total, nil
+	}
 	// Each counter is named once in the session's bookkeeping (cx + its
 	// key), so that the number of counters is bounded like the marks.
-	idx := p + "cx" + key[len(p):]
 	_, known, err := lg.backend.Get(ctx, idx)
 	if err != nil {
 		return 0, storeErr(err)

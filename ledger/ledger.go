@@ -29,10 +29,13 @@
 package ledger
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -220,4 +223,82 @@ func maxInt(a, b int) int {
 // keeping it for errors.Is (store.ErrUnavailable).
 func storeErr(err error) error {
 	return fmt.Errorf("ledger: %w", err)
+}
+
+// each calls fn with every entry of a session's list, in order, with its
+// number: its count under countKey, its entries under slotPrefix. ring 0
+// is the marks (entry i under slotPrefix+i, at most n of them), else a
+// ring of calls (the last n of the sequence, entry i under slotPrefix +
+// (i-1) mod ring). An entry that is absent, or not a table, is nil. A
+// store.LedgerBackend reads the list in one round trip (more only for a
+// list past what one reply holds); any other, one Get an entry.
+func (lg *Ledger) each(ctx context.Context, countKey, slotPrefix string, ring, n, maxEntry int, fn func(int64, json.RawMessage)) error {
+	if sb, ok := lg.backend.(store.LedgerBackend); ok {
+		var from, end int64
+		for {
+			want := n
+			if from > 0 {
+				want = int(end - from + 1)
+			}
+			count, present, first, entries, err := sb.LedgerRange(ctx, countKey, slotPrefix, ring, int(from), n, want, maxEntry)
+			if err != nil {
+				return storeErr(err)
+			}
+			if !present || len(entries) == 0 {
+				return nil
+			}
+			if from == 0 {
+				end = listEnd(count, ring, n)
+			}
+			for i, raw := range entries {
+				if first+int64(i) > end {
+					return nil
+				}
+				fn(first+int64(i), raw)
+			}
+			from = first + int64(len(entries))
+			if from > end {
+				return nil
+			}
+		}
+	}
+	v, ok, err := lg.backend.Get(ctx, countKey)
+	if err != nil || !ok {
+		return wrapNil(err)
+	}
+	count, _ := v.(float64)
+	end := listEnd(count, ring, n)
+	first := int64(1)
+	if ring > 0 {
+		first = max(end-int64(n)+1, 1)
+	}
+	for i := first; i <= end; i++ {
+		slot := i
+		if ring > 0 {
+			slot = (i - 1) % int64(ring)
+		}
+		v, ok, err := lg.backend.Get(ctx, slotPrefix+strconv.FormatInt(slot, 10))
+		if err != nil {
+			return storeErr(err)
+		}
+		raw, isJSON := v.(json.RawMessage)
+		if !ok || !isJSON {
+			raw = nil
+		}
+		fn(i, raw)
+	}
+	return nil
+}
+
+// listEnd is the number of a list's last entry to read: its count (as a
+// whole number, at most 2^53), and for the marks at most n.
+func listEnd(count float64, ring, n int) int64 {
+	if !(count >= 1) {
+		return 0
+	}
+	end := int64(min(count, 1<<53))
+	if ring == 0 {
+		end = min(end, int64(n))
+	}
+	return end
 }

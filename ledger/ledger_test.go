@@ -198,3 +198,80 @@ func TestCallJSONRoundTrips(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", got, want)
 	}
 }
+
+// A label is any name: one spelled like the ledger's own bookkeeping
+// ("b", "n", "s1", "s", "x") is a mark like another, and the bookkeeping
+// (the marks' list, their count and their bytes) stays whole.
+func TestLabelsNeverMeetTheLedgersOwnKeys(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{MaxBytes: 100})
+	ctx := context.Background()
+	labels := []string{"b", "n", "s1", "s2", "s", "x", "cn", "ks", "kc0"}
+	for round := range 2 {
+		for _, l := range labels {
+			if _, err := lg.Mark(ctx, "s", l, fmt.Sprint("d", round)); err != nil {
+				t.Fatalf("round %d, mark %q: %v", round, l, err)
+			}
+		}
+	}
+	marks, err := lg.Marks(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marks) != len(labels) {
+		t.Fatalf("%d marks, want %d: %+v", len(marks), len(labels), marks)
+	}
+	for i, m := range marks {
+		if m.Label != labels[i] || m.Detail != "d1" || m.Slot != int64(i+1) {
+			t.Errorf("mark %d = %+v, want %s=d1 in slot %d", i, m, labels[i], i+1)
+		}
+	}
+	// The bytes counted are the labels' and the details' (15 + 9 × 2 = 33
+	// of 100): 67 more fit, 68 do not.
+	if _, err := lg.Mark(ctx, "s", "y", strings.Repeat("z", 66)); err != nil {
+		t.Errorf("a mark up to ledger_max_bytes: %v", err)
+	}
+	var le *ledger.LimitError
+	if _, err := lg.Mark(ctx, "s", "z", ""); !errors.As(err, &le) || le.Limit != "ledger_max_bytes" {
+		t.Errorf("a mark past ledger_max_bytes: %v", err)
+	}
+}
+
+// BenchmarkLedgerMemory times each ledger operation on the in-process
+// store (BenchmarkLedgerRedis in internal/redisstore times them on Redis).
+func BenchmarkLedgerMemory(b *testing.B) {
+	s := luabind.NewStore()
+	defer s.Close()
+	lg := ledger.New(s, ledger.Limits{})
+	ctx := context.Background()
+	const session = "bench"
+	if _, err := lg.Mark(ctx, session, "private-data", "read ~/.ssh/id_rsa"); err != nil {
+		b.Fatal(err)
+	}
+	call := ledger.Call{Tool: "Bash", Event: "PostToolUse", OK: true, Summary: "make test", Digest: "0123456789abcdef0123456789abcdef"}
+	for range 40 {
+		if err := lg.Record(ctx, session, call); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ops := []struct {
+		name string
+		do   func() error
+	}{
+		{"has", func() error { _, _, err := lg.Has(ctx, session, "private-data"); return err }},
+		{"has-not", func() error { _, _, err := lg.Has(ctx, session, "untrusted-content"); return err }},
+		{"mark", func() error { _, err := lg.Mark(ctx, session, "private-data", "read .env"); return err }},
+		{"count", func() error { _, err := lg.Count(ctx, session, "calls", 0, 1); return err }},
+		{"record", func() error { return lg.Record(ctx, session, call) }},
+		{"calls2", func() error { _, err := lg.Calls(ctx, session, 2); return err }},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := op.do(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/luahook/luahook/internal/jsontext"
+	"github.com/luahook/luahook/internal/store"
 )
 
 // Mark is a label a session was given, with a detail and when.
@@ -17,8 +20,10 @@ type Mark struct {
 	Slot int64 `json:"slot"`
 }
 
-// A session's marks are kept twice: under their label (m + label), for Has,
-// and in the list of marks (ms + its slot), for Marks. The list's length is
+// A session's marks are kept twice: under their label (l + label), for Has,
+// and in the list of marks (ms + its slot), for Marks. No other key of a
+// session starts with l: under m + label, the label "b" was the key of the
+// marks' bytes (mb) and "s1" the first slot. The list's length is
 // an Incr'd counter (mn), and the bytes of labels and details another (mb):
 // two replicas marking at once each claim a slot of their own.
 
@@ -50,7 +55,20 @@ func (lg *Ledger) mark(ctx context.Context, session, label, detail string) (Mark
 	detail = cut(detail, MaxDetailBytes)
 	now := lg.now()
 	m := Mark{Label: label, Detail: detail, AtMs: now.UnixMilli()}
-	old, held, err := lg.get(ctx, p+"m"+label)
+	if sb, ok := lg.backend.(store.LedgerBackend); ok {
+		slot, refused, err := sb.LedgerMark(ctx, p, label, m.appendHead(nil), len(detail), l.MaxMarks, l.MaxBytes, l.MaxAge)
+		switch {
+		case err != nil:
+			return Mark{}, storeErr(err)
+		case refused == "bytes":
+			return Mark{}, &LimitError{Label: label, Limit: "ledger_max_bytes", Max: l.MaxBytes}
+		case refused != "":
+			return Mark{}, &LimitError{Label: label, Limit: "ledger_max_marks", Max: l.MaxMarks}
+		}
+		m.Slot = slot
+		return m, nil
+	}
+	old, held, err := lg.get(ctx, p+"l"+label)
 	if err != nil {
 		return Mark{}, err
 	}
@@ -85,14 +103,12 @@ func (lg *Ledger) mark(ctx context.Context, session, label, detail string) (Mark
 	} else if delta < 0 {
 		_, _ = lg.backend.Incr(ctx, p+"mb", float64(delta), l.MaxAge)
 	}
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return Mark{}, storeErr(err)
-	}
+	raw := strconv.AppendInt(m.appendHead(nil), m.Slot, 10)
+	raw = append(raw, '}')
 	if err := lg.backend.Set(ctx, p+"ms"+strconv.FormatInt(m.Slot, 10), json.RawMessage(raw), l.MaxAge); err != nil {
 		return Mark{}, storeErr(err)
 	}
-	if err := lg.backend.Set(ctx, p+"m"+label, json.RawMessage(raw), l.MaxAge); err != nil {
+	if err := lg.backend.Set(ctx, p+"l"+label, json.RawMessage(raw), l.MaxAge); err != nil {
 		return Mark{}, storeErr(err)
 	}
 	return m, nil
@@ -115,7 +131,7 @@ func (lg *Ledger) has(ctx context.Context, session, label string) (Mark, bool, e
 	if err != nil {
 		return Mark{}, false, err
 	}
-	return lg.get(ctx, p+"m"+label)
+	return lg.get(ctx, p+"l"+label)
 }
 
 // Marks returns session's marks in the order they were first made.
@@ -136,21 +152,12 @@ func (lg *Ledger) marks(ctx context.Context, session string) ([]Mark, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, ok, err := lg.backend.Get(ctx, p+"mn")
-	if err != nil || !ok {
-		return nil, wrapNil(err)
-	}
-	n, _ := v.(float64)
-	n = min(n, float64(MaxLimitEntries))
 	var out []Mark
 	seen := map[string]int{}
-	for i := int64(1); i <= int64(n); i++ {
-		m, ok, err := lg.get(ctx, p+"ms"+strconv.FormatInt(i, 10))
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
+	err = lg.each(ctx, p+"mn", p+"ms", 0, MaxLimitEntries, maxMarkJSON, func(_ int64, raw json.RawMessage) {
+		var m Mark
+		if raw == nil || decodeMark(raw, &m) != nil {
+			return
 		}
 		// Two replicas that made the same new label at once hold it in
 		// two slots: the latest is the mark.
@@ -158,12 +165,33 @@ func (lg *Ledger) marks(ctx context.Context, session string) ([]Mark, error) {
 			if m.AtMs >= out[j].AtMs {
 				out[j].Detail, out[j].AtMs = m.Detail, m.AtMs
 			}
-			continue
+			return
 		}
 		seen[m.Label] = len(out)
 		out = append(out, m)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// maxMarkJSON bounds a mark's JSON: its label and detail at their caps,
+// each character escaped (six bytes), and its other fields.
+const maxMarkJSON = 6*(MaxNameBytes+MaxDetailBytes) + 128
+
+// appendHead appends m's JSON up to its slot's number: what json.Marshal
+// makes of it, without the slot's value and the closing brace.
+func (m Mark) appendHead(b []byte) []byte {
+	b = append(b, `{"label":`...)
+	b = jsontext.AppendString(b, m.Label)
+	if m.Detail != "" {
+		b = append(b, `,"detail":`...)
+		b = jsontext.AppendString(b, m.Detail)
+	}
+	b = append(b, `,"at":`...)
+	b = strconv.AppendInt(b, m.AtMs, 10)
+	return append(b, `,"slot":`...)
 }
 
 // get reads the mark stored under key.
@@ -177,7 +205,7 @@ func (lg *Ledger) get(ctx context.Context, key string) (Mark, bool, error) {
 		return Mark{}, false, nil
 	}
 	var m Mark
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := decodeMark(raw, &m); err != nil {
 		return Mark{}, false, nil
 	}
 	return m, true, nil

@@ -14,10 +14,11 @@ const (
 	opIncr
 	opDelete
 	opPing
+	opLedger // a session ledger operation, one script (ledger.go)
 	numOps
 )
 
-var opNames = [numOps]string{"get", "set", "incr", "delete", "ping"}
+var opNames = [numOps]string{"get", "set", "incr", "delete", "ping", "ledger"}
 
 type result uint8
 
@@ -52,7 +53,7 @@ type Metrics struct {
 
 // OpMetrics counts one kind of call.
 type OpMetrics struct {
-	Op string // "get", "set", "incr", "delete" or "ping"
+	Op string // "get", "set", "incr", "delete", "ping" or "ledger" (one operation of the session ledger)
 	// Calls by result: "ok", "error" (the server refused, or could not be
 	// reached) and "timeout" (no answer, or no free connection, before the
 	// deadline), and "unavailable" (failed at once by the open breaker,

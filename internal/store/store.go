@@ -204,3 +204,45 @@ func ShortKey(key string) string {
 	}
 	return key
 }
+
+// LedgerBackend is a Backend whose server runs each operation of the
+// session ledger (package ledger) whole, in one round trip: internal/
+// redisstore, with a server-side script for each. It works on the keys
+// the ledger's generic code (four calls of Backend each) writes and reads,
+// and answers as that code does, so that a ledger kept by one is read by
+// the other; the ledger uses it when its backend has it. Keys are given as
+// the ledger names them, before the backend's own prefix. Every value a
+// method writes is a table (json.RawMessage) or a number, and every TTL is
+// positive. A method refuses a key or a value past Limits, as Set does,
+// before anything is sent.
+type LedgerBackend interface {
+	Backend
+	// LedgerMark gives a session the mark whose JSON is head followed by
+	// its slot number and "}": it reads the mark under prefix+"l"+label; a
+	// label held keeps its slot, and the marks' bytes (prefix+"mb") move
+	// by detailLen less the old detail's length; a new one adds
+	// len(label)+detailLen to them and takes the next slot (prefix+"mn"),
+	// refusing, with nothing changed, a total past maxBytes (refused
+	// "bytes") or a slot past maxMarks (refused "marks"). The mark is then
+	// written under prefix+"ms"+slot and prefix+"l"+label.
+	LedgerMark(ctx context.Context, prefix, label string, head []byte, detailLen, maxMarks, maxBytes int, ttl time.Duration) (slot int64, refused string, err error)
+	// LedgerCount adds delta to the counter under key (a window of
+	// window: the key's TTL when it is created, kept after) and returns
+	// its total. A counter not named under idx yet is counted first in
+	// counters (refused, with nothing changed, past maxCounters) and named
+	// there (for ttl).
+	LedgerCount(ctx context.Context, idx, key, counters string, delta float64, window time.Duration, maxCounters int, ttl time.Duration) (total float64, refused bool, err error)
+	// LedgerRecord takes the next number of the sequence under seqKey and
+	// writes the call whose JSON is head followed by that number and "}"
+	// under slotPrefix + (number-1) mod ring, for ttl.
+	LedgerRecord(ctx context.Context, seqKey, slotPrefix string, head []byte, ring int, ttl time.Duration) (seq int64, err error)
+	// LedgerRange reads the number under countKey (present false when
+	// there is none) and the entries of a list of at most n from it: when
+	// ring is 0 the entries 1, 2, ... under slotPrefix + their number
+	// (marks), else the last n of the sequence, each under slotPrefix +
+	// (number-1) mod ring (calls); from, when positive, is the first
+	// number to read instead. It returns at most max entries, from first
+	// on, an absent one as nil, and one longer than maxEntry bytes as nil;
+	// the caller asks again from first+len(entries) for more.
+	LedgerRange(ctx context.Context, countKey, slotPrefix string, ring int, from, n, max, maxEntry int) (count float64, present bool, first int64, entries []json.RawMessage, err error)
+}
