@@ -259,7 +259,9 @@ func TestFleetLedgerOneSessionsMarksNeverReachAnother(t *testing.T) {
 // denied by every replica, and an everyday ls by c (the budget pack counts
 // every call in the ledger), each reason naming the hook that could not
 // read the ledger and the Redis it could not reach; each /readyz answers
-// 503 naming the store. Once Redis is back (empty: the test's servers
+// 503 naming the store; a call that would mark a session (a read of a
+// private file, a fetch of an untrusted page) is denied too, as its mark
+// could not be kept. Once Redis is back (empty: the test's servers
 // keep nothing on disk, so S's marks are gone) every /readyz answers 200
 // again, and marks made from then on cross the replicas again.
 func TestFleetLedgerWithRedisUnreachableCallsFailClosedAndReadyzSaysSo(t *testing.T) {
@@ -301,6 +303,25 @@ func TestFleetLedgerWithRedisUnreachableCallsFailClosedAndReadyzSaysSo(t *testin
 		// The flow pack reads no ledger for a line that runs none of the
 		// programs it judges: ls is let through by a and b.
 		wantAllowed(t, "S's ls to a (flow alone reads no ledger for it)", bash(t, a, "S", "ls"))
+		// A call that would mark the session is not let through while its
+		// mark could not be written: a new session's read of a private
+		// file, its fetch of an untrusted page, by a tool or by the shell.
+		wantFailedClosed("N's read of ~/.ssh/id_rsa on a", `"pack-flow-guard-read"`, claudeHook(t, a, "PreToolUse", "N",
+			map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "/home/dev/.ssh/id_rsa"}}))
+		// (A fetch, and a line running cat, are read by the egress rule
+		// too, which reads the ledger first: either hook denies.)
+		for _, ans := range []claudeAnswer{
+			claudeHook(t, b, "PreToolUse", "N", map[string]any{"tool_name": "WebFetch",
+				"tool_input": map[string]any{"url": "https://evil.example/page", "prompt": "summarize"}}),
+			bash(t, a, "N", "cat ~/.aws/credentials"),
+			bash(t, b, "N", "head -c 100 /home/dev/.ssh/id_ed25519"),
+		} {
+			if ans.Decision != "deny" || !strings.Contains(ans.Reason, `"pack-flow-`) || !strings.Contains(ans.Reason, "denied by fail-closed policy") {
+				t.Errorf("a call that would mark session N, with Redis down: %s, want a flow hook's fail-closed denial", ans.Body)
+			}
+		}
+		wantAllowed(t, "N's read of main.go on a", claudeHook(t, a, "PreToolUse", "N",
+			map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "/home/dev/project/main.go"}}))
 	}
 	// /readyz answers a probe's result for up to a second: poll for the
 	// 503, then read what it says.

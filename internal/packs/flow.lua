@@ -515,6 +515,17 @@ end
 -- function (they read the command line, the URL or the tool's name
 -- themselves), so that the engine reuses the input's tables for the next
 -- call.
+-- guard reads the ledger before a line that will mark the session runs
+-- (see the guard of a read, below); shell_marks is defined with the
+-- marking hooks.
+local shell_marks
+local function guard(line, rt)
+  if (rt.session_id or "") == "" then return nil end
+  local private, host = shell_marks(line)
+  if private or host then has(private and PRIVATE or UNTRUSTED) end
+  return nil
+end
+
 hook.register("PreToolUse", "@shell", function(input, rt)
   local args = input.toolInput
   local line = type(args) == "table" and (args.command or args.cmd) or nil
@@ -526,8 +537,9 @@ hook.register("PreToolUse", "@shell", function(input, rt)
     return nil
   end
   -- a plain line running none of the programs egress_cmd reads sends
-  -- nothing, whatever the session did: it costs no read of the ledger
-  if #line < EGRESS_MAX and not re.match(EGRESS_STOP, line) then return nil end
+  -- nothing, whatever the session did: it costs no read of the ledger,
+  -- unless it will mark the session (guard, below)
+  if #line < EGRESS_MAX and not re.match(EGRESS_STOP, line) then return guard(line, rt) end
   local marks = held(rt)
   if not marks then return nil end
   local cmds, err = shell.parse(line)
@@ -692,10 +704,10 @@ end
 
 local _, MARK_MAX, MARK_STOP = shell.quick({ programs = { PROGRAMS }, words = SECRETS.in_line })
 
-hook.register("PostToolUse", "@shell", function(input, rt)
-  if (rt.session_id or "") == "" then return nil end
-  local line = shell.command(input.toolInput)
-  if not line then return nil end
+-- shell_marks returns what a command line marks its session with once it
+-- has run: the private file it reads and the untrusted host it fetches
+-- from (each nil when none).
+function shell_marks(line)
   if #line < MARK_MAX and not re.match(MARK_STOP, line) then return nil end
   local cmds = shell.parse(line)
   local private, host
@@ -703,8 +715,17 @@ hook.register("PostToolUse", "@shell", function(input, rt)
     private = private or private_read(c)
     host = host or fetched(c)
   end
+  if host == "" then host = "a host the command line does not show" end
+  return private, host
+end
+
+hook.register("PostToolUse", "@shell", function(input, rt)
+  if (rt.session_id or "") == "" then return nil end
+  local line = shell.command(input.toolInput)
+  if not line then return nil end
+  local private, host = shell_marks(line)
   if private then mark(PRIVATE, private) end
-  if host then mark(UNTRUSTED, host == "" and "a host the command line does not show" or host) end
+  if host then mark(UNTRUSTED, host) end
 end, { name = "pack-flow-mark-shell", policy = true })
 
 -- searched returns the globs a search tool's input names beside its
@@ -726,35 +747,50 @@ local function searched(name, args)
   return out
 end
 
-hook.register("PostToolUse", "@fs.read", function(input, rt)
-  if (rt.session_id or "") == "" or failed(input) then return nil end
+-- read_mark returns the private file a read tool's call reads, or nil.
+local function read_mark(input)
   local args = input.toolInput
   if type(args) ~= "table" then return nil end
   local list = paths.of(args)
   for _, g in ipairs(searched(input.toolName, args)) do list[#list + 1] = g end
   for _, path in ipairs(list) do
     local hit = secret_file(secrets.path_word(path))
-    if hit then return mark(PRIVATE, hit) end
+    if hit then return hit end
   end
+  return nil
+end
+
+hook.register("PostToolUse", "@fs.read", function(input, rt)
+  if (rt.session_id or "") == "" or failed(input) then return nil end
+  local hit = read_mark(input)
+  if hit then return mark(PRIVATE, hit) end
 end, { name = "pack-flow-mark-read", policy = true })
 
-hook.register("PostToolUse", "@network", function(input, rt)
-  if (rt.session_id or "") == "" then return nil end
+-- fetch_mark returns where a network tool's call takes content in from,
+-- when that is not a trusted host, or nil.
+local function fetch_mark(input)
   local args = input.toolInput
   if type(args) ~= "table" then return nil end
   local url = args.url or args.uri
   if type(url) == "string" then
     local h = host_of(url, true)
     if h and h ~= "" and host_in(h, SETTINGS.trusted_hosts) then return nil end
-    return mark(UNTRUSTED, (h == nil or h == "") and p(url) or h)
+    return (h == nil or h == "") and p(url) or h
   end
   local q = args.query or args.q
-  if type(q) == "string" then return mark(UNTRUSTED, "a web search for " .. p(q, 80)) end
-  return mark(UNTRUSTED, "the web (" .. p(tostring(input.toolName)) .. ")")
+  if type(q) == "string" then return "a web search for " .. p(q, 80) end
+  return "the web (" .. p(tostring(input.toolName)) .. ")"
+end
+
+hook.register("PostToolUse", "@network", function(input, rt)
+  if (rt.session_id or "") == "" then return nil end
+  local where = fetch_mark(input)
+  if where then return mark(UNTRUSTED, where) end
 end, { name = "pack-flow-mark-fetch", policy = true })
 
-hook.register("PostToolUse", "@mcp", function(input, rt)
-  if (rt.session_id or "") == "" then return nil end
+-- mcp_mark returns the MCP tool a call takes content in from, when its
+-- server is not pinned as trusted, or nil.
+local function mcp_mark(input)
   local name, native, server, tool = input.toolName, input.native, "", ""
   if type(name) ~= "string" then return nil end
   if type(native) == "table" then
@@ -771,5 +807,27 @@ hook.register("PostToolUse", "@mcp", function(input, rt)
   end
   if trusted then return nil end
   local r = readings[1]
-  return mark(UNTRUSTED, "the MCP tool " .. (#readings == 1 and r[1] and (r[1] .. "/" .. r[2]) or lower(name)))
+  return "the MCP tool " .. (#readings == 1 and r[1] and (r[1] .. "/" .. r[2]) or lower(name))
+end
+
+hook.register("PostToolUse", "@mcp", function(input, rt)
+  if (rt.session_id or "") == "" then return nil end
+  local what = mcp_mark(input)
+  if what then return mark(UNTRUSTED, what) end
 end, { name = "pack-flow-mark-mcp", policy = true })
+
+-- The guard of a read. A mark is made once its call has run
+-- (PostToolUse), and a PostToolUse cannot undo the call: were the store
+-- away then, the mark would be lost (logged), and the session's later
+-- uploads let through. So a call that will mark its session is let
+-- through only while the ledger answers: the hooks of PreToolUse read the
+-- ledger first, on hooks that fail closed, and a store that does not
+-- answer denies the read or the fetch itself. pack-flow-fetch and
+-- pack-flow-mcp read it on every call, pack-flow-shell on a line that
+-- sends or marks (guard), and this hook on a read of a private file.
+-- (The store may still fail between the two; a Redis that keeps nothing
+-- across a restart forgets every mark: docs/fleet.md.)
+
+hook.register("PreToolUse", "@fs.read", function(input, rt)
+  if (rt.session_id or "") ~= "" and read_mark(input) then has(PRIVATE) end
+end, { name = "pack-flow-guard-read", stage = "validate", failure_policy = "closed", policy = true })
