@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/store"
 	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/luabind"
 )
@@ -273,5 +274,69 @@ func BenchmarkLedgerMemory(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A mark the store did not keep makes the session's marks unknown: has and
+// marks answer it with a *LostMarkError (a policy that fails closed
+// denies) rather than with what the store holds, until the same label is
+// written; other sessions, and calls that were wrong, are not affected.
+func TestALostMarkIsAnErrorNotAnAbsence(t *testing.T) {
+	s := luabind.NewStore()
+	t.Cleanup(s.Close)
+	lg := ledger.New(s, ledger.Limits{})
+	ctx := context.Background()
+	if _, err := lg.Mark(ctx, "other", "untrusted-content", "evil.example"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.Mark(ctx, "s", "untrusted-content", "evil.example"); err != nil {
+		t.Fatal(err)
+	}
+	// Fill the store: the next mark's keys do not fit.
+	s.SetLimits(store.Limits{MaxKeys: 1})
+	_, err := lg.Mark(ctx, "s", "private-data", "~/.ssh/id_rsa")
+	var full *store.LimitError
+	if !errors.As(err, &full) {
+		t.Fatalf("a mark in a full store: %v", err)
+	}
+	var lost *ledger.LostMarkError
+	if _, _, err := lg.Has(ctx, "s", "private-data"); !errors.As(err, &lost) || lost.Label != "private-data" ||
+		!strings.Contains(err.Error(), `mark "private-data" could not be kept`) || !errors.As(err, &full) {
+		t.Errorf("has after a lost mark: %v", err)
+	}
+	if _, _, err := lg.Has(ctx, "s", "untrusted-content"); !errors.As(err, &lost) {
+		t.Errorf("has of another label after a lost mark: %v", err)
+	}
+	if _, err := lg.Marks(ctx, "s"); !errors.As(err, &lost) {
+		t.Errorf("marks after a lost mark: %v", err)
+	}
+	if _, ok, err := lg.Has(ctx, "other", "untrusted-content"); err != nil || !ok {
+		t.Errorf("another session's has: %v, %v", ok, err)
+	}
+	// A wrong call loses nothing.
+	if _, err := lg.Mark(ctx, "other", "", "x"); err == nil {
+		t.Fatal("an empty label was taken")
+	}
+	if _, _, err := lg.Has(ctx, "other", "untrusted-content"); err != nil {
+		t.Errorf("has after a wrong mark: %v", err)
+	}
+	// The label written at last is the information back.
+	s.SetLimits(store.Limits{})
+	if _, err := lg.Mark(ctx, "s", "private-data", "~/.ssh/id_rsa"); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok, err := lg.Has(ctx, "s", "private-data"); err != nil || !ok || m.Detail != "~/.ssh/id_rsa" {
+		t.Errorf("has once the mark was written: %+v %v %v", m, ok, err)
+	}
+	// A session's own bound refuses a mark: that mark is lost too.
+	small := ledger.New(s, ledger.Limits{MaxMarks: 1})
+	if _, err := small.Mark(ctx, "t", "a", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := small.Mark(ctx, "t", "b", ""); err == nil {
+		t.Fatal("a second mark of one was taken")
+	}
+	if _, _, err := small.Has(ctx, "t", "a"); !errors.As(err, &lost) || lost.Label != "b" {
+		t.Errorf("has after a mark past ledger_max_marks: %v", err)
 	}
 }

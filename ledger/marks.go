@@ -33,6 +33,13 @@ type Mark struct {
 // marks past MaxBytes, is refused with a *LimitError.
 func (lg *Ledger) Mark(ctx context.Context, session, label, detail string) (Mark, error) {
 	m, err := lg.mark(ctx, session, label, detail)
+	if p, perr := keyPrefix(session); perr == nil {
+		if err == nil {
+			lg.lost.found(p, label)
+		} else if lostCause(err) {
+			lg.lost.lose(p, label, lg.now(), err)
+		}
+	}
 	if s := scopeOf(ctx); s != nil {
 		e := Entry{Op: OpMark, Name: label, Detail: m.Detail, AtMs: m.AtMs}
 		if err != nil {
@@ -131,6 +138,9 @@ func (lg *Ledger) has(ctx context.Context, session, label string) (Mark, bool, e
 	if err != nil {
 		return Mark{}, false, err
 	}
+	if err := lg.lost.check(p, lg.now(), lg.Limits().MaxAge); err != nil {
+		return Mark{}, false, err
+	}
 	return lg.get(ctx, p+"l"+label)
 }
 
@@ -150,6 +160,9 @@ func (lg *Ledger) Marks(ctx context.Context, session string) ([]Mark, error) {
 func (lg *Ledger) marks(ctx context.Context, session string) ([]Mark, error) {
 	p, err := keyPrefix(session)
 	if err != nil {
+		return nil, err
+	}
+	if err := lg.lost.check(p, lg.now(), lg.Limits().MaxAge); err != nil {
 		return nil, err
 	}
 	var out []Mark

@@ -336,12 +336,24 @@ func TestFleetLedgerWithRedisUnreachableCallsFailClosedAndReadyzSaysSo(t *testin
 		}
 	}
 
+	// Session V's fetch and read are reported done while Redis is down
+	// (had they been asked for now, they would have been denied): their
+	// marks are lost, and each replica that lost one does not answer for
+	// V from then on.
+	fetchedUntrusted(t, a, "V")
+	readPrivate(t, b, "V")
+
 	f.redis.Restart()
 	for _, r := range replicas {
 		eventually(t, r+"/readyz answers 200 once Redis is back", func() bool {
 			code, _ := get(t, r+"/readyz")
 			return code == http.StatusOK
 		})
+	}
+	for _, r := range []string{a, b} {
+		if ans := bash(t, r, "V", uploadCommand); ans.Decision != "deny" || !strings.Contains(ans.Reason, "could not be kept at") {
+			t.Errorf("V's upload to %s after its marks were lost: %s, want a denial naming the lost mark", r, ans.Body)
+		}
 	}
 	// A /readyz of 200 is a round trip to Redis through the store's
 	// breaker, which closed it: the ledger's calls go through again.

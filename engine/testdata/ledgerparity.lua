@@ -68,19 +68,26 @@ function phases.max_marks()
   session.mark("fourth")
   local msg = fails("a fifth mark", session.mark, "fifth", "d")
   check(has(msg, 'session.mark: cannot mark "fifth": the session holds ledger_max_marks (4) marks'), "max marks: " .. msg)
-  check(session.has("fifth") == nil, "a refused mark is not there")
+  -- A refused mark is information lost: the session's marks are not known
+  -- any more, and has and marks raise, saying which and why.
+  msg = fails("has after a refused mark", session.has, "fourth")
+  check(has(msg, 'session.has: the session\'s mark "fifth" could not be kept at '), "lost mark: " .. msg)
+  check(has(msg, "holds ledger_max_marks (4) marks"), "lost mark's cause: " .. msg)
+  msg = fails("marks after a refused mark", session.marks)
+  check(has(msg, 'session.marks: the session\'s mark "fifth" could not be kept at '), "lost mark: " .. msg)
   session.mark("fourth", "again") -- a label it holds can be marked again
-  check(#session.marks() == 4, "the marks stay at the bound")
 end
 
 function phases.max_bytes()
   session.mark("big", string.rep("x", 150))
   local msg = fails("a mark past the bytes", session.mark, "big2", string.rep("y", 50))
   check(has(msg, 'session.mark: cannot mark "big2": the session\'s marks would pass ledger_max_bytes (200 bytes)'), "max bytes: " .. msg)
-  check(session.has("big2") == nil, "a mark refused for its bytes is not there")
+  msg = fails("has after a mark refused for its bytes", session.has, "big2")
+  check(has(msg, 'the session\'s mark "big2" could not be kept'), "lost for its bytes: " .. msg)
   session.mark("big", "small") -- a shorter detail gives bytes back
-  session.mark("big2", string.rep("y", 50))
+  session.mark("big2", string.rep("y", 50)) -- and the mark written is known again
   check(#session.has("big2").detail == 50, "the bytes freed are there to use")
+  check(#session.marks() == 2, "once written, the session's marks are known again")
 end
 
 function phases.count()

@@ -78,8 +78,12 @@
 -- asked about once the session holds the combination, not before), or
 -- content that came in by a route other than those above (git clone, a
 -- package's files). Fails closed: a ledger that cannot be read fails the
--- PreToolUse hook, which then denies; a mark the ledger refuses (past its
--- [store] ledger_* bounds) fails the PostToolUse hook, which is logged.
+-- PreToolUse hook, which then denies; a call that will mark the session
+-- reads the ledger at PreToolUse first (so runs only while its mark can
+-- be kept); a mark the ledger refuses anyway (past its [store] ledger_*
+-- bounds, a store that failed in between) fails the PostToolUse hook,
+-- which is logged, and the ledger then answers the session's reads with
+-- an error (it lost a mark), which denies.
 
 local shell = require("shell")
 local paths = require("paths")
@@ -597,8 +601,14 @@ end, { name = "pack-flow-mcp", stage = "validate", failure_policy = "closed", po
 
 -- Marking.
 
+-- A label held keeps its first detail and time. A store that cannot be
+-- read is tried for the mark all the same: when the mark fails too, the
+-- ledger remembers it lost (session.has then fails for the session, and
+-- the egress rule with it, closed), where a failed read alone would have
+-- ended the hook with nothing remembered.
 local function mark(label, detail)
-  if not session.has(label) then session.mark(label, detail) end
+  local ok, held = pcall(has, label)
+  if not (ok and held) then session.mark(label, detail) end
 end
 
 local function failed(input)
