@@ -316,6 +316,15 @@ function session.marks() end
 ---@param delta? number
 ---@return number
 function session.count(name, window_ms, delta) end
+--- Counts each {name, window_ms[, delta]} of counters (1 to 16) as
+--- session.count counts it, in order, and returns their totals; with n, also
+--- the session's last n calls, as session.calls(n) returns them. One ledger
+--- operation (one round trip with Redis) for what would be one each.
+---@param counters {[1]: string, [2]: integer, [3]: number?}[]
+---@param n? integer
+---@return number[] totals
+---@return luahook.Call[]|nil calls
+function session.counts(counters, n) end
 --- The session's last n calls (default: all the ledger keeps), newest last,
 --- as PostToolUse reported them.
 ---@param n? integer

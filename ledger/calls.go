@@ -150,16 +150,34 @@ func (lg *Ledger) calls(ctx context.Context, session string, n int) ([]Call, err
 		n = l.MaxCalls
 	}
 	var out []Call
-	err = lg.each(ctx, p+"ks", p+"kc", l.MaxCalls, n, maxCallJSON, func(seq int64, raw json.RawMessage) {
+	err = lg.each(ctx, p+"ks", p+"kc", l.MaxCalls, n, maxCallJSON, callAdder(&out))
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// callAdder returns the function that appends each call of a list read to
+// out.
+func callAdder(out *[]Call) func(int64, json.RawMessage) {
+	return func(seq int64, raw json.RawMessage) {
 		var c Call
 		// A slot another replica has moved on to a later call, or that
 		// holds an earlier round's call, is not this one.
 		if raw == nil || decodeCall(raw, &c) != nil || c.Seq != seq {
 			return
 		}
-		out = append(out, c)
-	})
-	if err != nil {
+		*out = append(*out, c)
+	}
+}
+
+// callsFrom returns the last n calls of session p from the first page of
+// them a LedgerCounts read (count, first, entries), reading the rest.
+func (lg *Ledger) callsFrom(ctx context.Context, p string, n int, count float64, first int64, entries []json.RawMessage) ([]Call, error) {
+	sb := lg.backend.(store.LedgerBackend)
+	ring := lg.Limits().MaxCalls
+	var out []Call
+	if err := lg.pages(ctx, sb, p+"ks", p+"kc", ring, n, maxCallJSON, listEnd(count, ring, n), first, entries, callAdder(&out)); err != nil {
 		return nil, err
 	}
 	return out, nil

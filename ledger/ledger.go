@@ -238,33 +238,14 @@ func storeErr(err error) error {
 // list past what one reply holds); any other, one Get an entry.
 func (lg *Ledger) each(ctx context.Context, countKey, slotPrefix string, ring, n, maxEntry int, fn func(int64, json.RawMessage)) error {
 	if sb, ok := lg.backend.(store.LedgerBackend); ok {
-		var from, end int64
-		for {
-			want := n
-			if from > 0 {
-				want = int(end - from + 1)
-			}
-			count, present, first, entries, err := sb.LedgerRange(ctx, countKey, slotPrefix, ring, int(from), n, want, maxEntry)
-			if err != nil {
-				return storeErr(err)
-			}
-			if !present || len(entries) == 0 {
-				return nil
-			}
-			if from == 0 {
-				end = listEnd(count, ring, n)
-			}
-			for i, raw := range entries {
-				if first+int64(i) > end {
-					return nil
-				}
-				fn(first+int64(i), raw)
-			}
-			from = first + int64(len(entries))
-			if from > end {
-				return nil
-			}
+		count, present, first, entries, err := sb.LedgerRange(ctx, countKey, slotPrefix, ring, 0, n, n, maxEntry)
+		if err != nil {
+			return storeErr(err)
 		}
+		if !present {
+			return nil
+		}
+		return lg.pages(ctx, sb, countKey, slotPrefix, ring, n, maxEntry, listEnd(count, ring, n), first, entries, fn)
 	}
 	v, ok, err := lg.backend.Get(ctx, countKey)
 	if err != nil || !ok {
@@ -305,4 +286,32 @@ func listEnd(count float64, ring, n int) int64 {
 		end = min(end, int64(n))
 	}
 	return end
+}
+
+// pages hands fn the entries of a page of a list read from a
+// store.LedgerBackend, the first numbered first, and reads the pages after
+// it, up to the entry numbered end.
+func (lg *Ledger) pages(ctx context.Context, sb store.LedgerBackend, countKey, slotPrefix string, ring, n, maxEntry int,
+	end, first int64, entries []json.RawMessage, fn func(int64, json.RawMessage)) error {
+	for {
+		for i, raw := range entries {
+			if first+int64(i) > end {
+				return nil
+			}
+			fn(first+int64(i), raw)
+		}
+		from := first + int64(len(entries))
+		if from > end || len(entries) == 0 {
+			return nil
+		}
+		var present bool
+		var err error
+		_, present, first, entries, err = sb.LedgerRange(ctx, countKey, slotPrefix, ring, int(from), n, int(end-from+1), maxEntry)
+		if err != nil {
+			return storeErr(err)
+		}
+		if !present {
+			return nil
+		}
+	}
 }

@@ -106,6 +106,20 @@ function phases.count()
   msg = fails("a fifth counter", session.count, "c5", 60000)
   check(has(msg, 'session.count: cannot count "c5": the session holds ledger_max_marks (4) counters'), "max counters: " .. msg)
   check(session.count("c4", 60000) == 2, "a counter it holds still counts")
+  -- counts: several counters in one operation, as count counts each
+  local t, none = session.counts({ { "n", 60000 }, { "c4", 60000, 0 }, { "n", 0, 2 } })
+  check(#t == 3 and t[1] == 8 and t[2] == 2 and t[3] == 3, "counts counts in order: " .. table.concat(t, ","))
+  check(none == nil, "counts without n returns no calls")
+  msg = fails("counts of a fifth counter", session.counts, { { "n", 60000 }, { "c6", 60000 } })
+  check(has(msg, 'session.counts: cannot count "c6": the session holds ledger_max_marks (4) counters'), "counts past max: " .. msg)
+  check(session.count("n", 60000, 0) == 9, "the counters before the refused one were counted")
+  msg = fails("counts of nothing", session.counts, {})
+  check(has(msg, "a list of 1 to 16 counters"), "empty counts: " .. msg)
+  msg = fails("counts of a bad window", session.counts, { { "n", 60000 }, { "n", -5 } })
+  check(has(msg, "counter 2: window_ms must be a whole number"), "bad window: " .. msg)
+  check(session.count("n", 60000, 0) == 9, "a list with a bad counter counts none")
+  msg = fails("counts of a bad name", session.counts, { { "", 1000 } })
+  check(has(msg, "counter 1: the name must not be empty"), "bad name: " .. msg)
 end
 
 function phases.window_start()
@@ -128,6 +142,10 @@ function phases.calls()
   local last = session.calls(1)
   check(#last == 1 and last[1].summary == "make test", "calls(n) gives the newest n")
   check(calls[1].digest ~= calls[2].digest, "different calls have different digests")
+  local t, two = session.counts({ { "n", 60000, 0 } }, 2)
+  check(t[1] == 9, "counts reads with delta 0")
+  check(#two == 2 and two[1].summary == "echo 3" and two[2].summary == "make test" and two[2].ok == false,
+    "counts with n gives the newest n calls, oldest first")
 end
 
 function phases.same_digest()

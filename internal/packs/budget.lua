@@ -29,9 +29,9 @@
 -- (session.count over the whole session); the session's first call
 -- keeps its time (budget:start-ms) and wall time runs from it. Failures
 -- are read from the ledger's last calls, which PostToolUse and
--- PostToolUseFailure feed: the usual call costs one ledger count, one
--- counter read and one read of the last loop.repeats - 1 calls (a shell
--- command one count more); the shell tokenizer runs only when the last
+-- PostToolUseFailure feed: the usual call costs one ledger operation
+-- (session.counts: its counters and the last loop.repeats - 1 calls; one
+-- round trip with Redis); the shell tokenizer runs only when the last
 -- calls failed and their digest differs.
 --
 -- Settings (SETTINGS below): max_tool_calls, max_shell_commands,
@@ -75,7 +75,7 @@ local SETTINGS = {
 local shell = require("shell")
 local paths = require("paths")
 
-local count, has, mark, calls, digest = session.count, session.has, session.mark, session.calls, session.digest
+local count, counts, has, mark, digest = session.count, session.counts, session.has, session.mark, session.digest
 local ceil, floor, format, concat = math.ceil, math.floor, string.format, table.concat
 
 -- Settings that cannot work fail at load, saying which and why, rather
@@ -119,6 +119,13 @@ local WARN_MS = SETTINGS.warn_at * MAX_MS
 -- its first call (a counter too), and the mark of the wall-time warning.
 local CALLS_N, SHELL_N, START = "budget:tool-calls", "budget:shell-commands", "budget:start-ms"
 local WARNED_TIME = "budget:warned-time"
+
+-- What every call counts and reads, in one ledger operation (one round
+-- trip with Redis) with the last calls the loop rule reads: a call
+-- counted, the first call's time and whether wall time was warned about
+-- (read), and a shell command counted.
+local OPS = { { CALLS_N, 0, 1 }, { START, 0, 0 }, { WARNED_TIME, 0, 0 } }
+local OPS_SHELL = { { CALLS_N, 0, 1 }, { START, 0, 0 }, { WARNED_TIME, 0, 0 }, { SHELL_N, 0, 1 } }
 
 local STOP = " Stop working now: tell the user what you have done and what is left; they can raise the " ..
   "budget or continue in a new session."
@@ -193,8 +200,7 @@ local SUMMARY_MAX = 250
 -- session are this call (of tool; line, the command of a shell call) and
 -- each of them failed, within the window. (It is given the fields it reads,
 -- not input: a hook that passes input on gets input.native converted.)
-local function loop(tool, line, rt)
-  local last = calls(REPEATS - 1)
+local function loop(last, tool, line, rt)
   local n = #last
   -- the newest first: in the usual session it succeeded, and that ends it
   if n < REPEATS - 1 or last[n].ok then return nil end
@@ -226,31 +232,27 @@ end
 
 hook.register("PreToolUse", "*", function(input, rt)
   if rt.session_id == nil or rt.session_id == "" then return nil end
-  local n = count(CALLS_N, 0)
-  if n > MAX_CALLS then return over(MAX_CALLS, MAX_CALLS, "tool calls", "max_tool_calls") end
   local shell_call = is_shell(input.toolCapabilities)
-  local s = 0
-  if shell_call then
-    s = count(SHELL_N, 0)
-    if s > MAX_SHELL then return over(MAX_SHELL, MAX_SHELL, "shell commands", "max_shell_commands") end
-  end
+  local totals, last = counts(shell_call and OPS_SHELL or OPS, REPEATS - 1)
+  local n, start, warned_time, s = totals[1], totals[2], totals[3], totals[4] or 0
+  if n > MAX_CALLS then return over(MAX_CALLS, MAX_CALLS, "tool calls", "max_tool_calls") end
+  if shell_call and s > MAX_SHELL then return over(MAX_SHELL, MAX_SHELL, "shell commands", "max_shell_commands") end
   -- The first call's time is kept in a counter that only the first call
-  -- adds to (a counter is two store keys, a mark four); a call that reads
-  -- it before the first call has written it reads 0.
+  -- adds to; a call that reads it before the first call has written it
+  -- reads 0.
   local now = now_ms(rt)
-  local start, elapsed = 0, 0
+  local elapsed = 0
   if n == 1 then
     count(START, 0, now)
-  else
-    start = count(START, 0, 0)
-    if start > 0 then elapsed = now - start end
+  elseif start > 0 then
+    elapsed = now - start
   end
   if elapsed >= MAX_MS then
     return hook.deny(format("budget: this session has run for %s of its %g minutes (max_minutes in the budget " ..
       "pack's SETTINGS).", minutes(elapsed), SETTINGS.max_minutes) .. STOP)
   end
   local ti = input.toolInput
-  local denied = loop(input.toolName, shell_call and type(ti) == "table" and ti.command, rt)
+  local denied = loop(last, input.toolName, shell_call and type(ti) == "table" and ti.command, rt)
   if denied then return denied end
   -- Warnings, each once: a count reaches its threshold at one call only;
   -- wall time is marked when it has been said.
@@ -261,8 +263,8 @@ hook.register("PreToolUse", "*", function(input, rt)
   if shell_call and s == WARN_SHELL then
     warn = (warn and warn .. "; " or "") .. format("this session has used %d of its %d shell commands", s, MAX_SHELL)
   end
-  if elapsed >= WARN_MS and not has(WARNED_TIME) then
-    mark(WARNED_TIME, minutes(elapsed) .. " minutes")
+  if elapsed >= WARN_MS and warned_time == 0 then
+    count(WARNED_TIME, 0, 1)
     warn = (warn and warn .. "; " or "") ..
       format("this session has run for %s of its %g minutes", minutes(elapsed), SETTINGS.max_minutes)
   end

@@ -92,23 +92,49 @@ redis.call('SET', mkey, v, 'PX', ttl)
 return {'ok', s}
 `)
 
-// countScript: ARGV idx, key, counters, delta, window (ms), maxCounters,
-// ttl (ms). Answers {"ok", total}, {"limit"}, {"type", key} or {"inf", key}.
-var countScript = redis.NewScript(ledgerLib + `
-local idx, key, counters, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[7]
-if redis.call('EXISTS', idx) == 0 then
-  local n = incr(counters, 1, ttl)
-  if not n then return {'type', counters} end
-  if n > tonumber(ARGV[6]) then
-    incr(counters, -1, ttl)
-    return {'limit'}
+// countsScript: ARGV counters, maxCounters, ttl (ms), n, then n times
+// idx, key, delta, window (ms), then callsKey, callsPrefix, ring, calls,
+// maxEntry, budget, max. Answers {"ok", total..., then "" when no calls
+// were asked or there are none, else count, first, entries...},
+// {"limit", index (1 up)}, {"type", key} or {"inf", key}.
+var countsScript = redis.NewScript(ledgerLib + rangeLib + `
+local counters, maxCounters, ttl, n = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local out = {'ok'}
+for i = 0, n - 1 do
+  local idx, key, delta, window = ARGV[5 + 4 * i], ARGV[6 + 4 * i], tonumber(ARGV[7 + 4 * i]), ARGV[8 + 4 * i]
+  if delta == 0 then
+    local v = redis.call('GET', key)
+    local t = 0
+    if v and string.sub(v, 1, 1) == 'n' then t = tonumber(string.sub(v, 2)) or 0 end
+    out[#out + 1] = string.format('%.17g', t)
+  else
+    if redis.call('EXISTS', idx) == 0 then
+      local c = incr(counters, 1, ttl)
+      if not c then return {'type', counters} end
+      if c > maxCounters then
+        incr(counters, -1, ttl)
+        return {'limit', tostring(i + 1)}
+      end
+      redis.call('SET', idx, 'b1', 'PX', ttl)
+    end
+    local r = incr(key, delta, window)
+    if r == nil then return {'type', key} end
+    if r == false then return {'inf', key} end
+    out[#out + 1] = string.format('%.17g', r)
   end
-  redis.call('SET', idx, 'b1', 'PX', ttl)
 end
-local r = incr(key, tonumber(ARGV[4]), ARGV[5])
-if r == nil then return {'type', key} end
-if r == false then return {'inf', key} end
-return {'ok', string.format('%.17g', r)}
+local c = 5 + 4 * n
+if tonumber(ARGV[c + 3]) > 0 then
+  local got = range(ARGV[c], ARGV[c + 1], tonumber(ARGV[c + 2]), 0, tonumber(ARGV[c + 3]), tonumber(ARGV[c + 6]), tonumber(ARGV[c + 4]), tonumber(ARGV[c + 5]))
+  if #got == 0 then
+    out[#out + 1] = ''
+  else
+    for _, e in ipairs(got) do out[#out + 1] = e end
+  end
+else
+  out[#out + 1] = ''
+end
+return out
 `)
 
 // recordScript: ARGV seqKey, slotPrefix, head, ring, ttl (ms). Answers
@@ -122,38 +148,45 @@ redis.call('SET', ARGV[2] .. string.format('%d', (seq - 1) % tonumber(ARGV[4])),
 return {'ok', s}
 `)
 
-// rangeScript: ARGV countKey, slotPrefix, ring, from, n, max, maxEntry,
-// budget. Answers {} when there is no count, else {count, first,
-// entries...}, an entry false when absent or past maxEntry bytes; it stops
-// before the entry that would take the entries past budget bytes (after
-// the first).
-var rangeScript = redis.NewScript(`
-local v = redis.call('GET', ARGV[1])
-if not v or string.sub(v, 1, 1) ~= 'n' then return {} end
-local count = tonumber(string.sub(v, 2))
-if count == nil then return {} end
-local ring, from, n, max, maxEntry = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local last = math.floor(count)
-local first = 1
-if ring > 0 then first = math.max(last - n + 1, 1) end
-if from > 0 then first = from end
-local stop = math.min(last, first + max - 1)
-if ring == 0 then stop = math.min(stop, n) end
-local budget, used = tonumber(ARGV[8]), 0
-local out = {string.format('%.17g', count), string.format('%d', first)}
-for i = first, stop do
-  local slot = i
-  if ring > 0 then slot = (i - 1) % ring end
-  local e = redis.call('GET', ARGV[2] .. string.format('%d', slot))
-  if e and string.len(e) <= maxEntry + 1 then
-    used = used + string.len(e)
-    if used > budget and #out > 2 then break end
-    out[#out + 1] = e
-  else
-    out[#out + 1] = false
+// rangeLib is the body of LedgerRange: range(countKey, slotPrefix, ring,
+// from, n, max, maxEntry, budget) returns {} when there is no count, else
+// {count, first, entries...}, an entry false when absent or past maxEntry
+// bytes; it stops before the entry that would take the entries past
+// budget bytes (after the first).
+const rangeLib = `
+local function range(countKey, slotPrefix, ring, from, n, max, maxEntry, budget)
+  local v = redis.call('GET', countKey)
+  if not v or string.sub(v, 1, 1) ~= 'n' then return {} end
+  local count = tonumber(string.sub(v, 2))
+  if count == nil then return {} end
+  local last = math.floor(count)
+  local first = 1
+  if ring > 0 then first = math.max(last - n + 1, 1) end
+  if from > 0 then first = from end
+  local stop = math.min(last, first + max - 1)
+  if ring == 0 then stop = math.min(stop, n) end
+  local used = 0
+  local out = {string.format('%.17g', count), string.format('%d', first)}
+  for i = first, stop do
+    local slot = i
+    if ring > 0 then slot = (i - 1) % ring end
+    local e = redis.call('GET', slotPrefix .. string.format('%d', slot))
+    if e and string.len(e) <= maxEntry + 1 then
+      used = used + string.len(e)
+      if used > budget and #out > 2 then break end
+      out[#out + 1] = e
+    else
+      out[#out + 1] = false
+    end
   end
+  return out
 end
-return out
+`
+
+// rangeScript: ARGV countKey, slotPrefix, ring, from, n, max, maxEntry,
+// budget: range's answer.
+var rangeScript = redis.NewScript(rangeLib + `
+return range(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
 `)
 
 // maxRangeEntries bounds the entries of one LedgerRange reply, below the
@@ -184,34 +217,86 @@ func (s *Store) LedgerMark(ctx context.Context, prefix, label string, head []byt
 	return slot, "", nil
 }
 
-// LedgerCount is store.LedgerBackend's, in one round trip.
-func (s *Store) LedgerCount(ctx context.Context, idx, key, counters string, delta float64, window time.Duration, maxCounters int, ttl time.Duration) (float64, bool, error) {
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		return 0, false, store.BadDelta(key, delta)
+// LedgerCounts is store.LedgerBackend's, in one round trip.
+func (s *Store) LedgerCounts(ctx context.Context, req store.LedgerCountsRequest) (store.LedgerCountsReply, error) {
+	var reply store.LedgerCountsReply
+	if len(req.Items) == 0 || len(req.Items) > maxRangeEntries/2 {
+		return reply, fmt.Errorf("store: a count of %d counters", len(req.Items))
 	}
-	if err := s.checkLedger(idx, store.NumberBytes, ttl); err != nil {
-		return 0, false, err
+	args := make([]any, 0, 4+4*len(req.Items)+7)
+	args = append(args, s.key(req.Counters), req.MaxCounters, millis(req.TTL).Milliseconds(), len(req.Items))
+	for _, it := range req.Items {
+		if math.IsNaN(it.Delta) || math.IsInf(it.Delta, 0) {
+			return reply, store.BadDelta(it.Key, it.Delta)
+		}
+		if err := s.checkLedger(it.Idx, store.NumberBytes, req.TTL); err != nil {
+			return reply, err
+		}
+		if err := s.checkLedger(it.Key, store.NumberBytes, it.Window); err != nil {
+			return reply, err
+		}
+		args = append(args, s.key(it.Idx), s.key(it.Key), strconv.FormatFloat(it.Delta, 'g', -1, 64), millis(it.Window).Milliseconds())
 	}
-	if err := s.checkLedger(key, store.NumberBytes, window); err != nil {
-		return 0, false, err
+	budget := s.Limits().MaxValueBytes
+	maxEntry := max(min(req.MaxEntry, budget), 1)
+	calls := max(req.Calls, 0)
+	if calls > 0 && req.Ring <= 0 {
+		return reply, fmt.Errorf("store: a ring of %d calls", req.Ring)
 	}
-	res, err := s.runLedger(ctx, countScript, s.key(idx), s.key(key), s.key(counters),
-		strconv.FormatFloat(delta, 'g', -1, 64), millis(window).Milliseconds(), maxCounters, millis(ttl).Milliseconds())
+	args = append(args, s.key(req.CallsKey), s.key(req.CallsPrefix), req.Ring, calls, maxEntry, budget,
+		maxInt(min(calls, maxRangeEntries-len(req.Items)-4), 1))
+	res, err := s.runLedger(ctx, countsScript, args...)
 	if err != nil {
-		return 0, false, err
+		return reply, err
 	}
-	what, arg, err := s.ledgerReply(res, "count", key)
-	if err != nil {
-		return 0, false, err
+	key := req.Items[0].Key
+	vals, _ := res.([]any)
+	head, _ := firstString(vals)
+	switch head {
+	case "ok":
+	case "limit":
+		arg, _ := firstString(vals[1:])
+		i, perr := strconv.Atoi(arg)
+		if perr != nil || i < 1 || i > len(req.Items) {
+			return reply, fmt.Errorf("store: redis at %s answered %v to a count of %q", s.addr, res, store.ShortKey(key))
+		}
+		reply.Refused = i - 1
+		return reply, nil
+	default:
+		_, _, err := s.ledgerReply(res, "count", key)
+		if err == nil {
+			err = fmt.Errorf("store: redis at %s answered %v to a count of %q", s.addr, res, store.ShortKey(key))
+		}
+		return reply, err
 	}
-	if what == "limit" {
-		return 0, true, nil
+	reply.Refused = -1
+	if len(vals) < 1+len(req.Items)+1 {
+		return reply, fmt.Errorf("store: redis at %s answered %v to a count of %q", s.addr, res, store.ShortKey(key))
 	}
-	total, perr := strconv.ParseFloat(arg, 64)
-	if perr != nil {
-		return 0, false, fmt.Errorf("store: redis at %s answered %q to a count of %q", s.addr, arg, store.ShortKey(key))
+	reply.Totals = make([]float64, len(req.Items))
+	for i := range req.Items {
+		text, _ := vals[1+i].(string)
+		t, perr := strconv.ParseFloat(text, 64)
+		if perr != nil {
+			return reply, fmt.Errorf("store: redis at %s answered %q to a count of %q", s.addr, text, store.ShortKey(req.Items[i].Key))
+		}
+		reply.Totals[i] = t
 	}
-	return total, false, nil
+	rest := vals[1+len(req.Items):]
+	if len(rest) == 1 {
+		return reply, nil // no calls asked for, or none kept
+	}
+	reply.CallsCount, reply.CallsPresent, reply.First, reply.Entries, err = s.rangeReply(rest, req.CallsKey)
+	return reply, err
+}
+
+// firstString is vals[0] as a string.
+func firstString(vals []any) (string, bool) {
+	if len(vals) == 0 {
+		return "", false
+	}
+	s, ok := vals[0].(string)
+	return s, ok
 }
 
 // LedgerRecord is store.LedgerBackend's, in one round trip.
@@ -260,8 +345,13 @@ func (s *Store) LedgerRange(ctx context.Context, countKey, slotPrefix string, ri
 	if len(vals) == 0 {
 		return 0, false, 0, nil, nil
 	}
+	return s.rangeReply(vals, countKey)
+}
+
+// rangeReply reads range's {count, first, entries...}.
+func (s *Store) rangeReply(vals []any, countKey string) (float64, bool, int64, []json.RawMessage, error) {
 	if len(vals) < 2 {
-		return 0, false, 0, nil, fmt.Errorf("store: redis at %s answered %v to a read of %q", s.addr, res, store.ShortKey(countKey))
+		return 0, false, 0, nil, fmt.Errorf("store: redis at %s answered %v to a read of %q", s.addr, vals, store.ShortKey(countKey))
 	}
 	cs, _ := vals[0].(string)
 	fs, _ := vals[1].(string)

@@ -67,6 +67,13 @@ func TestEveryLedgerOperationIsOneRoundTrip(t *testing.T) {
 			return lg.Record(ctx, "s", ledger.Call{Tool: "Bash", Event: "PostToolUse", OK: true, Summary: "ls", Digest: "d"})
 		}},
 		{"calls", func(lg *ledger.Ledger) error { _, err := lg.Calls(ctx, "s", 0); return err }},
+		{"counts and the last calls", func(lg *ledger.Ledger) error {
+			totals, calls, err := lg.Counts(ctx, "s", []ledger.CountOp{{Name: "calls", Delta: 1}, {Name: "start"}, {Name: "shell", Delta: 1}}, 2)
+			if err == nil && (len(totals) != 3 || totals[1] != 0 || len(calls) == 0) {
+				err = fmt.Errorf("counts = %v, %d calls", totals, len(calls))
+			}
+			return err
+		}},
 	}
 	genericTrips := 0
 	for _, op := range ops {

@@ -226,12 +226,17 @@ type LedgerBackend interface {
 	// "bytes") or a slot past maxMarks (refused "marks"). The mark is then
 	// written under prefix+"ms"+slot and prefix+"l"+label.
 	LedgerMark(ctx context.Context, prefix, label string, head []byte, detailLen, maxMarks, maxBytes int, ttl time.Duration) (slot int64, refused string, err error)
-	// LedgerCount adds delta to the counter under key (a window of
-	// window: the key's TTL when it is created, kept after) and returns
-	// its total. A counter not named under idx yet is counted first in
-	// counters (refused, with nothing changed, past maxCounters) and named
-	// there (for ttl).
-	LedgerCount(ctx context.Context, idx, key, counters string, delta float64, window time.Duration, maxCounters int, ttl time.Duration) (total float64, refused bool, err error)
+	// LedgerCounts adds each item's delta to the counter under its key (a
+	// window of its window: the key's TTL when it is created, kept after;
+	// delta 0 reads the total, 0 when there is none) and returns their
+	// totals, in order. A counter not named under its idx yet is counted
+	// first in req.Counters (refused past req.MaxCounters: Refused is its
+	// index, and it and the items after it are not counted) and named there
+	// (for req.TTL). When req.Calls > 0 the reply also holds what
+	// LedgerRange(req.CallsKey, req.CallsPrefix, req.Ring, 0, req.Calls,
+	// req.Calls, req.MaxEntry) would (the first page), read after the
+	// counts, in the same round trip.
+	LedgerCounts(ctx context.Context, req LedgerCountsRequest) (LedgerCountsReply, error)
 	// LedgerRecord takes the next number of the sequence under seqKey and
 	// writes the call whose JSON is head followed by that number and "}"
 	// under slotPrefix + (number-1) mod ring, for ttl.
@@ -245,4 +250,33 @@ type LedgerBackend interface {
 	// on, an absent one as nil, and one longer than maxEntry bytes as nil;
 	// the caller asks again from first+len(entries) for more.
 	LedgerRange(ctx context.Context, countKey, slotPrefix string, ring int, from, n, max, maxEntry int) (count float64, present bool, first int64, entries []json.RawMessage, err error)
+}
+
+// LedgerCountsRequest is what LedgerBackend.LedgerCounts does.
+type LedgerCountsRequest struct {
+	Counters    string        // the key of the session's count of counters
+	MaxCounters int           // the bound on that count
+	TTL         time.Duration // the TTL of the bookkeeping (idx, Counters)
+	Items       []LedgerCounter
+	// The calls to read with the counts (Calls 0: none).
+	CallsKey, CallsPrefix string
+	Ring, Calls, MaxEntry int
+}
+
+// LedgerCounter is one counter of a LedgerCounts.
+type LedgerCounter struct {
+	Idx, Key string        // the counter's name in the bookkeeping, and its key
+	Delta    float64       // what to add (0: read)
+	Window   time.Duration // the counter's window, its TTL when created
+}
+
+// LedgerCountsReply is LedgerCounts's answer.
+type LedgerCountsReply struct {
+	Totals  []float64 // one per item counted, in order
+	Refused int       // the item refused past MaxCounters, -1 when none was
+	// The calls, as LedgerRange answers them.
+	CallsCount   float64
+	CallsPresent bool
+	First        int64
+	Entries      []json.RawMessage
 }

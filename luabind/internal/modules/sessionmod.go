@@ -19,6 +19,7 @@ import (
 //	session.has(label) -> {label, detail, at} | nil
 //	session.marks() -> {{label, detail, at}, ...}   in the order first made
 //	session.count(name, window_ms[, delta]) -> total over the window
+//	session.counts({{name, window_ms[, delta]}, ...}[, n]) -> {totals}, {calls} | nil
 //	session.calls([n]) -> {{tool, event, ok, summary, digest, at}, ...}   newest last
 //	session.digest() -> the digest the ledger gives the call in progress
 //
@@ -31,11 +32,12 @@ import (
 // and file, in the journal of ledger calls that context carries, if any.
 func (m *Modules) OpenSession() {
 	L := m.L
-	mod := L.CreateTable(0, 6)
+	mod := L.CreateTable(0, 7)
 	mod.RawSetString("mark", L.NewFunction(m.sessionMark))
 	mod.RawSetString("has", L.NewFunction(m.sessionHas))
 	mod.RawSetString("marks", L.NewFunction(m.sessionMarks))
 	mod.RawSetString("count", L.NewFunction(m.sessionCount))
+	mod.RawSetString("counts", L.NewFunction(m.sessionCounts))
 	mod.RawSetString("calls", L.NewFunction(m.sessionCalls))
 	mod.RawSetString("digest", L.NewFunction(m.sessionDigest))
 	L.G.Global.RawSetString("session", mod)
@@ -130,24 +132,94 @@ func markTable(L *lua.LState, mk ledger.Mark) *lua.LTable {
 	return t
 }
 
+// windowArg checks a count's window in milliseconds; bad raises the error
+// that names where it was given.
+func windowArg(ms float64, bad func(string)) time.Duration {
+	if !(ms >= 0 && ms <= maxTTLms) || ms != math.Trunc(ms) { // NaN fails the first
+		bad("window_ms must be a whole number of milliseconds from 0 (the ledger's age) to ledger_max_age_ms, got " +
+			strconv.FormatFloat(ms, 'g', -1, 64))
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// deltaArg checks a count's delta.
+func deltaArg(delta float64, bad func(string)) float64 {
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		bad("delta must be a finite number, got " + strconv.FormatFloat(delta, 'g', -1, 64))
+	}
+	return delta
+}
+
 func (m *Modules) sessionCount(L *lua.LState) int {
 	id := m.session(L, "session.count")
 	name := sessionName(L, 1, "name")
-	ms := float64(L.CheckNumber(2))
-	if !(ms >= 0 && ms <= maxTTLms) || ms != math.Trunc(ms) { // NaN fails the first
-		L.ArgError(2, "window_ms must be a whole number of milliseconds from 0 (the ledger's age) to ledger_max_age_ms, got "+
-			strconv.FormatFloat(ms, 'g', -1, 64))
-	}
-	delta := float64(L.OptNumber(3, 1))
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		L.ArgError(3, "delta must be a finite number, got "+strconv.FormatFloat(delta, 'g', -1, 64))
-	}
-	n, err := m.cfg.Ledger.Count(m.ledgerContext(), id, name, time.Duration(ms)*time.Millisecond, delta)
+	window := windowArg(float64(L.CheckNumber(2)), func(msg string) { L.ArgError(2, msg) })
+	delta := deltaArg(float64(L.OptNumber(3, 1)), func(msg string) { L.ArgError(3, msg) })
+	n, err := m.cfg.Ledger.Count(m.ledgerContext(), id, name, window, delta)
 	if err != nil {
 		raiseLedgerError(L, "session.count", err)
 	}
 	L.Push(numberValue(n))
 	return 1
+}
+
+// sessionCounts is session.counts(list[, n]): each {name, window_ms[,
+// delta]} of list counted as session.count counts it, and with n the last
+// n calls as session.calls(n) returns them, in one ledger operation (one
+// round trip with Redis). It returns the totals, in list's order, and the
+// calls (nil without n).
+func (m *Modules) sessionCounts(L *lua.LState) int {
+	id := m.session(L, "session.counts")
+	list := L.CheckTable(1)
+	n := list.MaxN()
+	if n < 1 || n > ledger.MaxCountOps || list.Len() != n {
+		L.ArgError(1, "a list of 1 to "+strconv.Itoa(ledger.MaxCountOps)+" counters, each {name, window_ms[, delta]}, expected")
+	}
+	ops := make([]ledger.CountOp, n)
+	for i := range n {
+		item, ok := list.RawGetInt(i + 1).(*lua.LTable)
+		bad := func(msg string) { L.ArgError(1, "counter "+strconv.Itoa(i+1)+": "+msg) }
+		if !ok {
+			bad("{name, window_ms[, delta]} expected, got a " + list.RawGetInt(i+1).Type().String())
+		}
+		name, ok := item.RawGetInt(1).(lua.LString)
+		if !ok {
+			bad("its name (first) must be a string")
+		}
+		if err := ledger.CheckName("name", string(name)); err != nil {
+			bad(strings.TrimPrefix(err.Error(), "ledger: "))
+		}
+		ms, ok := item.RawGetInt(2).(lua.LNumber)
+		if !ok {
+			bad("its window_ms (second) must be a number")
+		}
+		delta := lua.LNumber(1)
+		if d := item.RawGetInt(3); d != lua.LNil {
+			if delta, ok = d.(lua.LNumber); !ok {
+				bad("its delta (third) must be a number or nil")
+			}
+		}
+		ops[i] = ledger.CountOp{Name: string(name), Window: windowArg(float64(ms), bad), Delta: deltaArg(float64(delta), bad)}
+	}
+	calls := L.OptInt(2, 0)
+	if calls < 0 {
+		L.ArgError(2, "n must be a positive number of calls (or nil: none), got "+strconv.Itoa(calls))
+	}
+	totals, last, err := m.cfg.Ledger.Counts(m.ledgerContext(), id, ops, calls)
+	if err != nil {
+		raiseLedgerError(L, "session.counts", err)
+	}
+	t := L.CreateTable(len(totals), 0)
+	for i, v := range totals {
+		t.RawSetInt(i+1, numberValue(v))
+	}
+	L.Push(t)
+	if calls == 0 {
+		L.Push(lua.LNil)
+	} else {
+		L.Push(callsTable(L, last))
+	}
+	return 2
 }
 
 func (m *Modules) sessionCalls(L *lua.LState) int {
@@ -160,6 +232,12 @@ func (m *Modules) sessionCalls(L *lua.LState) int {
 	if err != nil {
 		raiseLedgerError(L, "session.calls", err)
 	}
+	L.Push(callsTable(L, calls))
+	return 1
+}
+
+// callsTable is calls as session.calls returns them.
+func callsTable(L *lua.LState, calls []ledger.Call) *lua.LTable {
 	t := L.CreateTable(len(calls), 0)
 	for i, c := range calls {
 		ct := L.CreateTable(0, 6)
@@ -171,8 +249,7 @@ func (m *Modules) sessionCalls(L *lua.LState) int {
 		ct.RawSetString("at", lua.LNumber(c.AtMs))
 		t.RawSetInt(i+1, ct)
 	}
-	L.Push(t)
-	return 1
+	return t
 }
 
 // raiseLedgerError raises a ledger error as the error of the Lua function
