@@ -57,6 +57,12 @@ var suites = []suite{
 	{"hooks.d", `^BenchmarkShippedPolicy$`, ""},
 	// deny and mutate paths
 	{"luabind", `^BenchmarkDenyPath$|^BenchmarkMutatePath$`, ""},
+	// the session ledger: each operation in process and on Redis, and the
+	// ledger packs' calls on Redis (a local redis-server; without one they
+	// are skipped and their lines read n/a)
+	{"ledger", `^BenchmarkLedgerMemory$`, ""},
+	{"internal/redisstore", `^BenchmarkLedgerRedis$`, ""},
+	{"internal/packs", `^BenchmarkLedgerPacksOnRedis$`, ""},
 }
 
 func main() {
@@ -207,6 +213,20 @@ func targets(r results) []target {
 	for _, name := range []string{"claude", "codex", "copilot", "cursor", "gemini"} {
 		worstAgent = max(worstAgent, r.ratio("bench.BenchmarkAgentFire/agent="+name, "bench.BenchmarkAgentFire/agent=plain"))
 	}
+	ledgerMem := -1.0 // the slowest of the in-process ledger's usual operations, in µs
+	for _, op := range []string{"has", "count", "record", "mark"} {
+		if v := ns("ledger.BenchmarkLedgerMemory/" + op); v > 0 {
+			ledgerMem = max(ledgerMem, v/1000)
+		}
+	}
+	redisTrips := -1.0 // the most round trips one ledger operation took on Redis
+	for _, op := range []string{"has", "mark", "count", "record", "calls2", "calls"} {
+		redisTrips = max(redisTrips, r.get("redisstore.BenchmarkLedgerRedis/scripted/"+op, "roundtrips/op"))
+	}
+	packTrips := -1.0 // the most round trips a ledger pack's usual call took on Redis
+	for _, c := range []string{"flow/shell", "flow/read", "flow/post", "budget/shell", "budget/read", "budget/post"} {
+		packTrips = max(packTrips, r.get("packs.BenchmarkLedgerPacksOnRedis/"+c, "roundtrips/call"))
+	}
 	return []target{
 		{"Lua validate / Go hook (runner, typical payload)", r.ratio("luabind.BenchmarkRunnerLuaValidate", "luabind.BenchmarkRunnerGoValidate"), "x", "<=", 1.5},
 		{"Lua hook (decode + FireInto) / native Go decision (JSON to map + check; interleaved)", r.get("luabind.BenchmarkLuaHookVsNativeGo/interleaved", "x_native"), "x", "<=", 1.5},
@@ -276,6 +296,15 @@ func targets(r results) []target {
 		{"  deny path allocs through Fire (a new trace every call)", r.get("luabind.BenchmarkDenyPath/Constant/Fire", "allocs/op"), "allocs", "", 0},
 		{"  mutate path allocs (hook.mutate of the input, FireInto)", r.get("luabind.BenchmarkMutatePath/HookMutate/FireInto", "allocs/op"), "allocs", "", 0},
 		{"  mutate path allocs, a returned {action=\"mutate\", ...} table", r.get("luabind.BenchmarkMutatePath/Table/FireInto", "allocs/op"), "allocs", "", 0},
+		// the session ledger
+		{"session ledger in process: slowest of has, count, record, mark", ledgerMem, "µs", "<=", 5},
+		{"  the last two calls read, in process", ns("ledger.BenchmarkLedgerMemory/calls2") / 1000, "µs", "", 0},
+		{"session ledger on Redis: round trips of one operation, the most", redisTrips, "", "<=", 1},
+		{"  has on Redis", ns("redisstore.BenchmarkLedgerRedis/scripted/has") / 1000, "µs", "", 0},
+		{"  count on Redis / the same as separate calls", r.ratio("redisstore.BenchmarkLedgerRedis/scripted/count", "redisstore.BenchmarkLedgerRedis/generic/count"), "x", "", 0},
+		{"flow and budget packs on Redis: round trips of a usual tool call, the most", packTrips, "", "<=", 1},
+		{"  budget pack, a shell command on Redis", ns("packs.BenchmarkLedgerPacksOnRedis/budget/shell") / 1000, "µs", "", 0},
+		{"  budget pack, a session's first call: round trips", r.get("packs.BenchmarkLedgerPacksOnRedis/budget/shell", "first-roundtrips"), "", "", 0},
 	}
 }
 
