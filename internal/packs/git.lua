@@ -447,13 +447,12 @@ local UNCHAINED = [[[;\n]|\|\||(^|[^&>])[&|]($|[^&>])]]
 -- A plain line (shell.quick) whose program is not git is allowed without
 -- parsing it, and so is a plain line that runs git with one of the
 -- subcommands that only read (READ_ONLY, right after "git": no -c or -C
--- before it); every other git line is parsed. The common calls, git
--- status, git diff, git log, and every build or test, cost two or three
--- regular-expression matches.
-local quick = shell.quick({ programs = { git.PROGRAMS } })
-local plain = shell.quick({})
-local READ_ONLY = [[^ *git +(?:status|diff|log|show|blame|shortlog|describe|rev-parse|ls-files|ls-tree|grep|]] ..
-  [[version|whatchanged|cat-file|merge-base|rev-list|count-objects)(?: |$)]]
+-- before it); every other git line is parsed. Both checks are made in the
+-- hook itself (shell.quick's bound and pattern), with HUSKY_LINE among the
+-- pattern's words, so that a line that turns the hooks off is never
+-- allowed by them and the common calls (git status, git diff, git log, a
+-- build or a test) cost two or three regular-expression matches and no
+-- Lua call.
 
 -- HUSKY=0 (and HUSKY_SKIP_HOOKS=1, husky 4's) turns husky's git hooks
 -- off. HUSKY_LINE finds it where a command starts (the parser drops a
@@ -468,6 +467,11 @@ local HUSKY_WORD = "^" .. HUSKY
 local DECLARES = { export = true, declare = true, typeset = true, readonly = true, ["local"] = true }
 local HUSKY_WHY, HUSKY_INSTEAD = "skipping the git hooks (HUSKY=0)", "let the hooks run and fix what they report"
 
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { git.PROGRAMS }, words = HUSKY_LINE })
+local _, PLAIN_MAX, PLAIN_STOP = shell.quick({ words = HUSKY_LINE })
+local READ_ONLY = [[^ *git +(?:status|diff|log|show|blame|shortlog|describe|rev-parse|ls-files|ls-tree|grep|]] ..
+  [[version|whatchanged|cat-file|merge-base|rev-list|count-objects)(?: |$)]]
+
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line, read here as shell.command reads it: a hook that
   -- hands no table of its input to another function keeps the input's
@@ -481,8 +485,10 @@ hook.register("PreToolUse", "@shell", function(input)
   elseif type(line) ~= "string" then
     return nil
   end
+  local n = #line
+  if n < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
+  if n < PLAIN_MAX and not re.match(PLAIN_STOP, line) and re.match(READ_ONLY, line) then return nil end
   if re.match(HUSKY_LINE, line) then return deny(HUSKY_WHY, HUSKY_INSTEAD) end
-  if quick(line) or (plain(line) and re.match(READ_ONLY, line)) then return nil end
   local cmds, err = shell.parse(line)
   do
     -- HUSKY=0 as the parser reads it (quotes removed: H''USKY=0): an env
