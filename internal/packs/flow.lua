@@ -450,6 +450,10 @@ end
 table.sort(PROGRAMS)
 local GIT_WORDS = [[(?i)(?:^|\s)(?:push|remote|config|-c\S*|--config-env\S*)(?:\s|$)]]
 local _, EGRESS_MAX, EGRESS_STOP = shell.quick({ programs = { PROGRAMS }, words = GIT_WORDS })
+-- Neither sends nor marks: a plain line no quick check of egress or of
+-- marking (shell_marks) stops, one match for the everyday line.
+local _, PLAIN_MAX, PLAIN_STOP = shell.quick({ programs = { PROGRAMS },
+  words = "(?:" .. GIT_WORDS .. ")|(?:" .. SECRETS.in_line .. ")" })
 
 -- mcp_readings returns the readings of an MCP tool's name: { server, tool } pairs, lower-cased, as the mcp
 -- pack reads a name (mcp__server__tool; Gemini's mcp_server_tool, split
@@ -543,6 +547,7 @@ hook.register("PreToolUse", "@shell", function(input, rt)
   -- a plain line running none of the programs egress_cmd reads sends
   -- nothing, whatever the session did: it costs no read of the ledger,
   -- unless it will mark the session (guard, below)
+  if #line < PLAIN_MAX and not re.match(PLAIN_STOP, line) then return nil end
   if #line < EGRESS_MAX and not re.match(EGRESS_STOP, line) then return guard(line, rt) end
   local marks = held(rt)
   if not marks then return nil end

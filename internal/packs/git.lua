@@ -448,11 +448,12 @@ local UNCHAINED = [[[;\n]|\|\||(^|[^&>])[&|]($|[^&>])]]
 -- parsing it, and so is a plain line that runs git with one of the
 -- subcommands that only read (READ_ONLY, right after "git": no -c or -C
 -- before it); every other git line is parsed. Both checks are made in the
--- hook itself (shell.quick's bound and pattern), with HUSKY_LINE among the
--- pattern's words, so that a line that turns the hooks off is never
--- allowed by them and the common calls (git status, git diff, git log, a
--- build or a test) cost two or three regular-expression matches and no
--- Lua call.
+-- hook itself (shell.quick's bound and pattern), with the word HUSKY among
+-- the pattern's words (a literal: HUSKY_LINE's own expression made every
+-- match slower), so that a line that could turn the hooks off is never
+-- allowed by them and is read by HUSKY_LINE; the common calls (git
+-- status, git diff, git log, a build or a test) cost two or three
+-- regular-expression matches and no Lua call.
 
 -- HUSKY=0 (and HUSKY_SKIP_HOOKS=1, husky 4's) turns husky's git hooks
 -- off. HUSKY_LINE finds it where a command starts (the parser drops a
@@ -467,8 +468,8 @@ local HUSKY_WORD = "^" .. HUSKY
 local DECLARES = { export = true, declare = true, typeset = true, readonly = true, ["local"] = true }
 local HUSKY_WHY, HUSKY_INSTEAD = "skipping the git hooks (HUSKY=0)", "let the hooks run and fix what they report"
 
-local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { git.PROGRAMS }, words = HUSKY_LINE })
-local _, PLAIN_MAX, PLAIN_STOP = shell.quick({ words = HUSKY_LINE })
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { git.PROGRAMS }, words = "HUSKY" })
+local _, PLAIN_MAX, PLAIN_STOP = shell.quick({ words = "HUSKY" })
 local READ_ONLY = [[^ *git +(?:status|diff|log|show|blame|shortlog|describe|rev-parse|ls-files|ls-tree|grep|]] ..
   [[version|whatchanged|cat-file|merge-base|rev-list|count-objects)(?: |$)]]
 
