@@ -197,7 +197,34 @@ for o in ([[-d --data --data-binary --data-raw --data-urlencode --data-ascii --j
   --upload-file --post-data --post-file --body-data --body-file]]):gmatch("%S+") do
   SEND_OPTS[o] = true
 end
-local AMBIGUOUS = { ["-i"] = true, ["-r"] = true, ["-a"] = true, ["-t"] = true, ["-P"] = true, ["-c"] = true }
+-- A short option takes a value in one program and none in another (curl
+-- -i is --include, wget -i --input-file; wget -d, -c, -m, -H, -x, -b, -E,
+-- -K, -F and -r take none): curl's and wget's own short options that take
+-- one decide for them, so that a flag before the URL never hides it (nor,
+-- for wget, sends data: its -d is --debug, -F --force-html, -T --timeout).
+-- Other programs take a value after the options of VALUE_OPTS but the
+-- short ones that differ between curl and wget.
+local function letters(s)
+  local t = {}
+  for ch in s:gmatch(".") do t["-" .. ch] = true end
+  return t
+end
+local SHORT_VALUE = { curl = letters("AbcCdDeEFHKmoPQrtTuUwxXyYz"), wget = letters("aABDeiIloOPQRtTUwX") }
+local AMBIGUOUS = {}
+for opt in pairs(SHORT_VALUE.curl) do
+  if not SHORT_VALUE.wget[opt] then AMBIGUOUS[opt] = true end
+end
+for opt in pairs(SHORT_VALUE.wget) do
+  if not SHORT_VALUE.curl[opt] then AMBIGUOUS[opt] = true end
+end
+local function takes_value(n, opt)
+  if opt:sub(1, 2) ~= "--" then
+    local short = SHORT_VALUE[n]
+    if short then return short[opt] == true end
+    return VALUE_OPTS[opt] == true and not AMBIGUOUS[opt]
+  end
+  return VALUE_OPTS[opt] == true
+end
 local METHOD_OPTS = { ["-X"] = true, ["--request"] = true, ["--method"] = true }
 local CARRY_OPTS = { ["-H"] = true, ["--header"] = true, ["-b"] = true, ["--cookie"] = true, ["-A"] = true,
   ["--user-agent"] = true, ["-e"] = true, ["--referer"] = true, ["-u"] = true, ["--user"] = true,
@@ -237,15 +264,12 @@ local function fetcher(c)
     if t:sub(1, 1) == "-" and not a.whole and t ~= "-" then
       local opt, v = option_value(t)
       local vw = a
-      -- an option that takes a value in one program and none in another
-      -- (curl -i, wget -r) takes none here: the word after it is read as
-      -- an URL too, which only ever finds more hosts
-      if v == nil and VALUE_OPTS[opt] and not AMBIGUOUS[opt] then
+      if v == nil and takes_value(c.name, opt) then
         vw = args[k + 1]
         v = vw and vw.text
         k = k + 1
       end
-      if SEND_OPTS[opt] then
+      if SEND_OPTS[opt] and not (c.name == "wget" and opt:sub(1, 2) ~= "--") then
         sends = sends or ("data (" .. opt .. ")")
       elseif METHOD_OPTS[opt] and v and (WRITES[v:upper()] or (vw and vw.unknown)) then
         sends = sends or ("a " .. p(v:upper()) .. " request")

