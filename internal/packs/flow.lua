@@ -197,34 +197,10 @@ for o in ([[-d --data --data-binary --data-raw --data-urlencode --data-ascii --j
   --upload-file --post-data --post-file --body-data --body-file]]):gmatch("%S+") do
   SEND_OPTS[o] = true
 end
--- A short option takes a value in one program and none in another (curl
--- -i is --include, wget -i --input-file; wget -d, -c, -m, -H, -x, -b, -E,
--- -K, -F and -r take none): curl's and wget's own short options that take
--- one decide for them, so that a flag before the URL never hides it (nor,
--- for wget, sends data: its -d is --debug, -F --force-html, -T --timeout).
--- Other programs take a value after the options of VALUE_OPTS but the
--- short ones that differ between curl and wget.
-local function letters(s)
-  local t = {}
-  for ch in s:gmatch(".") do t["-" .. ch] = true end
-  return t
-end
-local SHORT_VALUE = { curl = letters("AbcCdDeEFHKmoPQrtTuUwxXyYz"), wget = letters("aABDeiIloOPQRtTUwX") }
-local AMBIGUOUS = {}
-for opt in pairs(SHORT_VALUE.curl) do
-  if not SHORT_VALUE.wget[opt] then AMBIGUOUS[opt] = true end
-end
-for opt in pairs(SHORT_VALUE.wget) do
-  if not SHORT_VALUE.curl[opt] then AMBIGUOUS[opt] = true end
-end
-local function takes_value(n, opt)
-  if opt:sub(1, 2) ~= "--" then
-    local short = SHORT_VALUE[n]
-    if short then return short[opt] == true end
-    return VALUE_OPTS[opt] == true and not AMBIGUOUS[opt]
-  end
-  return VALUE_OPTS[opt] == true
-end
+-- Which options take the next word as their value: each program's own
+-- (curl's and wget's short options differ), so that a flag before the URL
+-- never hides it (lib fetchers).
+local takes_value = require("fetchers").value_taker(VALUE_OPTS)
 local METHOD_OPTS = { ["-X"] = true, ["--request"] = true, ["--method"] = true }
 local CARRY_OPTS = { ["-H"] = true, ["--header"] = true, ["-b"] = true, ["--cookie"] = true, ["-A"] = true,
   ["--user-agent"] = true, ["-e"] = true, ["--referer"] = true, ["-u"] = true, ["--user"] = true,
@@ -269,6 +245,7 @@ local function fetcher(c)
         v = vw and vw.text
         k = k + 1
       end
+      -- (wget's short -d, -F and -T are --debug, --force-html and --timeout)
       if SEND_OPTS[opt] and not (c.name == "wget" and opt:sub(1, 2) ~= "--") then
         sends = sends or ("data (" .. opt .. ")")
       elseif METHOD_OPTS[opt] and v and (WRITES[v:upper()] or (vw and vw.unknown)) then

@@ -200,34 +200,10 @@ for o in ([[-o --output -T --upload-file -d --data --data-binary --data-raw --da
   VALUE_OPTS[o] = true
 end
 VALUE_OPTS["-O"] = nil -- curl's -O takes none; wget's takes one: a host after it is still checked
--- A short option takes a value in one program and none in another (curl
--- -i is --include, wget -i --input-file; wget -d, -c, -m, -H, -x, -b, -E,
--- -K, -F and -r take none): curl's and wget's own short options that take
--- one, so that a flag before the URL never hides it. Other programs use
--- VALUE_OPTS less the short options that differ between curl and wget.
-local function letters(s)
-  local t = {}
-  for ch in s:gmatch(".") do t["-" .. ch] = true end
-  return t
-end
-local SHORT_VALUE = { curl = letters("AbcCdDeEFHKmoPQrtTuUwxXyYz"), wget = letters("aABDeiIloOPQRtTUwX") }
-local AMBIGUOUS = {}
-for opt in pairs(SHORT_VALUE.curl) do
-  if not SHORT_VALUE.wget[opt] then AMBIGUOUS[opt] = true end
-end
-for opt in pairs(SHORT_VALUE.wget) do
-  if not SHORT_VALUE.curl[opt] then AMBIGUOUS[opt] = true end
-end
-
--- takes_value reports whether program n's option opt takes the next word.
-local function takes_value(n, opt)
-  if opt:sub(1, 2) ~= "--" then
-    local short = SHORT_VALUE[n]
-    if short then return short[opt] == true end
-    return VALUE_OPTS[opt] == true and not AMBIGUOUS[opt]
-  end
-  return VALUE_OPTS[opt] == true
-end
+-- Which options take the next word as their value: each program's own
+-- (curl's and wget's short options differ), so that a flag before the URL
+-- never hides it (lib fetchers).
+local takes_value = require("fetchers").value_taker(VALUE_OPTS)
 
 -- DATA_OPTS carry data the command sends; FILE_OPTS a file it sends.
 local DATA_OPTS = { ["-d"] = true, ["--data"] = true, ["--data-binary"] = true, ["--data-raw"] = true,
