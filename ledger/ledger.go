@@ -290,18 +290,22 @@ func listEnd(count float64, ring, n int) int64 {
 
 // pages hands fn the entries of a page of a list read from a
 // store.LedgerBackend, the first numbered first, and reads the pages after
-// it, up to the entry numbered end.
+// it, up to the entry numbered end. It hands on at most n entries, and a
+// later page must start where the one before ended: whatever the server
+// answers, the loop ends (a page that does not advance is an error).
 func (lg *Ledger) pages(ctx context.Context, sb store.LedgerBackend, countKey, slotPrefix string, ring, n, maxEntry int,
 	end, first int64, entries []json.RawMessage, fn func(int64, json.RawMessage)) error {
+	handed := 0
 	for {
 		for i, raw := range entries {
-			if first+int64(i) > end {
+			if first+int64(i) > end || handed >= n {
 				return nil
 			}
 			fn(first+int64(i), raw)
+			handed++
 		}
 		from := first + int64(len(entries))
-		if from > end || len(entries) == 0 {
+		if from > end || len(entries) == 0 || handed >= n {
 			return nil
 		}
 		var present bool
@@ -312,6 +316,9 @@ func (lg *Ledger) pages(ctx context.Context, sb store.LedgerBackend, countKey, s
 		}
 		if !present {
 			return nil
+		}
+		if first != from {
+			return fmt.Errorf("ledger: the store answered a page of %q from entry %d, asked from %d", countKey[len(countKey)-2:], first, from)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -338,5 +339,63 @@ func TestALostMarkIsAnErrorNotAnAbsence(t *testing.T) {
 	}
 	if _, _, err := small.Has(ctx, "t", "a"); !errors.As(err, &lost) || lost.Label != "b" {
 		t.Errorf("has after a mark past ledger_max_marks: %v", err)
+	}
+}
+
+// hostile is a store.LedgerBackend whose server answers every read of a
+// list with one entry numbered first, whatever was asked.
+type hostile struct {
+	store.Backend
+	count float64
+	first int64
+	reads int
+}
+
+func (h *hostile) LedgerMark(context.Context, string, string, []byte, int, int, int, time.Duration) (int64, string, error) {
+	return 0, "", errors.New("not used")
+}
+
+func (h *hostile) LedgerCounts(context.Context, store.LedgerCountsRequest) (store.LedgerCountsReply, error) {
+	return store.LedgerCountsReply{}, errors.New("not used")
+}
+
+func (h *hostile) LedgerRecord(context.Context, string, string, []byte, int, time.Duration) (int64, error) {
+	return 0, errors.New("not used")
+}
+
+func (h *hostile) LedgerRange(_ context.Context, _, _ string, _, from, _, _, _ int) (float64, bool, int64, []json.RawMessage, error) {
+	h.reads++
+	first := h.first
+	if from > 0 && h.first == 0 {
+		first = int64(from) // an honest page
+	}
+	if first == 0 {
+		first = 1
+	}
+	return h.count, true, first, []json.RawMessage{json.RawMessage(`{"label":"x","at":1,"slot":1}`)}, nil
+}
+
+// Whatever a server answers to the reads of a list, the ledger's loop over
+// its pages ends: a page that does not start where the last one ended is
+// an error, and no more entries are read than asked for.
+func TestAListReadEndsWhateverTheServerAnswers(t *testing.T) {
+	s := luabind.NewStore()
+	t.Cleanup(s.Close)
+	ctx := context.Background()
+	stuck := &hostile{Backend: s, count: 100, first: 1}
+	if _, err := ledger.New(stuck, ledger.Limits{}).Marks(ctx, "s"); err == nil || !strings.Contains(err.Error(), "asked from 2") {
+		t.Errorf("a server that answers the first page again: %v", err)
+	}
+	if stuck.reads != 2 {
+		t.Errorf("%d reads of a list whose pages do not advance, want 2", stuck.reads)
+	}
+	// An honest server with one entry a page and a count of 2^53: the
+	// session's last 3 calls are 3 reads.
+	far := &hostile{Backend: s, count: 1 << 53}
+	if _, err := ledger.New(far, ledger.Limits{}).Calls(ctx, "s", 3); err != nil {
+		t.Fatal(err)
+	}
+	if far.reads != 3 {
+		t.Errorf("%d reads for the last 3 calls, want 3", far.reads)
 	}
 }
