@@ -11,11 +11,11 @@ import (
 // DecisionFunc observes one decided event: the payload as the caller passed
 // it and the Result the caller gets (shallow copies of both). It runs on the
 // caller's goroutine after the hooks returned and before Fire does, so it
-// must be quick. res.Ledger holds the ledger calls the decision's hooks
-// made (ledger.Journal): a decision that is observed keeps a journal of
-// them, one that is not keeps none. It and must not keep what in and res point to past its return
+// must be quick, and must not keep what in and res point to past its return
 // (the caller may reuse its payload's bytes and its Result's trace array:
-// FireInto): a decision log copies what it needs.
+// FireInto): a decision log copies what it needs. res.Ledger holds the
+// ledger calls the decision's hooks made (ledger.Journal): a decision that
+// is observed keeps a journal of them, one that is not keeps none.
 type DecisionFunc func(in *luahook.Input, res *Result)
 
 // SetOnDecision replaces the observer of every decision (Fire, FireInto and
