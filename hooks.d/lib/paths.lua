@@ -26,6 +26,23 @@ M.LIST_KEYS = { "paths", "files", "file_paths" }
 -- PATCH_KEYS hold an apply_patch text (Codex), whose headers name files.
 M.PATCH_KEYS = { "command", "input", "patch" }
 
+-- PATH_KEYS are, for a pre-check that clears a file tool's call naming
+-- one plain path, the keys a detailed reading reads: true for a key that
+-- holds one path (KEYS), false for the others (lists of paths, patch
+-- texts, a search's glob, include and pattern). Read it; never change it.
+M.PATH_KEYS = { glob = false, include = false, pattern = false }
+for _, k in ipairs(M.KEYS) do M.PATH_KEYS[k] = true end
+for _, l in ipairs({ M.LIST_KEYS, M.PATCH_KEYS }) do
+  for _, k in ipairs(l) do M.PATH_KEYS[k] = false end
+end
+
+-- UNPLAIN is an RE2 expression matching a path the detailed readings read
+-- otherwise than as it is written: one that folds ("//", "." and ".."
+-- components), a glob or an escaped pattern (\, *, ?, [, NUL), or one
+-- after whose =, : or @ a secrets file is looked for (--env-file=.env,
+-- HEAD:.env).
+M.UNPLAIN = [=[//|(?:^|/)\.\.?(?:/|$)|[\\*?\[\x00=:@]]=]
+
 -- MAX is how many paths of.one call looks at; more is a sign of abuse and
 -- of returns the first MAX only, with too_many set.
 M.MAX = 256

@@ -235,11 +235,7 @@ end
 -- path (paths.KEYS), false for the others (lists of paths, patch texts,
 -- a search's glob and pattern), which the pre-check leaves to the
 -- detailed reading.
-local PATH_KEYS = { glob = false, include = false, pattern = false }
-for _, k in ipairs(paths.KEYS) do PATH_KEYS[k] = true end
-for _, l in ipairs({ paths.LIST_KEYS, paths.PATCH_KEYS }) do
-  for _, k in ipairs(l) do PATH_KEYS[k] = false end
-end
+local PATH_KEYS = paths.PATH_KEYS
 
 -- CONCERNS matches a path that one of the rules could concern as it is
 -- written, or that the detailed reading would read otherwise than as it
@@ -258,7 +254,7 @@ do
   table.sort(locks) -- the same expression at every load
   CONCERNS = table.concat({ "(?:" .. SECRETS.rules.literal .. ")", "(?:" .. GITDIR.literal .. ")",
     "(?:" .. CI.literal .. ")", "(?i:(?:^|/)(?:" .. table.concat(locks, "|") .. ")$)",
-    [=[//|(?:^|/)\.\.?(?:/|$)|[\\*?\[\x00=:@]]=] }, "|")
+    paths.UNPLAIN }, "|")
 end
 -- (upvalues: no lookup of a global and its field per call)
 local match, byte, find, type, pairs, ipairs = re.match, string.byte, string.find, type, pairs, ipairs

@@ -844,21 +844,17 @@ end, { name = "pack-flow-mark-mcp", policy = true })
 -- (The store may still fail between the two; a Redis that keeps nothing
 -- across a restart forgets every mark: docs/fleet.md.)
 
--- READ_KEYS are the keys of a read tool's input read_mark reads: true
+-- READ_KEYS (paths.PATH_KEYS) are the keys of a read tool's input read_mark reads: true
 -- for one that holds one path, false for the others (lists, a search's
 -- glob and pattern). READ_CONCERNS matches a path secret_file could find a
 -- private file in, or would read otherwise than as it is written: a
 -- secrets file's name (SECRETS.rules.literal, what could_touch uses for a
--- path with no glob), a path that folds, a glob or an escape, and the
+-- path with no glob), a path that folds, a glob or an escape (paths.UNPLAIN), and the
 -- characters after which a private file is looked for (=, :, @). The
 -- usual Read (one path that matches neither) is cleared with no table
 -- built, no table of the input handed on; any other goes to read_mark.
-local READ_KEYS = { glob = false, include = false, pattern = false }
-for _, k in ipairs(paths.KEYS) do READ_KEYS[k] = true end
-for _, l in ipairs({ paths.LIST_KEYS, paths.PATCH_KEYS }) do
-  for _, k in ipairs(l) do READ_KEYS[k] = false end
-end
-local READ_CONCERNS = "(?:" .. SECRETS.rules.literal .. ")|" .. [=[//|(?:^|/)\.\.?(?:/|$)|[\\*?\[\x00=:@]]=]
+local READ_KEYS = paths.PATH_KEYS
+local READ_CONCERNS = "(?:" .. SECRETS.rules.literal .. ")|" .. paths.UNPLAIN
 
 hook.register("PreToolUse", "@fs.read", function(input, rt)
   if (rt.session_id or "") == "" then return nil end
