@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -156,7 +157,8 @@ func decode(b []byte) (*entry, bool) {
 type txn struct {
 	tx   *bolt.Tx
 	path string
-	now  int64 // Unix nanoseconds, read once per call
+	now  int64           // Unix nanoseconds, read once per call
+	ctx  context.Context // the call's: a long sweep stops when it ends
 }
 
 // bucket returns the bucket name, made in a write transaction; nil when a
@@ -368,13 +370,23 @@ func (t *txn) remove(key string, e *entry) error {
 	return t.addCounts(-1, -len(key)-e.size())
 }
 
-// sweep drops up to n expired entries, soonest first.
+// sweepCheck is how many entries a sweep drops between two looks at the
+// call's context.
+const sweepCheck = 256
+
+// sweep drops up to n expired entries, soonest first. A sweep of many (a
+// full store making room) stops early when the call's context ends,
+// keeping what it dropped: the call then finds the room it found, and the
+// next call sweeps on.
 func (t *txn) sweep(n int) error {
 	exp, err := t.bucket(bucketExpiry)
 	if err != nil {
 		return err
 	}
-	for ; n > 0; n-- {
+	for i := 0; n > 0; n, i = n-1, i+1 {
+		if i%sweepCheck == sweepCheck-1 && t.ctx != nil && t.ctx.Err() != nil {
+			return nil
+		}
 		k, _ := exp.Cursor().First()
 		if k == nil {
 			return nil

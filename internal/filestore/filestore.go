@@ -299,11 +299,25 @@ func (s *Store) do(ctx context.Context, write bool, fn func(*txn) error) (err er
 		return fmt.Errorf("store: %s is not a luahook store (a bbolt database): %w", s.path, err)
 	}
 	defer db.Close()
-	run := func(tx *bolt.Tx) error { return fn(&txn{tx: tx, path: s.path, now: s.now().UnixNano()}) }
+	// A write refused by the limits has written nothing but the expired
+	// entries it dropped looking for room: those are committed, so that a
+	// sweep cut short by the call's end is not done again from the start.
+	var refused error
+	run := func(tx *bolt.Tx) error {
+		err := fn(&txn{tx: tx, path: s.path, now: s.now().UnixNano(), ctx: ctx})
+		var le *store.LimitError
+		if write && errors.As(err, &le) {
+			refused, err = err, nil
+		}
+		return err
+	}
 	if write {
 		err = db.Update(run)
 	} else {
 		err = db.View(run)
+	}
+	if err == nil {
+		err = refused
 	}
 	if err != nil && !isStoreError(err) {
 		err = fmt.Errorf("store: %s: %w", s.path, err)

@@ -415,3 +415,57 @@ func TestDefaultPathFollowsXDGStateHome(t *testing.T) {
 		t.Errorf("with neither: %v", err)
 	}
 }
+
+// endsAfter is a context whose Err reports it cancelled from its n-th call
+// on: a test counts the looks a long operation takes at its context rather
+// than racing a deadline.
+type endsAfter struct {
+	context.Context
+	mu    sync.Mutex
+	n     int
+	calls int
+}
+
+func (c *endsAfter) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls++; c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A write that must sweep a full store of expired entries looks at its
+// call's context as it goes: once the call has ended, it keeps what it
+// dropped and stops, refusing the write if that is not room enough (the
+// next write sweeps on), rather than drop every expired entry past the
+// hook's deadline.
+func TestALongSweepStopsWhenTheCallEnds(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	const n = 2000 // entries of 6 bytes ("k0000" and "v")
+	s := newStore(t, filestore.Options{Limits: store.Limits{MaxBytes: 6 * n}, Now: c.now})
+	for i := range n {
+		if err := s.Set(ctx, fmt.Sprintf("k%04d", i), "v", time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.add(2 * time.Second)
+	big := strings.Repeat("b", 3*n) // room for it takes half the entries
+	// do looks at the context once before it starts; the sweep's first
+	// look ends it.
+	var le *store.LimitError
+	if err := s.Set(&endsAfter{Context: context.Background(), n: 2}, "big", big, 0); !errors.As(err, &le) || le.Limit != "MaxBytes" {
+		t.Fatalf("a write whose room a sweep cut short could not make: %v", err)
+	}
+	// the 16 every write drops first, then 255 before the sweep's first look
+	if st, _ := s.Stats(ctx); st.Keys != n-16-255 {
+		t.Errorf("the store holds %d keys after a sweep cut short, want %d", st.Keys, n-16-255)
+	}
+	// The same write, its call not ended, sweeps on to the end.
+	if err := s.Set(ctx, "big", big, 0); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.Stats(ctx); st.Keys != 1 {
+		t.Errorf("a full sweep left %d keys, want the one live", st.Keys)
+	}
+}
