@@ -53,7 +53,8 @@ func OneShotStoreWarningAt(cfgPath string) string {
 
 // StoreUsers returns the Lua files of the hooks folder dir, hook files and
 // lib modules, whose code names the store module (store.get, store["incr"],
-// a local s = store, ...), sorted. It reads them (each up to
+// a local s = store, ...) or the session module, whose ledger the store
+// keeps, sorted. It reads them (each up to
 // luabind.DefaultMaxSourceBytes; a larger or unreadable file is passed
 // over) and runs nothing: what names the global store outside comments and
 // strings counts.
@@ -80,9 +81,10 @@ func StoreUsers(dir string) []string {
 	return users
 }
 
-// namesStore reports whether Lua source src names the global store: the
-// word store, outside comments and strings, not a field (x.store, x:store)
-// nor a local's declaration or a table key.
+// namesStore reports whether Lua source src names the global store, or
+// session (the session ledger, which the store keeps): the word, outside
+// comments and strings, not a field (x.store, x:store) nor a local's
+// declaration or a table key.
 func namesStore(src []byte) bool {
 	s := string(src)
 	for i := 0; i < len(s); {
@@ -111,7 +113,7 @@ func namesStore(src []byte) bool {
 			for j < len(s) && isWord(s[j]) {
 				j++
 			}
-			if s[i:j] == "store" && !after(s, i, ".:") && !before(s, j, "=") && !afterWord(s, i, "local") {
+			if w := s[i:j]; (w == "store" || w == "session") && !after(s, i, ".:") && !before(s, j, "=") && !afterWord(s, i, "local") {
 				return true
 			}
 			i = j

@@ -109,6 +109,12 @@ func TestFireKeepsAnExplicitMemoryStoreAndCheckWarns(t *testing.T) {
 		t.Errorf("check without a backend line warned:\n%s%s", out, errs)
 	}
 	writeTestFile(t, cfg, "[store]\nbackend = \"memory\"\n")
+	// The session ledger lives in the store: a policy reading it is warned
+	// about as well.
+	writeTestFile(t, filepath.Join(dir, "10-count.lua"), "hook.register('PreToolUse', '*', function(input)\n  if session.has('private-data') then return hook.ask('x') end\nend)\n")
+	if _, _, errs := runArgs(t, "--dir", dir, "--config", cfg, "check"); !strings.Contains(errs, filepath.Join(dir, "10-count.lua")+` uses the store, which [store] backend = "memory"`) {
+		t.Errorf("check of a policy reading the session ledger did not warn:\n%s", errs)
+	}
 	writeTestFile(t, filepath.Join(dir, "10-count.lua"), "-- counts nothing in the store.\nlocal s = 'store.incr'\nhook.register('PreToolUse', '*', function(input) end)\n")
 	if _, out, errs := runArgs(t, "--dir", dir, "--config", cfg, "check"); strings.Contains(errs+out, "warning") {
 		t.Errorf("check of hooks that do not use the store warned:\n%s%s", out, errs)
