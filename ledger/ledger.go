@@ -173,16 +173,13 @@ var ErrNoSession = errors.New("ledger: the call has no session id")
 // MaxNameBytes; what names the argument ("label", "name").
 func CheckName(what, name string) error {
 	if name == "" {
-		return fmt.Errorf("%w: the %s must not be empty", errBadName, what)
+		return fmt.Errorf("ledger: the %s must not be empty", what)
 	}
 	if len(name) > MaxNameBytes {
-		return fmt.Errorf("%w: a %s of %d bytes is over the limit of %d (%q...)", errBadName, what, len(name), MaxNameBytes, name[:32])
+		return fmt.Errorf("ledger: a %s of %d bytes is over the limit of %d (%q...)", what, len(name), MaxNameBytes, name[:32])
 	}
 	return nil
 }
-
-// errBadName is what CheckName's errors are (errors.Is).
-var errBadName = errors.New("ledger")
 
 // keyPrefix is "\x00ledger\x00", a digest of the session id, "\x00": no
 // key a hook writes by accident starts with a NUL byte, and the digest keeps

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -116,15 +115,4 @@ func (l *lostMarks) check(p string, now time.Time, maxAge time.Duration) error {
 		return nil
 	}
 	return first
-}
-
-// lostCause reports whether a mark's error means the mark was lost (the
-// store failed or refused it), rather than that the call was wrong (an
-// empty or long label, no session).
-func lostCause(err error) bool {
-	var le *LimitError
-	if errors.As(err, &le) {
-		return true
-	}
-	return err != nil && !errors.Is(err, ErrNoSession) && !errors.Is(err, errBadName)
 }

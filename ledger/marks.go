@@ -32,11 +32,18 @@ type Mark struct {
 // slot. A new label past MaxMarks, or a mark that would take the session's
 // marks past MaxBytes, is refused with a *LimitError.
 func (lg *Ledger) Mark(ctx context.Context, session, label, detail string) (Mark, error) {
-	m, err := lg.mark(ctx, session, label, detail)
-	if p, perr := keyPrefix(session); perr == nil {
-		if err == nil {
+	var m Mark
+	err := CheckName("label", label)
+	var p string
+	if err == nil {
+		p, err = keyPrefix(session)
+	}
+	if err == nil {
+		// A mark the store did not keep is information lost (lost.go);
+		// a call that was wrong (above) loses nothing.
+		if m, err = lg.mark(ctx, p, label, detail); err == nil {
 			lg.lost.found(p, label)
-		} else if lostCause(err) {
+		} else {
 			lg.lost.lose(p, label, lg.now(), err)
 		}
 	}
@@ -50,14 +57,9 @@ func (lg *Ledger) Mark(ctx context.Context, session, label, detail string) (Mark
 	return m, err
 }
 
-func (lg *Ledger) mark(ctx context.Context, session, label, detail string) (Mark, error) {
-	if err := CheckName("label", label); err != nil {
-		return Mark{}, err
-	}
-	p, err := keyPrefix(session)
-	if err != nil {
-		return Mark{}, err
-	}
+// mark writes the mark of a checked label for the session whose keys start
+// with p.
+func (lg *Ledger) mark(ctx context.Context, p, label, detail string) (Mark, error) {
 	l := lg.Limits()
 	detail = cut(detail, MaxDetailBytes)
 	now := lg.now()
