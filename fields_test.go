@@ -220,7 +220,7 @@ func TestFieldsStopWhenYieldReturnsFalse(t *testing.T) {
 	if n != 6 { // event, toolName, toolInput, toolCapabilities, toolMutating, toolResult
 		t.Errorf("yield was called %d times after it returned false at the first object, want 6", n)
 	}
-	if !reflect.DeepEqual(NestedKeys("toolResult"), []string{"content", "isError"}) {
+	if !reflect.DeepEqual(NestedKeys("toolResult"), []string{"content", "isError", "cut"}) {
 		t.Errorf("NestedKeys(toolResult) = %q", NestedKeys("toolResult"))
 	}
 }

@@ -6,6 +6,10 @@ import "encoding/json"
 type ToolResult struct {
 	Content string `json:"content"`
 	IsError bool   `json:"isError"`
+	// Cut is how many bytes of the tool's output were withheld before any
+	// hook saw it, for being past MaxScanBytes (content then ends with
+	// CutMarker); the output the model reads is then the cut one.
+	Cut int64 `json:"cut,omitempty"`
 }
 
 // Compaction describes a context compaction (PreCompact, PostCompact).
@@ -111,6 +115,11 @@ func (in *Input) Fields(yield func(Field) bool) {
 		o := l.open("toolResult")
 		o.text("content", r.Content)
 		o.boolean("isError", r.IsError)
+		var cut *int64
+		if r.Cut != 0 {
+			cut = &r.Cut
+		}
+		optInt(&o, "cut", cut)
 		l.close(&o)
 	} else {
 		l.skip()

@@ -62,6 +62,13 @@ type Outcome struct {
 	Input             json.RawMessage `json:"input,omitempty"` // the rewritten tool input (mutate)
 	AdditionalContext string          `json:"additionalContext,omitempty"`
 	ContextAs         ContextAs       `json:"contextAs,omitempty"`
+	// Output is the tool's new output (replace_output, PostToolUse): a
+	// JSON string, the text the model reads, or a value in the tool's own
+	// shape for the agents that have one.
+	Output json.RawMessage `json:"output,omitempty"`
+	// Redact lists the parts of the tool's output to take out (redact,
+	// PostToolUse).
+	Redact []Redaction `json:"redact,omitempty"`
 }
 
 // Allow returns an explicit allow outcome.
@@ -80,6 +87,17 @@ func Ask(reason string) *Outcome { return &Outcome{Action: ActionAsk, Reason: re
 // Continue returns an outcome that asks the agent to keep going instead of
 // stopping (Stop); reason is its next instruction.
 func Continue(reason string) *Outcome { return &Outcome{Action: ActionContinue, Reason: reason} }
+
+// Redact returns an outcome that takes the parts rs of a tool's output out
+// before the model reads it (PostToolUse).
+func Redact(rs ...Redaction) *Outcome { return &Outcome{Action: ActionRedact, Redact: rs} }
+
+// ReplaceOutput returns an outcome that replaces a tool's whole output
+// with output, a JSON value: a string, or the tool's own shape
+// (PostToolUse).
+func ReplaceOutput(output json.RawMessage) *Outcome {
+	return &Outcome{Action: ActionReplaceOutput, Output: output}
+}
 
 // Context returns an outcome that only adds context for the model.
 func Context(text string) *Outcome { return &Outcome{AdditionalContext: text} }
@@ -116,6 +134,7 @@ func (o *Outcome) Validate() error {
 		if !IsJSONObject(o.Input) || !json.Valid(o.Input) {
 			return Failf(FailInvalidOutput, "mutate outcome requires an object input")
 		}
+	case ActionRedact, ActionReplaceOutput:
 	default:
 		return Failf(FailInvalidOutput, "unknown hook action %q (want %s)", string(o.Action), actionList(allActions))
 	}
@@ -124,7 +143,7 @@ func (o *Outcome) Validate() error {
 	default:
 		return Failf(FailInvalidOutput, "unknown contextAs %q (want inline or separate)", string(o.ContextAs))
 	}
-	return nil
+	return o.checkOutputFields()
 }
 
 // CheckEvent reports an outcome whose action the event ev does not accept
@@ -137,7 +156,8 @@ func (o *Outcome) CheckEvent(ev Event) error {
 	}
 	switch {
 	case o.Action == ActionAsk && ev != PreToolUse,
-		o.Action == ActionContinue && ev != Stop:
+		o.Action == ActionContinue && ev != Stop,
+		(o.Action == ActionRedact || o.Action == ActionReplaceOutput) && ev != PostToolUse:
 		return Failf(FailInvalidOutput, "action %q does not apply to %s (%s accepts %s)",
 			string(o.Action), ev, ev, actionList(Actions(ev)))
 	}
@@ -146,18 +166,20 @@ func (o *Outcome) CheckEvent(ev Event) error {
 
 // Actions returns the actions a hook of ev may return: allow, deny and
 // mutate on every event (an event that cannot use one ignores it), ask on
-// PreToolUse, continue on Stop.
+// PreToolUse, redact and replace_output on PostToolUse, continue on Stop.
 func Actions(ev Event) []Action {
 	switch ev {
 	case PreToolUse:
 		return []Action{ActionAllow, ActionDeny, ActionAsk, ActionMutate}
+	case PostToolUse:
+		return []Action{ActionAllow, ActionDeny, ActionMutate, ActionRedact, ActionReplaceOutput}
 	case Stop:
 		return []Action{ActionAllow, ActionDeny, ActionMutate, ActionContinue}
 	}
 	return []Action{ActionAllow, ActionDeny, ActionMutate}
 }
 
-var allActions = []Action{ActionAllow, ActionDeny, ActionAsk, ActionMutate, ActionContinue}
+var allActions = []Action{ActionAllow, ActionDeny, ActionAsk, ActionMutate, ActionContinue, ActionRedact, ActionReplaceOutput}
 
 // actionList writes actions as "a, b or c".
 func actionList(actions []Action) string {
@@ -190,6 +212,8 @@ type wireOutcome struct {
 	ModifiedInput     json.RawMessage `json:"modifiedInput"`
 	AdditionalContext json.RawMessage `json:"additionalContext"`
 	ContextAs         json.RawMessage `json:"contextAs"`
+	Output            json.RawMessage `json:"output"`
+	Redact            json.RawMessage `json:"redact"`
 }
 
 // ParseOutcome parses a transport's output (command stdout, HTTP body) into a
@@ -238,6 +262,14 @@ func ParseOutcome(data []byte) (*Outcome, error) {
 		return nil, err
 	}
 	o.Reason = reason
+	if present(w.Output) {
+		o.Output = w.Output
+	}
+	if present(w.Redact) {
+		if o.Redact, err = parseRedactions(w.Redact); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case present(w.Action):
 		if action == "" {
@@ -276,6 +308,31 @@ func ParseOutcome(data []byte) (*Outcome, error) {
 		return nil, nil
 	}
 	return o, nil
+}
+
+// parseRedactions reads an outcome's redact list: an array of objects with
+// the keys of Redaction and no others (a misspelt key would take nothing
+// out, silently).
+func parseRedactions(raw json.RawMessage) ([]Redaction, error) {
+	if raw[0] != '[' {
+		return nil, Failf(FailInvalidOutput, "outcome key \"redact\" must be an array, got %s", snippet(raw, outcomeSnippetChars))
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, Failf(FailInvalidOutput, "outcome key \"redact\": %v", err)
+	}
+	if len(list) > MaxRedactions {
+		return nil, Failf(FailInvalidOutput, "redact outcome lists %d redactions (at most %d)", len(list), MaxRedactions)
+	}
+	out := make([]Redaction, len(list))
+	for i, item := range list {
+		d := json.NewDecoder(bytes.NewReader(item))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&out[i]); err != nil {
+			return nil, Failf(FailInvalidOutput, "redact[%d]: %v (want an object with pattern, text, or start and end, and label)", i+1, err)
+		}
+	}
+	return out, nil
 }
 
 func present(raw json.RawMessage) bool { return raw != nil && string(raw) != "null" }
@@ -394,6 +451,24 @@ func (o *Outcome) AppendJSON(b []byte) ([]byte, error) {
 	if o.ContextAs != "" {
 		member("contextAs")
 		b = jsontext.AppendString(b, string(o.ContextAs))
+	}
+	if len(o.Output) > 0 {
+		member("output")
+		buf := bytes.NewBuffer(b)
+		if err := json.Compact(buf, o.Output); err != nil {
+			return nil, fmt.Errorf("outcome output: %w", err)
+		}
+		b = buf.Bytes()
+	}
+	if o.Redact != nil {
+		member("redact")
+		buf := bytes.NewBuffer(b)
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(o.Redact); err != nil {
+			return nil, err
+		}
+		b = bytes.TrimRight(buf.Bytes(), "\n")
 	}
 	return append(b, '}'), nil
 }

@@ -52,7 +52,7 @@ func TestParseOutcome(t *testing.T) {
 		{"continue with reason", `{"action":"continue","reason":"run the tests"}`, &Outcome{Action: ActionContinue, Reason: "run the tests"}, ""},
 		{"continue without reason is invalid", `{"action":"continue"}`, nil, "continue outcome requires a non-empty reason"},
 		{"continue with input is invalid", `{"action":"continue","reason":"r","input":{}}`, nil, "without action"},
-		{"an unknown action names the five", `{"action":"halt"}`, nil, `unknown hook action "halt" (want allow, deny, ask, mutate or continue)`},
+		{"an unknown action names the seven", `{"action":"halt"}`, nil, `unknown hook action "halt" (want allow, deny, ask, mutate, continue, redact or replace_output)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

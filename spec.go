@@ -21,7 +21,11 @@ type Spec struct {
 	// Matcher selects the payloads the hook runs for; "" or "*" means every
 	// one. Its forms are registry.ParseMatcher's.
 	Matcher string `json:"matcher"`
-	// Stage applies to PreToolUse only (DefaultStage gives its default); it
+	// Stage applies to PreToolUse (DefaultStage gives its default) and
+	// PostToolUse, where "mutate" puts a hook in the chain that rewrites the
+	// tool's output: the mutate stage's hooks run first, one after
+	// another in registration order, each given the output as the one
+	// before left it; the others ("" there) run in parallel afterwards. It
 	// is "" on the other events.
 	Stage Stage `json:"stage,omitempty"`
 	// Kind is the hook's transport; "" means a Go hook.
@@ -142,7 +146,7 @@ func EffectiveTimeout(t time.Duration, background bool) time.Duration {
 
 // WithDefaults returns s with its zero values replaced by their defaults: a
 // Go hook, the name "owner:Event" (or "kind:Event"), fail open, the kind's
-// stage on PreToolUse (no stage elsewhere), Background and RunWhenToolSkipped
+// stage on PreToolUse (mutate or none on PostToolUse, none elsewhere), Background and RunWhenToolSkipped
 // off outside PostToolUse, and the effective timeout. It checks nothing: the
 // registry validates a spec before it applies the defaults.
 func (s Spec) WithDefaults() Spec {
@@ -160,6 +164,10 @@ func (s Spec) WithDefaults() Spec {
 		s.FailurePolicy = FailOpen
 	}
 	switch {
+	case s.Event == PostToolUse:
+		if s.Stage != StageMutate || s.Background { // a background hook runs after the model read the output
+			s.Stage = ""
+		}
 	case s.Event != PreToolUse:
 		s.Stage = ""
 	case s.Stage == "":

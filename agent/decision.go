@@ -48,6 +48,10 @@ type Decision struct {
 	RewriteReason string
 	// Context is text added to the model's context, where the event takes it.
 	Context string
+	// Output is the tool's output rewritten by the PostToolUse hooks (the
+	// output the model is to read instead of the tool's), nil when it is
+	// the tool's own.
+	Output *luahook.OutputRewrite
 }
 
 // FromResult is the decision of a runner result: its verdict, with its
@@ -55,7 +59,7 @@ type Decision struct {
 // input the user is asked about) with the reasons its hooks gave, and the
 // added context.
 func FromResult(r runner.Result) Decision {
-	d := Decision{Verdict: r.Verdict, Input: r.Input, Context: r.AdditionalContext}
+	d := Decision{Verdict: r.Verdict, Input: r.Input, Context: r.AdditionalContext, Output: r.Output}
 	switch r.Verdict {
 	case Deny:
 		d.Reason, d.Input = r.Reason, nil

@@ -17,12 +17,13 @@
 ---| "SessionEnd"       # observational
 ---| "Notification"     # observational
 
----@alias luahook.Action "allow"|"deny"|"mutate"|"ask"|"continue"
+---@alias luahook.Action "allow"|"deny"|"mutate"|"ask"|"continue"|"redact"|"replace_output"
 ---@alias luahook.ContextAs "inline"|"separate"
 
 ---@class luahook.ToolResult
 ---@field content string
 ---@field isError boolean
+---@field cut? integer   bytes withheld past 4 MiB before hooks saw it (content ends with a marker)
 
 ---@class luahook.Compaction
 ---@field trigger "auto"|"manual"|"overflow"|"tool"
@@ -72,6 +73,13 @@
 ---@field input? table<string, any>         required with "mutate": the rewritten tool input
 ---@field additionalContext? string
 ---@field contextAs? luahook.ContextAs
+---@field output? string|table              required with "replace_output": the tool's new output
+---@field redact? luahook.Redaction[]        required with "redact" (hook.redact builds it)
+
+--- One part of a PostToolUse output to take out: a string (that text), or
+--- one of pattern (RE2), text, or from and to (string.find's positions in
+--- toolResult.content), with a label saying what it is.
+---@alias luahook.Redaction string|{pattern?: string, text?: string, from?: integer, to?: integer, label?: string}
 
 --- The second argument of every hook function.
 ---@class luahook.Runtime
@@ -92,7 +100,7 @@ function Runtime.cancelled() end
 
 ---@class luahook.Options
 ---@field name? string
----@field stage? "mutate"|"validate"          PreToolUse only; default "mutate"
+---@field stage? "mutate"|"validate"          PreToolUse: default "mutate"; PostToolUse: "mutate" joins the output's chain
 ---@field timeout_ms? integer                  default 5000 (60000 for background); 1 ms to 10 min
 ---@field failure_policy? "open"|"closed"      default "open"; "closed" denies on failure (PreToolUse, UserPromptSubmit)
 ---@field policy? boolean                      still runs under --no-hooks
@@ -138,6 +146,21 @@ function hook.deny(reason) end
 ---@param reason? string
 ---@return luahook.Outcome
 function hook.mutate(input, reason) end
+
+--- Takes parts of the tool's output out before the model reads it
+--- (PostToolUse), each replaced by "[redacted: LABEL]". A single entry
+--- table may be given instead of a list.
+---@param list luahook.Redaction[]|luahook.Redaction
+---@param reason? string
+---@return luahook.Outcome
+function hook.redact(list, reason) end
+
+--- Replaces the tool's whole output (PostToolUse): a string, or a table
+--- in the tool's own shape. Every redaction of the chain still applies.
+---@param value string|table
+---@param reason? string
+---@return luahook.Outcome
+function hook.replace_output(value, reason) end
 
 --- Adds context for the model.
 ---@param text string
@@ -350,6 +373,7 @@ function session.digest() end
 ---@field input? table<string, any>
 ---@field additionalContext? string
 ---@field contextAs? luahook.ContextAs
+---@field output? {content: string, value?: table, replaced?: boolean, withheld?: {label: string, count: integer}[], reasons?: string}   PostToolUse: the output the model reads instead of the tool's
 ---@field trace table[]
 ---@field outcome table   what `luahook fire` prints
 
@@ -387,6 +411,17 @@ function expect.mutated(r, subset) end
 ---@param r luahook.Result
 ---@param substring string
 function expect.context(r, substring) end
+--- PostToolUse: the tool's output was rewritten, the new output containing substring.
+---@param r luahook.Result
+---@param substring? string
+function expect.output(r, substring) end
+--- PostToolUse: label is among what was taken out of the output.
+---@param r luahook.Result
+---@param label string
+function expect.withheld(r, label) end
+--- PostToolUse: the model reads the tool's own output, and no hook failed.
+---@param r luahook.Result
+function expect.output_kept(r) end
 ---@param actual any
 ---@param expected any
 ---@param msg? string

@@ -67,6 +67,10 @@ func Answer(b Behaviour, payload []byte) ([]byte, error) {
 		return json.Marshal(luahook.Ask(AskReason))
 	case Continue:
 		return json.Marshal(luahook.Continue(ContinueReason))
+	case RedactOutput:
+		return json.Marshal(RedactOutcome())
+	case ReplaceOutput:
+		return json.Marshal(ReplaceOutcome())
 	}
 	return nil, fmt.Errorf("hooktest: %s has no answer: the transport must produce it itself", b)
 }
@@ -106,4 +110,14 @@ func (r *RepeatInput) Check() string {
 func repeatInput(block string, size int) RepeatInput {
 	n := (size + len(block) - 1) / len(block)
 	return RepeatInput{Block: block, Count: n, Content: strings.Repeat(block, n)}
+}
+
+// RedactOutcome is the outcome of the RedactOutput behaviour.
+func RedactOutcome() *luahook.Outcome {
+	return luahook.Redact(luahook.Redaction{Pattern: RedactPattern, Label: RedactLabel}, luahook.Redaction{Text: RedactText})
+}
+
+// ReplaceOutcome is the outcome of the ReplaceOutput behaviour.
+func ReplaceOutcome() *luahook.Outcome {
+	return luahook.ReplaceOutput(json.RawMessage(`{"stdout":"` + ReplacedText + `"}`))
 }

@@ -88,6 +88,14 @@ const (
 	Ask
 	// Continue answers {"action":"continue","reason":ContinueReason}.
 	Continue
+	// RedactOutput answers {"action":"redact","redact":[{"pattern":
+	// RedactPattern,"label":RedactLabel},{"text":RedactText}]}: it takes
+	// parts of a PostToolUse output out.
+	RedactOutput
+	// ReplaceOutput answers {"action":"replace_output","output":
+	// {"stdout":ReplacedText}}: a PostToolUse output replaced whole, by a
+	// value in a tool's own shape.
+	ReplaceOutput
 
 	numBehaviours
 )
@@ -103,6 +111,15 @@ const AskReason = "hooktest: ask the user"
 
 // ContinueReason is the reason of the Continue behaviour.
 const ContinueReason = "hooktest: keep going"
+
+// The redactions of the RedactOutput behaviour, and the output of the
+// ReplaceOutput behaviour.
+const (
+	RedactPattern = `ghp_[A-Za-z0-9]{36}`
+	RedactLabel   = "a GitHub token"
+	RedactText    = "hunter2"
+	ReplacedText  = "hooktest: replaced"
+)
 
 var behaviourNames = [numBehaviours]string{
 	Allow:             "allow",
@@ -120,6 +137,8 @@ var behaviourNames = [numBehaviours]string{
 	ArrayOutput:       "array-output",
 	Ask:               "ask",
 	Continue:          "continue",
+	RedactOutput:      "redact-output",
+	ReplaceOutput:     "replace-output",
 }
 
 // String returns the behaviour's name, such as "mutate-echo": a word that

@@ -114,6 +114,39 @@ func testMisplacedAction(t *testing.T, s *suite) {
 	}
 }
 
+func testOutputRewrite(t *testing.T, s *suite) {
+	token := "ghp_" + strings.Repeat("aB3", 12)
+	in := payloadFor(luahook.PostToolUse, t.TempDir())
+	in.ToolResult = &luahook.ToolResult{Content: "token " + token + "\npassword hunter2\n"}
+	t.Run("redact", func(t *testing.T) {
+		g := s.rig(t, RedactOutput, luahook.Spec{Event: luahook.PostToolUse})
+		res, tr := g.call(in)
+		g.answered(tr)
+		want := "token [redacted: " + RedactLabel + "]\npassword [redacted: " + luahook.DefaultRedactLabel + "]\n"
+		if res.Output == nil || res.Output.Content != want {
+			t.Fatalf("the output the model reads: %+v, want content %q", res.Output, want)
+		}
+		if len(res.Output.Withheld) != 2 || res.Output.Withheld[0] != (luahook.Withheld{Label: RedactLabel, Count: 1}) {
+			t.Fatalf("withheld %+v", res.Output.Withheld)
+		}
+	})
+	t.Run("replace", func(t *testing.T) {
+		g := s.rig(t, ReplaceOutput, luahook.Spec{Event: luahook.PostToolUse})
+		res, tr := g.call(in)
+		g.answered(tr)
+		if res.Output == nil || !res.Output.Replaced || !sameJSON(res.Output.Value, json.RawMessage(`{"stdout":"`+ReplacedText+`"}`)) {
+			t.Fatalf("the output the model reads: %+v", res.Output)
+		}
+	})
+	t.Run("not on PreToolUse", func(t *testing.T) {
+		g := s.rig(t, RedactOutput, luahook.Spec{Event: luahook.PreToolUse, FailurePolicy: luahook.FailClosed})
+		res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+		if f := g.failed(tr, luahook.FailInvalidOutput); !strings.Contains(f.Message, "does not apply to PreToolUse") || !res.Denied() {
+			t.Fatalf("failure %q, denied %v", f.Message, res.Denied())
+		}
+	})
+}
+
 func testMutateEcho(t *testing.T, s *suite) {
 	in := payloadFor(luahook.PreToolUse, t.TempDir())
 	checkMutateEcho(t, s, in)

@@ -70,6 +70,10 @@ func goFactory(tb testing.TB, b hooktest.Behaviour) luahook.Hook {
 		return answer(luahook.Ask(hooktest.AskReason))
 	case hooktest.Continue:
 		return answer(luahook.Continue(hooktest.ContinueReason))
+	case hooktest.RedactOutput:
+		return answer(hooktest.RedactOutcome())
+	case hooktest.ReplaceOutput:
+		return answer(hooktest.ReplaceOutcome())
 	case hooktest.Crash:
 		return luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			panic("hooktest: crash")

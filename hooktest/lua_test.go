@@ -31,6 +31,8 @@ var luaBodies = map[hooktest.Behaviour]string{
 	hooktest.ArrayOutput:       `return { hook.deny("hooktest: denied") }`,
 	hooktest.Ask:               `return hook.ask("hooktest: ask the user")`,
 	hooktest.Continue:          `return hook.continue("hooktest: keep going")`,
+	hooktest.RedactOutput:      `return hook.redact({ { pattern = "ghp_[A-Za-z0-9]{36}", label = "a GitHub token" }, "hunter2" })`,
+	hooktest.ReplaceOutput:     `return hook.replace_output({ stdout = "hooktest: replaced" })`,
 }
 
 // luaFactory compiles and loads a one-hook Lua file per behaviour, with the

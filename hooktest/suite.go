@@ -46,6 +46,7 @@ var cases = [...]conformance{
 	{"ask hands the tool call to the user with its reason", testAsk},
 	{"continue keeps the agent going at Stop with its reason", testContinue},
 	{"ask and continue are invalid_output on the events that do not take them", testMisplacedAction},
+	{"redact and replace_output rewrite a tool's output, the same way on every transport", testOutputRewrite},
 	{"mutate echo gives the tool input back unchanged", testMutateEcho},
 	{"a 32 KiB tool input comes back unchanged", testMutateEchoLarge},
 	{"context reaches the host with its contextAs", testContext},

@@ -26,6 +26,8 @@ func (st *state) openHook() {
 	mod.RawSetString("context", L.NewFunction(st.hookContext))
 	mod.RawSetString("ask", L.NewFunction(st.hookReasoned(luahook.ActionAsk)))
 	mod.RawSetString("continue", L.NewFunction(st.hookReasoned(luahook.ActionContinue)))
+	mod.RawSetString("redact", L.NewFunction(st.hookRedact))
+	mod.RawSetString("replace_output", L.NewFunction(st.hookReplaceOutput))
 	events := L.CreateTable(luahook.NumEvents, luahook.NumEvents)
 	for i, e := range luahook.Events() {
 		events.RawSetInt(i+1, lua.LString(e))

@@ -10,7 +10,7 @@ import (
 )
 
 // wantOutcome ends the message of a return value that is not an outcome.
-const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.ask(reason), hook.mutate(input), hook.context(text), hook.continue(reason))"
+const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.ask(reason), hook.mutate(input), hook.context(text), hook.continue(reason), hook.redact(list), hook.replace_output(value))"
 
 // outcome converts what a hook function returned. nil means no objection. An
 // outcome table is a JSON object, as on every transport: a table with array
@@ -35,7 +35,8 @@ func (st *state) outcome(v lua.LValue) (*luahook.Outcome, error) {
 	if what := st.notAnObject(t); what != "" {
 		return nil, luahook.Failf(luahook.FailInvalidOutput, "the hook returned %s"+wantOutcome, what)
 	}
-	if t.RawGetString("decision") == lua.LNil && t.RawGetString("modifiedInput") == lua.LNil {
+	if t.RawGetString("decision") == lua.LNil && t.RawGetString("modifiedInput") == lua.LNil &&
+		t.RawGet(keyRedact) == lua.LNil && t.RawGet(keyOutput) == lua.LNil {
 		if o, ok, err := st.directOutcome(t); ok {
 			return o, err
 		}

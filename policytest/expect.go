@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luahook/luahook"
 )
 
 // expectTable builds the expect table. Each assertion raises an error whose
@@ -17,6 +19,10 @@ import (
 //	expect.proceeds(r)              neither denied nor asked (no objection, an allow or a rewrite), no hook failed
 //	expect.mutated(r[, subset])     not denied, input rewritten (matching subset)
 //	expect.context(r, substring)    additionalContext containing substring
+//	expect.output(r[, substring])   PostToolUse: the tool's output rewritten (hook.redact,
+//	                                hook.replace_output), the new output containing substring
+//	expect.withheld(r, label)       PostToolUse: label among what was taken out of the output
+//	expect.output_kept(r)           PostToolUse: the model reads the tool's own output, no hook failed
 //	expect.eq(actual, expected[, msg])   deep equality of tables
 //	expect.truthy(v[, msg])
 //	expect.contains(s, sub)         substring, or an item of an array
@@ -30,6 +36,9 @@ func (a *api) expectTable(L *lua.LState) *lua.LTable {
 		"proceeds":     a.expectProceeds,
 		"mutated":      a.expectMutated,
 		"context":      a.expectContext,
+		"output":       a.expectOutput,
+		"withheld":     a.expectWithheld,
+		"output_kept":  a.expectOutputKept,
 		"eq":           a.expectEq,
 		"truthy":       a.expectTruthy,
 		"contains":     a.expectContains,
@@ -94,7 +103,7 @@ func (a *api) expectAllowed(L *lua.LState) int {
 
 func (a *api) expectNoObjection(L *lua.LState) int {
 	r := checkResult(L, "no_objection")
-	if str(r.RawGetString("verdict")) != "none" || r.RawGetString("input") != lua.LNil {
+	if str(r.RawGetString("verdict")) != "none" || r.RawGetString("input") != lua.LNil || r.RawGetString("output") != lua.LNil {
 		failf(L, "expected no hook to object, but %s", a.happened(r))
 	}
 	a.noFailures(L, r, "let through")
@@ -130,6 +139,9 @@ func (a *api) happened(r *lua.LTable) string {
 	}
 	if r.RawGetString("input") != lua.LNil {
 		return fmt.Sprintf("its input was rewritten%s (expect.mutated)", by)
+	}
+	if out, ok := r.RawGetString("output").(*lua.LTable); ok {
+		return fmt.Sprintf("the tool's output was rewritten (expect.output) to %q", luahook.TruncateChars(str(out.RawGetString("content")), 300))
 	}
 	return "no hook objected (expect.no_objection); " + a.allowedBecause(r)
 }
@@ -305,4 +317,58 @@ func (a *api) subset(got, want lua.LValue, path string) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// outputOf returns the rewritten output of a result, nil when the model
+// reads the tool's own.
+func outputOf(r *lua.LTable) *lua.LTable {
+	t, _ := r.RawGetString("output").(*lua.LTable)
+	return t
+}
+
+func (a *api) expectOutput(L *lua.LState) int {
+	r := checkResult(L, "output")
+	sub := L.OptString(2, "")
+	out := outputOf(r)
+	if out == nil {
+		failf(L, "expected the tool's output to be rewritten, but the model reads it as it was; %s", a.happened(r))
+	}
+	if content := str(out.RawGetString("content")); !strings.Contains(content, sub) {
+		failf(L, "expected the rewritten output to contain %q, got %q", sub, luahook.TruncateChars(content, 2000))
+	}
+	a.noFailures(L, r, "rewritten")
+	return 0
+}
+
+func (a *api) expectWithheld(L *lua.LState) int {
+	r := checkResult(L, "withheld")
+	label := L.CheckString(2)
+	out := outputOf(r)
+	if out == nil {
+		failf(L, "expected %s to be taken out of the output, but the model reads it as it was; %s", label, a.happened(r))
+	}
+	var seen []string
+	if list, ok := out.RawGetString("withheld").(*lua.LTable); ok {
+		for i := 1; i <= list.Len(); i++ {
+			if w, ok := list.RawGetInt(i).(*lua.LTable); ok {
+				l := str(w.RawGetString("label"))
+				if l == label {
+					return 0
+				}
+				seen = append(seen, l)
+			}
+		}
+	}
+	failf(L, "expected %q among what was taken out of the output, got %q (the output: %q)", label, seen,
+		luahook.TruncateChars(str(out.RawGetString("content")), 300))
+	return 0
+}
+
+func (a *api) expectOutputKept(L *lua.LState) int {
+	r := checkResult(L, "output_kept")
+	if out := outputOf(r); out != nil {
+		failf(L, "expected the model to read the tool's own output, but it was rewritten to %q", luahook.TruncateChars(str(out.RawGetString("content")), 2000))
+	}
+	a.noFailures(L, r, "kept")
+	return 0
 }

@@ -78,7 +78,7 @@ func newEntry(spec luahook.Spec) (*Entry, error) {
 	if spec.FailurePolicy != "" && !spec.FailurePolicy.Valid() {
 		return nil, fmt.Errorf("hook %q: unknown failure policy %q (want open or closed)", e.Name, spec.FailurePolicy)
 	}
-	if e.Event == luahook.PreToolUse && spec.Stage != "" && !spec.Stage.Valid() {
+	if (e.Event == luahook.PreToolUse || e.Event == luahook.PostToolUse) && spec.Stage != "" && !spec.Stage.Valid() {
 		return nil, fmt.Errorf("hook %q: unknown stage %q (want mutate or validate)", e.Name, spec.Stage)
 	}
 	if !spec.Mode.Valid() {

@@ -10,7 +10,8 @@ import (
 // RunOrder returns a copy of entries (one event's, as List returns them) in
 // the order the runner calls them: on PreToolUse every mutate-stage hook
 // before every validate-stage one, each stage in registration order; on
-// other events registration order. On the sequential events (PreToolUse,
+// PostToolUse the mutate stage's hooks (the output's chain) before the
+// others; on other events registration order. On the sequential events (PreToolUse,
 // UserPromptSubmit) the shadow hooks (luahook.ModeShadow) come after the
 // live ones, in the same order among themselves. luahook list and the
 // REPL's :list show this order.
@@ -25,6 +26,9 @@ func RunOrder(entries []Entry) []Entry {
 // runRank is an entry's rank in the run order of its event.
 func runRank(e *Entry) int {
 	rank := stageRank(e.Stage)
+	if e.Event == luahook.PostToolUse && e.Stage != luahook.StageMutate {
+		rank = 1 // after the chain of the mutate stage
+	}
 	if e.Mode == luahook.ModeShadow && (e.Event == luahook.PreToolUse || e.Event == luahook.UserPromptSubmit) {
 		rank += 2
 	}

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/luahook/luahook"
@@ -145,17 +147,35 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	var buf [8]*registry.Entry
 	selected := buf[:0]
 	fg, shadows := 0, false
+	chained := 0 // PostToolUse: the foreground hooks of the mutate stage
 	for _, e := range r.reg.Entries(ev) {
 		if mode.selects(e, key, tmpl) {
 			selected = append(selected, e)
 			shadows = shadows || isShadow(e)
-			if mode != fanPost || !e.Background {
+			switch {
+			case mode == fanPost && e.Background:
+			case mode == fanPost && e.Stage == luahook.StageMutate && tmpl.ToolResult != nil:
+				chained++
+			default:
 				fg++
 			}
 		}
 	}
 	if len(selected) > 0 {
 		res.Trace = traceArray(trace, len(selected))
+	}
+	var chain *luahook.OutputChain
+	var chainVar luahook.OutputChain // chain points here: no allocation
+	if mode == fanPost && len(selected) > 0 && tmpl.ToolResult != nil {
+		chain = &chainVar
+		chain.Start(tmpl.ToolResult.Content, tmpl.ToolResult.Cut)
+		if chained > 0 {
+			r.runOutputStage(ctx, selected, tmpl, res.Trace, chain)
+		}
+	}
+	seen := "" // the output the parallel hooks are given
+	if chain != nil {
+		seen = tmpl.ToolResult.Content
 	}
 	var wg *sync.WaitGroup // only when a hook runs on a goroutine of its own
 	if fg > 1 {
@@ -171,6 +191,9 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 			}
 			r.schedule(e, tmpl, session, tr)
 			continue
+		}
+		if chain != nil && e.Stage == luahook.StageMutate {
+			continue // ran in the mutate stage
 		}
 		started++
 		if started == fg {
@@ -191,6 +214,14 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	}
 	if mode == fanObserve || mode == fanSkipped {
 		return res
+	}
+	if chain != nil {
+		for i, e := range selected {
+			if !e.Background && e.Stage != luahook.StageMutate {
+				r.applyOutput(ctx, chain, e, &res.Trace[i], seen)
+			}
+		}
+		res.Output = finishOutput(ctx, chain)
 	}
 	j := r.newJoiner()
 	var next string // Stop: the continuations' reasons, joined
@@ -232,4 +263,71 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	}
 	res.AdditionalContext, res.ContextAs = j.result()
 	return res
+}
+
+// runOutputStage runs the foreground PostToolUse hooks of the mutate stage
+// among selected one after another, in registration order, each given the
+// tool's output as the previous one left it, and applies their rewrites to
+// chain. tmpl's ToolResult is replaced (never written through: the
+// caller's payload shares it) whenever the output changes.
+func (r *Runner) runOutputStage(ctx context.Context, selected []*registry.Entry, tmpl *luahook.Input, trace []HookTrace, chain *luahook.OutputChain) {
+	for i, e := range selected {
+		if e.Background || e.Stage != luahook.StageMutate {
+			continue
+		}
+		seen := tmpl.ToolResult.Content
+		r.invoke(ctx, e, tmpl, &trace[i], false)
+		r.applyOutput(ctx, chain, e, &trace[i], seen)
+		if now := chain.Content(); now != seen {
+			tr := *tmpl.ToolResult
+			tr.Content = now
+			tmpl.ToolResult = &tr
+		}
+	}
+}
+
+// applyOutput applies to chain the rewrite of the hook e, traced in tr,
+// which was given the output seen. A shadow hook's rewrite is never
+// enforced. The output is withheld when the hook failed and its failure
+// policy is closed (it could not say what the model may read), and when
+// it asked for a rewrite that cannot be applied (a span past the output's
+// end, the call's time up): it said the output must change.
+func (r *Runner) applyOutput(ctx context.Context, chain *luahook.OutputChain, e *registry.Entry, tr *HookTrace, seen string) {
+	if tr.Skipped != "" || tr.Mode == luahook.ModeShadow {
+		return
+	}
+	if f := tr.Failure; f != nil {
+		if e.FailurePolicy == luahook.FailClosed {
+			chain.Withhold(fmt.Sprintf("the hook %q, which checks it and fails closed, failed (%s)", e.Name, oneLine(f.Error())))
+		}
+		return
+	}
+	o := tr.Outcome
+	if o == nil || (o.Action != luahook.ActionRedact && o.Action != luahook.ActionReplaceOutput) {
+		return
+	}
+	if err := chain.Apply(ctx, o, seen); err != nil {
+		f := luahook.AsFailure(err)
+		tr.Failure = f
+		r.logFailure(ctx, luahook.PostToolUse, e, f, false)
+		chain.Withhold(fmt.Sprintf("the rewrite of the hook %q could not be applied (%s)", e.Name, oneLine(f.Error())))
+	}
+}
+
+// finishOutput ends chain: the rewrite, nil when the output is the
+// tool's own. When the call's context ends before every redaction is
+// applied again, the output is withheld.
+func finishOutput(ctx context.Context, chain *luahook.OutputChain) *luahook.OutputRewrite {
+	w, err := chain.Finish(ctx)
+	if err != nil {
+		chain.Withhold("luahook ran out of time applying the redactions")
+		w, _ = chain.Finish(context.WithoutCancel(ctx))
+	}
+	return w
+}
+
+// oneLine is s on one line, cut to 200 characters: for a reason shown to
+// the model.
+func oneLine(s string) string {
+	return luahook.TruncateChars(strings.Join(strings.Fields(s), " "), 200)
 }

@@ -71,7 +71,7 @@ func (t HookTrace) status(outcomeJSON bool) string {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(t.Outcome); err != nil {
+		if err := enc.Encode(t.Outcome.Masked()); err != nil {
 			return "outcome not shown: " + err.Error()
 		}
 		return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
@@ -109,6 +109,8 @@ func outcomeInWords(o *luahook.Outcome) string {
 		}
 	case luahook.ActionContinue:
 		parts = append(parts, "continue: "+o.Reason)
+	case luahook.ActionRedact, luahook.ActionReplaceOutput:
+		parts = append(parts, luahook.DescribeOutput(o))
 	}
 	if o.AdditionalContext != "" {
 		parts = append(parts, "context: "+firstLine(o.AdditionalContext))

@@ -136,6 +136,9 @@ func decisionInWords(r Result) string {
 	if r.Input != nil && !r.Denied() {
 		parts = append(parts, "mutate: "+string(r.Input))
 	}
+	if w := r.Output; w != nil {
+		parts = append(parts, "replace_output: "+outputInWords(w))
+	}
 	if r.AdditionalContext != "" {
 		parts = append(parts, "context: "+firstLine(r.AdditionalContext))
 	}
@@ -162,3 +165,31 @@ func (x Explanation) decider() string {
 }
 
 func quoted(s string) string { return fmt.Sprintf("%q", s) }
+
+// outputInWords says how the tool's output was rewritten: what was taken
+// out and the first line of what the model reads.
+func outputInWords(w *luahook.OutputRewrite) string {
+	var b strings.Builder
+	for i, x := range w.Withheld {
+		if i > 0 {
+			b.WriteString(", ")
+		} else {
+			b.WriteString("took out ")
+		}
+		b.WriteString(x.Label)
+		if x.Count > 1 {
+			fmt.Fprintf(&b, " (%d times)", x.Count)
+		}
+	}
+	if w.Replaced {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("replaced")
+	}
+	if b.Len() > 0 {
+		b.WriteString("; ")
+	}
+	fmt.Fprintf(&b, "the model reads %d bytes: %s", len(w.Content), luahook.TruncateChars(firstLine(w.Content), 120))
+	return b.String()
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/jsontext"
 	"github.com/luahook/luahook/ledger"
 )
 
@@ -63,6 +64,14 @@ type Result struct {
 	// It is a copy of the entry's name (luahook.Spec.Name): names need not
 	// be unique, the trace tells which hook it was.
 	DecidedBy string `json:"decidedBy,omitempty"`
+	// Output is what the PostToolUse hooks did to the tool's output (the
+	// output the model is to read instead), nil when it is the tool's own:
+	// their redactions and replacements applied in a defined order (the
+	// mutate stage in registration order, then the other hooks in
+	// registration order, every redaction applied again at the end), the
+	// whole output withheld when a hook whose failure policy is closed
+	// failed, or cut past luahook.MaxScanBytes (ToolResult.Cut).
+	Output *luahook.OutputRewrite `json:"output,omitempty"`
 	// Ledger lists the calls the hooks made to their session's ledger
 	// during the decision, in the order they returned (ledger.Journal):
 	// set for a decision that is observed (the decision log, explain,
@@ -140,10 +149,12 @@ type HookTrace struct {
 // MarshalJSON encodes t with its tags and its duration as "durationMs".
 func (t HookTrace) MarshalJSON() ([]byte, error) {
 	type fields HookTrace // without the method
+	f := fields(t)
+	f.Outcome = t.Outcome.Masked() // a redaction's literal text is the secret itself
 	return json.Marshal(struct {
 		fields
 		DurationMs float64 `json:"durationMs"`
-	}{fields(t), float64(t.Duration.Microseconds()) / 1000})
+	}{f, float64(t.Duration.Microseconds()) / 1000})
 }
 
 // Outcome renders the result in the contract's JSON shape for its event;
@@ -154,7 +165,9 @@ func (t HookTrace) MarshalJSON() ([]byte, error) {
 //	                   {"action":"mutate","input":{…}} | {"action":"allow"},
 //	                   plus "additionalContext" and "contextAs" when there is context
 //	UserPromptSubmit:  {"action":"deny","reason":…} when blocked, else {"additionalContext":…} or {}
-//	PostToolUse, SessionStart: {"additionalContext":…,"contextAs":…} or {}
+//	PostToolUse:       {"action":"replace_output","output":…,"reason":…} when hooks rewrote the output,
+//	                   plus "additionalContext" and "contextAs" when there is context
+//	SessionStart:      {"additionalContext":…,"contextAs":…} or {}
 //	Stop:              {"action":"continue","reason":…} when a hook asked to keep going, else {}
 //	observational events: {}
 //
@@ -181,7 +194,17 @@ func (r *Result) OutcomeInto(o *luahook.Outcome) *luahook.Outcome {
 		if !r.Denied() {
 			o.AdditionalContext = r.AdditionalContext
 		}
-	case luahook.PostToolUse, luahook.SessionStart:
+	case luahook.PostToolUse:
+		o.AdditionalContext, o.ContextAs = r.AdditionalContext, r.ContextAs
+		if w := r.Output; w != nil {
+			o.Reason = w.Summary()
+			if w.Value != nil {
+				o.Output = w.Value
+			} else {
+				o.Output = jsontext.AppendString(nil, w.Content)
+			}
+		}
+	case luahook.SessionStart:
 		o.AdditionalContext, o.ContextAs = r.AdditionalContext, r.ContextAs
 	}
 	return o
@@ -211,6 +234,10 @@ func (r Result) Action() luahook.Action {
 			return luahook.ActionDeny
 		case luahook.VerdictAllow:
 			return luahook.ActionAllow
+		}
+	case luahook.PostToolUse:
+		if r.Output != nil {
+			return luahook.ActionReplaceOutput
 		}
 	case luahook.Stop:
 		if r.Verdict == luahook.VerdictContinue {
