@@ -170,7 +170,7 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 		chain = &chainVar
 		chain.Start(tmpl.ToolResult.Content, tmpl.ToolResult.Cut)
 		if chained > 0 {
-			r.runOutputStage(ctx, selected, tmpl, res.Trace, chain)
+			res.DecidedBy = r.runOutputStage(ctx, selected, tmpl, res.Trace, chain)
 		}
 	}
 	seen := "" // the output the parallel hooks are given
@@ -217,11 +217,14 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 	}
 	if chain != nil {
 		for i, e := range selected {
-			if !e.Background && e.Stage != luahook.StageMutate {
-				r.applyOutput(ctx, chain, e, &res.Trace[i], seen)
+			if !e.Background && e.Stage != luahook.StageMutate && r.applyOutput(ctx, chain, e, &res.Trace[i], seen) {
+				res.DecidedBy = e.Name
 			}
 		}
 		res.Output = finishOutput(ctx, chain)
+		if res.Output == nil {
+			res.DecidedBy = ""
+		}
 	}
 	j := r.newJoiner()
 	var next string // Stop: the continuations' reasons, joined
@@ -269,21 +272,25 @@ func (r *Runner) fanout(ctx context.Context, ev luahook.Event, tmpl *luahook.Inp
 // among selected one after another, in registration order, each given the
 // tool's output as the previous one left it, and applies their rewrites to
 // chain. tmpl's ToolResult is replaced (never written through: the
-// caller's payload shares it) whenever the output changes.
-func (r *Runner) runOutputStage(ctx context.Context, selected []*registry.Entry, tmpl *luahook.Input, trace []HookTrace, chain *luahook.OutputChain) {
+// caller's payload shares it) whenever the output changes. It returns the
+// name of the last hook that rewrote the output, "" when none did.
+func (r *Runner) runOutputStage(ctx context.Context, selected []*registry.Entry, tmpl *luahook.Input, trace []HookTrace, chain *luahook.OutputChain) (last string) {
 	for i, e := range selected {
 		if e.Background || e.Stage != luahook.StageMutate {
 			continue
 		}
 		seen := tmpl.ToolResult.Content
 		r.invoke(ctx, e, tmpl, &trace[i], false)
-		r.applyOutput(ctx, chain, e, &trace[i], seen)
+		if r.applyOutput(ctx, chain, e, &trace[i], seen) {
+			last = e.Name
+		}
 		if now := chain.Content(); now != seen {
 			tr := *tmpl.ToolResult
 			tr.Content = now
 			tmpl.ToolResult = &tr
 		}
 	}
+	return last
 }
 
 // applyOutput applies to chain the rewrite of the hook e, traced in tr,
@@ -291,20 +298,22 @@ func (r *Runner) runOutputStage(ctx context.Context, selected []*registry.Entry,
 // enforced. The output is withheld when the hook failed and its failure
 // policy is closed (it could not say what the model may read), and when
 // it asked for a rewrite that cannot be applied (a span past the output's
-// end, the call's time up): it said the output must change.
-func (r *Runner) applyOutput(ctx context.Context, chain *luahook.OutputChain, e *registry.Entry, tr *HookTrace, seen string) {
+// end, the call's time up): it said the output must change. It reports
+// whether the hook rewrote or withheld the output.
+func (r *Runner) applyOutput(ctx context.Context, chain *luahook.OutputChain, e *registry.Entry, tr *HookTrace, seen string) bool {
 	if tr.Skipped != "" || tr.Mode == luahook.ModeShadow {
-		return
+		return false
 	}
 	if f := tr.Failure; f != nil {
 		if e.FailurePolicy == luahook.FailClosed {
 			chain.Withhold(fmt.Sprintf("the hook %q, which checks it and fails closed, failed (%s)", e.Name, oneLine(f.Error())))
+			return true
 		}
-		return
+		return false
 	}
 	o := tr.Outcome
 	if o == nil || (o.Action != luahook.ActionRedact && o.Action != luahook.ActionReplaceOutput) {
-		return
+		return false
 	}
 	if err := chain.Apply(ctx, o, seen); err != nil {
 		f := luahook.AsFailure(err)
@@ -312,6 +321,7 @@ func (r *Runner) applyOutput(ctx context.Context, chain *luahook.OutputChain, e 
 		r.logFailure(ctx, luahook.PostToolUse, e, f, false)
 		chain.Withhold(fmt.Sprintf("the rewrite of the hook %q could not be applied (%s)", e.Name, oneLine(f.Error())))
 	}
+	return true
 }
 
 // finishOutput ends chain: the rewrite, nil when the output is the

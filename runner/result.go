@@ -59,7 +59,9 @@ type Result struct {
 	// with DecidedBy the last mutate-stage hook that rewrote: the rewrite
 	// that was checked is the one it left. UserPromptSubmit: the hook that
 	// blocked, else the first explicit allow. Stop: the first hook, in
-	// registration order, that asked to continue. "" when no hook decided:
+	// registration order, that asked to continue. PostToolUse: the last
+	// hook, in the order they apply, that rewrote or withheld the output,
+	// when the output was rewritten. "" when no hook decided:
 	// no objection, a refusal before any hook ran, and every other event.
 	// It is a copy of the entry's name (luahook.Spec.Name): names need not
 	// be unique, the trace tells which hook it was.

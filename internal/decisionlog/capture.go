@@ -2,12 +2,16 @@ package decisionlog
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/jsontext"
 	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/runner"
 )
@@ -195,7 +199,8 @@ func (b *builder) record(p *pending, m *masker) *Record {
 			Skipped: t.Skipped, DurationMs: float64(t.Duration.Microseconds()) / 1000,
 		}
 		if t.Outcome != nil {
-			outcomes[i] = *t.Outcome
+			// a redaction's literal text is the secret itself
+			outcomes[i] = *t.Outcome.Masked()
 			r.Hooks[i].Outcome = &outcomes[i]
 		}
 		if f := t.Failure; f != nil {
@@ -211,6 +216,7 @@ func (b *builder) record(p *pending, m *masker) *Record {
 		}
 	}
 	out := p.res.OutcomeInto(&outcomes[len(p.hook)])
+	out.Output = LoggedOutput(out.Output)
 	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
 	if p.hasDelivered {
 		b.delivered = p.delivered
@@ -241,4 +247,27 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// MaxLoggedOutputBytes is the largest rewritten tool output (a PostToolUse
+// decision's replace_output) a record carries as it is; a larger one is
+// logged as OutputDigest, which replay compares with the digest of the
+// output it decides.
+const MaxLoggedOutputBytes = 64 << 10
+
+// LoggedOutput is the output of a decision as a record carries it: raw
+// itself up to MaxLoggedOutputBytes, else OutputDigest(raw) as a JSON
+// string.
+func LoggedOutput(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= MaxLoggedOutputBytes {
+		return raw
+	}
+	return jsontext.AppendString(nil, OutputDigest(raw))
+}
+
+// OutputDigest stands for an output too large to log: its size and the
+// SHA-256 of its JSON text.
+func OutputDigest(raw json.RawMessage) string {
+	sum := sha256.Sum256(raw)
+	return "[luahook: an output of " + strconv.Itoa(len(raw)) + " bytes, sha256:" + hex.EncodeToString(sum[:]) + "]"
 }

@@ -1,6 +1,8 @@
 package decisionlog
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -204,7 +206,42 @@ func appendOutcome(b []byte, o *luahook.Outcome) []byte {
 	}
 	b = optString(b, "additionalContext", o.AdditionalContext)
 	b = optString(b, "contextAs", string(o.ContextAs))
+	if len(o.Output) > 0 {
+		b = append(b, `,"output":`...)
+		b = appendCompact(b, o.Output)
+	}
+	if len(o.Redact) > 0 {
+		b = append(b, `,"redact":[`...)
+		for i := range o.Redact {
+			r := &o.Redact[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			m := len(b)
+			b = optString(b, "pattern", r.Pattern)
+			b = optString(b, "text", r.Text)
+			if r.Start != nil && r.End != nil {
+				b = append(b, `,"start":`...)
+				b = strconv.AppendInt(b, int64(*r.Start), 10)
+				b = append(b, `,"end":`...)
+				b = strconv.AppendInt(b, int64(*r.End), 10)
+			}
+			b = optString(b, "label", r.Label)
+			b = append(dropLeadingComma(b, m), '}')
+		}
+		b = append(b, ']')
+	}
 	return append(dropLeadingComma(b, n), '}')
+}
+
+// appendCompact appends raw JSON compacted, null when it is not valid.
+func appendCompact(b, raw []byte) []byte {
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, raw); err != nil {
+		return append(b, "null"...)
+	}
+	return buf.Bytes()
 }
 
 // dropLeadingComma removes the comma optString wrote before an object's

@@ -161,6 +161,13 @@ func describe(d decisionlog.Decision, source string, changes []string) string {
 			}
 		}
 	}
+	if d.Action == luahook.ActionReplaceOutput && d.Outcome != nil && len(d.Outcome.Output) > 0 {
+		for _, c := range changes {
+			if c == ChangedOutput {
+				parts = append(parts, "output "+cut(string(d.Outcome.Output), reasonChars))
+			}
+		}
+	}
 	if len(parts) == 0 {
 		return action
 	}

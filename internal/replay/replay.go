@@ -34,6 +34,10 @@ const (
 	// ChangedReason: the same action with another reason; compared only
 	// with Options.Reasons, since reasons often carry variable text.
 	ChangedReason = "reason"
+	// ChangedOutput: the same replace_output (PostToolUse), with another
+	// output for the model (compared as JSON values, or by digest when
+	// the log kept only a digest: decisionlog.LoggedOutput).
+	ChangedOutput = "output"
 )
 
 // Options select the records to replay and what counts as a change. The
@@ -212,7 +216,8 @@ func DecisionOf(res engine.Result) decisionlog.Decision {
 
 // Compare returns what differs between a logged decision and a replayed
 // one: the action; for the same mutate or ask, the rewritten input as a
-// JSON value; with reasons, the reason of the same action.
+// JSON value; for the same replace_output, the output; with reasons, the
+// reason of the same action.
 //
 // No objection and an explicit allow are different actions. A record
 // written before the two were told apart on the wire says "allow" for
@@ -227,6 +232,9 @@ func Compare(before, after decisionlog.Decision, reasons bool) []string {
 		if !sameJSON(outcomeInput(before.Outcome), outcomeInput(after.Outcome)) {
 			changes = append(changes, ChangedInput)
 		}
+	}
+	if before.Action == luahook.ActionReplaceOutput && !sameOutput(before.Outcome, after.Outcome) {
+		changes = append(changes, ChangedOutput)
 	}
 	if reasons && before.Reason != after.Reason {
 		changes = append(changes, ChangedReason)
@@ -263,4 +271,21 @@ func sameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// sameOutput reports whether two replace_output outcomes give the model the
+// same output: equal JSON values, or, where the log kept only the digest
+// of a large output, equal digests.
+func sameOutput(before, after *luahook.Outcome) bool {
+	var b, a json.RawMessage
+	if before != nil {
+		b = before.Output
+	}
+	if after != nil {
+		a = after.Output
+	}
+	if logged := decisionlog.LoggedOutput(a); !bytes.Equal(logged, a) {
+		return bytes.Equal(b, logged)
+	}
+	return sameJSON(b, a)
 }

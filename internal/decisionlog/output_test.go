@@ -1,0 +1,56 @@
+package decisionlog_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/decisionlog"
+)
+
+// A PostToolUse hook that takes a secret out of a tool's output: the
+// record must carry neither the secret (a redaction's literal text is the
+// secret itself) nor, for a large output, the whole rewritten output.
+func TestRecordsOfRedactionsCarryNeitherTheSecretNorAHugeOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	log := newLog(t, path, decisionlog.Options{})
+	e, _ := openWith(t, map[string]string{"10-redact.lua": `
+hook.register("PostToolUse", nil, function(input)
+  local c = input.toolResult.content
+  local i, j = c:find("zq%-[a-z0-9]+")
+  if i then return hook.redact({ c:sub(i, j) }) end
+end)`}, log)
+	secret := "zq-" + strings.Repeat("k7", 20)
+	small := &luahook.Input{Event: luahook.PostToolUse, ToolName: "Bash", ToolInput: []byte(`{"command":"env"}`), Cwd: "/work",
+		SessionID: "s1", ToolResult: &luahook.ToolResult{Content: "TOKEN=" + secret}}
+	big := *small
+	big.ToolResult = &luahook.ToolResult{Content: strings.Repeat("x", decisionlog.MaxLoggedOutputBytes) + " TOKEN=" + secret}
+	for _, in := range []*luahook.Input{small, &big} {
+		res := e.Runner().Fire(context.Background(), in)
+		if res.Output == nil {
+			t.Fatal("the hook took nothing out")
+		}
+	}
+	e.Close()
+	log.Close()
+	recs := readRecords(t, path)
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	for i, r := range recs {
+		if o := r.Hooks[0].Outcome; o == nil || len(o.Redact) != 1 || strings.Contains(o.Redact[0].Text, secret[4:]) {
+			t.Fatalf("record %d: the hook's outcome as logged: %+v", i, o)
+		}
+		if r.Decision.Action != luahook.ActionReplaceOutput {
+			t.Fatalf("record %d: decision %+v", i, r.Decision)
+		}
+	}
+	if got := string(recs[0].Decision.Outcome.Output); got != `"TOKEN=[redacted: a secret]"` {
+		t.Fatalf("the small output as logged: %s", got)
+	}
+	if got := string(recs[1].Decision.Outcome.Output); !strings.HasPrefix(got, `"[luahook: an output of `) || len(got) > 200 {
+		t.Fatalf("the large output as logged: %.300s", got)
+	}
+}
