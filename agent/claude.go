@@ -67,6 +67,8 @@ type claudeHSO struct {
 	PermissionDecision       string          `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
 	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+	UpdatedToolOutput        json.RawMessage `json:"updatedToolOutput,omitempty"`
+	UpdatedMCPToolOutput     json.RawMessage `json:"updatedMCPToolOutput,omitempty"`
 	AdditionalContext        string          `json:"additionalContext,omitempty"`
 }
 
@@ -130,7 +132,12 @@ func encodeClaude(fl claudeFlavor, req *Request, d Decision) Answer {
 			return answer(claudeOutput{Decision: "block", Reason: d.reason()})
 		}
 		return contextOnly(hso)
-	case luahook.SessionStart, luahook.PostToolUse:
+	case luahook.PostToolUse:
+		if d.Output != nil {
+			claudePostToolUse(req, m, &d, hso)
+		}
+		return contextOnly(hso)
+	case luahook.SessionStart:
 		return contextOnly(hso)
 	case luahook.Stop:
 		if d.Verdict == Continue {
@@ -140,8 +147,33 @@ func encodeClaude(fl claudeFlavor, req *Request, d Decision) Answer {
 	return Answer{}
 }
 
+// claudePostToolUse writes the rewritten output d.Output into hso: as
+// updatedMCPToolOutput for an MCP tool, else updatedToolOutput, in the
+// tool's own output shape (Claude Code drops a replacement of another
+// shape, and the model then reads the original: inShape), with context
+// that says what was taken out and not to bring it back, so that a
+// release that ignores the replacement still tells the model that much.
+// PostToolUseFailure takes no replacement: the context alone. No
+// "decision":"block" is written: on PostToolUse it only adds the reason
+// as feedback beside the output (it takes nothing out), and it would tell
+// the model that a tool whose output was replaced failed.
+func claudePostToolUse(req *Request, m mapping, d *Decision, hso *claudeHSO) {
+	hso.AdditionalContext = outputContext(d)
+	if m.failure {
+		return
+	}
+	v, ok := inShape(nativeValue(req, "tool_response"), d.Output, outputCut(req))
+	switch {
+	case !ok:
+	case isMCP(req):
+		hso.UpdatedMCPToolOutput = v
+	default:
+		hso.UpdatedToolOutput = v
+	}
+}
+
 func contextOnly(hso *claudeHSO) Answer {
-	if hso.AdditionalContext == "" {
+	if hso.AdditionalContext == "" && hso.UpdatedToolOutput == nil && hso.UpdatedMCPToolOutput == nil {
 		return Answer{}
 	}
 	return answer(claudeOutput{HookSpecificOutput: hso})

@@ -48,7 +48,34 @@ func (codexAdapter) Encode(req *Request, d Decision) Answer {
 	if req.Input != nil && req.Input.Event == luahook.PreToolUse {
 		d = codexPreToolUse(req, d)
 	}
+	if req.Input != nil && req.Input.Event == luahook.PostToolUse && d.Output != nil {
+		if _, known := claudeEvents[req.Event]; known {
+			return codexPostToolUse(req, d)
+		}
+	}
 	return encodeClaude(claudeFlavor{}, req, d)
+}
+
+// codexPostToolUse answers a rewritten output (d.Output) the one way every
+// Codex release with PostToolUse hooks takes: "decision":"block", whose
+// reason replaces the tool's result for the model; the reason is the
+// rewritten output (cut to what fits, saying so), then what was taken out
+// and not to bring back. updatedToolOutput and updatedMCPToolOutput are
+// never written: Codex fails a hook on a field it does not accept, and
+// keeps the original output, and no release is known to accept them
+// (0.142.5 rejects updatedToolOutput). The hooks' context goes with it, as
+// additionalContext. A failed tool's output (Codex dispatches no
+// PostToolUseFailure) cannot be replaced: it gets the context alone.
+func codexPostToolUse(req *Request, d Decision) Answer {
+	if claudeEvents[req.Event].failure {
+		d.Context, d.Output = outputContext(&d), nil
+		return encodeClaude(claudeFlavor{}, req, d)
+	}
+	out := claudeOutput{Decision: "block", Reason: outputReason(d.Output)}
+	if d.Context != "" {
+		out.HookSpecificOutput = &claudeHSO{HookEventName: req.Event, AdditionalContext: d.Context}
+	}
+	return answer(out)
 }
 
 func (codexAdapter) Block(event, reason string) Answer { return blockClaude(event, reason) }

@@ -96,11 +96,19 @@ func (d decoded) copilotToolResult() error {
 	return nil
 }
 
+// copilotResult is Copilot's toolResult: what modifiedResult replaces it
+// with.
+type copilotResult struct {
+	ResultType       string `json:"resultType"`
+	TextResultForLlm string `json:"textResultForLlm"`
+}
+
 // copilotOutput is Copilot's flat output (no hookSpecificOutput wrapper).
 type copilotOutput struct {
 	PermissionDecision       string          `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
 	ModifiedArgs             json.RawMessage `json:"modifiedArgs,omitempty"`
+	ModifiedResult           *copilotResult  `json:"modifiedResult,omitempty"`
 	Decision                 string          `json:"decision,omitempty"`
 	Reason                   string          `json:"reason,omitempty"`
 	AdditionalContext        string          `json:"additionalContext,omitempty"`
@@ -151,17 +159,51 @@ func (copilotAdapter) Encode(req *Request, d Decision) Answer {
 			// with it (seen in 1.0.102).
 			out.AdditionalContext = d.Context
 		}
-	case luahook.PostToolUse, luahook.SessionStart:
+	case luahook.PostToolUse:
+		out.AdditionalContext = d.Context
+		if d.Output != nil {
+			out.AdditionalContext = outputContext(&d)
+			if m, ok := copilotPostEvents[req.Event]; ok && !m.failure {
+				out.ModifiedResult = &copilotResult{ResultType: copilotResultType(req), TextResultForLlm: d.Output.Content}
+			}
+		}
+	case luahook.SessionStart:
 		out.AdditionalContext = d.Context
 	case luahook.Stop:
 		if d.Verdict == Continue {
 			out.Decision, out.Reason = "block", d.reason()
 		}
 	}
-	if out.PermissionDecision == "" && out.ModifiedArgs == nil && out.Decision == "" && out.AdditionalContext == "" {
+	if out.PermissionDecision == "" && out.ModifiedArgs == nil && out.ModifiedResult == nil && out.Decision == "" && out.AdditionalContext == "" {
 		return Answer{}
 	}
 	return answer(out)
+}
+
+// copilotPostEvents are the PostToolUse events of both dialects.
+var copilotPostEvents = map[string]mapping{
+	"postToolUse": copilotEvents["postToolUse"], "postToolUseFailure": copilotEvents["postToolUseFailure"],
+	"PostToolUse": claudeEvents["PostToolUse"], "PostToolUseFailure": claudeEvents["PostToolUseFailure"],
+}
+
+// copilotResultType is the resultType of the tool's result (camelCase:
+// toolResult.resultType; PascalCase: tool_response.resultType when it is an
+// object that has one), "success" when it has none: a rewritten output
+// keeps the tool's own verdict on its run.
+func copilotResultType(req *Request) string {
+	key := "toolResult"
+	if req.Event == "PostToolUse" {
+		key = "tool_response"
+	}
+	if v := nativeValue(req, key); len(v) > 0 && v[0] == '{' {
+		if r, err := parseNative(v); err == nil {
+			defer r.release()
+			if t, err := r.str("resultType"); err == nil && t != "" {
+				return t
+			}
+		}
+	}
+	return "success"
 }
 
 func (copilotAdapter) Block(event, reason string) Answer {

@@ -118,6 +118,7 @@ type cursorOutput struct {
 	UserMessage     string          `json:"user_message,omitempty"`
 	AgentMessage    string          `json:"agent_message,omitempty"`
 	AdditionalCtx   string          `json:"additional_context,omitempty"`
+	UpdatedMCPOut   json.RawMessage `json:"updated_mcp_tool_output,omitempty"`
 	FollowupMessage string          `json:"followup_message,omitempty"`
 }
 
@@ -176,12 +177,57 @@ func (cursorAdapter) Encode(req *Request, d Decision) Answer {
 		if d.Context != "" {
 			return answer(cursorOutput{AdditionalCtx: d.Context})
 		}
+	case "postToolUse", "postToolUseFailure":
+		if d.Output != nil {
+			return cursorPostToolUse(req, d)
+		}
 	case "stop":
 		if v == Continue {
 			return answer(cursorOutput{FollowupMessage: d.reason()})
 		}
 	}
 	return Answer{}
+}
+
+// cursorPostToolUse answers a rewritten output (d.Output). Cursor
+// replaces the output of MCP tools only, with updated_mcp_tool_output on
+// postToolUse: the hooks' replacement value when they gave one, else the
+// MCP result as the hooks left it when tool_output (the result as JSON
+// text) still reads as one ({content: [...]}), else the rewritten text.
+// A built-in tool's output (and a failed tool's) has no replacement: the
+// model reads the original, and additional_context (which Cursor gives the
+// model after the tool's result) says what was taken out and not to
+// repeat it, with the hooks' own context.
+func cursorPostToolUse(req *Request, d Decision) Answer {
+	out := cursorOutput{AdditionalCtx: outputContext(&d)}
+	if req.Event == "postToolUse" && isMCP(req) {
+		w := d.Output
+		switch {
+		case w.Value != nil:
+			out.UpdatedMCPOut = w.Value
+		case mcpResultText(w.Content):
+			out.UpdatedMCPOut = json.RawMessage(w.Content)
+		default:
+			out.UpdatedMCPOut, _ = encodeValue(map[string]any{
+				"content": []any{map[string]any{"type": "text", "text": w.Content}}})
+		}
+	}
+	return answer(out)
+}
+
+// mcpResultText reports whether s is an MCP tool's result as JSON text: an
+// object whose "content" is a list of content blocks.
+func mcpResultText(s string) bool {
+	if len(s) == 0 || s[0] != '{' || !json.Valid([]byte(s)) {
+		return false
+	}
+	v, err := decodeValue([]byte(s))
+	if err != nil {
+		return false
+	}
+	m, _ := v.(map[string]any)
+	c, ok := m["content"].([]any)
+	return ok && contentBlocks(c)
 }
 
 func (cursorAdapter) Block(event, reason string) Answer {

@@ -72,6 +72,25 @@
 // dropped, as listed below. testdata/verdicts.md holds every agent's exact
 // answer to every verdict on the events luahook install wires.
 //
+// # Rewritten tool output
+//
+// On PostToolUse, a decision whose Output is set (the hooks redacted or
+// replaced the tool's output, withheld it, or luahook cut it past
+// luahook.MaxScanBytes) is answered with the strongest field the agent's
+// protocol has that makes the model read the rewritten output and never
+// the original: a replacement in the tool's own shape (Claude Code,
+// Copilot, Cursor's MCP tools), or a block whose reason the model reads
+// in place of the result (Codex, Gemini CLI). Where the agent has none (a
+// failed tool's output; Cursor's built-in tools; an output whose shape
+// cannot be rebuilt) the model reads the original, and the answer's
+// context says what was taken out and not to bring it back
+// (luahook.OutputRewrite.Summary), so that it is never repeated on. Every
+// answer that carries a rewritten output carries that text too, with the
+// hooks' own context after it. OutputSupport tells, per agent, which of
+// these the agent does, and from which release (for luahook doctor and
+// install); testdata/<agent>/*.outputs holds each agent's exact answer to
+// each output action.
+//
 // Block, on an event that can block, writes the agent's JSON refusal on
 // stdout, the reason on stderr, and exits 2 (every agent below blocks on
 // exit 2 there); with an unknown event ("" — the payload could not be read)
@@ -87,8 +106,10 @@
 //	native event        luahook event        answer
 //	PreToolUse          PreToolUse           hookSpecificOutput {hookEventName, permissionDecision allow|deny|ask,
 //	                                         permissionDecisionReason, updatedInput, additionalContext}
-//	PostToolUse         PostToolUse          hookSpecificOutput.additionalContext
+//	PostToolUse         PostToolUse          hookSpecificOutput.additionalContext; rewritten output: updatedToolOutput
+//	                                         (updatedMCPToolOutput for MCP tools) in the tool's shape, and additionalContext
 //	PostToolUseFailure  PostToolUse (toolResult.isError, content = error)  hookSpecificOutput.additionalContext
+//	                                         (a rewritten output: additionalContext only; no replacement there)
 //	UserPromptSubmit    UserPromptSubmit     deny/ask: {"decision":"block","reason"}; context: hookSpecificOutput.additionalContext
 //	SessionStart        SessionStart         hookSpecificOutput.additionalContext
 //	Stop                Stop                 continue: {"decision":"block","reason"} (the reason is the next instruction)
@@ -104,9 +125,23 @@
 // shown to the user, is the rewrite's reason); without one it is "ask" (the
 // user sees the rewritten call, and the rewrite's reason, else "luahook
 // rewrote this call") rather than an approval the policy did not give; with
-// Ask, the ask's reason is followed by the rewrite's. Dropped: context on Stop, a deny on PostToolUse/SessionStart/Stop
+// Ask, the ask's reason is followed by the rewrite's. A rewritten output
+// goes out as updatedToolOutput (updatedMCPToolOutput for a tool with the
+// mcp capability, mcp__ names) in the tool's own output shape, since
+// Claude Code drops a replacement of another shape (a plain string for
+// Bash; anthropics/claude-code#65403, #68951): tool_response with the
+// redactions applied to its strings when the output was only redacted; the
+// hooks' value when they replaced it with one; for a text that replaces an
+// object (a replaced, withheld or cut output), the object with the text in
+// its place (Bash: stdout, stderr empty; MCP content blocks: one text
+// block; else its longest string, its other strings redacted). An output
+// with no string to hold the text gets the context alone. No
+// "decision":"block" goes with it: on PostToolUse it only adds feedback
+// beside the output, and it would say that the tool failed. Claude Code
+// 2.1.121 was the first to replace a built-in tool's output.
+// Dropped: context on Stop, a deny on PostToolUse/SessionStart/Stop
 // (their blocking forms are not luahook outcomes), defer, updatedPermissions,
-// updatedToolOutput, sessionTitle and the other event-specific outputs.
+// sessionTitle and the other event-specific outputs.
 //
 // # Codex — H (output strictness M)
 //
@@ -134,7 +169,14 @@
 // A rewritten Bash or apply_patch call without a string "command" is denied
 // (Codex would fail the hook). Codex reads permissionDecisionReason only
 // with "deny", so an allow carries no reason. continue, stopReason and
-// suppressOutput are never written. SubagentStop, PermissionRequest,
+// suppressOutput are never written. A rewritten output on PostToolUse is
+// {"decision":"block","reason"}, which replaces the tool's result on every
+// release: the reason is the rewritten output (cut to 10000 characters,
+// saying so), then what was taken out; the hooks' context goes as
+// additionalContext. updatedToolOutput and updatedMCPToolOutput are never
+// written: 0.142.5 rejects updatedToolOutput (openai/codex#31015), a
+// rejected field fails the hook and keeps the original output, and no
+// release is known to accept them. SubagentStop, PermissionRequest,
 // Interrupt and the compaction events: as in Claude Code, or no objection.
 //
 // # GitHub Copilot — H
@@ -152,7 +194,8 @@
 //	preToolUse / PreToolUse                  PreToolUse        {permissionDecision allow|deny|ask, permissionDecisionReason, modifiedArgs,
 //	                                                           additionalContext}
 //	postToolUse / PostToolUse                PostToolUse       {additionalContext} (content = toolResult.textResultForLlm;
-//	                                                           isError unless resultType is "success")
+//	                                                           isError unless resultType is "success"); rewritten output:
+//	                                                           {modifiedResult {resultType, textResultForLlm}, additionalContext}
 //	postToolUseFailure / PostToolUseFailure  PostToolUse       {additionalContext} (isError, content = error)
 //	userPromptSubmitted / UserPromptSubmit   UserPromptSubmit  deny/ask: {"decision":"block","reason"} (Copilot CLI 1.0.102
 //	                                                           blocks the prompt on it with exit 0); context: {additionalContext}
@@ -173,8 +216,13 @@
 // Command hooks for preToolUse fail closed on exit 2 and crashes, but a
 // timeout always fails open: serve is the way to bound that. Copilot CLI
 // 1.0.102 gives the context of preToolUse (after the call's result) and
-// of userPromptSubmitted (with the prompt) to the model. Dropped:
-// modifiedPrompt, modifiedResult. Left out (L):
+// of userPromptSubmitted (with the prompt) to the model. A rewritten
+// output is modifiedResult in toolResult's shape (the tool's resultType,
+// textResultForLlm the rewritten text), with additionalContext saying what
+// was taken out; a failed tool's (postToolUseFailure) gets the context
+// alone. That Copilot CLI gives modifiedResult to the model is M: an
+// extension's was reported shown but not given (github/copilot-cli#3361).
+// Dropped: modifiedPrompt. Left out (L):
 // whether the PascalCase dialect also reads Claude Code's hookSpecificOutput
 // (the flat form is written for both), and whether command hooks expect
 // modifiedArgs as a JSON string where toolArgs was one (an object is written).
@@ -190,8 +238,9 @@
 //	beforeReadFile        PreToolUse (toolName "Read", toolInput {file_path})
 //	                                        {permission allow|deny, user_message}; no ask (ask = deny)
 //	beforeSubmitPrompt    UserPromptSubmit  deny/ask: {"continue":false, user_message}; allow: {"continue":true}
-//	postToolUse           PostToolUse       nothing (content = tool_output)
-//	postToolUseFailure    PostToolUse       nothing (isError, content = error_message)
+//	postToolUse           PostToolUse       nothing (content = tool_output); rewritten output: {additional_context,
+//	                                        updated_mcp_tool_output (MCP tools only)}
+//	postToolUseFailure    PostToolUse       nothing (isError, content = error_message); rewritten output: {additional_context}
 //	sessionStart          SessionStart      {additional_context}
 //	stop                  Stop              continue: {followup_message}
 //	sessionEnd            SessionEnd (observational)   nothing
@@ -206,9 +255,17 @@
 // denial that says so. preToolUse has no ask: an ask is a deny, and an ask
 // about a rewritten call a deny whose reason gives the rewritten call. A
 // rewrite without a verdict is updated_input alone (Cursor's own
-// permission rules apply), its reason dropped. Dropped: context on
-// every event but sessionStart (beforeSubmitPrompt cannot inject it), env,
-// updated_mcp_tool_output. With an unknown event, Block writes every
+// permission rules apply), its reason dropped. Cursor replaces the output
+// of MCP tools only (M): a rewritten output of an MCP tool is
+// updated_mcp_tool_output (the hooks' value; else the MCP result as
+// tool_output held it, redacted; else {content: [one text block]}). A
+// built-in tool's output cannot be replaced: the model reads the original,
+// and additional_context (M: Cursor gives it to the model after the tool's
+// result, and drops one over 10000 characters) says what was taken out and
+// not to repeat it; luahook doctor and install warn of it. Dropped:
+// context on every event but sessionStart (beforeSubmitPrompt cannot
+// inject it; on postToolUse it goes only with a rewritten output), env.
+// With an unknown event, Block writes every
 // blocking event's refusal at once (stop reads none of them). Left out (M/L):
 // the failClosed option and the MCP:<tool> names of preToolUse are not
 // relied on (MCP:<tool> still gets the mcp capability).
@@ -217,7 +274,8 @@
 //
 //	native event  luahook event     answer
 //	BeforeTool    PreToolUse        {decision allow|deny|ask, reason}, an ask's reason also as systemMessage; rewrite: hookSpecificOutput {hookEventName, tool_input}
-//	AfterTool     PostToolUse       hookSpecificOutput.additionalContext (content = tool_response.llmContent; isError when error is set)
+//	AfterTool     PostToolUse       hookSpecificOutput.additionalContext (content = tool_response.llmContent; isError when error is set);
+//	                                rewritten output: {decision "deny", reason: the rewritten output}, additionalContext
 //	BeforeAgent   UserPromptSubmit  deny/ask: {decision "deny", reason}; context: hookSpecificOutput.additionalContext
 //	AfterAgent    Stop              continue: {decision "deny", reason} (the reason becomes the next prompt)
 //	SessionStart  SessionStart      hookSpecificOutput.additionalContext
@@ -229,7 +287,10 @@
 // Gemini CLI shows reason only with a deny, and on an ask only systemMessage
 // (its confirmation's one text, printed as a hook system message by
 // gemini -p), so an ask's reason is written in both and a rewrite's reason
-// reaches it only with an ask.
+// reaches it only with an ask. A deny on AfterTool replaces the tool's
+// result (a failed one's too) with its reason: a rewritten output is that
+// deny, its reason the rewritten text, whole; what was taken out goes as
+// additionalContext.
 // Dropped: context on BeforeTool, clearContext, tailToolCallRequest, model
 // hooks. MCP tools are mcp_<server>_<tool> (and mcp__ before 2026-03),
 // ambiguous when the server's name has a "_"; BeforeTool and AfterTool of

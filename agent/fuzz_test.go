@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/luahook/luahook"
 )
 
 // FuzzDecode feeds arbitrary bytes to every adapter's decoder, with and
@@ -40,7 +43,11 @@ func FuzzDecode(f *testing.F) {
 					t.Fatalf("%s: toolInput %q is not an object", a.Name(), in.ToolInput)
 				}
 			}
-			for _, d := range []Decision{{}, {Verdict: Deny}, {Verdict: Ask, Input: json.RawMessage(`{"command":"x"}`)}, {Verdict: Continue, Context: "c"}} {
+			decisions := []Decision{{}, {Verdict: Deny}, {Verdict: Ask, Input: json.RawMessage(`{"command":"x"}`)}, {Verdict: Continue, Context: "c"}}
+			if in := req.Input; in != nil && in.ToolResult != nil {
+				decisions = append(decisions, fuzzOutputs(t, in.ToolResult.Content)...)
+			}
+			for _, d := range decisions {
 				if out := a.Encode(req, d).Stdout; out != nil && !json.Valid(out) {
 					t.Fatalf("%s: answer %q is not JSON", a.Name(), out)
 				}
@@ -48,4 +55,32 @@ func FuzzDecode(f *testing.F) {
 		}
 		Detect(data)
 	})
+}
+
+// fuzzOutputs are output rewrites of content, built with a real
+// luahook.OutputChain: digits redacted, the output replaced by a value,
+// and the output withheld.
+func fuzzOutputs(t *testing.T, content string) []Decision {
+	ctx := context.Background()
+	var out []Decision
+	for _, o := range []*luahook.Outcome{
+		{Action: luahook.ActionRedact, Redact: []luahook.Redaction{{Pattern: `[0-9]+`, Label: "digits"}, {Text: "a"}}},
+		{Action: luahook.ActionReplaceOutput, Output: json.RawMessage(`{"stdout":"x","n":[1,"b"]}`)},
+		nil,
+	} {
+		c := luahook.NewOutputChain(content, 0)
+		if o == nil {
+			c.Withhold("fuzz")
+		} else if err := c.Apply(ctx, o, content); err != nil {
+			t.Fatal(err)
+		}
+		w, err := c.Finish(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w != nil {
+			out = append(out, Decision{Output: w, Context: "c"})
+		}
+	}
+	return out
 }

@@ -143,7 +143,20 @@ func (geminiAdapter) Encode(req *Request, d Decision) Answer {
 		case d.Context != "":
 			out.HookSpecificOutput = &geminiHSO{HookEventName: req.Event, AdditionalContext: d.Context}
 		}
-	case "AfterTool", "SessionStart":
+	case "AfterTool":
+		if d.Output != nil {
+			// A deny on AfterTool replaces the tool's result, a failed
+			// one's too, with its reason: the rewritten output, whole.
+			// What was taken out goes to the model as context.
+			out.Decision, out.Reason = "deny", d.Output.Content
+			if out.Reason == "" {
+				out.Reason = d.Output.Summary()
+			}
+			out.HookSpecificOutput = &geminiHSO{HookEventName: req.Event, AdditionalContext: outputContext(&d)}
+		} else if d.Context != "" {
+			out.HookSpecificOutput = &geminiHSO{HookEventName: req.Event, AdditionalContext: d.Context}
+		}
+	case "SessionStart":
 		if d.Context != "" {
 			out.HookSpecificOutput = &geminiHSO{HookEventName: req.Event, AdditionalContext: d.Context}
 		}

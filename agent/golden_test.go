@@ -226,8 +226,10 @@ func blocking(agent Name, event string) bool {
 }
 
 // TestCodexEmitsOnlyWhatItAccepts: Codex fails a hook whose output it does
-// not accept for the event (and then runs the tool), so no answer to Codex
-// carries ask, continue, stopReason or suppressOutput, and on PreToolUse
+// not accept for the event (and then runs the tool, or keeps the tool's
+// output), so no answer to Codex carries ask, continue, stopReason,
+// suppressOutput, updatedToolOutput or updatedMCPToolOutput, a rewritten
+// output is a block with a reason, and on PreToolUse
 // every answer passes Codex's own checks (codex-rs/hooks output_parser.rs):
 // "allow" only with updatedInput, updatedInput only with "allow", "deny"
 // only with a reason, and a reason only with a decision.
@@ -235,9 +237,24 @@ func TestCodexEmitsOnlyWhatItAccepts(t *testing.T) {
 	a := codexAdapter{}
 	for _, c := range nativeCases(t, a) {
 		req := decodeFile(t, a, c)
-		for _, d := range decisions(req) {
+		all := decisions(req)
+		if req.Input != nil && req.Input.Event == luahook.PostToolUse {
+			for _, oc := range outputCases(t, req) {
+				all = append(all, struct {
+					name string
+					d    Decision
+				}{oc.name, oc.d})
+			}
+		}
+		for _, d := range all {
 			out := a.Encode(req, d.d).Stdout
-			for _, bad := range []string{`"ask"`, `"continue"`, `"stopReason"`, `"suppressOutput"`} {
+			if req.Event == "PostToolUse" && d.d.Output != nil {
+				var o claudeOutput
+				if err := json.Unmarshal(out, &o); err != nil || o.Decision != "block" || strings.TrimSpace(o.Reason) == "" {
+					t.Errorf("%s %s: %s is not a block with a reason (%v)", c.name, d.name, out, err)
+				}
+			}
+			for _, bad := range []string{`"ask"`, `"continue"`, `"stopReason"`, `"suppressOutput"`, `"updatedToolOutput"`, `"updatedMCPToolOutput"`} {
 				if bytes.Contains(out, []byte(bad)) {
 					t.Errorf("%s %s: %s has %s", c.name, d.name, out, bad)
 				}
