@@ -379,6 +379,7 @@ type OutputChain struct {
 	value    json.RawMessage
 	replaced bool
 	changed  bool
+	reapply  bool // a replacement came after a redaction: Finish applies them again
 	edits    []outputEdit
 	withheld []Withheld
 	reasons  []string
@@ -445,6 +446,7 @@ func (c *OutputChain) Apply(ctx context.Context, o *Outcome, seen string) error 
 			c.value = json.RawMessage(buf.Bytes())
 		}
 		c.cur, c.replaced, c.changed = s, true, true
+		c.reapply = c.reapply || len(c.edits) > 0
 	case ActionRedact:
 		start := len(c.edits)
 		for i := range o.Redact {
@@ -508,6 +510,9 @@ func (c *OutputChain) Finish(ctx context.Context) (*OutputRewrite, error) {
 	}
 	w := &OutputRewrite{Replaced: c.replaced, edits: c.edits}
 	for i := range c.edits {
+		if !c.reapply {
+			break // the text holds no part of the output the redactions have not seen
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -29,9 +29,19 @@ release (or the nearest one it ran) do, and the steps you must take: approve the
 Codex's /hooks screen, upgrade a Claude Code older than 2.1.295, which
 ignores onFailure. doctor writes nothing.
 
-Exit status: 0 when every wired agent can block as luahook expects, 1 when
-some wiring cannot block on the release installed (doctor says which), 2 on
-a usage error. --json prints the same as one JSON array.`,
+For each wired agent, the output firewall: whether that release replaces a
+tool's output (built-in tools, MCP tools) when luahook's PostToolUse hooks
+redact or replace it, or what luahook's answer does instead (Codex: a
+block whose reason replaces the result; Gemini CLI: a deny whose reason
+does; Cursor's built-in tools: context at most, the model still reads the
+output; a Claude Code release reported to ignore updatedToolOutput for
+Bash and WebFetch). "cannot replace output" lines are warnings, and a
+settings file without luahook on the agent's PostToolUse event is a step.
+
+Exit status: 0 when every wired agent can block as luahook expects (output
+it cannot replace does not change it), 1 when some wiring cannot block on
+the release installed (doctor says which), 2 on a usage error. --json
+prints the same as one JSON array.`,
 		Example: `  luahook doctor
   luahook doctor --json`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -84,7 +94,7 @@ func runDoctor(cmd *cobra.Command, s *streams, asJSON bool) error {
 // printDoctor writes the reports as text, each line made safe for a
 // terminal (paths and an agent's output are the machine's, not luahook's).
 func printDoctor(w io.Writer, reports []install.Report) {
-	var wired, failing []string
+	var wired, failing, leaking []string
 	for _, r := range reports {
 		fmt.Fprintf(w, "%s (%s)\n", r.Title, r.Agent)
 		switch {
@@ -124,8 +134,14 @@ func printDoctor(w io.Writer, reports []install.Report) {
 				fmt.Fprintln(w, termtext.Line(fmt.Sprintf("    %s: %s", c.Check, c.Result)))
 			}
 		}
+		for _, o := range r.Output {
+			fmt.Fprintln(w, termtext.Line(outputText(o)))
+		}
 		for _, c := range r.CannotBlock {
 			fmt.Fprintln(w, "  cannot block:", termtext.Line(c))
+		}
+		for _, g := range r.OutputGaps {
+			fmt.Fprintln(w, "  cannot replace output:", termtext.Line(g))
 		}
 		for _, st := range r.Steps {
 			fmt.Fprintln(w, "  step:", termtext.Line(st))
@@ -136,6 +152,9 @@ func printDoctor(w io.Writer, reports []install.Report) {
 		if len(r.CannotBlock) > 0 {
 			failing = append(failing, string(r.Agent))
 		}
+		if len(r.OutputGaps) > 0 {
+			leaking = append(leaking, string(r.Agent))
+		}
 	}
 	switch {
 	case len(wired) == 0:
@@ -145,6 +164,40 @@ func printDoctor(w io.Writer, reports []install.Report) {
 	default:
 		fmt.Fprintf(w, "every wired agent (%s) can block as luahook expects\n", strings.Join(wired, ", "))
 	}
+	// A warning, not a failure: whether any policy rewrites output is the
+	// policies' to say.
+	if len(leaking) > 0 {
+		fmt.Fprintf(w, "warning: the model can still read tool output that luahook's PostToolUse hooks redact or replace, in: %s (see \"cannot replace output\" above)\n",
+			strings.Join(leaking, ", "))
+	}
+}
+
+// outputText says what an agent does with one kind of tool's output that
+// luahook's PostToolUse hooks rewrote.
+func outputText(o install.OutputWay) string {
+	tools := map[string]string{install.BuiltinTools: "built-in tools", install.MCPTools: "MCP tools"}[o.Tools]
+	if tools == "" {
+		tools = "built-in and MCP tools"
+	}
+	what := map[string]string{
+		install.Replaced: "replaced", install.ReplacedByReason: "replaced by a block's reason",
+		install.ReplacedMaybe: "replaced, but reported ignored for some tools on this release", install.NotReplaced: "not replaced",
+		install.ReplacedUnknown: "unknown (the release is not known)",
+	}[o.Replaced]
+	if what == "" {
+		what = o.Replaced
+	}
+	s := fmt.Sprintf("  output firewall, %s: %s", tools, what)
+	switch {
+	case o.Fields != "" && o.Since != "":
+		s += " (" + o.Fields + "; from " + o.Since + ")"
+	case o.Fields != "":
+		s += " (" + o.Fields + ")"
+	}
+	if o.Note != "" {
+		s += ": " + o.Note
+	}
+	return s
 }
 
 // wiringText says what one settings file holds of luahook.

@@ -281,3 +281,87 @@ func TestDoctorUsageErrorIsTwo(t *testing.T) {
 		}
 	}
 }
+
+// doctor says, for each wired agent, what its release does with a tool's
+// output that luahook's PostToolUse hooks rewrote: Cursor replaces an MCP
+// tool's only, a warning that leaves the exit status 0; a Claude Code
+// among the releases reported to ignore updatedToolOutput is a warning
+// too; Codex and Gemini CLI take the output as a block's reason; a recent
+// Claude Code and Copilot replace it.
+func TestDoctorSaysWhereAToolsOutputCannotBeReplaced(t *testing.T) {
+	for _, c := range []struct {
+		agent, version, program string
+		args                    []string
+		code                    int
+		want, not               []string
+	}{
+		{agent: "cursor", program: "cursor-agent", version: "2026.10.01", code: 0,
+			want: []string{"  output firewall, built-in tools: not replaced: additional_context",
+				"  output firewall, MCP tools: replaced (updated_mcp_tool_output",
+				"  cannot replace output: Cursor cannot replace a built-in tool's output: where luahook's PostToolUse hooks redact or replace it",
+				"every wired agent (cursor) can block as luahook expects",
+				`warning: the model can still read tool output that luahook's PostToolUse hooks redact or replace, in: cursor (see "cannot replace output" above)`}},
+		{agent: "claude", program: "claude", version: "2.1.150 (Claude Code)", args: []string{"--allow-old-agent"}, code: 1,
+			want: []string{"  output firewall, built-in and MCP tools: replaced, but reported ignored for some tools on this release",
+				"  cannot replace output: Claude Code 2.1.150 is among the releases reported to ignore updatedToolOutput for Bash and WebFetch",
+				"in: claude (see \"cannot replace output\" above)"}},
+		{agent: "claude", program: "claude", version: "2.1.332 (Claude Code)", code: 0,
+			want: []string{"  output firewall, built-in and MCP tools: replaced (hookSpecificOutput.updatedToolOutput"},
+			not:  []string{"cannot replace output", "warning:"}},
+		{agent: "codex", program: "codex", version: "codex-cli 0.171.0", code: 0,
+			want: []string{`  output firewall, built-in and MCP tools: replaced by a block's reason ("decision":"block"`},
+			not:  []string{"cannot replace output", "warning:"}},
+		{agent: "gemini", program: "gemini", version: "0.61.0", code: 0,
+			want: []string{`  output firewall, built-in and MCP tools: replaced by a block's reason ("decision":"deny"`},
+			not:  []string{"cannot replace output", "warning:"}},
+		{agent: "copilot", program: "copilot", version: "1.0.102", code: 0,
+			want: []string{"  output firewall, built-in and MCP tools: replaced (modifiedResult"},
+			not:  []string{"cannot replace output", "warning:"}},
+	} {
+		t.Run(c.agent+" "+c.version, func(t *testing.T) {
+			installEnv(t)
+			agentsOnPath(t, map[string]string{c.program: c.version})
+			mustInstall(t, append([]string{c.agent}, c.args...)...)
+			code, out, errs := runDoctorCmd(t)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out, errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(out, n) {
+					t.Errorf("stdout has %q:\n%s", n, out)
+				}
+			}
+			r := doctorJSON(t)[c.agent]
+			if !r.PostToolUse || len(r.Output) == 0 || (len(r.OutputGaps) > 0) != strings.Contains(out, "cannot replace output") {
+				t.Errorf("--json: post_tool_use %v output %+v output_gaps %q", r.PostToolUse, r.Output, r.OutputGaps)
+			}
+		})
+	}
+}
+
+// A wiring without luahook on the agent's PostToolUse event lets no
+// redact policy see a tool's output: doctor says so as a step, and exits
+// 0 (the wiring still blocks).
+func TestDoctorGivesAStepForAWiringWithoutPostToolUse(t *testing.T) {
+	project, _ := installEnv(t)
+	agentsOnPath(t, map[string]string{"gemini": "0.61.0"})
+	path := filepath.Join(project, ".gemini", "settings.json")
+	writeTestFile(t, path, `{"hooks": {"BeforeTool": [{"hooks": [{"name": "luahook", "type": "command", "command": "luahook fire --agent gemini --project"}]}]}}`)
+	code, out, errs := runDoctorCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+	}
+	want := "  step: run luahook install gemini again (project scope): " + path +
+		" has no luahook entry on AfterTool, so no PostToolUse policy (redact, replace_output) sees Gemini CLI's tool output"
+	if !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+	if r := doctorJSON(t)["gemini"]; r.PostToolUse || !r.Wired {
+		t.Errorf("--json: post_tool_use %v wired %v", r.PostToolUse, r.Wired)
+	}
+}

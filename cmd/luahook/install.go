@@ -89,6 +89,20 @@ PATH (claude, codex), asks it for its release (--version, for at most 5
 seconds): an older one is refused, nothing written, unless
 --allow-old-agent.
 
+Every agent is wired on its PostToolUse event (Gemini CLI's AfterTool,
+Copilot's and Cursor's postToolUse), where luahook's hooks can redact or
+replace a tool's output before the model reads it. Where the agent cannot
+replace it, install warns, naming the gap and what luahook's answer does
+instead: Cursor's built-in tools (its updated_mcp_tool_output is for MCP
+tools only: context at most, the model still reads the output), a Claude
+Code before 2.1.121 (updatedToolOutput) or among the releases reported to
+ignore it for Bash and WebFetch (2.1.121 through 2.1.177). Codex takes
+updatedToolOutput in no known release, and Gemini CLI has no such field:
+a note says that a block whose reason carries the rewritten output
+replaces the result instead. install cannot tell whether a policy
+rewrites output (that would load the policies), so it says so for every
+agent it wires.
+
 After writing, install prints the steps "luahook doctor" gives for the
 file it wrote (Codex: approve the hooks in its /hooks screen; Claude Code:
 upgrade a release that does not know onFailure), and fails when that file
@@ -199,10 +213,11 @@ func runInstall(cmd *cobra.Command, s *streams, o *installOptions, name string) 
 		fmt.Fprintln(s.err, "luahook: warning:", termtext.Line(w))
 	}
 	// Checked before anything is written; said after what was written.
-	versionNotes, err := checkAgentVersion(cmd.Context(), s.err, opts, o.oldAgent || o.print)
+	versionNotes, release, err := checkAgentVersion(cmd.Context(), s.err, opts, o.oldAgent || o.print)
 	if err != nil {
 		return err
 	}
+	versionNotes = append(versionNotes, outputWarnings(s.err, opts.Agent, release)...)
 	path := termtext.Line(change.Path)
 	if o.print {
 		if _, err := s.out.Write(change.New); err != nil {
@@ -377,15 +392,42 @@ var agentTitles = map[agent.Name]string{
 // long on a program it does not need.
 const agentVersionTimeout = 5 * time.Second
 
+// agentRelease is the agent's release install found, if it asked.
+type agentRelease struct {
+	v     install.Version
+	found bool
+}
+
+// outputWarnings warns on warn where the agent, at the release found,
+// cannot keep from the model a tool's output that luahook's PostToolUse
+// hooks redact or replace, naming the gap and what luahook's answer does
+// there instead, and returns the notes of a fallback that does keep it
+// (Codex's block). Install cannot tell whether any policy rewrites output
+// (that would load them), so it says so for every agent it wires. Only
+// Claude Code's answer depends on its release, which install asks for
+// its entries' sake: an agent it did not ask is taken as of no known
+// release, which is no gap.
+func outputWarnings(warn io.Writer, name agent.Name, r agentRelease) (notes []string) {
+	_, gaps, notes := install.OutputFirewall(name, r.v, r.found)
+	for _, g := range gaps {
+		fmt.Fprintln(warn, "luahook: warning:", termtext.Line(g)+".")
+	}
+	for i, n := range notes {
+		notes[i] = n + "."
+	}
+	return notes
+}
+
 // checkAgentVersion returns notes stating the agent release each setting
 // o writes needs and, when the agent's program is on PATH, checks the
 // installed release against them: an older one is an error (nothing is to
 // be written) unless allowOld, which makes it a warning on warn. An agent
-// that cannot be asked is a note: the check is never required.
-func checkAgentVersion(ctx context.Context, warn io.Writer, o install.Options, allowOld bool) (notes []string, err error) {
+// that cannot be asked is a note: the check is never required. The
+// release found is returned.
+func checkAgentVersion(ctx context.Context, warn io.Writer, o install.Options, allowOld bool) (notes []string, found agentRelease, err error) {
 	reqs := o.Requirements()
 	if len(reqs) == 0 {
-		return nil, nil
+		return nil, found, nil
 	}
 	title := agentTitles[o.Agent]
 	for _, r := range reqs {
@@ -396,8 +438,9 @@ func checkAgentVersion(ctx context.Context, warn io.Writer, o install.Options, a
 	program, v, err := install.InstalledVersion(ctx, o.Agent)
 	if err != nil {
 		return append(notes, fmt.Sprintf("%s's release was not checked (%s): make sure it is %s or later.",
-			title, termtext.Line(err.Error()), install.Minimum(reqs))), nil
+			title, termtext.Line(err.Error()), install.Minimum(reqs))), found, nil
 	}
+	found = agentRelease{v: v, found: true}
 	var old []string
 	for _, r := range reqs {
 		if v.Less(r.Version) {
@@ -405,14 +448,14 @@ func checkAgentVersion(ctx context.Context, warn io.Writer, o install.Options, a
 		}
 	}
 	if len(old) == 0 {
-		return append(notes, fmt.Sprintf("%s on PATH is %s: recent enough.", termtext.Line(program), v)), nil
+		return append(notes, fmt.Sprintf("%s on PATH is %s: recent enough.", termtext.Line(program), v)), found, nil
 	}
 	msg := fmt.Sprintf("%s on PATH is %s %s: %s", termtext.Line(program), title, v, strings.Join(old, "; "))
 	if !allowOld {
-		return nil, fmt.Errorf("%s\nnothing was written: upgrade %s, or write the entries all the same with --allow-old-agent", msg, title)
+		return nil, found, fmt.Errorf("%s\nnothing was written: upgrade %s, or write the entries all the same with --allow-old-agent", msg, title)
 	}
 	fmt.Fprintf(warn, "luahook: warning: %s.\n", msg)
-	return notes, nil
+	return notes, found, nil
 }
 
 // luahookCommand returns the executable the hooks run: override as given,

@@ -229,6 +229,15 @@ func (b *builder) record(p *pending, m *masker) *Record {
 		r.Ledger = b.lg
 	}
 	m.maskRecord(r)
+	if w := p.res.Output; w != nil && len(r.Input) > 0 && string(r.Input) != "null" {
+		// What the hooks took out of the tool's output is taken out of
+		// the logged payload too: a secret a policy found (by entropy,
+		// by a span) may match none of the log's own patterns.
+		if in, err := w.ApplyJSON(r.Input); err == nil && !bytes.Equal(in, r.Input) {
+			r.Input = in
+			r.Masked = append(r.Masked, "toolResult")
+		}
+	}
 	return r
 }
 

@@ -3,6 +3,7 @@ package decisionlog_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ end)`}, log)
 		t.Fatalf("%d records, want 2", len(recs))
 	}
 	for i, r := range recs {
+		if strings.Contains(string(r.Input), secret[4:]) || !r.Truncated && !slices.Contains(r.Masked, "toolResult") {
+			t.Fatalf("record %d: the logged payload keeps the secret the hook took out, or does not say it was masked (masked %q)", i, r.Masked)
+		}
 		if o := r.Hooks[0].Outcome; o == nil || len(o.Redact) != 1 || strings.Contains(o.Redact[0].Text, secret[4:]) {
 			t.Fatalf("record %d: the hook's outcome as logged: %+v", i, o)
 		}

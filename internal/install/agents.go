@@ -28,6 +28,10 @@ type target struct {
 	// events are the agent's own names of the events luahook maps (see
 	// package agent), in the order they are written.
 	events []string
+	// postToolUse is the agent's own name of the event luahook's
+	// PostToolUse hooks run on, where they see a tool's output and may
+	// rewrite it (one of events).
+	postToolUse string
 	// eventArg: the payload does not name its event, so the command line
 	// does (Copilot's camelCase dialect).
 	eventArg bool
@@ -58,7 +62,8 @@ var targets = map[agent.Name]*target{
 		groups: true,
 		events: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart",
 			"Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd"},
-		http: true,
+		postToolUse: "PostToolUse",
+		http:        true,
 		handler: func(o *Options, event string) obj {
 			var h obj
 			switch {
@@ -94,6 +99,7 @@ var targets = map[agent.Name]*target{
 		// Codex dispatches no PostToolUseFailure.
 		events: []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop",
 			"SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd"},
+		postToolUse: "PostToolUse",
 		handler: func(o *Options, event string) obj {
 			return obj{{"hooks", []any{obj{{"type", "command"}, {"command", o.command(agent.Codex, "", o.HTTP != "")}}}}}
 		},
@@ -108,6 +114,7 @@ var targets = map[agent.Name]*target{
 		eventArg: true,
 		events: []string{"preToolUse", "postToolUse", "postToolUseFailure", "userPromptSubmitted", "sessionStart",
 			"agentStop", "subagentStop", "sessionEnd"},
+		postToolUse: "postToolUse",
 		handler: func(o *Options, event string) obj {
 			return obj{{"type", "command"}, {"bash", o.command(agent.Copilot, event, o.HTTP != "")}}
 		},
@@ -125,6 +132,7 @@ var targets = map[agent.Name]*target{
 		// can apply a rewrite.
 		events: []string{"preToolUse", "postToolUse", "postToolUseFailure", "beforeSubmitPrompt", "sessionStart",
 			"stop", "sessionEnd"},
+		postToolUse: "postToolUse",
 		handler: func(o *Options, event string) obj {
 			return obj{{"command", o.command(agent.Cursor, "", o.HTTP != "")}}
 		},
@@ -135,9 +143,10 @@ var targets = map[agent.Name]*target{
 		user: func(home string, _ func(string) (string, bool)) string {
 			return filepath.Join(home, ".gemini", "settings.json")
 		},
-		comments: true,
-		groups:   true,
-		events:   []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd"},
+		comments:    true,
+		groups:      true,
+		events:      []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd"},
+		postToolUse: "AfterTool",
 		handler: func(o *Options, event string) obj {
 			return obj{{"hooks", []any{obj{{"name", "luahook"}, {"type", "command"}, {"command", o.command(agent.Gemini, "", o.HTTP != "")}}}}}
 		},

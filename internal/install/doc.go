@@ -63,6 +63,18 @@
 // PATH for its release, so that luahook install can refuse an agent too
 // old to honour what it writes.
 //
+// # The output firewall
+//
+// Every agent is wired on its own PostToolUse event (AfterTool,
+// postToolUse), where luahook's hooks see a tool's output and can redact
+// or replace it. OutputFirewall says what an agent, at a release, does
+// with such a rewrite, from the adapters' table (agent.OutputSupport) and
+// what is known of its releases (Claude Code replaces a built-in tool's
+// output from 2.1.121, and 2.1.121 through 2.1.177 were reported to keep
+// Bash's and WebFetch's), and names the gaps where the model still reads
+// the tool's own output (Cursor's built-in tools): luahook install warns
+// of them, and Check reports them.
+//
 // # Over a Unix socket
 //
 // With Options.Socket, every agent's hook (Claude Code's too: it has no

@@ -128,6 +128,19 @@ type Report struct {
 	// CannotBlock says why a wiring cannot block on the release found:
 	// the doctor's exit status 1.
 	CannotBlock []string `json:"cannot_block,omitempty"`
+	// Output says, per kind of tool, what the agent at the release found
+	// does with a tool's output that luahook's PostToolUse hooks rewrote
+	// (hook.redact, hook.replace_output); set when luahook is wired.
+	Output []OutputWay `json:"output,omitempty"`
+	// PostToolUse: a settings file wires luahook on the agent's own
+	// PostToolUse event (AfterTool, postToolUse), the one where its hooks
+	// see a tool's output and can rewrite it.
+	PostToolUse bool `json:"post_tool_use"`
+	// OutputGaps say where the model still reads a tool's own output that
+	// luahook's PostToolUse hooks rewrote, and what luahook's answer does
+	// there instead. They are warnings: the doctor's exit status is about
+	// blocking, and whether any policy rewrites output is the policies'.
+	OutputGaps []string `json:"output_gaps,omitempty"`
 	// Steps are what the user must do for the hooks to work as luahook
 	// expects.
 	Steps []string `json:"steps,omitempty"`
@@ -376,6 +389,7 @@ func (r *Report) judge() {
 			r.Steps = append(r.Steps, fmt.Sprintf("in %s, %s: change it, or %s runs no hook of luahook", w.Path, w.Disabled, r.Title))
 		}
 	}
+	r.judgeOutput()
 	if r.Program == "" && r.VersionError != "" {
 		r.Notes = append(r.Notes, fmt.Sprintf("luahook is wired for %s, but %s: its release was not checked", r.Title, r.VersionError))
 	} else if r.VersionError != "" {
@@ -392,6 +406,31 @@ func (r *Report) judge() {
 		r.Notes = append(r.Notes, "Gemini CLI shows a block's reason only as a [WARNING] line, and gemini -p exits 0 on a blocked prompt")
 	default:
 		r.Notes = append(r.Notes, "no release of "+r.Title+" is known to change what luahook's entries rely on")
+	}
+}
+
+// judgeOutput says what the release does with a tool's output that
+// luahook's PostToolUse hooks rewrote, and gives the step of each wired
+// file that leaves out the agent's PostToolUse event: a redact policy
+// there would see no output at all. Whether any policy rewrites output is
+// not read (that would load the policies, which may not be trusted yet, or
+// live in a server): every wired agent is reported.
+func (r *Report) judgeOutput() {
+	t, err := lookupTarget(r.Agent)
+	if err != nil {
+		return
+	}
+	// The notes OutputFirewall gives are in the ways' own notes.
+	r.Output, r.OutputGaps, _ = OutputFirewall(r.Agent, r.version, r.hasVersion)
+	for _, w := range r.Files {
+		switch {
+		case !w.Wired:
+		case slices.Contains(w.Events, t.postToolUse):
+			r.PostToolUse = true
+		default:
+			r.Steps = append(r.Steps, fmt.Sprintf("run luahook install %s again (%s scope): %s has no luahook entry on %s, so no PostToolUse policy (redact, replace_output) sees %s's tool output",
+				r.Agent, w.Scope, w.Path, t.postToolUse, r.Title))
+		}
 	}
 }
 
