@@ -68,13 +68,15 @@ end, { stage = "validate" })
 	)
 }
 
-// TestLintStageOnPreToolUseIsFine: stages apply to PreToolUse.
+// TestLintStageOnPreToolUseIsFine: stages apply to PreToolUse, and
+// "mutate" to PostToolUse (the output's chain).
 func TestLintStageOnPreToolUseIsFine(t *testing.T) {
 	src := `hook.register("PreToolUse", nil, function() end, { stage = "mutate" })
 hook.register("PreToolUse", nil, function() end, { stage = "validate" })
 hook.register("PostToolUse", nil, function() end, { stage = "mutate" })
+hook.register("PostToolUse", nil, function() end, { stage = "validate" })
 `
-	wantWarnings(t, warnings(t, src, Options{}), `3: [stage-ignored] stage "mutate" is ignored on PostToolUse`)
+	wantWarnings(t, warnings(t, src, Options{}), `4: [stage-ignored] stage "validate" is ignored on PostToolUse`)
 }
 
 // TestLintFindsNoFalsePositives: locals shadowing globals, upvalues,

@@ -25,7 +25,7 @@ It then prints the linter's warnings on the files that loaded, as
 "file:line: warning: message [rule]": an assignment to a global inside a
 function (global-assign), a read of a global nothing defines
 (undefined-global), a read of a field a sandbox module does not have
-(unknown-field), a stage on an event other than PreToolUse (stage-ignored),
+(unknown-field), a stage on an event that has none (stage-ignored),
 an ignore comment naming an unknown rule (bad-ignore). It warns too when
 hook files use the store and [store] backend = "memory" is written out: a
 one-shot luahook fire then forgets the store between calls. Warnings do not stop

@@ -132,8 +132,12 @@ func (f *Facts) Check(env Env, regs []Registration) []Warning {
 		f.checkRead(env, r, add)
 	}
 	for _, r := range regs {
-		if r.Stage != "" && r.Event != "PreToolUse" {
-			add(r.Line, RuleStageIgnored, "stage %q is ignored on %s: only PreToolUse hooks run in stages (remove the stage option)", r.Stage, r.Event)
+		switch {
+		case r.Stage == "" || r.Event == "PreToolUse":
+		case r.Event == "PostToolUse" && r.Stage == "validate":
+			add(r.Line, RuleStageIgnored, "stage %q is ignored on PostToolUse: its stages are \"mutate\" (the chain that rewrites the tool's output, one hook after another) and none (remove the stage option)", r.Stage)
+		case r.Event != "PostToolUse":
+			add(r.Line, RuleStageIgnored, "stage %q is ignored on %s: only PreToolUse and PostToolUse hooks run in stages (remove the stage option)", r.Stage, r.Event)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Warning) int { return a.Line - b.Line })
