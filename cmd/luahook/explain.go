@@ -12,6 +12,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/internal/termtext"
 )
 
@@ -91,12 +92,20 @@ func runExplain(cmd *cobra.Command, g *globalOptions, s *streams, o *explainOpti
 	if input == "-" {
 		input = ""
 	}
-	data, err := readPayload(ctx, input, s.in, s.err, o.readTimeout)
+	req, err := readPayload(ctx, input, s.in, s.err, o.readTimeout)
 	if err != nil {
 		return err
 	}
-	in, err := explainInput(o, args, data)
+	in, err := explainInput(o, args, req.Payload)
 	if err != nil {
+		return err
+	}
+	// Explained as fire decides it: a tool's output on what was kept of
+	// it, any other payload cut not at all.
+	if err := pipeline.ApplyCut(in, req.Cut); err != nil {
+		if req.CutOver != nil {
+			return req.CutOver
+		}
 		return err
 	}
 	if in.Cwd == "" {

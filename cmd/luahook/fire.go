@@ -298,20 +298,23 @@ func writeJSON(w io.Writer, v any) error {
 // flag is empty, standard input. Standard input is read up to the end of its
 // first JSON object (a host that writes the payload and keeps the pipe open
 // is answered at once) or to its end, and for at most timeout; a terminal is
-// told on msgs that fire waits for the payload, and has no time limit.
-func readPayload(ctx context.Context, flag string, stdin io.Reader, msgs io.Writer, timeout time.Duration) ([]byte, error) {
+// told on msgs that fire waits for the payload, and has no time limit. A
+// file or standard input is read with its long strings cut (readCut); the
+// request returned carries the payload, what was cut, and the refusal of a
+// payload over the cap that was within it only for what was cut.
+func readPayload(ctx context.Context, flag string, stdin io.Reader, msgs io.Writer, timeout time.Duration) (pipeline.Request, error) {
 	switch {
 	case strings.HasPrefix(flag, "@"):
 		f, err := openRegular(flag[1:])
 		if err != nil {
-			return nil, fmt.Errorf("--input: %w", err)
+			return pipeline.Request{}, fmt.Errorf("--input: %w", err)
 		}
 		defer f.Close()
-		return readCapped(f, "--input "+flag, maxPayloadBytes)
+		return readCut(f, "--input "+flag, maxPayloadBytes, true)
 	case flag != "":
-		return []byte(flag), nil
+		return pipeline.Request{Payload: []byte(flag)}, nil
 	case stdin == nil:
-		return nil, nil
+		return pipeline.Request{}, nil
 	}
 	var deadline <-chan time.Time
 	if isTTY(stdin) {
@@ -322,21 +325,21 @@ func readPayload(ctx context.Context, flag string, stdin io.Reader, msgs io.Writ
 		deadline = timer.C
 	}
 	type read struct {
-		data []byte
-		err  error
+		req pipeline.Request
+		err error
 	}
 	done := make(chan read, 1)
 	go func() {
-		data, err := readFirstValue(stdin, "standard input", maxPayloadBytes)
-		done <- read{data, err}
+		req, err := readCut(stdin, "standard input", maxPayloadBytes, false)
+		done <- read{req, err}
 	}()
 	select {
 	case r := <-done:
-		return r.data, r.err
+		return r.req, r.err
 	case <-deadline:
-		return nil, fmt.Errorf("standard input: no complete payload within --read-timeout %v", timeout)
+		return pipeline.Request{}, fmt.Errorf("standard input: no complete payload within --read-timeout %v", timeout)
 	case <-ctx.Done():
-		return nil, fmt.Errorf("standard input: %w", context.Cause(ctx))
+		return pipeline.Request{}, fmt.Errorf("standard input: %w", context.Cause(ctx))
 	}
 }
 
@@ -359,30 +362,49 @@ func openRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
-// readFirstValue reads r until the JSON object or array it starts with is
-// complete, or to its end, refusing more than limit bytes. What follows the
-// first value is not read.
-func readFirstValue(r io.Reader, what string, limit int) ([]byte, error) {
-	data, err := firstvalue.Read(r, limit)
+// readCut reads a payload from r (pipeline.ReadPayload): to its end
+// (whole), else up to the end of the JSON object it starts with, its
+// strings longer than luahook.MaxScanBytes cut, refusing more than limit
+// bytes kept. A payload that was longer than limit, and within it only for
+// what was cut, is refused as one over the cap unless it is a tool's output
+// (Request.CutOver).
+func readCut(r io.Reader, what string, limit int, whole bool) (pipeline.Request, error) {
+	cr := &countingReader{r: r}
+	data, cut, err := pipeline.ReadPayload(cr, limit, whole, nil, nil)
 	switch {
 	case errors.Is(err, firstvalue.ErrTooLarge):
-		return oversizeStart(data), fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+		return pipeline.Request{Payload: oversizeStart(data)}, overCap(what, limit)
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", what, err)
+		return pipeline.Request{}, fmt.Errorf("read %s: %w", what, err)
 	}
-	return data, nil
+	req := pipeline.Request{Payload: data, Cut: cut}
+	if cut > 0 && cr.n > int64(limit) {
+		req.CutOver = overCap(what, limit)
+	}
+	return req, nil
 }
 
-// readCapped reads r to the end, refusing more than limit bytes.
+// readCapped reads r to the end as readCut does, refusing more than limit
+// bytes kept.
 func readCapped(r io.Reader, what string, limit int) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", what, err)
-	}
-	if len(data) > limit {
-		return oversizeStart(data), fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
-	}
-	return data, nil
+	req, err := readCut(r, what, limit, true)
+	return req.Payload, err
+}
+
+func overCap(what string, limit int) error {
+	return fmt.Errorf("%s: payload larger than %s", what, byteSize(limit))
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // oversizeStart is what of a payload over the cap comes with the error

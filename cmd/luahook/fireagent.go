@@ -60,11 +60,12 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	if err := engine.CheckOnLoadError(o.onLoadError); err != nil {
 		return fmt.Errorf("--on-load-error %w", err)
 	}
-	data, readErr := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
-	if format == "" && readErr == nil && len(bytes.TrimSpace(data)) == 0 {
-		data = []byte("{}") // luahook fire SessionStart: an empty payload is an empty object
+	req, readErr := readPayload(ctx, o.input, s.in, s.err, o.readTimeout)
+	if format == "" && readErr == nil && len(bytes.TrimSpace(req.Payload)) == 0 {
+		req.Payload = []byte("{}") // luahook fire SessionStart: an empty payload is an empty object
 	}
-	c := pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: data, ReadErr: readErr})
+	req.Format, req.Event, req.ReadErr = format, event, readErr
+	c := pipeline.Read(req)
 	if o.tool != "" {
 		if c.Agent() != nil {
 			return errors.New("--tool does not apply to an agent's payload: it names its tool")

@@ -35,6 +35,11 @@ func TestTheDeliveredVerdictIsReadFromEveryRowOfTheVerdictTable(t *testing.T) {
 			t.Fatalf("%s: exit %q", line, cells[3])
 		}
 		stdout := strings.Trim(cells[4], "`")
+		if verdict == "redact" || verdict == "replace_output" || strings.HasPrefix(verdict, "output withheld") {
+			// A PostToolUse output row delivers a rewritten output, not a
+			// verdict: the agent package's and internal/parity's tests hold it.
+			continue
+		}
 		w, ok := want[verdict]
 		if !ok {
 			t.Fatalf("%s: verdict %q not known to this test", line, verdict)

@@ -20,9 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/agent"
+	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -116,6 +118,29 @@ type Request struct {
 	// decided, as if its reading had stopped at the cap (a door that reads
 	// the payload itself caps it as it reads).
 	MaxBytes int
+	// Cut is how many bytes ReadPayload withheld from the payload's
+	// strings longer than luahook.MaxScanBytes. A PostToolUse is decided
+	// on what was kept (ToolResult.Cut: the model reads the output cut);
+	// any other payload that was cut is not decided, as one over the cap.
+	Cut int64
+	// CutOver, with Cut, is the door's refusal of a payload longer than its
+	// cap, which was within it only for the strings cut: a payload cut that
+	// is not decided is refused with it, exactly as it was before strings
+	// were cut (nil: CutError).
+	CutOver error
+}
+
+// ReadPayload reads a payload from r as every door reads one: up to the end
+// of the JSON object it starts with (or of r, with whole: an HTTP body, a
+// file), every string longer than luahook.MaxScanBytes cut to its first
+// bytes and luahook.CutMarker, so that a tool's output of any size is read
+// in memory that follows what is kept. It returns how many bytes were
+// withheld (Request.Cut); limit caps what is kept, and firstvalue.ErrTooLarge
+// comes with the first limit+1 bytes kept. window and keep are buffers the
+// door may lend (firstvalue.Cut).
+func ReadPayload(r io.Reader, limit int, whole bool, window, keep []byte) ([]byte, int64, error) {
+	return firstvalue.ReadCut(r, limit, firstvalue.Cut{Max: luahook.MaxScanBytes, Marker: luahook.CutMarker,
+		Whole: whole, Window: window, Keep: keep})
 }
 
 // OversizeStart is how much of a payload over its cap every door keeps:
@@ -186,10 +211,56 @@ func Read(req Request) Call {
 				c.readAgent(Request{Payload: req.Payload})
 			}
 		}
-		return c
+	} else {
+		c.readAgent(req)
 	}
-	c.readAgent(req)
+	if req.Cut > 0 && req.ReadErr == nil {
+		c.cut(req)
+	}
 	return c
+}
+
+// cut applies what ReadPayload withheld (ApplyCut) to the call: one it
+// refuses is not decided, as one over the cap is not.
+func (c *Call) cut(req Request) {
+	err := c.err
+	if err == nil {
+		err = ApplyCut(c.in, req.Cut)
+	}
+	if err == nil {
+		return
+	}
+	if err = req.CutOver; err == nil {
+		err = CutError(req.Cut)
+	}
+	c.in, c.areq, c.cause, c.err = nil, nil, CauseRead, err
+}
+
+// ApplyCut applies to a decoded payload (nil: an agent's event without a
+// luahook equivalent) the bytes ReadPayload withheld from its strings: a
+// PostToolUse is decided on the output cut (ToolResult.Cut: the runner then
+// hands the model that output, never the rest no hook read); any other
+// payload is refused with CutError, since a decision on a part of its input
+// would not be one.
+func ApplyCut(in *luahook.Input, cut int64) error {
+	switch {
+	case cut <= 0:
+		return nil
+	case in == nil || in.Event != luahook.PostToolUse:
+		return CutError(cut)
+	case in.ToolResult != nil:
+		// The bytes withheld are counted in all, wherever their strings
+		// were: a payload's long string is its tool's output.
+		in.ToolResult.Cut = cut
+	}
+	return nil
+}
+
+// CutError is why a payload of which cut bytes were withheld is not
+// decided: it is larger than luahook reads, as one over the cap is.
+func CutError(cut int64) error {
+	return fmt.Errorf("payload larger than %d bytes in one string (%d bytes past it); only a tool's output (PostToolUse) is decided cut",
+		luahook.MaxScanBytes, cut)
 }
 
 func (c *Call) readOwn(req Request) {

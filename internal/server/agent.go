@@ -72,7 +72,7 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		closeRefused(w)
 		return
 	}
-	body, t, rf := h.receive(w, r, client, nil)
+	req, t, rf := h.receive(w, r, client, nil)
 	switch {
 	case rf == nil:
 		defer t.release()
@@ -90,7 +90,16 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request) {
 		h.blockAgent(w, r, a, am, blockBody, pipeline.CauseRead, event, "luahook serve could not read the request: "+rf.err.Error())
 		return
 	}
-	c := pipeline.Read(pipeline.Request{Format: string(a.Name()), Event: event, Payload: body})
+	req.Format, req.Event = string(a.Name()), event
+	c := pipeline.Read(req)
+	if req.CutOver != nil && c.Err() == req.CutOver {
+		// Over the cap, and not a tool's output that could be cut: refused
+		// as a body over the cap is.
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "request refused", slog.String("agent", string(a.Name())),
+			slog.String("remote", r.RemoteAddr), slog.String("err", req.CutOver.Error()))
+		h.blockAgent(w, r, a, am, blockBody, pipeline.CauseRead, event, "luahook serve could not read the request: "+req.CutOver.Error())
+		return
+	}
 	setClient(&c, client)
 	h.answerAgent(w, r, &c, start)
 }

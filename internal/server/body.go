@@ -2,13 +2,12 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"io"
-	"slices"
 	"sync"
-)
 
-// firstBodyBuffer is the size of the first buffer a body is read into.
-const firstBodyBuffer = 4 << 10
+	"github.com/luahook/luahook/internal/pipeline"
+)
 
 // maxPooledBuffer is the largest buffer kept for the next request: a larger
 // body or answer gets a buffer of its own, which is dropped after it.
@@ -33,42 +32,56 @@ func recycle(p *[]byte, b []byte) {
 	buffers.Put(p)
 }
 
-// readBody reads a request body of the announced length (-1: unknown, then
-// at most max+1 bytes are asked for) into buf's array. The buffer starts
-// small and doubles only when the bytes received fill it, never past the
-// announced length, so memory follows what a client sent, not what it
-// announced: a client that announces 8 MiB and sends 100 bytes costs 4 KiB
-// (or a pooled buffer of at most maxPooledBuffer). Bytes past the announced
-// length are never read into the buffer.
-func readBody(buf []byte, r io.Reader, announced, maxBody int64) ([]byte, error) {
-	limit := announced
-	if limit < 0 {
-		limit = maxBody + 1
+// readWindow is the size of the buffer a body is read through.
+const readWindow = 32 << 10
+
+// readBody reads a request body of the announced length (-1: unknown) as
+// every door reads a payload (pipeline.ReadPayload: its strings longer than
+// luahook.MaxScanBytes cut), keeping at most maxBody bytes, in buf's array
+// when they fit. It reads through a pooled window, and keeps what it keeps
+// in blocks that grow with it, so memory follows what is kept, not what a
+// client sent or announced: a client that announces 8 MiB and sends 100
+// bytes costs a pooled buffer, one that sends a 50 MB tool output costs the
+// 4 MiB kept of it. A body longer than announced is refused. The request
+// returned carries the payload and what was cut; its CutOver is set when
+// the body was longer than maxBody, and within it only for what was cut.
+// Over maxBody kept, the error is firstvalue.ErrTooLarge with what was
+// kept.
+func readBody(buf []byte, r io.Reader, announced, maxBody int64) (pipeline.Request, error) {
+	win := getBuffer()
+	if cap(*win) < readWindow {
+		*win = make([]byte, readWindow)
 	}
-	buf = buf[:0]
-	for {
-		if int64(len(buf)) >= limit {
-			// Announced length reached: the body must end here.
-			var one [1]byte
-			n, err := io.ReadFull(r, one[:])
-			switch {
-			case n > 0:
-				return nil, errLongerThanAnnounced
-			case err == io.EOF:
-				return buf, nil
-			}
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, int(min(int64(max(cap(buf), firstBodyBuffer)), limit-int64(len(buf)))))
-		}
-		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), limit)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err // what was read, for a body over the cap
-		}
+	lr := &lengthReader{r: r, announced: announced}
+	data, cut, err := pipeline.ReadPayload(lr, int(maxBody), true, (*win)[:cap(*win)], buf[:0])
+	recycle(win, *win)
+	if lr.err != nil {
+		return pipeline.Request{}, lr.err
 	}
+	req := pipeline.Request{Payload: data, Cut: cut}
+	if err == nil && cut > 0 && lr.n > maxBody {
+		req.CutOver = bodyTooLarge(maxBody)
+	}
+	return req, err
+}
+
+func bodyTooLarge(maxBody int64) error { return fmt.Errorf("body larger than %d bytes", maxBody) }
+
+// lengthReader counts the bytes of a body, and refuses those past its
+// announced length (-1: unknown).
+type lengthReader struct {
+	r         io.Reader
+	announced int64
+	n         int64
+	err       error
+}
+
+func (l *lengthReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.announced >= 0 && l.n > l.announced {
+		l.err = errLongerThanAnnounced
+		return 0, l.err
+	}
+	return n, err
 }

@@ -22,12 +22,12 @@ func TestReadBodyNeverReadsPastTheAnnouncedLength(t *testing.T) {
 		{"longer than announced", "hello world", 5, "", errLongerThanAnnounced},
 		{"unannounced", "hello world", -1, "hello world", nil},
 		{"empty", "", 0, "", nil},
-		{"larger than the first buffer", strings.Repeat("x", 3*firstBodyBuffer), 3 * firstBodyBuffer, strings.Repeat("x", 3*firstBodyBuffer), nil},
+		{"larger than the window", strings.Repeat("x", 3*readWindow), 3 * readWindow, strings.Repeat("x", 3*readWindow), nil},
 	}
 	for _, c := range cases {
 		for _, buf := range [][]byte{nil, pooled} {
-			got, err := readBody(buf, strings.NewReader(c.body), c.announced, 1<<20)
-			if !errors.Is(err, c.wantErr) || string(got) != c.want {
+			req, err := readBody(buf, strings.NewReader(c.body), c.announced, 1<<20)
+			if got := req.Payload; !errors.Is(err, c.wantErr) || string(got) != c.want {
 				t.Errorf("%s (buffer of %d): %q, %v; want %q, %v", c.name, cap(buf), got, err, c.want, c.wantErr)
 			}
 		}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/metrics"
 	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/runner"
@@ -218,7 +219,8 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	buf := getBuffer()
-	body, t, rf := h.receive(w, r, client, *buf)
+	req, t, rf := h.receive(w, r, client, *buf)
+	body := req.Payload
 	switch {
 	case rf == nil:
 		defer t.release()
@@ -246,7 +248,7 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, rf.code, rf.err)
 		return
 	}
-	c := pipeline.Read(pipeline.Request{Payload: body})
+	c := pipeline.Read(req)
 	setClient(&c, client)
 	if c.Agent() != nil {
 		// An agent's own payload sent to the hook protocol's route is
@@ -261,7 +263,13 @@ func (h *Handler) serveHook(w http.ResponseWriter, r *http.Request) {
 	defer h.results.put(res)
 	out := getBuffer()
 	rep := c.Answer(r.Context(), h.firer, h.gate(), res, *out)
-	if h.settled(w, r, &rep, res, http.StatusBadRequest) {
+	code := http.StatusBadRequest
+	if req.CutOver != nil && c.Err() == req.CutOver {
+		// Over the cap, and not a tool's output that could be cut: as a
+		// body over the cap is refused.
+		code = http.StatusRequestEntityTooLarge
+	}
+	if h.settled(w, r, &rep, res, code) {
 		return
 	}
 	if rep.Fired {
@@ -330,43 +338,39 @@ type refusal struct {
 	partial []byte
 }
 
-// receive admits a request of client (see admission) and reads its body,
-// capped at MaxBody, into buf's array when it fits. The caller releases the
-// ticket when it received the body.
-func (h *Handler) receive(w http.ResponseWriter, r *http.Request, client string, buf []byte) ([]byte, *ticket, *refusal) {
-	if r.ContentLength > h.maxBody {
-		// Not admitted, so only a short prefix is read: enough to name the
-		// payload's event, so that one that can block is denied (serveHook).
-		prefix, _ := io.ReadAll(io.LimitReader(r.Body, pipeline.OversizeStart))
-		return nil, nil, &refusal{code: http.StatusRequestEntityTooLarge, err: fmt.Errorf("body larger than %d bytes", h.maxBody), partial: prefix}
-	}
+// receive admits a request of client (see admission) and reads its body
+// (readBody: its long strings cut, at most MaxBody bytes kept), into buf's
+// array when it fits. The caller releases the ticket when it received the
+// body, and sets the request's format and event.
+func (h *Handler) receive(w http.ResponseWriter, r *http.Request, client string, buf []byte) (pipeline.Request, *ticket, *refusal) {
+	// What a body costs is what is kept of it, at most MaxBody: a longer
+	// one is read, its tool output cut (or refused, past the cap kept).
 	reserve := r.ContentLength
-	if reserve < 0 {
+	if reserve < 0 || reserve > h.maxBody {
 		reserve = h.maxBody
 	}
 	t, err := h.adm.admit(r.Context(), r.RemoteAddr, client, reserve)
 	if err != nil {
 		var o *overloaded
 		if errors.As(err, &o) {
-			return nil, nil, &refusal{over: o}
+			return pipeline.Request{}, nil, &refusal{over: o}
 		}
-		return nil, nil, &refusal{gone: true}
+		return pipeline.Request{}, nil, &refusal{gone: true}
 	}
 	// The wait for a turn does not eat the time to send the body.
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.reread))
-	body, err := readBody(buf, http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength, h.maxBody)
+	req, err := readBody(buf, r.Body, r.ContentLength, h.maxBody)
 	if err != nil {
 		t.release()
 		code := http.StatusBadRequest
 		var partial []byte
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			code, err = http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", h.maxBody)
-			partial = pipeline.Oversize(body)
+		if errors.Is(err, firstvalue.ErrTooLarge) {
+			code, err = http.StatusRequestEntityTooLarge, bodyTooLarge(h.maxBody)
+			partial = pipeline.Oversize(req.Payload)
 		}
-		return nil, nil, &refusal{code: code, err: err, partial: partial}
+		return pipeline.Request{}, nil, &refusal{code: code, err: err, partial: partial}
 	}
-	return body, t, nil
+	return req, t, nil
 }
 
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code int, err error) {

@@ -63,6 +63,8 @@ var suites = []suite{
 	{"ledger", `^BenchmarkLedgerMemory$`, ""},
 	{"internal/redisstore", `^BenchmarkLedgerRedis$`, ""},
 	{"internal/packs", `^BenchmarkLedgerPacksOnRedis$`, ""},
+	// a 50 MB tool output read with its long strings cut
+	{"internal/firstvalue", `^BenchmarkReadCut$`, ""},
 }
 
 func main() {
@@ -305,7 +307,18 @@ func targets(r results) []target {
 		{"flow and budget packs on Redis: round trips of a usual tool call, the most", packTrips, "", "<=", 1},
 		{"  budget pack, a shell command on Redis", ns("packs.BenchmarkLedgerPacksOnRedis/budget/shell") / 1000, "µs", "", 0},
 		{"  budget pack, a session's first call: round trips", r.get("packs.BenchmarkLedgerPacksOnRedis/budget/shell", "first-roundtrips"), "", "", 0},
+		// a 50 MB tool output: read with its output cut to the 4 MiB kept
+		{"50 MB output read and cut to 4 MiB", r.get("firstvalue.BenchmarkReadCut", "MB/s"), "MB/s", "", 0},
+		{"  bytes allocated reading it (4 MiB kept)", mib(r.get("firstvalue.BenchmarkReadCut", "B/op")), "MiB", "<=", 12},
 	}
+}
+
+// mib is bytes in MiB, or -1 when missing.
+func mib(b float64) float64 {
+	if b < 0 {
+		return -1
+	}
+	return b / (1 << 20)
 }
 
 // shippedAllocs is what a shipped policy's typical call allocates beyond
