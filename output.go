@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,11 +33,16 @@ const (
 )
 
 // MaxScanBytes is how much of one string of a PostToolUse payload (a
-// tool's output) luahook reads: a longer string is cut to its first
-// MaxScanBytes bytes followed by CutMarker, before any hook sees it, and the
+// tool's output) luahook reads: a longer string is cut to its first bytes
+// followed by CutMarker, at most MaxScanBytes in all (as the payload
+// encodes it), before any hook sees it, and the
 // output the model reads is that cut one (ToolResult.Cut), so that what no
-// hook could scan never reaches the model.
-const MaxScanBytes = 4 << 20
+// hook could scan never reaches the model. 1 MiB (about 250,000 tokens,
+// more than any agent gives a model of one tool result) keeps an agent's
+// payload, which holds the output twice (native and toolResult.content)
+// and in more than one string (stdout, stderr), within the default cap on
+// a hook's input.
+const MaxScanBytes = 1 << 20
 
 // CutMarker ends an output string of which n bytes were withheld because
 // they were past MaxScanBytes.
@@ -542,6 +549,9 @@ func mapJSONStrings(raw json.RawMessage, f func(string) string) (json.RawMessage
 	d.UseNumber()
 	if err := d.Decode(&v); err != nil {
 		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON value")
 	}
 	v = mapStrings(v, f, 0)
 	var buf bytes.Buffer

@@ -162,7 +162,7 @@ func claudePostToolUse(req *Request, m mapping, d *Decision, hso *claudeHSO) {
 	if m.failure {
 		return
 	}
-	v, ok := inShape(nativeValue(req, "tool_response"), d.Output, outputCut(req))
+	v, ok := inShape(nativeValue(req, "tool_response"), d.Output)
 	switch {
 	case !ok:
 	case isMCP(req):

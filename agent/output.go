@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,12 +160,6 @@ func isMCP(req *Request) bool {
 	return req.Input != nil && hasCapability(req.Input.ToolCapabilities, CapMCP)
 }
 
-// outputCut reports whether bytes of req's tool output were withheld
-// before the hooks saw it (luahook.ToolResult.Cut).
-func outputCut(req *Request) bool {
-	return req.Input != nil && req.Input.ToolResult != nil && req.Input.ToolResult.Cut > 0
-}
-
 // inShape returns the rewritten output w in the shape of native, the
 // tool's result as the agent sent it, for an agent that takes back only
 // that shape; false when no answer in that shape can carry it.
@@ -171,21 +167,24 @@ func outputCut(req *Request) bool {
 //   - A hook's replacement value (w.Value) is the hooks' own answer in the
 //     tool's shape: it is given as it is.
 //   - A result that is a string (or absent) is w.Content.
-//   - A result that was only redacted, and not cut, is the result with
+//   - A result that was only redacted (or cut) is the result with
 //     every redaction applied to its strings (shape kept), as long as that
 //     reads as w.Content does. The hooks read the result as compact JSON
 //     text: where a redaction reads differently in the text than in the
 //     strings (one across an escape), the answer is w.Content itself when
 //     it still has the result's shape, else w.Content in the shape, below.
-//   - Otherwise (a replaced, withheld or cut output) w.Content takes the
+//   - Otherwise (a replaced or withheld output) w.Content takes the
 //     place of the result's text: see textInShape.
-func inShape(native json.RawMessage, w *luahook.OutputRewrite, wasCut bool) (json.RawMessage, bool) {
+func inShape(native json.RawMessage, w *luahook.OutputRewrite) (json.RawMessage, bool) {
 	switch {
 	case w.Value != nil:
 		return w.Value, true
 	case len(native) == 0 || native[0] == '"':
 		return jsonString(w.Content), true
-	case !w.Replaced && !wasCut:
+	case !w.Replaced:
+		// A cut result qualifies too: the door cut the native result's
+		// strings as it cut the output the hooks read, and the check
+		// below holds the two to one text.
 		if v, err := w.ApplyJSON(native); err == nil && sameValue(v, []byte(w.Content)) {
 			return v, true
 		}
@@ -312,6 +311,11 @@ func decodeValue(raw []byte) (any, error) {
 	var v any
 	if err := d.Decode(&v); err != nil {
 		return nil, err
+	}
+	// one value and nothing after it: a text that starts with a value
+	// and goes on is not that value
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON value")
 	}
 	return v, nil
 }

@@ -321,7 +321,7 @@ func TestInShapeRedactionAcrossAnEscape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := inShape(native, w, false)
+	got, ok := inShape(native, w)
 	if want := `{"stderr":"","stdout":"pw=[redacted: a password]"}`; !ok || string(got) != want {
 		t.Errorf("inShape = %s, %v; want %s", got, ok, want)
 	}

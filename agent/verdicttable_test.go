@@ -31,18 +31,21 @@ const verdictTablePath = "testdata/verdicts.md"
 
 // The payloads the table answers: per agent, the native payload of each
 // event that luahook install wires for it (Copilot's camelCase dialect,
-// Cursor's preToolUse), with the event name the command line gives.
+// Cursor's preToolUse), with the event name the command line gives. The
+// PostToolUse payloads are a built-in shell tool's output ("cat .env")
+// carrying a GitHub token and an AWS access key ID (fakes).
 var tablePayloads = map[agent.Name]map[luahook.Event]struct{ file, event string }{
 	agent.Claude: {luahook.PreToolUse: {"PreToolUse-npm", ""}, luahook.UserPromptSubmit: {"UserPromptSubmit", ""},
-		luahook.Stop: {"Stop", ""}},
+		luahook.Stop: {"Stop", ""}, luahook.PostToolUse: {"PostToolUse-bash", ""}},
 	agent.Codex: {luahook.PreToolUse: {"PreToolUse-npm", ""}, luahook.UserPromptSubmit: {"UserPromptSubmit", ""},
-		luahook.Stop: {"Stop", ""}},
+		luahook.Stop: {"Stop", ""}, luahook.PostToolUse: {"PostToolUse-secret", ""}},
 	agent.Copilot: {luahook.PreToolUse: {"preToolUse-object", "preToolUse"},
-		luahook.UserPromptSubmit: {"userPromptSubmitted", "userPromptSubmitted"}, luahook.Stop: {"agentStop", "agentStop"}},
+		luahook.UserPromptSubmit: {"userPromptSubmitted", "userPromptSubmitted"}, luahook.Stop: {"agentStop", "agentStop"},
+		luahook.PostToolUse: {"postToolUse-secret", "postToolUse"}},
 	agent.Cursor: {luahook.PreToolUse: {"preToolUse-npm", ""}, luahook.UserPromptSubmit: {"beforeSubmitPrompt", ""},
-		luahook.Stop: {"stop", ""}},
+		luahook.Stop: {"stop", ""}, luahook.PostToolUse: {"postToolUse-secret", ""}},
 	agent.Gemini: {luahook.PreToolUse: {"BeforeTool-npm", ""}, luahook.UserPromptSubmit: {"BeforeAgent", ""},
-		luahook.Stop: {"AfterAgent", ""}},
+		luahook.Stop: {"AfterAgent", ""}, luahook.PostToolUse: {"AfterTool-secret", ""}},
 }
 
 // The policies of the table's rows: each reaches one verdict on the
@@ -59,6 +62,31 @@ end, { name = "prefer-pnpm", stage = "mutate" })
 	askPolicy = `hook.register("PreToolUse", "@shell", function() return hook.ask("installs a package: confirm") end, { name = "confirm", stage = "validate" })
 `
 )
+
+// The policies of the table's output rows, on the PostToolUse payloads
+// above: the secrets redacted, the output replaced by a text, and the
+// output withheld because a hook that checks it failed, closed.
+const (
+	redactPolicy = `hook.register("PostToolUse", "@shell", function(input)
+  return hook.redact({
+    { pattern = "ghp_[A-Za-z0-9]{36}", label = "a GitHub token" },
+    { pattern = "AKIA[0-9A-Z]{16}", label = "an AWS access key ID" },
+  }, "secrets in tool output")
+end, { name = "secrets-redact" })
+`
+	replacePolicy = `hook.register("PostToolUse", "@shell", function(input)
+  return hook.replace_output("[the build log is withheld: ask for a failing test by name]", "build logs stay out of the model")
+end, { name = "build-log" })
+`
+	withholdPolicy = `hook.register("PostToolUse", "@shell", function(input)
+  error("the output scanner is down", 0)
+end, { name = "secrets-scan", failure_policy = "closed" })
+`
+)
+
+// outputWithheld is the name of the row whose output a fail-closed hook's
+// failure withholds: its hook fails by design.
+const outputWithheld = "output withheld (a fail-closed hook failed)"
 
 // verdictRows are the table's rows: a name, the event, and the policy.
 var verdictRows = []struct {
@@ -79,6 +107,9 @@ var verdictRows = []struct {
 `},
 	{"continue (Stop)", luahook.Stop, `hook.register("Stop", nil, function() return hook.continue("the tests still fail: fix them") end)
 `},
+	{string(luahook.ActionRedact), luahook.PostToolUse, redactPolicy},
+	{string(luahook.ActionReplaceOutput), luahook.PostToolUse, replacePolicy},
+	{outputWithheld, luahook.PostToolUse, withholdPolicy},
 }
 
 // tableCell is one agent's answer to one row.
@@ -101,10 +132,15 @@ func verdictTable(t *testing.T) []tableCell {
 			}
 			a, req := decodeTestdata(t, name, p.file, p.event)
 			res := run.Fire(context.Background(), req.Input)
+			fails, failed := row.name == outputWithheld, false
 			for _, tr := range res.Trace {
-				if tr.Failure != nil {
+				if tr.Failure != nil && !fails {
 					t.Fatalf("%s %s: hook %s failed: %v", name, row.name, tr.Name, tr.Failure)
 				}
+				failed = failed || tr.Failure != nil
+			}
+			if fails && !failed {
+				t.Fatalf("%s %s: the hook meant to fail did not", name, row.name)
 			}
 			cells = append(cells, tableCell{string(name), row.name, string(name) + "/" + p.file,
 				a.Encode(req, agent.FromResult(res))})
@@ -130,6 +166,12 @@ the runner on each payload and compares its answers with this file
 (` + "`go test ./agent -run TestVerdictTable -update`" + ` rewrites it); README.md and docs/agents.md
 summarise it, and TestVerdictTableInDocs holds them to it. A standard output or error is one line;
 its final newline is left out here.
+
+The last rows are a PostToolUse policy's output actions on a shell's output that carries a GitHub
+token and an AWS access key ID: the secrets redacted (` + "`hook.redact`" + `), the output replaced
+(` + "`hook.replace_output`" + `), and the output withheld because a hook that checks it failed, with
+its failure policy closed. README.md's output firewall table summarises them, and
+TestOutputTableInDocs holds it to them.
 
 `)
 	b.WriteString(tableHeader + "\n| --- | --- | --- | --- | --- | --- |\n")
@@ -262,11 +304,27 @@ func requiredVerdicts(t *testing.T) []string {
 	return append(out, "deny (prompt)")
 }
 
+// requiredOutputRows is every PostToolUse output row the table must have,
+// named as its rows are: each action a PostToolUse hook has that no other
+// event's hook has (redact, replace_output), and the output withheld. An
+// output action added to luahook has no row and fails the test until the
+// table has one.
+func requiredOutputRows() []string {
+	var out []string
+	for _, a := range luahook.Actions(luahook.PostToolUse) {
+		if !slices.Contains(luahook.Actions(luahook.SessionStart), a) {
+			out = append(out, string(a))
+		}
+	}
+	return append(out, outputWithheld)
+}
+
 // TestVerdictTable: every agent's answer to every verdict — no objection,
 // allow, ask, deny, mutate, mutate + allow, mutate + ask, a prompt's deny,
-// a Stop's continue — reached by a real Lua policy through the runner, is
-// exactly the one testdata/verdicts.md holds, and the file holds a cell for
-// every agent and every verdict.
+// a Stop's continue — and to every PostToolUse output action — redact,
+// replace_output, the output withheld — reached by a real Lua policy
+// through the runner, is exactly the one testdata/verdicts.md holds, and
+// the file holds a cell for every agent and every row.
 func TestVerdictTable(t *testing.T) {
 	got := renderTable(t, verdictTable(t))
 	if updating() {
@@ -283,15 +341,16 @@ func TestVerdictTable(t *testing.T) {
 			verdictTablePath, got, want)
 	}
 	cells := readTable(t)
+	required := append(requiredVerdicts(t), requiredOutputRows()...)
 	for _, name := range agent.Names() {
-		for _, v := range requiredVerdicts(t) {
+		for _, v := range required {
 			if _, ok := cells[[2]string{string(name), v}]; !ok {
 				t.Errorf("%s has no cell for %s / %s", verdictTablePath, name, v)
 			}
 		}
 	}
-	if want := len(agent.Names()) * len(requiredVerdicts(t)); len(cells) != want {
-		t.Errorf("%s has %d cells, want %d (one per agent and verdict)", verdictTablePath, len(cells), want)
+	if want := len(agent.Names()) * len(required); len(cells) != want {
+		t.Errorf("%s has %d cells, want %d (one per agent and row)", verdictTablePath, len(cells), want)
 	}
 }
 
@@ -574,5 +633,118 @@ func codeSpans(s string) []string {
 		}
 		out = append(out, span)
 		s = after
+	}
+}
+
+// outputHeader is the header line of README.md's output firewall table:
+// agent × output action.
+const outputHeader = "| output action | Claude Code | Codex | Copilot | Cursor | Gemini CLI |"
+
+// outputCut is the output firewall table's row of an output cut past
+// luahook.MaxScanBytes. The verdict table has no row for it (its answer
+// is megabytes long): it is read from the "output cut" answer of the
+// payload's golden testdata/<agent>/<payload>.outputs instead.
+var outputCut = fmt.Sprintf("output cut (past %d MiB)", luahook.MaxScanBytes>>20)
+
+// outputFieldKeys are the fields that carry a rewritten output in the
+// agent's own field, per agent.
+var outputFieldKeys = []string{"updatedToolOutput", "updatedMCPToolOutput", "modifiedResult", "updated_mcp_tool_output"}
+
+// outputLead is the README's words for an answer to a rewritten output,
+// the start of its cell: the field that carries the rewritten output, else
+// the decision word of a block whose reason carries it (`block`, `deny`),
+// else "context only" when the answer only tells the model what was taken
+// out (and the model reads the original), else "nothing".
+func outputLead(t *testing.T, ans agent.Answer) string {
+	t.Helper()
+	if len(ans.Stdout) == 0 {
+		return "nothing"
+	}
+	f := answerFields(t, ans.Stdout)
+	for _, k := range outputFieldKeys {
+		if _, ok := f[k]; ok {
+			return "`" + k + "`"
+		}
+	}
+	if d := f.decision(); d != "" {
+		return "`" + d + "`"
+	}
+	for _, k := range []string{"additionalContext", "additional_context"} {
+		if _, ok := f[k]; ok {
+			return "context only"
+		}
+	}
+	return "fields " + string(ans.Stdout)
+}
+
+// cutAnswer reads the "output cut" answer of the golden outputs file of
+// the agent's PostToolUse payload of the table.
+func cutAnswer(t *testing.T, name agent.Name) agent.Answer {
+	t.Helper()
+	path := filepath.Join("testdata", string(name), tablePayloads[name][luahook.PostToolUse].file+".outputs")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "-- output cut --\n")
+	if !ok {
+		t.Fatalf("%s has no output cut answer", path)
+	}
+	section, _, _ = strings.Cut(section, "\n-- ")
+	var ans agent.Answer
+	for _, line := range strings.Split(section, "\n") {
+		switch k, v, _ := strings.Cut(line, " "); k {
+		case "exit":
+			if ans.ExitCode, err = strconv.Atoi(v); err != nil {
+				t.Fatalf("%s: output cut: exit %q", path, v)
+			}
+		case "stdout:":
+			ans.Stdout = []byte(v + "\n")
+		case "stderr:":
+			ans.Stderr = v + "\n"
+		}
+	}
+	return ans
+}
+
+// TestOutputTableInDocs: each cell of README.md's output firewall table
+// (agent × output action) begins with what outputLead says of the agent's
+// answer for that row, the row of testdata/verdicts.md (or, for the cut
+// output, the golden "output cut" answer): the field that carries the
+// rewritten output, the block that carries it, or "context only"; and the
+// table has a row for every output row of the verdict table, and the cut.
+func TestOutputTableInDocs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parseTable(string(data), outputHeader)
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	golden := readTable(t)
+	var seen []string
+	for _, r := range rows {
+		action := r[0]
+		seen = append(seen, action)
+		if action != outputCut && !slices.Contains(requiredOutputRows(), action) {
+			t.Errorf("README.md: the output row %q is no output row of %s", action, verdictTablePath)
+			continue
+		}
+		for i, name := range docsAgents {
+			ans := golden[[2]string{string(name), action}].ans
+			if action == outputCut {
+				ans = cutAnswer(t, name)
+			}
+			lead, cell := outputLead(t, ans), stripNotes(r[i+1])
+			if rest, ok := strings.CutPrefix(cell, lead); !ok || rest != "" && !strings.ContainsAny(rest[:1], " :;,(") {
+				t.Errorf("README.md: %s / %s: says %q, which should begin with %q (the answer is %s)", action, name, cell, lead, ans.Stdout)
+			}
+		}
+	}
+	for _, want := range append(requiredOutputRows(), outputCut) {
+		if !slices.Contains(seen, want) {
+			t.Errorf("README.md: the output firewall table has no row %q", want)
+		}
 	}
 }

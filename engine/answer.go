@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 
+	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/runner"
 )
@@ -57,7 +59,17 @@ func (e *Engine) gateOver(choice string, problems func() []error) pipeline.Gate 
 // "fail", or an undecodable payload on an event that cannot block).
 func (e *Engine) Answer(ctx context.Context, format, event string, payload []byte) Reply {
 	var res runner.Result
-	c := pipeline.Read(pipeline.Request{Format: format, Event: event, Payload: payload, MaxBytes: e.payloadCap()})
+	req := pipeline.Request{Format: format, Event: event, Payload: payload, MaxBytes: e.payloadCap()}
+	if len(payload) > luahook.MaxScanBytes {
+		// A string of it may be longer than luahook reads of one: cut, as
+		// every door cuts what it reads (a tool's output is decided cut;
+		// any other payload cut is refused as one over the cap is).
+		cut, n, err := pipeline.ReadPayload(bytes.NewReader(payload), len(payload), true, nil, nil)
+		if err == nil && n > 0 {
+			req.Payload, req.Cut = cut, n
+		}
+	}
+	c := pipeline.Read(req)
 	return c.Answer(ctx, e.run, e.LiveGate(""), &res, nil)
 }
 

@@ -51,3 +51,47 @@ func TestAnswerIsTheDoorsAnswer(t *testing.T) {
 		t.Errorf("no objection: %q exit %d, want {}", rep.Stdout, rep.ExitCode)
 	}
 }
+
+// A Go host's Answer cuts a tool's output past luahook.MaxScanBytes as
+// every door does: the hooks see it cut, and the answer gives the model
+// the cut output; a PreToolUse with such a string is refused as one over
+// the cap is.
+func TestAnswerCutsABigOutputAsTheDoorsDo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hooks.d")
+	writeFile(t, filepath.Join(dir, "10-look.lua"), `hook.register("PostToolUse", nil, function(input)
+  return hook.context("cut=" .. tostring(input.toolResult.cut))
+end)`)
+	e := openEngine(t, Options{Dir: dir, NoWatch: true})
+	big := strings.Repeat("y", 3<<20)
+	own := `{"event":"PostToolUse","toolName":"bash","toolInput":{"command":"cat log"},"cwd":"/w","toolResult":{"content":"` + big + `"}}`
+	rep := e.Answer(context.Background(), "", "", []byte(own))
+	if rep.ExitCode != 0 || !strings.Contains(string(rep.Stdout), `"action":"replace_output"`) ||
+		!strings.Contains(string(rep.Stdout), `was withheld: too large to scan]"`) || !strings.Contains(string(rep.Stdout), "cut=") ||
+		len(rep.Stdout) > 2<<20 {
+		t.Errorf("a 3 MiB output: exit %d, %d bytes answered: %.200q…", rep.ExitCode, len(rep.Stdout), rep.Stdout)
+	}
+	pre := `{"event":"PreToolUse","toolName":"write","toolInput":{"path":"x","content":"` + big + `"},"cwd":"/w"}`
+	rep = e.Answer(context.Background(), "", "", []byte(pre))
+	if rep.ExitCode != 2 || !strings.Contains(rep.Stderr, "larger than") {
+		t.Errorf("a PreToolUse with a 3 MiB string: exit %d, stderr %q; want it denied as over the cap", rep.ExitCode, rep.Stderr)
+	}
+}
+
+// DecidePayload cuts as Answer does.
+func TestDecidePayloadCutsABigOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hooks.d")
+	writeFile(t, filepath.Join(dir, "10-look.lua"), `hook.register("PostToolUse", nil, function(input) return nil end)`)
+	e := openEngine(t, Options{Dir: dir, NoWatch: true})
+	big := strings.Repeat("y", 3<<20)
+	res, err := e.DecidePayload(context.Background(), []byte(`{"event":"PostToolUse","toolName":"bash","cwd":"/w","toolResult":{"content":"`+big+`"}}`))
+	if err != nil || res.Output == nil {
+		t.Fatalf("DecidePayload: %v, output %v", err, res.Output)
+	}
+	if len(res.Output.Content) > 1<<20 || !strings.HasSuffix(res.Output.Content, "was withheld: too large to scan]") {
+		t.Fatalf("DecidePayload: the output the model reads is %d bytes, ending %q", len(res.Output.Content), res.Output.Content[max(0, len(res.Output.Content)-80):])
+	}
+	res, err = e.DecidePayload(context.Background(), []byte(`{"event":"PreToolUse","toolName":"write","cwd":"/w","toolInput":{"content":"`+big+`"}}`))
+	if err != nil || !res.Denied() {
+		t.Fatalf("DecidePayload of a PreToolUse with a 3 MiB string: %v, denied %v", err, res.Denied())
+	}
+}

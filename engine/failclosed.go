@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,7 +142,18 @@ func (e *Engine) DecidePayload(ctx context.Context, data []byte) (runner.Result,
 		}
 		return runner.Result{}, err
 	}
+	var cut int64
+	if len(data) > luahook.MaxScanBytes {
+		// Cut as every door cuts what it reads: a tool's output is
+		// decided cut, any other payload cut is refused.
+		if kept, n, err := pipeline.ReadPayload(bytes.NewReader(data), len(data), true, nil, nil); err == nil && n > 0 {
+			data, cut = kept, n
+		}
+	}
 	in, err := luahook.DecodePayload(data)
+	if err == nil && cut > 0 {
+		err = pipeline.ApplyCut(in, cut)
+	}
 	if err != nil {
 		if res, ok := runner.Undecided(luahook.UndecodedEvent(data), err); ok {
 			return res, nil

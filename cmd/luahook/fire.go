@@ -29,6 +29,10 @@ const maxPayloadBytes = luahook.DefaultMaxInputBytes
 
 type fireOptions struct {
 	readTimeout time.Duration
+	// outputCut is what luahook-fire withheld of the payload it hands
+	// over (each string cut at luahook.MaxScanBytes): the payload is
+	// decided as cut.
+	outputCut   int64
 	input       string
 	tool        string
 	trace       bool
@@ -166,6 +170,8 @@ doing, a second one at once.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.input, "input", "", "payload JSON, or @file (default: standard input)")
+	cmd.Flags().Int64Var(&o.outputCut, "output-cut", 0, "bytes of the payload's strings a caller withheld before (luahook-fire)")
+	cmd.Flags().MarkHidden("output-cut")
 	cmd.Flags().StringVar(&o.tool, "tool", "", "set the payload's toolName")
 	cmd.Flags().BoolVar(&o.trace, "trace", false, "print the per-hook trace to standard error")
 	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "how long to wait for the payload on standard input")

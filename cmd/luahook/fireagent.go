@@ -65,6 +65,9 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 		req.Payload = []byte("{}") // luahook fire SessionStart: an empty payload is an empty object
 	}
 	req.Format, req.Event, req.ReadErr = format, event, readErr
+	if o.outputCut > req.Cut {
+		req.Cut = o.outputCut // luahook-fire cut the payload before handing it over
+	}
 	c := pipeline.Read(req)
 	if o.tool != "" {
 		if c.Agent() != nil {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -86,7 +87,7 @@ func fireForward(ctx context.Context, s *streams, o *fireOptions, c *pipeline.Ca
 		}
 		client.Transport = cred.transport()
 	}
-	ans, err := askServer(ctx, client, target, c.Native(), cred.token, o.httpTimeout)
+	ans, err := askServer(ctx, client, target, c.Native(), c.Cut(), cred.token, o.httpTimeout)
 	var refused *refusedError
 	switch {
 	case errors.As(err, &refused):
@@ -179,7 +180,7 @@ func agentURL(base string, name agent.Name, event string) (string, error) {
 // JSON object. A refusal of the call itself (401, 403, 415) is a
 // *refusedError. What the server said is quoted in errors with the token
 // taken out, should the server have echoed it.
-func askServer(ctx context.Context, client *http.Client, target string, payload []byte, token string, timeout time.Duration) (agent.Answer, error) {
+func askServer(ctx context.Context, client *http.Client, target string, payload []byte, cut int64, token string, timeout time.Duration) (agent.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(payload))
@@ -188,6 +189,9 @@ func askServer(ctx context.Context, client *http.Client, target string, payload 
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set(server.RelayHeader, "1")
+	if cut > 0 {
+		hr.Header.Set(relay.CutHeader, strconv.FormatInt(cut, 10))
+	}
 	if token != "" {
 		hr.Header.Set("Authorization", "Bearer "+token)
 	}

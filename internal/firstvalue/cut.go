@@ -11,8 +11,10 @@ type Cut struct {
 	// Max is how many bytes of one string literal are kept, counted as the
 	// payload encodes them (between the quotes, escapes as written): a
 	// longer string keeps its characters (a UTF-8 sequence, an escape, an
-	// escaped surrogate pair) that end within Max bytes, then Marker's
-	// text, inside the string. Zero or less cuts nothing.
+	// escaped surrogate pair) that end within Max bytes (less markerRoom
+	// when Max is over four times that, so that the string cut, its
+	// marker included, is within Max, and reading it again cuts nothing),
+	// then Marker's text, inside the string. Zero or less cuts nothing.
 	Max int
 	// Marker returns the text that ends a string of which n bytes (as
 	// encoded) were withheld; ReadCut escapes it for JSON.
@@ -30,6 +32,9 @@ type Cut struct {
 }
 
 const (
+	// markerRoom is what a cut string leaves of Max for its marker: more
+	// than any marker's escaped text.
+	markerRoom    = 256
 	minWindow     = 512
 	defaultWindow = 32 << 10
 	// firstBlock and maxBlock bound the blocks the kept bytes are written
@@ -60,8 +65,12 @@ func ReadCut(r io.Reader, limit int, c Cut) (data []byte, cut int64, err error) 
 		k.cur = make([]byte, 0, min(firstBlock, limit+1))
 	}
 	s := cutter{max: c.Max, marker: c.Marker}
+	s.keep = s.max
+	if s.max > 4*markerRoom {
+		s.keep = s.max - markerRoom
+	}
 	if s.max <= 0 {
-		s.max = int(^uint(0) >> 1)
+		s.max, s.keep = int(^uint(0)>>1), int(^uint(0)>>1)
 	}
 	for {
 		n, rerr := r.Read(win)
@@ -127,6 +136,7 @@ func (k *keeper) bytes(n int) []byte {
 // at a character's end.
 type cutter struct {
 	max    int
+	keep   int // a cut string keeps its characters that end within keep (max less room for the marker)
 	marker func(int64) string
 
 	started, scalar, ended bool
@@ -308,7 +318,7 @@ func (c *cutter) charEnd(low bool) {
 }
 
 func (c *cutter) mark(end int) {
-	if end <= c.max {
+	if end <= c.keep {
 		c.safe = end
 	}
 }

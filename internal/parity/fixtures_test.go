@@ -2,7 +2,10 @@ package parity
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+
+	"github.com/luahook/luahook"
 )
 
 // policyFile is one file of a setup's hooks folder: hooks.d/<as>, copied
@@ -32,18 +35,33 @@ var setups = []setup{
 	{name: "ask", files: []policyFile{{"10-ask.lua", "ask.lua"}}},
 	{name: "mutate", files: []policyFile{{"10-mutate.lua", "mutate.lua"}}},
 	{name: "allow", files: []policyFile{{"10-allow.lua", "allow.lua"}}},
+	{name: "redact", files: []policyFile{{"10-redact.lua", "redact.lua"}}},
+	{name: "replace", files: []policyFile{{"10-replace.lua", "replace.lua"}}},
+	{name: "withhold", files: []policyFile{{"10-withhold.lua", "withhold.lua"}}},
 }
 
-// payload describes one PreToolUse bash call (echo hello), written in
-// luahook's format and in Claude Code's.
+// payload describes one bash call (echo hello), PreToolUse unless it says
+// otherwise, written in luahook's format and in Claude Code's.
 type payload struct {
 	event  string // the event's name; "" is PreToolUse
 	dupKey bool   // the tool's name twice: "bash" (Claude: "Bash"), then "x"
 	pad    int    // a padding string of this many bytes in the tool input
+	// output is the tool's output, on PostToolUse: luahook's
+	// toolResult.content, and the stdout of Claude Code's Bash
+	// tool_response, the text the model reads from either.
+	output string
 }
 
 // command is the bash command every payload asks to run.
 const command = "echo hello"
+
+// The tool outputs of the PostToolUse payloads: one that carries a GitHub
+// token (a fake), one that carries nothing to take out.
+const (
+	fakeToken    = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	secretOutput = "PORT=8080\nGITHUB_TOKEN=" + fakeToken + "\n"
+	plainOutput  = "PORT=8080\nDEBUG=false\n"
+)
 
 // overMax is a padding that takes a payload over the 8 MiB every door caps
 // a payload at (luahook.DefaultMaxInputBytes).
@@ -70,8 +88,12 @@ func (p payload) plain(cwd string) []byte {
 	if p.dupKey {
 		tool += `,"toolName":"x"`
 	}
+	result := ""
+	if p.eventName() == "PostToolUse" {
+		result = `,"toolResult":{"content":` + quote(p.output) + `}`
+	}
 	return []byte(`{"event":` + quote(p.eventName()) + `,"sessionId":"parity-session","cwd":` + quote(cwd) +
-		`,` + tool + `,"toolInput":` + p.toolInput() + `}`)
+		`,` + tool + `,"toolInput":` + p.toolInput() + result + `}`)
 }
 
 // claude is the payload as Claude Code sends it, with cwd.
@@ -80,9 +102,15 @@ func (p payload) claude(cwd string) []byte {
 	if p.dupKey {
 		tool += `,"tool_name":"x"`
 	}
+	result := ""
+	if p.eventName() == "PostToolUse" {
+		// Bash's result as Claude Code gives it: the hooks read it as
+		// compact JSON text, the model reads its stdout.
+		result = `,"tool_response":{"stdout":` + quote(p.output) + `,"stderr":"","interrupted":false,"isImage":false}`
+	}
 	return []byte(`{"session_id":"parity-session","transcript_path":"/tmp/parity-session.jsonl","cwd":` + quote(cwd) +
 		`,"permission_mode":"default","hook_event_name":` + quote(p.eventName()) + `,` + tool +
-		`,"tool_input":` + p.toolInput() + `,"tool_use_id":"toolu_parity"}`)
+		`,"tool_input":` + p.toolInput() + result + `,"tool_use_id":"toolu_parity"}`)
 }
 
 func (p payload) String() string {
@@ -92,6 +120,9 @@ func (p payload) String() string {
 	}
 	if p.pad > 0 {
 		s += ", tool input padded past 8 MiB"
+	}
+	if p.eventName() == "PostToolUse" {
+		s += ", output " + strconv.Quote(p.output)
 	}
 	return s
 }
@@ -115,6 +146,9 @@ type fixture struct {
 	reason string
 	// input is the rewritten tool input of a mutate, as canonical JSON.
 	input string
+	// output is the text the model reads in place of the tool's output,
+	// of a rewritten output (kindOutput).
+	output string
 }
 
 // fixtures are the rows every door holds.
@@ -130,4 +164,13 @@ var fixtures = []fixture{
 	{name: "no objection", setup: "quiet", want: kindNone},
 	{name: "oversized payload", setup: "quiet", payload: payload{pad: overMax}, want: kindDeny, reason: "larger than"},
 	{name: "untrusted folder", setup: "untrusted", want: kindDeny, reason: "luahook trust"},
+	{name: "policy redacts output", setup: "redact", payload: payload{event: "PostToolUse", output: secretOutput},
+		want: kindOutput, reason: "a GitHub token", output: "PORT=8080\nGITHUB_TOKEN=" + luahook.RedactMarker("a GitHub token") + "\n"},
+	{name: "nothing to redact", setup: "redact", payload: payload{event: "PostToolUse", output: plainOutput}, want: kindNone},
+	{name: "policy replaces output", setup: "replace", payload: payload{event: "PostToolUse", output: secretOutput},
+		want: kindOutput, reason: "build logs stay out of the model",
+		output: "parity: the build log is withheld; ask for a failing test by name"},
+	{name: "output check fails closed", setup: "withhold", payload: payload{event: "PostToolUse", output: secretOutput},
+		want: kindOutput, reason: "the whole output",
+		output: `[luahook withheld this output: the hook "parity-scan", which checks it and fails closed, failed (error: parity: the output scanner is down)]`},
 }

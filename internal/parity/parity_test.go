@@ -98,8 +98,10 @@ func check(fx fixture, results []result) []string {
 }
 
 // doorProblem says how one door's verdict is not the fixture's: another
-// kind, a reason that does not name the cause, another rewrite. "" when it
-// is the fixture's, or the fixture holds the doors to nothing.
+// kind, a reason that does not name the cause (of a deny or an ask) or
+// what was taken out (of an output), another rewrite, another output for
+// the model. "" when it is the fixture's, or the fixture holds the doors
+// to nothing.
 func doorProblem(fx fixture, r result) string {
 	g := r.got
 	switch {
@@ -107,10 +109,12 @@ func doorProblem(fx fixture, r result) string {
 		return ""
 	case g.kind != fx.want:
 		return fmt.Sprintf("%s, want %s", g.kind, fx.want)
-	case fx.reason != "" && (g.kind == kindDeny || g.kind == kindAsk) && !strings.Contains(g.reason, fx.reason):
+	case fx.reason != "" && (g.kind == kindDeny || g.kind == kindAsk || g.kind == kindOutput) && !strings.Contains(g.reason, fx.reason):
 		return fmt.Sprintf("%s, but its reason %q does not name %q", g.kind, clip(g.reason, 200), fx.reason)
 	case fx.want == kindMutate && g.input != fx.input:
 		return fmt.Sprintf("mutate to %s, want %s", g.input, fx.input)
+	case fx.want == kindOutput && g.output != fx.output:
+		return fmt.Sprintf("output %q, want %q", clip(g.output, 200), fx.output)
 	}
 	return ""
 }
@@ -137,6 +141,9 @@ next:
 		key := string(r.got.kind)
 		if r.got.input != "" {
 			key += " " + r.got.input
+		}
+		if r.got.kind == kindOutput {
+			key += " " + strconv.Quote(clip(r.got.output, 120))
 		}
 		firsts = append(firsts, r.got)
 		groups = append(groups, group{key: key, doors: []string{r.door.name}})
@@ -168,6 +175,9 @@ func describe(fx fixture, s *site, results []result, problems []string) string {
 		if fx.input != "" {
 			fmt.Fprintf(&b, ", input %s", fx.input)
 		}
+		if fx.want == kindOutput {
+			fmt.Fprintf(&b, ", the model reading %q", fx.output)
+		}
 		b.WriteString("\n")
 	}
 	if fx.want != "" {
@@ -193,12 +203,15 @@ func describe(fx fixture, s *site, results []result, problems []string) string {
 	return b.String()
 }
 
-// verdictCell is a verdict for a table cell: its kind, rewrite and the
-// start of its reason.
+// verdictCell is a verdict for a table cell: its kind, rewrite, the start
+// of the output the model reads and the start of its reason.
 func verdictCell(v verdict) string {
 	s := string(v.kind)
 	if v.input != "" {
 		s += " " + v.input
+	}
+	if v.kind == kindOutput {
+		s += " " + strconv.Quote(clip(v.output, 60))
 	}
 	if v.reason != "" {
 		s += " " + strconv.Quote(clip(v.reason, 60))
@@ -209,7 +222,7 @@ func verdictCell(v verdict) string {
 // matrix is the summary of the run: one line per fixture, one column per
 // door, each cell the door's verdict kind, marked with * where it is not
 // the fixture's (another kind, a reason not naming the cause, another
-// rewrite).
+// rewrite, another output).
 func matrix(table map[string][]result) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -19,6 +19,7 @@ const (
 	kindAsk    kind = "ask"    // the user decides
 	kindDeny   kind = "deny"   // refused, or blocked because luahook could not decide
 	kindMutate kind = "mutate" // go ahead with the rewritten input
+	kindOutput kind = "output" // the model reads a rewritten tool output (PostToolUse)
 	// kindError is no verdict at all: the door refused to answer (a
 	// command that exits 1, an HTTP status other than 200 without a denial
 	// in its body, a Go host's error, a server that did not start). It is
@@ -36,18 +37,28 @@ type verdict struct {
 	// input is the rewritten tool input as canonical JSON (keys sorted):
 	// set on mutate, and on ask when the user is asked about a rewrite.
 	input string
+	// output is the text the model reads in place of the tool's output
+	// (modelText): set on output. Its reason is what the model is told
+	// about it (what was taken out).
+	output string
 }
 
-// sameAs reports whether v and w are the same decision: the same kind and
-// the same rewritten input. Reasons are worded by each door (a command
-// hook's standard error, a JSON field, a reason cut to its limit) and are
-// held to the fixture's substring instead.
-func (v verdict) sameAs(w verdict) bool { return v.kind == w.kind && v.input == w.input }
+// sameAs reports whether v and w are the same decision: the same kind,
+// the same rewritten input and the same output for the model to read.
+// Reasons are worded by each door (a command hook's standard error, a
+// JSON field, a reason cut to its limit) and are held to the fixture's
+// substring instead.
+func (v verdict) sameAs(w verdict) bool {
+	return v.kind == w.kind && v.input == w.input && v.output == w.output
+}
 
 func (v verdict) String() string {
 	s := string(v.kind)
 	if v.input != "" {
 		s += " " + v.input
+	}
+	if v.kind == kindOutput {
+		s += " " + strconv.Quote(clip(v.output, 90))
 	}
 	if v.reason != "" {
 		s += " " + strconv.Quote(clip(v.reason, 90))
@@ -123,13 +134,72 @@ func canonical(raw json.RawMessage) string {
 	return string(b)
 }
 
+// modelText is the text a model reads of a tool's output given as the
+// JSON value raw, whichever door gave it:
+//
+//	a string                                         -> the string
+//	a shell's result (an object with a string stdout) -> stdout, then stderr on a line
+//	                                                    of its own when there is one
+//	MCP content blocks ([{type, text}...], or an
+//	object with such a "content")                    -> the text blocks' texts, one a line
+//	anything else                                    -> the value as canonical JSON
+//
+// so that luahook's own output text, Claude Code's Bash result with the
+// same text as its stdout, and the same text in an MCP text block read
+// the same.
+func modelText(raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return canonical(raw)
+	}
+	blocks := func(list []any) (string, bool) {
+		var texts []string
+		for _, b := range list {
+			m, ok := b.(map[string]any)
+			if !ok {
+				return "", false
+			}
+			if _, ok := m["type"].(string); !ok {
+				return "", false
+			}
+			if t, ok := m["text"].(string); ok && m["type"] == "text" {
+				texts = append(texts, t)
+			}
+		}
+		return strings.Join(texts, "\n"), len(list) > 0
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		if s, ok := blocks(x); ok {
+			return s
+		}
+	case map[string]any:
+		if out, ok := x["stdout"].(string); ok {
+			if e, _ := x["stderr"].(string); e != "" {
+				out += "\n" + e
+			}
+			return out
+		}
+		if c, ok := x["content"].([]any); ok {
+			if s, ok := blocks(c); ok {
+				return s
+			}
+		}
+	}
+	return canonical(raw)
+}
+
 // outcomeVerdict reads luahook's outcome JSON ({"action":…,"reason":…,
-// "input":…}), as plain fire prints it and POST / answers it:
+// "input":…,"output":…}), as plain fire prints it and POST / answers it:
 //
 //	"deny"            -> deny, with reason
 //	"ask"             -> ask, with reason (and input when the user is asked about a rewrite)
 //	"mutate"          -> mutate, with input
 //	"allow"           -> allow (today also no objection: the JSON cannot tell them apart)
+//	"replace_output"  -> output, the modelText of output, with reason (what was taken out);
+//	                     error when output is missing
 //	no action ({})    -> none (context alone changes nothing)
 //	anything else     -> error
 //
@@ -139,6 +209,7 @@ func outcomeVerdict(body string) (v verdict, ok bool) {
 		Action string          `json:"action"`
 		Reason string          `json:"reason"`
 		Input  json.RawMessage `json:"input"`
+		Output json.RawMessage `json:"output"`
 	}
 	if err := json.Unmarshal([]byte(body), &o); err != nil {
 		return verdict{}, false
@@ -152,6 +223,11 @@ func outcomeVerdict(body string) (v verdict, ok bool) {
 		return verdict{kind: kindMutate, input: canonical(o.Input)}, true
 	case "allow":
 		return verdict{kind: kindAllow}, true
+	case "replace_output":
+		if canonical(o.Output) == "" {
+			return verdict{kind: kindError, reason: "replace_output without an output"}, true
+		}
+		return verdict{kind: kindOutput, reason: o.Reason, output: modelText(o.Output)}, true
 	case "":
 		return verdict{kind: kindNone}, true
 	}
@@ -215,11 +291,16 @@ func normalisePlainHTTP(a answer) verdict {
 // only with a permission decision, and ask shows it to the user.
 const rewroteReason = "luahook rewrote this call"
 
-// claudeVerdict reads Claude Code's hook JSON on PreToolUse (and the
-// top-level refusal of the other events):
+// claudeVerdict reads Claude Code's hook JSON on PreToolUse and
+// PostToolUse (and the top-level refusal of the other events):
 //
 //	"" (nothing written)                          -> none
 //	{"decision":"block"}                          -> deny, with reason
+//	hookSpecificOutput.updatedToolOutput or
+//	  updatedMCPToolOutput (PostToolUse)          -> output, the modelText of the one
+//	                                                 given, with additionalContext as
+//	                                                 its reason; error when both are
+//	                                                 given, or with a permissionDecision
 //	hookSpecificOutput.permissionDecision:
 //	  "deny"                                      -> deny, with permissionDecisionReason
 //	  "ask" with updatedInput and rewroteReason   -> mutate, with updatedInput
@@ -241,6 +322,9 @@ func claudeVerdict(out string) (v verdict, ok bool) {
 			PermissionDecision       string          `json:"permissionDecision"`
 			PermissionDecisionReason string          `json:"permissionDecisionReason"`
 			UpdatedInput             json.RawMessage `json:"updatedInput"`
+			UpdatedToolOutput        json.RawMessage `json:"updatedToolOutput"`
+			UpdatedMCPToolOutput     json.RawMessage `json:"updatedMCPToolOutput"`
+			AdditionalContext        string          `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
@@ -254,6 +338,17 @@ func claudeVerdict(out string) (v verdict, ok bool) {
 	}
 	if c.HSO == nil {
 		return verdict{kind: kindNone}, true
+	}
+	if tool, mcp := canonical(c.HSO.UpdatedToolOutput), canonical(c.HSO.UpdatedMCPToolOutput); tool != "" || mcp != "" {
+		switch {
+		case tool != "" && mcp != "":
+			return verdict{kind: kindError, reason: "both updatedToolOutput and updatedMCPToolOutput"}, true
+		case c.HSO.PermissionDecision != "":
+			return verdict{kind: kindError, reason: "an output rewrite with permissionDecision " + strconv.Quote(c.HSO.PermissionDecision)}, true
+		case tool != "":
+			return verdict{kind: kindOutput, reason: c.HSO.AdditionalContext, output: modelText(c.HSO.UpdatedToolOutput)}, true
+		}
+		return verdict{kind: kindOutput, reason: c.HSO.AdditionalContext, output: modelText(c.HSO.UpdatedMCPToolOutput)}, true
 	}
 	in := canonical(c.HSO.UpdatedInput)
 	switch c.HSO.PermissionDecision {
@@ -332,6 +427,10 @@ func normaliseClaudeHTTP(a answer) verdict {
 //	an error (payload not decoded, engine not opened) -> error
 //	Denied                                            -> deny, with Reason
 //	Asked                                             -> ask, with Reason (and Input)
+//	Output set                                        -> output: the modelText of
+//	                                                     Output.Value when a hook gave a
+//	                                                     value, else Output.Content; with
+//	                                                     Output.Summary() as its reason
 //	Input set                                         -> mutate, with Input
 //	Allowed                                           -> allow
 //	otherwise                                         -> none
@@ -345,6 +444,12 @@ func normaliseGoHost(a answer) verdict {
 		return verdict{kind: kindDeny, reason: r.Reason}
 	case r.Asked():
 		return verdict{kind: kindAsk, reason: r.Reason, input: canonical(r.Input)}
+	case r.Output != nil:
+		text := r.Output.Content
+		if r.Output.Value != nil {
+			text = modelText(r.Output.Value)
+		}
+		return verdict{kind: kindOutput, reason: r.Output.Summary(), output: text}
 	case r.Input != nil:
 		return verdict{kind: kindMutate, input: canonical(r.Input)}
 	case r.Allowed():

@@ -317,6 +317,17 @@ func (c *Call) readAgent(req Request) {
 // in, nil for luahook's own format.
 func (c *Call) Agent() agent.Adapter { return c.adapter }
 
+// Cut returns how many bytes of the tool's output were withheld before the
+// hooks saw it (ToolResult.Cut), 0 when none were or the call has no
+// tool result: what a door that forwards the payload tells the server
+// (relay.CutHeader).
+func (c *Call) Cut() int64 {
+	if c.in == nil || c.in.ToolResult == nil {
+		return 0
+	}
+	return c.in.ToolResult.Cut
+}
+
 // Event returns the event's name as the payload's format names it (the
 // agent's, or luahook's), "" when it could not be read.
 func (c *Call) Event() string { return c.event }
@@ -494,10 +505,39 @@ func (c *Call) Undecided(g Gate, reason string, cause Cause, out []byte) Reply {
 		r = Reply{Err: errors.New(reason), Cause: cause}
 	default:
 		reason = luahook.TruncateReason(reason)
+		if w := c.cutOutput(); w != nil {
+			// No hook decided on this tool's output, which was cut: the
+			// model reads it cut, never the rest no hook could scan.
+			r = c.outputReply(w, out, cause)
+			break
+		}
 		r = c.agentReply(c.adapter.Block(c.event, reason), out, cause)
 	}
 	c.record(&g, &r, nil, reason)
 	return r
+}
+
+// cutOutput is the output of a PostToolUse call that was cut
+// (ToolResult.Cut), as the model is to read it when no hook decided; nil
+// for any other call.
+func (c *Call) cutOutput() *luahook.OutputRewrite {
+	if c.Cut() == 0 || c.in.Event != luahook.PostToolUse {
+		return nil
+	}
+	w, _ := luahook.NewOutputChain(c.in.ToolResult.Content, c.in.ToolResult.Cut).Finish(context.Background())
+	return w
+}
+
+// outputReply answers a call with the output w for the model and nothing
+// else decided.
+func (c *Call) outputReply(w *luahook.OutputRewrite, out []byte, cause Cause) Reply {
+	if c.adapter == nil {
+		res := runner.Result{Event: luahook.PostToolUse, Output: w}
+		r := ownReply(&res, out)
+		r.Cause = cause
+		return r
+	}
+	return c.agentReply(c.adapter.Encode(c.areq, agent.Decision{Output: w}), out, cause)
 }
 
 func (r Reply) with(cause Cause) Reply {

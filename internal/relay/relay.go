@@ -20,6 +20,14 @@ import (
 // for a Relay instead of the agent's body.
 const Header = "Luahook-Relay"
 
+// CutHeader, on a request to serve, says how many bytes of the payload's
+// strings the client withheld before sending it (each cut at
+// luahook.MaxScanBytes, with its marker): serve decides the payload as cut
+// (ToolResult.Cut), as the client would have, so that the model reads the
+// cut output rather than the tool's whole one. A payload is never cut
+// twice: a cut string, its marker included, is within the limit.
+const CutHeader = "Luahook-Cut"
+
 // Max caps a relay: a relay of a rewrite carries a tool input up to
 // luahook's input cap (8 MiB) escaped again as a JSON string (at most twice
 // its length), with the reason and the envelope.

@@ -42,7 +42,7 @@ const readWindow = 32 << 10
 // in blocks that grow with it, so memory follows what is kept, not what a
 // client sent or announced: a client that announces 8 MiB and sends 100
 // bytes costs a pooled buffer, one that sends a 50 MB tool output costs the
-// 4 MiB kept of it. A body longer than announced is refused. The request
+// 1 MiB kept of it. A body longer than announced is refused. The request
 // returned carries the payload and what was cut; its CutOver is set when
 // the body was longer than maxBody, and within it only for what was cut.
 // Over maxBody kept, the error is firstvalue.ErrTooLarge with what was

@@ -32,6 +32,7 @@ import (
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/metrics"
 	"github.com/luahook/luahook/internal/pipeline"
+	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -369,6 +370,16 @@ func (h *Handler) receive(w http.ResponseWriter, r *http.Request, client string,
 			partial = pipeline.Oversize(req.Payload)
 		}
 		return pipeline.Request{}, nil, &refusal{code: code, err: err, partial: partial}
+	}
+	// A client that cut the payload before sending it (luahook fire
+	// --socket, luahook-fire) says how much it withheld: the payload is
+	// decided as cut, as the client would have decided it. A count that
+	// is not a number is ignored; one on a payload that is not a tool's
+	// output refuses it as cut.
+	if v := r.Header.Get(relay.CutHeader); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > req.Cut {
+			req.Cut = n
+		}
 	}
 	return req, t, nil
 }

@@ -56,7 +56,18 @@ const (
 	// readTimeout bounds the wait for the payload, as luahook fire's
 	// --read-timeout does.
 	readTimeout = 10 * time.Second
+	// MaxScanBytes is how much of one string of the payload is kept:
+	// luahook.MaxScanBytes (held equal by a test). A tool's output of any
+	// size is read, its strings cut, and the server told how much was cut
+	// (relay.CutHeader), as luahook fire does.
+	MaxScanBytes = 1 << 20
 )
+
+// cutMarker ends a cut string: luahook.CutMarker (held equal by a test).
+func cutMarker(n int64) string {
+	return "\n[luahook: the rest of this output (" + strconv.FormatInt(n, 10) +
+		" bytes) was withheld: too large to scan]"
+}
 
 // handOverSlack is what luahook gets beyond the time left to start, ask and
 // answer before it is killed (a variable for tests).
@@ -99,14 +110,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, findLuahook f
 		return 0
 	}
 	o, perr := parseArgs(args)
-	payload, rerr := readPayload(stdin)
+	payload, cut, rerr := readPayload(stdin)
 	if perr == nil && rerr == nil {
-		ans, err := ask(o, payload, start.Add(o.timeout))
+		ans, err := ask(o, payload, cut, start.Add(o.timeout))
 		if err == nil {
 			io.WriteString(stdout, ans.Stdout)
 			io.WriteString(stderr, ans.Stderr)
 			return ans.ExitCode
 		}
+	}
+	if cut > 0 {
+		args = append(slices.Clip(args), "--output-cut", strconv.FormatInt(cut, 10))
 	}
 	return handOver(args, o, payload, start, findLuahook, stdout, stderr)
 }
@@ -178,33 +192,35 @@ func pathName(s string) bool {
 }
 
 // readPayload reads standard input as luahook fire does, up to the end of
-// the JSON object it starts with (the agent may keep the pipe open), at
-// most MaxPayload+1 bytes and for at most readTimeout. An error comes
-// with what luahook should be handed: the bytes read when there are too
+// the JSON object it starts with (the agent may keep the pipe open), each
+// string longer than MaxScanBytes cut (cut is what was withheld), keeping
+// at most MaxPayload+1 bytes, for at most readTimeout. An error comes
+// with what luahook should be handed: the bytes kept when there are too
 // many (luahook refuses them as it always does), else nothing.
-func readPayload(in io.Reader) ([]byte, error) {
+func readPayload(in io.Reader) (payload []byte, cut int64, err error) {
 	type result struct {
 		b   []byte
+		cut int64
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := firstvalue.Read(in, MaxPayload)
-		done <- result{b, err}
+		b, cut, err := firstvalue.ReadCut(in, MaxPayload, firstvalue.Cut{Max: MaxScanBytes, Marker: cutMarker})
+		done <- result{b, cut, err}
 	}()
 	t := time.NewTimer(readTimeout)
 	defer t.Stop()
 	select {
 	case r := <-done:
-		return r.b, r.err
+		return r.b, r.cut, r.err
 	case <-t.C:
-		return nil, errors.New("no whole payload within the read timeout")
+		return nil, 0, errors.New("no whole payload within the read timeout")
 	}
 }
 
 // ask sends payload to the server and returns its answer once it is whole
 // and well formed, all before deadline.
-func ask(o options, payload []byte, deadline time.Time) (relay.Relay, error) {
+func ask(o options, payload []byte, cut int64, deadline time.Time) (relay.Relay, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	c, err := unixsock.Dial(ctx, o.socket)
@@ -220,7 +236,13 @@ func ask(o options, payload []byte, deadline time.Time) (relay.Relay, error) {
 		path += "/" + o.event
 	}
 	req := make([]byte, 0, 256+len(payload))
-	req = append(req, "POST "+path+" HTTP/1.1\r\nHost: luahook\r\nContent-Type: application/json\r\n"+relay.Header+": 1\r\nConnection: close\r\nContent-Length: "...)
+	req = append(req, "POST "+path+" HTTP/1.1\r\nHost: luahook\r\nContent-Type: application/json\r\n"+relay.Header+": 1\r\n"...)
+	if cut > 0 {
+		req = append(req, relay.CutHeader+": "...)
+		req = strconv.AppendInt(req, cut, 10)
+		req = append(req, "\r\n"...)
+	}
+	req = append(req, "Connection: close\r\nContent-Length: "...)
 	req = strconv.AppendInt(req, int64(len(payload)), 10)
 	req = append(req, "\r\n\r\n"...)
 	req = append(req, payload...)

@@ -332,6 +332,20 @@ func counted(n *atomic.Int64, h http.Handler) http.Handler {
 	})
 }
 
+// luahook-fire cuts a payload's long strings as luahook does: at the same
+// size, with the same marker, so that serve and luahook read its cut
+// payload as their own.
+func TestLuahookFireCutsAsLuahookDoes(t *testing.T) {
+	if MaxScanBytes != luahook.MaxScanBytes {
+		t.Errorf("MaxScanBytes = %d, luahook.MaxScanBytes = %d: want them equal", MaxScanBytes, luahook.MaxScanBytes)
+	}
+	for _, n := range []int64{1, 48951506} {
+		if got, want := cutMarker(n), luahook.CutMarker(n); got != want {
+			t.Errorf("cutMarker(%d) = %q, luahook.CutMarker = %q", n, got, want)
+		}
+	}
+}
+
 func TestMaxPayloadIsLuahooksInputCap(t *testing.T) {
 	if MaxPayload != luahook.DefaultMaxInputBytes {
 		t.Errorf("MaxPayload = %d, luahook.DefaultMaxInputBytes = %d: want them equal", MaxPayload, luahook.DefaultMaxInputBytes)
@@ -834,9 +848,12 @@ func TestPayloadOverTheCapIsNotSent(t *testing.T) {
 func TestPayloadAtTheCapIsSent(t *testing.T) {
 	s := useStandIn(t)
 	path := socketPath(t)
-	in := bytes.Repeat([]byte("a"), MaxPayload)
-	copy(in, `{"p":"`)
-	copy(in[MaxPayload-2:], `"}`)
+	// MaxPayload bytes with no string to cut: {"p":[ 1,1,...,1]}
+	in := append([]byte(`{"p":[ `), bytes.Repeat([]byte("1,"), (MaxPayload-10)/2)...)
+	in = append(in, `1]}`...)
+	if len(in) != MaxPayload {
+		t.Fatalf("a payload of %d bytes, want %d", len(in), MaxPayload)
+	}
 	var got atomic.Int64
 	serveHTTP(t, path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sameStream(r.Body, in) == nil {
