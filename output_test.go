@@ -192,3 +192,61 @@ func TestMaskedOutcomesNeverCarryTheSecret(t *testing.T) {
 		t.Fatalf("DescribeOutput = %q", d)
 	}
 }
+
+// FuzzOutputChain: whatever a hook asks to take out of whatever output,
+// the chain never panics, and no text it was asked to take out (a literal,
+// a span's text) is left in the output outside the markers.
+func FuzzOutputChain(f *testing.F) {
+	f.Add("token ghp_abc and ghp_abc", "ghp_abc", `ghp_\w+`, 0, 5, "a token", "<wrap>")
+	f.Add("[redacted: x] secret", "secret", `x`, 1, 3, "x", "")
+	f.Add("ééé", "é", `.`, 1, 2, "", "")
+	f.Fuzz(func(t *testing.T, out, text, pattern string, start, end int, label, wrap string) {
+		var rs []Redaction
+		if text != "" {
+			rs = append(rs, Redaction{Text: text, Label: label})
+		}
+		if pattern != "" {
+			rs = append(rs, Redaction{Pattern: pattern, Label: label})
+		}
+		if start >= 0 && end > start && end <= len(out) {
+			rs = append(rs, Redaction{Start: &start, End: &end, Label: label})
+		}
+		if len(rs) == 0 {
+			return
+		}
+		o := Redact(rs...)
+		if o.Validate() != nil {
+			return
+		}
+		c := NewOutputChain(out, 0)
+		if err := c.Apply(context.Background(), o, out); err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if wrap != "" {
+			raw, _ := json.Marshal(wrap + out + wrap)
+			if err := c.Apply(context.Background(), ReplaceOutput(raw), out); err != nil {
+				t.Fatalf("Apply replace: %v", err)
+			}
+		}
+		w, err := c.Finish(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w == nil {
+			return
+		}
+		outside := w.Content
+		for _, e := range w.edits {
+			outside = strings.ReplaceAll(outside, e.marker, "\x00")
+		}
+		for _, r := range rs {
+			lit := r.Text
+			if r.Start != nil {
+				lit = out[*r.Start:*r.End]
+			}
+			if lit != "" && !strings.Contains(lit, "\x00") && strings.Contains(outside, lit) {
+				t.Fatalf("%q is left in the output %q", lit, w.Content)
+			}
+		}
+	})
+}

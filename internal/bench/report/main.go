@@ -65,6 +65,9 @@ var suites = []suite{
 	{"internal/packs", `^BenchmarkLedgerPacksOnRedis$`, ""},
 	// a 50 MB tool output read with its long strings cut
 	{"internal/firstvalue", `^BenchmarkReadCut$`, ""},
+	// the output firewall: redactions applied to a tool's output (the
+	// root package: its results are keyed "..Benchmark…")
+	{".", `^BenchmarkOutputChain$`, ""},
 }
 
 func main() {
@@ -310,6 +313,11 @@ func targets(r results) []target {
 		// a 50 MB tool output: read with its output cut to the 1 MiB kept
 		{"50 MB output read and cut to 1 MiB", r.get("firstvalue.BenchmarkReadCut", "MB/s"), "MB/s", "", 0},
 		{"  bytes allocated reading it (1 MiB kept)", mib(r.get("firstvalue.BenchmarkReadCut", "B/op")), "MiB", "<=", 4},
+		// the output firewall's chain: free when no hook rewrites, and
+		// redactions over the largest output a hook is given
+		{"PostToolUse output chain, no hook rewriting: allocations", r.get("..BenchmarkOutputChain/untouched/4KiB", "allocs/op"), "", "<=", 0},
+		{"  four redaction patterns over a clean 4 KiB output", ns("..BenchmarkOutputChain/redact/4KiB-clean") / 1000, "µs", "", 0},
+		{"  the same over a 1 MiB output with two secrets (the largest a hook is given)", ns("..BenchmarkOutputChain/redact/1MiB-2secrets") / 1e6, "ms", "<=", 20},
 	}
 }
 
