@@ -165,7 +165,10 @@ func isMCP(req *Request) bool {
 // that shape; false when no answer in that shape can carry it.
 //
 //   - A hook's replacement value (w.Value) is the hooks' own answer in the
-//     tool's shape: it is given as it is.
+//     tool's shape: it is given as it is when it fits that shape
+//     (fitsShape); one that does not (the agent would drop it, and the
+//     model read the tool's own output) is its JSON text in the shape,
+//     below.
 //   - A result that is a string (or absent) is w.Content.
 //   - A result that was only redacted (or cut) is the result with
 //     every redaction applied to its strings (shape kept), as long as that
@@ -177,7 +180,7 @@ func isMCP(req *Request) bool {
 //     place of the result's text: see textInShape.
 func inShape(native json.RawMessage, w *luahook.OutputRewrite) (json.RawMessage, bool) {
 	switch {
-	case w.Value != nil:
+	case w.Value != nil && (len(native) == 0 || fitsShape(native, w.Value)):
 		return w.Value, true
 	case len(native) == 0 || native[0] == '"':
 		return jsonString(w.Content), true
@@ -335,6 +338,53 @@ func encodeValue(v any) (json.RawMessage, bool) {
 func jsonString(s string) json.RawMessage {
 	v, _ := encodeValue(s)
 	return v
+}
+
+// fitsShape reports whether the JSON value v can stand for the tool's
+// result native: both objects, each of v's members one of native's with a
+// value of the same kind, and at least one of them; both arrays; or both
+// strings.
+func fitsShape(native, v []byte) bool {
+	x, err := decodeValue(native)
+	if err != nil {
+		return false
+	}
+	y, err := decodeValue(v)
+	if err != nil {
+		return false
+	}
+	switch a := x.(type) {
+	case map[string]any:
+		b, ok := y.(map[string]any)
+		if !ok || len(b) == 0 {
+			return false
+		}
+		for k, e := range b {
+			n, ok := a[k]
+			if !ok || kindOf(n) != kindOf(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		_, ok := y.([]any)
+		return ok
+	case string:
+		_, ok := y.(string)
+		return ok
+	}
+	return false
+}
+
+// kindOf is a decoded JSON value's kind: its shape without what it holds.
+func kindOf(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return shapeOf(v)
 }
 
 // sameShape reports whether the JSON texts a and b are values of the same

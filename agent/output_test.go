@@ -362,3 +362,43 @@ func TestOutputSupportCoversEveryAgent(t *testing.T) {
 		t.Error("OutputSupport knows an agent with no adapter")
 	}
 }
+
+// A hook's replacement value that does not fit the tool's result (Claude
+// Code would drop it, and the model read the tool's own output) is given
+// as text in the result's shape; one that fits is given as it is.
+func TestAReplacementValueIsCheckedAgainstTheToolsShape(t *testing.T) {
+	native := json.RawMessage(`{"stdout":"AKIAIOSFODNN7EXAMPLE","stderr":"","interrupted":false,"isImage":false}`)
+	for _, c := range []struct {
+		value string
+		fits  bool
+	}{
+		{`{"stdout":"ok","stderr":"","interrupted":false}`, true},
+		{`{"stdout":"ok"}`, true},
+		{`{"output":"ok"}`, false},
+		{`{"stdout":1}`, false},
+		{`["ok"]`, false},
+		{`{}`, false},
+	} {
+		chain := luahook.NewOutputChain(string(native), 0)
+		if err := chain.Apply(t.Context(), luahook.ReplaceOutput(json.RawMessage(c.value)), string(native)); err != nil {
+			t.Fatal(err)
+		}
+		w, err := chain.Finish(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := inShape(native, w)
+		if !ok {
+			t.Fatalf("%s: no answer in the shape", c.value)
+		}
+		if c.fits != sameValue(got, []byte(c.value)) {
+			t.Errorf("%s: answered %s (fits %v)", c.value, got, c.fits)
+		}
+		if !c.fits && !fitsShape(native, got) {
+			t.Errorf("%s: answered %s, which does not fit the tool's result either", c.value, got)
+		}
+		if strings.Contains(string(got), "AKIA") {
+			t.Errorf("%s: the tool's own output is in the answer %s", c.value, got)
+		}
+	}
+}
