@@ -32,6 +32,50 @@ M.patterns = {
   { [[\bnpm_[A-Za-z0-9]{36}\b]], "an npm token" },
 }
 
+-- output_patterns are what tool outputs carry that prompts and written
+-- files rarely do, in the same one-entry-per-line shape (the decision log's
+-- redaction reads them too): a private key block whole, from its header
+-- to its END line (or, cut short, its base64 and header lines), JSON
+-- Web Tokens, webhook URLs, the tokens of more services. Each holds a
+-- literal every match of it contains, which a reader looks for first. The
+-- redact pack takes them out of tool output; no guard denies on them.
+M.output_patterns = {
+  { [[-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|(?:(?:\r?\n|\\r?\\n)(?:(?:Proc-Type|DEK-Info|Comment): [^\r\n\\]*|[A-Za-z0-9+/=]{2,})?)*)]], "a private key" },
+  { [[\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}]], "a JSON Web Token" },
+  { [[hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}]], "a Slack webhook" },
+  { [[discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}]], "a Discord webhook" },
+  { [[\bxapp-[0-9]-[A-Za-z0-9-]{20,}]], "a Slack token" },
+  { [[\bgl(?:rt|dt|cbt|ptt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{20,}]], "a GitLab token" },
+  { [[\bATBB[A-Za-z0-9_=.-]{20,}]], "a Bitbucket app password" },
+  { [[\bhf_[A-Za-z0-9]{30,}\b]], "a Hugging Face token" },
+  { [[\bya29\.[0-9A-Za-z_-]{20,}]], "a Google OAuth token" },
+  { [[\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b]], "a SendGrid API key" },
+  { [[\bdckr_pat_[A-Za-z0-9_-]{20,}]], "a Docker Hub token" },
+  { [[\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}]], "a PyPI token" },
+  { [[\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b]], "a Shopify token" },
+  { [[\bdo[opr]_v1_[a-f0-9]{64}\b]], "a DigitalOcean token" },
+  { [[\b[rs]k_test_[A-Za-z0-9]{20,}\b]], "a Stripe test key" },
+  { [[[?&]sig=[A-Za-z0-9%+/=]{30,}]], "an Azure SAS signature" },
+  { [[\bhv[sb]\.[A-Za-z0-9_-]{24,}]], "a Vault token" },
+  { [[\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}\b]], "a Doppler token" },
+  { [[\blin_api_[A-Za-z0-9]{40}\b]], "a Linear API key" },
+  { [[\bntn_[A-Za-z0-9]{40,}\b]], "a Notion token" },
+  { [[\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b]], "a Postman API key" },
+  { [[\bfig[dhu]_[A-Za-z0-9_-]{40,}]], "a Figma token" },
+  { [[\bNRAK-[A-Z0-9]{27}\b]], "a New Relic API key" },
+  { [[\bATATT3[A-Za-z0-9_=-]{100,}]], "an Atlassian API token" },
+  { [[\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b]], "an age secret key" },
+  { [[\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b]], "a Grafana service account token" },
+  { [[\bglc_[A-Za-z0-9+/]{32,}={0,2}]], "a Grafana Cloud token" },
+  { [[\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}\b]], "a Square token" },
+  { [[\bsbp_[a-f0-9]{40}\b]], "a Supabase token" },
+  { [[\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}]], "a PlanetScale token" },
+  { [[\bpul-[a-f0-9]{40}\b]], "a Pulumi token" },
+  { [[\bsntrys_eyJ[A-Za-z0-9_=-]{20,}]], "a Sentry token" },
+  { [[\bdapi[a-f0-9]{32}(?:-[0-9])?\b]], "a Databricks token" },
+  { [[\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}]], "an Anthropic API key" },
+}
+
 -- any matches where one of the patterns does: the common case (no secret)
 -- costs one scan of the text.
 local parts = {}

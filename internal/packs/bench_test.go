@@ -28,6 +28,25 @@ func toolCall(tool string, caps []string, input any) luahook.Input {
 		Cwd: "/home/dev/app", SessionID: "bench"}
 }
 
+// toolOutput is a PostToolUse payload: the call of toolCall and the
+// output the tool printed.
+func toolOutput(tool string, caps []string, input any, content string) luahook.Input {
+	in := toolCall(tool, caps, input)
+	in.Event = luahook.PostToolUse
+	in.ToolResult = &luahook.ToolResult{Content: content}
+	return in
+}
+
+// everydayOutput is n bytes of what a test run prints: package lines,
+// paths, durations and hex ids, no secret.
+func everydayOutput(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "ok  \tgithub.com/acme/app/internal/pkg%03d\t0.%03ds\tcoverage: 81.%d%% of statements (run 3f2a9c8b%04x)\n", i, i%1000, i%10, i)
+	}
+	return b.String()[:n]
+}
+
 // large4K is a 4 KiB command line of the everyday kind: builds, greps and
 // quoted arguments chained (the shape of hooks.d's own benchmark).
 func large4K() string {
@@ -43,6 +62,10 @@ func benchPayloads() []benchPayload {
 	shell := []string{"shell"}
 	content64K := strings.Repeat("func f() { return x + y } // some Go code\n", 64<<10/42)
 	select64K := "SELECT id, name FROM users WHERE id IN (" + strings.Repeat("1234567, ", 64<<10/9) + "1)"
+	test := map[string]string{"command": "go test ./..."}
+	typical := everydayOutput(2 << 10)
+	cut := strings.LastIndexByte(typical[:1<<10], '\n') + 1 // a line of its own
+	secret := typical[:cut] + "GITHUB_TOKEN=ghp_R7vK2mQ9xL4pW8nT3bY6cJ1dF5hS0gA2zE7u\n" + typical[cut:]
 	return []benchPayload{
 		{"shell", "typical", toolCall("Bash", shell, map[string]string{"command": "git status"})},
 		{"shell", "large", toolCall("Bash", shell, map[string]string{"command": large4K()})},
@@ -53,6 +76,11 @@ func benchPayloads() []benchPayload {
 		{"mcp", "typical", toolCall("mcp__github__get_issue", []string{"mcp"}, map[string]any{
 			"owner": "acme", "repo": "app", "issue_number": 42})},
 		{"mcp", "large", toolCall("mcp__postgres__query", []string{"mcp"}, map[string]string{"sql": select64K})},
+		// PostToolUse: what a shell command printed, 2 KiB without and
+		// with a secret, and 1 MiB
+		{"output", "typical", toolOutput("Bash", shell, test, typical)},
+		{"output", "secret", toolOutput("Bash", shell, test, secret)},
+		{"output", "large", toolOutput("Bash", shell, test, everydayOutput(1<<20))},
 	}
 }
 
@@ -72,12 +100,13 @@ func openPack(b *testing.B, file string) *engine.Engine {
 	return e
 }
 
-// BenchmarkPack measures one PreToolUse call through each pack alone, the
+// BenchmarkPack measures one tool call through each pack alone, the
 // real engine and runner as a host calls them, for each payload kind and
-// size: BenchmarkPack/<pack>/<kind>/<size>. The lean floor
-// (BenchmarkPack/floor/<kind>/<size>: one hook on every tool call that reads
-// one field, testdata/bench/floor.lua) is what any Lua hook costs on that
-// payload; the baseline is the shipped dangerous-commands policy. Each pack
+// size: BenchmarkPack/<pack>/<kind>/<size> (PreToolUse calls; the output
+// kind is a PostToolUse call, a tool's output, whose rewrites are counted
+// in rewritten/op). The lean floor (BenchmarkPack/floor/<kind>/<size>: one
+// hook on every tool call that reads one field, testdata/bench/floor.lua)
+// is what any Lua hook costs on that payload; the baseline is the shipped dangerous-commands policy. Each pack
 // should cost at most 2x the floor on its typical payloads. A
 // pack that keeps per-session counts gets a new session id every 20
 // calls, so that its budget is never spent and the measured path is the
@@ -98,7 +127,7 @@ func BenchmarkPack(b *testing.B) {
 				b.Run(p.kind+"/"+p.size, func(b *testing.B) {
 					in := p.in
 					ctx := context.Background()
-					n, denied, why := 0, 0, ""
+					n, denied, rewritten, why := 0, 0, 0, ""
 					seq += 20 - seq%20
 					in.SessionID = "bench-" + strconv.Itoa(seq)
 					b.ReportAllocs()
@@ -109,14 +138,21 @@ func BenchmarkPack(b *testing.B) {
 							// keeps the old ones until their expiry
 							in.SessionID = "bench-" + strconv.Itoa(seq)
 						}
-						if res := e.Runner().Fire(ctx, &in); res.Denied() {
+						res := e.Runner().Fire(ctx, &in)
+						if res.Denied() {
 							denied++
 							why = res.Reason
+						}
+						if res.Output != nil {
+							rewritten++
 						}
 					}
 					// Denials are reported, not fatal: on a loaded machine a
 					// large payload may pass a hook's deadline (fail closed).
 					b.ReportMetric(float64(denied)/float64(n), "denied/op")
+					if p.kind == "output" {
+						b.ReportMetric(float64(rewritten)/float64(n), "rewritten/op")
+					}
 					if denied > 0 {
 						b.Logf("%s denied %d of %d calls: %s", labels[i], denied, n, why)
 					}

@@ -4,3 +4,8 @@
 hook.register("PreToolUse", "*", function(input)
   if input.toolName == "x" then return hook.deny("x") end
 end, { name = "lean-floor" })
+
+-- The same on a tool's output (PostToolUse): the output packs' floor.
+hook.register("PostToolUse", "*", function(input)
+  if input.toolName == "x" then return hook.context(input.toolResult.content) end
+end, { name = "lean-floor-output" })
