@@ -32,8 +32,8 @@ const (
 	MaxRedactLabelChars   = 200      // one label
 )
 
-// MaxScanBytes is how much of one string of a PostToolUse payload (a
-// tool's output) luahook reads: a longer string is cut to its first bytes
+// MaxScanBytes is how much of one string of a tool's output (the members of
+// a payload that carry it) luahook reads: a longer string is cut to its first bytes
 // followed by CutMarker, at most MaxScanBytes in all (as the payload
 // encodes it), before any hook sees it, and the
 // output the model reads is that cut one (ToolResult.Cut), so that what no

@@ -72,8 +72,13 @@ end)`)
 	}
 	pre := `{"event":"PreToolUse","toolName":"write","toolInput":{"path":"x","content":"` + big + `"},"cwd":"/w"}`
 	rep = e.Answer(context.Background(), "", "", []byte(pre))
-	if rep.ExitCode != 2 || !strings.Contains(rep.Stderr, "larger than") {
-		t.Errorf("a PreToolUse with a 3 MiB string: exit %d, stderr %q; want it denied as over the cap", rep.ExitCode, rep.Stderr)
+	if rep.ExitCode != 0 || string(rep.Stdout) != "{}\n" {
+		t.Errorf("a PreToolUse with a 3 MiB tool input: exit %d, %q, stderr %q; want it decided on its whole input", rep.ExitCode, rep.Stdout, rep.Stderr)
+	}
+	claude := `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":"` + big + `"}`
+	rep = e.Answer(context.Background(), "claude", "", []byte(claude))
+	if !strings.Contains(string(rep.Stdout), `"permissionDecision":"deny"`) || !strings.Contains(string(rep.Stdout), "larger than") {
+		t.Errorf("a PreToolUse with an output member past MaxScanBytes: exit %d, %q; want it denied as over the cap", rep.ExitCode, rep.Stdout)
 	}
 }
 
@@ -91,7 +96,7 @@ func TestDecidePayloadCutsABigOutput(t *testing.T) {
 		t.Fatalf("DecidePayload: the output the model reads is %d bytes, ending %q", len(res.Output.Content), res.Output.Content[max(0, len(res.Output.Content)-80):])
 	}
 	res, err = e.DecidePayload(context.Background(), []byte(`{"event":"PreToolUse","toolName":"write","cwd":"/w","toolInput":{"content":"`+big+`"}}`))
-	if err != nil || !res.Denied() {
-		t.Fatalf("DecidePayload of a PreToolUse with a 3 MiB string: %v, denied %v", err, res.Denied())
+	if err != nil || res.Denied() {
+		t.Fatalf("DecidePayload of a PreToolUse with a 3 MiB tool input: %v, denied %v (%s); want it decided whole", err, res.Denied(), res.Reason)
 	}
 }

@@ -182,16 +182,28 @@ func TestBigOutputFireOwnFormatIsCutAndScanned(t *testing.T) {
 	checkCutAnswer(t, out)
 }
 
-// A payload that is not a tool's output is never decided cut: a PreToolUse
-// with a string past MaxScanBytes is denied as a payload over the cap is,
-// and a hook never sees it.
+// Only a tool's output is cut: a PreToolUse whose tool input holds a
+// string past MaxScanBytes, within the cap, is decided on that input whole;
+// one that carries a member a tool's output would be in, cut, is denied as
+// a payload over the cap is (a call is never decided on a cut payload);
+// and one past the cap is refused as before.
 func TestBigOutputFirePreToolUseCutIsDenied(t *testing.T) {
 	dir := bigOutputDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "size.lua"), []byte(`hook.register("PreToolUse", nil, function(input)
+  return hook.context("command of " .. #input.toolInput.command .. " bytes")
+end)`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	n := luahook.MaxScanBytes + 10
 	pre := bigOutput(`{"event":"PreToolUse","toolName":"Bash","toolInput":{"command":"`, n, `"}}`)
 	code, out, errs := fireBig(t, pre, "--dir", dir, "fire")
-	if code != 2 || !strings.Contains(out, `"action":"deny"`) || !strings.Contains(errs, "payload larger than") {
-		t.Fatalf("exit %d, stdout %.300q, stderr %.300q; want 2, a denial, the size named", code, out, errs)
+	if code != 0 || !strings.Contains(out, "command of "+strconv.Itoa(n)+" bytes") {
+		t.Fatalf("exit %d, stdout %.300q, stderr %.300q; want the call decided on its whole input", code, out, errs)
+	}
+	claude := bigOutput(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"`, n, `"}}`)
+	code, out, errs = fireBig(t, claude, "--dir", dir, "fire", "--agent", "claude")
+	if code != 2 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(errs, "payload larger than") {
+		t.Fatalf("a PreToolUse with an output member past MaxScanBytes: exit %d, stdout %.300q, stderr %.300q; want it denied, the size named", code, out, errs)
 	}
 	// Past the cap as well: refused exactly as before strings were cut.
 	pre = bigOutput(`{"event":"PreToolUse","toolName":"Bash","toolInput":{"command":"`, bigOutputSize, `"}}`)

@@ -90,10 +90,17 @@ func TestBigOutputServePreToolUseCutIsRefused(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `"block"`) || !strings.Contains(body, "luahook serve could not read the request: body larger than 8388608 bytes") {
 		t.Errorf("POST /agent/claude: %d %.300q; want Claude Code's block naming the cap", code, body)
 	}
-	// Within the cap, past MaxScanBytes in one string: not decided either.
+	// Within the cap, past MaxScanBytes in the tool's input: decided on
+	// it whole (no hook objects here).
 	small := bigOutput(`{"event":"PreToolUse","toolName":"Bash","toolInput":{"command":"`, luahook.MaxScanBytes+1, `"}}`)
 	code, body = postBig(t, s.base+"/", small, -1)
-	if code != http.StatusOK || !strings.Contains(body, `"action":"deny"`) || !strings.Contains(body, "payload larger than") {
-		t.Errorf("POST / of a string past MaxScanBytes: %d %.300q; want a denial", code, body)
+	if code != http.StatusOK || body != "{}\n" {
+		t.Errorf("POST / of a tool input past MaxScanBytes: %d %.300q; want it decided: no objection", code, body)
+	}
+	// In a member a tool's output would be in: not decided.
+	cut := bigOutput(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":"`, luahook.MaxScanBytes+1, `"}`)
+	code, body = postBig(t, s.base+"/agent/claude", cut, -1)
+	if code != http.StatusOK || !strings.Contains(body, `"permissionDecision":"deny"`) || !strings.Contains(body, "payload larger than") {
+		t.Errorf("POST /agent/claude of a PreToolUse with an output member past MaxScanBytes: %d %.300q; want a denial", code, body)
 	}
 }

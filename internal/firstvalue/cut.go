@@ -19,6 +19,12 @@ type Cut struct {
 	// Marker returns the text that ends a string of which n bytes (as
 	// encoded) were withheld; ReadCut escapes it for JSON.
 	Marker func(n int64) string
+	// Keys, when not empty, are the members of the top-level object under
+	// which strings are cut (a tool's output: "tool_response",
+	// "toolResult"...): a string anywhere else is kept whole, and the
+	// limit on what is kept refuses a payload it makes too large, as Read
+	// does. Keys are compared as the payload spells them, escapes and all.
+	Keys []string
 	// Whole reads the stream to its end (an HTTP body, a file), not only up
 	// to the end of its first object or array.
 	Whole bool
@@ -64,7 +70,8 @@ func ReadCut(r io.Reader, limit int, c Cut) (data []byte, cut int64, err error) 
 	if cap(k.cur) == 0 {
 		k.cur = make([]byte, 0, min(firstBlock, limit+1))
 	}
-	s := cutter{max: c.Max, marker: c.Marker}
+	s := cutter{max: c.Max, marker: c.Marker, keys: c.Keys}
+	s.cuts = s.keys == nil
 	s.keep = s.max
 	if s.max > 4*markerRoom {
 		s.keep = s.max - markerRoom
@@ -135,6 +142,15 @@ func (k *keeper) bytes(n int) []byte {
 // also follows the characters of every string, to cut one longer than max
 // at a character's end.
 type cutter struct {
+	keys []string // the top-level members whose strings are cut; nil: all
+	// The top-level object's members: expectKey says the next string at
+	// depth 1 is a member's name, key holds it (its first bytes) while it
+	// is read, top is the name of the member being read, and cuts whether
+	// its strings are cut.
+	expectKey, inKey, cuts bool
+	key                    []byte
+	top                    byte // the first value's opening: '{' or '['
+
 	max    int
 	keep   int // a cut string keeps its characters that end within keep (max less room for the marker)
 	marker func(int64) string
@@ -174,9 +190,20 @@ func (c *cutter) scan(p []byte, k *keeper) bool {
 			continue
 		}
 		b := p[i]
+		if c.inString && c.inKey {
+			if c.char(b) {
+				if len(c.key) < maxKeyBytes {
+					c.key = append(c.key, b)
+				}
+				continue
+			}
+			c.inString, c.inKey = false, false
+			c.cuts = c.cutsUnder(c.key)
+			continue
+		}
 		if c.inString {
 			if c.char(b) {
-				if c.n > c.max && c.whole() {
+				if c.n > c.max && c.cuts && c.whole() {
 					k.write(p[from : i+1])
 					from = i + 1
 					c.cut(k)
@@ -185,7 +212,7 @@ func (c *cutter) scan(p []byte, k *keeper) bool {
 			}
 			// b is the closing quote.
 			c.inString = false
-			if c.n > c.max {
+			if c.n > c.max && c.cuts {
 				k.write(p[from:i])
 				c.cut(k)
 				c.closeCut(k)
@@ -197,6 +224,14 @@ func (c *cutter) scan(p []byte, k *keeper) bool {
 			k.write(p[from : i+1])
 			from = i + 1
 			c.open(k.n)
+			switch {
+			case c.depth == 1 && c.top == '{' && c.expectKey && !c.ended:
+				c.expectKey = false
+				c.inKey, c.key = c.keys != nil, c.key[:0] // with no keys, a name is cut as any string
+			case c.ended || c.depth == 0 || c.depth == 1 && c.top == '[':
+				c.cuts = c.keys == nil // not in a member of the top-level object
+			}
+			continue
 		}
 		if c.ended {
 			continue
@@ -206,8 +241,10 @@ func (c *cutter) scan(p []byte, k *keeper) bool {
 		case !c.started:
 			switch b {
 			case ' ', '\t', '\n', '\r':
-			case '{', '[':
-				c.started, c.depth = true, 1
+			case '{':
+				c.started, c.depth, c.expectKey, c.top = true, 1, true, '{'
+			case '[':
+				c.started, c.depth, c.top = true, 1, '['
 			default:
 				c.scalar = true
 			}
@@ -218,10 +255,30 @@ func (c *cutter) scan(p []byte, k *keeper) bool {
 			if c.depth == 0 {
 				c.ended = true
 			}
+		case b == ',' && c.depth == 1 && c.top == '{':
+			c.expectKey = true
 		}
 	}
 	k.write(p[from:])
 	return c.ended
+}
+
+// maxKeyBytes is how much of a top-level member's name is read: more than
+// any name of Cut.Keys.
+const maxKeyBytes = 64
+
+// cutsUnder reports whether the strings of the top-level member named
+// name are cut.
+func (c *cutter) cutsUnder(name []byte) bool {
+	if c.keys == nil {
+		return true
+	}
+	for _, k := range c.keys {
+		if string(name) == k {
+			return true
+		}
+	}
+	return false
 }
 
 // open starts a string whose bytes start at kept offset at.

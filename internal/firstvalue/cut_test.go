@@ -203,6 +203,12 @@ func FuzzReadCut(f *testing.F) {
 		if !json.Valid(in) {
 			return
 		}
+		// With keys, what is cut is a subset of it: the result is valid
+		// JSON, and nothing is cut when nothing was without them.
+		kgot, kcut, err := ReadCut(&chunked{b: in, sizes: []int{int(step%5) + 1}}, 1<<20, Cut{Max: m, Marker: marker, Whole: true, Keys: []string{"a", "toolResult"}})
+		if err != nil || !json.Valid(kgot) || kcut > cut || cut == 0 && !bytes.Equal(kgot, in) {
+			t.Fatalf("with keys, %q cut to %q (cut %d, without keys %d), %v", in, kgot, kcut, cut, err)
+		}
 		if !json.Valid(got) {
 			t.Fatalf("valid input %q cut to invalid %q", in, got)
 		}
@@ -288,5 +294,30 @@ func TestACutPayloadReadAgainIsNotCutAgain(t *testing.T) {
 	twice, cut, err := ReadCut(bytes.NewReader(once), 8<<20, Cut{Max: max, Marker: marker})
 	if err != nil || cut != 0 || !bytes.Equal(once, twice) {
 		t.Fatalf("the second read cut %d bytes (%v)", cut, err)
+	}
+}
+
+// With Keys, only the strings under those members of the top-level object
+// are cut: a tool's output, never the tool's input, whose cut would make
+// the call decided on another input.
+func TestReadCutWithKeysCutsOnlyUnderThem(t *testing.T) {
+	keys := []string{"tool_response", "toolResult"}
+	long := strings.Repeat("x", 10)
+	cases := []struct{ in, want string }{
+		{`{"tool_input":{"content":"` + long + `"},"tool_response":{"out":"` + long + `","n":["` + long + `"]}}`,
+			`{"tool_input":{"content":"` + long + `"},"tool_response":{"out":"xxxx\n[cut 6]","n":["xxxx\n[cut 6]"]}}`},
+		{`{"a":"` + long + `","toolResult":"` + long + `"}`, `{"a":"` + long + `","toolResult":"xxxx\n[cut 6]"}`},
+		{`{"x":{"tool_response":"` + long + `"}}`, `{"x":{"tool_response":"` + long + `"}}`},
+		{`["` + long + `",{"tool_response":"` + long + `"}]`, `["` + long + `",{"tool_response":"` + long + `"}]`},
+		{`{"tool\u005fresponse":"` + long + `"}`, `{"tool\u005fresponse":"` + long + `"}`},
+		{`{"` + long + `":"` + long + `", "tool_response" : "` + long + `"}`, `{"` + long + `":"` + long + `", "tool_response" : "xxxx\n[cut 6]"}`},
+	}
+	for _, c := range cases {
+		for _, reads := range [][]int{{1 << 20}, {1}, {3, 5}} {
+			got, _, err := ReadCut(&chunked{b: []byte(c.in), sizes: reads}, 1<<20, Cut{Max: 4, Marker: testMarker, Keys: keys})
+			if err != nil || string(got) != c.want {
+				t.Errorf("%s (reads of %v): %s, %v; want %s", c.in, reads, got, err, c.want)
+			}
+		}
 	}
 }

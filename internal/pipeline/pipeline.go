@@ -140,7 +140,22 @@ type Request struct {
 // door may lend (firstvalue.Cut).
 func ReadPayload(r io.Reader, limit int, whole bool, window, keep []byte) ([]byte, int64, error) {
 	return firstvalue.ReadCut(r, limit, firstvalue.Cut{Max: luahook.MaxScanBytes, Marker: luahook.CutMarker,
-		Whole: whole, Window: window, Keep: keep})
+		Keys: OutputKeys, Whole: whole, Window: window, Keep: keep})
+}
+
+// OutputKeys are the members of a payload that carry a tool's output, in
+// luahook's own format and every agent's: only their strings are cut
+// (ReadPayload). Anything else (a tool's input above all) is kept whole,
+// and a payload over the cap is refused as it always was: a call is never
+// decided on a part of its input.
+var OutputKeys = []string{
+	"toolResult",    // luahook's own; Copilot's camelCase dialect
+	"tool_response", // Claude Code, Codex, Gemini CLI, Copilot's PascalCase dialect
+	"tool_output",   // Cursor's postToolUse
+	"error",         // a failed tool's error: Claude Code, Copilot
+	"error_message", // Cursor's postToolUseFailure
+	"output",        // Cursor's afterShellExecution
+	"result_json",   // Cursor's afterMCPExecution
 }
 
 // OversizeStart is how much of a payload over its cap every door keeps:

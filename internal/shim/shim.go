@@ -63,6 +63,10 @@ const (
 	MaxScanBytes = 1 << 20
 )
 
+// outputKeys are the members whose strings are cut: pipeline.OutputKeys
+// (held equal by a test).
+var outputKeys = []string{"toolResult", "tool_response", "tool_output", "error", "error_message", "output", "result_json"}
+
 // cutMarker ends a cut string: luahook.CutMarker (held equal by a test).
 func cutMarker(n int64) string {
 	return "\n[luahook: the rest of this output (" + strconv.FormatInt(n, 10) +
@@ -205,7 +209,7 @@ func readPayload(in io.Reader) (payload []byte, cut int64, err error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, cut, err := firstvalue.ReadCut(in, MaxPayload, firstvalue.Cut{Max: MaxScanBytes, Marker: cutMarker})
+		b, cut, err := firstvalue.ReadCut(in, MaxPayload, firstvalue.Cut{Max: MaxScanBytes, Marker: cutMarker, Keys: outputKeys})
 		done <- result{b, cut, err}
 	}()
 	t := time.NewTimer(readTimeout)

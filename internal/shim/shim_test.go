@@ -23,6 +23,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/otheruser"
+	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/internal/server"
 	"github.com/luahook/luahook/internal/unixsock"
@@ -338,6 +339,9 @@ func counted(n *atomic.Int64, h http.Handler) http.Handler {
 func TestLuahookFireCutsAsLuahookDoes(t *testing.T) {
 	if MaxScanBytes != luahook.MaxScanBytes {
 		t.Errorf("MaxScanBytes = %d, luahook.MaxScanBytes = %d: want them equal", MaxScanBytes, luahook.MaxScanBytes)
+	}
+	if !slices.Equal(outputKeys, pipeline.OutputKeys) {
+		t.Errorf("outputKeys = %q, pipeline.OutputKeys = %q: want them equal", outputKeys, pipeline.OutputKeys)
 	}
 	for _, n := range []int64{1, 48951506} {
 		if got, want := cutMarker(n), luahook.CutMarker(n); got != want {
