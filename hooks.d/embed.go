@@ -8,5 +8,5 @@ import "embed"
 // require (lib/*.lua, lib/shell/*.lua and lib/pwsh/*.lua), which the packs of the policy
 // library (package packs) require too.
 //
-//go:embed *.lua lib/*.lua lib/shell/*.lua lib/pwsh/*.lua
+//go:embed *.lua lib/*.lua lib/shell/*.lua lib/pwsh/*.lua lib/redact/*.lua
 var FS embed.FS
