@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/luahook/luahook/internal/jsontext"
@@ -69,6 +71,55 @@ type Outcome struct {
 	// Redact lists the parts of the tool's output to take out (redact,
 	// PostToolUse).
 	Redact []Redaction `json:"redact,omitempty"`
+	// Route says who answers an ask: "" the user at the agent's own prompt,
+	// RouteWeb a person on luahook serve's approvals (a remote approval).
+	Route Route `json:"route,omitempty"`
+	// Approvers names the clients that may decide a web approval (the
+	// names luahook serve authenticates); empty: any of them.
+	Approvers []string `json:"approvers,omitempty"`
+	// TimeoutMs is how long a web approval waits for a decision, in
+	// milliseconds; 0 means DefaultApprovalTimeout. No decision in time
+	// denies.
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+}
+
+// Route says who answers an ask (Outcome.Route).
+type Route string
+
+// RouteWeb sends an ask to a person on luahook serve's approvals instead of
+// the agent's prompt: the call waits for their decision, which every agent
+// receives as an allow or a deny.
+const RouteWeb Route = "web"
+
+// The bounds of a web approval's outcome keys.
+const (
+	// DefaultApprovalTimeout is how long a web approval waits when its
+	// outcome gives no timeoutMs.
+	DefaultApprovalTimeout = 5 * time.Minute
+	// MaxApprovalTimeout is the longest timeoutMs: under luahook serve's
+	// write timeout (11 minutes), so that the agent still reads the
+	// verdict of a call that waited the whole time.
+	MaxApprovalTimeout = 10 * time.Minute
+	// MaxApprovers is how many names an outcome's approvers may list.
+	MaxApprovers = 64
+	// MaxApproverChars is how long one approver's name may be.
+	MaxApproverChars = 256
+)
+
+// ApprovalTimeout returns how long the web approval o asks for waits:
+// its TimeoutMs, else DefaultApprovalTimeout.
+func (o *Outcome) ApprovalTimeout() time.Duration {
+	if o == nil || o.TimeoutMs <= 0 {
+		return DefaultApprovalTimeout
+	}
+	return time.Duration(o.TimeoutMs) * time.Millisecond
+}
+
+// Approve returns an ask routed to a web approval (RouteWeb): reason is
+// what the person is shown, approvers who may decide (none: anyone luahook
+// serve authenticates), timeout how long the call waits (0: the default).
+func Approve(reason string, approvers []string, timeout time.Duration) *Outcome {
+	return &Outcome{Action: ActionAsk, Reason: reason, Route: RouteWeb, Approvers: approvers, TimeoutMs: timeout.Milliseconds()}
 }
 
 // Allow returns an explicit allow outcome.
@@ -105,8 +156,10 @@ func Context(text string) *Outcome { return &Outcome{AdditionalContext: text} }
 // Validate reports an invalid outcome as a *Failure of kind FailInvalidOutput:
 // deny, ask or continue without a non-empty reason, mutate without an object
 // input, an input without mutate or ask, an unknown action or an unknown
-// contextAs. An ask may carry an input: the rewritten tool input the user is
-// asked about (a rewrite and an ask from one hook).
+// contextAs, and the keys of a web approval out of place (route, approvers
+// or timeoutMs on another action than ask, approvers or timeoutMs without
+// route "web") or out of bounds. An ask may carry an input: the rewritten
+// tool input the user is asked about (a rewrite and an ask from one hook).
 func (o *Outcome) Validate() error {
 	if o == nil {
 		return nil
@@ -143,7 +196,54 @@ func (o *Outcome) Validate() error {
 	default:
 		return Failf(FailInvalidOutput, "unknown contextAs %q (want inline or separate)", string(o.ContextAs))
 	}
+	if err := o.checkRoute(); err != nil {
+		return err
+	}
 	return o.checkOutputFields()
+}
+
+// checkRoute checks the keys of a web approval: route, approvers and
+// timeoutMs, each named in its error.
+func (o *Outcome) checkRoute() error {
+	if o.Route == "" && o.Approvers == nil && o.TimeoutMs == 0 {
+		return nil
+	}
+	if o.Action != ActionAsk {
+		key := "route"
+		switch {
+		case o.Route != "":
+		case o.Approvers != nil:
+			key = "approvers"
+		default:
+			key = "timeoutMs"
+		}
+		return Failf(FailInvalidOutput, "outcome key %q applies to action \"ask\" only, not %q", key, string(o.Action))
+	}
+	switch o.Route {
+	case RouteWeb:
+	case "":
+		key := "approvers"
+		if o.Approvers == nil {
+			key = "timeoutMs"
+		}
+		return Failf(FailInvalidOutput, "outcome key %q needs route \"web\" (a web approval)", key)
+	default:
+		return Failf(FailInvalidOutput, "outcome key \"route\": unknown route %q (want \"web\", or no route for the agent's own prompt)", string(o.Route))
+	}
+	if len(o.Approvers) > MaxApprovers {
+		return Failf(FailInvalidOutput, "outcome key \"approvers\" lists %d names (at most %d)", len(o.Approvers), MaxApprovers)
+	}
+	for i, a := range o.Approvers {
+		if strings.TrimSpace(a) == "" || len(a) > MaxApproverChars || !utf8.ValidString(a) {
+			return Failf(FailInvalidOutput, "outcome key \"approvers\": name %d must be a non-empty UTF-8 string of at most %d bytes, got %s",
+				i+1, MaxApproverChars, snippet([]byte(strconv.Quote(a)), outcomeSnippetChars))
+		}
+	}
+	if o.TimeoutMs < 0 || o.TimeoutMs > MaxApprovalTimeout.Milliseconds() {
+		return Failf(FailInvalidOutput, "outcome key \"timeoutMs\" must be between 1 and %d (%s), got %d",
+			MaxApprovalTimeout.Milliseconds(), MaxApprovalTimeout, o.TimeoutMs)
+	}
+	return nil
 }
 
 // CheckEvent reports an outcome whose action the event ev does not accept
@@ -214,6 +314,9 @@ type wireOutcome struct {
 	ContextAs         json.RawMessage `json:"contextAs"`
 	Output            json.RawMessage `json:"output"`
 	Redact            json.RawMessage `json:"redact"`
+	Route             json.RawMessage `json:"route"`
+	Approvers         json.RawMessage `json:"approvers"`
+	TimeoutMs         json.RawMessage `json:"timeoutMs"`
 }
 
 // ParseOutcome parses a transport's output (command stdout, HTTP body) into a
@@ -270,6 +373,9 @@ func ParseOutcome(data []byte) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	if err := parseRoute(o, &w); err != nil {
+		return nil, err
+	}
 	switch {
 	case present(w.Action):
 		if action == "" {
@@ -304,10 +410,51 @@ func ParseOutcome(data []byte) (*Outcome, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Action == "" && o.Reason == "" && o.AdditionalContext == "" && o.ContextAs == "" {
+	if o.Action == "" && o.Reason == "" && o.AdditionalContext == "" && o.ContextAs == "" && o.Route == "" && o.Approvers == nil && o.TimeoutMs == 0 {
 		return nil, nil
 	}
 	return o, nil
+}
+
+// parseRoute reads the keys of a web approval: route a string, approvers an
+// array of strings (an empty object counts as an empty array: a Lua table
+// cannot tell them apart), timeoutMs a whole number of milliseconds.
+func parseRoute(o *Outcome, w *wireOutcome) error {
+	route, err := optString("route", w.Route)
+	if err != nil {
+		return err
+	}
+	o.Route = Route(route)
+	if present(w.Approvers) {
+		raw := bytes.TrimSpace(w.Approvers)
+		switch {
+		case raw[0] == '[':
+			if err := json.Unmarshal(raw, &o.Approvers); err != nil {
+				return Failf(FailInvalidOutput, "outcome key \"approvers\" must be an array of names (strings), got %s", snippet(raw, outcomeSnippetChars))
+			}
+			if o.Approvers == nil {
+				o.Approvers = []string{}
+			}
+		case string(raw) == "{}":
+			o.Approvers = []string{}
+		default:
+			return Failf(FailInvalidOutput, "outcome key \"approvers\" must be an array of names (strings), got %s", snippet(raw, outcomeSnippetChars))
+		}
+	}
+	if present(w.TimeoutMs) {
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(w.TimeoutMs)), 10, 64)
+		if err != nil || n <= 0 {
+			// A float with a zero fraction (1e3, 500.0) is a whole number too.
+			var f float64
+			if json.Unmarshal(w.TimeoutMs, &f) != nil || f != float64(int64(f)) || f <= 0 || f > float64(MaxApprovalTimeout.Milliseconds()) {
+				return Failf(FailInvalidOutput, "outcome key \"timeoutMs\" must be a positive whole number of milliseconds (at most %d), got %s",
+					MaxApprovalTimeout.Milliseconds(), snippet(w.TimeoutMs, outcomeSnippetChars))
+			}
+			n = int64(f)
+		}
+		o.TimeoutMs = n
+	}
+	return nil
 }
 
 // parseRedactions reads an outcome's redact list: an array of objects with
@@ -469,6 +616,25 @@ func (o *Outcome) AppendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 		b = bytes.TrimRight(buf.Bytes(), "\n")
+	}
+	if o.Route != "" {
+		member("route")
+		b = jsontext.AppendString(b, string(o.Route))
+	}
+	if len(o.Approvers) > 0 {
+		member("approvers")
+		b = append(b, '[')
+		for i, a := range o.Approvers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsontext.AppendString(b, a)
+		}
+		b = append(b, ']')
+	}
+	if o.TimeoutMs != 0 {
+		member("timeoutMs")
+		b = strconv.AppendInt(b, o.TimeoutMs, 10)
 	}
 	return append(b, '}'), nil
 }

@@ -75,6 +75,9 @@
 ---@field contextAs? luahook.ContextAs
 ---@field output? string|table              required with "replace_output": the tool's new output
 ---@field redact? luahook.Redaction[]        required with "redact" (hook.redact builds it)
+---@field route? "web"                       with "ask": a person on luahook serve --approvals decides
+---@field approvers? string[]                with route "web": who may decide (none: anyone serve authenticates)
+---@field timeoutMs? integer                 with route "web": how long the call waits (default 300000, at most 600000)
 
 --- One part of a PostToolUse output to take out: a string (that text), or
 --- one of pattern (RE2), text, or from and to (string.find's positions in
@@ -129,6 +132,14 @@ function hook.allow() end
 ---@param reason string shown to the user; cut to 2,000 characters
 ---@return luahook.Outcome
 function hook.ask(reason) end
+
+--- Puts the tool call to a person on luahook serve's approvals (PreToolUse
+--- only; serve --approvals): the call waits for their decision, and every
+--- agent receives an allow or a deny. No decision within timeout_ms denies;
+--- so does a runner that serves no approvals. A deny from any hook wins.
+---@param opts {reason: string, approvers?: string[], timeout_ms?: integer}
+---@return luahook.Outcome
+function hook.approve(opts) end
 
 -- Asks the agent to keep going instead of stopping (Stop only).
 ---@param reason string the agent's next instruction; cut to 2,000 characters
@@ -369,6 +380,7 @@ function session.digest() end
 ---@field asked? boolean
 ---@field allowed? boolean   an explicit hook.allow()
 ---@field decidedBy? string
+---@field approval? {id?: string, digest: string, verdict: "approved"|"denied"|"timeout"|"failed", by?: string, at: string, reason?: string, approvers?: string[], timeoutMs: integer}   the web approval the call waited for
 ---@field reason? string
 ---@field input? table<string, any>
 ---@field additionalContext? string
@@ -385,8 +397,9 @@ function test(name, fn) end
 --- Fires an event at the loaded hooks.
 ---@param event luahook.Event
 ---@param payload? table<string, any>
+---@param options? {approval: "approve"|"deny"|"timeout", by?: string, reason?: string}   how a web approval the call asks for is answered (none: it times out)
 ---@return luahook.Result
-function fire(event, payload) end
+function fire(event, payload, options) end
 
 ---@class luahook.expect
 expect = {}

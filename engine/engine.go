@@ -181,6 +181,10 @@ type Options struct {
 	// Nil trusts everything (a folder named by the operator, a Go host's
 	// own).
 	Trust Trust
+	// Approver decides the PreToolUse calls a hook routed to a web
+	// approval (runner.Options.Approver; luahook serve --approvals gives
+	// its hub, a policy test its own answers). Nil: such calls are denied.
+	Approver runner.Approver
 }
 
 // Engine is a running luahook: a registry of hooks kept current with the
@@ -351,6 +355,7 @@ func newEngine(opts Options, logger *slog.Logger, cfg *config.Config) *Engine {
 		BackgroundQueue:   cfg.Runner.BackgroundQueue,
 		Guard:             e.selfCheck,
 		ToolDone:          e.recordCall,
+		Approver:          opts.Approver,
 	})
 	if l := opts.DecisionLog.Logger; l != nil {
 		e.run.SetOnDecision(l.Observe)

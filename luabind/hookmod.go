@@ -25,6 +25,7 @@ func (st *state) openHook() {
 	mod.RawSetString("mutate", L.NewFunction(st.hookMutate))
 	mod.RawSetString("context", L.NewFunction(st.hookContext))
 	mod.RawSetString("ask", L.NewFunction(st.hookReasoned(luahook.ActionAsk)))
+	mod.RawSetString("approve", L.NewFunction(st.hookApprove))
 	mod.RawSetString("continue", L.NewFunction(st.hookReasoned(luahook.ActionContinue)))
 	mod.RawSetString("redact", L.NewFunction(st.hookRedact))
 	mod.RawSetString("replace_output", L.NewFunction(st.hookReplaceOutput))

@@ -10,7 +10,7 @@ import (
 )
 
 // wantOutcome ends the message of a return value that is not an outcome.
-const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.ask(reason), hook.mutate(input), hook.context(text), hook.continue(reason), hook.redact(list), hook.replace_output(value))"
+const wantOutcome = "; want nil or an outcome table (hook.allow(), hook.deny(reason), hook.ask(reason), hook.approve{reason=…}, hook.mutate(input), hook.context(text), hook.continue(reason), hook.redact(list), hook.replace_output(value))"
 
 // outcome converts what a hook function returned. nil means no objection. An
 // outcome table is a JSON object, as on every transport: a table with array
@@ -36,7 +36,8 @@ func (st *state) outcome(v lua.LValue) (*luahook.Outcome, error) {
 		return nil, luahook.Failf(luahook.FailInvalidOutput, "the hook returned %s"+wantOutcome, what)
 	}
 	if t.RawGetString("decision") == lua.LNil && t.RawGetString("modifiedInput") == lua.LNil &&
-		t.RawGet(keyRedact) == lua.LNil && t.RawGet(keyOutput) == lua.LNil {
+		t.RawGet(keyRedact) == lua.LNil && t.RawGet(keyOutput) == lua.LNil &&
+		t.RawGet(keyRoute) == lua.LNil && t.RawGet(keyApprovers) == lua.LNil && t.RawGet(keyTimeoutMs) == lua.LNil {
 		if o, ok, err := st.directOutcome(t); ok {
 			return o, err
 		}

@@ -50,9 +50,10 @@ type api struct {
 	unsent   func(error)
 }
 
-// fire is fire(event[, payload]) -> result. payload is shaped like the JSON
-// payload (toolName, toolInput, prompt, sessionId, ...); unknown keys are
-// errors, so that a typo does not fire an empty payload.
+// fire is fire(event[, payload[, options]]) -> result. payload is shaped
+// like the JSON payload (toolName, toolInput, prompt, sessionId, ...);
+// unknown keys are errors, so that a typo does not fire an empty payload.
+// options answers the web approval the call may ask for (testApprover).
 func (a *api) fire(L *lua.LState) int {
 	event, err := luahook.ParseEvent(L.CheckString(1))
 	if err != nil {
@@ -95,7 +96,7 @@ func (a *api) fire(L *lua.LState) int {
 	if r == nil {
 		L.RaiseError("fire: no hooks to fire at here (in a test file, call fire inside test(name, function() ... end))")
 	}
-	res := r.Fire(L.Context(), in)
+	res := r.Fire(fireOptions(L, L.Context()), in)
 	if a.observe != nil {
 		a.observe(built, &res)
 	}

@@ -319,6 +319,8 @@ func (tf *testFile) openWith(ctx context.Context, cov *luabind.Coverage) (*engin
 		Host:       tf.opts.Host,
 		ChunkCache: chunks,
 		Trust:      tf.opts.Trust,
+		// A web approval is answered as the case's fire says.
+		Approver: testApprover{},
 
 		// A case's payload runs in the test file's folder, the hooks
 		// folder, unless it names a cwd: the engine's self-protection

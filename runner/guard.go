@@ -14,12 +14,24 @@ import (
 // concurrent use, and must neither keep nor change in.
 type Guard func(in *luahook.Input) (deny bool, reason string)
 
-// guardedPreToolUse is preToolUse behind the runner's Guard: a payload the
+// guardedPreToolUse is preToolUse behind the runner's Guard, then, when
+// the verdict is an ask that a hook routed to the web, the wait for a
+// person's decision (routeAsk): a deny, the guard's or a hook's, ends the
+// call without asking anyone.
+func (r *Runner) guardedPreToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
+	res := r.guardedHooks(ctx, in, trace)
+	if res.Asked() && in != nil {
+		r.routeAsk(ctx, in, &res)
+	}
+	return res
+}
+
+// guardedHooks is preToolUse behind the runner's Guard: a payload the
 // guard denies runs no hook (its Result has no trace and no DecidedBy), and
 // an input the mutate stage rewrote is judged again, so that no hook can
 // rewrite a call into one the guard denies; no hook's allow or ask
 // overrides the guard's denial.
-func (r *Runner) guardedPreToolUse(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
+func (r *Runner) guardedHooks(ctx context.Context, in *luahook.Input, trace []HookTrace) Result {
 	if r.guard == nil || in == nil {
 		return r.preToolUse(ctx, in, trace)
 	}

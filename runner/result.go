@@ -79,6 +79,10 @@ type Result struct {
 	// set for a decision that is observed (the decision log, explain,
 	// FireUnobserved), nil otherwise.
 	Ledger []ledger.Entry `json:"ledger,omitempty"`
+	// Approval records the web approval a PreToolUse call waited for
+	// (luahook.RouteWeb): who decided, when, and how. Nil when no hook
+	// routed an ask to the web, or a deny ended the call first.
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Denied reports whether the event was denied (VerdictDeny).

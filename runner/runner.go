@@ -69,6 +69,10 @@ type Options struct {
 	// engine records the call in its session's ledger. It must be quick and
 	// must not keep in.
 	ToolDone func(ctx context.Context, in *luahook.Input)
+	// Approver decides the PreToolUse calls a hook routed to a web
+	// approval (luahook.RouteWeb); see SetApprover. Nil: such calls are
+	// denied, saying that no approval is served.
+	Approver Approver
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -90,6 +94,7 @@ type Runner struct {
 	onDecision atomic.Pointer[DecisionFunc]
 	guard      Guard // Options.Guard; nil: none
 	toolDone   func(ctx context.Context, in *luahook.Input)
+	approver   approverBox // Options.Approver, SetApprover
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
@@ -124,6 +129,7 @@ func New(opts Options) *Runner {
 	r.SetOnDecision(opts.OnDecision)
 	r.guard = opts.Guard
 	r.toolDone = opts.ToolDone
+	r.SetApprover(opts.Approver)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	return r
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/approvals"
 	"github.com/luahook/luahook/internal/metrics"
 	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/server"
@@ -33,6 +34,8 @@ type serveOptions struct {
 	instanceID  string
 	limits      server.Limits
 	decisionLog string
+	approvals   bool
+	maxApproval int
 
 	tokenFile    string
 	tokenEnv     string
@@ -110,6 +113,22 @@ for its token is not, so that no one without credentials can write the
 log. The log never holds a decision up: past its queue, records are
 dropped and counted (luahook_decision_log_dropped_total).
 
+--approvals serves web approvals: a PreToolUse call that a hook routes to
+a person (hook.approve, or an ask with route "web") waits until an
+authenticated client decides it, its timeoutMs (5 min by default, at most
+10 min) runs out, or the agent gives up; then every agent receives an allow
+or a deny. GET /approvals lists the waiting calls ({"approvals": [...]},
+oldest first: id, digest, tool, session, agent, reasons, approvers, hooks,
+deadline, input); POST /approvals/ID with {"verdict": "approve"|"deny",
+"reason": …, "digest": …} decides one as the client's authenticated name:
+404 when none waits, 409 when decided already or the digest is another
+call's, 403 when the client is not among the approvers. At most
+--max-approvals calls (256 by default; 8 MiB together) wait at once; past
+that a call is denied at once. A waiting call holds one of its client's
+--max-client-requests; deciding needs none. Without
+--approvals such a call is denied, saying no approval is served. On
+shutdown, the calls still waiting are denied.
+
 serve names itself by an instance id (--instance-id, else
 $LUAHOOK_INSTANCE_ID, else HOSTNAME-PID) on every log line (instance=ID), in
 every decision record ("instance") and in its metrics, so that the replicas
@@ -176,6 +195,8 @@ fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 	cmd.Flags().StringVar(&o.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	cmd.Flags().StringVar(&o.clientCA, "client-ca", "", "clients must present a certificate signed by a CA of this PEM file (mutual TLS; needs --tls-cert)")
 	cmd.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "a web origin (https://dash.example.com) whose browser requests are not refused (repeatable)")
+	cmd.Flags().BoolVar(&o.approvals, "approvals", false, "wait for web approvals: a call a hook routes to the web (hook.approve) waits for an authenticated client's decision on GET /approvals and POST /approvals/ID")
+	cmd.Flags().IntVar(&o.maxApproval, "max-approvals", approvals.DefaultMaxPending, "with --approvals, most calls that may wait for a web approval at once; past it a call is denied at once")
 	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `where the decision log goes: a file, "stdout", "stderr" or "off" (default: the config's [decision_log], else stdout)`)
 	return cmd
 }
@@ -257,10 +278,19 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	if len(standing) > 0 {
 		health = func() []error { return append(eng.Errors(), standing...) }
 	}
+	var hub *approvals.Hub
+	if o.approvals {
+		if o.maxApproval < 1 {
+			return fmt.Errorf("--max-approvals %d: must be at least 1", o.maxApproval)
+		}
+		hub = approvals.New(approvals.Options{MaxPending: o.maxApproval})
+		defer hub.Close()
+		eng.Runner().SetApprover(hub)
+	}
 	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: health, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance,
-		FailClosed: eng.LiveGate("", standing...), Auth: auth})
+		FailClosed: eng.LiveGate("", standing...), Auth: auth, Approvals: hub})
 	defer h.Close()
 
 	lns, err := o.listen(logger, auth, tlsConfig != nil)
@@ -339,6 +369,11 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
 	defer cancel()
 	srv.StopAccepting() // from here on no new connection is accepted
+	if hub != nil {
+		// The calls still waiting for a person are denied now, saying
+		// why, rather than cut off when --grace ends.
+		hub.Close()
+	}
 	fmt.Fprintf(s.out, "luahook serve: shutting down, finishing %d request(s) in flight\n", inFlight.Load())
 	if err := srv.Shutdown(sctx); err != nil {
 		cut := inFlight.Load()

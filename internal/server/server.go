@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/internal/approvals"
 	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/internal/firstvalue"
 	"github.com/luahook/luahook/internal/metrics"
@@ -107,6 +108,11 @@ type Options struct {
 	// request is let in unnamed, for a host that mounts the handler
 	// behind its own authentication.
 	Auth *Auth
+	// Approvals, when set, serves the web approvals it keeps (the same
+	// hub the runner awaits, runner.Options.Approver) to authenticated
+	// clients: GET /approvals lists the waiting ones, POST
+	// /approvals/{id} decides one as the client. Nil: no such routes.
+	Approvals *approvals.Hub
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -134,10 +140,11 @@ type Handler struct {
 	mux       *http.ServeMux
 	m         *handlerMetrics
 	adm       *admission
-	reread    time.Duration // the time an admitted request has to send its body
-	shadow    *shadowSet    // nil without Options.Shadow
-	store     *storeProbe   // nil without Options.StoreCheck
-	guard     *guard        // nil without Options.Auth
+	reread    time.Duration  // the time an admitted request has to send its body
+	shadow    *shadowSet     // nil without Options.Shadow
+	store     *storeProbe    // nil without Options.StoreCheck
+	guard     *guard         // nil without Options.Auth
+	approvals *approvals.Hub // nil without Options.Approvals
 	results   resultPool
 
 	draining atomic.Bool
@@ -193,6 +200,13 @@ func New(f Firer, opts Options) *Handler {
 	h.mux.HandleFunc("GET /healthz", h.serveHealth)
 	h.mux.HandleFunc("GET /readyz", h.serveReady)
 	h.mux.Handle("GET /metrics", h.authenticated(reg))
+	if opts.Approvals != nil {
+		// Deciding goes around admission: a flood of calls waiting for
+		// approval must not keep anyone from deciding them.
+		h.approvals = opts.Approvals
+		h.mux.HandleFunc("GET /approvals", h.serveApprovals)
+		h.mux.HandleFunc("POST /approvals/{id}", h.serveDecide)
+	}
 	return h
 }
 
