@@ -218,6 +218,7 @@ func (b *builder) record(p *pending, m *masker) *Record {
 	out := p.res.OutcomeInto(&outcomes[len(p.hook)])
 	out.Output = LoggedOutput(out.Output)
 	r.Decision = Decision{Action: out.Action, Reason: out.Reason, DecidedBy: p.res.DecidedBy, Outcome: out}
+	r.Approval = p.res.Approval
 	if p.hasDelivered {
 		b.delivered = p.delivered
 		r.Delivered = &b.delivered

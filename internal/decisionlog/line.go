@@ -10,6 +10,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/ledger"
+	"github.com/luahook/luahook/runner"
 )
 
 // AppendLine appends rec's JSON line (the log's line format: what
@@ -78,6 +79,10 @@ func AppendLine(b []byte, rec *Record) []byte {
 		b = optString(b, "reason", d.Reason)
 		b = optString(b, "note", d.Note)
 		b = append(b, '}')
+	}
+	if a := rec.Approval; a != nil {
+		b = append(b, `,"approval":`...)
+		b = appendApproval(b, a)
 	}
 	if len(rec.Ledger) > 0 {
 		b = append(b, `,"ledger":[`...)
@@ -232,6 +237,21 @@ func appendOutcome(b []byte, o *luahook.Outcome) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = optString(b, "route", string(o.Route))
+	if len(o.Approvers) > 0 {
+		b = append(b, `,"approvers":[`...)
+		for i, s := range o.Approvers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		b = append(b, ']')
+	}
+	if o.TimeoutMs != 0 {
+		b = append(b, `,"timeoutMs":`...)
+		b = strconv.AppendInt(b, o.TimeoutMs, 10)
+	}
 	return append(dropLeadingComma(b, n), '}')
 }
 
@@ -271,4 +291,32 @@ func appendRaw(b, raw []byte) []byte {
 		return append(b, "null"...)
 	}
 	return append(b, raw...)
+}
+
+// appendApproval appends a web approval's record.
+func appendApproval(b []byte, a *runner.Approval) []byte {
+	b = append(b, '{')
+	n := len(b)
+	b = optString(b, "id", a.ID)
+	b = optString(b, "digest", a.Digest)
+	b = optString(b, "verdict", a.Verdict)
+	b = optString(b, "by", a.By)
+	if at, err := a.At.MarshalJSON(); err == nil {
+		b = append(b, `,"at":`...)
+		b = append(b, at...)
+	}
+	b = optString(b, "reason", a.Reason)
+	if len(a.Approvers) > 0 {
+		b = append(b, `,"approvers":[`...)
+		for i, s := range a.Approvers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"timeoutMs":`...)
+	b = strconv.AppendInt(b, a.TimeoutMs, 10)
+	return append(dropLeadingComma(b, n), '}')
 }

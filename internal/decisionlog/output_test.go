@@ -2,13 +2,17 @@ package decisionlog_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/decisionlog"
+	"github.com/luahook/luahook/runner"
 )
 
 // A PostToolUse hook that takes a secret out of a tool's output: the
@@ -56,5 +60,45 @@ end)`}, log)
 	}
 	if got := string(recs[1].Decision.Outcome.Output); !strings.HasPrefix(got, `"[luahook: an output of `) || len(got) > 200 {
 		t.Fatalf("the large output as logged: %.300s", got)
+	}
+}
+
+// approveAs is an approver that approves every call as who.
+type approveAs string
+
+func (a approveAs) Await(_ context.Context, req runner.ApprovalRequest) (runner.ApprovalDecision, error) {
+	return runner.ApprovalDecision{ID: "a1", Approved: true, By: string(a), At: time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC), Reason: "looks fine"}, nil
+}
+
+// A call approved on the web is recorded with who approved it and when.
+func TestRecordsSayWhoApprovedACall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	log := newLog(t, path, decisionlog.Options{})
+	dir := filepath.Join(t.TempDir(), "hooks.d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "10-approve.lua"), []byte(`hook.register("PreToolUse", nil, function(input)
+  return hook.approve{ reason = "deploys need a person" }
+end)`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(context.Background(), engine.Options{Dir: dir, NoWatch: true, Approver: approveAs("alice"),
+		DecisionLog: engine.DecisionLog{Logger: log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.Runner().Fire(context.Background(), bash("make deploy"))
+	e.Close()
+	log.Close()
+	if !res.Allowed() {
+		t.Fatalf("the approved call: %+v", res)
+	}
+	recs := readRecords(t, path)
+	if len(recs) != 1 || recs[0].Approval == nil {
+		t.Fatalf("records %+v", recs)
+	}
+	if a := recs[0].Approval; a.By != "alice" || a.Verdict != runner.ApprovalApproved || !a.At.Equal(time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC)) || a.Digest == "" {
+		t.Fatalf("the approval as logged: %+v", a)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/ledger"
+	"github.com/luahook/luahook/runner"
 )
 
 // Record is one line of a decision log: one fired event. Its JSON is the
@@ -59,6 +60,10 @@ type Record struct {
 	// with its cause. Nil in records written before it existed, and in
 	// those of a host's own calls to the runner, which render no answer.
 	Delivered *Delivered `json:"delivered,omitempty"`
+	// Approval is the web approval the call waited for (runner.Approval):
+	// its id, the call's digest, who decided, when, the verdict and the
+	// reason. Nil when no hook routed the call to a person.
+	Approval *runner.Approval `json:"approval,omitempty"`
 	// Ledger lists the calls the hooks made to their session's ledger
 	// during the decision, in the order they returned: each with the hook
 	// and its file, the operation ("mark", "count" write; "has", "marks",
