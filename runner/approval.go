@@ -99,6 +99,15 @@ func (r *Runner) SetApprover(a Approver) {
 	r.approver.Store(&a)
 }
 
+// Approver returns the runner's approver (Options.Approver, SetApprover),
+// nil when it has none.
+func (r *Runner) Approver() Approver {
+	if p := r.approver.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // approverBox holds the runner's Approver.
 type approverBox = atomic.Pointer[Approver]
 

@@ -139,6 +139,9 @@ func decisionInWords(r Result) string {
 	if w := r.Output; w != nil {
 		parts = append(parts, "replace_output: "+outputInWords(w))
 	}
+	if a := r.Approval; a != nil {
+		parts = append(parts, approvalInWords(a))
+	}
 	if r.AdditionalContext != "" {
 		parts = append(parts, "context: "+firstLine(r.AdditionalContext))
 	}
@@ -192,4 +195,20 @@ func outputInWords(w *luahook.OutputRewrite) string {
 	}
 	fmt.Fprintf(&b, "the model reads %d bytes: %s", len(w.Content), luahook.TruncateChars(firstLine(w.Content), 120))
 	return b.String()
+}
+
+// approvalInWords says what became of a web approval: who decided and
+// why, or that no one did.
+func approvalInWords(a *Approval) string {
+	s := "web approval " + a.Verdict
+	if a.By != "" {
+		s += " by " + a.By
+	}
+	if !a.At.IsZero() {
+		s += " at " + a.At.UTC().Format(time.RFC3339)
+	}
+	if a.Reason != "" {
+		s += ": " + firstLine(a.Reason)
+	}
+	return s
 }

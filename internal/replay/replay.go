@@ -22,6 +22,7 @@ import (
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/decisionlog"
 	"github.com/luahook/luahook/ledger"
+	"github.com/luahook/luahook/runner"
 )
 
 // What a replayed decision may differ in from the logged one.
@@ -141,6 +142,11 @@ func (s Summary) String() string {
 func Run(ctx context.Context, run *engine.Runner, log io.Reader, opts Options, visit func(*Replayed) error) (Summary, error) {
 	var sum Summary
 	rd := NewReader(log, opts.MaxLineBytes)
+	// A call a person approved on the web is answered, while it is
+	// replayed, by the decision logged for it (loggedApproval): no one is
+	// asked again.
+	prev := run.Approver()
+	defer run.SetApprover(prev)
 	for opts.Limit <= 0 || sum.Replayed < opts.Limit {
 		if ctx.Err() != nil {
 			return sum, context.Cause(ctx)
@@ -165,6 +171,7 @@ func Run(ctx context.Context, run *engine.Runner, log io.Reader, opts Options, v
 		// The replayed decision's ledger calls are kept, to compare with
 		// the logged ones.
 		jctx, j := ledger.NewJournal(ctx)
+		run.SetApprover(loggedApproval{l.Record.Approval})
 		res := run.Fire(jctx, l.Input)
 		if ctx.Err() != nil {
 			return sum, context.Cause(ctx)
@@ -288,4 +295,24 @@ func sameOutput(before, after *luahook.Outcome) bool {
 		return bytes.Equal(b, logged)
 	}
 	return sameJSON(b, a)
+}
+
+// loggedApproval answers the web approval of a replayed call with the
+// decision its record logged: the same person's approval or denial when
+// the call asked about is the one logged (its digest); an error (a deny)
+// when the record logged none, when the call differs (a changed input
+// needs a new approval), or when no one decided then.
+type loggedApproval struct{ a *runner.Approval }
+
+func (l loggedApproval) Await(_ context.Context, req runner.ApprovalRequest) (runner.ApprovalDecision, error) {
+	a := l.a
+	switch {
+	case a == nil:
+		return runner.ApprovalDecision{}, errors.New("the log holds no web approval for this call, and a replay asks no one")
+	case a.Digest != req.Digest:
+		return runner.ApprovalDecision{}, errors.New("the call differs from the one decided when it was logged, and a replay asks no one")
+	case a.Verdict == runner.ApprovalApproved || a.Verdict == runner.ApprovalDenied:
+		return runner.ApprovalDecision{ID: a.ID, Approved: a.Verdict == runner.ApprovalApproved, By: a.By, At: a.At, Reason: a.Reason}, nil
+	}
+	return runner.ApprovalDecision{}, errors.New("no one decided when it was logged (" + a.Verdict + "), and a replay asks no one")
 }

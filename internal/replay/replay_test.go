@@ -103,7 +103,7 @@ func (r *rig) record(at time.Time, payload string) []byte {
 	rec := decisionlog.Record{
 		Time: at, LuahookVersion: luahook.Version, Agent: in.Agent, SessionID: in.SessionID,
 		Event: in.Event, ToolName: in.ToolName, InputDigest: "sha256:" + hex.EncodeToString(sum[:]),
-		Input: json.RawMessage(payload), Decision: DecisionOf(res),
+		Input: json.RawMessage(payload), Decision: DecisionOf(res), Approval: res.Approval,
 	}
 	for _, h := range res.Trace {
 		rec.Hooks = append(rec.Hooks, decisionlog.Hook{Name: h.Name, Source: h.Source, Kind: h.Kind,
