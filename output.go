@@ -608,10 +608,13 @@ func (o *Outcome) Masked() *Outcome {
 	return &c
 }
 
-// describeOutput says what a redact or replace_output outcome takes out, for a
-// person, without the secrets: "redact: a GitHub token (bytes 5-45), an
-// AWS access key id (pattern)".
-func (o *Outcome) describeOutput() string {
+// DescribeOutput says what a redact or replace_output outcome takes out,
+// for a person, without the secrets: "redact: a GitHub token (bytes 5-45),
+// an AWS access key id (pattern …)"; "" for any other outcome.
+func DescribeOutput(o *Outcome) string {
+	if o == nil {
+		return ""
+	}
 	switch o.Action {
 	case ActionReplaceOutput:
 		return "replace_output: " + strconv.Itoa(len(o.Output)) + " bytes of JSON"
@@ -643,12 +646,4 @@ func (o *Outcome) describeOutput() string {
 		return b.String()
 	}
 	return ""
-}
-
-// DescribeOutput is describeOutput, for the packages that render traces.
-func DescribeOutput(o *Outcome) string {
-	if o == nil {
-		return ""
-	}
-	return o.describeOutput()
 }

@@ -110,16 +110,6 @@ func checkCutAnswer(t *testing.T, answer string) {
 	}
 }
 
-// jsonQuote is s quoted as a JSON string, without its quotes.
-func jsonQuote(s string) (string, error) {
-	var b bytes.Buffer
-	if err := writeJSON(&b, s); err != nil {
-		return "", err
-	}
-	q := strings.TrimSpace(b.String())
-	return q[1 : len(q)-1], nil
-}
-
 // fireBig runs the luahook command (a process of its own) with payload on
 // a pipe as its standard input.
 func fireBig(t *testing.T, payload io.Reader, args ...string) (code int, stdout, stderr string) {

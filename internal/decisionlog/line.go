@@ -32,16 +32,7 @@ func AppendLine(b []byte, rec *Record) []byte {
 	b = appendString(b, rec.InputDigest)
 	b = append(b, `,"input":`...)
 	b = appendRaw(b, rec.Input)
-	if len(rec.Masked) > 0 {
-		b = append(b, `,"masked":[`...)
-		for i, m := range rec.Masked {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, m)
-		}
-		b = append(b, ']')
-	}
+	b = optStrings(b, "masked", rec.Masked)
 	if rec.Truncated {
 		b = append(b, `,"truncated":true`...)
 	}
@@ -168,16 +159,7 @@ func appendLedgerEntry(b []byte, e *ledger.Entry) []byte {
 		b = append(b, `,"windowMs":`...)
 		b = strconv.AppendInt(b, e.WindowMs, 10)
 	}
-	if len(e.Labels) > 0 {
-		b = append(b, `,"labels":[`...)
-		for i, l := range e.Labels {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, l)
-		}
-		b = append(b, ']')
-	}
+	b = optStrings(b, "labels", e.Labels)
 	b = optString(b, "error", e.Err)
 	return append(b, '}')
 }
@@ -238,16 +220,7 @@ func appendOutcome(b []byte, o *luahook.Outcome) []byte {
 		b = append(b, ']')
 	}
 	b = optString(b, "route", string(o.Route))
-	if len(o.Approvers) > 0 {
-		b = append(b, `,"approvers":[`...)
-		for i, s := range o.Approvers {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, s)
-		}
-		b = append(b, ']')
-	}
+	b = optStrings(b, "approvers", o.Approvers)
 	if o.TimeoutMs != 0 {
 		b = append(b, `,"timeoutMs":`...)
 		b = strconv.AppendInt(b, o.TimeoutMs, 10)
@@ -271,6 +244,23 @@ func dropLeadingComma(b []byte, n int) []byte {
 		return append(b[:n], b[n+1:]...)
 	}
 	return b
+}
+
+// optStrings appends ,"key":[...] unless list is empty.
+func optStrings(b []byte, key string, list []string) []byte {
+	if len(list) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':', '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }
 
 // optString appends ,"key":"s" unless s is empty.
@@ -306,16 +296,7 @@ func appendApproval(b []byte, a *runner.Approval) []byte {
 		b = append(b, at...)
 	}
 	b = optString(b, "reason", a.Reason)
-	if len(a.Approvers) > 0 {
-		b = append(b, `,"approvers":[`...)
-		for i, s := range a.Approvers {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, s)
-		}
-		b = append(b, ']')
-	}
+	b = optStrings(b, "approvers", a.Approvers)
 	b = append(b, `,"timeoutMs":`...)
 	b = strconv.AppendInt(b, a.TimeoutMs, 10)
 	return append(dropLeadingComma(b, n), '}')
