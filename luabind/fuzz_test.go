@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzToolInputRoundTrip feeds arbitrary bytes as a tool input to a hook that
@@ -116,7 +117,7 @@ end
 hook.register("PreToolUse", nil, function(input) return hook.mutate(reversed(input.toolInput)) end)`, Options{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var want map[string]any
-		if decodeNumbers(data, &want) != nil || want == nil {
+		if decodeNumbers(distinctInvalid(data), &want) != nil || want == nil {
 			return
 		}
 		out, err := call(t, file, 0, preToolUse("any", string(data)))
@@ -124,13 +125,35 @@ hook.register("PreToolUse", nil, function(input) return hook.mutate(reversed(inp
 			return // valid JSON the hook cannot carry, refused cleanly
 		}
 		var got map[string]any
-		if err := decodeNumbers(out.Input, &got); err != nil {
+		if err := decodeNumbers(distinctInvalid(out.Input), &got); err != nil {
 			t.Fatalf("input %q came back as invalid JSON %q: %v", data, out.Input, err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("input %q came back as\n  %q", data, out.Input)
 		}
 	})
+}
+
+// distinctInvalid replaces each byte that is not valid UTF-8 with a private-use
+// character of its own (U+E000 + the byte): encoding/json would turn every
+// such byte into U+FFFD, making keys "\xaf" and "\xad" one key, so that which
+// of the two a decoded map keeps would depend on their order. The hook passes
+// the bytes through as they came; this keeps them apart for the comparison.
+func distinctInvalid(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, 0xE000+rune(b[0]))
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // FuzzEncodeInputAlongsideAnyText encodes a decoded document alongside an
