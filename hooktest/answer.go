@@ -71,6 +71,8 @@ func Answer(b Behaviour, payload []byte) ([]byte, error) {
 		return json.Marshal(RedactOutcome())
 	case ReplaceOutput:
 		return json.Marshal(ReplaceOutcome())
+	case Approve:
+		return json.Marshal(ApproveOutcome())
 	}
 	return nil, fmt.Errorf("hooktest: %s has no answer: the transport must produce it itself", b)
 }

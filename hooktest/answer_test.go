@@ -50,6 +50,7 @@ func TestAnswerGivesEachBehaviourInTheContractsWireShape(t *testing.T) {
 		{hooktest.ArrayOutput, nil, true},
 		{hooktest.Ask, luahook.Ask(hooktest.AskReason), false},
 		{hooktest.Continue, luahook.Continue(hooktest.ContinueReason), false},
+		{hooktest.Approve, luahook.Approve(hooktest.ApproveReason, []string{hooktest.ApproveBy}, hooktest.ApproveTimeout), false},
 	}
 	for _, tt := range tests {
 		out, err := hooktest.Answer(tt.b, append(payload, '\n'))

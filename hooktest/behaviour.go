@@ -30,6 +30,9 @@ package hooktest
 
 import (
 	"fmt"
+	"time"
+
+	"github.com/luahook/luahook"
 )
 
 // Behaviour is what a hook built by a Factory must do when called. Every
@@ -96,6 +99,12 @@ const (
 	// {"stdout":ReplacedText}}: a PostToolUse output replaced whole, by a
 	// value in a tool's own shape.
 	ReplaceOutput
+	// Approve answers {"action":"ask","reason":ApproveReason,"route":"web",
+	// "approvers":[ApproveBy],"timeoutMs":ApproveTimeout in milliseconds}
+	// (ApproveOutcome): an ask put to a person on luahook serve's approvals
+	// rather than the agent's prompt. A Lua hook returns
+	// hook.approve{reason=…, approvers={…}, timeout_ms=…}.
+	Approve
 
 	numBehaviours
 )
@@ -121,6 +130,19 @@ const (
 	ReplacedText  = "hooktest: replaced"
 )
 
+// The web approval the Approve behaviour asks for: the reason the person is
+// shown, the one approver who may decide, and how long the call waits.
+const (
+	ApproveReason  = "hooktest: a person decides"
+	ApproveBy      = "hooktest-approver"
+	ApproveTimeout = 5 * time.Second
+)
+
+// ApproveOutcome is the outcome of the Approve behaviour.
+func ApproveOutcome() *luahook.Outcome {
+	return luahook.Approve(ApproveReason, []string{ApproveBy}, ApproveTimeout)
+}
+
 var behaviourNames = [numBehaviours]string{
 	Allow:             "allow",
 	NoObjection:       "no-objection",
@@ -139,6 +161,7 @@ var behaviourNames = [numBehaviours]string{
 	Continue:          "continue",
 	RedactOutput:      "redact-output",
 	ReplaceOutput:     "replace-output",
+	Approve:           "approve",
 }
 
 // String returns the behaviour's name, such as "mutate-echo": a word that

@@ -39,6 +39,11 @@ const (
 	ruleFailClosed     = "a failure of a fail-closed hook denies and names the hook"
 	ruleConcurrentDeny = "concurrent calls all get the deny"
 	ruleConcurrentEcho = "concurrent calls never see each other's payload"
+	ruleApproveRoute   = "a web approval keeps its route, approvers and timeoutMs"
+	ruleApproved       = "a web approval a person approves allows, recording who and the call's digest"
+	ruleApproveDenied  = "a web approval a person denies denies with their reason"
+	ruleApproveNone    = "a web approval with no approver served denies"
+	ruleApproveRequest = "the approver is asked with the hook's reason, approvers, timeout and the tool"
 )
 
 // breakage is a Go hook that breaks one rule of the contract, standing in
@@ -135,6 +140,19 @@ var breakages = []breakage{
 	{"a crash swallowed as no objection", hooktest.Crash,
 		func(testing.TB) luahook.Hook { return answer(nil) },
 		[]string{ruleCrash, ruleFailClosed}},
+	{"web approval loses its approvers and timeout", hooktest.Approve,
+		func(testing.TB) luahook.Hook {
+			return answer(&luahook.Outcome{Action: luahook.ActionAsk, Reason: hooktest.ApproveReason, Route: luahook.RouteWeb})
+		},
+		[]string{ruleApproveRoute, ruleApproveRequest}},
+	{"web approval loses its route", hooktest.Approve,
+		func(testing.TB) luahook.Hook { return answer(luahook.Ask(hooktest.ApproveReason)) },
+		[]string{ruleApproveRoute, ruleApproved, ruleApproveDenied, ruleApproveNone, ruleApproveRequest}},
+	{"web approval gives a longer timeout", hooktest.Approve,
+		func(testing.TB) luahook.Hook {
+			return answer(luahook.Approve(hooktest.ApproveReason, []string{hooktest.ApproveBy}, 2*hooktest.ApproveTimeout))
+		},
+		[]string{ruleApproveRoute, ruleApproveRequest}},
 }
 
 // TestHelperBrokenFactory is not a test of its own: it runs the suite over

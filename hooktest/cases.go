@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/luahook/luahook"
+	"github.com/luahook/luahook/ledger"
 	"github.com/luahook/luahook/runner"
 )
 
@@ -511,5 +513,161 @@ func (g *rig) wait(done <-chan runner.Result, limit time.Duration) runner.Result
 	case <-timer.C:
 		g.t.Fatalf("the runner did not return within %v: the hook holds the host", limit)
 		panic("unreachable")
+	}
+}
+
+// approver is the runner.Approver of the web approval cases: it decides
+// every request at once, as the case says (approve or deny, as ApproveBy,
+// with reason), and keeps the requests it was asked.
+type approver struct {
+	approve bool
+	reason  string
+	mu      sync.Mutex
+	asked   []runner.ApprovalRequest
+}
+
+// approvalID is the ID of every decision of an approver.
+const approvalID = "hooktest-approval"
+
+// Await records req and decides it.
+func (a *approver) Await(ctx context.Context, req runner.ApprovalRequest) (runner.ApprovalDecision, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, req)
+	a.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return runner.ApprovalDecision{}, err
+	}
+	return runner.ApprovalDecision{ID: approvalID, Approved: a.approve, By: ApproveBy, At: time.Now().UTC(), Reason: a.reason}, nil
+}
+
+// requests returns the requests a was asked so far.
+func (a *approver) requests() []runner.ApprovalRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.asked)
+}
+
+// approveRig is a rig of the Approve behaviour on PreToolUse whose runner
+// has a as its approver (nil: none).
+func (s *suite) approveRig(t *testing.T, a *approver) *rig {
+	t.Helper()
+	g := s.rig(t, Approve, luahook.Spec{Event: luahook.PreToolUse})
+	if a != nil {
+		g.runner.SetApprover(a)
+	}
+	return g
+}
+
+// testApproveRoute: route "web", the approvers and timeoutMs of a web
+// approval survive each transport's encoding, exactly.
+func testApproveRoute(t *testing.T, s *suite) {
+	g := s.approveRig(t, &approver{approve: true})
+	_, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+	g.answered(tr)
+	o := tr.Outcome
+	if o == nil || o.Action != luahook.ActionAsk || o.Reason != ApproveReason {
+		t.Fatalf("the hook answered %s, want action=ask reason=%s", describe(o), ApproveReason)
+	}
+	if o.Route != luahook.RouteWeb || !slices.Equal(o.Approvers, []string{ApproveBy}) || o.TimeoutMs != ApproveTimeout.Milliseconds() {
+		t.Fatalf("the hook's web approval reached the runner as route=%q approvers=%q timeoutMs=%d; want route=%q approvers=%q timeoutMs=%d",
+			o.Route, o.Approvers, o.TimeoutMs, luahook.RouteWeb, []string{ApproveBy}, ApproveTimeout.Milliseconds())
+	}
+}
+
+// testApproveApproved: a person's approval allows the call, and the result
+// records it: approved, by whom, bound to the call's digest.
+func testApproveApproved(t *testing.T, s *suite) {
+	g := s.approveRig(t, &approver{approve: true})
+	in := payloadFor(luahook.PreToolUse, t.TempDir())
+	res, tr := g.call(in)
+	g.answered(tr)
+	if !res.Allowed() || res.Denied() || res.Asked() {
+		t.Fatalf("result allowed=%v denied=%v (%s) asked=%v; want the approved call allowed", res.Allowed(), res.Denied(), res.Reason, res.Asked())
+	}
+	a := res.Approval
+	if a == nil {
+		t.Fatal("the result records no approval")
+	}
+	if want := ledger.Digest(in.ToolName, in.ToolInput); a.Verdict != runner.ApprovalApproved || a.By != ApproveBy || a.ID != approvalID || a.Digest != want {
+		t.Fatalf("approval %+v; want verdict %q by %q, id %q, digest %s", *a, runner.ApprovalApproved, ApproveBy, approvalID, want)
+	}
+}
+
+// testApproveDenied: a person's denial denies the call with their reason.
+func testApproveDenied(t *testing.T, s *suite) {
+	const why = "hooktest: not on a Friday"
+	g := s.approveRig(t, &approver{approve: false, reason: why})
+	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+	g.answered(tr)
+	if !res.Denied() || !strings.Contains(res.Reason, why) || res.Input != nil {
+		t.Fatalf("result denied=%v reason=%q input=%.80s; want denied with the person's reason %q", res.Denied(), res.Reason, res.Input, why)
+	}
+	if a := res.Approval; a == nil || a.Verdict != runner.ApprovalDenied || a.By != ApproveBy || a.Reason != why {
+		t.Fatalf("approval %+v; want verdict %q by %q with reason %q", a, runner.ApprovalDenied, ApproveBy, why)
+	}
+}
+
+// testApproveUnserved: with no approver on the runner, nobody can decide a
+// web approval, so the call is denied, saying so.
+func testApproveUnserved(t *testing.T, s *suite) {
+	g := s.approveRig(t, nil)
+	res, tr := g.call(payloadFor(luahook.PreToolUse, t.TempDir()))
+	g.answered(tr)
+	if !res.Denied() || !strings.Contains(strings.ToLower(res.Reason), "approval") {
+		t.Fatalf("result denied=%v asked=%v reason=%q; want denied, the reason naming the approval nobody serves", res.Denied(), res.Asked(), res.Reason)
+	}
+	if a := res.Approval; a == nil || a.Verdict != runner.ApprovalFailed || a.By != "" {
+		t.Fatalf("approval %+v; want verdict %q, decided by nobody", a, runner.ApprovalFailed)
+	}
+}
+
+// testApproveRequest: the person is asked about the call as the hook put
+// it: its reason, its approvers, a timeout no longer than it gave, the
+// tool and input, and the hook that asked.
+func testApproveRequest(t *testing.T, s *suite) {
+	a := &approver{approve: true}
+	g := s.approveRig(t, a)
+	in := payloadFor(luahook.PreToolUse, t.TempDir())
+	g.call(in)
+	reqs := a.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the approver was asked %d times, want once", len(reqs))
+	}
+	r := reqs[0]
+	if !slices.Equal(r.Reasons, []string{ApproveReason}) || !slices.Equal(r.Approvers, []string{ApproveBy}) {
+		t.Fatalf("the approver was asked with reasons %q and approvers %q; want %q and %q", r.Reasons, r.Approvers, []string{ApproveReason}, []string{ApproveBy})
+	}
+	if r.Timeout <= 0 || r.Timeout > ApproveTimeout {
+		t.Fatalf("the approver was given %v to decide, want at most the %v the hook asked for", r.Timeout, ApproveTimeout)
+	}
+	if r.Tool != in.ToolName || !sameJSON(r.Input, in.ToolInput) || r.Digest != ledger.Digest(in.ToolName, in.ToolInput) {
+		t.Fatalf("the approver was asked about tool %q input %.80s digest %s; want the call's tool %q and input", r.Tool, r.Input, r.Digest, in.ToolName)
+	}
+	if !slices.Equal(r.Hooks, []string{g.name}) {
+		t.Fatalf("the approver was told hooks %q asked, want %q", r.Hooks, g.name)
+	}
+}
+
+// testApproveMisplaced: a web approval is an ask, so outside PreToolUse it
+// is invalid_output on every transport, and no person is asked.
+func testApproveMisplaced(t *testing.T, s *suite) {
+	for _, ev := range []luahook.Event{luahook.UserPromptSubmit, luahook.Stop, luahook.PostToolUse} {
+		t.Run(string(ev), func(t *testing.T) {
+			a := &approver{approve: true}
+			g := s.rig(t, Approve, luahook.Spec{Event: ev, FailurePolicy: luahook.FailClosed})
+			g.runner.SetApprover(a)
+			res, tr := g.call(payloadFor(ev, t.TempDir()))
+			f := g.failed(tr, luahook.FailInvalidOutput)
+			if !strings.Contains(f.Message, "does not apply to "+string(ev)) {
+				t.Fatalf("failure %q, want it to name the event and the actions it accepts", f.Message)
+			}
+			if res.Asked() || res.Allowed() || res.Approval != nil || res.Denied() != ev.CanBlock() {
+				t.Fatalf("result asked=%v allowed=%v approval=%+v denied=%v; want denied=%v and no approval",
+					res.Asked(), res.Allowed(), res.Approval, res.Denied(), ev.CanBlock())
+			}
+			if n := len(a.requests()); n != 0 {
+				t.Fatalf("the approver was asked %d times on %s", n, ev)
+			}
+		})
 	}
 }

@@ -74,6 +74,8 @@ func goFactory(tb testing.TB, b hooktest.Behaviour) luahook.Hook {
 		return answer(hooktest.RedactOutcome())
 	case hooktest.ReplaceOutput:
 		return answer(hooktest.ReplaceOutcome())
+	case hooktest.Approve:
+		return answer(hooktest.ApproveOutcome())
 	case hooktest.Crash:
 		return luahook.HookFunc(func(context.Context, *luahook.Input) (*luahook.Outcome, error) {
 			panic("hooktest: crash")

@@ -33,6 +33,7 @@ var luaBodies = map[hooktest.Behaviour]string{
 	hooktest.Continue:          `return hook.continue("hooktest: keep going")`,
 	hooktest.RedactOutput:      `return hook.redact({ { pattern = "ghp_[A-Za-z0-9]{36}", label = "a GitHub token" }, "hunter2" })`,
 	hooktest.ReplaceOutput:     `return hook.replace_output({ stdout = "hooktest: replaced" })`,
+	hooktest.Approve:           `return hook.approve{ reason = "hooktest: a person decides", approvers = { "hooktest-approver" }, timeout_ms = 5000 }`,
 }
 
 // luaFactory compiles and loads a one-hook Lua file per behaviour, with the
