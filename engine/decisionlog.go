@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"reflect"
 	"sync"
@@ -15,7 +16,8 @@ import (
 
 // DecisionLog says where an engine's decision log goes: one
 // decisionlog.Record per decided event. The config's [decision_log] sets it
-// up (off unless enabled there); these options override it.
+// up (off unless enabled there); these options override it. Tap gives a
+// host the records too, whether the log is on or off.
 type DecisionLog struct {
 	// Logger, when set, receives every decision, whatever the config says;
 	// the host closes it after the engine. A host that wants records in Go
@@ -34,6 +36,22 @@ type DecisionLog struct {
 	// Instance names the replica in every record of the engine's own log
 	// (decisionlog.Options.Instance); luahook serve sets its --instance-id.
 	Instance string
+	// Tap, when set, receives every record of the logs the engine opens,
+	// besides their sink, masked as the config's [decision_log] says (a
+	// live view of the decisions: luahook serve's web page). When the log
+	// is off (To "off", or neither the config nor Default turn it on) the
+	// engine still opens one whose only sink is Tap; its counts are not
+	// the log's (DecisionLogStats leaves them out). A reload that changes
+	// the log keeps the tap.
+	//
+	// Tap's Write is called from one goroutine at a time (the log's
+	// writer, or a replaced log's while it finishes), never on a
+	// decision's path; it must not keep the record past its return (see
+	// decisionlog.Sink) and should not block, for it delays the log's
+	// sink. Its errors are not the log's failures: they are logged as
+	// warnings, not counted. The engine never closes Tap. Tap is not used
+	// with Logger, which is the host's to compose.
+	Tap decisionlog.Sink
 }
 
 // DecisionLogOff is the DecisionLog.To (and --decision-log) value that turns
@@ -48,28 +66,110 @@ const DecisionLogOff = "off"
 type decisionLogState struct {
 	mu       sync.Mutex
 	cur      *decisionlog.Logger
+	curTap   bool // cur writes to the tap only: the log is off
 	settings config.DecisionLog
 	to       string
-	retired  []*decisionlog.Logger
+	retired  []retiredLog
 	past     decisionlog.Stats
+	// tap is DecisionLog.Tap as every log writes to it, one at a time;
+	// made by the first log opened with a Tap.
+	tap *tapSink
+}
+
+// retiredLog is a log a reload replaced, still closing; tapOnly when it
+// wrote to the tap only, its counts not the log's.
+type retiredLog struct {
+	l       *decisionlog.Logger
+	tapOnly bool
 }
 
 // retire closes l, a log a reload replaced, in the background (bounded by
-// its CloseTimeout), then folds its counts into past and forgets it.
-func (d *decisionLogState) retire(l *decisionlog.Logger) {
-	d.retired = append(d.retired, l)
+// its CloseTimeout), then folds its counts into past (unless tapOnly) and
+// forgets it.
+func (d *decisionLogState) retire(l *decisionlog.Logger, tapOnly bool) {
+	d.retired = append(d.retired, retiredLog{l, tapOnly})
 	go func() {
 		l.Close()
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for i, r := range d.retired {
-			if r == l {
+			if r.l == l {
 				d.retired = append(d.retired[:i], d.retired[i+1:]...)
-				d.past = addStats(d.past, l.Stats())
+				if !tapOnly {
+					d.past = addStats(d.past, l.Stats())
+				}
 				return
 			}
 		}
 	}()
+}
+
+// tapSink is DecisionLog.Tap shared by the engine's logs: a replaced log
+// still finishing and the one in force each have a writer, so it takes
+// their records one at a time. A failing tap is warned of once per run of
+// failures.
+type tapSink struct {
+	mu      sync.Mutex
+	sink    decisionlog.Sink
+	log     *slog.Logger
+	failing bool
+}
+
+func (t *tapSink) write(rec *decisionlog.Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.failed(t.sink.Write(rec))
+}
+
+func (t *tapSink) flush() {
+	f, ok := t.sink.(decisionlog.Flusher)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.failed(f.Flush())
+}
+
+// failed notes the result of a write or flush; t.mu is held.
+func (t *tapSink) failed(err error) {
+	if err != nil && !t.failing {
+		t.log.Warn("decision log: the tap's write failed; the log goes on", "err", err)
+	}
+	t.failing = err != nil
+}
+
+// teeSink is the sink of a log the engine opens with a tap: its own sink
+// (nil when the log is off and the tap is all it writes to), then the tap.
+// Only the log's sink's errors are the log's; Close closes it, not the tap.
+type teeSink struct {
+	log decisionlog.Sink
+	tap *tapSink
+}
+
+func (s *teeSink) Write(rec *decisionlog.Record) error {
+	var err error
+	if s.log != nil {
+		err = s.log.Write(rec)
+	}
+	s.tap.write(rec)
+	return err
+}
+
+func (s *teeSink) Flush() error {
+	var err error
+	if f, ok := s.log.(decisionlog.Flusher); ok {
+		err = f.Flush()
+	}
+	s.tap.flush()
+	return err
+}
+
+func (s *teeSink) Close() error {
+	if s.log == nil {
+		return nil
+	}
+	return s.log.Close()
 }
 
 func addStats(a, b decisionlog.Stats) decisionlog.Stats {
@@ -103,11 +203,13 @@ func (e *Engine) openDecisionLog(cfg *config.Config) (next *decisionlog.Logger, 
 	if to == e.dlog.to && reflect.DeepEqual(set, e.dlog.settings) {
 		return nil, false, nil
 	}
-	if to == DecisionLogOff {
+	tap := e.opts.DecisionLog.Tap
+	if to == DecisionLogOff && tap == nil {
 		return nil, true, nil
 	}
 	var sink decisionlog.Sink
 	switch to {
+	case DecisionLogOff: // the tap only
 	case "stdout":
 		sink = decisionlog.Writer(orWriter(e.opts.DecisionLog.Stdout, os.Stdout))
 	case "stderr":
@@ -121,6 +223,12 @@ func (e *Engine) openDecisionLog(cfg *config.Config) (next *decisionlog.Logger, 
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: decision_log.path: %w", orDefault(cfg.Path), err)
 		}
+	}
+	if tap != nil {
+		if e.dlog.tap == nil {
+			e.dlog.tap = &tapSink{sink: tap, log: e.logger}
+		}
+		sink = &teeSink{log: sink, tap: e.dlog.tap}
 	}
 	l, err := decisionlog.New(decisionlog.Options{
 		Sink: sink, Queue: set.Queue, MaxInputBytes: set.MaxInputBytes, Drop: set.Drop, Mask: set.Mask,
@@ -137,10 +245,11 @@ func (e *Engine) openDecisionLog(cfg *config.Config) (next *decisionlog.Logger, 
 // log it replaces in the background. e.mu is held.
 func (e *Engine) swapDecisionLog(cfg *config.Config, next *decisionlog.Logger) {
 	e.dlog.mu.Lock()
-	prev := e.dlog.cur
+	prev, prevTap := e.dlog.cur, e.dlog.curTap
 	e.dlog.cur, e.dlog.settings, e.dlog.to = next, cfg.DecisionLog, e.logTarget(cfg)
+	e.dlog.curTap = next != nil && e.dlog.to == DecisionLogOff
 	if prev != nil {
-		e.dlog.retire(prev)
+		e.dlog.retire(prev, prevTap)
 	}
 	e.dlog.mu.Unlock()
 	if next != nil {
@@ -179,7 +288,8 @@ func (e *Engine) decisionLogger() *decisionlog.Logger {
 }
 
 // DecisionLogStats returns the counts of the engine's decision log, over
-// every log a reload replaced (or of Options.DecisionLog.Logger).
+// every log a reload replaced (or of Options.DecisionLog.Logger). A log
+// opened for DecisionLog.Tap alone, while the log is off, does not count.
 func (e *Engine) DecisionLogStats() decisionlog.Stats {
 	if l := e.opts.DecisionLog.Logger; l != nil {
 		return l.Stats()
@@ -187,9 +297,12 @@ func (e *Engine) DecisionLogStats() decisionlog.Stats {
 	e.dlog.mu.Lock()
 	defer e.dlog.mu.Unlock()
 	s := e.dlog.past
-	for _, l := range append([]*decisionlog.Logger{e.dlog.cur}, e.dlog.retired...) {
-		if l != nil {
-			s = addStats(s, l.Stats())
+	if e.dlog.cur != nil && !e.dlog.curTap {
+		s = addStats(s, e.dlog.cur.Stats())
+	}
+	for _, r := range e.dlog.retired {
+		if !r.tapOnly {
+			s = addStats(s, r.l.Stats())
 		}
 	}
 	return s
@@ -201,7 +314,10 @@ func (e *Engine) DecisionLogStats() decisionlog.Stats {
 func (e *Engine) closeDecisionLog() {
 	e.run.SetOnDecision(nil)
 	e.dlog.mu.Lock()
-	logs := append([]*decisionlog.Logger{e.dlog.cur}, e.dlog.retired...)
+	logs := []*decisionlog.Logger{e.dlog.cur}
+	for _, r := range e.dlog.retired {
+		logs = append(logs, r.l)
+	}
 	e.dlog.mu.Unlock()
 	for _, l := range logs {
 		if l == nil {
