@@ -7,6 +7,10 @@
 // refused at once (the runner denies it), so that a flood of approvals
 // cannot hold serve's other work. Watchers (the approvals page) follow it
 // through Subscribe.
+//
+// A fleet of serve replicas shares its approvals through Redis (Open with
+// Options.Redis, redis.go): a call waits on the replica it reached, and
+// any replica lists it and decides it, once fleet-wide.
 package approvals
 
 import (
@@ -15,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -51,6 +56,21 @@ type Options struct {
 	MaxInputBytes int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Instance names this replica: Pending.Instance of the approvals
+	// that wait here, and its log lines.
+	Instance string
+	// Redis, a redis:// or rediss:// URL, shares the approvals of a fleet
+	// of replicas through that server (Open; New ignores it).
+	Redis string
+	// RedisPrefix is put before every Redis key and the events channel;
+	// "" means DefaultRedisPrefix.
+	RedisPrefix string
+	// RedisTimeout bounds each Redis call (connecting included); 0 means
+	// DefaultRedisTimeout.
+	RedisTimeout time.Duration
+	// Logger takes what goes wrong out of any caller's sight (a bad value
+	// read from Redis, a failed clean-up); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Errors of Decide and Await. Each is wrapped with the approval's id.
@@ -73,12 +93,14 @@ var (
 // Pending is an approval waiting for a decision, as List and the events
 // show it.
 type Pending struct {
-	ID        string    `json:"id"`
-	Digest    string    `json:"digest"`
-	Tool      string    `json:"tool"`
-	Session   string    `json:"session,omitempty"`
-	Agent     string    `json:"agent,omitempty"`
-	Client    string    `json:"client,omitempty"`
+	ID      string `json:"id"`
+	Digest  string `json:"digest"`
+	Tool    string `json:"tool"`
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Client  string `json:"client,omitempty"`
+	// Instance is the replica the call waits on (Options.Instance).
+	Instance  string    `json:"instance,omitempty"`
 	Reasons   []string  `json:"reasons"`
 	Approvers []string  `json:"approvers,omitempty"`
 	Hooks     []string  `json:"hooks"`
@@ -125,6 +147,9 @@ type Hub struct {
 	decided map[string]bool // recently decided ids
 	ring    []string        // decided's ids, oldest first
 	subs    map[*subscriber]struct{}
+
+	// shared links the hub to the fleet's Redis (Open); nil: in-process.
+	shared *shared
 }
 
 var _ runner.Approver = (*Hub)(nil)
@@ -136,6 +161,8 @@ type waiter struct {
 	done chan struct{} // closed once decision or err is set
 	dec  runner.ApprovalDecision
 	err  error
+	// registered: the approval is in Redis (shared mode).
+	registered bool
 }
 
 // New returns a Hub bounded by opts.
@@ -152,6 +179,15 @@ func New(opts Options) *Hub {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.RedisPrefix == "" {
+		opts.RedisPrefix = DefaultRedisPrefix
+	}
+	if opts.RedisTimeout <= 0 {
+		opts.RedisTimeout = DefaultRedisTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
 	return &Hub{opts: opts, pending: map[string]*waiter{}, decided: map[string]bool{}, subs: map[*subscriber]struct{}{}}
 }
 
@@ -163,6 +199,9 @@ func (h *Hub) Await(ctx context.Context, req runner.ApprovalRequest) (runner.App
 	w, err := h.put(ctx, &req)
 	if err != nil {
 		return runner.ApprovalDecision{}, err
+	}
+	if h.shared != nil {
+		return h.awaitShared(ctx, w)
 	}
 	select {
 	case <-w.done:
@@ -221,7 +260,7 @@ func (h *Hub) put(ctx context.Context, req *runner.ApprovalRequest) (*waiter, er
 	}
 	now := h.opts.Now().UTC()
 	w := &waiter{size: size, done: make(chan struct{}), p: Pending{
-		ID: id, Digest: req.Digest, Tool: req.Tool, Session: req.Session, Agent: req.Agent, Client: req.Client,
+		ID: id, Digest: req.Digest, Tool: req.Tool, Session: req.Session, Agent: req.Agent, Client: req.Client, Instance: h.opts.Instance,
 		Approvers: slices.Clone(req.Approvers), Hooks: slices.Clone(req.Hooks),
 		Created: now, Deadline: now.Add(req.Timeout), Input: slices.Clone(input), InputBytes: len(req.Input),
 	}}
@@ -255,6 +294,9 @@ func newID() (string, error) {
 // approvers) or ErrDigest, and decides nothing then.
 func (h *Hub) Decide(id, who string, approve bool, reason, digest string) (runner.ApprovalDecision, error) {
 	reason = luahook.TruncateReason(reason)
+	if h.shared != nil {
+		return h.decideShared(id, who, approve, reason, digest)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	w := h.pending[id]
@@ -293,21 +335,42 @@ func (h *Hub) remember(id string) {
 	h.decided[id] = true
 }
 
-// List returns the waiting approvals, oldest first.
+// List returns the waiting approvals, oldest first: in shared mode the
+// whole fleet's (ListContext), or this replica's own when Redis does not
+// answer (the failure is logged).
 func (h *Hub) List() []Pending {
+	if h.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RedisTimeout)
+		defer cancel()
+		l, err := h.ListContext(ctx)
+		if err == nil {
+			return l
+		}
+		h.opts.Logger.Error("web approvals: listing the fleet's approvals failed; listing this replica's own", "instance", h.opts.Instance, "err", err)
+	}
+	return h.listLocal()
+}
+
+// listLocal returns the approvals waiting on this hub, oldest first.
+func (h *Hub) listLocal() []Pending {
 	h.mu.Lock()
 	out := make([]Pending, 0, len(h.pending))
 	for _, w := range h.pending {
 		out = append(out, w.p)
 	}
 	h.mu.Unlock()
-	slices.SortFunc(out, func(a, b Pending) int {
+	sortPending(out)
+	return out
+}
+
+// sortPending sorts l oldest first (by Created, then ID).
+func sortPending(l []Pending) {
+	slices.SortFunc(l, func(a, b Pending) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
 		return compareStrings(a.ID, b.ID)
 	})
-	return out
 }
 
 func compareStrings(a, b string) int {
@@ -320,7 +383,8 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-// Len returns how many approvals wait.
+// Len returns how many approvals wait on this hub (in shared mode, on
+// this replica).
 func (h *Hub) Len() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -329,8 +393,14 @@ func (h *Hub) Len() int {
 
 // Close ends every waiting approval with ErrClosed (the runner denies
 // those calls, naming it) and refuses new ones. Subscriptions are closed.
-// Close may be called more than once.
+// Close may be called more than once. In shared mode it also takes this
+// replica's undecided approvals out of Redis (one decided as Close began
+// stands), stops following the fleet and closes the Redis client.
 func (h *Hub) Close() {
+	if h.shared != nil {
+		h.closeShared()
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {

@@ -21,7 +21,8 @@ type Subscription struct {
 // events from now on, buffering up to buf of them (at least 1). A
 // subscriber that does not keep up misses events (Dropped counts them)
 // rather than holding the hub: a slow page must not hold the calls that
-// wait. The channel is closed by Cancel and by the hub's Close.
+// wait. In shared mode (Open) the events are the whole fleet's, each once.
+// The channel is closed by Cancel and by the hub's Close.
 func (h *Hub) Subscribe(buf int) *Subscription {
 	s := &subscriber{ch: make(chan Event, max(buf, 1))}
 	h.mu.Lock()
@@ -51,8 +52,18 @@ func (s *Subscription) Cancel() {
 	}
 }
 
-// publish hands e to every subscriber that has room; h.mu is held.
+// publish hands a local event to the subscribers; h.mu is held. In shared
+// mode it does nothing: every event, this replica's too, reaches the
+// subscribers once, from the fleet's Redis channel (deliver).
 func (h *Hub) publish(e Event) {
+	if h.shared != nil {
+		return
+	}
+	h.deliver(e)
+}
+
+// deliver hands e to every subscriber that has room; h.mu is held.
+func (h *Hub) deliver(e Event) {
 	for s := range h.subs {
 		select {
 		case s.ch <- e:
