@@ -18,10 +18,12 @@ import (
 
 	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/approvals"
+	"github.com/luahook/luahook/internal/decisionfeed"
 	"github.com/luahook/luahook/internal/metrics"
 	"github.com/luahook/luahook/internal/redisstore"
 	"github.com/luahook/luahook/internal/server"
 	"github.com/luahook/luahook/internal/unixsock"
+	"github.com/luahook/luahook/internal/webui"
 )
 
 type serveOptions struct {
@@ -36,6 +38,11 @@ type serveOptions struct {
 	decisionLog string
 	approvals   bool
 	maxApproval int
+	// approvalsRedis shares the web approvals with the fleet's other
+	// replicas through a Redis server (a redis:// URL).
+	approvalsRedis string
+	// ui serves the web page at /ui/.
+	ui bool
 
 	tokenFile    string
 	tokenEnv     string
@@ -127,7 +134,20 @@ call's, 403 when the client is not among the approvers. At most
 that a call is denied at once. A waiting call holds one of its client's
 --max-client-requests; deciding needs none. Without
 --approvals such a call is denied, saying no approval is served. On
-shutdown, the calls still waiting are denied.
+shutdown, the calls still waiting are denied. --approvals-redis URL shares
+them with every replica on that Redis server: a call waiting on one replica
+is listed, and decided once, on any.
+
+--ui serves a web page at /ui/ (it needs --token-file or --token-env): log
+in with a token, then approve or deny the calls waiting (with --approvals),
+watch the decisions arrive live (filter by agent, session, verdict, policy),
+see decisions and denials per minute and the rules that denied most, and
+open one decision as the decision log recorded it. The login sets an
+HttpOnly, SameSite=Strict session cookie; every change the page asks for
+carries a CSRF token; a request of another site's page is refused; the page
+runs under a strict Content-Security-Policy, no inline script, nothing
+fetched from elsewhere. It holds the last 10,000 decisions (masked as the
+decision log is), whatever --decision-log says.
 
 serve names itself by an instance id (--instance-id, else
 $LUAHOOK_INSTANCE_ID, else HOSTNAME-PID) on every log line (instance=ID), in
@@ -196,6 +216,8 @@ fail-closed hooks deny) and serve exits 1, naming how many were cut.`,
 	cmd.Flags().StringVar(&o.clientCA, "client-ca", "", "clients must present a certificate signed by a CA of this PEM file (mutual TLS; needs --tls-cert)")
 	cmd.Flags().StringArrayVar(&o.allowOrigins, "allow-origin", nil, "a web origin (https://dash.example.com) whose browser requests are not refused (repeatable)")
 	cmd.Flags().BoolVar(&o.approvals, "approvals", false, "wait for web approvals: a call a hook routes to the web (hook.approve) waits for an authenticated client's decision on GET /approvals and POST /approvals/ID")
+	cmd.Flags().StringVar(&o.approvalsRedis, "approvals-redis", "", "with --approvals, share the waiting approvals with every replica on this Redis server (redis://HOST:PORT[/DB]): each is listed and decided on any of them, once")
+	cmd.Flags().BoolVar(&o.ui, "ui", false, "serve the web page at /ui/: the approvals waiting (approve, deny), the live decisions, counts per minute; log in with a token of --token-file or --token-env")
 	cmd.Flags().IntVar(&o.maxApproval, "max-approvals", approvals.DefaultMaxPending, "with --approvals, most calls that may wait for a web approval at once; past it a call is denied at once")
 	cmd.Flags().StringVar(&o.decisionLog, "decision-log", "", `where the decision log goes: a file, "stdout", "stderr" or "off" (default: the config's [decision_log], else stdout)`)
 	return cmd
@@ -250,6 +272,17 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	}
 	logger = logger.With(slog.String("instance", instance))
 	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err, Instance: instance}
+	if o.approvalsRedis != "" && !o.approvals {
+		return errors.New("--approvals-redis: shares web approvals, which --approvals turns on")
+	}
+	var feed *decisionfeed.Feed
+	if o.ui {
+		if auth.Tokens.Len() == 0 {
+			return errors.New("--ui: the page logs people in with a token: give --token-file FILE or --token-env NAME")
+		}
+		feed = decisionfeed.New(decisionfeed.Options{})
+		dlog.Tap = feed.Sink()
+	}
 	eng, standing, err := openServe(ctx, g, openOptions{logger: logger, watch: true, decisionLog: dlog})
 	if err != nil {
 		return err
@@ -283,14 +316,29 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		if o.maxApproval < 1 {
 			return fmt.Errorf("--max-approvals %d: must be at least 1", o.maxApproval)
 		}
-		hub = approvals.New(approvals.Options{MaxPending: o.maxApproval})
+		hub, err = approvals.Open(ctx, approvals.Options{MaxPending: o.maxApproval, Redis: o.approvalsRedis, Instance: instance, Logger: logger})
+		if err != nil {
+			return fmt.Errorf("--approvals-redis: %w", err)
+		}
 		defer hub.Close()
 		eng.Runner().SetApprover(hub)
 	}
-	h := server.New(eng.Runner(), server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: health, Limits: o.limits,
+	var ui *webui.Handler
+	if feed != nil {
+		ui, err = webui.New(webui.Options{Keys: auth.Tokens, Feed: feed, Approvals: hub, Instance: instance, Logger: logger, Registry: reg})
+		if err != nil {
+			return err
+		}
+		defer ui.Close()
+	}
+	opts := server.Options{MaxBody: o.maxBody, Logger: logger, Registry: reg, Health: health, Limits: o.limits,
 		Shadow: shadowOptions(shadow, o.shadowDir), DecisionLog: eng.DecisionLogStats,
 		StoreCheck: eng.StoreCheck, Store: storeStats(eng), Instance: instance,
-		FailClosed: eng.LiveGate("", standing...), Auth: auth, Approvals: hub})
+		FailClosed: eng.LiveGate("", standing...), Auth: auth, Approvals: hub}
+	if ui != nil {
+		opts.UI = ui
+	}
+	h := server.New(eng.Runner(), opts)
 	defer h.Close()
 
 	lns, err := o.listen(logger, auth, tlsConfig != nil)
@@ -369,6 +417,9 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
 	defer cancel()
 	srv.StopAccepting() // from here on no new connection is accepted
+	if ui != nil {
+		ui.Close() // the page's live streams end now, not when --grace does
+	}
 	if hub != nil {
 		// The calls still waiting for a person are denied now, saying
 		// why, rather than cut off when --grace ends.

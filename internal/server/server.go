@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -113,6 +114,11 @@ type Options struct {
 	// clients: GET /approvals lists the waiting ones, POST
 	// /approvals/{id} decides one as the client. Nil: no such routes.
 	Approvals *approvals.Hub
+	// UI, when set, serves the web page under /ui/ (webui.Handler): it
+	// answers browsers itself, with its own login, session cookie, CSRF
+	// token and same-origin checks, so the Auth's refusal of browsers'
+	// requests does not apply there. Nil: no page.
+	UI http.Handler
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -145,6 +151,7 @@ type Handler struct {
 	store     *storeProbe    // nil without Options.StoreCheck
 	guard     *guard         // nil without Options.Auth
 	approvals *approvals.Hub // nil without Options.Approvals
+	ui        http.Handler   // nil without Options.UI
 	results   resultPool
 
 	draining atomic.Bool
@@ -163,7 +170,7 @@ type FailClosed = pipeline.Gate
 
 // New returns a Handler that fires payloads at f.
 func New(f Firer, opts Options) *Handler {
-	h := &Handler{firer: f, failClose: opts.FailClosed, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux()}
+	h := &Handler{firer: f, failClose: opts.FailClosed, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux(), ui: opts.UI}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBody
 	}
@@ -211,8 +218,12 @@ func New(f Firer, opts Options) *Handler {
 }
 
 // ServeHTTP refuses what a browser may have sent (Options.Auth), then
-// routes the request.
+// routes the request; the web page (Options.UI) checks its own.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.ui != nil && (r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/")) {
+		h.ui.ServeHTTP(w, r)
+		return
+	}
 	if h.guard != nil {
 		if d := h.guard.browser(r); d != nil {
 			h.deny(w, r, d)

@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/luahook/luahook/internal/regfile"
 )
@@ -39,6 +41,9 @@ type Tokens struct {
 	digests []digest
 	names   []string
 	where   []string // where each token was given ("tokens:3", "$VAR"), for errors
+
+	keysMu   sync.Mutex
+	keyIndex map[string]int // session key id -> token (SessionKey)
 }
 
 // Len returns the number of tokens.
@@ -243,4 +248,68 @@ func validClientName(s string) bool {
 		}
 	}
 	return true
+}
+
+// The web page's sessions (Tokens.Session, Tokens.SessionKey) are signed
+// with a key derived from the token that logged in, so that any replica
+// holding the same token file accepts them, and taking a token out of the
+// file ends its sessions.
+const (
+	sessionKeyLabel = "luahook ui session key\x00"
+	sessionIDLabel  = "luahook ui session key id\x00"
+)
+
+// Session checks token as the web page's login form sends it: the client
+// name it authenticates, the id of the key its sessions are signed with
+// (public: it names the key, it does not give it away) and the key.
+func (t *Tokens) Session(token string) (name, keyID string, key []byte, ok bool) {
+	if t.Len() == 0 {
+		return "", "", nil, false
+	}
+	d := digestOf(token)
+	found := -1
+	for i := range t.digests {
+		found = subtle.ConstantTimeSelect(d.equal(&t.digests[i]), i, found)
+	}
+	if found < 0 {
+		return "", "", nil, false
+	}
+	keyID, key = sessionKeyOf(&t.digests[found])
+	return t.names[found], keyID, key, true
+}
+
+// SessionKey returns the client name and the signing key of the token
+// whose key id is keyID, while that token is one of t's.
+func (t *Tokens) SessionKey(keyID string) (name string, key []byte, ok bool) {
+	if t.Len() == 0 {
+		return "", nil, false
+	}
+	t.keysMu.Lock()
+	if len(t.keyIndex) != len(t.digests) {
+		// Derived once per token (and again after Add), not per request.
+		t.keyIndex = make(map[string]int, len(t.digests))
+		for i := range t.digests {
+			id, _ := sessionKeyOf(&t.digests[i])
+			t.keyIndex[id] = i
+		}
+	}
+	i, ok := t.keyIndex[keyID]
+	t.keysMu.Unlock()
+	if !ok {
+		return "", nil, false
+	}
+	_, key = sessionKeyOf(&t.digests[i])
+	return t.names[i], key, true
+}
+
+// sessionKeyOf derives a token's session key and its id from the token's
+// digest.
+func sessionKeyOf(d *digest) (id string, key []byte) {
+	var raw [sha256.Size]byte
+	for i := range d {
+		binary.LittleEndian.PutUint64(raw[8*i:], d[i])
+	}
+	k := sha256.Sum256(append([]byte(sessionKeyLabel), raw[:]...))
+	n := sha256.Sum256(append([]byte(sessionIDLabel), raw[:]...))
+	return hex.EncodeToString(n[:12]), k[:]
 }
