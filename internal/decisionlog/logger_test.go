@@ -349,3 +349,43 @@ end, {name = "deny"})`}, log)
 		mu.Unlock()
 	}
 }
+
+// What the writer keeps in reused memory of its own (what was delivered,
+// the web approval) is copied into each record a Func sink hands over: an
+// earlier record does not change when a later one is built.
+func TestFuncRecordsKeepWhatWasDelivered(t *testing.T) {
+	var got []decisionlog.Record
+	var mu sync.Mutex
+	log, err := decisionlog.New(decisionlog.Options{Sink: decisionlog.Func(func(r decisionlog.Record) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := []string{"deny", "allow", "ask"}
+	for i, v := range verdicts {
+		res := &runner.Result{Event: luahook.PreToolUse, Approval: &runner.Approval{Digest: v, Verdict: v, Approvers: []string{v}}}
+		log.Deliver(bash("ls"), "PreToolUse", res, decisionlog.Delivered{Verdict: v, Reason: "because " + v, Agent: "codex"})
+		for deadline := time.Now().Add(10 * time.Second); log.Stats().Written < uint64(i+1); {
+			if time.Now().After(deadline) {
+				t.Fatalf("record %d not written", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	log.Close()
+	if len(got) != len(verdicts) {
+		t.Fatalf("%d records, want %d", len(got), len(verdicts))
+	}
+	for i, v := range verdicts {
+		d, a := got[i].Delivered, got[i].Approval
+		if d == nil || d.Verdict != v || d.Reason != "because "+v {
+			t.Errorf("record %d delivered %+v, want %s", i, d, v)
+		}
+		if a == nil || a.Verdict != v || len(a.Approvers) != 1 || a.Approvers[0] != v {
+			t.Errorf("record %d approval %+v, want %s", i, a, v)
+		}
+	}
+}

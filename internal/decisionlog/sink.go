@@ -36,7 +36,8 @@ func Func(f func(Record)) Sink { return funcSink(f) }
 
 type funcSink func(Record)
 
-// clone returns a copy of r that shares no memory the builder reuses.
+// clone returns a copy of r that shares no memory the builder reuses:
+// every slice, map and pointer of the record is copied.
 func (r *Record) clone() Record {
 	c := *r
 	c.Input = bytes.Clone(r.Input)
@@ -44,8 +45,25 @@ func (r *Record) clone() Record {
 	c.Hooks = slices.Clone(r.Hooks)
 	for i := range c.Hooks {
 		c.Hooks[i].Outcome = cloneOutcome(c.Hooks[i].Outcome)
+		if f := c.Hooks[i].Failure; f != nil {
+			fc := *f
+			c.Hooks[i].Failure = &fc
+		}
 	}
 	c.Decision.Outcome = cloneOutcome(r.Decision.Outcome)
+	if r.Delivered != nil {
+		d := *r.Delivered
+		c.Delivered = &d
+	}
+	if r.Approval != nil {
+		a := *r.Approval
+		a.Approvers = slices.Clone(a.Approvers)
+		c.Approval = &a
+	}
+	c.Ledger = slices.Clone(r.Ledger)
+	for i := range c.Ledger {
+		c.Ledger[i].Labels = slices.Clone(c.Ledger[i].Labels)
+	}
 	c.Files = maps.Clone(r.Files)
 	return c
 }
@@ -58,6 +76,9 @@ func cloneOutcome(o *luahook.Outcome) *luahook.Outcome {
 	}
 	c := *o
 	c.Input = bytes.Clone(o.Input)
+	c.Output = bytes.Clone(o.Output)
+	c.Redact = slices.Clone(o.Redact)
+	c.Approvers = slices.Clone(o.Approvers)
 	return &c
 }
 
