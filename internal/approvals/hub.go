@@ -88,6 +88,10 @@ var (
 	ErrFull = errors.New("too many web approvals are waiting")
 	// ErrClosed: the hub was closed.
 	ErrClosed = errors.New("approvals are closed (luahook serve is stopping)")
+	// ErrUnavailable: the Redis server that shares the approvals with the
+	// fleet did not answer, or answered what it should not; nothing was
+	// decided.
+	ErrUnavailable = errors.New("failed (the Redis server sharing the approvals did not answer or refused)")
 )
 
 // Pending is an approval waiting for a decision, as List and the events

@@ -193,11 +193,12 @@ func (s *shared) ctx(parent context.Context) (context.Context, context.CancelFun
 	return context.WithTimeout(parent, s.timeout)
 }
 
-// failed describes a Redis call's error, naming the server. It does not
-// wrap err: a call timed out on Redis is not one nobody decided in time
-// (the runner tells those apart by context.DeadlineExceeded).
+// failed describes a Redis call's error, naming the server, as an
+// ErrUnavailable. It does not wrap err: a call timed out on Redis is not
+// one nobody decided in time (the runner tells those apart by
+// context.DeadlineExceeded).
 func (s *shared) failed(id, what string, err error) error {
-	return fmt.Errorf("approval %s: %s through redis at %s failed (the server did not answer or refused): %v", id, what, s.where, err)
+	return fmt.Errorf("approval %s: %s through redis at %s %w: %v", id, what, s.where, ErrUnavailable, err)
 }
 
 // register puts w's approval into Redis and announces it.
@@ -420,7 +421,7 @@ func (h *Hub) decideShared(id, who string, approve bool, reason, digest string) 
 	case err != nil:
 		return runner.ApprovalDecision{}, s.failed(id, "deciding it", err)
 	case len(r) == 0:
-		return runner.ApprovalDecision{}, fmt.Errorf("approval %s: deciding it: redis at %s answered nothing", id, s.where)
+		return runner.ApprovalDecision{}, fmt.Errorf("approval %s: deciding it: redis at %s answered nothing: %w", id, s.where, ErrUnavailable)
 	}
 	detail := ""
 	if len(r) > 1 {
@@ -439,7 +440,7 @@ func (h *Hub) decideShared(id, who string, approve bool, reason, digest string) 
 	case "notapprover":
 		return runner.ApprovalDecision{}, fmt.Errorf("approval %s: %q is %w (%.256s)", id, who, ErrNotApprover, detail)
 	}
-	return runner.ApprovalDecision{}, fmt.Errorf("approval %s: deciding it: redis at %s answered %.64q", id, s.where, r[0])
+	return runner.ApprovalDecision{}, fmt.Errorf("approval %s: deciding it: redis at %s answered %.64q: %w", id, s.where, r[0], ErrUnavailable)
 }
 
 // follow reads the fleet's events: it completes the waiters decided on

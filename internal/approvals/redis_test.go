@@ -256,7 +256,7 @@ func TestSharedRedisFailureEndsTheWaitUnapproved(t *testing.T) {
 		srv.Stop()
 		check(t, "waiting as the server died", within(t, done, bound, "server killed"))
 		check(t, "put up to a dead server", within(t, await(a, context.Background(), long()), bound, "put up"))
-		if _, err := b.Decide(p.ID, "x", true, "", "d"); err == nil || !strings.Contains(err.Error(), "did not answer") {
+		if _, err := b.Decide(p.ID, "x", true, "", "d"); err == nil || !strings.Contains(err.Error(), "did not answer") || !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("Decide with the server dead: %v, want an error saying redis did not answer", err)
 		}
 		if a.Len() != 0 {

@@ -70,6 +70,8 @@ func (h *Handler) serveDecide(w http.ResponseWriter, r *http.Request) {
 			code = http.StatusNotFound
 		case errors.Is(err, approvals.ErrNotApprover):
 			code = http.StatusForbidden
+		case errors.Is(err, approvals.ErrUnavailable), errors.Is(err, approvals.ErrClosed):
+			code = http.StatusServiceUnavailable
 		}
 		h.refuse(w, r, code, err)
 		return

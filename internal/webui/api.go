@@ -110,6 +110,8 @@ func (h *Handler) apiDecide(w http.ResponseWriter, r *http.Request, s *session) 
 			code = http.StatusNotFound
 		case errors.Is(err, approvals.ErrNotApprover):
 			code = http.StatusForbidden
+		case errors.Is(err, approvals.ErrUnavailable), errors.Is(err, approvals.ErrClosed):
+			code = http.StatusServiceUnavailable
 		}
 		h.fail(w, r, code, err.Error())
 		return
