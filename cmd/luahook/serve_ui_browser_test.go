@@ -226,6 +226,11 @@ func TestUIInARealBrowser(t *testing.T) {
 			t.Fatalf("filtered on deny, a row says %q", v)
 		}
 	}
+	// The chart and the counts follow the decisions that arrived (redrawn
+	// within 3 s of the last).
+	browse(t, ctx, "the counts", chromedp.WaitReady(chromedp.CSS("#chart rect.denials")),
+		into(chromedp.Poll[bool](`document.querySelector("#top-rules").textContent.includes("prod-gate 3") &&
+  document.querySelector("#held").textContent === "4 in the window"`), nil))
 	shot(t, ctx, "ui-decisions")
 	var explain string
 	browse(t, ctx, "open a decision", chromedp.Click(chromedp.CSS(`#decision-rows tr:first-child td.seq a`)),

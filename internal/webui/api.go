@@ -49,14 +49,22 @@ func (h *Handler) apiDecisions(w http.ResponseWriter, r *http.Request, _ *sessio
 	writeJSON(w, http.StatusOK, map[string]any{"decisions": list, "more": more, "held": h.opts.Feed.Len()})
 }
 
+// counts is the answer of GET /ui/api/counts.
+type counts struct {
+	decisionfeed.Counts
+	// Held is how many decisions the window holds.
+	Held int `json:"held"`
+}
+
 // apiCounts answers GET /ui/api/counts: decisions and denials per minute
-// over the last hour, and the rules that denied most.
+// over the last hour, the rules that denied most, and how many decisions
+// the window holds.
 func (h *Handler) apiCounts(w http.ResponseWriter, r *http.Request, _ *session) {
 	if h.opts.Feed == nil {
-		writeJSON(w, http.StatusOK, decisionfeed.Counts{})
+		writeJSON(w, http.StatusOK, counts{})
 		return
 	}
-	writeJSON(w, http.StatusOK, h.opts.Feed.Counts(60, 5))
+	writeJSON(w, http.StatusOK, counts{Counts: h.opts.Feed.Counts(60, 5), Held: h.opts.Feed.Len()})
 }
 
 // apiApprovals answers GET /ui/api/approvals: the approvals waiting.

@@ -29,7 +29,7 @@ const (
 	bobToken   = "bob-abf7158809cf4f3c76"
 )
 
-func tokens(t *testing.T, text string) *server.Tokens {
+func tokens(t testing.TB, text string) *server.Tokens {
 	t.Helper()
 	tk, err := server.ParseTokens([]byte(text), "tokens")
 	if err != nil {

@@ -69,6 +69,7 @@
     rows.insertBefore(frag, rows.firstChild);
     while (rows.rows.length > maxRows) rows.deleteRow(-1);
     if (rows.rows.length >= maxRows) older.hidden = false;
+    countsSoon();
   }
 
   async function load(before) {
@@ -124,6 +125,7 @@
     $(".input", li).textContent = p.input === undefined ? "(" + p.inputBytes + " bytes, too large to show)" : JSON.stringify(p.input, null, 2);
     $(".approvers", li).textContent = p.approvers && p.approvers.length ? "approvers: " + p.approvers.join(", ") : "anyone logged in may decide";
     $(".deadline", li).textContent = "until " + new Date(p.deadline).toISOString().slice(11, 19);
+    $(".replica", li).textContent = p.instance ? "waiting on " + p.instance : "";
     return li;
   }
   function findApproval(id) {
@@ -178,10 +180,17 @@
 
   // ---- counts ----
   const svgNS = "http://www.w3.org/2000/svg";
+  // The chart follows the decisions that arrive, redrawn at most every
+  // 3 s however many arrive.
+  let countsTimer = 0;
+  function countsSoon() {
+    if (!countsTimer) countsTimer = setTimeout(() => { countsTimer = 0; drawCounts(); }, 3000);
+  }
   async function drawCounts() {
     const res = await fetch("/ui/api/counts", { credentials: "same-origin" });
     if (!res.ok) return;
     const c = await res.json();
+    if (held && typeof c.held === "number") held.textContent = c.held + " in the window";
     const svg = $("#chart");
     svg.textContent = "";
     const mins = c.minutes || [];
