@@ -192,6 +192,22 @@ func TestDocsTourRuns(t *testing.T) {
 	})
 }
 
+// TestDocsExampleIsInitsSample checks that the policy at the top of the
+// README, which the tour has luahook init write, is the sample init writes.
+func TestDocsExampleIsInitsSample(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	for _, f := range readme.fences {
+		if f.info == "lua" && len(f.lines) > 1 && f.lines[0] == "-- hooks.d/"+initPolicyName {
+			code := strings.Join(f.lines[1:], "\n") + "\n"
+			if !strings.HasSuffix(initPolicy, code) {
+				t.Fatalf("README.md:%d: the example is not the policy luahook init writes:\n%s", f.start+1, initPolicy)
+			}
+			return
+		}
+	}
+	t.Fatalf("README.md shows no -- hooks.d/%s example", initPolicyName)
+}
+
 // tourHome is how the tour shows the folder it runs in.
 const tourHome = "/home/you/app"
 
@@ -212,7 +228,9 @@ func tourScript(readme *mdDoc) ([]byte, error) {
 			break
 		}
 		switch {
-		case f.info == "lua" && len(f.lines) > 0 && strings.HasPrefix(f.lines[0], "-- "):
+		case f.info == "lua" && f.start > start && len(f.lines) > 0 && strings.HasPrefix(f.lines[0], "-- "):
+			// The tour's own files (the example at the top of the page is
+			// the sample luahook init writes: TestDocsExampleIsInitsSample).
 			path := strings.TrimSpace(strings.TrimPrefix(f.lines[0], "-- "))
 			if path == "" || strings.ContainsAny(path, " \t") || filepath.IsAbs(path) || strings.HasPrefix(path, "..") {
 				continue

@@ -92,6 +92,7 @@ Start with: luahook demo`,
 		newInstallCmd(s),
 		newDoctorCmd(s),
 		newAddCmd(g, s),
+		newInitCmd(g, s),
 	)
 	return root
 }
