@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"net/http/httptest"
 	"os"
 
 	"github.com/luahook/luahook/internal/metrics"
@@ -17,7 +18,9 @@ func ExampleRegistry() {
 	latency.Observe(.05)
 	reg.NewGaugeFunc("app_queue_length", "Jobs waiting.", func() float64 { return 3 })
 
-	reg.WriteText(os.Stdout) // what GET on reg (an http.Handler) serves
+	rec := httptest.NewRecorder() // what GET on reg (an http.Handler) serves
+	reg.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	os.Stdout.Write(rec.Body.Bytes())
 	// Output:
 	// # HELP app_latency_seconds Time to answer.
 	// # TYPE app_latency_seconds histogram

@@ -1,46 +1,25 @@
 package metrics_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"github.com/luahook/luahook/internal/metrics"
 )
 
-var buckets = []float64{.001, .01, .1, 1}
-
-// everyKind registers one metric of each kind, with some values.
-func everyKind(reg *metrics.Registry) {
-	c := reg.NewCounter("t_events_total", "Events.")
-	c.Add(3)
-	v := reg.NewCounterVec("t_calls_total", "Calls by hook and kind.", "hook", "kind")
-	v.WithLabelValues("b", "lua").Inc()
-	v.WithLabelValues("a", "go").Add(2)
-	h := reg.NewHistogram("t_wait_seconds", "Wait.", buckets)
-	for _, x := range []float64{.0005, .001, .05, 3} {
-		h.Observe(x)
-	}
-	hv := reg.NewHistogramVec("t_hook_seconds", "Hook time.", buckets, "event", "hook")
-	hv.WithLabelValues("Stop", "z").Observe(.2)
-	hv.WithLabelValues("PreToolUse", "y").Observe(.002)
-	reg.NewGaugeFunc("t_load_errors", "Load errors.", func() float64 { return 2 })
-	reg.NewCounterFunc("t_written_total", "Written.", func() float64 { return 7 })
-	reg.Register(metrics.CollectorFunc(func(s *metrics.Scrape) {
-		s.Counter("t_store_calls_total", "Store calls.", 4, "result", "ok", "op", "get")
-		s.Counter("t_store_calls_total", "Store calls.", 1, "op", "get", "result", "error")
-		s.Histogram("t_store_seconds", "Store time.", metrics.HistogramValue{Bounds: buckets, Counts: []uint64{1, 2, 2, 5}, Count: 6, Sum: 9.5}, "op", "get")
-	}))
-}
-
-// get serves h on 127.0.0.1 and GETs it once.
-func get(t *testing.T, h http.Handler) (*http.Response, string) {
+// scrape GETs h's exposition and parses it with Prometheus's text parser.
+func scrape(t *testing.T, h http.Handler) map[string]*dto.MetricFamily {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -49,251 +28,214 @@ func get(t *testing.T, h http.Handler) (*http.Response, string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
-}
-
-func scrape(t *testing.T, h http.Handler) (string, http.Header) {
-	t.Helper()
-	resp, text := get(t, h)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("scrape: %s: %s", resp.Status, text)
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET: %s: %s", resp.Status, b)
 	}
-	return text, resp.Header
-}
-
-func TestExpositionParsesStrictlyWithEveryKindAndTheRuntimeCollectors(t *testing.T) {
-	reg := metrics.NewRegistry()
-	everyKind(reg)
-	reg.Register(metrics.NewGoCollector())
-	reg.Register(metrics.NewProcessCollector())
-	text, hdr := scrape(t, reg)
-	if ct := hdr.Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
-		t.Errorf("Content-Type %q", ct)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("Content-Type %q, want the text format 0.0.4", ct)
 	}
-	fs, err := parseExposition(text)
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fs, err := p.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, text)
+		t.Fatalf("the exposition does not parse: %v", err)
 	}
-	got := map[string]family{}
-	for _, f := range fs {
-		got[f.name] = f
-	}
-	for name, typ := range map[string]string{
-		"t_events_total": "counter", "t_calls_total": "counter", "t_wait_seconds": "histogram",
-		"t_hook_seconds": "histogram", "t_load_errors": "gauge", "t_written_total": "counter",
-		"t_store_calls_total": "counter", "t_store_seconds": "histogram",
-		"go_goroutines": "gauge", "go_threads": "gauge", "go_info": "gauge",
-		"go_memstats_alloc_bytes": "gauge", "go_memstats_heap_inuse_bytes": "gauge", "go_memstats_sys_bytes": "gauge",
-		"go_gc_duration_seconds": "summary", "process_cpu_seconds_total": "counter",
-		"process_resident_memory_bytes": "gauge", "process_virtual_memory_bytes": "gauge",
-		"process_open_fds": "gauge", "process_max_fds": "gauge", "process_start_time_seconds": "gauge",
-	} {
-		if got[name].typ != typ {
-			t.Errorf("%s: type %q, want %q", name, got[name].typ, typ)
-		}
-	}
-	for _, want := range []string{
-		"t_events_total 3\n",
-		`t_calls_total{hook="a",kind="go"} 2` + "\n" + `t_calls_total{hook="b",kind="lua"} 1` + "\n",
-		`t_wait_seconds_bucket{le="0.001"} 2` + "\n" + `t_wait_seconds_bucket{le="0.01"} 2` + "\n" +
-			`t_wait_seconds_bucket{le="0.1"} 3` + "\n" + `t_wait_seconds_bucket{le="1"} 3` + "\n" +
-			`t_wait_seconds_bucket{le="+Inf"} 4` + "\n" + "t_wait_seconds_sum 3.0515\n" + "t_wait_seconds_count 4\n",
-		`t_hook_seconds_count{event="PreToolUse",hook="y"} 1`,
-		`t_store_calls_total{op="get",result="error"} 1` + "\n" + `t_store_calls_total{op="get",result="ok"} 4` + "\n",
-		`t_store_seconds_bucket{op="get",le="+Inf"} 6`,
-		"t_load_errors 2\n", "t_written_total 7\n",
-		fmt.Sprintf(`go_info{version=%q} 1`, runtimeVersion(text)),
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("exposition lacks %q", want)
-		}
-	}
-	if g := got["process_start_time_seconds"]; len(g.samples) == 1 && g.samples[0].value < 1e9 {
-		t.Errorf("process_start_time_seconds %v is not a Unix time", g.samples[0].value)
-	}
+	return fs
 }
 
-func runtimeVersion(text string) string {
-	_, rest, _ := strings.Cut(text, `go_info{version="`)
-	v, _, _ := strings.Cut(rest, `"`)
-	return v
-}
-
-func TestScrapesOfUnchangedMetricsAreByteForByteEqual(t *testing.T) {
+func TestEveryKindAndTheRuntimeCollectorsParse(t *testing.T) {
 	reg := metrics.NewRegistry()
-	everyKind(reg)
-	var a, b bytes.Buffer
-	if err := reg.WriteText(&a); err != nil {
-		t.Fatal(err)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.NewCounter("app_events_total", "Events.").Add(3)
+	reg.NewCounterVec("app_requests_total", "Requests by code.", "code").WithLabelValues("200").Inc()
+	reg.NewHistogram("app_latency_seconds", "Latency.", []float64{.01, .1}).Observe(.05)
+	reg.NewHistogramVec("app_call_seconds", "Calls.", []float64{1}, "op").WithLabelValues("get").Observe(2)
+	reg.NewGaugeFunc("app_queue_length", "Queue.", func() float64 { return 7 })
+	reg.NewCounterFunc("app_reloads_total", "Reloads.", func() float64 { return 2 })
+	fs := scrape(t, reg)
+	want := map[string]dto.MetricType{
+		"app_events_total": dto.MetricType_COUNTER, "app_requests_total": dto.MetricType_COUNTER,
+		"app_latency_seconds": dto.MetricType_HISTOGRAM, "app_call_seconds": dto.MetricType_HISTOGRAM,
+		"app_queue_length": dto.MetricType_GAUGE, "app_reloads_total": dto.MetricType_COUNTER,
+		"go_goroutines": dto.MetricType_GAUGE, "go_memstats_alloc_bytes": dto.MetricType_GAUGE,
+		"go_gc_duration_seconds": dto.MetricType_SUMMARY, "go_info": dto.MetricType_GAUGE,
 	}
-	if err := reg.WriteText(&b); err != nil {
-		t.Fatal(err)
+	if runtime.GOOS == "linux" {
+		want["process_cpu_seconds_total"] = dto.MetricType_COUNTER
+		want["process_resident_memory_bytes"] = dto.MetricType_GAUGE
+		want["process_open_fds"] = dto.MetricType_GAUGE
 	}
-	if a.String() != b.String() {
-		t.Errorf("two scrapes differ:\n%s\n---\n%s", a.String(), b.String())
+	for name, typ := range want {
+		f := fs[name]
+		if f == nil {
+			t.Errorf("%s is not served", name)
+			continue
+		}
+		if f.GetType() != typ {
+			t.Errorf("%s is a %s, want a %s", name, f.GetType(), typ)
+		}
+	}
+	if v := fs["app_queue_length"].GetMetric()[0].GetGauge().GetValue(); v != 7 {
+		t.Errorf("app_queue_length = %v, want 7", v)
+	}
+	h := fs["app_latency_seconds"].GetMetric()[0].GetHistogram()
+	if h.GetSampleCount() != 1 || h.GetBucket()[0].GetCumulativeCount() != 0 || h.GetBucket()[1].GetCumulativeCount() != 1 {
+		t.Errorf("app_latency_seconds after one observation of 0.05 in buckets 0.01, 0.1: %v", h)
 	}
 }
 
-func TestLabelValuesAndHelpAreEscaped(t *testing.T) {
+// series counts the series of the family name.
+func series(fs map[string]*dto.MetricFamily, name string) int { return len(fs[name].GetMetric()) }
+
+func TestAFloodOfLabelValuesCannotGrowAVecPastMaxSeries(t *testing.T) {
 	reg := metrics.NewRegistry()
-	odd := "say \"hi\"\\ then\nbye"
-	reg.NewCounterVec("t_odd_total", "Help with a \\ backslash,\na newline and \"quotes\".", "hook").WithLabelValues(odd).Inc()
-	reg.NewCounterVec("t_bad_utf8_total", "Bad UTF-8.", "hook").WithLabelValues("a\xffb").Inc()
-	text, _ := scrape(t, reg)
-	for _, want := range []string{
-		`# HELP t_odd_total Help with a \\ backslash,\na newline and "quotes".` + "\n",
-		`t_odd_total{hook="say \"hi\"\\ then\nbye"} 1` + "\n",
-		"t_bad_utf8_total{hook=\"a\uFFFDb\"} 1\n",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("exposition lacks %q:\n%s", want, text)
+	calls := reg.NewCounterVec("app_calls_total", "Calls by hook.", "event", "hook")
+	latency := reg.NewHistogramVec("app_call_seconds", "Calls by hook.", []float64{1}, "hook")
+	const flood = metrics.MaxSeries + 1000
+	for i := range flood {
+		name := fmt.Sprintf("hook-%d", i)
+		calls.WithLabelValues("PreToolUse", name).Inc()
+		latency.WithLabelValues(name).Observe(.5)
+	}
+	fs := scrape(t, reg)
+	for _, name := range []string{"app_calls_total", "app_call_seconds"} {
+		if n := series(fs, name); n != metrics.MaxSeries {
+			t.Errorf("%s: %d series after %d distinct values, want the cap %d", name, n, flood, metrics.MaxSeries)
 		}
 	}
-	fs, err := parseExposition(text)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, text)
+	var other float64
+	for _, m := range fs["app_calls_total"].GetMetric() {
+		if lp := m.GetLabel(); lp[0].GetValue() == metrics.Other && lp[1].GetValue() == metrics.Other {
+			other = m.GetCounter().GetValue()
+		}
 	}
-	for _, f := range fs {
-		if f.name == "t_odd_total" {
-			if v, _ := f.samples[0].label("hook"); v != odd {
-				t.Errorf("label value read back as %q, want %q", v, odd)
-			}
-			if f.help != "Help with a \\ backslash,\na newline and \"quotes\"." {
-				t.Errorf("help read back as %q", f.help)
-			}
+	if want := float64(flood - (metrics.MaxSeries - 1)); other != want {
+		t.Errorf(`app_calls_total{event="other",hook="other"} = %v, want the %v calls past the cap`, other, want)
+	}
+	// A series made before the cap goes on counting under its own values.
+	calls.WithLabelValues("PreToolUse", "hook-0").Inc()
+	for _, m := range scrape(t, reg)["app_calls_total"].GetMetric() {
+		if m.GetLabel()[1].GetValue() == "hook-0" && m.GetCounter().GetValue() != 2 {
+			t.Errorf("hook-0 = %v, want 2", m.GetCounter().GetValue())
 		}
 	}
 }
 
 func TestResolvedHandlesCountWithoutAllocating(t *testing.T) {
 	reg := metrics.NewRegistry()
-	c := reg.NewCounterVec("t_total", "T.", "event", "hook").WithLabelValues("PreToolUse", "guard")
-	h := reg.NewHistogramVec("t_seconds", "T.", buckets, "event", "hook").WithLabelValues("PreToolUse", "guard")
-	cv := reg.NewCounterVec("t_lookup_total", "T.", "event", "hook")
-	cv.WithLabelValues("PreToolUse", "guard")
+	calls := reg.NewCounterVec("app_calls_total", "Calls.", "event", "hook")
+	latency := reg.NewHistogramVec("app_call_seconds", "Calls.", []float64{.1, 1}, "event", "hook")
 	ev, hook := "PreToolUse", "guard"
-	for name, f := range map[string]func(){
-		"Counter.Inc":                         func() { c.Inc() },
-		"Histogram.Observe":                   func() { h.Observe(.003) },
-		"CounterVec.WithLabelValues(...).Inc": func() { cv.WithLabelValues(ev, hook).Inc() },
-	} {
-		if n := testing.AllocsPerRun(1000, f); n != 0 {
-			t.Errorf("%s: %v allocations, want 0", name, n)
-		}
+	calls.WithLabelValues(ev, hook).Inc()
+	latency.WithLabelValues(ev, hook).Observe(.2)
+	if n := testing.AllocsPerRun(1000, func() {
+		calls.WithLabelValues(ev, hook).Inc()
+		latency.WithLabelValues(ev, hook).Observe(.2)
+	}); n != 0 {
+		t.Errorf("counting through an existing series: %v allocations, want 0", n)
 	}
 }
 
-func TestHistogramCountsAValueInTheFirstBucketThatHoldsIt(t *testing.T) {
+func TestConcurrentFirstUsesMakeOneSeries(t *testing.T) {
 	reg := metrics.NewRegistry()
-	h := reg.NewHistogram("t_seconds", "T.", buckets)
-	for _, x := range []float64{-1, .001, .0010001, 1, 1.5, math.Inf(+1), math.NaN()} {
-		h.Observe(x)
-	}
-	v := h.Value()
-	// -1 and .001 in le=.001; .0010001 in .01; 1 in 1; the rest only in +Inf.
-	if want := []uint64{2, 3, 3, 4}; fmt.Sprint(v.Counts) != fmt.Sprint(want) || v.Count != 7 {
-		t.Errorf("cumulative counts %v count %d, want %v and 7", v.Counts, v.Count, want)
-	}
-}
-
-func TestConcurrentObservationsAllCount(t *testing.T) {
-	reg := metrics.NewRegistry()
-	hv := reg.NewHistogramVec("t_seconds", "T.", buckets, "hook")
-	cv := reg.NewCounterVec("t_total", "T.", "hook")
-	const workers, each = 8, 1000
+	calls := reg.NewCounterVec("app_calls_total", "Calls.", "hook")
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range 8 {
 		wg.Go(func() {
-			for i := range each {
-				hook := fmt.Sprint("h", (w+i)%20)
-				hv.WithLabelValues(hook).Observe(.5)
-				cv.WithLabelValues(hook).Inc()
+			for i := range 500 {
+				calls.WithLabelValues(fmt.Sprintf("h%d", i%50)).Inc()
 			}
 		})
-	}
-	var text bytes.Buffer
-	for range 5 { // scrapes while the series are made and counted
-		text.Reset()
-		if err := reg.WriteText(&text); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := parseExposition(text.String()); text.Len() > 0 && err != nil {
-			t.Fatal(err)
-		}
 	}
 	wg.Wait()
-	var count, calls uint64
-	for i := range 20 {
-		count += hv.WithLabelValues(fmt.Sprint("h", i)).Value().Count
-		calls += cv.WithLabelValues(fmt.Sprint("h", i)).Value()
+	fs := scrape(t, reg)
+	if n := series(fs, "app_calls_total"); n != 50 {
+		t.Fatalf("%d series, want 50", n)
 	}
-	if count != workers*each || calls != workers*each {
-		t.Errorf("observed %d and counted %d, want %d each", count, calls, workers*each)
+	for _, m := range fs["app_calls_total"].GetMetric() {
+		if v := m.GetCounter().GetValue(); v != 80 {
+			t.Errorf("%s = %v, want 80", m.GetLabel()[0].GetValue(), v)
+		}
 	}
 }
 
-func TestAVecServesAtMostMaxSeries(t *testing.T) {
+func TestLabelValuesThatAreNotUTF8AreRepaired(t *testing.T) {
 	reg := metrics.NewRegistry()
-	cv := reg.NewCounterVec("t_total", "T.", "hook")
-	for i := range metrics.MaxSeries + 10 {
-		cv.WithLabelValues(fmt.Sprint(i)).Inc()
+	reg.NewCounterVec("app_calls_total", "Calls.", "hook").WithLabelValues("bad\xffname").Inc()
+	d := metrics.NewDesc("app_read_total", "Read at scrape time.", "hook")
+	reg.MustRegister(metrics.CollectorFunc([]*metrics.Desc{d}, func(ch chan<- metrics.Metric) {
+		ch <- metrics.ConstCounter(d, 1, "also\xfe")
+	}))
+	fs := scrape(t, reg)
+	if v := fs["app_calls_total"].GetMetric()[0].GetLabel()[0].GetValue(); v != "bad\uFFFDname" {
+		t.Errorf("label value %q, want the bad byte replaced", v)
 	}
-	var text bytes.Buffer
-	if err := reg.WriteText(&text); err != nil {
+	if v := fs["app_read_total"].GetMetric()[0].GetLabel()[0].GetValue(); v != "also\uFFFD" {
+		t.Errorf("label value %q, want the bad byte replaced", v)
+	}
+}
+
+func TestACollectorThatSendsABadSeriesFailsTheScrape(t *testing.T) {
+	reg := metrics.NewRegistry()
+	d := metrics.NewDesc("app_read_total", "Read at scrape time.", "hook")
+	reg.MustRegister(metrics.CollectorFunc([]*metrics.Desc{d}, func(ch chan<- metrics.Metric) {
+		ch <- metrics.ConstCounter(d, 1) // no value for hook
+	}))
+	rec := httptest.NewRecorder()
+	reg.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "app_read_total") {
+		t.Errorf("a bad series: %d %q, want 500 naming the family", rec.Code, rec.Body.String())
+	}
+}
+
+func TestScrapesPastMaxScrapesInFlightAreAnswered503(t *testing.T) {
+	reg := metrics.NewRegistry()
+	d := metrics.NewDesc("app_slow", "A slow read.")
+	entered, release := make(chan struct{}), make(chan struct{})
+	reg.MustRegister(metrics.CollectorFunc([]*metrics.Desc{d}, func(ch chan<- metrics.Metric) {
+		entered <- struct{}{}
+		<-release
+		ch <- metrics.ConstGauge(d, 1)
+	}))
+	srv := httptest.NewServer(reg)
+	defer srv.Close()
+	codes := make(chan int, metrics.MaxScrapesInFlight)
+	for range metrics.MaxScrapesInFlight {
+		go func() {
+			resp, err := http.Get(srv.URL)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+		<-entered
+	}
+	resp, err := http.Get(srv.URL)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(text.String(), "\nt_total{"); n != metrics.MaxSeries {
-		t.Errorf("%d series served, want MaxSeries (%d)", n, metrics.MaxSeries)
+	resp.Body.Close()
+	close(release)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a scrape past %d in flight: %s, want 503", metrics.MaxScrapesInFlight, resp.Status)
 	}
-	if v := cv.WithLabelValues("0").Value(); v != 1 {
-		t.Errorf("an early series counts %d, want 1", v)
-	}
-}
-
-func TestAScrapeThatCannotBeWrittenFailsWhole(t *testing.T) {
-	for name, c := range map[string]metrics.CollectorFunc{
-		"two series with one label set": func(s *metrics.Scrape) {
-			s.Counter("t_total", "T.", 1, "hook", "a")
-			s.Counter("t_total", "T.", 2, "hook", "a")
-		},
-		"one name, two types": func(s *metrics.Scrape) {
-			s.Counter("t_total", "T.", 1)
-			s.Gauge("t_total", "T.", 1)
-		},
-		"a bad label name":  func(s *metrics.Scrape) { s.Gauge("t_g", "T.", 1, "bad-name", "x") },
-		"le on a histogram": func(s *metrics.Scrape) { s.Histogram("t_h", "T.", metrics.HistogramValue{}, "le", "1") },
-		"buckets not cumulative": func(s *metrics.Scrape) {
-			s.Histogram("t_h", "T.", metrics.HistogramValue{Bounds: []float64{1, 2}, Counts: []uint64{2, 1}, Count: 2})
-		},
-		"a bad metric name":       func(s *metrics.Scrape) { s.Gauge("1bad", "T.", 1) },
-		"an odd number of labels": func(s *metrics.Scrape) { s.Gauge("t_g", "T.", 1, "hook") },
-	} {
-		t.Run(name, func(t *testing.T) {
-			reg := metrics.NewRegistry()
-			reg.NewCounter("t_fine_total", "Fine.").Inc()
-			reg.Register(c)
-			resp, b := get(t, reg)
-			if resp.StatusCode != http.StatusInternalServerError || strings.Contains(b, "t_fine_total") {
-				t.Errorf("got %s with %q, want 500 and no partial exposition", resp.Status, b)
-			}
-		})
+	for range metrics.MaxScrapesInFlight {
+		if c := <-codes; c != http.StatusOK {
+			t.Errorf("a scrape in flight: %d, want 200", c)
+		}
 	}
 }
 
 func TestGzipIsServedToClientsThatAcceptIt(t *testing.T) {
 	reg := metrics.NewRegistry()
-	everyKind(reg)
-	// The default transport asks for gzip and unpacks it, reporting
-	// Uncompressed.
-	resp, b := get(t, reg)
-	if !resp.Uncompressed {
-		t.Error("the response was not gzipped for a client that accepts gzip")
-	}
-	if _, err := parseExposition(b); err != nil {
-		t.Error(err)
+	reg.NewCounter("app_events_total", "Events.").Inc()
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	rec := httptest.NewRecorder()
+	reg.ServeHTTP(rec, req)
+	if rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("Content-Encoding %q, want gzip", rec.Header().Get("Content-Encoding"))
 	}
 }

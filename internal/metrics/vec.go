@@ -1,59 +1,57 @@
 package metrics
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 )
 
 // MaxSeries caps the series of one CounterVec or HistogramVec. Label values
-// are meant to come from bounded sets; past the cap, WithLabelValues of a new
-// combination returns a handle that counts but is not served, so that a
-// scrape stays bounded whatever the callers pass.
+// are meant to come from bounded sets (events, the configured hooks' names,
+// fixed kinds); past the cap, WithLabelValues of a new combination returns
+// the series whose every label is Other, so that a scrape stays bounded
+// whatever the callers pass: a vector serves at most MaxSeries series, the
+// Other one included.
 const MaxSeries = 1 << 14
 
-// Counter is a count that only goes up. Its methods are safe for concurrent
-// use and do not allocate.
-type Counter struct{ n atomic.Uint64 }
+// Other is the label value of the series that counts the combinations
+// past MaxSeries.
+const Other = "other"
 
-// Inc adds one.
-func (c *Counter) Inc() { c.n.Add(1) }
-
-// Add adds n.
-func (c *Counter) Add(n uint64) { c.n.Add(n) }
-
-// Value returns the count.
-func (c *Counter) Value() uint64 { return c.n.Load() }
-
-// CounterVec is a family of counters told apart by label values.
-type CounterVec struct{ vec *vec[Counter] }
+// CounterVec is a family of counters told apart by label values, at most
+// MaxSeries of them.
+type CounterVec struct{ b *bounded[Counter] }
 
 // WithLabelValues returns the counter of the label values, in the order of
-// the labels the vector was made with, making it on first use. Resolve a
-// handle once where the values are known in advance; the lookup itself
-// takes no lock and does not allocate once the series exists.
-func (v *CounterVec) WithLabelValues(values ...string) *Counter { return v.vec.with(values) }
+// the labels the vector was made with, making it on first use (or the
+// Other series, past MaxSeries). Resolve a handle once where the values are
+// known in advance; the lookup itself takes no lock and does not allocate
+// once the series exists.
+func (v *CounterVec) WithLabelValues(values ...string) Counter { return v.b.with(values) }
 
-// HistogramVec is a family of histograms told apart by label values.
-type HistogramVec struct{ vec *vec[Histogram] }
+// HistogramVec is a family of histograms told apart by label values, at
+// most MaxSeries of them.
+type HistogramVec struct{ b *bounded[Observer] }
 
 // WithLabelValues returns the histogram of the label values, as
 // CounterVec.WithLabelValues does.
-func (v *HistogramVec) WithLabelValues(values ...string) *Histogram { return v.vec.with(values) }
+func (v *HistogramVec) WithLabelValues(values ...string) Observer { return v.b.with(values) }
 
-// vec maps label values to a metric: an open-addressing table that readers
-// probe without a lock. A new series is written under mu into a free slot
-// (the series is complete before its slot is set), or into a table of twice
-// the size that then replaces the old one, so that the table stays at most
-// half full.
-type vec[T any] struct {
+// bounded maps label values to client_golang's child of a vector, made on
+// first use through newChild: an open-addressing table that readers probe
+// without a lock. A new series is written under mu into a free slot (the
+// series is complete before its slot is set), or into a table of twice the
+// size that then replaces the old one, so that the table stays at most half
+// full. client_golang's own lookup (WithLabelValues) hashes the values and
+// takes a read lock on every call; this one is the request path's.
+type bounded[T any] struct {
 	labels   []string
-	init     func(*T)
+	newChild func(values []string) T
 	mu       sync.Mutex
 	table    atomic.Pointer[table[T]]
-	n        int // series, under mu
-	overflow T   // past MaxSeries: counted, not served
+	n        int // series in the table, under mu
+	other    T   // the Other series, made when first needed, under mu
+	folded   bool
 }
 
 type table[T any] struct {
@@ -67,39 +65,44 @@ type child[T any] struct {
 	m      T
 }
 
-func newVec[T any](labels []string, init func(*T)) *vec[T] {
-	v := &vec[T]{labels: slices.Clone(labels), init: init}
-	init(&v.overflow)
-	v.table.Store(newTable[T](8))
-	return v
+func newBounded[T any](labels []string, newChild func(values []string) T) *bounded[T] {
+	b := &bounded[T]{labels: slices.Clone(labels), newChild: newChild}
+	b.table.Store(newTable[T](8))
+	return b
 }
 
 func newTable[T any](size int) *table[T] {
 	return &table[T]{slots: make([]atomic.Pointer[child[T]], size), mask: uint64(size - 1)}
 }
 
-func (v *vec[T]) with(values []string) *T {
-	if len(values) != len(v.labels) {
-		// A fixed call site passes the wrong number of values: a
-		// programming error, as an index out of range would be.
-		panic(fmt.Sprintf("metrics: %d label values for the labels %q", len(values), v.labels))
-	}
+func (b *bounded[T]) with(values []string) T {
+	checkCount(b.labels, values)
 	h := hashValues(values)
-	if c := v.table.Load().find(h, values); c != nil {
-		return &c.m
+	if c := b.table.Load().find(h, values); c != nil {
+		return c.m
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	t := v.table.Load()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.table.Load()
 	if c := t.find(h, values); c != nil {
-		return &c.m
+		return c.m
 	}
-	if v.n >= MaxSeries {
-		return &v.overflow
+	if b.n >= MaxSeries-1 {
+		// The last series of the cap is Other's.
+		if !b.folded {
+			others := make([]string, len(b.labels))
+			for i := range others {
+				others[i] = Other
+			}
+			b.other, b.folded = b.newChild(others), true
+		}
+		return b.other
 	}
+	// The clone, not values, goes to client_golang, so that values does
+	// not escape and the lookup above stays free of allocations.
 	c := &child[T]{hash: h, values: slices.Clone(values)}
-	v.init(&c.m)
-	if 2*(v.n+1) > len(t.slots) {
+	c.m = b.newChild(validValues(c.values))
+	if 2*(b.n+1) > len(t.slots) {
 		bigger := newTable[T](2 * len(t.slots))
 		for i := range t.slots {
 			if old := t.slots[i].Load(); old != nil {
@@ -107,22 +110,12 @@ func (v *vec[T]) with(values []string) *T {
 			}
 		}
 		bigger.insert(c)
-		v.table.Store(bigger)
+		b.table.Store(bigger)
 	} else {
 		t.insert(c)
 	}
-	v.n++
-	return &c.m
-}
-
-// each calls f with every series; f must not keep values.
-func (v *vec[T]) each(f func(values []string, m *T)) {
-	t := v.table.Load()
-	for i := range t.slots {
-		if c := t.slots[i].Load(); c != nil {
-			f(c.values, &c.m)
-		}
-	}
+	b.n++
+	return c.m
 }
 
 func (t *table[T]) find(h uint64, values []string) *child[T] {

@@ -78,7 +78,7 @@ type guard struct {
 	tokens  *Tokens
 	certs   bool
 	origins map[string]bool
-	refused [numRefusals]*metrics.Counter
+	refused [numRefusals]metrics.Counter
 }
 
 func newGuard(a *Auth, reg *metrics.Registry) *guard {

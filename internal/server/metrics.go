@@ -14,17 +14,18 @@ var latencyBuckets = []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, 
 // handlerMetrics are the handler's Prometheus series. Every label value is
 // bounded: events are checked before anything is counted, hook names and
 // kinds come from the configuration and the hooks folder, failure kinds and
-// decisions are fixed sets.
+// decisions are fixed sets; past metrics.MaxSeries combinations of a
+// vector, a new one is counted under "other".
 type handlerMetrics struct {
 	requests  *metrics.CounterVec   // code
-	answered  *metrics.Counter      // requests{code="200"}, resolved once
-	gone      *metrics.Counter      // requests{code="499"}, resolved once
+	answered  metrics.Counter       // requests{code="200"}, resolved once
+	gone      metrics.Counter       // requests{code="499"}, resolved once
 	decisions *metrics.CounterVec   // event, decision
 	calls     *metrics.CounterVec   // event, hook, kind
 	denials   *metrics.CounterVec   // event, hook
 	failures  *metrics.CounterVec   // event, hook, failure
 	latency   *metrics.HistogramVec // event, hook
-	decision  *metrics.Histogram
+	decision  metrics.Histogram
 	agents    agentCollectors
 }
 
@@ -107,9 +108,9 @@ const mutateLabel = len(verdictLabels) - 1
 // agentMetrics are one agent's collectors, resolved once so that an answer
 // counts without looking labels up.
 type agentMetrics struct {
-	answers        [len(verdictLabels)]*metrics.Counter
-	decodeFailures *metrics.Counter
-	blocks         [numBlockCauses]*metrics.Counter
+	answers        [len(verdictLabels)]metrics.Counter
+	decodeFailures metrics.Counter
+	blocks         [numBlockCauses]metrics.Counter
 }
 
 // agentCollectors are the per-agent metrics of the /agent/ paths. Label
@@ -157,21 +158,27 @@ func verdictIndex(d agent.Decision) int {
 
 func verdictLabel(d agent.Decision) string { return verdictLabels[verdictIndex(d)] }
 
+// Families read at scrape time, described once.
+var (
+	logWrittenDesc = metrics.NewDesc("luahook_decision_log_written_total", "Decision records the log's sink took.")
+	logDroppedDesc = metrics.NewDesc("luahook_decision_log_dropped_total", "Decision records dropped because the log's queue was full (the decisions themselves never wait for the log).")
+	logFailedDesc  = metrics.NewDesc("luahook_decision_log_failed_total", "Decision records the log's sink failed to write.")
+	instanceDesc   = metrics.NewDesc("luahook_instance_info", "This replica: its instance id (--instance-id) and luahook version. Always 1.", "instance", "version")
+)
+
 // registerDecisionLog serves the decision log's counts.
 func registerDecisionLog(reg *metrics.Registry, stats func() decisionlog.Stats) {
-	reg.Register(metrics.CollectorFunc(func(s *metrics.Scrape) {
+	reg.MustRegister(metrics.CollectorFunc([]*metrics.Desc{logWrittenDesc, logDroppedDesc, logFailedDesc}, func(ch chan<- metrics.Metric) {
 		st := stats()
-		s.Counter("luahook_decision_log_written_total", "Decision records the log's sink took.", float64(st.Written))
-		s.Counter("luahook_decision_log_dropped_total", "Decision records dropped because the log's queue was full (the decisions themselves never wait for the log).", float64(st.Dropped))
-		s.Counter("luahook_decision_log_failed_total", "Decision records the log's sink failed to write.", float64(st.Failed))
+		ch <- metrics.ConstCounter(logWrittenDesc, float64(st.Written))
+		ch <- metrics.ConstCounter(logDroppedDesc, float64(st.Dropped))
+		ch <- metrics.ConstCounter(logFailedDesc, float64(st.Failed))
 	}))
 }
 
 // registerInstance serves luahook_instance_info{instance,version} 1, so
 // that a fleet's dashboards can tell the replicas and their versions apart.
 func registerInstance(reg *metrics.Registry, instance string) {
-	reg.Register(metrics.CollectorFunc(func(s *metrics.Scrape) {
-		s.Gauge("luahook_instance_info", "This replica: its instance id (--instance-id) and luahook version. Always 1.", 1,
-			"instance", instance, "version", luahook.Version)
-	}))
+	info := metrics.ConstGauge(instanceDesc, 1, instance, luahook.Version)
+	reg.MustRegister(metrics.CollectorFunc([]*metrics.Desc{instanceDesc}, func(ch chan<- metrics.Metric) { ch <- info }))
 }

@@ -145,22 +145,32 @@ func newShadowCollector(f Firer, set *shadowSet) *shadowCollector {
 	return c
 }
 
-// Collect adds the agreement counts and the shadow set's dropped payloads.
-func (c *shadowCollector) Collect(s *metrics.Scrape) {
+var (
+	shadowDecisionsDesc = metrics.NewDesc("luahook_shadow_decisions_total",
+		`Verdicts of shadow hooks (hook=NAME) and of the --shadow-dir set (hook="dir:NAME") by whether they agreed with the live decision.`, "hook", "agrees")
+	shadowDroppedDesc = metrics.NewDesc("luahook_shadow_dropped_total", "Payloads not fired at the --shadow-dir set because every shadow slot was busy.")
+)
+
+// Describe sends the families Collect serves.
+func (c *shadowCollector) Describe(ch chan<- *metrics.Desc) {
+	ch <- shadowDecisionsDesc
+	ch <- shadowDroppedDesc
+}
+
+// Collect sends the agreement counts and the shadow set's dropped payloads.
+func (c *shadowCollector) Collect(ch chan<- metrics.Metric) {
 	if c.stats != nil {
 		for name, n := range c.stats().Hooks {
-			countShadow(s, name, n.Agree, n.Disagree)
+			countShadow(ch, name, n.Agree, n.Disagree)
 		}
 	}
 	if set := c.set; set != nil {
-		countShadow(s, set.label, set.agree.Load(), set.disagree.Load())
-		s.Counter("luahook_shadow_dropped_total", "Payloads not fired at the --shadow-dir set because every shadow slot was busy.",
-			float64(set.dropped.Load()))
+		countShadow(ch, set.label, set.agree.Load(), set.disagree.Load())
+		ch <- metrics.ConstCounter(shadowDroppedDesc, float64(set.dropped.Load()))
 	}
 }
 
-func countShadow(s *metrics.Scrape, hook string, agree, disagree uint64) {
-	const help = `Verdicts of shadow hooks (hook=NAME) and of the --shadow-dir set (hook="dir:NAME") by whether they agreed with the live decision.`
-	s.Counter("luahook_shadow_decisions_total", help, float64(agree), "hook", hook, "agrees", "true")
-	s.Counter("luahook_shadow_decisions_total", help, float64(disagree), "hook", hook, "agrees", "false")
+func countShadow(ch chan<- metrics.Metric, hook string, agree, disagree uint64) {
+	ch <- metrics.ConstCounter(shadowDecisionsDesc, float64(agree), hook, "true")
+	ch <- metrics.ConstCounter(shadowDecisionsDesc, float64(disagree), hook, "false")
 }

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/luahook/luahook/internal/metrics"
 )
 
@@ -28,22 +25,20 @@ type StoreOpStats struct {
 	Buckets map[float64]uint64
 }
 
+var (
+	storeCallsDesc    = metrics.NewDesc("luahook_store_calls_total", "Calls of the Lua store module's backend by operation and result.", "op", "result")
+	storeDurationDesc = metrics.NewDesc("luahook_store_call_duration_seconds", "Duration of the Lua store module's backend calls by operation.", "op")
+)
+
 // storeCollector serves the store's counts, read from the store at each
 // scrape.
 func storeCollector(f func() []StoreOpStats) metrics.Collector {
-	return metrics.CollectorFunc(func(s *metrics.Scrape) {
+	return metrics.CollectorFunc([]*metrics.Desc{storeCallsDesc, storeDurationDesc}, func(ch chan<- metrics.Metric) {
 		for _, op := range f() {
 			for result, n := range op.Results {
-				s.Counter("luahook_store_calls_total", "Calls of the Lua store module's backend by operation and result.",
-					float64(n), "op", op.Op, "result", result)
+				ch <- metrics.ConstCounter(storeCallsDesc, float64(n), op.Op, result)
 			}
-			bounds := slices.Sorted(maps.Keys(op.Buckets))
-			counts := make([]uint64, len(bounds))
-			for i, b := range bounds {
-				counts[i] = op.Buckets[b]
-			}
-			s.Histogram("luahook_store_call_duration_seconds", "Duration of the Lua store module's backend calls by operation.",
-				metrics.HistogramValue{Bounds: bounds, Counts: counts, Count: op.Count, Sum: op.Sum}, "op", op.Op)
+			ch <- metrics.ConstHistogram(storeDurationDesc, op.Count, op.Sum, op.Buckets, op.Op)
 		}
 	})
 }
@@ -71,16 +66,20 @@ var breakerStates = [...]string{"closed", "open", "half-open"}
 // it in the handler's registry (Options.Registry) when the store has a
 // breaker.
 func StoreBreakerCollector(f func() StoreBreakerStats) metrics.Collector {
-	return metrics.CollectorFunc(func(s *metrics.Scrape) {
+	return metrics.CollectorFunc([]*metrics.Desc{breakerStateDesc, breakerTripsDesc}, func(ch chan<- metrics.Metric) {
 		st := f()
 		for _, name := range breakerStates {
 			v := 0.0
 			if name == st.State {
 				v = 1
 			}
-			s.Gauge("luahook_store_breaker_state", "The store's breaker: 1 for its state (closed: calls go to the store; open: they fail at once; half-open: one call tries the store).",
-				v, "state", name)
+			ch <- metrics.ConstGauge(breakerStateDesc, v, name)
 		}
-		s.Counter("luahook_store_breaker_trips_total", "Times the store's breaker opened after calls in a row failed.", float64(st.Trips))
+		ch <- metrics.ConstCounter(breakerTripsDesc, float64(st.Trips))
 	})
 }
+
+var (
+	breakerStateDesc = metrics.NewDesc("luahook_store_breaker_state", "The store's breaker: 1 for its state (closed: calls go to the store; open: they fail at once; half-open: one call tries the store).", "state")
+	breakerTripsDesc = metrics.NewDesc("luahook_store_breaker_trips_total", "Times the store's breaker opened after calls in a row failed.")
+)

@@ -16,7 +16,7 @@ import (
 func TestMetricsServeTheStoreBreaker(t *testing.T) {
 	st := StoreBreakerStats{State: "open", Trips: 2}
 	reg := metrics.NewRegistry()
-	reg.Register(StoreBreakerCollector(func() StoreBreakerStats { return st }))
+	reg.MustRegister(StoreBreakerCollector(func() StoreBreakerStats { return st }))
 	run := runner.New(runner.Options{Registry: registry.New()})
 	t.Cleanup(run.Close)
 	srv := httptest.NewServer(New(run, Options{Registry: reg, Store: func() []StoreOpStats {
