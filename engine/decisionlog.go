@@ -27,6 +27,9 @@ type DecisionLog struct {
 	// or off: a file path, "stdout", "stderr" or "off". The config's other
 	// [decision_log] settings (rotation, masking, queue) still apply.
 	To string
+	// ToName names To in errors as the host's user knows it: luahook
+	// serve and fire set "--decision-log". Empty: "DecisionLog.To".
+	ToName string
 	// Default is where the log goes when neither To nor the config's
 	// enabled says ("stdout" in luahook serve); "" means off.
 	Default string
@@ -193,6 +196,22 @@ func (e *Engine) logTarget(cfg *config.Config) string {
 	return DecisionLogOff
 }
 
+// logTargetName names where the log target to (logTarget) came from, for
+// an error about it: the host's option when it set To (by its ToName) or
+// Default, else the config's decision_log.path.
+func (e *Engine) logTargetName(cfg *config.Config, to string) string {
+	o := e.opts.DecisionLog
+	switch {
+	case o.To != "" && o.ToName != "":
+		return o.ToName + " " + to
+	case o.To != "":
+		return "DecisionLog.To " + to
+	case cfg.DecisionLog.Enabled != nil && *cfg.DecisionLog.Enabled:
+		return orDefault(cfg.Path) + ": decision_log.path"
+	}
+	return "DecisionLog.Default " + to
+}
+
 // openDecisionLog opens the log cfg asks for when it differs from the one
 // in force; swap puts it in force. It returns nil, nil when nothing changes.
 func (e *Engine) openDecisionLog(cfg *config.Config) (next *decisionlog.Logger, change bool, err error) {
@@ -208,21 +227,30 @@ func (e *Engine) openDecisionLog(cfg *config.Config) (next *decisionlog.Logger, 
 		return nil, true, nil
 	}
 	var sink decisionlog.Sink
+	chain := decisionlog.ChainOptions{CheckpointEvery: set.CheckpointEvery}
+	if set.SigningKey != "" && to != DecisionLogOff {
+		if chain.SigningKey, err = decisionlog.LoadSigningKey(set.SigningKey); err != nil {
+			return nil, false, fmt.Errorf("%s: decision_log.signing_key: %w", orDefault(cfg.Path), err)
+		}
+	}
 	switch to {
 	case DecisionLogOff: // the tap only
 	case "stdout":
-		sink = decisionlog.Writer(orWriter(e.opts.DecisionLog.Stdout, os.Stdout))
+		sink, err = decisionlog.SignedWriter(orWriter(e.opts.DecisionLog.Stdout, os.Stdout), chain)
 	case "stderr":
-		sink = decisionlog.Writer(orWriter(e.opts.DecisionLog.Stderr, os.Stderr))
+		sink, err = decisionlog.SignedWriter(orWriter(e.opts.DecisionLog.Stderr, os.Stderr), chain)
 	default:
 		files := set.MaxFiles
 		if files == 0 {
 			files = -1 // keep none
 		}
-		sink, err = decisionlog.File(to, decisionlog.FileOptions{MaxBytes: set.MaxBytes, MaxFiles: files})
+		sink, err = decisionlog.File(to, decisionlog.FileOptions{MaxBytes: set.MaxBytes, MaxFiles: files, MaxAge: set.MaxAge, Chain: chain})
 		if err != nil {
-			return nil, false, fmt.Errorf("%s: decision_log.path: %w", orDefault(cfg.Path), err)
+			return nil, false, fmt.Errorf("%s: %w", e.logTargetName(cfg, to), err)
 		}
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: decision_log: %w", orDefault(cfg.Path), err)
 	}
 	if tap != nil {
 		if e.dlog.tap == nil {

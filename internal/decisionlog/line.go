@@ -18,7 +18,20 @@ import (
 // newline) to b. It writes the fields itself: encoding/json would compact
 // and check the payload again, which the writer has just produced.
 func AppendLine(b []byte, rec *Record) []byte {
-	b = append(b, `{"time":"`...)
+	b = append(b, '{')
+	if rec.Seq != 0 || rec.LogID != "" || rec.Prev != "" {
+		// the chain's fields come first: a reader finds them in the line's
+		// first bytes
+		n := len(b)
+		if rec.Seq != 0 {
+			b = append(b, `,"seq":`...)
+			b = strconv.AppendUint(b, rec.Seq, 10)
+		}
+		b = optString(b, "logId", rec.LogID)
+		b = optString(b, "prev", rec.Prev)
+		b = append(dropLeadingComma(b, n), ',')
+	}
+	b = append(b, `"time":"`...)
 	b = rec.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","luahookVersion":`...)
 	b = appendString(b, rec.LuahookVersion)

@@ -48,6 +48,8 @@ func seed(t *testing.T, v reflect.Value, s string, depth int) {
 		v.SetBool(true)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		v.SetInt(7)
+	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
 	case reflect.Float32, reflect.Float64:
 		v.SetFloat(0.5)
 	case reflect.Slice:

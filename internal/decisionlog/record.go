@@ -15,6 +15,17 @@ import (
 // Record is one line of a decision log: one fired event. Its JSON is the
 // log's line format; Replay reads it back, so a field is only ever added.
 type Record struct {
+	// Seq is the record's place in its log (1, 2, 3... across rotations),
+	// set by the File and Writer sinks, which chain their records; 0 in
+	// records written before the chain existed and in a Func sink's.
+	Seq uint64 `json:"seq,omitempty"`
+	// LogID is the random id of the log the record belongs to (set with
+	// Seq).
+	LogID string `json:"logId,omitempty"`
+	// Prev is "sha256:" and the hex SHA-256 of the exact bytes of the
+	// line before this one in the log (without its newline), or
+	// Genesis(LogID) for the log's first record (set with Seq).
+	Prev string `json:"prev,omitempty"`
 	// Time is when the event was decided (RFC 3339, nanoseconds, UTC).
 	Time time.Time `json:"time"`
 	// LuahookVersion is luahook.Version of the process that decided.

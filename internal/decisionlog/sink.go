@@ -2,6 +2,7 @@ package decisionlog
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -86,17 +87,39 @@ func (f funcSink) Write(rec *Record) error { f(rec.clone()); return nil }
 func (f funcSink) Close() error            { return nil }
 
 // Writer returns a Sink that writes one JSON line per record to w, each in
-// one Write call (standard output or error, for containers). Closing it
-// leaves w open.
-func Writer(w io.Writer) Sink { return &writerSink{w: w} }
+// one Write call (standard output or error, for containers), chained as a
+// new log (see Record.Seq), without checkpoints. Closing it leaves w open.
+func Writer(w io.Writer) Sink {
+	opts := ChainOptions{}
+	opts.check() // the zero options are valid
+	return &writerSink{w: w, chain: newChain(opts)}
+}
+
+// SignedWriter is Writer with checkpoints: with opts.SigningKey set, a
+// checkpoint line follows every opts.CheckpointEvery records and the last
+// record before Close.
+func SignedWriter(w io.Writer, opts ChainOptions) (Sink, error) {
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("decision log: %w", err)
+	}
+	return &writerSink{w: w, chain: newChain(opts)}, nil
+}
 
 type writerSink struct {
-	w   io.Writer
-	buf []byte
+	w     io.Writer
+	buf   []byte
+	chain *chain // nil: unchained (the benchmarks' reference)
 }
 
 func (s *writerSink) Write(rec *Record) error {
-	s.buf = AppendLine(s.buf[:0], rec)
+	if s.chain == nil {
+		s.buf = AppendLine(s.buf[:0], rec)
+	} else {
+		s.buf = s.chain.appendRecord(s.buf[:0], rec)
+		if s.chain.due() {
+			s.buf = s.chain.appendCheckpoint(s.buf)
+		}
+	}
 	_, err := s.w.Write(s.buf)
 	if cap(s.buf) > 1<<20 {
 		s.buf = nil // one huge record does not pin its buffer
@@ -104,4 +127,15 @@ func (s *writerSink) Write(rec *Record) error {
 	return err
 }
 
-func (s *writerSink) Close() error { return nil }
+// Close writes the closing checkpoint, if one is due.
+func (s *writerSink) Close() error {
+	if s.chain == nil {
+		return nil
+	}
+	b := s.chain.appendCheckpoint(nil)
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(b)
+	return err
+}

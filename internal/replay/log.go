@@ -76,8 +76,8 @@ func (r *Reader) Next() (*Logged, error) {
 		if tooLong {
 			return nil, &LineError{r.line, fmt.Errorf("longer than %s", mib(r.max))}
 		}
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue
+		if len(bytes.TrimSpace(data)) == 0 || decisionlog.IsChainLine(data) {
+			continue // a blank line, or a checkpoint of the log's hash chain
 		}
 		rec, in, err := DecodeRecord(data)
 		if err != nil {
