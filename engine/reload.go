@@ -221,9 +221,13 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 		prev := e.cfg
 		if err = e.applyConfig(cfg, sum, false); err == nil {
 			e.cfgSum, e.cfgErr, e.cfgNoGood = sum, nil, false
-			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua)
+			luaChanged = !reflect.DeepEqual(prev.Lua, cfg.Lua) || !reflect.DeepEqual(prev.Packs, cfg.Packs) // [packs.NAME]: hook.settings
 			if r, p := cfg.Runner, prev.Runner; r.MaxContextBytes != p.MaxContextBytes || r.BackgroundWorkers != p.BackgroundWorkers || r.BackgroundQueue != p.BackgroundQueue {
 				e.logger.Warn("[runner] max_context_bytes, background_workers and background_queue take effect when the engine is restarted",
+					"file", path)
+			}
+			if !reflect.DeepEqual(cfg.Telemetry, prev.Telemetry) {
+				e.logger.Warn("[telemetry] changed; it takes effect when luahook is restarted (the tracing in force is kept)",
 					"file", path)
 			}
 			if e.opts.Dir == "" && filepath.Clean(cfg.HooksDir) != filepath.Clean(prev.HooksDir) {
@@ -237,7 +241,7 @@ func (e *Engine) reloadConfig() (did string, luaChanged bool) {
 				did = name + " (settings; configured hooks unchanged)"
 			}
 			if luaChanged {
-				did += ", [lua] or max_input_bytes changed: every hook file reloads"
+				did += ", [lua], [packs] or max_input_bytes changed: every hook file reloads"
 			}
 			return did, luaChanged
 		}

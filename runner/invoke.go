@@ -38,6 +38,9 @@ func (r *Runner) invoke(ctx context.Context, e *registry.Entry, tmpl *luahook.In
 		return nil, nil
 	}
 	start := time.Now()
+	if t := r.tracer.Load(); t != nil && !background {
+		return r.invokeTraced(ctx, *t, start, e, tmpl, tr)
+	}
 	out, f := call(ctx, start, e, tmpl, r.maxInput.Load(), &tr.own)
 	tr.Duration = time.Since(start)
 	tr.Outcome = out

@@ -17,6 +17,7 @@ import (
 	"github.com/luahook/luahook"
 	"github.com/luahook/luahook/internal/jsonschema"
 	"github.com/luahook/luahook/registry"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure a Runner. The zero value is usable: an empty registry, no
@@ -73,6 +74,10 @@ type Options struct {
 	// approval (luahook.RouteWeb); see SetApprover. Nil: such calls are
 	// denied, saying that no approval is served.
 	Approver Approver
+	// Tracer, when set, records a span per decision with a child span
+	// per hook called (see SetTracer). Nil: no spans, at the cost of one
+	// atomic load per decision and per hook.
+	Tracer trace.Tracer
 }
 
 // Runner fires events at the hooks of a registry. It is safe for concurrent
@@ -94,7 +99,8 @@ type Runner struct {
 	onDecision atomic.Pointer[DecisionFunc]
 	guard      Guard // Options.Guard; nil: none
 	toolDone   func(ctx context.Context, in *luahook.Input)
-	approver   approverBox // Options.Approver, SetApprover
+	approver   approverBox                  // Options.Approver, SetApprover
+	tracer     atomic.Pointer[trace.Tracer] // Options.Tracer, SetTracer; nil: no spans
 
 	// base is the context of background hooks; Close cancels it.
 	base   context.Context
@@ -130,6 +136,7 @@ func New(opts Options) *Runner {
 	r.guard = opts.Guard
 	r.toolDone = opts.ToolDone
 	r.SetApprover(opts.Approver)
+	r.SetTracer(opts.Tracer)
 	r.base, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -190,7 +197,15 @@ func (r *Runner) FireInto(ctx context.Context, in *luahook.Input, res *Result) {
 	r.decided(in, *res, j)
 }
 
+// fire decides in, within a decision span when a tracer is set.
 func (r *Runner) fire(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {
+	if t := r.tracer.Load(); t != nil {
+		return r.fireTraced(ctx, *t, in, buf)
+	}
+	return r.decide(ctx, in, buf)
+}
+
+func (r *Runner) decide(ctx context.Context, in *luahook.Input, buf []HookTrace) Result {
 	if in == nil {
 		res, _ := r.refused(ctx, "", nil)
 		return res

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/luahook/luahook"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // HTTPSpec configures an HTTP hook. Only URL is required; the zero value of
@@ -171,6 +173,7 @@ func (h *HTTP) Call(ctx context.Context, in *luahook.Input) (*luahook.Outcome, e
 		return nil, &luahook.Failure{Kind: luahook.FailError, Message: h.who + ": " + err.Error(), Err: err}
 	}
 	req.Header = h.header.Clone()
+	injectTrace(ctx, req.Header)
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, h.transportFailure(ctx, start, err)
@@ -241,4 +244,14 @@ func (h *HTTP) transportFailure(ctx context.Context, start time.Time, err error)
 
 func (h *HTTP) fail(kind luahook.FailureKind, format string, args ...any) *luahook.Failure {
 	return &luahook.Failure{Kind: kind, Message: h.who + ": " + fmt.Sprintf(format, args...)}
+}
+
+// injectTrace sends the trace context of ctx's span (the hook's, when
+// luahook traces its decisions: runner.SetTracer) as the W3C traceparent
+// and tracestate headers, over any the hook's headers name; nothing when
+// ctx carries no span.
+func injectTrace(ctx context.Context, h http.Header) {
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
+	}
 }

@@ -278,7 +278,7 @@ func fireDecisionLog(flag string) (engine.DecisionLog, error) {
 	if flag == "stdout" || flag == "stderr" {
 		return engine.DecisionLog{}, fmt.Errorf("--decision-log %s: fire's standard output and error carry its answer; give a file", flag)
 	}
-	return engine.DecisionLog{To: flag, Stdout: io.Discard, Stderr: io.Discard}, nil
+	return engine.DecisionLog{To: flag, ToName: "--decision-log", Stdout: io.Discard, Stderr: io.Discard}, nil
 }
 
 // reportFailures prints one line per hook that failed (HookTrace.FailureLine:

@@ -121,6 +121,9 @@ func fireOne(cmd *cobra.Command, g *globalOptions, s *streams, o *fireOptions, a
 	}
 	if eng != nil {
 		defer eng.Close()
+		var stopTrace func()
+		ctx, stopTrace = traceFire(ctx, eng, logger)
+		defer stopTrace()
 	}
 	if in != nil && in.Cwd == "" {
 		in.Cwd, _ = os.Getwd()

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
@@ -271,7 +272,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		return err
 	}
 	logger = logger.With(slog.String("instance", instance))
-	dlog := engine.DecisionLog{To: o.decisionLog, Default: "stdout", Stdout: s.out, Stderr: s.err, Instance: instance}
+	dlog := engine.DecisionLog{To: o.decisionLog, ToName: "--decision-log", Default: "stdout", Stdout: s.out, Stderr: s.err, Instance: instance}
 	if o.approvalsRedis != "" && !o.approvals {
 		return errors.New("--approvals-redis: shares web approvals, which --approvals turns on")
 	}
@@ -288,6 +289,11 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		return err
 	}
 	defer eng.Close()
+	tracing, err := startTracing(ctx, eng, instance, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing(eng, tracing, logger)
 	for _, err := range append(eng.FailClosed(), standing...) {
 		logger.Error("not loaded: events that can block are denied until it is fixed", "err", err)
 	}
@@ -299,8 +305,9 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		defer shadow.Close()
 	}
 	reg := metrics.NewRegistry()
-	reg.Register(metrics.NewGoCollector())
-	reg.Register(metrics.NewProcessCollector())
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.NewCounterFunc("luahook_reloads_total", "Reloads of the hooks folder and the config applied since serve started.",
+		func() float64 { return float64(eng.Stats().Reloads) })
 	if _, ok := eng.StoreMetrics(); ok {
 		reg.Register(server.StoreBreakerCollector(func() server.StoreBreakerStats {
 			m, _ := eng.StoreMetrics()
@@ -338,6 +345,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 	if ui != nil {
 		opts.UI = ui
 	}
+	opts.Propagator = tracing.Propagator()
 	h := server.New(eng.Runner(), opts)
 	defer h.Close()
 

@@ -92,6 +92,14 @@ type Config struct {
 	Tools map[string]Tool
 	// DecisionLog is the [decision_log] section.
 	DecisionLog DecisionLog
+	// Telemetry is the [telemetry] section: traces over OTLP.
+	Telemetry Telemetry
+	// Packs holds the [packs.NAME] tables: each guard pack's settings, by
+	// pack name, checked against what the shipped pack declares (packs.go)
+	// and merged over its defaults by hook.settings. Values are strings,
+	// int64s, float64s, bools, []any and map[string]any. Packs without a
+	// table have no key.
+	Packs map[string]map[string]any
 }
 
 // DecisionLog is the [decision_log] section: one JSON line per fired event
@@ -111,6 +119,18 @@ type DecisionLog struct {
 	// MaxFiles (max_files, default 5, 0 to 1000) is how many rotated files
 	// are kept; 0 keeps none (the file is cut when full).
 	MaxFiles int
+	// MaxAge (max_age, a duration such as "24h", at least 1m; default 0:
+	// by size only) rotates the file when a record comes MaxAge or more
+	// after the file's first record.
+	MaxAge time.Duration
+	// SigningKey (signing_key) is the path, relative to the folder of the
+	// configuration file, of the Ed25519 private key (PEM PKCS #8) that
+	// signs the log's checkpoints; "" writes the hash chain without
+	// checkpoints.
+	SigningKey string
+	// CheckpointEvery (checkpoint_every, default 1000, 1 to 1000000) is
+	// how many records a signed checkpoint covers at most.
+	CheckpointEvery int
 	// Queue (queue, default 1024, 1 to 1000000) is how many records may wait
 	// for the writer; past it records are dropped and counted, never
 	// waited for.

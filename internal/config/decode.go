@@ -35,6 +35,9 @@ func decode(file string, f format, root *node) (*Config, error) {
 	if p := c.DecisionLog.Path; p != "stdout" && p != "stderr" {
 		c.DecisionLog.Path = c.resolve(p)
 	}
+	if k := c.DecisionLog.SigningKey; k != "" {
+		c.DecisionLog.SigningKey = c.resolve(k)
+	}
 	if len(d.errs) == 0 {
 		return c, nil
 	}
@@ -214,7 +217,7 @@ func (d *decoder) strList(n *node, check func(string) string) ([]string, bool) {
 }
 
 func (d *decoder) top(root *node, c *Config) {
-	d.table(root, []string{"hooks_dir", "runner", "lua", "store", "command", "hooks", "tools", "decision_log"}, func(key string, v *node) {
+	d.table(root, []string{"hooks_dir", "runner", "lua", "store", "command", "hooks", "tools", "decision_log", "telemetry", "packs"}, func(key string, v *node) {
 		switch key {
 		case "hooks_dir":
 			if s, ok := d.str(v); ok {
@@ -243,6 +246,10 @@ func (d *decoder) top(root *node, c *Config) {
 			d.tools(v, c)
 		case "decision_log":
 			d.decisionLog(v, &c.DecisionLog)
+		case "telemetry":
+			d.telemetry(v, &c.Telemetry)
+		case "packs":
+			d.packs(v, c) // packs.go
 		}
 	})
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/luahook/luahook/internal/pipeline"
 	"github.com/luahook/luahook/internal/relay"
 	"github.com/luahook/luahook/runner"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // DefaultMaxBody is the default cap on a request body: the payload cap,
@@ -59,9 +60,9 @@ type Options struct {
 	// refused request. Nil discards.
 	Logger *slog.Logger
 	// Registry receives the handler's metrics and is what /metrics serves, so
-	// a caller may add its own collectors (metrics.NewGoCollector,
-	// metrics.NewProcessCollector). One Registry
-	// serves one Handler. Nil means a fresh registry.
+	// a caller may add its own collectors (client_golang's
+	// collectors.NewGoCollector, collectors.NewProcessCollector). One
+	// Registry serves one Handler. Nil means a fresh registry.
 	Registry *metrics.Registry
 	// Health returns the current load errors (engine.Engine.Errors). They
 	// show on /healthz and in the luahook_load_errors gauge. Nil means none.
@@ -119,6 +120,11 @@ type Options struct {
 	// token and same-origin checks, so the Auth's refusal of browsers'
 	// requests does not apply there. Nil: no page.
 	UI http.Handler
+	// Propagator, when set, reads the trace context of each request
+	// (traceparent, tracestate) into its context, so that the decision's
+	// span continues the caller's trace (telemetry.Provider.Propagator).
+	// Nil: requests' trace headers are not read.
+	Propagator propagation.TextMapPropagator
 }
 
 // Handler serves the hook protocol on POST / and POST /hook, each coding
@@ -155,6 +161,8 @@ type Handler struct {
 	results   resultPool
 
 	draining atomic.Bool
+
+	prop propagation.TextMapPropagator // nil without Options.Propagator
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -170,7 +178,8 @@ type FailClosed = pipeline.Gate
 
 // New returns a Handler that fires payloads at f.
 func New(f Firer, opts Options) *Handler {
-	h := &Handler{firer: f, failClose: opts.FailClosed, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux(), ui: opts.UI}
+	h := &Handler{firer: f, failClose: opts.FailClosed, maxBody: opts.MaxBody, logger: opts.Logger, health: opts.Health, mux: http.NewServeMux(), ui: opts.UI,
+		prop: opts.Propagator}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBody
 	}
@@ -188,12 +197,12 @@ func New(f Firer, opts Options) *Handler {
 	h.adm, h.reread = newAdmission(lim), lim.ReadTimeout
 	h.m = newMetrics(reg, func() int { return len(h.health()) }, h.adm.inUse)
 	h.shadow = newShadowSet(opts.Shadow, h.logger)
-	reg.Register(newShadowCollector(f, h.shadow))
+	reg.MustRegister(newShadowCollector(f, h.shadow))
 	if opts.DecisionLog != nil {
 		registerDecisionLog(reg, opts.DecisionLog)
 	}
 	if opts.Store != nil {
-		reg.Register(storeCollector(opts.Store))
+		reg.MustRegister(storeCollector(opts.Store))
 	}
 	if opts.Instance != "" {
 		registerInstance(reg, opts.Instance)
@@ -230,6 +239,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	r = h.traced(r)
 	h.mux.ServeHTTP(w, r)
 }
 
