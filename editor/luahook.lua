@@ -173,6 +173,15 @@ function hook.redact(list, reason) end
 ---@return luahook.Outcome
 function hook.replace_output(value, reason) end
 
+--- A guard pack's settings: defaults (a literal table) with the config's
+--- [packs.NAME] table merged over it (a table of named entries entry by
+--- entry, anything else whole). The config is checked against the shipped
+--- pack's defaults when it loads.
+---@param name string
+---@param defaults table
+---@return table
+function hook.settings(name, defaults) end
+
 --- Adds context for the model.
 ---@param text string
 ---@param as? luahook.ContextAs
@@ -368,6 +377,50 @@ function session.calls(n) end
 --- input, keys sorted): compare it with the digest of session.calls().
 ---@return string
 function session.digest() end
+
+--- Read-only facts about the project folder, the payload's cwd, without io:
+--- paths are relative to it or absolute below it. '..' out of it, an
+--- absolute path elsewhere and a symbolic link whose target is outside it
+--- or absolute are refused, saying which rule refused them. Bounded per hook
+--- call: 4 MiB read by fs.read, 20,000 entries (one per exists, stat and
+--- read, and each entry a glob visits). Only inside a hook call whose
+--- payload has a cwd; each call stops at the hook's deadline.
+---@class luahook.fs
+fs = {}
+
+---@class luahook.Stat
+---@field type "file"|"dir"|"link"|"other" a link is itself, not followed; "other": a named pipe, a socket, a device
+---@field size integer bytes
+---@field mtime integer seconds since the epoch, as os.time counts
+
+--- Whether path names a file, a folder or anything else (links followed,
+--- inside the project folder); raises for a path that is refused.
+---@param path string
+---@return boolean
+function fs.exists(path) end
+--- What path is, or nil and the reason (no such file, refused).
+---@param path string
+---@return luahook.Stat|nil
+---@return string|nil err
+function fs.stat(path) end
+--- A regular file's contents, at most max bytes (default 64 KiB, at most
+--- 1 MiB); nil and the reason for a larger file, one that is not a regular
+--- file (never opened: a named pipe cannot block), a missing or refused one.
+---@param path string
+---@param max? integer
+---@return string|nil
+---@return string|nil err
+function fs.read(path, max) end
+--- The paths that pattern matches below the project folder, relative to it
+--- with "/", sorted: at most max (default 256, at most 4096), truncated
+--- true when more matched. * ? [class] and \ match within one element, **
+--- any number of elements; links are matched, never walked through. A walk
+--- visits at most 10,000 entries, and raises past that.
+---@param pattern string
+---@param max? integer
+---@return string[] paths
+---@return boolean truncated
+function fs.glob(pattern, max) end
 
 -- In *_test.lua files (luahook test):
 

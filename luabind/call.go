@@ -150,6 +150,7 @@ func (st *state) call(ctx context.Context, i int, name string, in *luahook.Input
 // ctx. A conversion that fails runs no Lua code and leaves the state sound.
 func (st *state) prepare(ctx context.Context, i int, name string, in *luahook.Input) error {
 	st.in, st.name, st.fn = in, name, i
+	st.mods.BeginCall()
 	st.Stock.Filling = true
 	input, err := st.inputTable(ctx, in)
 	st.Stock.Filling = false

@@ -41,7 +41,7 @@
 //	hook.continue(reason)                              (Stop: keep going, reason the next instruction)
 //	hook.events                                        (list and set of event names)
 //	rt.deadline_ms, rt.remaining_ms(), rt.cancelled(), rt.session_id, rt.cwd, rt.name, rt.event
-//	json, log, re, store, env modules; require(name) from Options.LibDir; print goes to the log
+//	json, log, re, store, env, memo, session, fs modules; require(name) from Options.LibDir; print goes to the log
 //
 // hook.allow() approves explicitly, and several agents then skip their own
 // permission prompt: return nil for no objection. ask is for PreToolUse and
@@ -78,12 +78,20 @@
 // cannot be replaced, and fields written into the string library are not
 // string metamethods.
 //
+// The fs module gives every file read-only facts about the project folder,
+// the payload's cwd, without io (fs.exists, fs.stat, fs.read, fs.glob):
+// paths resolve inside that folder through an os.Root, so that '..', an
+// absolute path elsewhere and a symbolic link out of it (or absolute) are
+// refused; fs.read reads regular files only, opened without blocking, at
+// most 1 MiB each and 4 MiB per call; each operation runs off the Lua
+// goroutine, waited for under the call's context (modules.OpenFS).
+//
 // Once a file has loaded, its globals are read-only: assigning a global inside
 // a hook call is an error (rawset on _G too), so that calls cannot leave state
 // behind in a pooled state; the store module is the way to keep state.
 // A lib module first required inside a hook call cannot define globals
 // either. The module tables (string, table, math, os, json, hook and
-// hook.events, log, re, store, env) are read-only from the file's top level
+// hook.events, log, re, store, env, fs) are read-only from the file's top level
 // on, so that no call can change what a later call sees (a guard's re.match,
 // say): writing a field is an error naming the module, and rawset and
 // table.insert/remove/sort refuse them; pairs, ipairs, next, #, unpack and
@@ -118,7 +126,7 @@
 //
 // This package is the file runtime: compiling, states and their pools, the
 // hook module and rt, the call path, the sandbox, require and Session. The
-// other modules (json, log, re, store, env, the capped string library,
+// other modules (json, log, re, store, env, fs, the capped string library,
 // table.concat and table.sort, os.date, the read-only module tables) are in
 // internal/modules, the JSON<->Lua codec in internal/codec, and the port of
 // Lua 5.1's pattern matcher in internal/lpattern.

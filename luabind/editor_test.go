@@ -27,7 +27,7 @@ func TestEditorAnnotationsDescribeEveryFunction(t *testing.T) {
 	}
 	defer s.Close()
 	out, err := s.Eval(context.Background(), "list", `local names = {}
-for _, m in ipairs({"hook", "json", "log", "re", "store", "env", "memo", "session"}) do
+for _, m in ipairs({"hook", "json", "log", "re", "store", "env", "memo", "session", "fs"}) do
   for k, v in pairs(_G[m]) do
     if type(v) == "function" then names[#names + 1] = m .. "." .. k end
   end

@@ -83,3 +83,13 @@ func (st *state) CallTool() (string, []byte, bool) {
 	}
 	return st.in.ToolName, st.in.ToolInput, true
 }
+
+// CallCwd returns the cwd of the call in progress and true, or false
+// between calls and while the file loads: the fs module reads the project
+// folder it names.
+func (st *state) CallCwd() (string, bool) {
+	if st.in == nil {
+		return "", false
+	}
+	return st.in.Cwd, true
+}

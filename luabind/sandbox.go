@@ -178,6 +178,7 @@ func (st *state) openModules() {
 	st.mods.OpenEnv()
 	st.mods.OpenMemo()
 	st.mods.OpenSession()
+	st.mods.OpenFS()
 	st.rt = st.newRT()
 	st.mods.Protect(st.rt, nil)
 }

@@ -1,6 +1,6 @@
 // Package modules holds the Lua-facing libraries of luahook's sandbox, as
 // one Lua state of luabind opens them: json, log (and print), re, store and
-// env, session (the session ledger), the size-capped and interruptible string library (string.rep,
+// env, session (the session ledger), fs (read-only facts about the project folder), the size-capped and interruptible string library (string.rep,
 // string.format, the pattern functions and their replacement templates),
 // table.concat and table.sort, os.date with a capped format, and the
 // read-only proxies that every module table becomes. It also holds Store,
@@ -41,6 +41,10 @@ type Host interface {
 	// CallTool returns the tool name and raw tool input of the call in
 	// progress and true, or false between calls and while the file loads.
 	CallTool() (name string, input []byte, inCall bool)
+	// CallCwd returns the cwd of the call in progress (its payload's,
+	// possibly empty) and true, or false between calls and while the file
+	// loads: the fs module reads the project folder it names.
+	CallCwd() (cwd string, inCall bool)
 }
 
 // Config is what the modules of every state of one file share. It is fixed
@@ -85,6 +89,8 @@ type Modules struct {
 	// recent are the patterns the state's re calls looked up last, by the
 	// address of their text (reMemo)
 	recent *[reMemoSize]reMemo // made at the first re call
+	// fs is what the fs module spent in the call in progress (BeginCall).
+	fs fsSpent
 }
 
 // Init prepares the modules of L: c is the state's codec (the json module

@@ -23,7 +23,7 @@ func (r readOnly) describe() string {
 
 // moduleNames are the sandbox's module tables, read-only to Lua code (io
 // only where it is granted).
-var moduleNames = []string{"string", "table", "math", "os", "io", "json", "hook", "log", "re", "store", "env", "memo", "session"}
+var moduleNames = []string{"string", "table", "math", "os", "io", "json", "hook", "log", "re", "store", "env", "memo", "session", "fs"}
 
 // Seal makes every module table read-only, from the file's own top
 // level on: a hook call that replaced re.match or string.find would change
