@@ -28,7 +28,7 @@ func TestWarningsAreListedLoggedAndNeverStopALoad(t *testing.T) {
 	want := []string{
 		filepath.Join(dir, "10-a.lua") + ":2: warning: read of undefined global 'hooks' (did you mean 'hook'?) [undefined-global]",
 		filepath.Join(dir, "20-b.lua") + `:2: warning: stage "mutate" is ignored on Stop: only PreToolUse and PostToolUse hooks run in stages (remove the stage option) [stage-ignored]`,
-		filepath.Join(dir, "lib", "util.lua") + ":1: warning: assignment to global 'leak' inside a function: globals are read-only once the file has loaded, so this fails when the hook runs (declare it local, at the top level for a value shared by calls, or use the store module) [global-assign]",
+		filepath.Join(dir, "lib", "util.lua") + ":1: warning: assignment to global 'leak' inside a function: globals are read-only once the file has loaded, so this fails when the hook runs (for a value of the call, declare it local inside the function; for a value shared by calls, use the store module (store.get, store.set, store.incr: shared by every state, bounded) or the session ledger (session.count, session.mark: per session): a local of the file's top level is not shared, each pooled Lua state has its own) [global-assign]",
 	}
 	got := e.Warnings()
 	if len(got) != len(want) {

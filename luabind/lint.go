@@ -10,10 +10,11 @@ import (
 
 // Warning is a finding of the linter on a loaded file or a lib module it
 // required while loading: an assignment to a global inside a function
-// (global-assign), a read of a global nothing defines (undefined-global), a
-// read of a field a sandbox module does not have (unknown-field), a stage
-// on an event without stages (stage-ignored), an ignore comment naming an
-// unknown rule (bad-ignore). A warning never stops a load; a comment
+// (global-assign), an assignment to a local of the file's top level in
+// code a hook runs (upvalue-assign: a value of one pooled state), a read of
+// a global nothing defines (undefined-global), a read of a field a sandbox
+// module does not have (unknown-field), a stage on an event without stages
+// (stage-ignored), an ignore comment naming an unknown rule (bad-ignore). A warning never stops a load; a comment
 // `-- luahook: ignore RULE` silences RULE on its line, or, alone on its
 // line, on the next one.
 type Warning = lint.Warning

@@ -162,6 +162,98 @@ end
 	)
 }
 
+// TestLintGlobalAssignAdvice: the global-assign warning sends a value
+// shared by calls to the store or the session ledger, never to a local of
+// the top level, which each pooled state has its own of.
+func TestLintGlobalAssignAdvice(t *testing.T) {
+	ws := load(t, "hook.register('Stop', nil, function() total = 1 end)\n", Options{}).Warnings()
+	if len(ws) != 1 || ws[0].Rule != "global-assign" {
+		t.Fatalf("warnings %v, want one global-assign", ws)
+	}
+	msg := ws[0].Message
+	for _, want := range []string{"store.incr", "session.count", "a local of the file's top level is not shared, each pooled Lua state has its own"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("advice %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "at the top level for a value shared by calls") {
+		t.Errorf("advice %q still sends a shared value to a top-level local", msg)
+	}
+}
+
+// TestLintUpvalueAssign: a hook given to hook.register that assigns a local
+// of the file's top level warns (upvalue-assign), and so does a function of
+// the file it calls by name (a local function, a global one, in turn), a
+// closure it defines, a function it is given by a local's name; the local
+// may be declared in a top-level block. The message names the store and the
+// session ledger.
+func TestLintUpvalueAssign(t *testing.T) {
+	src := `local count = 0
+local last, seen
+do local inblock = 0
+  local function deeper() inblock = inblock + 1 end
+  local function helper() deeper() end
+  function gbump() seen = true end
+  hook.register("PreToolUse", "bash", function(input)
+    count = count + 1
+    helper()
+    gbump()
+    table.sort({}, function() last = input end)
+  end)
+end
+local other = 0
+local function named() other = 1 end
+hook.register("Stop", nil, named)
+`
+	wantWarnings(t, warnings(t, src, Options{}),
+		"4: [upvalue-assign] assignment to 'inblock', a local of the file's top level, in code a hook runs: each pooled Lua state has its own 'inblock'",
+		"6: [upvalue-assign] 'seen'",
+		"8: [upvalue-assign] 'count'",
+		"11: [upvalue-assign] 'last'",
+		"15: [upvalue-assign] 'other'",
+	)
+	ws := load(t, src, Options{}).Warnings()
+	for _, want := range []string{"store.incr", "session.count"} {
+		if !strings.Contains(ws[0].Message, want) {
+			t.Errorf("message %q does not name %s", ws[0].Message, want)
+		}
+	}
+}
+
+// TestLintUpvalueAssignLeavesStateAlone: what is not a value kept across
+// hook calls in one state does not warn: a hook's own locals (and its
+// closures' upvalues of them), a field of a top-level table (a per-state
+// cache), an assignment at the top level, a function run at load (a setup,
+// a forward declaration wired by a setter), a function the file never
+// gives to hook.register (a lib module's lazy cache), a register of a
+// local named hook; an ignore comment silences one.
+func TestLintUpvalueAssignLeavesStateAlone(t *testing.T) {
+	src := `local cache, limit, plain = {}, 0, nil
+local parse -- forward
+local function bind(f) parse = f end
+bind(function() end)
+local function setup() limit = 10 end
+setup()
+limit = limit + 1
+local M = {}
+function M.get() if not plain then plain = {} end return plain end
+hook.register("PreToolUse", "bash", function(input)
+  local n = 0
+  local function inc() n = n + 1 end
+  inc()
+  cache[input.toolInput.command] = n
+  cache.hits = (cache.hits or 0) + 1
+  limit = 5 -- luahook: ignore upvalue-assign
+end)
+do
+  local hook = { register = function() end }
+  local x = 0
+  hook.register("PreToolUse", "bash", function() x = 1 end)
+end
+`
+	wantWarnings(t, warnings(t, src, Options{}))
+}
+
 // TestLintIgnoreComments: an ignore comment silences the rules it names on
 // the line it ends, or alone on its line on the next one, every rule when
 // it names none; an unknown rule in it is a warning.

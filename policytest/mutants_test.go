@@ -283,13 +283,14 @@ end, { name = "g" })
 	dir := folder(t, map[string]string{"guard.lua": hook, "guard_test.lua": denyRm})
 	cov := luabind.NewCoverage()
 	m := NewMutants()
-	if sum, out := run(t, Options{Paths: []string{dir}, Mutants: m, Coverage: cov}); sum.Failed != 0 {
+	sum, out := run(t, Options{Paths: []string{dir}, Mutants: m, Coverage: cov})
+	if sum.Failed != 0 {
 		t.Fatal(out)
 	}
 	if f := only(t, m.Report()); f.Blocked == 0 {
 		t.Fatalf("no mutant reached the sudo line: %+v", f)
 	}
-	rep := NewCoverageReport(cov)
+	rep := sum.Coverage
 	if len(rep.Files) != 1 || !slices.Contains(rep.Files[0].UncoveredLines, 5) {
 		t.Errorf("line 5 (reached by mutants only) counted as covered: %+v", rep.Files)
 	}

@@ -67,7 +67,8 @@ type Options struct {
 	Timeout time.Duration
 	// Coverage, when set, counts the lines of the hook files and lib
 	// modules the tests run (the test files themselves are not measured);
-	// NewCoverageReport reads it after Run. Nil measures nothing.
+	// Summary.Coverage is its report, the files under test apart from the
+	// other lib modules (CoverageReport). Nil measures nothing.
 	Coverage *luabind.Coverage
 	// Agent, when set, names a coding agent (claude, codex, copilot,
 	// cursor, gemini): fire then writes each payload as that agent would
@@ -102,6 +103,9 @@ type Summary struct {
 	// Unsent counts the failed cases (of Failed) that fired a payload the
 	// agent of Options.Agent cannot send.
 	Unsent int
+	// Coverage is the line coverage of the run, with Options.Coverage; nil
+	// without.
+	Coverage *CoverageReport
 }
 
 // String returns the summary line, exactly "N passed, M failed", followed
@@ -172,11 +176,19 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		}
 	}
 	var sum Summary
+	var rc *runCoverage
+	if opts.Coverage != nil {
+		rc = &runCoverage{}
+	}
 	for _, file := range files {
 		if ctx.Err() != nil {
 			return sum, ctx.Err()
 		}
-		runFile(ctx, opts, match, file, chunks, &sum)
+		runFile(ctx, opts, match, file, chunks, rc, &sum)
+	}
+	if rc != nil {
+		rep := newCoverageReport(opts.Coverage, rc.lib)
+		sum.Coverage = &rep
 	}
 	fmt.Fprintln(opts.Out, sum)
 	return sum, nil
@@ -212,8 +224,11 @@ type testCase struct {
 	fn   *lua.LFunction
 }
 
-func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path string, chunks *luabind.DiskCache, sum *Summary) {
+func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path string, chunks *luabind.DiskCache, rc *runCoverage, sum *Summary) {
 	tf := &testFile{opts: opts, chunks: chunks, path: path, dir: filepath.Dir(path)}
+	if rc != nil {
+		rc.addLibDir(filepath.Join(tf.dir, "lib"))
+	}
 	fail := func(what string, err error) {
 		sum.Failed++
 		fmt.Fprintf(opts.Out, "FAIL %s %s\n%s", path, what, indent(err.Error()))
@@ -246,6 +261,9 @@ func runFile(ctx context.Context, opts Options, match *regexp.Regexp, path strin
 	tf.sess = sess
 	lctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	err = sess.Do(lctx, tf.bind)
+	if err == nil && rc != nil {
+		err = sess.Do(lctx, func(L *lua.LState) error { tf.wrapRequire(L, rc); return nil })
+	}
 	if err == nil {
 		err = bind(lctx, sess, tf.runner, tf.defaults, tf.observe, agent.Name(opts.Agent), tf.noteUnsent)
 	}
@@ -413,11 +431,26 @@ func (tf *testFile) observe(in *luahook.Input, res *engine.Result) {
 }
 
 // defaults fills what a test's payload leaves out: the folder of the test
-// file as cwd.
+// file as cwd. A relative cwd is made absolute against that folder, as an
+// agent would send it (agents send absolute ones), so that what a hook
+// reads there (rt.cwd, the fs module, host.git) does not depend on the
+// folder luahook test runs in; a Windows path is left as written.
 func (tf *testFile) defaults(in *luahook.Input) {
-	if in.Cwd == "" {
-		in.Cwd, _ = filepath.Abs(tf.dir)
+	dir, _ := filepath.Abs(tf.dir)
+	switch {
+	case in.Cwd == "":
+		in.Cwd = dir
+	case relativeCwd(in.Cwd):
+		in.Cwd = filepath.Join(dir, in.Cwd)
 	}
+}
+
+// relativeCwd reports whether cwd is relative both here and on Windows
+// (not "C:...", "\\server\share" or "\\dir").
+func relativeCwd(cwd string) bool {
+	windows := strings.HasPrefix(cwd, `\`) || len(cwd) >= 2 && cwd[1] == ':' &&
+		('a' <= cwd[0] && cwd[0] <= 'z' || 'A' <= cwd[0] && cwd[0] <= 'Z')
+	return !filepath.IsAbs(cwd) && !windows
 }
 
 // bind installs test(name, fn), which declares a case.

@@ -23,7 +23,10 @@ here: a check run from the wrong folder must not pass).
 
 It then prints the linter's warnings on the files that loaded, as
 "file:line: warning: message [rule]": an assignment to a global inside a
-function (global-assign), a read of a global nothing defines
+function (global-assign), an assignment to a local of the file's top level
+in code a hook runs (upvalue-assign: each pooled Lua state has its own, so
+calls do not share it; use store or the session ledger), a read of a global
+nothing defines
 (undefined-global), a read of a field a sandbox module does not have
 (unknown-field), a stage on an event that has none (stage-ignored),
 an ignore comment naming an unknown rule (bad-ignore). It warns too when

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/luahook/luahook/engine"
+	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/luabind"
 	"github.com/luahook/luahook/policytest"
 )
@@ -61,13 +63,19 @@ failure, including a test file or a hook file that does not load.
 
 --coverage measures which lines of the hook files and lib modules the tests
 ran (the test files themselves are not measured) and prints, after the
-results, a table: per file the covered and executable lines, the percentage
-and the uncovered lines ("12-14, 20"), then the total. A line is executable
-when a statement starts on it (an if, each elseif, a loop header, a return,
-a local function header, ...; not a line of only do, else, end or a
-comment). --coverage-min N (a percentage, 0-100) exits 1 when the total is
-under N. --json prints the report as one JSON document on stdout instead,
-the test results going to stderr.
+results, a table of the files under test: per file the covered and
+executable lines, the percentage and the uncovered lines ("12-14, 20"), then
+their total; then a table of the lib modules, the same way, with their own
+total ("lib total"). The files under test are the hook files of the tested
+folders and the lib modules a test file requires itself (a lib's own tests:
+local shell = require("shell")); every other module of a lib folder (what
+those require in turn) is a lib module. A line is executable when a
+statement starts on it (an if, each elseif, a loop header, a return, a local
+function header, ...; not a line of only do, else, end or a comment).
+--coverage-min N (a percentage, 0-100) exits 1 when the total of the files
+under test is under N, naming those under N themselves; the lib modules do
+not count. --json prints the report as one JSON document on stdout instead
+(files and total, lib and libTotal), the test results going to stderr.
 
 --mutants measures bypass coverage: after each passing case, every
 PreToolUse call it fired that was denied or asked about is fired again in
@@ -148,7 +156,7 @@ either --coverage or --mutants, not both).`,
 			if err != nil {
 				return err
 			}
-			var cov *luabind.Coverage
+			var cov *luabind.Coverage // its report: sum.Coverage
 			out := s.out
 			if o.coverage {
 				cov = luabind.NewCoverage()
@@ -177,13 +185,12 @@ either --coverage or --mutants, not both).`,
 				return err
 			}
 			var under error
-			if cov != nil {
-				rep := policytest.NewCoverageReport(cov)
-				if err := writeCoverage(s, rep, o.json); err != nil {
+			if rep := sum.Coverage; rep != nil {
+				if err := writeCoverage(s, *rep, o.json); err != nil {
 					return err
 				}
 				if minSet && rep.Below(o.coverageMin) {
-					under = fmt.Errorf("coverage %.1f%% is under --coverage-min %v%%", rep.Total.Percent, o.coverageMin)
+					under = coverageUnder(*rep, o.coverageMin)
 				}
 			}
 			if muts != nil {
@@ -204,7 +211,7 @@ either --coverage or --mutants, not both).`,
 	}
 	cmd.Flags().StringVar(&o.run, "run", "", "run only the cases whose names match this regular expression")
 	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "measure and print the line coverage of the hook files and lib modules")
-	cmd.Flags().Float64Var(&o.coverageMin, "coverage-min", 0, "with --coverage: exit 1 when the total coverage is under this percentage")
+	cmd.Flags().Float64Var(&o.coverageMin, "coverage-min", 0, "with --coverage: exit 1 when the total coverage of the files under test (not the lib modules) is under this percentage")
 	cmd.Flags().BoolVar(&o.json, "json", false, "with --coverage or --mutants: print its report as JSON (the test results go to stderr)")
 	cmd.Flags().BoolVar(&o.mutants, "mutants", false, "fire every blocked call again in other spellings of the same call and print the share still blocked")
 	cmd.Flags().Float64Var(&o.mutantsMin, "mutants-min", 0, "with --mutants: exit 1 when the share of mutants still blocked is under this percentage")
@@ -222,6 +229,22 @@ func writeCoverage(s *streams, rep policytest.CoverageReport, asJSON bool) error
 	}
 	fmt.Fprintln(s.out)
 	return rep.WriteText(s.out)
+}
+
+// coverageUnder words a total under --coverage-min: the total of the
+// files under test, and the first of those under the minimum themselves.
+func coverageUnder(rep policytest.CoverageReport, min float64) error {
+	const shown = 5
+	var names []string
+	files := rep.Under(min)
+	for i, f := range files {
+		if i == shown {
+			names = append(names, fmt.Sprintf("and %d more", len(files)-shown))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s %s", termtext.Line(f.Path), strconv.FormatFloat(f.Percent, 'f', 1, 64)+"%"))
+	}
+	return fmt.Errorf("coverage of the files under test %.1f%% is under --coverage-min %v%% (under it: %s)", rep.Total.Percent, min, strings.Join(names, ", "))
 }
 
 // writeMutants prints the mutant report after the test results: its text,

@@ -11,6 +11,7 @@ func (f *Facts) Encode(w *binenc.Writer) {
 	w.String(f.path)
 	encodeRefs(w, f.reads)
 	encodeRefs(w, f.assigns)
+	encodeRefs(w, f.upvalues)
 	names := make([]string, 0, len(f.defined))
 	for n, ok := range f.defined {
 		if ok {
@@ -65,6 +66,7 @@ func Decode(r *binenc.Reader) (*Facts, error) {
 	f := &Facts{path: r.String()}
 	f.reads = decodeRefs(r)
 	f.assigns = decodeRefs(r)
+	f.upvalues = decodeRefs(r)
 	n := r.Count(1)
 	f.defined = make(map[string]bool, n)
 	for range n {

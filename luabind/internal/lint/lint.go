@@ -1,7 +1,8 @@
 // Package lint finds, in a Lua hook file, what would fail or do nothing
 // once the file runs: an assignment to a global inside a function (the
 // globals are read-only once the file has loaded, so it fails at call time),
-// a read of a global the sandbox does not define and the file never assigns
+// an assignment to a local of the file's top level inside a function (each
+// pooled state has its own, so calls do not share the value), a read of a global the sandbox does not define and the file never assigns
 // (a typo such as `hooks` for `hook`), a read of a field a sandbox module
 // does not have (`re.mach`, `json.encde`), and a stage given to a hook of an
 // event that has no stages.
@@ -31,6 +32,19 @@ import (
 const (
 	// RuleGlobalAssign is an assignment to a global inside a function body.
 	RuleGlobalAssign = "global-assign"
+	// RuleUpvalueAssign is an assignment to a local declared outside every
+	// function (the chunk's own locals, those of its top-level blocks)
+	// inside a function that runs as a hook: one the file gives to
+	// hook.register, a function of the file it calls by name (a local
+	// function, a global one; transitively), or one nested in those. The
+	// value belongs to one pooled state, and the calls that run in the
+	// others do not see it. Writing a field of such a local (`cache[k] =
+	// v`) is not one: the lint cannot tell a cache, which is fine per
+	// state, from a counter kept in a table. A function run otherwise (at
+	// load, or by another file through a module) is not looked at: a lib
+	// module's lazily built cache or a forward declaration it wires is
+	// fine.
+	RuleUpvalueAssign = "upvalue-assign"
 	// RuleUndefinedGlobal is a read of a global that nothing defines.
 	RuleUndefinedGlobal = "undefined-global"
 	// RuleUnknownField is a read of a field a sandbox module does not have.
@@ -43,7 +57,7 @@ const (
 )
 
 // Rules lists every rule, in the order the documentation gives them.
-var Rules = []string{RuleGlobalAssign, RuleUndefinedGlobal, RuleUnknownField, RuleStageIgnored, RuleBadIgnore}
+var Rules = []string{RuleGlobalAssign, RuleUpvalueAssign, RuleUndefinedGlobal, RuleUnknownField, RuleStageIgnored, RuleBadIgnore}
 
 // Warning is one finding: the file and line it is about, the rule, and what
 // to do.
@@ -73,6 +87,9 @@ type Facts struct {
 	path    string
 	reads   []globalRef
 	assigns []globalRef
+	// upvalues are the assignments to a local of the top level inside a
+	// function that runs as a hook.
+	upvalues []globalRef
 	// defined holds every global the chunk assigns, anywhere.
 	defined map[string]bool
 	ignores ignores
@@ -103,8 +120,12 @@ func Scan(path string, stmts []ast.Stmt, src []byte) *Facts {
 	w.push(false)
 	w.block(stmts)
 	w.pop()
+	f.upvalues = w.upvalues()
 	return f
 }
+
+// sharedAdvice names the places a value shared by calls lives.
+const sharedAdvice = "use the store module (store.get, store.set, store.incr: shared by every state, bounded) or the session ledger (session.count, session.mark: per session)"
 
 // Registration is what Check needs of one hook.register call.
 type Registration struct {
@@ -125,8 +146,11 @@ func (f *Facts) Check(env Env, regs []Registration) []Warning {
 	}
 	for _, a := range f.assigns {
 		if a.inFunc {
-			add(a.line, RuleGlobalAssign, "assignment to global '%s' inside a function: globals are read-only once the file has loaded, so this fails when the hook runs (declare it local, at the top level for a value shared by calls, or use the store module)", a.name)
+			add(a.line, RuleGlobalAssign, "assignment to global '%s' inside a function: globals are read-only once the file has loaded, so this fails when the hook runs (for a value of the call, declare it local inside the function; for a value shared by calls, %s: a local of the file's top level is not shared, each pooled Lua state has its own)", a.name, sharedAdvice)
 		}
+	}
+	for _, u := range f.upvalues {
+		add(u.line, RuleUpvalueAssign, "assignment to '%s', a local of the file's top level, in code a hook runs: each pooled Lua state has its own '%s', so the calls that run in other states do not see this value (a count counts per state, not per session); for a value shared by calls, %s; a cache each state may rebuild is fine (-- luahook: ignore upvalue-assign)", u.name, u.name, sharedAdvice)
 	}
 	for _, r := range f.reads {
 		f.checkRead(env, r, add)
