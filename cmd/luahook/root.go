@@ -41,6 +41,9 @@ type globalOptions struct {
 	// cacheDir is --cache-dir: the compiled-chunk cache's folder, "off",
 	// or "" for the default.
 	cacheDir string
+	// named reports whether a global flag was given on the command line
+	// (else its value, if any, came from its environment variable).
+	named func(flag string) bool
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -71,6 +74,7 @@ Start with: luahook demo`,
 		return fmt.Errorf("%w (see: %s --help)", err, c.CommandPath())
 	})
 	f := root.PersistentFlags()
+	g.named = func(name string) bool { fl := f.Lookup(name); return fl != nil && fl.Changed }
 	f.StringVar(&g.dir, "dir", envOr("LUAHOOK_DIR", ""), "hooks folder (default: the config's hooks_dir, else ./hooks.d once trusted, else $XDG_CONFIG_HOME/luahook/hooks.d; env LUAHOOK_DIR)")
 	f.StringVar(&g.config, "config", envOr("LUAHOOK_CONFIG", ""), "config file (default: ./luahook.toml once trusted, else $XDG_CONFIG_HOME/luahook/luahook.toml; env LUAHOOK_CONFIG)")
 	f.BoolVar(&g.noHooks, "no-hooks", false, "run only hooks marked policy = true")
@@ -87,6 +91,7 @@ Start with: luahook demo`,
 		newTestCmd(g, s),
 		newReplCmd(g, s),
 		newReplayCmd(g, s),
+		newVerifyCmd(s),
 		newTrustCmd(s),
 		newUntrustCmd(s),
 		newInstallCmd(s),
@@ -177,11 +182,20 @@ func (g *globalOptions) checkDir() error {
 	st, err := os.Stat(g.dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("hooks folder --dir %s: %w", g.dir, err)
+		return fmt.Errorf("hooks folder %s %s: %w", g.dirName(), g.dir, err)
 	case !st.IsDir():
-		return fmt.Errorf("hooks folder --dir %s: not a folder", g.dir)
+		return fmt.Errorf("hooks folder %s %s: not a folder", g.dirName(), g.dir)
 	}
 	return nil
+}
+
+// dirName names where the hooks folder g.dir came from, for an error
+// about it: --dir when given, else $LUAHOOK_DIR.
+func (g *globalOptions) dirName() string {
+	if g.named == nil || g.named("dir") {
+		return "--dir"
+	}
+	return "$LUAHOOK_DIR"
 }
 
 // openOptions say how a subcommand opens its engine. Every subcommand

@@ -1,20 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/luahook/luahook/engine"
 	"github.com/luahook/luahook/internal/termtext"
 	"github.com/luahook/luahook/internal/trust"
 )
 
 func newTrustCmd(s *streams) *cobra.Command {
-	var list bool
+	var list, watch bool
 	cmd := &cobra.Command{
 		Use:   "trust [DIR]",
 		Short: "Trust a project folder's hooks and config with their current content",
@@ -35,10 +38,25 @@ your own $XDG_CONFIG_HOME/luahook need no trust. Records live in
 $XDG_CONFIG_HOME/luahook/trust, one private file (mode 0600) per folder.
 
 --list prints every trusted folder and whether its content is still the
-content trusted.`,
+content trusted.
+
+--watch, while you edit the policies of a folder you trusted already, keeps
+it trusted as you save: it watches the config and the hooks folder (lib
+included) and, once a save settles (200 ms), trusts each file added or
+changed with the content then on disk and drops each file removed, printing
+a line for each with the time and the start of its new SHA-256. Every save
+made while it runs is trusted, whoever makes it: run it while you edit, and
+end it with Ctrl-C when you are done. Nothing else is trusted: a file that
+was changed before it started stays untrusted (it says which) until it is
+saved again or you run luahook trust. It runs in the foreground, in a
+terminal: it refuses to start when its standard input or output is not a
+terminal, or under an agent (an environment that marks an agent's shell:
+$CLAUDECODE, $GEMINI_CLI, $CODEX_SANDBOX, ...), and luahook's
+self-protection denies an agent's command that runs it.`,
 		Example: `  luahook trust
   luahook trust ~/src/project
-  luahook trust --list`,
+  luahook trust --list
+  luahook trust --watch`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, err := trustStore()
@@ -49,11 +67,24 @@ content trusted.`,
 				if len(args) > 0 {
 					return fmt.Errorf("--list takes no folder")
 				}
+				if watch {
+					return fmt.Errorf("--list and --watch go apart: list the trusted folders, or watch one")
+				}
 				return listTrusted(s, store)
+			}
+			if watch {
+				// Refused before anything is read: not even the folder's
+				// name is looked up for an agent.
+				if err := watchAllowed(s); err != nil {
+					return err
+				}
 			}
 			folder, err := folderArg(args)
 			if err != nil {
 				return err
+			}
+			if watch {
+				return watchTrust(cmd.Context(), s, store, folder)
 			}
 			c, err := folderContent(folder)
 			if err != nil {
@@ -84,7 +115,78 @@ content trusted.`,
 		},
 	}
 	cmd.Flags().BoolVar(&list, "list", false, "list the trusted folders")
+	cmd.Flags().BoolVar(&watch, "watch", false, "stay in the foreground and trust each change saved in the (trusted) folder while it runs; Ctrl-C ends it")
 	return cmd
+}
+
+// agentMarkers are environment variables an agent sets in the shell its
+// tool calls run in (Claude Code, Gemini CLI, Codex, Cursor, and the
+// AI_AGENT convention): trust --watch refuses to start under one.
+var agentMarkers = []string{"CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "CURSOR_AGENT", "AI_AGENT"}
+
+// watchAllowed refuses trust --watch unless it runs for a person at a
+// terminal: standard input and output are terminals, and no agent marks
+// the environment. An agent's tool call has no terminal (and an agent
+// that could open one is marked, and denied by the self-protection).
+func watchAllowed(s *streams) error {
+	for _, name := range agentMarkers {
+		if os.Getenv(name) != "" {
+			return fmt.Errorf("trust --watch: refused: $%s is set, so this runs under an agent; --watch trusts every change saved "+
+				"while it runs, so only you may start it, in a terminal of your own", name)
+		}
+	}
+	if !isTTY(s.in) || !isTTY(s.out) {
+		return fmt.Errorf("trust --watch: refused: its standard input and output must be a terminal; it trusts every change " +
+			"saved while it runs, and is for you at the keyboard, not for a script or an agent's tool call")
+	}
+	return nil
+}
+
+// watchTrust runs trust --watch on folder until ctx ends (Ctrl-C).
+func watchTrust(ctx context.Context, s *streams, store *trust.Store, folder string) error {
+	err := store.Watch(ctx, folder, trust.WatchOptions{
+		Started: func(c *engine.Content, untrusted []string) {
+			what := []string{}
+			if c.Config != "" {
+				what = append(what, projectConfig)
+			}
+			what = append(what, fmt.Sprintf("%s (%d files)", relTo(folder, c.Dir), len(c.Files)))
+			fmt.Fprintf(s.out, "watching %s: %s; each change saved while this runs is trusted as saved; Ctrl-C ends it\n",
+				termtext.Line(folder), termtext.Line(strings.Join(what, ", ")))
+			for _, name := range untrusted {
+				fmt.Fprintf(s.out, "  not trusted: %s changed before --watch started; it stays untrusted until saved again "+
+					"(or review it, then run: luahook trust)\n", termtext.Line(displayName(name)))
+			}
+		},
+		Trusted: func(at time.Time, changes []trust.Change) {
+			for _, c := range changes {
+				line := fmt.Sprintf("%s %-7s %s", at.Format("15:04:05"), c.Op, displayName(c.Name))
+				if c.Sum != "" {
+					line += " sha256:" + c.Sum[:12]
+				} else if st, err := os.Lstat(filepath.Join(folder, filepath.FromSlash(c.Name))); err == nil && !st.Mode().IsRegular() {
+					line += " (not a regular file: it will not load)"
+				}
+				fmt.Fprintln(s.out, termtext.Line(line))
+			}
+		},
+		Problem: func(err error) {
+			fmt.Fprintln(s.err, "luahook:", termtext.Line(err.Error()))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "stopped watching %s\n", termtext.Line(folder))
+	return nil
+}
+
+// displayName shows a trusted file's name (relative to its folder, or
+// absolute) as a path to type: "./hooks.d/10-x.lua".
+func displayName(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return "./" + name
 }
 
 func newUntrustCmd(s *streams) *cobra.Command {

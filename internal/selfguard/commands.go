@@ -133,6 +133,10 @@ var wrappers = map[string]wrapper{
 	"flock": {shortArg: "wEc", longArg: []string{"timeout", "conflict-exit-code", "command"}, skip: 1, stop: "c",
 		command: 'c'},
 	"caffeinate": {shortArg: "tw"},
+	// script runs a command in a terminal of its own (luahook trust --watch
+	// needs one): util-linux's script -c CMD [FILE], BSD's script [FILE [CMD...]].
+	"script": {shortArg: "cEIOBTmot", longArg: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing",
+		"logging-format", "output-limit"}, command: 'c', splitLong: "command", skip: 1},
 	"xargs": {shortArg: "adEILnPs", longArg: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args",
 		"max-procs", "max-chars", "process-slot-var"}, xargs: true},
 	"watch":   {shortArg: "nq", longArg: []string{"interval", "equexit"}, join: true},

@@ -229,6 +229,10 @@ EOF`,
 		`luahook test hooks.d`,
 		`luahook add secrets`,
 		`luahook trust --help`,
+		`luahook trust --watch --help`,
+		`script -qc 'make test' /dev/null`,
+		`script -q /dev/null go test ./...`,
+		`script session.log`,
 		`find hooks.d -name '*.lua'`,
 		`find . -name '*.go' -print`,
 		`python3 -c "print(open('hooks.d/10-x.lua').read())"`,
@@ -268,7 +272,7 @@ func TestLuahookCommands(t *testing.T) {
 		`luahook trust .`,
 		`luahook untrust`,
 		`luahook install claude`,
-		`luahook add --force secrets`,
+		`luahook add --force secrets`, `luahook add --upgrade git`, `luahook --dir hooks.d add git --upgrade=true`,
 		`luahook add secrets --force`,
 		`luahook --dir hooks.d trust`,
 		`luahook --log-level debug install codex --project`,
@@ -289,6 +293,18 @@ func TestLuahookCommands(t *testing.T) {
 		`luahook $SUB`,
 		`"luahook" trust`,
 		`lua\hook trust`,
+		// trust --watch, and the terminal it needs: script runs a command in one.
+		`luahook trust --watch`,
+		`luahook trust --watch ~/src/project`,
+		`luahook --dir hooks.d trust --watch=true .`,
+		`nohup luahook trust --watch &`,
+		`setsid -f luahook trust --watch`,
+		`unbuffer luahook trust --watch`,
+		`script -qc 'luahook trust --watch' /dev/null`,
+		`script -q -c "luahook trust --watch" /dev/null`,
+		`script --command='luahook trust --watch' -q /dev/null`,
+		`script -q /dev/null luahook trust --watch`,
+		`env -u CLAUDECODE script -qefc 'luahook trust --watch' /dev/null`,
 	}
 	for _, cmd := range deny {
 		ok, reason := f.g.Check(f.shell(cmd, f.proj))
@@ -302,7 +318,7 @@ func TestLuahookCommands(t *testing.T) {
 	}
 	allow := []string{
 		`luahook fire`, `luahook list`, `luahook serve --addr :8080`, `luahook demo`, `luahook explain`,
-		`luahook add secrets`, `luahook add --force=false secrets`, `luahook help trust`, `luahook --version`,
+		`luahook add secrets`, `luahook add --force=false secrets`, `luahook add --upgrade=false git`, `luahook help trust`, `luahook --version`,
 		`go run ./cmd/luahook list`, `go test ./cmd/luahook`, `echo luahook trust`, `grep -r "luahook trust" docs`,
 	}
 	for _, cmd := range allow {

@@ -80,10 +80,11 @@ var luahookEffects = map[string]string{
 	"install": "changes an agent's hook settings, which decide whether luahook runs",
 }
 
-// luahook judges a luahook command line: trust, untrust, install and add
-// --force are refused, whatever the global flags before them.
+// luahook judges a luahook command line: trust, untrust, install, add
+// --force and add --upgrade are refused, whatever the global flags before
+// them.
 func (p *parser) luahook(prog string, args []word) {
-	sub, help, force := "", false, false
+	sub, help, force, upgrade := "", false, false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		t := a.text
@@ -101,6 +102,9 @@ func (p *parser) luahook(prog string, args []word) {
 		case t == "--force" || strings.HasPrefix(t, "--force="):
 			v := strings.TrimPrefix(t, "--force")
 			force = v == "" || !strings.Contains("=false =0 =f =F =FALSE =False", v)
+		case t == "--upgrade" || strings.HasPrefix(t, "--upgrade="):
+			v := strings.TrimPrefix(t, "--upgrade")
+			upgrade = v == "" || !strings.Contains("=false =0 =f =F =FALSE =False", v)
 		case strings.HasPrefix(t, "-"):
 			if n := strings.TrimLeft(t, "-"); !strings.Contains(n, "=") && sub == "" &&
 				(n == "dir" || n == "config" || n == "cache-dir" || n == "log-level") {
@@ -117,8 +121,11 @@ func (p *parser) luahook(prog string, args []word) {
 		p.found = &finding{command: prog + " " + sub, effect: effect}
 		return
 	}
-	if sub == "add" && force {
+	switch {
+	case sub == "add" && force:
 		p.found = &finding{command: prog + " add --force", effect: "replaces policy files in luahook's policy folder"}
+	case sub == "add" && upgrade:
+		p.found = &finding{command: prog + " add --upgrade", effect: "replaces policy files in luahook's policy folder and rewrites its config"}
 	}
 }
 
