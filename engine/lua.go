@@ -70,6 +70,7 @@ func (e *Engine) luaOptions() luabind.Options {
 		MaxStringBytes: cfg.Lua.MaxStringBytes,
 		MaxInputValues: cfg.Lua.MaxInputValues,
 		AllowEnv:       cfg.Lua.AllowEnv,
+		PackSettings:   cfg.Packs,
 		LookupEnv:      e.opts.LookupEnv,
 		Logger:         e.logger,
 		Store:          e.store,

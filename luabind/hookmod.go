@@ -29,6 +29,7 @@ func (st *state) openHook() {
 	mod.RawSetString("continue", L.NewFunction(st.hookReasoned(luahook.ActionContinue)))
 	mod.RawSetString("redact", L.NewFunction(st.hookRedact))
 	mod.RawSetString("replace_output", L.NewFunction(st.hookReplaceOutput))
+	mod.RawSetString("settings", L.NewFunction(st.hookSettings)) // packsettings.go
 	events := L.CreateTable(luahook.NumEvents, luahook.NumEvents)
 	for i, e := range luahook.Events() {
 		events.RawSetInt(i+1, lua.LString(e))

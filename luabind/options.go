@@ -76,6 +76,12 @@ type Options struct {
 	AllowEnv []string
 	// LookupEnv reads an environment variable; nil means os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
+	// PackSettings are the configuration's [packs.NAME] tables, by pack
+	// name: what hook.settings(NAME, defaults) merges over a pack's
+	// defaults (packsettings.go). Values are strings, int64s, float64s,
+	// bools, []any and map[string]any. Nil: every pack runs on its
+	// defaults.
+	PackSettings map[string]map[string]any
 	// Logger receives the log module's records and print's output, tagged
 	// with the file and the hook name. Nil discards them.
 	Logger *slog.Logger

@@ -24,7 +24,7 @@ import (
 func TestAddWritesInsideTheHooksFolderThroughNoLink(t *testing.T) {
 	add := func(dir string, force bool, packs ...string) (string, error) {
 		var out bytes.Buffer
-		err := addPacks(&streams{out: &out, err: &out}, dir, packs, force)
+		err := addPacks(&streams{out: &out, err: &out}, dir, packs, addMode{force: force})
 		return out.String(), err
 	}
 	t.Run("lib a link out of the folder", func(t *testing.T) {

@@ -34,6 +34,7 @@
 -- round trip with Redis); the shell tokenizer runs only when the last
 -- calls failed and their digest differs.
 --
+-- Set them in the config's [packs.budget] table, over the defaults below.
 -- Settings (SETTINGS below): max_tool_calls, max_shell_commands,
 -- max_minutes, max_tokens and max_cost_usd (nil: off), usage_fields (where
 -- in the agent's own payload, input.native, the running totals are read),
@@ -53,7 +54,7 @@
 -- streak of failures and end it. Fails closed: a count the store cannot
 -- keep denies the call.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("budget", {
   max_tool_calls = 500,
   max_shell_commands = 300,
   max_minutes = 240,
@@ -70,7 +71,7 @@ local SETTINGS = {
   read_transcript = false,
   warn_at = 0.8,
   loop = { repeats = 3, window_ms = 600000 },
-}
+})
 
 local shell = require("shell")
 local paths = require("paths")

@@ -65,6 +65,7 @@
 -- broad deletes above are denied then whatever the setting. A named context
 -- that is not protected allows every delete.
 --
+-- Set them in the config's [packs.cloud] table, over the defaults below.
 -- Settings (SETTINGS below): protected_contexts, unknown_context.
 --
 -- What it cannot know: which account, project or cluster a command reaches
@@ -73,10 +74,10 @@
 -- not list; what a manifest file or a saved plan holds. Fails closed: a
 -- line that cannot be read is denied.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("cloud", {
   protected_contexts = { "*prod*", "*prd*", "*live*" },
   unknown_context = "ask",
-}
+})
 
 local shell = require("shell")
 local danger = require("danger")

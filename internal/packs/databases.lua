@@ -16,6 +16,7 @@
 -- Why: an agent that "cleans up test data" or "resets the schema" against
 -- the wrong connection loses data no git checkout brings back.
 --
+-- Set them in the config's [packs.databases] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   mcp_servers   Lua patterns: an MCP tool whose lower-cased name matches
 --                 one is a database tool
@@ -31,13 +32,13 @@
 -- Stored procedures, triggers and rules that delete are not followed.
 -- Fails closed: a command line or SQL text that cannot be read is denied.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("databases", {
   mcp_servers = { "postgres", "pg", "mysql", "maria", "sqlite", "supabase", "neon", "database", "sql", "_db",
     "db_", "redis", "mongo", "bigquery", "snowflake", "clickhouse", "planetscale", "turso", "cockroach" },
   mcp_sql_keys = { "sql", "query", "statement", "sql_query", "command", "script" },
   deny = { drop = true, truncate = true, delete_without_where = true, update_without_where = true, flush = true,
     frameworks = true },
-}
+})
 
 local shell = require("shell")
 local shell_args = require("shell.args")

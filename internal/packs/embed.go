@@ -99,17 +99,12 @@ func (p Pack) files(packs, lib fs.FS) ([]File, error) {
 // Suggest returns the pack name closest to name (one that starts with it,
 // or at most two edits away), or "".
 func Suggest(name string) string {
-	all, err := List()
-	if err != nil {
-		return ""
-	}
 	lower := strings.ToLower(name)
-	names := make([]string, len(all))
-	for i, p := range all {
-		if strings.HasPrefix(p.Name, lower) && lower != "" {
-			return p.Name
+	names := Names()
+	for _, n := range names {
+		if strings.HasPrefix(n, lower) && lower != "" {
+			return n
 		}
-		names[i] = p.Name
 	}
 	return suggest.Nearest(lower, names, 2)
 }

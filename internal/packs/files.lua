@@ -42,6 +42,7 @@
 -- lockfile pins what no one resolved; key material must not reach a
 -- model. Each reason says what to do instead.
 --
+-- Set them in the config's [packs.files] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   writable    folders and files outside the project that may be written
 --               ({ "/tmp", "/var/tmp", "/dev/null", … })
@@ -66,7 +67,7 @@ local paths = require("paths")
 local secrets = require("secrets")
 local git = require("git")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("files", {
   writable = { "/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd" },
   allow_ci = false,
   ci = { ".github/workflows/", ".github/actions/", ".gitlab-ci.yml", ".gitlab-ci/", ".circleci/", "Jenkinsfile",
@@ -85,7 +86,7 @@ local SETTINGS = {
   -- machine_files: .env, keys, ~/.aws/credentials, /etc/shadow, browser
   -- profiles, …), as shell.glob.rules: "name", "dir/name", "dir/"
   secret_files = {},
-}
+})
 
 local CI = shell.glob.rules(SETTINGS.ci)
 local GITDIR = shell.glob.rules({ ".git/" })

@@ -50,6 +50,7 @@
 -- shows the danger. Once both have happened, a person decides what
 -- leaves.
 --
+-- Set them in the config's [packs.flow] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   trusted_hosts  hosts whose content is not counted as untrusted: the
 --                  machine itself, package registries' download hosts
@@ -91,7 +92,7 @@ local secrets = require("secrets")
 local names = require("names")
 local git = require("git")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("flow", {
   trusted_hosts = { "localhost", "127.0.0.1", "::1", "registry.npmjs.org", "files.pythonhosted.org",
     "proxy.golang.org", "sum.golang.org", "index.crates.io", "static.crates.io", "go.dev", "docs.python.org",
     "doc.rust-lang.org", "nodejs.org", "developer.mozilla.org" },
@@ -105,7 +106,7 @@ local SETTINGS = {
     "*/*_publish*", "*/create*", "*/*_create*", "*/comment*", "*/*_comment*", "*/reply*", "*/*_reply*",
     "*/share*", "*/*_share*", "*/push*", "*/*_push*", "*/email*", "*/*_email*", "*/*_message*", "*/message*",
     "*/write*", "*/*_write*", "*/update*", "*/*_update*", "*/fork*", "*/*_fork*" },
-}
+})
 
 if SETTINGS.action ~= "ask" and SETTINGS.action ~= "deny" then
   error("flow pack: SETTINGS.action is " .. tostring(SETTINGS.action) .. "; it must be \"ask\" or \"deny\"", 0)

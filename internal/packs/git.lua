@@ -31,6 +31,7 @@
 -- an unchecked change leave the machine. The reason says what to run
 -- instead.
 --
+-- Set them in the config's [packs.git] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   protected_branches  branch names or globs ({ "main", "master" })
 --   discard             "deny" (default) or "ask": what a command that
@@ -53,11 +54,11 @@ local shell = require("shell")
 local git = require("git")
 local secrets = require("secrets")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("git", {
   protected_branches = { "main", "master" },
   discard = "deny",
   allow_lease = true,
-}
+})
 
 local COMMIT = { short = { n = "no-verify", a = "all", v = "verbose", q = "quiet", s = "signoff", e = "edit",
     p = "patch", i = "include", o = "only", z = "null" },

@@ -12,6 +12,7 @@
 -- tool call; a server added for one task (or by a project's config) should
 -- not silently gain write access to a tracker, a database or a cloud.
 --
+-- Set them in the config's [packs.mcp] table, over the defaults below.
 -- Settings (SETTINGS below): allow, deny, deny_by_default.
 --
 -- Tool names: mcp__server__tool (Claude Code, Codex, Copilot's
@@ -29,13 +30,13 @@
 -- What it cannot know: what a tool does beyond its name, or which account
 -- its server acts as. Fails closed: a failure of this hook denies.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("mcp", {
   allow = { "context7", "github/get_*", "github/list_*", "github/search_*", "github/create_issue",
     "playwright" },
   deny = { "*/delete*", "*/*_delete*", "*/drop*", "*/*_drop*", "*/destroy*", "*/*_destroy*", "*/purge*",
     "*/*_purge*", "*/force_push*", "*/*_force_push*" },
   deny_by_default = false,
-}
+})
 
 local find, sub, lower, match, quote = string.find, string.sub, string.lower, re.match, re.quote
 local ipairs, type = ipairs, type

@@ -44,6 +44,7 @@
 -- and secrets files hold tokens; the metadata endpoint hands out the
 -- machine's cloud credentials.
 --
+-- Set them in the config's [packs.network] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   fetch          "any": reading from any host passes (the default);
 --                  "allowed": every connection must go to allowed_hosts
@@ -65,7 +66,7 @@
 local shell = require("shell")
 local secrets = require("secrets")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("network", {
   fetch = "any",
   allowed_hosts = { "localhost", "127.0.0.1", "::1", "github.com", "*.github.com", "raw.githubusercontent.com",
     "objects.githubusercontent.com", "registry.npmjs.org", "pypi.org", "files.pythonhosted.org",
@@ -74,7 +75,7 @@ local SETTINGS = {
   upload_hosts = { "localhost", "127.0.0.1", "::1" },
   data_ports = { 9200, 9300, 5984, 8500, 2379, 8200, 15672, 8086, 6333, 8983, 7474, 8091, 2375, 2376, 10250, 6443,
     8001, 9000, 9090, 4001, 8529 },
-}
+})
 
 local DATA_PORTS = {}
 for _, p in ipairs(SETTINGS.data_ports) do DATA_PORTS[tostring(p)] = true end

@@ -50,6 +50,7 @@
 -- the project; a published release cannot be taken back from everyone who
 -- installed it.
 --
+-- Set them in the config's [packs.packages] table, over the defaults below.
 -- Settings (SETTINGS below): registries (hosts), allow_unpinned (package
 -- names that may run unpinned), system_installs, system_removals and
 -- publish ("deny" | "ask" | "allow"), rewrite (nil, the default: no
@@ -63,7 +64,7 @@
 -- release, make publish) runs. Fails closed: a line that cannot
 -- be read, or a package spec only known when the command runs, is denied.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("packages", {
   registries = { "registry.npmjs.org", "registry.yarnpkg.com", "registry.npmmirror.com", "pypi.org",
     "pypi.python.org", "files.pythonhosted.org" },
   -- the everyday tools a project installs as devDependencies, which npx
@@ -77,7 +78,7 @@ local SETTINGS = {
   -- Off by default: a rewrite breaks a project that uses npm (its
   -- package-lock.json). Opt in with, e.g., rewrite = { from = "npm", to = "pnpm" }.
   rewrite = nil,
-}
+})
 
 local shell = require("shell")
 

@@ -48,6 +48,7 @@
 -- transcript; a secret there is a secret leaked, and a web page or an MCP
 -- server can write instructions the model may follow.
 --
+-- Set them in the config's [packs.redact] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   injection    "fence" (default): the output is given to the model
 --                wrapped in an <untrusted-content> block, after a line
@@ -70,10 +71,10 @@
 -- dictionary word) next to a name other than a password's, and an
 -- injection phrased in other words or another language than these.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("redact", {
   injection = "fence",
   min_length = 8,
   max_secrets = 500,
-}
+})
 
 require("redact").register(SETTINGS)

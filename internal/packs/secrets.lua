@@ -32,6 +32,7 @@
 -- Why: a secret in a prompt lands in a provider's logs; in a file, in
 -- the repository's history; in a command, in the shell history and logs.
 --
+-- Set them in the config's [packs.secrets] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   max_bytes  how much of one text is scanned (262144); a longer text
 --              is scanned up to there and its tail is not
@@ -44,10 +45,10 @@
 local shell = require("shell")
 local secrets = require("secrets")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("secrets", {
   max_bytes = 262144,
   prompts = true,
-}
+})
 
 -- TEXT_KEYS hold the new text of a write or an edit, across agents.
 local TEXT_KEYS = { "content", "new_string", "new_source", "file_text", "text", "command", "input", "patch",

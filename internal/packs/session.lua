@@ -20,6 +20,7 @@
 -- running in parallel count as not reported until they finish: keep
 -- max_denials above the agent's parallelism (Claude Code runs up to 10).
 --
+-- Set them in the config's [packs.session] table, over the defaults below.
 -- Settings (SETTINGS below): max_tool_calls, max_denials, ttl_hours (how
 -- long a session's counts are kept, from its first call), describe.
 --
@@ -28,7 +29,7 @@
 -- (hooks.d/50-rate-limit.lua's per-client budget bounds that). Fails closed: a
 -- count that cannot be kept (a full store) denies the call.
 
-local SETTINGS = {
+local SETTINGS = hook.settings("session", {
   max_tool_calls = 400,
   max_denials = 25,
   ttl_hours = 24,
@@ -37,7 +38,7 @@ local SETTINGS = {
     "before they run. A denied call says why and what to do instead: follow that advice; do not rephrase",
     "the call to get around a denial.",
   },
-}
+})
 
 local TTL_MS = SETTINGS.ttl_hours * 3600 * 1000
 local MAX_CALLS, MAX_DENIALS = SETTINGS.max_tool_calls, SETTINGS.max_denials

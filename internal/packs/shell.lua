@@ -42,6 +42,7 @@
 -- Why: each is irreversible or hides the agent's actions from the user.
 -- The reason tells the agent the narrower command to run instead.
 --
+-- Set them in the config's [packs.shell] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   computed_scripts  "ask" (default), "deny" or "allow": the verdict on a
 --                  script computed at run time ("shell pack: a script
@@ -82,7 +83,7 @@ local danger = require("danger")
 local paths = require("paths")
 local pwsh = require("pwsh")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("shell", {
   scratch = { "/tmp", "/var/tmp" },
   -- caches in the home folder, deleted recursively as scratch: a folder
   -- and what is in it, or with a trailing /* only what is in it (rm -rf
@@ -109,7 +110,7 @@ local SETTINGS = {
   startup_files = { ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
     ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", "fish/config.fish", "fish/conf.d/",
     "etc/profile", "etc/profile.d/", "etc/bash.bashrc", "etc/bashrc", "etc/zshrc", "etc/zsh/", "etc/environment" },
-}
+})
 
 local HISTORY = shell.glob.rules(SETTINGS.history_files)
 local STARTUP = shell.glob.rules(SETTINGS.startup_files)

@@ -96,6 +96,7 @@
 -- project (the payload's cwd). Installing packages (sudo apt-get install …)
 -- is the packages pack's business, not this one's.
 --
+-- Set them in the config's [packs.system] table, over the defaults below.
 -- Settings (SETTINGS below):
 --   allow              names of the rules above to turn off ({ "power" }
 --                      lets the agent reboot a throwaway machine)
@@ -120,7 +121,7 @@ local danger = require("danger")
 local paths = require("paths")
 local pwsh = require("pwsh")
 
-local SETTINGS = {
+local SETTINGS = hook.settings("system", {
   allow = {},
   security_services = { "auditd", "apparmor", "selinux", "firewalld", "ufw", "nftables", "iptables", "ip6tables",
     "netfilter-persistent", "fail2ban", "clamav-daemon", "clamav-freshclam", "clamd", "freshclam", "falcon-sensor",
@@ -136,7 +137,7 @@ local SETTINGS = {
   writable = { "/usr/local" },
   backup_folders = { "backup", "backups", ".snapshots", "snapshots", "timeshift", "Backups.backupdb", ".zfs",
     ".backup", ".backups" },
-}
+})
 
 -- unit_name returns a unit name without its type suffix or instance,
 -- lower-cased ("sshd.service" -> "sshd", "getty@tty1" -> "getty").

@@ -1,0 +1,88 @@
+package packs_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/luahook/luahook/internal/packs"
+	"github.com/luahook/luahook/policytest"
+)
+
+// minCases is how many test cases each pack must have.
+const minCases = 25
+
+// install writes files into a fresh hooks folder, as luahook add does.
+func install(t *testing.T, files []packs.File) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range files {
+		target := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(target, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
+
+// TestEveryPackPassesItsOwnTestsAlone runs each pack's *_test.lua through
+// policytest in a hooks folder holding only that pack and the lib modules
+// it needs (what luahook add writes), and requires at least minCases cases.
+func TestEveryPackPassesItsOwnTestsAlone(t *testing.T) {
+	all, err := packs.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no packs")
+	}
+	for _, p := range all {
+		t.Run(p.Name, func(t *testing.T) {
+			files, err := p.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := install(t, files)
+			var out bytes.Buffer
+			sum, err := policytest.Run(context.Background(), policytest.Options{Paths: []string{dir}, Out: &out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Failed > 0 {
+				t.Errorf("%s: %v\n%s", p.Name, sum, failures(out.String()))
+			}
+			if sum.Passed < minCases {
+				t.Errorf("%s has %d test cases, want at least %d", p.Name, sum.Passed, minCases)
+			}
+			t.Logf("%s: %v", p.Name, sum)
+		})
+	}
+}
+
+// failures returns the FAIL lines of a policytest output and what follows
+// each.
+func failures(out string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "FAIL"):
+			in = true
+		case strings.HasPrefix(line, "ok"), summaryLine.MatchString(line):
+			in = false
+		}
+		if in {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
