@@ -169,7 +169,21 @@ func checkFlagNames(words, flags []string) error {
 // and the folder is shown as /home/you/app); "$ echo $?" followed by N
 // says the command before exits N, else it must exit 0.
 func TestDocsTourRuns(t *testing.T) {
-	script, err := tourScript(readDoc(t, "README.md"))
+	runDocScript(t, readDoc(t, "README.md"), "tour")
+}
+
+// TestDocsWritingGuideRuns runs the first section of the writing guide
+// ("Your first policy folder") as the tour runs: every file it shows is
+// written where it says, every command it shows must print what it shows.
+func TestDocsWritingGuideRuns(t *testing.T) {
+	runDocScript(t, readDoc(t, "docs/writing-policies.md"), "your first policy folder")
+}
+
+// runDocScript runs the section of doc whose heading says word as a
+// testscript (tourScript).
+func runDocScript(t *testing.T, doc *mdDoc, word string) {
+	t.Helper()
+	script, err := tourScript(doc, word)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,16 +225,16 @@ func TestDocsExampleIsInitsSample(t *testing.T) {
 // tourHome is how the tour shows the folder it runs in.
 const tourHome = "/home/you/app"
 
-// tourScript turns the README's tour into a testscript: files staged under
-// .doc/ in the archive and copied into place where the README shows them,
-// and one "doc CODE COMMAND EXPECTED..." line per command.
-func tourScript(readme *mdDoc) ([]byte, error) {
-	start, end := readme.section("tour")
+// tourScript turns a page's section (the README's tour) into a testscript:
+// files staged under .doc/ in the archive and copied into place where the
+// page shows them, and one "doc CODE COMMAND EXPECTED..." line per command.
+func tourScript(readme *mdDoc, word string) ([]byte, error) {
+	start, end := readme.section(word)
 	if start < 0 {
-		return nil, errors.New("README.md has no section whose heading says \"tour\"")
+		return nil, fmt.Errorf("%s has no section whose heading says %q", readme.path, word)
 	}
 	var script strings.Builder
-	script.WriteString("# Generated from README.md's tour by TestDocsTourRuns.\n\n")
+	fmt.Fprintf(&script, "# Generated from %s's section %q by runDocScript.\n\n", readme.path, word)
 	ar := &txtar.Archive{}
 	commands := 0
 	for _, f := range readme.fences {
@@ -246,7 +260,7 @@ func tourScript(readme *mdDoc) ([]byte, error) {
 				fmt.Fprintf(&script, "unquote %s\n", stage)
 			}
 			ar.Files = append(ar.Files, txtar.File{Name: stage, Data: data})
-			fmt.Fprintf(&script, "# README.md:%d: %s\n", f.start+1, path)
+			fmt.Fprintf(&script, "# %s:%d: %s\n", readme.path, f.start+1, path)
 			if d := filepath.Dir(path); d != "." {
 				fmt.Fprintf(&script, "mkdir %s\n", tsQuote(d))
 			}
@@ -254,11 +268,11 @@ func tourScript(readme *mdDoc) ([]byte, error) {
 		case f.info == "console" && f.start > start:
 			steps, err := consoleSteps(f)
 			if err != nil {
-				return nil, fmt.Errorf("README.md:%d: %v", f.start+1, err)
+				return nil, fmt.Errorf("%s:%d: %v", readme.path, f.start+1, err)
 			}
 			for _, s := range steps {
 				commands++
-				fmt.Fprintf(&script, "# README.md:%d\ndoc %d %s", s.line+1, s.code, tsQuote(s.command))
+				fmt.Fprintf(&script, "# %s:%d\ndoc %d %s", readme.path, s.line+1, s.code, tsQuote(s.command))
 				for _, w := range s.want {
 					fmt.Fprintf(&script, " %s", tsQuote(w))
 				}
@@ -267,7 +281,7 @@ func tourScript(readme *mdDoc) ([]byte, error) {
 		}
 	}
 	if commands == 0 {
-		return nil, errors.New("README.md's tour shows no command")
+		return nil, fmt.Errorf("%s's section %q shows no command", readme.path, word)
 	}
 	ar.Comment = []byte(script.String())
 	return txtar.Format(ar), nil

@@ -36,7 +36,7 @@ func TestLogLevelDefaultsAreTheOnesHelpStates(t *testing.T) {
 		}
 	}
 	for _, c := range root.Commands() {
-		if name := c.Name(); !listed[name] && name != "trust" && name != "untrust" && name != "install" && name != "doctor" && name != "add" && name != "help" && name != "completion" {
+		if name := c.Name(); !listed[name] && name != "trust" && name != "untrust" && name != "install" && name != "doctor" && name != "add" && name != "init" && name != "verify" && name != "help" && name != "completion" {
 			t.Errorf("command %q has no default log level in defaultLevels", name)
 		}
 	}
