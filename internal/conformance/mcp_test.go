@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -386,17 +385,17 @@ func TestEveryAgentRunsTheFakeModelsMCPCall(t *testing.T) {
 	}
 }
 
-// mcpSettings is the mcp pack's settings table with the given allow and
+// mcpSettings is the config's [packs.mcp] table with the given allow and
 // deny lists (one entry each, none if ""), server and tool as the pack
 // documents its entries.
 func mcpSettings(allow, deny string) string {
 	list := func(entry string) string {
 		if entry == "" {
-			return "{}"
+			return "[]"
 		}
-		return `{ "` + entry + `" }`
+		return `["` + entry + `"]`
 	}
-	return "local SETTINGS = {\n  allow = " + list(allow) + ",\n  deny = " + list(deny) + ",\n  deny_by_default = false,\n}\n"
+	return "[packs.mcp]\nallow = " + list(allow) + "\ndeny = " + list(deny) + "\ndeny_by_default = false\n"
 }
 
 // addMCPPack adds the mcp pack (luahook add) to the project's hooks.d with
@@ -406,23 +405,12 @@ func (p *project) addMCPPack(t *testing.T) {
 	p.addMCPPackWith(t, mcpSettings("", mcpServerName+"/"+mcpToolName))
 }
 
-// addMCPPackWith is addMCPPack with the given settings (mcpSettings).
+// addMCPPackWith is addMCPPack with the given settings (mcpSettings), in
+// the project's luahook.toml, where a pack's settings live.
 func (p *project) addMCPPackWith(t *testing.T, settings string) {
 	t.Helper()
 	p.luahook(t, "add", "mcp", "--dir", "hooks.d")
-	file := filepath.Join(p.dir, "hooks.d", "mcp.lua")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(b)
-	i := strings.Index(src, "local SETTINGS = {\n")
-	n := strings.Index(src[max(i, 0):], "\n}\n")
-	if i < 0 || n < 0 {
-		t.Fatalf("%s has no SETTINGS table (\"local SETTINGS = {\" ... \"}\" on lines of their own) to configure:\n%s", file, src)
-	}
-	src = src[:i] + settings + src[i+n+len("\n}\n"):]
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.dir, "luahook.toml"), []byte("hooks_dir = \"hooks.d\"\n\n"+settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
