@@ -64,16 +64,7 @@ func (h *Handler) serveDecide(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := h.approvals.Decide(r.PathValue("id"), who, approve, body.Reason, body.Digest)
 	if err != nil {
-		code := http.StatusConflict
-		switch {
-		case errors.Is(err, approvals.ErrNotPending):
-			code = http.StatusNotFound
-		case errors.Is(err, approvals.ErrNotApprover):
-			code = http.StatusForbidden
-		case errors.Is(err, approvals.ErrUnavailable), errors.Is(err, approvals.ErrClosed):
-			code = http.StatusServiceUnavailable
-		}
-		h.refuse(w, r, code, err)
+		h.refuse(w, r, approvals.StatusOf(err), err)
 		return
 	}
 	writeJSON(w, http.StatusOK, d)

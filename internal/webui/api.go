@@ -2,7 +2,6 @@ package webui
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -112,16 +111,7 @@ func (h *Handler) apiDecide(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	d, err := h.opts.Approvals.Decide(r.PathValue("id"), s.Name, approve, body.Reason, body.Digest)
 	if err != nil {
-		code := http.StatusConflict
-		switch {
-		case errors.Is(err, approvals.ErrNotPending):
-			code = http.StatusNotFound
-		case errors.Is(err, approvals.ErrNotApprover):
-			code = http.StatusForbidden
-		case errors.Is(err, approvals.ErrUnavailable), errors.Is(err, approvals.ErrClosed):
-			code = http.StatusServiceUnavailable
-		}
-		h.fail(w, r, code, err.Error())
+		h.fail(w, r, approvals.StatusOf(err), err.Error())
 		return
 	}
 	h.log.Info("ui: approval decided", "id", d.ID, "by", d.By, "approved", d.Approved)
