@@ -184,7 +184,7 @@ func New(opts Options) (*Logger, error) {
 			*list.dst = append(*list.dst, p)
 		}
 	}
-	go l.run()
+	runLowPriority(l.run)
 	return l, nil
 }
 
@@ -301,7 +301,6 @@ func (l *Logger) Close() error {
 // records still queued, then closes the sink.
 func (l *Logger) run() {
 	defer close(l.done)
-	lowerPriority()
 	b := builder{instance: l.instance}
 	failing := false
 	var written uint64

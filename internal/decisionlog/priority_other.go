@@ -2,5 +2,6 @@
 
 package decisionlog
 
-// lowerPriority does nothing where threads have no priority of their own.
-func lowerPriority() {}
+// runLowPriority runs f on a goroutine of its own: threads have no
+// priority of their own here.
+func runLowPriority(f func()) { go f() }
