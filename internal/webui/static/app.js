@@ -99,7 +99,14 @@
     ev.preventDefault();
     const q = filterQuery();
     history.replaceState(null, "", "/ui/" + (q.toString() ? "?" + q : ""));
-    load().then(connect);
+    // The stream of the old filter ends before anything of the new one is
+    // shown, and what it had queued goes with it; the new stream starts
+    // before the table is fetched, so nothing decided in between is missed
+    // (what the fetch shows already is dropped from the queue).
+    if (source) source.close();
+    queued = [];
+    connect();
+    load();
   });
 
   // ---- approvals ----
