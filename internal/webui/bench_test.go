@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 func BenchmarkSessionCheck(b *testing.B) {
 	var file []byte
 	for i := range 4096 {
-		file = append(file, []byte("client"+itoa(i)+" token-"+itoa(i)+"-0123456789abcdef\n")...)
+		file = append(file, []byte("client"+strconv.Itoa(i)+" token-"+strconv.Itoa(i)+"-0123456789abcdef\n")...)
 	}
 	keys := tokens(b, string(file))
 	_, id, key, ok := keys.Session("token-4095-0123456789abcdef")

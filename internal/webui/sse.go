@@ -3,6 +3,7 @@ package webui
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/luahook/luahook/internal/approvals"
@@ -31,7 +32,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request, s *session
 		n := len(h.streams)
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", "10")
-		h.fail(w, r, http.StatusServiceUnavailable, "too many live streams are open ("+itoa(n)+"): close a page")
+		h.fail(w, r, http.StatusServiceUnavailable, "too many live streams are open ("+strconv.Itoa(n)+"): close a page")
 		return
 	}
 	h.streams[st] = struct{}{}
@@ -152,9 +153,4 @@ func (h *Handler) seq() uint64 {
 		return 0
 	}
 	return h.opts.Feed.Seq()
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
