@@ -222,6 +222,36 @@ func readPayload(in io.Reader) (payload []byte, cut int64, err error) {
 	}
 }
 
+// maxTraceHeader bounds a trace-context value forwarded (the W3C limit of
+// tracestate is 512 characters; traceparent is 55).
+const maxTraceHeader = 512
+
+// appendTraceContext adds the trace context $TRACEPARENT and $TRACESTATE
+// name to a request, as luahook fire continues it: serve's decision span is
+// then a child of the caller's, whichever door the call came through. A
+// value that is empty, too long or not visible ASCII is left out (it could
+// not be one, and would otherwise break the request's header).
+func appendTraceContext(req []byte, getenv func(string) string) []byte {
+	for _, h := range [...][2]string{{"traceparent", "TRACEPARENT"}, {"tracestate", "TRACESTATE"}} {
+		v := getenv(h[1])
+		if v == "" || len(v) > maxTraceHeader || !headerSafe(v) {
+			continue
+		}
+		req = append(req, h[0]+": "+v+"\r\n"...)
+	}
+	return req
+}
+
+// headerSafe reports whether v is visible ASCII and spaces only.
+func headerSafe(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < ' ' || v[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 // ask sends payload to the server and returns its answer once it is whole
 // and well formed, all before deadline.
 func ask(o options, payload []byte, cut int64, deadline time.Time) (relay.Relay, error) {
@@ -246,6 +276,7 @@ func ask(o options, payload []byte, cut int64, deadline time.Time) (relay.Relay,
 		req = strconv.AppendInt(req, cut, 10)
 		req = append(req, "\r\n"...)
 	}
+	req = appendTraceContext(req, os.Getenv)
 	req = append(req, "Connection: close\r\nContent-Length: "...)
 	req = strconv.AppendInt(req, int64(len(payload)), 10)
 	req = append(req, "\r\n\r\n"...)

@@ -1074,3 +1074,43 @@ func TestHungLuahookIsKilledAndTheCallBlocked(t *testing.T) {
 		t.Errorf("Main = %d, stdout %q, stderr %q; want 2 and a block naming the bound", code, stdout, stderr)
 	}
 }
+
+// luahook-fire hands $TRACEPARENT and $TRACESTATE to serve as headers, as
+// luahook fire continues them itself; a value that could break the
+// request (a line break, past 512 bytes) is left out.
+func TestTraceContextGoesToTheServer(t *testing.T) {
+	path := socketPath(t)
+	got := make(chan http.Header, 1)
+	serveHTTP(t, path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got <- r.Header.Clone()
+		writeBody(w, http.StatusOK, relayJSON(allow))
+	}))
+	parent := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, c := range []struct {
+		name, parent, state string
+		wantParent, want    string
+	}{
+		{"both", parent, "vendor=x", parent, "vendor=x"},
+		{"a line break", parent + "\r\nX-Evil: 1", "", "", ""},
+		{"too long", parent, strings.Repeat("a", maxTraceHeader+1), parent, ""},
+		{"none", "", "", "", ""},
+	} {
+		env := map[string]string{"TRACEPARENT": c.parent, "TRACESTATE": c.state}
+		req := appendTraceContext(nil, func(k string) string { return env[k] })
+		if strings.Contains(string(req), "X-Evil") {
+			t.Fatalf("%s: the header was broken: %q", c.name, req)
+		}
+		t.Setenv("TRACEPARENT", c.parent)
+		t.Setenv("TRACESTATE", c.state)
+		_, err := ask(options{socket: path, agent: "claude"}, []byte(`{}`), 0, time.Now().Add(30*time.Second))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		h := <-got
+		if h.Get("traceparent") != c.wantParent || h.Get("tracestate") != c.want || h.Get("X-Evil") != "" {
+			t.Errorf("%s: the server got traceparent %q, tracestate %q, X-Evil %q; want %q, %q, none",
+				c.name, h.Get("traceparent"), h.Get("tracestate"), h.Get("X-Evil"), c.wantParent, c.want)
+		}
+	}
+}
