@@ -421,7 +421,7 @@ func (p *parser) judge(w word, holding bool) {
 			if !isAbsText(w.text) {
 				pat = escGlob(cwd) + "/" + pat
 			}
-			if h, ok := p.g.matchPattern(path.Clean(pat), holding); ok {
+			if h, ok := p.g.matchPattern(path.Clean(pat), holding, p.res); ok {
 				h.target = join(cwd, w.text)
 				p.found = &finding{hit: h}
 			}

@@ -2,6 +2,7 @@ package selfguard
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -257,6 +258,10 @@ EOF`,
 		`git restore --source=HEAD~1 src/main.go`,
 		`git stash list`,
 		`chmod +x scripts/*.sh`,
+		`rm -rf build/*`,
+		`rm -rf src/*`,
+		`rm -rf src/*/cache`,
+		`rm -rf /tmp/x/*`,
 	}
 	for _, cmd := range allow {
 		if ok, reason := f.g.Check(f.shell(cmd, f.proj)); ok {
@@ -487,5 +492,50 @@ func TestCommandForms(t *testing.T) {
 		if ok, reason := f.g.Check(in); ok {
 			t.Errorf("%s denied %s: %s", in.ToolName, in.ToolInput, reason)
 		}
+	}
+}
+
+// TestGlobHoldsARelativeEntryOnlyWhereOneExists: a pattern whose matches
+// could hold a relative protected entry (build/* holding
+// build/x/.claude/settings.json) is denied where the files on disk show
+// such an entry under one of its matches, and allowed where they show
+// none; a pattern the guard cannot expand within its bounds stays denied.
+func TestGlobHoldsARelativeEntryOnlyWhereOneExists(t *testing.T) {
+	f := newFixture(t)
+	if ok, reason := f.g.Check(f.shell(`rm -rf build/*`, f.proj)); ok {
+		t.Fatalf("build/* with no build folder: denied: %s", reason)
+	}
+	sub := filepath.Join(f.proj, "build", "app", ".claude")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{`rm -rf build/*`, `rm -rf build/a*`, `rm -rf b*/*`} {
+		if ok, _ := f.g.Check(f.shell(cmd, f.proj)); ok {
+			t.Errorf("%s with no settings file under build: denied", cmd)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(sub, "settings.json"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{`rm -rf build/*`, `rm -rf build/a*`, `rm -rf b*/*`, `rm -rf */app`} {
+		if ok, _ := f.g.Check(f.shell(cmd, f.proj)); !ok {
+			t.Errorf("allowed, want denied (build/app/.claude/settings.json exists): %s", cmd)
+		}
+	}
+	if ok, _ := f.g.Check(f.shell(`rm -rf build/x*`, f.proj)); ok {
+		t.Errorf("build/x* matches nothing holding the settings file: denied")
+	}
+	// a folder with more names than the guard reads: not known, denied
+	many := filepath.Join(f.proj, "many")
+	if err := os.MkdirAll(many, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxGlobEntries + 1 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, _ := f.g.Check(f.shell(`rm -rf many/*`, f.proj)); !ok {
+		t.Errorf("many/* (%d names, past the bound): allowed, want denied", maxGlobEntries+1)
 	}
 }

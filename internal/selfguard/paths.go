@@ -84,6 +84,33 @@ func (r *resolver) exists(p string) bool {
 	return err == nil
 }
 
+// readDir returns the names in folder dir ("" is the root), counted as a
+// lookup; false when the budget ran out or the folder holds more than
+// maxGlobEntries names. A folder that cannot be read holds no names.
+func (r *resolver) readDir(dir string) ([]string, bool) {
+	if r.left <= 0 {
+		r.spent = true
+		return nil, false
+	}
+	r.left--
+	if dir == "" {
+		dir = "/"
+	}
+	f, err := os.Open(filepath.FromSlash(dir))
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(maxGlobEntries + 1)
+	if len(names) > maxGlobEntries {
+		return nil, false
+	}
+	if err != nil && len(names) == 0 {
+		return nil, true
+	}
+	return names, true
+}
+
 // resolveExisting follows the symbolic links of the longest existing
 // start of the clean absolute path abs and returns the result with the
 // rest of abs after it: a file that does not exist yet, in a folder that
@@ -303,8 +330,12 @@ func (g *Guard) matchLexical(p, shown string, holding bool) (hit, bool) {
 }
 
 // matchPattern returns the first protected path the clean absolute glob
-// pattern pat (path.Match syntax, components split at "/") may reach.
-func (g *Guard) matchPattern(pat string, holding bool) (hit, bool) {
+// pattern pat (path.Match syntax, components split at "/") may reach. A
+// pattern that could only hold a relative entry (build/* holding
+// build/x/.claude/settings.json) holds it only where such an entry exists,
+// as a folder named plainly does (matchPath): the pattern is expanded on
+// disk within r's budget, and an expansion r cannot finish counts as a hit.
+func (g *Guard) matchPattern(pat string, holding bool, res *resolver) (hit, bool) {
 	pc := split(pat)
 	match := func(p, name string) bool {
 		if g.fold {
@@ -319,7 +350,7 @@ func (g *Guard) matchPattern(pat string, holding bool) (hit, bool) {
 	for i := range g.roots {
 		r := &g.roots[i]
 		if r.path == "" {
-			if rel := g.relRelation(pc, r, holding, match); rel != relNone {
+			if rel := g.relRelation(pc, r, false, match); rel != relNone {
 				return hit{target: pat, root: r, rel: rel, glob: true}, true
 			}
 			continue
@@ -344,7 +375,68 @@ func (g *Guard) matchPattern(pat string, holding bool) (hit, bool) {
 			return hit{target: pat, root: r, rel: relHolds, glob: true}, true
 		}
 	}
+	if holding && len(g.rel) > 0 && !g.catastrophic(literalPrefix(pc)) {
+		if r, ok := g.patternHoldsExisting(pat, pc, match, res); ok {
+			return hit{target: pat, root: r, rel: relHolds, glob: true}, true
+		}
+	}
 	return hit{}, false
+}
+
+// Bounds of expanding a pattern on disk: a folder read for one component
+// may hold maxGlobEntries names, an expansion maxGlobMatches paths; past
+// either, or past the resolver's lookups, the expansion is unfinished.
+const (
+	maxGlobEntries = 4096
+	maxGlobMatches = 256
+)
+
+// patternHoldsExisting returns the relative protected entry that a path
+// the pattern pat (components pc) matches on disk holds, or, when that
+// cannot be known within the bounds, the first relative entry (the guard
+// stays on the safe side). Each folder read costs one of res's lookups.
+func (g *Guard) patternHoldsExisting(pat string, pc []string, match func(p, name string) bool, res *resolver) (*root, bool) {
+	unknown := &g.roots[g.rel[0]]
+	if res == nil || res.spent || len(pat) > maxPathBytes {
+		return unknown, true
+	}
+	paths := []string{""}
+	for _, c := range pc {
+		if !strings.ContainsAny(c, `*?[\`) {
+			for i := range paths {
+				paths[i] += "/" + c
+			}
+			continue
+		}
+		var next []string
+		for _, dir := range paths {
+			names, ok := res.readDir(dir)
+			if !ok {
+				return unknown, true
+			}
+			for _, name := range names {
+				if match(c, name) {
+					if len(next) == maxGlobMatches {
+						return unknown, true
+					}
+					next = append(next, dir+"/"+name)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return nil, false
+		}
+		paths = next
+	}
+	for _, p := range paths {
+		if h, ok := g.matchPath(p, true, res); ok {
+			return h.root, true
+		}
+		if res.spent {
+			return unknown, true
+		}
+	}
+	return nil, false
 }
 
 // endsWith reports whether comps ends with tail.
