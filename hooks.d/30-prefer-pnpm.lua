@@ -17,16 +17,17 @@
 -- other option (--legacy-peer-deps, npm run --silent, npx -p), and
 -- everything else npm does (npm test, npm publish, npm --version).
 --
--- What it can see of the project: the Lua sandbox has no file functions,
--- so by default it cannot tell a project with a package-lock.json from
--- a pnpm one, and rewrites wherever the agent works (this folder says the
--- repository uses pnpm). Where the config grants the io library
--- (luahook.toml: [lua] allow_libs = ["io"]) it looks: it rewrites only when
--- the nearest folder holding a lockfile, from the payload's cwd (and the
--- folder a leading "cd DIR &&" moves to) upwards, holds pnpm-lock.yaml and
--- no other package manager's lockfile (package-lock.json,
--- npm-shrinkwrap.json, yarn.lock, bun.lock, bun.lockb). A project with no
--- lockfile, or a call with no cwd, is then left alone.
+-- What it looks at: it rewrites only when the nearest folder holding a
+-- lockfile, from the payload's cwd (and the folder a leading "cd DIR &&"
+-- moves to) upwards, holds pnpm-lock.yaml and no other package manager's
+-- lockfile (package-lock.json, npm-shrinkwrap.json, yarn.lock, bun.lock,
+-- bun.lockb). A project with no lockfile, one of npm's, or a call with no
+-- cwd is left alone: rewriting npm in an npm project would break it.
+-- By default it looks through the fs module, which reaches the project
+-- folder (the cwd) and nothing above it: a lockfile in a folder above the
+-- cwd is not seen, and the command is left alone. Where the config grants
+-- the io library (luahook.toml: [lua] allow_libs = ["io"]) it also climbs
+-- above the cwd, as far as the file system's root.
 
 -- io when the config grants it (rawget: reading an absent global is a lint
 -- warning), nil in the default sandbox.
@@ -60,6 +61,30 @@ local function uses_pnpm(dir)
     dir = dir:match("^(.*)/[^/]*$") or ""
   end
   return false
+end
+
+-- uses_pnpm_here reports the same as uses_pnpm through the fs module, for
+-- dir a folder relative to the payload's cwd ("." is the cwd): from dir up
+-- to the cwd, never above it. Anything fs refuses or cannot answer (no
+-- cwd, a cd that leaves the project) is false.
+local function uses_pnpm_here(dir)
+  local ok, yes = pcall(function()
+    local d = dir
+    for _ = 1, 64 do
+      local found, any = {}, false
+      for name, manager in pairs(LOCKFILES) do
+        if fs.exists(d == "." and name or d .. "/" .. name) then
+          found[manager] = true
+          any = true
+        end
+      end
+      if any then return found.pnpm == true and not (found.npm or found.yarn or found.bun) end
+      if d == "." then return false end
+      d = d:match("^(.*)/[^/]*$") or "."
+    end
+    return false
+  end)
+  return ok and yes == true
 end
 
 -- join returns the folder "cd target" moves to from dir, or nil when the
@@ -178,13 +203,24 @@ hook.register("PreToolUse", "@shell", function(input)
   local cmd = type(args) == "table" and args.command
   if type(cmd) ~= "string" or not re.match(ANY, cmd) then return nil end
   local segs, rest = segments(cmd)
-  local dir = IO and input.cwd or nil
-  if type(dir) ~= "string" then dir = nil end
+  -- dir: the folder the command runs in, absolute with io, else relative
+  -- to the cwd (fs reaches nothing else); nil when the line does not show it.
+  local dir = "."
+  if IO then
+    dir = input.cwd
+    if type(dir) ~= "string" then dir = nil end
+  end
   local out, changed = {}, false
   for _, s in ipairs(segs) do
     local w = words(s.text)
     local new = rewrite(w)
-    if new and IO and not uses_pnpm(dir) then new = nil end
+    if new and not dir then
+      new = nil
+    elseif new and IO then
+      if not uses_pnpm(dir) then new = nil end
+    elseif new and not uses_pnpm_here(dir) then
+      new = nil
+    end
     if new then
       local lead, trail = s.text:match("^([ \t]*)"), s.text:match("([ \t]*)$")
       out[#out + 1] = lead .. new .. trail .. s.sep

@@ -1,9 +1,11 @@
 -- Tests for 30-prefer-pnpm.lua.
 
-local function bash(command, extra)
+-- bash fires command in a pnpm project (testdata/pnpm-app holds
+-- pnpm-lock.yaml), or in the folder cwd names.
+local function bash(command, extra, cwd)
   local args = { command = command }
   for k, v in pairs(extra or {}) do args[k] = v end
-  return fire("PreToolUse", { toolName = "bash", toolInput = args })
+  return fire("PreToolUse", { toolName = "bash", cwd = cwd or "testdata/pnpm-app", toolInput = args })
 end
 
 local rewrites = {
@@ -83,4 +85,34 @@ test("other tools are not rewritten", function()
   local r = fire("PreToolUse", { toolName = "write", toolInput = { path = "x.sh", content = "npm install x" } })
   expect.no_objection(r)
   expect.eq(r.input, nil)
+end)
+
+-- The project's own lockfiles decide, as the fs module sees them from the
+-- cwd down: an npm project is never rewritten to pnpm.
+local elsewhere = {
+  { "testdata/npm-app", "npm install" },
+  { "testdata/npm-app", "npm ci" },
+  { "testdata/npm-app", "npm install left-pad" },
+  { "testdata/npm-app", "npx prettier --write ." },
+  { "testdata/both-app", "npm install x" },
+  { "testdata", "npm install x" },
+  { "testdata/pnpm-app/legacy", "npm run build" },
+  { "testdata/pnpm-app", "cd legacy && npm i x" },
+  { "testdata/pnpm-app", "cd .. && npm i x" },
+  { "testdata/pnpm-app", "cd /tmp && npm i x" },
+  { "/no/such/project", "npm install x" },
+}
+
+for _, c in ipairs(elsewhere) do
+  test("leaves " .. c[2] .. " alone in " .. c[1], function()
+    local r = bash(c[2], nil, c[1])
+    expect.no_objection(r)
+    expect.eq(r.input, nil, "no rewrite")
+  end)
+end
+
+test("a cd into a pnpm project's folder without a lockfile of its own rewrites", function()
+  expect.mutated(bash("cd src && npm i x"), { command = "cd src && pnpm add x" })
+  expect.mutated(bash("cd legacy && npm i x && cd .. && npm ci"),
+    { command = "cd legacy && npm i x && cd .. && pnpm install --frozen-lockfile" })
 end)

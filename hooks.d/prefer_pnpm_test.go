@@ -12,12 +12,13 @@ import (
 	hooksd "github.com/luahook/luahook/hooks.d"
 )
 
-// TestPreferPnpmReadsTheProjectsLockfilesWhenTheConfigGrantsIO runs the
-// shipped prefer-pnpm policy with the io library granted (the only way a
-// Lua policy can look at the project's files) on real project folders: npm
+// TestPreferPnpmReadsTheProjectsLockfiles runs the shipped prefer-pnpm
+// policy with the io library granted and without it, on real project
+// folders: npm
 // commands are rewritten only where the nearest lockfile is pnpm's and no
-// other package manager's, and without io they are rewritten everywhere.
-func TestPreferPnpmReadsTheProjectsLockfilesWhenTheConfigGrantsIO(t *testing.T) {
+// other package manager's; without io it looks through the fs module,
+// which sees the project folder and nothing above it.
+func TestPreferPnpmReadsTheProjectsLockfiles(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel string) {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -104,11 +105,27 @@ func TestPreferPnpmReadsTheProjectsLockfilesWhenTheConfigGrantsIO(t *testing.T) 
 		t.Errorf("with io and no cwd: npm install x became %q", got)
 	}
 
-	// Without io the policy cannot look, and trusts the folder's word.
+	// Without io the policy looks through the fs module: the cwd and the
+	// folders below it, never above (a workspace package's lockfile at the
+	// root is not seen, and the command is left alone).
 	without := open("")
-	for _, dir := range []string{"npm-app", "pnpm-app", "new-app"} {
-		if got := fire(without, filepath.Join(root, dir), "npm install x"); got != "pnpm add x" {
-			t.Errorf("without io, in %s: npm install x became %q, want pnpm add x", dir, got)
+	for _, tt := range []struct{ cwd, command, want string }{
+		{"npm-app", "npm install x", "npm install x"},
+		{"pnpm-app", "npm install x", "pnpm add x"},
+		{"new-app", "npm install x", "npm install x"},
+		{"both", "npm ci", "npm ci"},
+		{"pnpm-app/packages/web", "npm run build", "npm run build"},
+		{"mono", "cd legacy && npm i x", "cd legacy && npm i x"},
+		{"mono", "npm install x", "pnpm add x"},
+		{"", "cd pnpm-app && npm install", "cd pnpm-app && pnpm install"},
+		{"npm-app", "cd " + filepath.Join(root, "pnpm-app") + " && npm i", "cd " + filepath.Join(root, "pnpm-app") + " && npm i"},
+	} {
+		cwd := filepath.Join(root, filepath.FromSlash(tt.cwd))
+		if got := fire(without, cwd, tt.command); got != tt.want {
+			t.Errorf("without io, in %s: %q became %q, want %q", tt.cwd, tt.command, got, tt.want)
 		}
+	}
+	if got := fire(without, "", "npm install x"); got != "npm install x" {
+		t.Errorf("without io and no cwd: npm install x became %q", got)
 	}
 }

@@ -64,7 +64,8 @@ func runDemo(ctx context.Context, g *globalOptions, s *streams) error {
 			dir, embedded = shipped, true
 		}
 	}
-	for name, content := range map[string]string{".env": "API_TOKEN=not-a-real-token\n", "README.md": "# demo project\n"} {
+	for name, content := range map[string]string{".env": "API_TOKEN=not-a-real-token\n", "README.md": "# demo project\n",
+		"package.json": "{\"name\": \"demo\", \"private\": true}\n", "pnpm-lock.yaml": "lockfileVersion: '9.0'\n"} {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o600); err != nil {
 			return err
 		}

@@ -95,7 +95,8 @@ call() { curl -sS -XPOST "http://$lb/" -H 'Content-Type: application/json' -d "$
 if [ "${1:-}" = smoke ]; then
   call '{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"rm -rf /"},"sessionId":"s1"}'
   call '{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls"},"sessionId":"s1"}'
-  call '{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"npm install left-pad"},"sessionId":"s1"}'
+  mkdir -p "$work/app" && echo "lockfileVersion: '9.0'" >"$work/app/pnpm-lock.yaml" # a pnpm project
+  call '{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"npm install left-pad"},"sessionId":"s1","cwd":"'"$work/app"'"}'
   call '{"event":"PreToolUse","toolName":"bash","toolInput":{"command":"ls"},"sessionId":"s1"}'
   sleep 0.3 # the decision logs write in batches
   echo "decisions by replica:"
