@@ -21,13 +21,19 @@
 --     podman system reset; docker compose / docker-compose / podman-compose
 --     down -v and rm -v (denied). Everyday: rm of one named stopped
 --     container, rmi of a named image, image prune of dangling images,
---     builder prune (the build cache), network rm of a named network.
+--     builder prune (the build cache), network rm of a named network, and
+--     any of them with --dry-run (docker has none: it stops at the flag).
 --   The CLIs operators reach outside services with, read generically: the
 --     CLI, then its verb words up to the first read-only verb (list, get,
 --     describe, show, create, ...); a verb word that is, or has a part
 --     (delete-db-instance, apps:destroy) that is, delete, destroy, remove,
---     rm, del, purge, terminate, drop, prune, rb, wipe, erase or uninstall
---     is denied, unless the line asks for --dry-run or --help. The CLIs:
+--     rm, del, purge, terminate, drop, prune, rb, wipe, erase, uninstall,
+--     truncate, deregister, unregister, revoke, unset, undeploy or
+--     unsubscribe, or that is or starts with forget, reset, clear,
+--     archive, kill, roll or untag (clear_permissions, pg:reset), is
+--     denied, unless the line asks for --dry-run or --help. Disable,
+--     cancel, rollback and activate pass: they are undone by their
+--     opposite, or are deploys, which are the operator's choice. The CLIs:
 --     aws, gcloud, gsutil, az, azd (down), azcopy, bq, doctl, linode-cli,
 --     hcloud, scw, oci, ibmcloud, openstack, exo, civo, flyctl/fly, heroku,
 --     vercel, netlify, railway, firebase, supabase, wrangler, cf, eksctl,
@@ -37,12 +43,55 @@
 --     (delete, prune), rclone (purge, delete, rmdirs, ..., and sync to a
 --     remote), gh and glab (repo/secret/release ... delete, repo archive,
 --     api -X DELETE), doppler, infisical, and the password managers op,
---     bw, pass, gopass, lpass.
+--     bw, pass, gopass, lpass; the brokers', CI servers', payment,
+--     search, feature-flag, CDN and paging services' CLIs: nats,
+--     rabbitmqadmin, rabbitmqctl (delete_vhost, force_reset,
+--     forget_cluster_node, clear_permissions), pulsar-admin, confluent,
+--     circleci, gitlab-runner, gitlab-rake and gitlab-backup (restore),
+--     the Jenkins CLI (java -jar jenkins-cli.jar), stripe, square, algolia,
+--     apigeecli, deck, fastly, flipt, ldcli, unleash, datadog-ci, newrelic,
+--     pd, splunk (remove, clean), twilio, sentry-cli, auth0, okta, atlas,
+--     mongocli, pscale, neonctl, turso, upstash, dokku, cloudflared,
+--     flarectl, s5cmd, b2, kn, tkn, argo, temporal, tctl, linkerd,
+--     grafana-cli; the registries' skopeo, crane, regctl and oras (an
+--     image deleted from a registry).
+--   Any other program read by a CLI's grammar, `tool group [group...]
+--     VERB`: its first words plain names (no option, path or value before
+--     them) and delete, destroy, remove, rm, del, purge, drop, prune, wipe,
+--     erase, uninstall, terminate, deregister, unregister, revoke or
+--     truncate second, third or fourth (nats stream delete X, acmectl dns
+--     records remove www) is denied. A verb first (npm rm x, cargo remove
+--     x) passes, and so do the project's own tools, version managers,
+--     system tools other packs judge, and programs whose words are text
+--     (git, npm, pip, conda, rustup, make, echo, grep, man, ssh, ip, ...:
+--     NOT_CLI below).
+--   aws without a delete verb: secretsmanager update-secret,
+--     put-secret-value, update-secret-version-stage and ssm put-parameter
+--     --overwrite (a live secret replaced), route53 change-resource-record-
+--     sets whose batch, on the line, DELETEs, cloudfront create-invalidation
+--     of /* (denied).
+--   SDK and ORM calls that delete: typed as a command line
+--     (gateway.customer.delete('c_1')), in an interpreter's one-liner
+--     (node -e "client.deleteIndex('x')", python -c "...delete_bucket(...)")
+--     or in rails / gitlab-rails runner ("Project.destroy_all"); a method
+--     named delete*, destroy*, purge*, truncate*, wipe*, erase*, or
+--     clear<Something> (typed: also drop, remove, cancel), not on a file or
+--     HTTP module (fs, os, shutil, File, Path, requests: other packs'),
+--     is denied.
+--   nsupdate (changes to a live DNS zone; help and -V pass); stratus
+--     detonate (Stratus Red Team runs an attack technique in the account).
+--   Backups: restic forget of snapshots by ID (or latest), with no --keep
+--     policy, with --unsafe-allow-remove-all or --prune; restic unlock
+--     --remove-all; borg compact, recreate, rdelete, break-lock; rclone
+--     move and moveto (the source is deleted) are denied; forget by a
+--     --keep policy and --dry-run (-n) pass.
 --     Object stores (aws s3, gcloud storage, gsutil, mc, s3cmd): rm of one
 --     object passes; rm recursive or of a wildcard, rb, and sync/rsync/mirror
 --     that deletes at the destination are denied.
---   kafka-topics / kafka-consumer-groups ... --delete, kafka-delete-records
---     (denied).
+--   Kafka's scripts: an option that deletes or removes (--delete,
+--     --delete-config, --delete-offsets, --remove), kafka-delete-records,
+--     and --reset-offsets with --execute (denied; without --execute the
+--     reset is only printed).
 --   aws-vault exec, op run, doppler run and infisical run: the command they
 --     run is judged.
 -- Local tools are left alone: kind, minikube and k3d clusters, a CLI's own
@@ -93,6 +142,7 @@ local INSTEAD = {
   containers = "review first (docker ps -a, docker volume ls, docker system df) and remove one named, " ..
     "stopped container or image without -f.",
   cli = "to see what exists, use the CLI's list, describe or show verbs, or --dry-run where it has one.",
+  api = "deleting through a service's SDK or ORM is for the user to run; read or list first.",
   store = "remove single objects by name, or list them first (aws s3 ls, gsutil ls, rclone lsf); " ..
     "sync without deleting at the destination.",
   backup = "preview with --dry-run (restic forget, borg prune, rclone) and let the user run the real one.",
@@ -109,6 +159,8 @@ local EFFECTS = {
   escape = "gives a container the host's root file system or processes (a container escape)",
   inside = "destroys data inside a running container or pod",
   defenses = "turns off an audit trail, a threat detector or an encryption key (defenses off)",
+  replace = "replaces, live, what running services depend on",
+  attack = "runs an attack technique against a real cloud account",
 }
 
 local function deny(why, instead, effect)
@@ -597,7 +649,8 @@ local function containers(c)
   else
     verb, object = object, object == "rmi" and "image" or "container"
   end
-  if not verb or help(args) then return nil end
+  -- docker has no --dry-run: the command stops at the unknown flag
+  if not verb or help(args) or dry_run(args) then return nil end
   local what = n .. " " .. (MANAGED[ops[1]] and object .. " " .. verb or verb)
   if object == "swarm" and verb == "leave" then
     return "deny", what .. " (the node leaves the cluster; a manager with --force drops the swarm's state)"
@@ -637,7 +690,14 @@ end
 -- VERBS are the destructive verbs; a verb word is one of them or has one as
 -- a part (delete-db-instance, apps:destroy, batch-delete-image).
 local VERBS = { delete = true, destroy = true, remove = true, rm = true, del = true, purge = true,
-  terminate = true, drop = true, prune = true, rb = true, wipe = true, erase = true, uninstall = true }
+  terminate = true, drop = true, prune = true, rb = true, wipe = true, erase = true, uninstall = true,
+  truncate = true, deregister = true, unregister = true, revoke = true, unset = true, undeploy = true,
+  unsubscribe = true }
+-- WEAK are destructive verbs whose letters also make other words' parts
+-- (repo::archive, kill-switch): they count as the whole word, as the first
+-- part of a word (reset-db-parameter-group, clear_permissions) or as the
+-- part after its last ":" (heroku pg:reset), not elsewhere.
+local WEAK = { forget = true, reset = true, clear = true, archive = true, kill = true, roll = true, untag = true }
 -- READ are the verbs after which the words are arguments, not verbs: the
 -- reading stops there (gh issue list --label remove). Words that also name
 -- a group of commands (gcloud run, aws logs, gh run, az backup) are not
@@ -649,8 +709,17 @@ for _, v in ipairs({ "list", "ls", "get", "describe", "show", "view", "status", 
   "upload", "login", "logout", "init", "validate", "start", "stop", "restart", "scale", "merge", "close", "reopen",
   "comment", "review", "ready", "open", "push", "pull", "fetch", "snapshots", "check", "mount", "ping", "tail",
   "output", "import", "export", "submit", "wait", "lsf", "lsd", "tree", "size", "ncdu", "mkdir", "touch", "rerun",
-  "sync", "rsync", "mirror", "invoke", "query", "tag", "token", "modify", "configure" }) do
+  "sync", "rsync", "mirror", "invoke", "query", "tag", "modify", "configure" }) do
   READ[v] = true
+end
+-- READ_PREFIX are the read verbs that also start a verb-noun word
+-- (describe-services, get-caller-identity, list-buckets); other words that
+-- start with a read verb are group names (ssh-key, cat-file).
+local READ_PREFIX = {}
+for _, v in ipairs({ "list", "get", "describe", "show", "view", "search", "read", "check", "validate", "wait",
+  "export", "download", "lookup", "test", "preview", "estimate", "simulate", "create", "put", "update", "start",
+  "stop", "tail", "query", "invoke", "copy", "upload", "import", "generate", "batch" }) do
+  READ_PREFIX[v] = true
 end
 
 -- CLIS lists the CLIs read generically: local, the first words that are
@@ -668,16 +737,28 @@ local CLIS = {
   glab = { ["local"] = { alias = true, config = true, auth = true }, extra = { archive = true } },
   vault = { extra = { disable = true } },
   heroku = { extra = { ["pg:reset"] = true } },
-  restic = { backup = true },
-  borg = { backup = true },
+  -- the data under a path replaced; the site taken offline
+  firebase = { extra = { ["database:set"] = true, ["hosting:disable"] = true } },
+  restic = { backup = true, extra = { forget = true } },
+  borg = { backup = true, extra = { compact = true, recreate = true, rdelete = true, ["break-lock"] = true } },
+  -- message brokers, CI servers, payment and search services, feature
+  -- flags, CDNs, monitoring and paging: verbs of their own
+  rabbitmqctl = { extra = { force_reset = true, forget_cluster_node = true } },
+  splunk = { extra = { clean = true } },
+  ["gitlab-rake"] = { extra = { restore = true } },
+  ["gitlab-backup"] = { extra = { restore = true } },
   rclone = { backup = true, ["local"] = { config = true }, extra = { deletefile = true, rmdir = true,
-    rmdirs = true, cleanup = true, dedupe = true } },
+    rmdirs = true, cleanup = true, dedupe = true, move = true, moveto = true } },
 }
 for _, n in ipairs({ "azcopy", "bq", "doctl", "linode-cli", "hcloud", "scw", "oci", "ibmcloud", "openstack", "exo",
-  "civo", "flyctl", "fly", "vercel", "netlify", "railway", "firebase", "supabase", "wrangler", "cf",
+  "civo", "flyctl", "fly", "vercel", "netlify", "railway", "supabase", "wrangler", "cf",
   "eksctl", "kops", "rosa", "cdk", "cdktf", "sam", "serverless", "sls", "sst", "eb", "argocd", "flux", "istioctl",
   "velero", "consul", "nomad", "etcdctl", "rpk", "kopia", "doppler", "infisical", "op", "bw", "pass", "gopass",
-  "lpass" }) do
+  "lpass", "nats", "rabbitmqadmin", "pulsar-admin", "confluent", "circleci", "gitlab-runner", "jenkins-cli",
+  "stripe", "square", "algolia", "apigeecli", "deck", "fastly", "flipt", "ldcli", "unleash", "datadog-ci",
+  "newrelic", "pd", "twilio", "sentry-cli", "auth0", "okta", "atlas", "mongocli", "pscale", "neonctl", "turso",
+  "upstash", "dokku", "cloudflared", "flarectl", "s5cmd", "b2", "kn", "tkn", "argo", "temporal", "tctl",
+  "linkerd", "grafana-cli", "skopeo", "crane", "regctl", "oras" }) do
   CLIS[n] = {}
 end
 local DEFENSE_SERVICES -- defined below, with DEFENSES
@@ -701,10 +782,15 @@ DEFENSE_SERVICES = { cloudtrail = true, guardduty = true, kms = true, logging = 
 
 local function destructive(w, cfg)
   if DEFENSES[w] then return "defense" end
-  if VERBS[w] or cfg.extra and cfg.extra[w] then return w end
+  local extra = cfg.extra
+  if VERBS[w] or WEAK[w] or extra and extra[w] then return w end
   for part in w:gmatch("[^:_-]+") do
-    if VERBS[part] then return part end
+    if VERBS[part] or extra and extra[part] then return part end
   end
+  local first = w:match("^(%a+)[_-]")
+  if first and WEAK[first] then return first end
+  local last = w:match("^%a[%w-]*:(%a+)$")
+  if last and WEAK[last] then return last end
   return nil
 end
 
@@ -735,7 +821,7 @@ local function verbs(c, cfg)
         if not v and w == "disable" and DEFENSE_SERVICES[path[1]] then v = "defense" end
         if v then return v, path, opt end
         -- describe-services, get-caller-identity: a read verb with its noun
-        if READ[w] or READ[w:match("^(%a+)%-")] then return nil, path, opt, w end
+        if READ[w] or READ_PREFIX[w:match("^(%a+)%-")] then return nil, path, opt, w end
       end
     end
   end
@@ -748,6 +834,78 @@ local function dest_remote(t)
   return t:find("^[%w_.%-]+:") ~= nil and not t:find("^%a:[\\/]")
 end
 
+-- RESTIC_FLAGS are restic's options that take no value.
+local RESTIC_FLAGS = { ["--prune"] = true, ["--dry-run"] = true, ["-n"] = true, ["--compact"] = true, ["-c"] = true,
+  ["--unsafe-allow-remove-all"] = true, ["--json"] = true, ["-q"] = true, ["--quiet"] = true, ["-v"] = true,
+  ["--verbose"] = true, ["--no-lock"] = true, ["--no-cache"] = true, ["--insecure-tls"] = true,
+  ["--cleanup-cache"] = true, ["--repack-small"] = true, ["--repack-uncompressed"] = true }
+
+-- restic_forget judges restic forget: a retention policy (--keep-*) drops
+-- what it says and passes; snapshots named by ID (or latest), no policy at
+-- all, --unsafe-allow-remove-all and --prune (their data deleted) are
+-- denied. --dry-run (-n) passes.
+local function restic_forget(args)
+  if dry_run(args) or short(args, "n") then return nil end
+  if flag(args, "prune") then return "deny", "restic forget --prune", INSTEAD.backup end
+  if flag(args, "unsafe-allow-remove-all") then
+    return "deny", "restic forget --unsafe-allow-remove-all", INSTEAD.backup
+  end
+  local seen, skip, policy, named = false, false, false, nil
+  for _, a in ipairs(args) do
+    local t = a.text
+    if not seen then
+      seen = t == "forget"
+    elseif skip then
+      skip = false
+    elseif t:sub(1, 1) == "-" then
+      if t:find("^%-%-keep%-") or t:find("^%-[lHdwmy]") then policy = true end
+      skip = not t:find("=", 1, true) and not RESTIC_FLAGS[t]
+    elseif not named then
+      named = a
+    end
+  end
+  if named then
+    return "deny", "restic forget of the snapshot " .. shell.printable(named.text), INSTEAD.backup
+  end
+  if not policy then return "deny", "restic forget with no --keep policy", INSTEAD.backup end
+  return nil
+end
+
+-- aws_change reads the aws verbs that change without a destructive verb's
+-- name: a secret's value replaced (secretsmanager update-secret,
+-- put-secret-value, update-secret-version-stage; ssm put-parameter
+-- --overwrite), DNS records deleted by a change batch, and the whole CDN
+-- cache invalidated. It returns why, or nil.
+local function aws_change(path, args)
+  local service, verb = path[1], path[2]
+  if not verb then return nil end
+  if service == "secretsmanager" and (verb == "update-secret" or verb == "put-secret-value" or
+    verb == "update-secret-version-stage") then
+    return "aws secretsmanager " .. verb .. " (the secret every service reads changes under them)", "replace"
+  end
+  if service == "ssm" and verb == "put-parameter" and flag(args, "overwrite") then
+    return "aws ssm put-parameter --overwrite (the parameter's value is replaced)", "replace"
+  end
+  if service == "route53" and verb == "change-resource-record-sets" then
+    for _, a in ipairs(args) do
+      local t = a.text:lower()
+      if t:find('"action"%s*:%s*"delete"') or t:find("action=delete") then
+        return "aws route53 change-resource-record-sets with a DELETE action (the DNS records go)"
+      end
+    end
+  end
+  if service == "cloudfront" and verb == "create-invalidation" then
+    for _, a in ipairs(args) do
+      local t = a.text
+      if t == "/*" or t == "*" or t:find('"/%*"') then
+        return "aws cloudfront create-invalidation of /* (every cached object; the origin takes all the traffic)",
+          "replace"
+      end
+    end
+  end
+  return nil
+end
+
 local function outside(c, cfg)
   local n, args = c.name, c.args
   if help(args) then return nil end
@@ -758,6 +916,10 @@ local function outside(c, cfg)
   local what = n .. " " .. table.concat(path, " ")
   if opt and #path > 0 then
     what = #path >= 2 and n .. " ... " .. path[#path - 1] .. " " .. path[#path] or n .. " " .. path[#path]
+  end
+  if n == "aws" and not dry_run(args) then
+    local why, effect = aws_change(path, args)
+    if why then return "deny", why, INSTEAD.cli, effect end
   end
   if read == "sync" or read == "rsync" or read == "mirror" then
     if dry_run(args) then return nil end
@@ -778,12 +940,11 @@ local function outside(c, cfg)
     end
     return nil
   end
-  if n == "restic" and has(path, "forget") then
-    -- forget drops snapshots from the index; --prune deletes their data
-    if flag(args, "prune") and not dry_run(args) and not short(args, "n") then
-      return "deny", "restic forget --prune", INSTEAD.backup
-    end
-    return nil
+  if n == "restic" and v == "forget" then
+    return restic_forget(args)
+  end
+  if n == "restic" and has(path, "unlock") and flag(args, "remove-all") then
+    return "deny", "restic unlock --remove-all (the locks of running backups and prunes go too)", INSTEAD.backup
   end
   if not v then
     -- an API call with the DELETE method (gh api --method=DELETE ...)
@@ -809,10 +970,138 @@ local function outside(c, cfg)
   return "deny", what, INSTEAD.cli
 end
 
+-- kafka judges Kafka's scripts (kafka-topics, kafka-configs, kafka-acls,
+-- kafka-consumer-groups, with or without .sh): an option that deletes or
+-- removes (--delete, --delete-config, --delete-offsets, --remove),
+-- kafka-delete-records, and offsets reset with --execute (without it the
+-- tool only prints the plan).
 local function kafka(c)
   if help(c.args) then return nil end
   if c.name:find("^kafka%-delete%-records") then return "deny", "kafka-delete-records", INSTEAD.cli end
-  if flag(c.args, "delete") then return "deny", c.name .. " --delete", INSTEAD.cli end
+  for _, a in ipairs(c.args) do
+    local t = a.text:match("^([^=]*)")
+    if t:find("^%-%-delete") or t:find("^%-%-remove") then return "deny", c.name .. " " .. t, INSTEAD.cli end
+  end
+  if flag(c.args, "reset-offsets") and flag(c.args, "execute") then
+    return "deny", c.name .. " --reset-offsets --execute (consumers skip or re-read messages)", INSTEAD.cli
+  end
+  return nil
+end
+
+-- NOT_CLI are the programs the generic reading leaves alone: a project's
+-- own tools (package managers, build tools, version managers, git, whose
+-- removals stay in the project or have packs of their own), programs whose
+-- operands are text, files or another command (echo, grep, man, ssh), and
+-- the programs the rules above judge.
+local NOT_CLI = {}
+for _, n in ipairs({ "git", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "corepack", "cargo", "rustup", "go",
+  "pip", "pip3", "pipx", "uv", "uvx", "poetry", "pdm", "hatch", "pipenv", "conda", "mamba", "micromamba", "pyenv",
+  "rbenv", "nodenv", "nvm", "fnm", "volta", "asdf", "mise", "rtx", "sdk", "gem", "bundle", "bundler", "composer",
+  "dotnet", "nuget", "mvn", "mvnw", "gradle", "gradlew", "sbt", "make", "gmake", "just", "task", "bazel",
+  "bazelisk", "cmake", "ninja", "meson", "brew", "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper",
+  "snap", "flatpak", "port", "nix", "nix-env", "echo", "printf", "man", "tldr", "info", "help", "whatis",
+  "apropos", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "cat", "less", "more", "head", "tail",
+  "ls", "find", "tmux", "screen", "ssh", "mosh", "kind", "minikube", "k3d", "colima", "code", "jupyter",
+  "pre-commit", "flutter", "dart", "deno", "swift", "xcrun", "conan", "vcpkg", "tox", "nox", "pytest",
+  "systemctl", "service", "journalctl", "launchctl", "crontab", "lerna", "nx", "turbo", "rails", "rake",
+  "test", "true", "false", "type", "which", "command", "builtin", "alias", "history", "jq", "yq", "tr",
+  "wc", "sort", "uniq", "cut", "tee", "xargs", "cp", "mv", "rm", "ln", "touch", "mkdir", "rmdir", "chmod",
+  "chown", "tar", "zip", "unzip", "diff", "patch", "read", "export", "set", "unset", "cd", "pushd", "popd",
+  "say", "notify-send", "logger", "wall", "write", "mail", "sendmail", "parallel", "busybox", "sudo", "doas",
+  "env", "nice", "ionice", "nohup", "timeout", "time", "watch", "stdbuf", "setsid", "flock", "chroot", "strace",
+  "ltrace", "exec", "eval", "source", "vagrant", "ansible-galaxy", "packer", "adb", "spack", "ip", "bridge", "tc",
+  "nmcli", "iw", "python", "python3", "node", "ruby", "perl", "php", "ctr", "crictl", "nerdctl", "buildah" }) do
+  NOT_CLI[n] = true
+end
+-- GENERIC are the destructive verbs read in any other program's verb
+-- position.
+local GENERIC = { delete = true, destroy = true, remove = true, rm = true, del = true, purge = true, drop = true,
+  prune = true, wipe = true, erase = true, uninstall = true, terminate = true, deregister = true,
+  unregister = true, revoke = true, truncate = true }
+
+-- generic reads a program no rule knows with a CLI's grammar, `tool group
+-- [group...] VERB`: its first words all plain names (no option, path or
+-- value before them), and a destructive verb of GENERIC second, third or
+-- fourth (nats stream delete ORDERS, stripe customers delete cus_1). A
+-- verb first (npm rm x, cargo remove x) is a project's own business and
+-- passes, as do the read verbs.
+local function generic(c)
+  local n = c.name
+  if NOT_CLI[n] or not n:find("^%a[%w_-]*$") then return nil end
+  local path = { n }
+  for i = 1, 4 do
+    local a = c.args[i]
+    if not a or a.unknown then return nil end
+    local t = a.text:lower()
+    if not t:find("^%a[%w_-]*$") or READ[t] then return nil end
+    path[#path + 1] = t
+    if i >= 2 and GENERIC[t] then
+      if help(c.args) or dry_run(c.args) then return nil end
+      return "deny", table.concat(path, " ") .. " (a destructive verb of a service's command-line tool)", INSTEAD.cli
+    end
+  end
+  return nil
+end
+
+-- SDK_VERBS are the first words of an SDK method that deletes
+-- (customer.delete, deleteIndex, destroy_all, purgeQueue, clearObjects).
+local SDK_VERBS = { delete = true, destroy = true, purge = true, truncate = true, drop = true, remove = true,
+  clear = true, cancel = true, wipe = true, erase = true }
+-- SDK_FILES are the receivers whose delete methods remove files (read as rm
+-- by lib/shell.lua, judged by the shell pack) or are a collection's own.
+local SDK_FILES = { fs = true, os = true, shutil = true, file = true, fileutils = true, dir = true, path = true,
+  pathlib = true, rimraf = true, fse = true, requests = true, httpx = true, axios = true, urllib3 = true,
+  aiohttp = true, session = true, got = true, superagent = true, http = true, fetch = true }
+-- SCRIPT_VERBS are the SDK verbs read in a one-liner's code, where remove,
+-- clear, drop and cancel are too often a list's, a data frame's or a
+-- timer's own.
+local SCRIPT_VERBS = { delete = true, destroy = true, purge = true, truncate = true, wipe = true, erase = true }
+
+-- sdk_method returns the verb of a method name (deleteIndex -> delete,
+-- destroy_all -> destroy, clearObjects -> clear), when it is one of verbs.
+local function sdk_method(m, verbs)
+  local first = m:gsub("(%l)(%u)", "%1_%2"):lower():match("^_*(%a+)")
+  if first and verbs[first] then
+    -- clear only empties a collection when it names what (clearObjects)
+    if first == "clear" and not m:find("^clear.") then return nil end
+    return first
+  end
+  return nil
+end
+
+-- sdk_typed reads a command whose name is an SDK call typed as a command
+-- line (gateway.customer.delete('c_1'), algolia.clearObjects()).
+local function sdk_typed(n)
+  local recv, m = n:match("^([%a_][%w_.]*)%.([%a_][%w_]*)$")
+  if not recv or SDK_FILES[recv:match("[^.]*$")] then return nil end
+  local v = sdk_method(m, SDK_VERBS)
+  return v and n
+end
+
+-- sdk_script returns the first call in code (an interpreter's one-liner,
+-- rails runner's Ruby) of a method that deletes through an SDK or an ORM
+-- (client.deleteIndex(...), Project.destroy_all, requests.delete(url)).
+local function sdk_script(code)
+  -- the receiver: a name, or a call's or an index's result (client("s3").x)
+  for recv, m in code:gmatch("([%w_%)%]]*)%s*%.%s*([%a_][%w_]*)") do
+    if not SDK_FILES[recv:lower()] and sdk_method(m, SCRIPT_VERBS) then
+      return (recv:find("^[%a_]") and recv .. "." or ".") .. m
+    end
+  end
+  for m in code:gmatch("%.%s*(clear[A-Z_]%w*)") do return m end
+  return nil
+end
+
+-- jenkins reads java -jar jenkins-cli.jar ...: the Jenkins CLI's verbs.
+local function jenkins(c)
+  local a = c.args
+  for i = 1, #a - 1 do
+    if a[i].text == "-jar" and shell.basename(a[i + 1].text):lower():find("^jenkins%-cli.*%.jar$") then
+      local rest = {}
+      for j = i + 2, #a do rest[#rest + 1] = a[j] end
+      return { name = "jenkins-cli", args = rest }
+    end
+  end
   return nil
 end
 
@@ -850,10 +1139,17 @@ end
 -- costs two regular-expression matches. The programs are those judge
 -- reads, the generic CLIs taken from CLIS.
 local PROGRAMS = { "terraform", "tofu", "terragrunt", "pulumi", "kubectl", "oc", "helm", "docker", "podman",
-  "nerdctl", "docker-compose", "podman-compose", "kafka-[a-z-]+(?:\\.sh)?" }
+  "nerdctl", "docker-compose", "podman-compose", "kafka-[a-z-]+(?:\\.sh)?", "java", "nsupdate", "rails",
+  "gitlab-rails", "stratus" }
 for name in pairs(CLIS) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
 for name in pairs(RUNNERS) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
-local quick = shell.quick({ programs = { PROGRAMS } })
+-- generic's lines: a program, one to three plain names, a verb of GENERIC
+local GENERIC_WORDS = {}
+for v in pairs(GENERIC) do GENERIC_WORDS[#GENERIC_WORDS + 1] = v end
+table.sort(GENERIC_WORDS)
+local quick = shell.quick({ programs = { PROGRAMS },
+  words = "^ *(?:[^ ]*=[^ ]* +)*[^ ]+ +(?:[A-Za-z][A-Za-z0-9_-]* +){1,3}(?i:" .. table.concat(GENERIC_WORDS, "|") ..
+    ")(?: |$)" })
 
 local function judge(c, ctx)
   local n = c.name
@@ -885,7 +1181,47 @@ local function judge(c, ctx)
   end
   local cfg = CLIS[n]
   if cfg then return outside(c, cfg) end
-  return nil
+  if n == "java" then
+    local j = jenkins(c)
+    if j then return outside(j, CLIS["jenkins-cli"]) end
+    return nil
+  end
+  local script = c.script
+  if script and c.inline and not script.unknown then
+    local call = sdk_script(script.text)
+    if call then
+      return "deny", n .. " running " .. shell.printable(call) .. " (an SDK call that deletes)", INSTEAD.api
+    end
+  end
+  if (n == "rails" or n == "gitlab-rails") and c.args[1] and c.args[1].text:find("^r") then
+    local sub = c.args[1].text
+    if (sub == "runner" or sub == "r") and c.args[2] then
+      local call = sdk_script(c.args[2].text)
+      if call then
+        return "deny", n .. " runner " .. shell.printable(call) .. " (an ORM call that deletes)", INSTEAD.api
+      end
+    end
+  end
+  if n:find(".", 1, true) then
+    local call = sdk_typed(n)
+    if call then return "deny", shell.printable(call) .. " (an SDK call that deletes)", INSTEAD.api end
+  end
+  if n == "stratus" then
+    -- Stratus Red Team: detonate runs the technique; warmup, status, list
+    -- and cleanup prepare, read and tear down its own prerequisites
+    for _, a in ipairs(c.args) do
+      if a.text == "detonate" or a.unknown then
+        return "deny", "stratus " .. shell.printable(a.text), INSTEAD.cli, "attack"
+      end
+      if a.text:sub(1, 1) ~= "-" then break end
+    end
+    return nil
+  end
+  if n == "nsupdate" then
+    if help(c.args) or c.args[1] and c.args[1].text == "-V" then return nil end
+    return "deny", "nsupdate (it sends changes, deletes among them, to a live DNS zone)", INSTEAD.cli
+  end
+  return generic(c)
 end
 
 hook.register("PreToolUse", "@shell", function(input)

@@ -6,12 +6,23 @@
 -- piped in from echo/printf), or through an MCP tool of a database server
 -- (a "sql"/"query"/"statement" argument): DROP, TRUNCATE, ALTER ... DROP,
 -- DELETE and UPDATE without a WHERE (or with one that is always true:
--- WHERE 1=1, WHERE true, ... OR 1=1). Also redis-cli FLUSHALL/FLUSHDB,
+-- WHERE 1=1, WHERE true, ... OR 1=1), and GRANT ALL ON *.* (every
+-- privilege on every database), and the clients' shell escapes (\!,
+-- sqlite3's .shell and .system: the command they run is read by no
+-- guard). Also redis-cli FLUSHALL/FLUSHDB,
 -- mongosh/mongo --eval of dropDatabase()/drop()/deleteMany({}), dropdb,
 -- mysqladmin drop, and the frameworks' reset tasks (rails/rake db:drop,
--- db:reset, prisma migrate reset, manage.py flush). Clients reached through
+-- db:reset, prisma migrate reset, manage.py flush, flyway clean, liquibase
+-- dropAll, sequelize db:drop, typeorm schema:drop, php artisan
+-- migrate:fresh/reset/refresh and db:wipe, mix ecto.drop/ecto.reset,
+-- alembic downgrade base, sqlx and diesel database drop/reset, dotnet ef
+-- database drop, knex migrate:rollback --all). Clients reached through
 -- wrappers, sh -c, $(…) (lib/shell.lua) or `docker exec`/`kubectl exec`
 -- (a client's name among another command's words) are judged the same.
+-- SQL typed as a command line (DROP TABLE users; delete from users, as
+-- pasted into a shell tool, or run by a tool that takes SQL as its
+-- command) is read as SQL too; the coreutils truncate (an option first) is
+-- not.
 --
 -- Why: an agent that "cleans up test data" or "resets the schema" against
 -- the wrong connection loses data no git checkout brings back.
@@ -22,7 +33,7 @@
 --                 one is a database tool
 --   mcp_sql_keys  the tool-input keys that hold SQL or a command
 --   deny          which rules apply (drop, truncate, delete_without_where,
---                 update_without_where, flush, frameworks)
+--                 update_without_where, flush, frameworks, grant_all)
 --
 -- What it cannot know: SQL in files (psql -f, mysql < dump.sql, cat x.sql |
 -- psql) is not read — hooks have no file access — and is let through; SQL
@@ -37,7 +48,7 @@ local SETTINGS = hook.settings("databases", {
     "db_", "redis", "mongo", "bigquery", "snowflake", "clickhouse", "planetscale", "turso", "cockroach" },
   mcp_sql_keys = { "sql", "query", "statement", "sql_query", "command", "script" },
   deny = { drop = true, truncate = true, delete_without_where = true, update_without_where = true, flush = true,
-    frameworks = true },
+    frameworks = true, grant_all = true },
 })
 
 local shell = require("shell")
@@ -66,10 +77,53 @@ for _, spec in pairs(CLIENTS) do
 end
 CLIENTS.mariadb = CLIENTS.mysql
 CLIENTS.sqlite = CLIENTS.sqlite3
+-- MIGRATORS are the migration tools whose tasks drop or empty a schema,
+-- by the operand words (lower-cased) that name the task: one word, or two
+-- in a row.
+local MIGRATORS = {
+  flyway = { clean = true },
+  liquibase = { dropall = true, ["drop-all"] = true },
+  sequelize = { ["db:drop"] = true, ["db:migrate:undo:all"] = true },
+  typeorm = { ["schema:drop"] = true },
+  artisan = { ["migrate:fresh"] = true, ["migrate:reset"] = true, ["migrate:refresh"] = true, ["db:wipe"] = true },
+  mix = { ["ecto.drop"] = true, ["ecto.reset"] = true },
+  alembic = { ["downgrade base"] = true },
+  sqlx = { ["database drop"] = true, ["database reset"] = true, ["db drop"] = true, ["db reset"] = true },
+  diesel = { ["database reset"] = true, ["database drop"] = true },
+  ef = { ["database drop"] = true },
+  knex = { ["migrate:rollback --all"] = true },
+}
+MIGRATORS["sequelize-cli"] = MIGRATORS.sequelize
+MIGRATORS["typeorm-ts-node-commonjs"] = MIGRATORS.typeorm
+MIGRATORS["typeorm-ts-node-esm"] = MIGRATORS.typeorm
+
+-- migrator_task returns the task of a migration tool's words that drops or
+-- empties the schema (flyway clean, php artisan migrate:fresh, alembic
+-- downgrade base), or nil.
+local function migrator_task(name, args)
+  local tasks = MIGRATORS[name]
+  local prev
+  for _, w in ipairs(args) do
+    local t = w.text:lower()
+    if tasks[t] then return name .. " " .. w.text end
+    if prev and tasks[prev .. " " .. t] then return name .. " " .. prev .. " " .. t end
+    if t:sub(1, 1) ~= "-" or t == "--all" then prev = t end
+  end
+  return nil
+end
+
 local OTHER_CLIENTS = { ["redis-cli"] = true, mongosh = true, mongo = true, dropdb = true, mysqladmin = true,
   rails = true, rake = true, prisma = true }
 
 local function deny(why)
+  if why:find("^a shell command run") then
+    return hook.deny("database guard: " .. why .. ". Run the command as its own shell command, where it " ..
+      "is checked, not from inside the database client.")
+  end
+  if why:find("^GRANT") then
+    return hook.deny("database guard: " .. why .. ". Granting every privilege needs a person: grant the " ..
+      "privileges the account needs on the database it uses (GRANT SELECT, INSERT ON app.*), or ask the user.")
+  end
   return hook.deny("database guard: " .. why .. ". Destroying data needs a person: show the user the " ..
     "exact statement and ask them to run it, or scope it with a WHERE that selects the rows you mean.")
 end
@@ -115,6 +169,13 @@ local function statement_problem(st)
     return "DROP " .. string.upper(K[2] == "word" and T[2] or "")
   end
   if first == "truncate" and SETTINGS.deny.truncate then return "TRUNCATE" end
+  if first == "grant" and T[2] == "all" and SETTINGS.deny.grant_all then
+    for k = 3, n - 1 do
+      if K[k] == "word" and T[k] == "on" and T[k + 1] == "*" then
+        return "GRANT ALL ON *.* (every privilege on every database)"
+      end
+    end
+  end
   if first == "alter" and SETTINGS.deny.drop then
     for k = 2, n do
       if K[k] == "word" and T[k] == "drop" and D[k] == 0 then return "ALTER ... DROP" end
@@ -248,8 +309,22 @@ local function stdin_texts(c)
   return out
 end
 
+-- shell_escape returns the client meta-command in text that runs a shell
+-- command (psql's and mysql's \!, sqlite3's .shell and .system), or nil:
+-- the command it runs is out of every guard's reading.
+local function shell_escape(text)
+  if text:find("\\!") then return "\\!" end
+  for line in text:gmatch("[^\n]+") do
+    local m = line:match("^%s*%.(%a+)")
+    if m == "shell" or m == "system" then return "." .. m end
+  end
+  return nil
+end
+
 local function word_sql_problem(w, dialect)
   if w.unknown then return "SQL that is only known when the command runs (" .. shell.printable(w.text, 40) .. ")" end
+  local esc = shell_escape(w.text)
+  if esc then return "a shell command run from the database client (" .. esc .. "), which no guard reads" end
   return sql_problem(w.text, dialect)
 end
 
@@ -303,6 +378,8 @@ local function client_problem(name, args, c)
         return name .. " " .. t
       end
     end
+  elseif SETTINGS.deny.frameworks and MIGRATORS[name] then
+    return migrator_task(name, args)
   elseif SETTINGS.deny.frameworks and name == "prisma" then
     local joined = {}
     for _, w in ipairs(args) do joined[#joined + 1] = w.text end
@@ -314,11 +391,41 @@ local function client_problem(name, args, c)
   return nil
 end
 
+-- SQL_COMMANDS are the SQL verbs read when a statement is typed as a
+-- command line (pasted into a shell tool, or sent to a tool that runs SQL
+-- given as its command), each with the word that must follow somewhere for
+-- the line to be SQL rather than a program of that name.
+local SQL_COMMANDS = { drop = "any", truncate = "any", delete = "from", update = "set", alter = "any",
+  grant = "on" }
+
+-- typed_sql returns why a command that is an SQL statement typed as a
+-- command line (DROP TABLE users; delete from users) destroys data, or
+-- nil. The coreutils truncate (an option first) is not SQL.
+local function typed_sql(c)
+  local want = SQL_COMMANDS[c.name]
+  local a = c.args
+  if not want or not a[1] or a[1].text:find("^%-") then return nil end
+  local words = { c.name }
+  local found = want == "any"
+  for k, w in ipairs(a) do
+    if k > 64 then break end
+    words[#words + 1] = w.unknown and "?" or w.text
+    if w.text:lower() == want then found = true end
+  end
+  if not found then return nil end
+  local why = sql_problem(table.concat(words, " "))
+  return why and why .. " (SQL typed as a command)"
+end
+
 -- command_problem judges one simple command: a client itself, or a client
 -- named among its words (docker exec db psql ..., kubectl exec -- psql ...).
 local function command_problem(c)
   local name = c.name
-  if name and (CLIENTS[name] or OTHER_CLIENTS[name]) then
+  if name and SQL_COMMANDS[name] then
+    local why = typed_sql(c)
+    if why then return why end
+  end
+  if name and (CLIENTS[name] or OTHER_CLIENTS[name] or MIGRATORS[name]) then
     local why = client_problem(name, c.args, c)
     if why then return why end
   end
@@ -332,7 +439,7 @@ local function command_problem(c)
   end
   for k, w in ipairs(c.args) do
     local b = (not w.unknown) and shell.basename(w.text):lower()
-    if b and (CLIENTS[b] or OTHER_CLIENTS[b]) then
+    if b and (CLIENTS[b] or OTHER_CLIENTS[b] or MIGRATORS[b]) then
       local rest = {}
       for j = k + 1, #c.args do rest[#rest + 1] = c.args[j] end
       local why = client_problem(b, rest, c)
@@ -344,13 +451,23 @@ end
 
 -- A plain line (shell.quick) that names no client, no framework task
 -- runner and no manage.py anywhere (command_problem also reads a client
--- named among another command's words) is allowed without parsing it.
+-- named among another command's words), and whose program is no SQL verb,
+-- is allowed without parsing it.
 local QUICK_WORDS = {}
 for _, set in ipairs({ CLIENTS, OTHER_CLIENTS }) do
   for name in pairs(set) do QUICK_WORDS[#QUICK_WORDS + 1] = re.quote(name) end
 end
 table.sort(QUICK_WORDS)
-local quick = shell.quick({ words = "(?i:" .. table.concat(QUICK_WORDS, "|") .. "|rails|rake|prisma|manage\\.py)" })
+-- the migration tools' names are short words (ef, mix): a whole word each
+local MIGRATOR_WORDS = {}
+for name in pairs(MIGRATORS) do MIGRATOR_WORDS[#MIGRATOR_WORDS + 1] = re.quote(name) end
+table.sort(MIGRATOR_WORDS)
+QUICK_WORDS[#QUICK_WORDS + 1] = "(?:^|[ /])(?:" .. table.concat(MIGRATOR_WORDS, "|") .. ")(?: |$)"
+local SQL_PROGRAMS = {}
+for v in pairs(SQL_COMMANDS) do SQL_PROGRAMS[#SQL_PROGRAMS + 1] = v end
+table.sort(SQL_PROGRAMS)
+local quick = shell.quick({ programs = { SQL_PROGRAMS },
+  words = "(?i:" .. table.concat(QUICK_WORDS, "|") .. "|rails|rake|prisma|manage\\.py)" })
 
 hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput

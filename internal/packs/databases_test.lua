@@ -60,6 +60,39 @@ drop table users"]], "DROP TABLE" },
   { [[echo FLUSHALL | redis-cli -h cache]], "FLUSHALL" },
   { [[psql -c "$SQL"]], "only known when the command runs" },
   { [[psql -c "DROP TABLE 'unterminated]], "could not be read" },
+  -- SQL typed as a command line, in any case, quoting and dialect
+  { [[DROP TABLE IF EXISTS accounts;]], "DROP TABLE" },
+  { [[drop schema reporting cascade]], "DROP SCHEMA" },
+  { [[Truncate Table audit_log RESTART IDENTITY;]], "TRUNCATE" },
+  { [[TRUNCATE events]], "TRUNCATE" },
+  { [[DELETE FROM "Billing"."Invoices";]], "DELETE without WHERE" },
+  { "DELETE FROM `orders`;", "DELETE without WHERE" },
+  { [[delete from app.sessions where 1=1]], "always true" },
+  { [[UPDATE accounts SET balance = 0;]], "UPDATE without WHERE" },
+  { [[alter table users drop column email]], "ALTER ... DROP" },
+  { [[echo start; DROP DATABASE shop; echo done]], "DROP DATABASE" },
+  -- every privilege on every database
+  { [[GRANT ALL PRIVILEGES ON *.* TO 'ops'@'%' WITH GRANT OPTION;]], "GRANT ALL ON *.*" },
+  { [[mysql -u root -e "grant all on *.* to 'bot'@'localhost'"]], "GRANT ALL ON *.*" },
+  -- a client's shell escape runs a command no guard reads
+  { [[mysql -e '\! sh']], "shell command run from the database client" },
+  { [[psql -c '\! rm -rf ~']], "shell command run from the database client" },
+  { [[sqlite3 :memory: '.shell id']], "(.shell)" },
+  { [[sqlite3 x.db -cmd '.system sh']], "(.system)" },
+  { "sqlite3 x.db <<'EOF'\n.tables\n.shell sh\nEOF", "(.shell)" },
+  -- migration tools' tasks that drop or empty the schema
+  { [[flyway -url=jdbc:postgresql://db/app clean]], "flyway clean" },
+  { [[liquibase --changelog-file=db.xml dropAll]], "liquibase dropAll" },
+  { [[npx sequelize-cli db:drop]], "sequelize-cli db:drop" },
+  { [[npx typeorm schema:drop -d src/data-source.ts]], "typeorm schema:drop" },
+  { [[php artisan migrate:fresh --seed]], "artisan migrate:fresh" },
+  { [[php artisan db:wipe --force]], "artisan db:wipe" },
+  { [[mix ecto.reset]], "mix ecto.reset" },
+  { [[alembic -c alembic.ini downgrade base]], "alembic downgrade base" },
+  { [[sqlx database reset -y]], "sqlx database reset" },
+  { [[diesel database reset]], "diesel database reset" },
+  { [[dotnet ef database drop --force]], "ef database drop" },
+  { [[npx knex migrate:rollback --all]], "knex migrate:rollback --all" },
 }
 
 for _, c in ipairs(denied) do
@@ -89,6 +122,22 @@ local allowed = {
   [[grep -rn "DROP TABLE" migrations/]],
   [[git commit -m "drop the users table from the docs"]],
   [[mongosh app --eval 'db.users.find({active: true})']],
+  -- SQL typed as a command that is scoped, and programs that share a verb's name
+  [[DELETE FROM users WHERE id = 7;]],
+  [[UPDATE users SET name = 'x' WHERE id = 7]],
+  [[GRANT SELECT ON *.* TO 'readonly'@'%';]],
+  [[GRANT ALL ON shop.* TO 'shop'@'localhost';]],
+  [[truncate -s 0 logs/app.log]],
+  [[truncate --size=1M disk.img]],
+  [[update-alternatives --list java]],
+  [[delete --help]],
+  [[sqlite3 dev.db '.schema users']],
+  [[sqlite3 dev.db '.output report.csv' 'select * from t']],
+  [[psql -c '\dt']],
+  [[flyway migrate]], [[flyway info]], [[liquibase update]], [[npx sequelize-cli db:migrate]],
+  [[php artisan migrate]], [[mix ecto.migrate]], [[alembic upgrade head]], [[alembic downgrade -1]],
+  [[sqlx migrate run]], [[diesel migration run]], [[dotnet ef database update]], [[npx knex migrate:rollback]],
+  [[mix test]], [[git log --format=%H ef]],
 }
 
 for _, cmd in ipairs(allowed) do

@@ -35,6 +35,13 @@
 --     manager), conda/mamba env remove -n base, remove --all -n base, and
 --     conda remove conda;
 --     --dry-run, --simulate, apt -s pass.
+--     Removing a project's own dependency (npm rm x, poetry remove x, pip
+--     uninstall x in the project's virtualenv) is the project's business
+--     and passes: the issue's rule is uninstalls of system or global
+--     packages;
+--   - commands a package manager runs for you that no guard reads: gem
+--     open -e CMD, pip config --editor CMD, npm/pnpm/yarn/bun exec of a
+--     shell (denied).
 -- And, when SETTINGS.rewrite is set (it is not by default), it rewrites
 -- (mutate stage, before the validators) a command of SETTINGS.rewrite.from
 -- into SETTINGS.rewrite.to: npm to pnpm, yarn or bun
@@ -591,9 +598,45 @@ function conda(c)
   return nil
 end
 
+-- SHELLS are the shells a package manager's exec may start.
+local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, fish = true, ash = true, csh = true,
+  tcsh = true }
+
+-- escape returns why c has a package manager run a command it names as an
+-- option's value or an exec target (gem open -e CMD, pip config --editor
+-- CMD, yarn exec sh), which no guard reads; nil otherwise.
+local function escape(c)
+  local n, a = c.name, c.args
+  local editor = (n == "gem" and { ["-e"] = true, ["--editor"] = true }) or
+    ((n == "pip" or n:find("^pip%d")) and { ["--editor"] = true })
+  if editor then
+    for k, w in ipairs(a) do
+      local name, val = w.text:match("^(%-%-?[%a-]+)=(.*)$")
+      local v = editor[w.text] and a[k + 1] or name and editor[name] and { text = val, unknown = w.unknown }
+      -- an editor by name (code, vim) edits; a command line or a shell runs
+      if v and (v.unknown or v.text:find("%s") or SHELLS[shell.basename(v.text)]) then
+        return "a command run as " .. n .. "'s editor (" .. shell.printable(v.text, 40) .. ")"
+      end
+    end
+  end
+  if NODE[n] then
+    local k = first_op(a)
+    if k and a[k].text == "exec" then
+      local j = k + 1
+      while a[j] and a[j].text:sub(1, 1) == "-" do j = j + 1 end
+      if a[j] and SHELLS[shell.basename(a[j].text)] then return "a shell started by " .. n .. " exec" end
+    end
+  end
+  return nil
+end
+
 local function check(c)
   local n = c.name
   if not n then return nil end
+  local esc = escape(c)
+  if esc then
+    return "deny", esc, "Run the command itself, where the guards read it, not through the package manager"
+  end
   if SETTINGS.publish ~= "allow" then
     local what = publishes(c)
     if what and not dry_run(c.args) then

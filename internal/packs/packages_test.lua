@@ -133,6 +133,13 @@ local denied = {
   { "pip uninstall --break-system-packages requests", "uninstall from the system Python" },
   { "uv pip uninstall --system requests", "uninstall from the system Python (uv pip --system)" },
   { "sudo python3 -m pip uninstall numpy", "system-wide uninstall (python -m pip under sudo)" },
+  -- a command the package manager runs for you, which no guard reads
+  { "gem open -e '/bin/sh -s' rake", "run as gem's editor (/bin/sh -s)" },
+  { "gem open --editor='sh -c id' rails", "run as gem's editor" },
+  { "pip config --editor 'bash -i' edit", "run as pip's editor (bash -i)" },
+  { "pip3 config --editor=/bin/dash edit", "run as pip3's editor" },
+  { "yarn exec /bin/sh", "a shell started by yarn exec" },
+  { "npm exec -- bash -c id", "a shell started by npm exec" },
   { "DEBIAN_FRONTEND=noninteractive sudo -E apt-get remove -y x", "system-wide uninstall (apt-get remove)" },
   { "xargs sudo apt-get purge < pkgs.txt", "system-wide uninstall (apt-get purge)" },
   { "/usr/bin/apt remove nginx", "system-wide uninstall (apt remove)" },
@@ -193,6 +200,10 @@ local allowed = {
   "pnpm remove lodash",
   "yarn remove react",
   "pip uninstall -y requests",
+  -- a project's own dependency removed: the project's business (the issue
+  -- names system and global packages)
+  "poetry remove requests", "pip3 uninstall boto3", "npm rm left-pad",
+  "gem open -e code rails", "pip config --editor vim edit", "yarn exec jest", "npm exec -- eslint .",
   "python -m pip uninstall -y requests",
   "uv remove httpx",
   "uv pip uninstall requests",
