@@ -24,8 +24,15 @@ local function force_push_main(c)
   return git.force_push_protected(c, PROTECTED_BRANCHES)
 end
 
+-- recursive_delete judges what find does itself, not the words of the
+-- commands its -exec actions run (find . -exec echo -delete \; deletes
+-- nothing).
+local function recursive_delete(c, cwd)
+  return danger.recursive_delete(shell.find_own(c), cwd)
+end
+
 local rules = {
-  { check = danger.recursive_delete, why = "recursive delete of /, ~, * or an unknown folder" },
+  { check = recursive_delete, why = "recursive delete of /, ~, * or an unknown folder" },
   { check = danger.fork_bomb, why = "fork bomb" },
   { check = danger.download_to_shell, why = "piping a download into a shell" },
   { check = danger.formats_disk, why = "formatting a file system" },

@@ -14,7 +14,7 @@ local function pick(list, i) return list[(i - 1) % #list + 1] end
 
 -- The program word, spelled as a shell reads it.
 local rm_words = { "rm", "r\\m", 'r""m', "$'\\x72m'", "/bin/rm", "'rm'", "\\rm", "$'\\162\\155'",
-  "/usr/bin/../bin/rm", "RM" } -- RM: the variable below
+  "/usr/bin/../bin/rm", "\\rm.exe", "C:/Git/usr/bin/RM.exe", "RM" } -- RM: the variable below
 -- Wrappers that run the program named after them.
 local wrappers = { "", "sudo ", "sudo -E -u root ", "env -i PATH=/bin ", "nice -n 5 ", "timeout 10 ", "nohup ",
   "command ", "exec ", "doas ", "ionice -c 3 ", "stdbuf -o0 ", "time ", "builtin " }
@@ -157,6 +157,9 @@ for _, c in ipairs(denied) do
 end
 
 local allowed = {
+  -- -delete here is echo's word, inside find's -exec … \;
+  "find . -exec echo -delete \\; -print",
+  "find / -name x -exec grep -l -- -delete {} +",
   "rm -rf ./build",
   "rm -rf \"$PWD/build\"",
   "python3 -c 'import shutil; shutil.rmtree(\"build\")'",

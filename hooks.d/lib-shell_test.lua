@@ -38,7 +38,35 @@ local cases = {
   { "sudo -e edits", "sudo -e /etc/hosts", "sudo -e /etc/hosts" },
   { "xargs appends the echoed items", "echo a b | xargs rm -rf", "echo a b ; [xargs] rm -rf a b" },
   { "xargs of an unknown stream", "find . | xargs rm", "find . ; [xargs] rm ?" },
-  { "env -S splits its string", "env -S 'rm -rf x'", "env -S rm -rf x ; rm -rf x" },
+  { "env -S splits its string", "env -S 'rm -rf x'", "env -S rm -rf x ; [env] rm -rf x" },
+  -- env -S: the split string goes before the words after it, and env reads them all
+  { "env -S string then the command", "env -S 'PATH=/usr/bin' git reset --hard",
+    "env -S PATH=/usr/bin git reset --hard ; [env] git reset --hard" },
+  { "env -S attached", "env -SPATH=/usr/bin -- rm -rf x", "env -SPATH=/usr/bin -- rm -rf x ; [env] rm -rf x" },
+  { "env - is env -i", "env - git reset --hard", "[env] git reset --hard" },
+  -- Windows program words: the folders (/ or \) and .exe dropped
+  { "program.exe", [[\git.exe reset; C:/Git/bin/GIT.EXE reset; "C:\Program Files\Git\bin\git.exe" reset]],
+    "git reset ; git reset ; git reset" },
+  { "interpreter.exe", [[python3.11.exe -c 'import os; os.system("rm x")']],
+    [[python3.11 -c import os; os.system("rm x") ; rm x]] },
+  { "wrapper.exe", [[sudo.exe rm.exe -rf x]], "[sudo] rm -rf x" },
+  { "a name that only ends in exe", "exe x; .exe y", "exe x ; .exe y" },
+  -- xargs's delimiters and quotes, BSD xargs -J
+  { "xargs -0 keeps one item", [[printf 'rm -rf x' | xargs -0 sh -c]],
+    "printf rm -rf x ; [xargs] sh -c rm -rf x ; rm -rf x" },
+  { "xargs -d", [[printf 'a b,c' | xargs -d , rm]], "printf a b,c ; [xargs] rm a b c" },
+  { "xargs reads quotes", [[echo "'rm -rf x' y" | xargs sh -c]],
+    "echo 'rm -rf x' y ; [xargs] sh -c rm -rf x y ; rm -rf x" },
+  { "xargs -J", "echo x | xargs -J % rm -rf %", "echo x ; [xargs] rm -rf x" },
+  -- parallel: the words joined, and quoted (-q); ::: with no item; sem
+  { "parallel reads its words joined and quoted", [[parallel sh -c 'rm -rf {}' ::: x]],
+    [[parallel sh -c rm -rf {} ::: x ; sh -c rm -rf x ; rm ; sh -c rm -rf x ; rm -rf x]] },
+  { "parallel ::: with no item", "parallel rm -rf :::", "parallel rm -rf ::: ; rm -rf ?" },
+  { "sem runs its command once", "sem -j2 rm -rf x", "sem -j2 rm -rf x ; rm -rf x" },
+  -- ssh: the remote command, its words joined
+  { "ssh remote command", [[ssh -i k.pem -p 22 user@host 'rm -rf x' y]],
+    "ssh -i k.pem -p 22 user@host rm -rf x y ; rm -rf x y" },
+  { "ssh with no remote command", "ssh -N -L 8080:localhost:80 host", "ssh -N -L 8080:localhost:80 host" },
   -- xargs whose program is a wrapper: the items are the wrapped command's words
   { "xargs sudo runs the first item", "echo rm -rf / | xargs sudo", "echo rm -rf / ; [xargs sudo] rm -rf /" },
   { "xargs timeout skips the duration item", "echo 600 terraform destroy | xargs timeout",
@@ -108,7 +136,7 @@ local cases = {
   { "find -ok", [[find . -ok rm {} \;]], "find . -ok rm {} ; ; rm ?" },
   { "here-string into a shell", [[sh <<< "rm x"]], "sh ; rm x" },
   { "/dev/stdin as the script", [[source /dev/stdin <<< "rm x"; bash /dev/fd/0 <<< 'rm y']], "source /dev/stdin ; rm x ; bash /dev/fd/0 ; rm y" },
-  { "env --split-string", [[env --split-string='rm x']], "env --split-string=rm x ; rm x" },
+  { "env --split-string", [[env --split-string='rm x']], "env --split-string=rm x ; [env] rm x" },
   -- decoded scripts
   { "printf escapes into a shell", [[printf '\x72\x6d x' | sh]], [[printf \x72\x6d x ; sh ; rm x]] },
   { "printf octal and %s", [[printf '\162%s %s\n' m x | sh]], [[printf \162%s %s\n m x ; sh ; rm x]] },
@@ -136,6 +164,10 @@ local cases = {
   { "node -r before -e", [[node -r ts-node/register -e 'fs.unlinkSync("x")']], "node -r ts-node/register -e fs.unlinkSync(\"x\") ; rm -f x" },
   { "ruby backquotes and %x", [[ruby -e '`rm a`; %x(rm b)']], "ruby -e `rm a`; %x(rm b) ; rm a ; rm b" },
   { "ruby -r before -e", [[ruby -rfileutils -e 'FileUtils.rm_rf("x")']], "ruby -rfileutils -e FileUtils.rm_rf(\"x\") ; rm -r -f x" },
+  { "ruby and perl deletes without parentheses", [[ruby -e 'FileUtils.rm_r "x"'; perl -e 'rmtree "y"; unlink "z"']],
+    [[ruby -e FileUtils.rm_r "x" ; rm -r -f x ; perl -e rmtree "y"; unlink "z" ; rm -r -f y ; rm -f z]] },
+  { "ruby remove_entry_secure", [[ruby -e 'FileUtils.remove_entry_secure("x")']],
+    [[ruby -e FileUtils.remove_entry_secure("x") ; rm -r -f x]] },
   { "perl system list and qx", [[perl -e 'system "rm", "a"; qx(rm b)']], "perl -e system \"rm\", \"a\"; qx(rm b) ; rm b ; rm a" },
   { "php shell_exec", [[php -r 'shell_exec("rm x");']], "php -r shell_exec(\"rm x\"); ; rm x" },
   { "deno eval", [[deno eval 'new Deno.Command("rm", {args: ["x"]})']], "deno eval new Deno.Command(\"rm\", {args: [\"x\"]}) ; rm x" },
@@ -150,6 +182,52 @@ for _, c in ipairs(cases) do
     expect.eq(got, c[3])
   end)
 end
+
+-- dir: the folder a command runs in after a cd (or env -C, sudo -D), as
+-- a path from the payload's cwd, "~/…", or "\0" when it is not known.
+test("commands after a cd know the folder they run in", function()
+  local function dirs(line)
+    local out = {}
+    for _, c in ipairs(shell.parse(line)) do out[#out + 1] = c.name .. "@" .. (c.dir or "-"):gsub("%z", "?") end
+    return table.concat(out, " ")
+  end
+  expect.eq(dirs("ls; cd .. && rm -rf build"), "ls@- cd@- rm@..")
+  expect.eq(dirs("cd src && cd ../lib; rm x"), "cd@- cd@src rm@lib")
+  expect.eq(dirs("builtin cd /tmp; rm x"), "cd@- rm@/tmp")
+  expect.eq(dirs("cd; rm x; cd -; rm y"), "cd@- rm@~ cd@~ rm@?")
+  expect.eq(dirs("pushd /x && popd && rm y"), "pushd@- popd@/x rm@?")
+  expect.eq(dirs([[cd "$X" && rm y]]), "cd@- rm@?")
+  expect.eq(dirs([[cd /a && cd "$PWD/b" && rm y]]), "cd@- cd@/a rm@./b")
+  expect.eq(dirs("( cd ..; rm a ); rm b"), "cd@- rm@.. rm@..")
+  expect.eq(dirs("env -C /opt rm x; rm y"), "rm@/opt rm@-")
+  expect.eq(dirs("sudo -D /opt sh -c 'rm x'; rm y"), "sh@/opt rm@/opt rm@-")
+  expect.eq(dirs("sh -c 'cd /a; rm x'; rm y"), "sh@- cd@- rm@/a rm@-")
+  expect.eq(dirs("ssh host 'rm -rf x'"), "ssh@- rm@~")
+  expect.eq(dirs("cd .. && parallel rm ::: a"), "cd@- parallel@.. rm@..")
+end)
+
+-- find_own leaves out the words of find's -exec actions, which are the
+-- command they run (parse gives it), not find's own.
+test("find_own: find's words without its -exec actions", function()
+  local function own(line)
+    local c = shell.parse(line)[1]
+    local out = {}
+    for _, a in ipairs(shell.find_own(c).args) do out[#out + 1] = a.text end
+    return table.concat(out, " ")
+  end
+  expect.eq(own([[find . -exec echo -delete \; -print]]), ". -print")
+  expect.eq(own([[find . -name x -execdir rm {} + -delete]]), ". -name x -delete")
+  expect.eq(own([[find / -delete]]), "/ -delete")
+  expect.eq(own([[ls -delete]]), "-delete")
+end)
+
+-- Unicode dashes are not folded: a program receives U+2010 as it is and
+-- no program reads it as an option's dash (git reset ‐‐hard asks git for
+-- a revision named ‐‐hard, and fails).
+test("unicode dashes stay what they are", function()
+  local c = shell.parse("git reset \226\128\144\226\128\144hard")[1]
+  expect.eq(c.args[2].text, "\226\128\144\226\128\144hard")
+end)
 
 test("words carry home, glob and unknown marks", function()
   local cmds = shell.parse([[rm -rf "$HOME"/* $X '*' $(ls)]])

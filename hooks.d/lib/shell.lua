@@ -10,8 +10,11 @@
 -- `…`, <(…), >(…), bash -c '…' / sh -c / su -c / eval / env -S / watch
 -- strings, find -exec / -execdir / -ok, xargs (-I {} put in place, one
 -- command per item; known items of xargs sudo / env / timeout / busybox …
--- are the wrapped command's words) and GNU parallel (its command run by a shell for each
--- item after ::: or read from the pipe), function bodies, here-documents,
+-- are the wrapped command's words; items split at -0 / -d's delimiter,
+-- or at blanks outside quotes; BSD -J read as -I), GNU parallel (its
+-- command run by a shell for each item after ::: or read from the pipe,
+-- its words read both joined and quoted; sem once), the command ssh runs
+-- on the remote host, function bodies, here-documents,
 -- here-strings and text piped into a shell (echo, printf and their
 -- escapes, base64 -d, xxd -r -p, rev: shell.output), and the commands an
 -- interpreter's one-liner runs (python -c, node -e, ruby -e, perl -e,
@@ -24,13 +27,24 @@
 --
 -- Each command is a table:
 --   name      the program, its path dropped and lower-cased ("/bin/RM" ->
---             "rm"), after the wrappers; nil when the program word is not
---             known (a $VAR never set on the line, a $(…) output)
+--             "rm"; in Windows form too: "C:\\Git\\bin\\git.exe" -> "git",
+--             see shell.args.program), after the wrappers; nil when the
+--             program word is not known (a $VAR never set on the line, a
+--             $(…) output). Words are bytes: a Unicode dash (U+2010) is
+--             not "-", as no program reads it as an option's dash
 --   word      the program word, a path in it cleaned as the kernel reads it
 --             ("/./etc/init.d/x" -> "/etc/init.d/x", "//bin//rm" ->
 --             "/bin/rm"); args: the words after it; word_at: its index in
 --             argv (the words before it are wrappers and assignments)
 --   wrappers  the wrappers that were unwrapped, in order ({ "sudo", "xargs" })
+--   dir       the folder it runs in when a cd (pushd, popd) before it on
+--             the line, or its own env -C / sudo -D, moved it: a path from
+--             the payload's cwd ("..", "src", "/tmp", "~/x"), with "\0"
+--             where a folder is not known (cd "$X", cd -, popd); nil when
+--             it runs in the payload's cwd. A cd in ( … ) or $( … ) is
+--             taken to last after it; one in sh -c '…' does not. The
+--             command ssh runs remotely starts in "~"
+--   chdir     the folder its env -C / sudo -D names, as written
 --   redirs    { op = ">", fd = "2"|nil, target = word } ("<<" targets hold
 --             the here-document's text)
 --   pipe_in, pipe_out, bg      a | before / after it, a trailing &
@@ -50,6 +64,10 @@
 --             command lines read when it runs. A written-out script with
 --             a variable's value in it (sh -c "cd $D && make") is read, the
 --             value an unknown word, and not marked
+--
+-- shell.find_own(cmd) returns a find command without the words of its
+-- -exec / -execdir / -ok / -okdir actions (find . -exec echo -delete \;
+-- has no -delete of its own).
 --
 -- Each word is a table:
 --   text      its value after quote removal and expansion; unknown parts are "\0"
@@ -492,8 +510,48 @@ end
 
 local DECLARE = { export = true, ["local"] = true, declare = true, typeset = true, readonly = true }
 
--- emit adds a finished command to its list and to the flat list.
+-- CD: the commands that change the working folder of the commands after
+-- them (cd, pushd, popd), and the options of cd and pushd.
+local CD = { cd = true, pushd = true, popd = true, chdir = true }
+
+-- joined returns folder t (a path, "~/…", or with an unknown part "\0")
+-- reached from folder base (nil: the payload's cwd) as shell.args.clean
+-- spells it: an absolute or home path as it is, a relative one after base.
+local function joined(base, t)
+  if t:find("%z") then return "\0" end
+  local full = t
+  if base and not (t:sub(1, 1) == "/" or t == "~" or t:sub(1, 2) == "~/") then
+    if base:find("%z") then return "\0" end
+    full = base .. "/" .. t
+  end
+  local j = args.clean(full)
+  if j == "" then return "." end
+  return j
+end
+
+-- moved returns the folder a cd, pushd or popd leaves the shell in, from
+-- folder dir: cd alone goes home; cd -, popd, pushd +N and a glob go to a
+-- folder not known here ("\0"); $PWD/… is the payload's cwd's.
+local function moved(dir, cmd)
+  if cmd.name == "popd" then return "\0" end
+  local w
+  for _, a in ipairs(cmd.args) do
+    if a.unknown or a.text == "-" or not a.text:find("^%-") then w = a; break end
+  end
+  if not w then return cmd.name == "pushd" and "\0" or "~" end
+  if w.whole or w.glob or w.text == "-" or w.text:find("^[+-]%d") then return "\0" end
+  if w.cwd then return joined(nil, w.text) end
+  return joined(dir, w.text)
+end
+
+-- emit adds a finished command to its list and to the flat list; a
+-- command after a cd (or run by env -C / sudo -D) is given the folder it
+-- runs in (dir).
 local function emit(p, cmd, out)
+  local dir = p.dir
+  if cmd.chdir then dir = joined(dir, cmd.chdir) end
+  cmd.dir = dir
+  if CD[cmd.name or ""] then p.dir = moved(p.dir, cmd) end
   if cmd.pipe_in then
     for k = #out, 1, -1 do
       local c = out[k]
@@ -625,6 +683,34 @@ function M.parse(src)
 end
 
 function M.quick(spec) return quick.quick(spec, M.limits.tokens) end
+
+-- FIND_EXEC: the find actions that run a command, up to a ";" or "+".
+local FIND_EXEC = { ["-exec"] = true, ["-execdir"] = true, ["-ok"] = true, ["-okdir"] = true }
+
+-- find_own returns a find command with the words of its -exec, -execdir,
+-- -ok and -okdir actions left out of its args (parse gives the command
+-- they run as a command of its own), so that a check of find's own
+-- actions reads find's words only: find . -exec echo -delete \; prints,
+-- and deletes nothing. Any other command is returned as it is.
+function M.find_own(c)
+  if c.name ~= "find" then return c end
+  local own, k, a, cut = {}, 1, c.args, false
+  while a[k] do
+    if FIND_EXEC[a[k].text] then
+      cut = true
+      k = k + 1
+      while a[k] and a[k].text ~= ";" and a[k].text ~= "+" do k = k + 1 end
+    else
+      own[#own + 1] = a[k]
+    end
+    k = k + 1
+  end
+  if not cut then return c end
+  local o = {}
+  for key, v in pairs(c) do o[key] = v end
+  o.args = own
+  return o
+end
 M.target = target.target
 
 -- walk calls fn(cmd) for every command whose output a word holds

@@ -12,10 +12,17 @@
 --     project), and a recursive delete of any folder outside the project
 --     (but inside SETTINGS.scratch; $TMPDIR is the first of them, and
 --     inside the home folder's caches, SETTINGS.home_scratch), a
---     scratch folder itself included;
+--     scratch folder itself included; and an rm of every file a pattern
+--     matches outside them (rm -f /var/data/*, perl unlink glob "/x/*");
 --   - moving away /, a folder right below it, ~ or the project (mv ~
---     /tmp/x, mv /home/dev/project /dev/null); in PowerShell Remove-Item -Recurse
---     of C:\, ~, $env:USERPROFILE, the project or a folder outside it;
+--     /tmp/x, mv /home/dev/project /dev/null), and moving anything onto a
+--     device file (mv x /dev/null replaces /dev/null); in PowerShell
+--     Remove-Item -Recurse of C:\, ~, $env:USERPROFILE, the project or a
+--     folder outside it;
+--   - rsync --delete (--del, --delete-before, --delete-excluded, …) into
+--     a destination outside the project (another host's included) or a
+--     scratch folder itself, and rsync --remove-source-files of sources
+--     outside it;
 --   - chmod that makes files writable by everyone (777, 666, o+w, a+w),
 --     and chmod/chown/chgrp -R of /, ~ or an unknown folder;
 --   - mkfs and friends, dd of=/dev/sdX and other raw writes to disks;
@@ -29,11 +36,19 @@
 --     Clear-History, PSReadLine's history file) and with shell start-up
 --     files (~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile, $PROFILE, …)
 --     which would run code in every later shell.
--- The same in what a line runs indirectly: interpreters' one-liners
+-- The same in what a line runs indirectly: the command ssh runs on
+-- another host (read from the remote home folder: ssh h 'rm -rf build'
+-- deletes ~/build there), interpreters' one-liners
 -- (python -c 'os.system("…")', shutil.rmtree("/"), node -e execSync,
 -- ruby/perl system and `…`, php -r, awk system()), decoded scripts
 -- (printf '\x72\x6d …' | sh, echo … | base64 -d | sh, xxd -r -p), xargs
--- and parallel in their option forms, $PWD, $(pwd) and ${HOME%/}.
+-- and parallel in their option forms (xargs -0/-d/-J, parallel's words
+-- read both joined and quoted, sem), env -S, $PWD, $(pwd) and ${HOME%/}.
+-- A program word in Windows form (\rm.exe, C:/Git/bin/git.exe) is the
+-- program it names. A cd (pushd, popd, env -C, sudo -D) moves the
+-- relative paths of the commands after it: cd .. && rm -rf build deletes
+-- ../build. find's -delete is find's own action, not a word of a command
+-- its -exec runs (find . -exec echo -delete \; deletes nothing).
 -- A script computed at run time (sh -c "$(…)", eval "$X", source <(…),
 -- bash <(…), … | sh of text not on the line, python -c with os.system(x))
 -- is asked about (SETTINGS.computed_scripts), unless it is the output of
@@ -70,7 +85,14 @@
 -- the well-known calls are read (lib/shell/interp.lua lists them); code
 -- that builds a command another way runs unseen, and one whose command is
 -- a variable is asked about. $PWD and $(pwd) are the payload's cwd even
--- after a cd on the same line.
+-- after a cd on the same line; a cd inside ( … ) or $( … ) is taken to
+-- last after it (stricter than the shell), one inside sh -c '…' is not.
+-- A cd to a folder the line does not spell ($X, cd -) makes the relative
+-- paths after it unknown: rm -rf * there is an unknown folder's contents.
+-- Words are read as bytes: a Unicode dash (U+2010 in git reset ‐‐hard) is
+-- not taken for "-", as no program takes it for an option's dash.
+-- Of the remote command of ssh, an absolute path is judged as if it were
+-- on this machine.
 -- A file named by a variable the line never sets ($OUT) is not judged a
 -- history or start-up file. PowerShell runs on Windows too: C:\ paths
 -- are judged against a Windows cwd, case-insensitively; of cmd /c only
@@ -172,6 +194,17 @@ local function delete_outside(c, cwd)
   return false
 end
 
+-- delete_pattern reports whether an rm that is not recursive deletes
+-- every file a pattern matches outside the project and the scratch
+-- folders (rm -f /var/data/*, perl -e 'unlink glob "/data/*"').
+local function delete_pattern(c, cwd)
+  if c.name ~= "rm" and c.name ~= "shred" then return false end
+  for _, w in ipairs(shell.options(c.args, RM).operands) do
+    if w.glob and outside(w, cwd) then return true end
+  end
+  return false
+end
+
 -- move_away reports whether a mv moves away /, a folder right below it, the
 -- home folder or the project (by any spelling: ., $PWD, its absolute
 -- path) or a folder that holds it: mv ~ /tmp/x, mv /home/dev/project
@@ -191,6 +224,73 @@ local function move_away(c, cwd)
     if not w.glob then
       local where = shell.target(w)
       if where == "root" or where == "home" or where == "cwd" or danger.project_or_above(w, cwd) then return true end
+    end
+  end
+  return false
+end
+
+-- recursive_delete is danger.recursive_delete of what find does itself:
+-- the words of its -exec actions are the commands they run, judged as
+-- such (find . -exec echo -delete \; deletes nothing).
+local function recursive_delete(c, cwd)
+  return danger.recursive_delete(shell.find_own(c), cwd)
+end
+
+-- onto_device reports whether a mv moves files onto a device (/dev/null,
+-- /dev/sda): that replaces the device file (or fails), it deletes nothing.
+local function onto_device(c)
+  if c.name ~= "mv" then return false end
+  local last
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if t == "-t" or t:find("^%-%-target%-directory") then return false end
+    if a.unknown or t:sub(1, 1) ~= "-" then last = a end
+  end
+  return last ~= nil and not last.unknown and last.text:sub(1, 1) == "/"
+    and (paths.clean(last.text) .. "/"):find("^/dev/") ~= nil
+end
+
+local RSYNC = { short = {}, short_arg = { e = "rsh", B = "block-size", f = "filter", M = "remote-option",
+    T = "temp-dir" },
+  long = { "delete", "del", "delete-before", "delete-during", "delete-delay", "delete-after", "delete-excluded",
+    "delete-missing-args", "remove-source-files" },
+  long_arg = { "exclude", "include", "exclude-from", "include-from", "filter", "rsh", "rsync-path", "temp-dir",
+    "partial-dir", "compare-dest", "copy-dest", "link-dest", "files-from", "log-file", "log-file-format",
+    "out-format", "chmod", "chown", "usermap", "groupmap", "port", "password-file", "backup-dir", "suffix",
+    "max-size", "min-size", "max-delete", "timeout", "contimeout", "bwlimit", "iconv", "info", "debug",
+    "skip-compress", "block-size", "modify-window", "sockopts", "address", "write-batch", "read-batch",
+    "only-write-batch", "remote-option", "compress-choice", "checksum-choice", "stop-after", "stop-at",
+    "max-alloc", "outbuf" } }
+
+-- remote reports whether an rsync or scp operand names another host
+-- (host:path, user@host:path, rsync://host/path).
+local function remote(w)
+  return not w.unknown and (w.text:find("^[^/]*[^/\\]:") ~= nil or w.text:find("^rsync://") ~= nil)
+end
+
+-- rsync_delete reports whether an rsync deletes files outside the
+-- project: --delete (and its kin) in a destination outside it, another
+-- host's included, or a scratch folder itself; --remove-source-files of
+-- sources outside it.
+local function rsync_delete(c, cwd)
+  if c.name ~= "rsync" then return false end
+  local o = shell.options(c.args, RSYNC)
+  local ops = o.operands
+  if #ops < 2 then return false end
+  local del = false
+  for f in pairs(o.flags) do
+    if f:find("^del") then del = true end
+  end
+  if del or o.unknown then
+    local d = ops[#ops]
+    if remote(d) or outside(d, cwd) then return true end
+    local p = paths.word(d)
+    local abs = p and paths.resolve(p, cwd)
+    if abs and scratch_root(abs) then return true end
+  end
+  if o.flags["remove-source-files"] then
+    for k = 1, #ops - 1 do
+      if remote(ops[k]) or outside(ops[k], cwd) then return true end
     end
   end
   return false
@@ -308,12 +408,16 @@ end
 local rules = {
   { check = delete_scratch, why = "a recursive delete of a whole scratch folder (/tmp, $TMPDIR)",
     instead = "delete the folders you made inside it by name" },
-  { check = danger.recursive_delete, why = "a recursive delete", what = delete_what,
+  { check = recursive_delete, why = "a recursive delete", what = delete_what,
     instead = "delete the files or folders you mean by name, inside the project" },
   { check = delete_outside, why = "a recursive delete outside the project",
     instead = "delete only inside the project; ask the user to clean up elsewhere" },
   { check = move_away, why = "moving away /, the home folder, the project or a folder that holds it",
     instead = "move the files you mean by name, inside the project" },
+  { check = onto_device, why = "moving files onto a device file (mv … /dev/null replaces the device)",
+    instead = "delete the files you mean with rm, inside the project" },
+  { check = rsync_delete, why = "a mirror that deletes files outside the project (rsync --delete, "
+      .. "--remove-source-files)", instead = "mirror into a folder inside the project, or ask the user to run it" },
   { check = chmod_open, why = "making files writable by everyone",
     instead = "use 755 for folders and programs, 644 for files, or u+w" },
   { check = danger.recursive_perms, why = "a recursive permission change of /, ~ or an unknown folder",
@@ -327,6 +431,8 @@ local rules = {
     instead = "leave the history alone; the user reviews it" },
   { check = startup, why = "changing a shell start-up file",
     instead = "tell the user which line to add to their shell profile" },
+  { check = delete_pattern, why = "deleting every file a pattern matches outside the project",
+    instead = "delete the files you mean by name, inside the project; ask the user to clean up elsewhere" },
 }
 
 -- PowerShell: the same rules, read from pwsh.parse's commands.
@@ -457,7 +563,70 @@ local function computed(c)
   return hook.ask(reason)
 end
 
+-- REBASED: the commands whose relative path words a cd before them moves
+-- (cd .. && rm -rf build deletes ../build), with the operands before
+-- their paths (chmod's mode, chown's owner).
+local REBASED = { rm = 0, rmdir = 0, shred = 0, unlink = 0, mv = 0, rsync = 0, find = 0, chmod = 1, chown = 1,
+  chgrp = 1 }
+local REBASED_REDIRS = { [">"] = true, [">>"] = true, [">|"] = true, ["&>"] = true, ["&>>"] = true, ["<>"] = true,
+  ["<"] = true }
+
+-- at_dir returns path word w as seen from the payload's cwd when the
+-- command runs in folder dir (shell.parse's dir: a path, "~/…", or "\0"
+-- for a folder not known): a relative word is put after dir; an absolute,
+-- home, $PWD or unknown-led word is returned as it is.
+local function at_dir(w, dir)
+  local t = w.text
+  if w.whole or w.home or w.cwd or t == "" or t:find("^[/~%z-]") then return w end
+  if dir:find("%z") then
+    return { text = "\0/" .. t, pat = "\0/" .. w.pat, glob = w.glob, unknown = true, source = "var" }
+  end
+  return { text = dir .. "/" .. t, pat = dir:gsub("[\\*?%[%]]", "\\%0") .. "/" .. w.pat, glob = w.glob,
+    unknown = w.unknown, source = w.source, producer = w.producer, home = dir:sub(1, 1) == "~" or nil }
+end
+
+-- rebase returns the command as run from the payload's cwd: when a cd
+-- (env -C, sudo -D) put it in another folder, its relative path words and
+-- redirection targets are put after that folder.
+local function rebase(c)
+  local dir = c.dir
+  if not dir or dir == "." then return c end
+  local skip = REBASED[c.name or ""]
+  if not skip then
+    -- most commands: only a redirection to a file may move
+    local moves = false
+    for _, r in ipairs(c.redirs) do
+      if REBASED_REDIRS[r.op] then moves = true; break end
+    end
+    if not moves then return c end
+  end
+  local o = {}
+  for k, v in pairs(c) do o[k] = v end
+  if skip then
+    o.args = {}
+    local starts = true
+    for _, a in ipairs(c.args) do
+      local t = a.text
+      if c.name == "find" and (t:find("^[-(!]") or not starts) then
+        starts = false
+        o.args[#o.args + 1] = a
+      elseif skip > 0 and not a.unknown and t:sub(1, 1) ~= "-" then
+        skip = skip - 1
+        o.args[#o.args + 1] = a
+      else
+        o.args[#o.args + 1] = at_dir(a, dir)
+      end
+    end
+  end
+  o.redirs = {}
+  for k, r in ipairs(c.redirs) do
+    o.redirs[k] = REBASED_REDIRS[r.op] and { op = r.op, fd = r.fd, target = at_dir(r.target, dir) } or r
+  end
+  return o
+end
+
 local function judge(rs, c, cwd)
+  c = rebase(c)
   for _, r in ipairs(rs) do
     if r.check(c, cwd) then
       return deny(r.what and (r.why .. " " .. r.what(c, cwd)) or r.why, r.instead)

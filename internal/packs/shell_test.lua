@@ -192,6 +192,10 @@ local indirect = {
   { [[ruby -e '`rm -rf ~`']], "recursive delete of the home" },
   { [[ruby -e '%x(chmod -R 777 .)']], "writable by everyone" },
   { [[ruby -rfileutils -e 'FileUtils.rm_rf("/")']], "recursive delete of /" },
+  { [[ruby -rfileutils -e 'FileUtils.remove_entry_secure("/srv/app")']], "recursive delete outside the project" },
+  { [[ruby -e 'FileUtils.rm_r "/etc"']], "recursive delete of /" },
+  { [[perl -MFile::Path -e 'rmtree "/"']], "recursive delete of /" },
+  { [[perl -MFile::Path=remove_tree -e 'remove_tree "/home/dev/other"']], "recursive delete outside the project" },
   { [[perl -e 'system "rm", "-rf", "/"']], "recursive delete of /" },
   { [[perl -e 'qx(rm -rf /)']], "recursive delete of /" },
   { [[php -r 'shell_exec("rm -rf /");']], "recursive delete of /" },
@@ -294,6 +298,8 @@ local everyday = {
   [[node -e 'console.log(process.version)']],
   [[node -e 'fs.rmSync("dist", { recursive: true, force: true })']],
   [[ruby -e 'puts RUBY_VERSION']],
+  [[ruby -e 'h = { "a" => 1 }; h.delete "a"; p h']],
+  [[perl -MFile::Path -e 'rmtree "build"']],
   [[perl -e 'print "hello\n"']],
   [[php -r 'echo PHP_VERSION;']],
   [[awk -F: '{ print $1 }' /etc/passwd]],
@@ -337,6 +343,195 @@ for _, line in ipairs(everyday) do
     expect.no_objection(bash(line))
   end)
 end
+
+-- A program word in Windows form runs the same program: its folders (/ or
+-- \) and .exe are dropped (shell.args.program).
+local windows_words = {
+  { [[\rm.exe -rf /]], "recursive delete of /" },
+  { [[C:/msys64/usr/bin/rm.exe -rf ~]], "recursive delete of the home" },
+  { [["C:/Program Files/Git/usr/bin/rm.exe" -fr /opt/app]], "recursive delete outside the project" },
+  { [[RM.EXE --recursive --force ~]], "recursive delete of the home" },
+  { [[python3.12.exe -c "import shutil; shutil.rmtree('/')"]], "recursive delete of /" },
+  { [[sudo.exe chmod.exe -R 777 .]], "writable by everyone" },
+}
+
+for _, c in ipairs(windows_words) do
+  test("Windows program word: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+-- A command after a cd (pushd, a subshell's cd, env -C, sudo -D) runs in
+-- that folder: its relative paths are judged from there.
+local after_cd = {
+  { "cd .. && rm -rf build", "recursive delete outside the project" },
+  { "builtin cd ..; rm -fr other", "recursive delete outside the project" },
+  { "( cd /opt; rm -rf app )", "recursive delete outside the project" },
+  { "{ cd ../..; rm -r -f src; }", "recursive delete outside the project" },
+  { "pushd ~ && rm -rf Documents", "recursive delete outside the project" },
+  { "cd && rm -rf .ssh", "recursive delete outside the project" },
+  { "cd .. && rm -rf project", "recursive delete of the whole project" },
+  { "cd .. && rm -rf *", "recursive delete of a folder above the project" },
+  { "cd / && rm -rf usr", "recursive delete of / or a folder right below it" },
+  { "cd .. && find . -delete", "by find -delete" },
+  { "cd / && chown -R nobody .", "recursive permission change" },
+  { "cd ~ && echo 'alias ls=rm' >> .bashrc", "shell start-up file" },
+  { "cd /var && python3 -c 'import shutil; shutil.rmtree(\"lib\")'", "recursive delete outside the project" },
+  { "cd .. && parallel rm -rf ::: other", "recursive delete outside the project" },
+  { "env -C /srv rm -rf data", "recursive delete outside the project" },
+  { "sudo -D /var rm -rf lib", "recursive delete outside the project" },
+  { "sudo --chdir=/var sh -c 'rm -rf lib'", "recursive delete outside the project" },
+  { "echo ok | xargs env -C /home/dev/other rm -rf build", "recursive delete outside the project" },
+  { "cd \"$SOMEWHERE\" && rm -rf *", "recursive delete of an unknown folder" },
+  { "cd - && rm -rf *", "recursive delete of an unknown folder" },
+}
+
+for _, c in ipairs(after_cd) do
+  test("after a cd: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+-- The commands ssh runs on another host are read with the same rules,
+-- from the remote home folder.
+local remote = {
+  { [[ssh deploy@web1 'rm -rf /var/www']], "recursive delete outside the project" },
+  { [[ssh -i key.pem -p 2222 root@db "sudo rm -rf --no-preserve-root /"]], "recursive delete of /" },
+  { [[ssh host rm -rf build]], "recursive delete outside the project" },
+  { [[ssh -t host 'cd / && rm -rf etc']], "recursive delete of / or a folder right below it" },
+  { [[ssh host "chmod -R 777 ~"]], "writable by everyone" },
+  { [[cd . && ssh prod "rm -rf /data"]], "recursive delete" },
+}
+
+for _, c in ipairs(remote) do
+  test("remote command: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+test("asks about a remote command computed at run time", function()
+  expect.asked(bash([[ssh host "$REMOTE_CMD"]]), "shell pack: a script computed at run time")
+end)
+
+-- rsync --delete (and its kin) deletes what the destination holds beyond
+-- the source; --remove-source-files deletes the sources.
+local mirrors = {
+  "rsync -a --delete ./dist/ /var/www/html/",
+  "rsync -av --del build/ ~/backup/",
+  "rsync -a --delete-excluded ./ deploy@web1:/srv/app/",
+  "rsync -rt --delete-after src/ ../sibling/",
+  "rsync -a --delete-before ./empty/ /tmp",
+  "rsync --remove-source-files /var/log/app/ ./logs/",
+  "rsync -e 'ssh -p 22' --delete -a ./site/ host:/var/www/",
+  "cd .. && rsync -a --delete project/x/ other/",
+}
+
+for _, line in ipairs(mirrors) do
+  test("blocks a mirror that deletes outside the project: " .. line, function()
+    denied(bash(line), "rsync --delete")
+  end)
+end
+
+-- mv onto a device replaces the device file; it deletes nothing.
+local onto_devices = { "mv data.db /dev/null", "sudo mv ~/.ssh /dev/null", "mv -f build.img /dev/sdb",
+  "mv /var/data //dev/./null" }
+
+for _, line in ipairs(onto_devices) do
+  test("blocks moving onto a device: " .. line, function()
+    denied(bash(line), "onto a device file")
+  end)
+end
+
+-- Wrappers and list readers in their other option forms.
+local wrapped = {
+  { [[env -S 'PATH=/usr/bin' rm -rf /]], "recursive delete of /" },
+  { [[env -SA=1 rm -rf ~]], "recursive delete of the home" },
+  { [[env - rm -rf ~]], "recursive delete of the home" },
+  { [[printf / | xargs -0 rm -rf]], "recursive delete of /" },
+  { [[printf 'rm -rf ~' | xargs -0 sh -c]], "recursive delete of the home" },
+  { [[printf 'rm -rf ~\n' | xargs -d '\n' bash -c]], "recursive delete of the home" },
+  { [[echo "'rm -rf /'" | xargs sh -c]], "recursive delete of /" },
+  { [[echo / | xargs -J % rm -rf %]], "recursive delete of /" },
+  { [[parallel bash -c 'rm -rf {}' ::: /]], "recursive delete of /" },
+  { [[parallel sh -c 'rm -rf {}' ::: build ~]], "recursive delete of the home" },
+  { [[echo / | parallel bash -c 'rm -rf {}']], "recursive delete of /" },
+  { [[sem rm -rf ~]], "recursive delete of the home" },
+  { [[sem -j 2 --id x bash -c 'rm -rf /']], "recursive delete of /" },
+}
+
+for _, c in ipairs(wrapped) do
+  test("wrapper form caught: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+-- Everyday forms near the classes above stay allowed.
+local everyday_more = {
+  [[C:/Git/bin/git.exe status]],
+  [[python.exe -c "print(1)"]],
+  [[rm.exe -f build.log]],
+  "cd build && rm -rf *",
+  "cd /tmp && rm -rf scratch-dir",
+  "cd src && rm -rf ../dist",
+  "cd ~/.cache && rm -rf pip",
+  "cd docs && rm -rf _build && make html",
+  "cd .. && ls",
+  "cd /tmp && python3 -c 'import shutil; shutil.rmtree(\"x\")'",
+  "env -C web npm run build",
+  "ssh host uptime",
+  "ssh host 'ls -la /var/log'",
+  "ssh -N -L 5432:localhost:5432 db",
+  "ssh host 'rm -rf /tmp/build-cache'",
+  "ssh -o StrictHostKeyChecking=no ci 'cd app && git pull'",
+  "rsync -a --delete src/ build/",
+  "rsync -av --delete ./assets/ ./public/assets/",
+  "rsync -a --delete ./x/ /tmp/x-copy/",
+  "rsync -av ./dist/ ./release/",
+  "cat build.log > /dev/null",
+  "mv a.txt b.txt",
+  "mv old/ archive/",
+  [[find . -exec echo -delete \; -print]],
+  [[find . -name '*.log' -exec grep -l delete {} +]],
+  [[find . -type f -name '*.o' -delete]],
+  [[printf 'a.o\nb.o\n' | xargs -d '\n' rm -f]],
+  [[parallel bash -c 'gzip {}' ::: a.log b.log]],
+  [[sem -j4 make test]],
+  [[parallel :::]],
+}
+
+for _, line in ipairs(everyday_more) do
+  test("allows everyday " .. line, function()
+    expect.no_objection(bash(line))
+  end)
+end
+
+-- A delete of every file a pattern matches outside the project, recursive
+-- or not.
+local patterns = {
+  "rm -f /var/data/*",
+  "rm /var/log/app/*.log",
+  "rm -f ~/Downloads/*.zip",
+  "rm -f ../other/*.txt",
+  [[perl -e 'unlink glob "/data/*"']],
+  [[perl -e 'unlink(glob("/srv/app/*.conf"))']],
+}
+
+for _, line in ipairs(patterns) do
+  test("blocks a pattern delete outside the project: " .. line, function()
+    denied(bash(line), "deleting every file a pattern matches outside the project")
+  end)
+end
+
+test("a pattern delete in the project, a scratch folder or a cache passes", function()
+  for _, line in ipairs({ "rm -f *.log", "rm -f build/*.o", "rm -f /tmp/*.log", "rm ~/.cache/pip/*",
+    [[perl -e 'unlink glob "*.bak"']], "rm -f /var/data/db.lock" }) do
+    expect.no_objection(bash(line))
+  end
+end)
+
+test("a pattern delete of history files is called history tampering", function()
+  denied(bash("rm -f ~/.bash_hist*"), "shell history")
+end)
 
 -- Every deny names the rule that fired: the history rule does not take a
 -- word it cannot read ($TMPDIR, {} of find) for the history file.

@@ -10,6 +10,16 @@ function M.basename(s)
   return (s:gsub("/+$", ""):match("[^/]*$"))
 end
 
+-- program returns the name a program word runs: its folders dropped (at
+-- "/", and at "\\" as a Windows path spells them), lower-cased, and a
+-- Windows ".exe" dropped: "C:/Git/bin/git.exe", "\\rm.exe" and
+-- "python3.11.exe" run git, rm and python3.11.
+function M.program(s)
+  local n = s:gsub("[/\\]+$", ""):match("[^/\\]*$"):lower()
+  if n:sub(-4) == ".exe" and #n > 4 then n = n:sub(1, -5) end
+  return n
+end
+
 -- clean folds the "//", "/./" and "a/.." of a path the way the kernel
 -- reads them ("/usr/bin/../bin/rm" -> "/usr/bin/rm", "/./etc/init.d/x" ->
 -- "/etc/init.d/x"); a relative path keeps its leading "./" or "../".
@@ -131,11 +141,11 @@ end
 -- operands to skip before the program (timeout's duration, chroot's root).
 local WRAPPERS = {
   sudo = { short_arg = "ugprCDhTUtc", long_arg = { "user", "group", "prompt", "role", "close-from", "chdir",
-    "host", "type", "command-timeout", "other-user", "login-class" }, assigns = true, stop = "elvVK" },
+    "host", "type", "command-timeout", "other-user", "login-class" }, assigns = true, stop = "elvVK", chdir = "D" },
   doas = { short_arg = "uC", stop = "L" },
   pkexec = { long_arg = { "user" } },
   env = { short_arg = "uCSP", long_arg = { "unset", "chdir", "split-string", "block-signal", "default-signal",
-    "ignore-signal" }, assigns = true, split = "S", split_long = "split-string" },
+    "ignore-signal" }, assigns = true, split = "S", split_long = "split-string", dash = true, chdir = "C" },
   nice = { short_arg = "n", long_arg = { "adjustment" } },
   nohup = {},
   setsid = {},
@@ -152,7 +162,7 @@ local WRAPPERS = {
   taskset = { skip = 1, stop = "p" },
   flock = { short_arg = "wEc", long_arg = { "timeout", "conflict-exit-code", "command" }, skip = 1, stop = "c" },
   caffeinate = { short_arg = "tw" },
-  xargs = { short_arg = "adEILnPs", long_arg = { "arg-file", "delimiter", "max-args", "max-procs", "max-chars",
+  xargs = { short_arg = "adEIJLnPRs", long_arg = { "arg-file", "delimiter", "max-args", "max-procs", "max-chars",
     "process-slot-var" }, xargs = true },
   watch = { short_arg = "nq", long_arg = { "interval", "equexit" }, join = true },
   busybox = {},
@@ -180,7 +190,8 @@ M.INTERPRETERS = INTERPRETERS
 -- FOLLOWS are the other programs whose operands unwrap reads as commands
 -- or scripts, by what it does with them.
 local FOLLOWS = { eval = "eval", source = "source", ["."] = "source", su = "su", runuser = "su", alias = "alias",
-  find = "find", awk = "awk", gawk = "awk", mawk = "awk", nawk = "awk", parallel = "parallel" }
+  find = "find", awk = "awk", gawk = "awk", mawk = "awk", nawk = "awk", parallel = "parallel", sem = "parallel",
+  ssh = "ssh" }
 M.FOLLOWS = FOLLOWS
 
 -- interpreter returns the inline-code option letters of an interpreter
@@ -190,6 +201,8 @@ function M.interpreter(name)
   if SHELLS[name] then return "c" end
   return INTERPRETERS[name] or INTERPRETERS[(name:gsub("[%d.]+$", ""))]
 end
+
+local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 local function plain(text)
   return { text = text, pat = (text:gsub("[\\\0]", "\\%0")), glob = text:find("[*?%[]") and true or nil }
@@ -377,6 +390,56 @@ function from_stdin(p, cmd, out)
   end
 end
 
+-- ESCAPES: the escapes of xargs -d's delimiter.
+local ESCAPES = { ["\\n"] = "\n", ["\\t"] = "\t", ["\\0"] = "\0", ["\\\\"] = "\\" }
+
+-- xargs_items splits the text xargs reads into items: at each delimiter
+-- (-0, -d D), at lines (-I R), or else at blanks outside quotes, quotes
+-- removed and a backslash keeping the next character, as xargs does by
+-- default (echo "'rm -rf /'" | xargs sh -c runs one item).
+local function xargs_items(text, delim, repl)
+  local out = {}
+  if delim then
+    local d = ESCAPES[delim] or delim:sub(1, 1)
+    if d == "" then d = "\n" end
+    local from = 1
+    while from <= #text do
+      local at = text:find(d, from, true) or #text + 1
+      if at > from then out[#out + 1] = text:sub(from, at - 1) end
+      from = at + 1
+    end
+    return out
+  end
+  if repl then
+    for l in text:gmatch("[^\n]+") do out[#out + 1] = (l:gsub("^%s+", "")) end
+    return out
+  end
+  if not text:find("[\"'\\]") then
+    for f in text:gmatch("%S+") do out[#out + 1] = f end
+    return out
+  end
+  local cur, q, any, k = {}, nil, false, 1
+  while k <= #text do
+    local ch = text:sub(k, k)
+    if q then
+      if ch == q then q = nil else cur[#cur + 1] = ch end
+    elseif ch == "'" or ch == '"' then
+      q, any = ch, true
+    elseif ch == "\\" and k < #text then
+      k = k + 1
+      cur[#cur + 1] = text:sub(k, k)
+    elseif ch:find("%s") then
+      if any or #cur > 0 then out[#out + 1] = table.concat(cur) end
+      cur, any = {}, false
+    else
+      cur[#cur + 1] = ch
+    end
+    k = k + 1
+  end
+  if any or #cur > 0 then out[#out + 1] = table.concat(cur) end
+  return out
+end
+
 -- XARGS_OPTIONAL: xargs's long options whose value is optional (=R only).
 local XARGS_OPTIONAL = { "replace", "max-lines", "eof" }
 
@@ -432,9 +495,9 @@ local PARALLEL_LONG = { jobs = true, sshlogin = true, ["arg-file"] = true, colse
   ["max-lines"] = true, ["max-args"] = true, joblog = true, results = true, tmpdir = true, workdir = true,
   wd = true, timeout = true, halt = true, retries = true, delay = true, memfree = true, load = true,
   sshloginfile = true, slf = true, ["tag-string"] = true, env = true, basefile = true, ["return"] = true,
-  transferfile = true, nice = true, ["arg-sep"] = true, ["arg-file-sep"] = true }
+  transferfile = true, nice = true, ["arg-sep"] = true, ["arg-file-sep"] = true, id = true, semaphorename = true,
+  ["semaphore-timeout"] = true, st = true }
 
-local function sq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- parallel reads GNU parallel: its command (run by a shell, {} and its
 -- kin replaced by each item, or the item appended) with the items after
@@ -464,6 +527,19 @@ local function parallel(p, cmd, out)
     parts[#parts + 1] = a[k].text
     k = k + 1
   end
+  -- parallel joins its words with spaces for the shell; with -q it quotes
+  -- them: both readings are judged (parallel bash -c 'rm -rf {}' ::: /)
+  local line = table.concat(parts, " ")
+  local quoted = {}
+  for n, t in ipairs(parts) do quoted[n] = t:find("[^%w%-%./_:=,@+%%{}]") and sq(t) or t end
+  local lines = { line }
+  quoted = table.concat(quoted, " ")
+  if quoted ~= line and #parts > 1 then lines[2] = quoted end
+  if cmd.name == "sem" then
+    -- sem (parallel --semaphore) runs its command once
+    for _, l in ipairs(#parts > 0 and lines or {}) do nested(p, l, "sem") end
+    return
+  end
   local sep
   while a[k] do
     if a[k].text:find("^::::?%+?$") then sep = a[k].text
@@ -480,16 +556,17 @@ local function parallel(p, cmd, out)
       unknown = true
     end
   end
-  local line = table.concat(parts, " ")
+  -- ::: with no item after it: the command is read once, its item unknown
+  if sep and #items == 0 and #parts > 0 then unknown = true end
   local pat = repl and repl:gsub("%W", "%%%0") or "{[%./#%%]*%d*[%./]*}"
-  local function with(item)
-    local r, n = line:gsub(pat, (item:gsub("%%", "%%%%")))
-    if n == 0 then r = line .. " " .. item end
+  local function with(l, item)
+    local r, n = l:gsub(pat, (item:gsub("%%", "%%%%")))
+    if n == 0 then r = l .. " " .. item end
     return r
   end
   for n, it in ipairs(items) do
     if n > p.limits.fields then break end
-    nested(p, line == "" and it or with(sq(it)), "parallel")
+    for _, l in ipairs(lines) do nested(p, line == "" and it or with(l, sq(it)), "parallel") end
   end
   if unknown then
     if line == "" then
@@ -497,129 +574,53 @@ local function parallel(p, cmd, out)
     else
       local saved = p.vars.__parallel_item
       p.vars.__parallel_item = { STDIN_ITEM }
-      nested(p, with("$__parallel_item"), "parallel")
+      for _, l in ipairs(lines) do nested(p, with(l, "$__parallel_item"), "parallel") end
       p.vars.__parallel_item = saved
     end
   end
 end
 
+-- SSH_VALUED: the letters of ssh's options that take a value.
+local SSH_VALUED = "BbcDEeFIiJLlmOopQRSWw"
+
+-- ssh reads the command ssh runs on the remote host: the words after the
+-- destination, joined by spaces as ssh sends them, read as a shell line
+-- that starts in the remote home folder (its dir "~").
+local function ssh(p, cmd)
+  local a, k = cmd.args, 1
+  while a[k] and not a[k].unknown do
+    local t = a[k].text
+    if t == "--" then k = k + 1; break end
+    if t:sub(1, 1) ~= "-" or #t < 2 then break end
+    for j = 2, #t do
+      if SSH_VALUED:find(t:sub(j, j), 1, true) then
+        if j == #t then k = k + 1 end
+        break
+      end
+    end
+    k = k + 1
+  end
+  if not a[k + 1] then return end
+  local text = joined(a, k + 1)
+  if not text then
+    cmd.script = a[k + 1]
+    computed(cmd, "the command ssh runs on the remote host is computed when it runs")
+    return
+  end
+  local saved = p.dir
+  p.dir = "~"
+  nested(p, text, "ssh")
+  p.dir = saved
+end
+
 -- FIND_EXEC are the find actions that run a command.
 local FIND_EXEC = { ["-exec"] = true, ["-execdir"] = true, ["-ok"] = true, ["-okdir"] = true }
 
--- unwrap finds the program cmd.argv runs, behind its wrappers, sets
--- cmd.name, cmd.word, cmd.args and cmd.wrappers, emits cmd through emit and
--- then the commands it runs in turn (sh -c strings, eval, find -exec, ...).
-function M.unwrap(p, cmd, out, emit)
-  local argv, i = cmd.argv, 1
-  local items, repl, arg_file
-  local later, extra = {}, {}
-  while argv[i] do
-    local w = argv[i]
-    if w.unknown then break end
-    local name = M.basename(w.text):lower()
-    local spec = WRAPPERS[name]
-    if not spec then break end
-    local j, stop = i + 1, false
-    while argv[j] do
-      local a = argv[j]
-      local t = a.text
-      if a.unknown then break end
-      if t == "--" then j = j + 1; break end
-      if spec.assigns and t:find("^[%a_][%w_]*=") then
-        j = j + 1
-      elseif t:sub(1, 2) == "--" then
-        local lname, eq, val = t:match("^%-%-([^=]*)(=?)(.*)$")
-        local hits = M.long(lname, spec.long_arg or {})
-        if #hits > 0 and eq == "" then j = j + 1; val = argv[j] and argv[j].text end
-        if spec.xargs then
-          -- --replace[=R], --arg-file=F: R replaces in the command; the items come from F
-          if M.long(lname, XARGS_OPTIONAL)[1] == "replace" then repl = eq ~= "" and val or "{}" end
-          if hits[1] == "arg-file" then arg_file = true end
-        end
-        if spec.split_long and hits[1] == spec.split_long and val then
-          later[#later + 1] = { val, "env -S" }; stop = true
-        end
-        j = j + 1
-      elseif t:sub(1, 1) == "-" and #t > 1 then
-        for k = 2, #t do
-          local c = t:sub(k, k)
-          if spec.stop and spec.stop:find(c, 1, true) then stop = true end
-          if spec.xargs and (c == "i" or c == "l" or c == "e") then
-            -- options whose value is optional and attached (-i{}, -l1)
-            if c == "i" then repl = t:sub(k + 1) ~= "" and t:sub(k + 1) or "{}" end
-            break
-          end
-          if spec.short_arg and spec.short_arg:find(c, 1, true) then
-            local val = t:sub(k + 1)
-            if val == "" then j = j + 1; val = argv[j] and argv[j].text end
-            if spec.split == c and val then later[#later + 1] = { val, "env -S" }; stop = true end
-            if spec.xargs and c == "I" then repl = val end
-            if spec.xargs and c == "a" then arg_file = true end
-            break
-          end
-        end
-        j = j + 1
-      else
-        break
-      end
-      if stop then break end
-    end
-    if stop then break end
-    j = j + (spec.skip or 0)
-    cmd.wrappers[#cmd.wrappers + 1] = name
-    if spec.xargs then
-      local up = not arg_file and upstream(cmd, out) or nil
-      local text = up and p.output(up, p)
-      items = {}
-      if text then
-        -- with a replace string, each line is one item
-        for f in text:gmatch(repl and "[^\n]+" or "%S+") do items[#items + 1] = plain(f) end
-      else
-        items[1] = { text = "\0", pat = "\0", unknown = true, whole = true, source = "stdin", producer = up }
-      end
-      if not argv[j] then
-        argv[j] = plain("echo")
-      end
-      if repl and items[1] then
-        -- xargs -I{} cmd {}: one command per item, the item in place of {}
-        local rest = {}
-        for x = j, #argv do rest[#rest + 1] = argv[x] end
-        for n = 2, math.min(#items, p.limits.fields) do extra[#extra + 1] = replaced(rest, repl, items[n]) end
-        local first = replaced(rest, repl, items[1])
-        for x = 1, #first do argv[j + x - 1] = first[x] end
-        items = nil
-      elseif text and argv[j] and not argv[j].unknown and WRAPPERS[M.basename(argv[j].text):lower()] then
-        -- xargs sudo, xargs env, xargs timeout: the items are the wrapped
-        -- command's words, so the program is found among them once the
-        -- wrappers are unwrapped again
-        for _, it in ipairs(items) do argv[#argv + 1] = it end
-        items = nil
-      end
-    end
-    if spec.join then
-      local text = join(argv, j)
-      if text then later[#later + 1] = { text, name } end
-      i = j
-      break
-    end
-    i = j
-  end
-  local w = argv[i]
-  if not w then
-    -- only wrappers: the last one is the program
-    cmd.name = table.remove(cmd.wrappers)
-    cmd.word, cmd.word_at, cmd.args = argv[#argv], #argv, {}
-  else
-    if not w.unknown and not w.glob and w.text:find("/", 1, true) then w = M.program_path(w) end
-    cmd.word, cmd.word_at = w, i
-    cmd.args = {}
-    for k = i + 1, #argv do cmd.args[#cmd.args + 1] = argv[k] end
-    if not w.unknown then cmd.name = M.basename(w.text):lower() end
-  end
-  if items then
-    for _, it in ipairs(items) do cmd.args[#cmd.args + 1] = it end
-  end
-  emit(p, cmd, out)
+-- follow_up reads what a command runs in turn, once it is emitted: the
+-- strings of env -S and watch (later), the other items of xargs -I
+-- (extra), and the scripts of shells, interpreters, eval, source, su,
+-- awk, parallel, ssh, alias and find -exec.
+local function follow_up(p, cmd, out, emit, later, extra)
   for _, l in ipairs(later) do nested(p, l[1], l[2]) end
   for _, l in ipairs(extra) do
     if not p.charge(p, "commands", 1) then return end
@@ -666,6 +667,8 @@ function M.unwrap(p, cmd, out, emit)
     awk(p, cmd)
   elseif follow == "parallel" then
     parallel(p, cmd, out)
+  elseif follow == "ssh" then
+    ssh(p, cmd)
   elseif follow == "alias" then
     for _, x in ipairs(a) do
       local v = not x.unknown and x.text:match("^[^=]+=(.*)$")
@@ -691,6 +694,144 @@ function M.unwrap(p, cmd, out, emit)
       k = k + 1
     end
   end
+end
+
+-- unwrap finds the program cmd.argv runs, behind its wrappers, sets
+-- cmd.name, cmd.word, cmd.args and cmd.wrappers, emits cmd through emit and
+-- then the commands it runs in turn (sh -c strings, eval, find -exec, ...).
+function M.unwrap(p, cmd, out, emit)
+  local argv, i = cmd.argv, 1
+  local items, repl, arg_file, delim, split
+  local later, extra = {}, {}
+  while argv[i] do
+    local w = argv[i]
+    if w.unknown then break end
+    local name = M.program(w.text)
+    local spec = WRAPPERS[name]
+    if not spec then break end
+    local j, stop = i + 1, false
+    while argv[j] do
+      local a = argv[j]
+      local t = a.text
+      if a.unknown then break end
+      if t == "--" then j = j + 1; break end
+      if spec.assigns and t:find("^[%a_][%w_]*=") then
+        j = j + 1
+      elseif t == "-" and spec.dash then
+        -- env -: an empty environment, as env -i
+        j = j + 1
+      elseif t:sub(1, 2) == "--" then
+        local lname, eq, val = t:match("^%-%-([^=]*)(=?)(.*)$")
+        local hits = M.long(lname, spec.long_arg or {})
+        if #hits > 0 and eq == "" then j = j + 1; val = argv[j] and argv[j].text end
+        if spec.xargs then
+          -- --replace[=R], --arg-file=F: R replaces in the command; the items come from F
+          if M.long(lname, XARGS_OPTIONAL)[1] == "replace" then repl = eq ~= "" and val or "{}" end
+          if hits[1] == "arg-file" then arg_file = true end
+          if hits[1] == "delimiter" then delim = val end
+          if M.long(lname, { "null" })[1] then delim = "\0" end
+        end
+        if spec.chdir and hits[1] == "chdir" and val then cmd.chdir = val end
+        if spec.split_long and hits[1] == spec.split_long and val then split = val; stop = true end
+        j = j + 1
+      elseif t:sub(1, 1) == "-" and #t > 1 then
+        for k = 2, #t do
+          local c = t:sub(k, k)
+          if spec.stop and spec.stop:find(c, 1, true) then stop = true end
+          if spec.xargs and c == "0" then delim = "\0" end
+          if spec.xargs and (c == "i" or c == "l" or c == "e") then
+            -- options whose value is optional and attached (-i{}, -l1)
+            if c == "i" then repl = t:sub(k + 1) ~= "" and t:sub(k + 1) or "{}" end
+            break
+          end
+          if spec.short_arg and spec.short_arg:find(c, 1, true) then
+            local val = t:sub(k + 1)
+            if val == "" then j = j + 1; val = argv[j] and argv[j].text end
+            if spec.split == c and val then split = val; stop = true end
+            if spec.chdir == c and val then cmd.chdir = val end
+            -- -J R (BSD): the items in place of R, read here as -I R
+            if spec.xargs and (c == "I" or c == "J") then repl = val end
+            if spec.xargs and c == "a" then arg_file = true end
+            if spec.xargs and c == "d" then delim = val end
+            break
+          end
+        end
+        j = j + 1
+      else
+        break
+      end
+      if stop then break end
+    end
+    if split then
+      -- env -S STRING args: STRING split into words goes before args, and
+      -- env reads the result again (options, assignments, the program)
+      local parts = { "env", split }
+      for x = j, #argv do parts[#parts + 1] = argv[x].unknown and "${__unknown}" or sq(argv[x].text) end
+      later[#later + 1] = { table.concat(parts, " "), "env -S" }
+      split = nil
+    end
+    if stop then break end
+    j = j + (spec.skip or 0)
+    cmd.wrappers[#cmd.wrappers + 1] = name
+    if spec.xargs then
+      local up = not arg_file and upstream(cmd, out) or nil
+      local text = up and p.output(up, p)
+      items = {}
+      if text then
+        -- with a replace string, each line is one item
+        for _, f in ipairs(xargs_items(text, delim, repl)) do items[#items + 1] = plain(f) end
+      else
+        items[1] = { text = "\0", pat = "\0", unknown = true, whole = true, source = "stdin", producer = up }
+      end
+      if not argv[j] then
+        argv[j] = plain("echo")
+      end
+      if repl and items[1] then
+        -- xargs -I{} cmd {}: one command per item, the item in place of {}
+        local rest = {}
+        for x = j, #argv do rest[#rest + 1] = argv[x] end
+        for n = 2, math.min(#items, p.limits.fields) do extra[#extra + 1] = replaced(rest, repl, items[n]) end
+        local first = replaced(rest, repl, items[1])
+        for x = 1, #first do argv[j + x - 1] = first[x] end
+        items = nil
+      elseif text and argv[j] and not argv[j].unknown and WRAPPERS[M.program(argv[j].text)] then
+        -- xargs sudo, xargs env, xargs timeout: the items are the wrapped
+        -- command's words, so the program is found among them once the
+        -- wrappers are unwrapped again
+        for _, it in ipairs(items) do argv[#argv + 1] = it end
+        items = nil
+      end
+    end
+    if spec.join then
+      local text = join(argv, j)
+      if text then later[#later + 1] = { text, name } end
+      i = j
+      break
+    end
+    i = j
+  end
+  local w = argv[i]
+  if not w then
+    -- only wrappers: the last one is the program
+    cmd.name = table.remove(cmd.wrappers)
+    cmd.word, cmd.word_at, cmd.args = argv[#argv], #argv, {}
+  else
+    if not w.unknown and not w.glob and w.text:find("/", 1, true) then w = M.program_path(w) end
+    cmd.word, cmd.word_at = w, i
+    cmd.args = {}
+    for k = i + 1, #argv do cmd.args[#cmd.args + 1] = argv[k] end
+    if not w.unknown then cmd.name = M.program(w.text) end
+  end
+  if items then
+    for _, it in ipairs(items) do cmd.args[#cmd.args + 1] = it end
+  end
+  emit(p, cmd, out)
+  -- what it runs in turn runs in its folder (env -C, sudo -D); a cd
+  -- inside it (bash -c 'cd x; …') does not outlive it
+  local saved = p.dir
+  if cmd.chdir then p.dir = cmd.dir end
+  follow_up(p, cmd, out, emit, later, extra)
+  p.dir = saved
 end
 
 return M

@@ -16,7 +16,8 @@
 --   deletes      python shutil.rmtree (rm -r -f), os.remove/unlink (rm);
 --                node fs.rm/rmSync/rmdirSync with recursive: true (rm
 --                -r -f, else rm), unlink/unlinkSync (rm); ruby
---                FileUtils.rm_rf/rm_r/remove_dir (rm -r -f), FileUtils.rm,
+--                FileUtils.rm_rf/rm_r/rmtree/remove_dir/remove_entry(_secure)
+--                (rm -r -f), FileUtils.rm,
 --                File.delete (rm); perl rmtree/remove_tree (rm -r -f),
 --                unlink (rm); php unlink (rm); lua os.remove (rm)
 --   reads        python open (cat; tee for a "w"/"a" mode), node
@@ -25,6 +26,10 @@
 --                (tee), perl open (cat, or tee for > and >>), php
 --                file_get_contents/file/readfile/fopen (cat),
 --                file_put_contents (tee), lua io.open (cat)
+-- Ruby's and perl's runners and deletes are read without parentheses too
+-- (system "…", rmtree "/", FileUtils.rm_r "/etc"), and a delete of a
+-- pattern as a glob (perl unlink glob "/x/*", FileUtils.rm_rf(Dir.glob(
+-- "/x/*"))).
 -- A call of a shell runner whose command is not a literal (a variable,
 -- an f-string, "#{…}" or "$x" interpolation) makes read return a reason:
 -- the command is computed when it runs. A path that is not a literal is
@@ -52,7 +57,8 @@ local JS = { exec = "sh", execSync = "sh!", spawn = "sh", spawnSync = "sh!", exe
   Command = "cmd", readFile = "read", readFileSync = "read", writeFile = "write", writeFileSync = "write", appendFile = "write",
   appendFileSync = "write" }
 local RB = { system = "sh!", exec = "sh", spawn = "sh", popen = "sh!", capture2 = "sh!", capture2e = "sh!",
-  capture3 = "sh!", popen3 = "sh!", rm_rf = "rmr", rm_r = "rmr", remove_dir = "rmr", remove_entry = "rmr",
+  capture3 = "sh!", popen3 = "sh!", rm_rf = "rmr", rm_r = "rmr", rmtree = "rmr", remove_dir = "rmr",
+  remove_entry = "rmr", remove_entry_secure = "rmr",
   rm = "rm", rm_f = "rm", delete = "rm", unlink = "rm", read = "read", readlines = "read", open = "open",
   foreach = "read", write = "write" }
 local PL = { system = "sh!", exec = "sh", rmtree = "rmr", remove_tree = "rmr", unlink = "rm", open = "plopen" }
@@ -128,10 +134,12 @@ local function args(code, i, fam)
   while true do
     i = code:find("[^%s]", i) or #code + 1
     local wrap = code:match("^[%w_.]*expand_?[pu][as][te][hr]?%w*%s*%(", i)
-    if wrap then i = i + #wrap end
+    -- perl's glob "…" and ruby's Dir.glob("…"): the literal is a pattern
+    local globbed = not wrap and fam.bt and code:match("^[%w_.]*glob%f[^%w_]%s*%(?%s*", i)
+    if wrap or globbed then i = i + #(wrap or globbed) end
     local text, nx, computed = literal(code, i, fam)
     if text then
-      if wrap then
+      if wrap or (globbed and globbed:find("(", 1, true)) then
         local _, ce = code:find("^%s*%)", nx)
         if ce then nx = ce + 1 end
       end
@@ -140,7 +148,7 @@ local function args(code, i, fam)
       if computed or not (after == "," or after == ")" or after == "]" or after == ";" or after == "}" or after == "") then
         return out, #out == 0, nx
       end
-      out[#out + 1] = { text }
+      out[#out + 1] = { text, glob = globbed and true or nil }
       i = nx
     elseif code:sub(i, i) == "[" then
       local list = {}
@@ -188,6 +196,15 @@ end
 
 local function first(list) return list[1] and list[1][1] end
 
+-- operand spells a delete's path for the shell line: quoted, or as a
+-- glob when the code gave a pattern (perl unlink glob "/x/*") of plain
+-- characters.
+local function operand(list)
+  local path = first(list)
+  if list[1].glob and path:find("^[%w/._*?%[%]~-]+$") then return path end
+  return q(path)
+end
+
 -- file turns a delete, read or write into a shell line, or nil.
 local function file(kind, list, rest)
   local path = first(list)
@@ -199,8 +216,8 @@ local function file(kind, list, rest)
     return (mode:find(">") and "tee " or "cat ") .. q(p2)
   end
   if not path then return nil end
-  if kind == "rmr" then return "rm -r -f " .. q(path) end
-  if kind == "rm" then return "rm -f " .. q(path) end
+  if kind == "rmr" then return "rm -r -f " .. operand(list) end
+  if kind == "rm" then return "rm -f " .. operand(list) end
   if kind == "rmdir" then return "rmdir " .. q(path) end
   if kind == "rmjs" then
     return (rest:match("^[^)]*recursive%s*:%s*true") and "rm -r -f " or "rm -f ") .. q(path)
@@ -306,13 +323,24 @@ function M.read(p, name, code, via)
       end
     end
   end
-  -- ruby and perl call system "…" without parentheses too
+  -- ruby and perl call system "…" and rmtree "…" without parentheses too
   if fam.bt then
-    for fname, at in code:gmatch("%f[%w_](%a+)%s+()[\"']") do
+    for fname, at in code:gmatch("%f[%w_]([%a_][%w_]*)%s+()[\"']") do
       local kind = fam.calls[fname]
       if kind and kind:sub(1, 2) == "sh" then
         local list = args(code, at, fam)
         if #list > 0 then run(line(list)) end
+      elseif kind == "rmr" or kind == "rm" or kind == "rmdir" then
+        local l = file(kind, (args(code, at, fam)), "")
+        if l then run(l) end
+      end
+    end
+    -- unlink glob "/x/*"
+    for fname, at in code:gmatch("%f[%w_]([%a_][%w_]*)%s+()[%w_.]*glob%f[^%w_]") do
+      local kind = fam.calls[fname]
+      if kind == "rmr" or kind == "rm" then
+        local l = file(kind, (args(code, at, fam)), "")
+        if l then run(l) end
       end
     end
   end

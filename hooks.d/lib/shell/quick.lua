@@ -59,7 +59,8 @@ function M.quick(spec, max)
   for _, list in ipairs(spec.programs or {}) do
     for _, a in ipairs(list) do alts[#alts + 1] = a end
   end
-  local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:" .. table.concat(alts, "|") .. ")/*(?: |$)"
+  -- a program word may end in ".exe" (git.exe, python3.11.exe: shell.args.program)
+  local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:(?:" .. table.concat(alts, "|") .. ")(?:\\.exe)?)/*(?: |$)"
   -- What stops the quick path, in one match: a character outside
   -- QUICK_CLASS, such a program, or spec.words somewhere.
   local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")"
