@@ -26,7 +26,12 @@ local secret = { ".env", "config/.env", ".env.local", ".env.production", "/home/
   "/proc/self/environ", "/proc/1/environ", "/var/run/secrets/kubernetes.io/serviceaccount/token",
   "infra/terraform.tfstate", "~/.bash_history", "~/.zsh_history",
   -- a glob of everything in a secrets folder
-  "/home/me/.aws/**", "~/.ssh/*" }
+  "/home/me/.aws/**", "~/.ssh/*",
+  -- the whole of the cloud CLIs' folders, tokens of other CLIs, service
+  -- account keys, a Secret's manifest, Terraform variables, direnv's file
+  "~/.aws/config", "~/.kube/cache/x.json", "kubeconfig", "~/.config/hub", "~/.m2/settings.xml",
+  "keys/ci-service-account.json", "firebase-adminsdk-abc.json", "k8s/db-secret.yaml", "prod.tfvars", ".envrc",
+  "staging.env", "**/*.pem", "**/*.tfvars" }
 
 for _, path in ipairs(secret) do
   test("denies reading " .. path, function()
@@ -46,7 +51,9 @@ end
 
 local harmless = { ".env.example", "config/.env.sample", ".env.template", "README.md", "src/env.go",
   "id_rsa.pub", "keys.txt", "docs/environment.md", "monkey", ".envrc.md", "*", "src/**/*.go", ".env/bin/activate",
-  "**/.env.example", "/etc/passwd", "/etc/hosts", "src/cookies.go", "internal/auth/credentials.go", "~/.aws/config",
+  "**/.env.example", "/etc/passwd", "/etc/hosts", "src/cookies.go", "internal/auth/credentials.go",
+  -- a glob whose literal part is only an extension names no secret
+  "*.json", "**/*.yaml", "src/**/*.yml", "foo.pub.pem", "certs/public.pem", "src/secrets.ts",
   -- public keys and ssh's own configuration hold no secret
   "/home/me/.ssh/id_ed25519.pub", "~/.ssh/config", "~/.ssh/known_hosts", "~/.ssh/authorized_keys",
   -- a glob that ends in * names its own files, not every extension

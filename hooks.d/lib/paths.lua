@@ -147,9 +147,24 @@ local LAST = { cp = true, mv = true, install = true, ln = true, rsync = true, sc
 local ALL = { tee = true, touch = true, truncate = true }
 local INPLACE = { sed = "^%-[^-]*i", perl = "^%-[^-]*i", gsed = "^%-[^-]*i" }
 
+-- DOWNLOAD_OUT are the options of the programs that fetch URLs whose
+-- value is a file they write (the download, or a log): curl -o, wget -O,
+-- -o, -a. ("-" is standard output.)
+local DOWNLOAD_OUT = { curl = { ["-o"] = true, ["--output"] = true },
+  wget = { ["-O"] = true, ["--output-document"] = true, ["-o"] = true, ["--output-file"] = true, ["-a"] = true,
+    ["--append-output"] = true } }
+-- the short options of each that take a value: in a cluster (-sLo FILE)
+-- the first of them ends it, its value the rest of the word or the next
+local SHORT_VALUE = { curl = "AbcCdDeEFHKmoPQrtTuUwxXyYz", wget = "aABDeiIloOPQRtTUwX" }
+
+-- SOCAT_FILE matches the socat addresses that open a file for writing
+-- (open:PATH,creat, create:PATH, gopen:PATH), capturing the path.
+local SOCAT_FILE = { "^[Oo][Pp][Ee][Nn]:([^,]+)", "^[Cc][Rr][Ee][Aa][Tt][Ee]?:([^,]+)", "^[Gg][Oo][Pp][Ee][Nn]:([^,]+)" }
+
 -- writes returns the words a command writes to: its output redirections,
 -- tee/touch/truncate operands, the destination of cp/mv/install/ln/rsync,
--- the files of sed -i and perl -i, dd of=.
+-- the files of sed -i and perl -i, dd of=. (The files a download writes
+-- are fetched_writes'.)
 function M.writes(cmd)
   local out = {}
   for _, r in ipairs(cmd.redirs) do
@@ -187,6 +202,56 @@ function M.writes(cmd)
   elseif n == "dd" then
     for _, a in ipairs(cmd.args) do
       if a.text:find("^of=") then out[#out + 1] = { text = a.text:sub(4), pat = a.pat:sub(4), unknown = a.unknown } end
+    end
+  end
+  return out
+end
+
+-- fetched_writes returns the words of the files a command that fetches
+-- writes: curl -o, wget -O (and its log, -o, -a), socat's open:,
+-- create: and gopen: addresses ("-" is standard output); {} for others.
+-- A policy whose quick path lets such lines through unparsed asks
+-- writes alone.
+function M.fetched_writes(cmd)
+  local out = {}
+  local n = cmd.name
+  if DOWNLOAD_OUT[n] then
+    local opts = DOWNLOAD_OUT[n]
+    for k, a in ipairs(cmd.args) do
+      local t, w = a.text, nil
+      if opts[t] then
+        w = cmd.args[k + 1]
+      elseif not a.unknown then
+        local o, v = t:match("^(%-%-[%w-]+)=(.*)$")
+        if not o and t:find("^%-%a") then
+          -- a cluster: the first letter that takes a value ends it
+          for i = 2, #t do
+            local ch = t:sub(i, i)
+            if SHORT_VALUE[n]:find(ch, 1, true) then
+              o, v = "-" .. ch, t:sub(i + 1)
+              break
+            end
+          end
+        end
+        if o and opts[o] then
+          if v == "" then
+            w = cmd.args[k + 1]
+          else
+            w = { text = v, pat = v:gsub("[\\*?%[%z]", "\\%0") }
+          end
+        end
+      end
+      if w and w.text ~= "-" then out[#out + 1] = w end
+    end
+  elseif n == "socat" then
+    for _, a in ipairs(cmd.args) do
+      for _, p in ipairs(SOCAT_FILE) do
+        local path = a.text:match(p)
+        if path then
+          out[#out + 1] = { text = path, pat = path:gsub("[\\*?%[%z]", "\\%0"), unknown = a.unknown }
+          break
+        end
+      end
     end
   end
   return out

@@ -123,7 +123,18 @@ M.machine_files = {
   -- tokens of package registries, CLIs and cloud tools; the folders that
   -- hold cloud credentials count themselves (grep -r, tar, a search's folder)
   "credentials.json", "client_secret*.json", "credentials.tfrc.json", ".npmrc", ".pypirc", ".vault-token",
-  ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/sso/", ".aws/cli/", ".kube",
+  ".my.cnf", ".s3cfg", ".config/gh/", ".aws", ".aws/", ".kube", ".kube/", "kubeconfig", ".config/hub",
+  ".config/doctl/", ".oci/", ".boto", ".terraformrc", "terraform.rc", ".m2/settings.xml",
+  ".gradle/gradle.properties", ".htpasswd", ".envrc",
+  -- cloud service account keys and the secrets files of deploy tools
+  -- (a Kubernetes Secret's manifest, Terraform variables, a dotenv file
+  -- named for its stage or service: prod.env; not every *.env, which a
+  -- word of code spells: process.env)
+  "*-credentials.json", "*_credentials.json", "*serviceaccount*.json", "*service-account*.json",
+  "*service_account*.json", "firebase-adminsdk*.json", "secrets.yml", "secrets.yaml", "secrets.json",
+  "secrets.toml", "*-secret.yml", "*-secret.yaml", "*-secrets.yml", "*-secrets.yaml", "*.tfvars",
+  "*.tfvars.json", "prod.env", "production.env", "staging.env", "stage.env", "dev.env", "development.env",
+  "local.env", "live.env", "secret.env", "secrets.env", "docker.env",
   -- password stores, browser profiles and keychains
   "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
   "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
@@ -222,6 +233,11 @@ local function public_word(pat)
   if base:find("[*?%[%z\\]") then return false end
   base = base:lower()
   if base:sub(-4) == ".pub" then return true end
+  -- a public key written as PEM (foo.pub.pem, public.pem, server-pubkey.pem)
+  if (base:sub(-4) == ".pem" or base:sub(-4) == ".key") and (base:find("%f[%w]pub%f[%W]") or
+    base:find("public", 1, true) or base:find("pubkey", 1, true)) then
+    return true
+  end
   return M.public[base] and pat:lower():find("%.ssh/[^/]*$") ~= nil or false
 end
 
@@ -239,20 +255,53 @@ local function known_name(pat)
   return head .. last:gsub("(\\?)%z", function(e) return e == "" and "" or nil end)
 end
 
+-- canary returns the path one file of a generic glob would have, or nil
+-- when pat is not one: a glob whose every component holding a wildcard
+-- is all stars (*, **) or, the last one, a star and a literal extension
+-- (*.json, *.tar.gz, *.*). Such a glob names no file by itself (**/*.yaml
+-- lists every YAML file, GRANT … ON *.* names none): it touches a
+-- secrets file only when any file it matches would be one (*.pem,
+-- ~/.ssh/*, **/.env). Its literal part is what names a secret; a glob
+-- with more literal text in a wildcard component (.env*, id_rsa*,
+-- *secret*) is judged by what it could match.
+local function canary(pat)
+  if not pat:find("*", 1, true) or pat:find("[?%[%z\\]") then return nil end
+  local out, last = {}, nil
+  for seg in pat:gmatch("[^/]+") do
+    last = #out + 1
+    out[last] = seg
+  end
+  for i, seg in ipairs(out) do
+    if seg:find("*", 1, true) then
+      if seg:find("^%*+$") then
+        out[i] = "x"
+      elseif i == last and (seg:find("^%*+%.[^*]+$") or seg == "*.*") then
+        out[i] = "x" .. seg:gsub("^%*+", ""):gsub("%*", "x")
+      else
+        return nil
+      end
+    end
+  end
+  return (pat:sub(1, 1) == "/" and "/" or "") .. table.concat(out, "/")
+end
+M.canary = canary
+
 function M.matcher(extra)
   if (extra == nil or #extra == 0) and plain then return plain end
-  local list, named = {}, {}
+  local list = {}
   for _, l in ipairs({ M.files, M.machine_files, extra or {} }) do
-    for _, f in ipairs(l) do
-      list[#list + 1] = f
-      if f:sub(1, 1) ~= "*" then named[#named + 1] = f end
-    end
+    for _, f in ipairs(l) do list[#list + 1] = f end
   end
   local rules = shell.glob.rules(list)
   -- the rules that name a file, not only its extension (*.pem): a glob
   -- that ends in * (Dockerfile*) could end in any extension, and only its
-  -- name counts
-  local named_rules = shell.glob.rules(named)
+  -- name counts. They are the compiled rules of list, picked (rules holds
+  -- list's rules in its order), not compiled again: could_touch reads
+  -- only them for a glob, which is all it is asked of them.
+  local named_rules = {}
+  for k, f in ipairs(list) do
+    if f:sub(1, 1) ~= "*" then named_rules[#named_rules + 1] = rules[k] end
+  end
   local could_touch, templates = shell.glob.could_touch, M.templates
   local function touches(pat)
     if pat:sub(-1) == "*" and pat:sub(-2) ~= "\\*" and pat:sub(-2) ~= "/*" and pat:match("[^/]*$") ~= "*" then
@@ -268,6 +317,11 @@ function M.matcher(extra)
     if not base:find("[*?%[%z]") and templates[base:gsub("\\(.)", "%1"):lower()] then return nil end
     if public_word(pat) then return nil end
     if w.unknown and not w.whole then pat = known_name(pat) end
+    local c = w.glob and canary(pat)
+    if c then
+      if could_touch(c, rules) then return text end
+      return nil
+    end
     if touches(pat) then return text end
     -- a glob of everything in a folder (~/.aws/**, ~/.ssh/*) reads the folder
     local dir = pat:match("^(.+)/%*%*?$")
@@ -308,9 +362,35 @@ local URL_FILE_OPTIONS = { ["-T"] = true, ["--upload-file"] = true, ["-K"] = tru
 -- (find's own words say which files it selects: find . -name '.env*'
 -- names them), nor a <(…) (a pipe from commands parse reads too), nor an
 -- URL program's operand.
+-- MOVERS move or link the files they are given without showing what
+-- they hold: a name xargs hands them (… | xargs mv -t build/) is not read.
+local MOVERS = { mv = true, ln = true, install = true }
+
+-- tracked_list reports whether the command up lists only the files git
+-- tracks (git ls-files, git diff --name-only): the project's own files,
+-- not the ignored ones where secrets are kept (git ls-files -o and -i
+-- list those).
+local function tracked_list(up)
+  if not up or up.name ~= "git" then return false end
+  local sub, names = nil, false
+  for _, a in ipairs(up.args) do
+    local t = a.text
+    if a.unknown then return false end
+    if not sub and t:sub(1, 1) ~= "-" then
+      sub = t
+    elseif sub == "ls-files" and (t == "--others" or t == "--ignored" or t:find("^%-[^-]*[oi]")) then
+      return false
+    elseif t == "--name-only" or t == "--name-status" then
+      names = true
+    end
+  end
+  return sub == "ls-files" or (sub == "diff" and names)
+end
+
 function M.unknown_read(c, k, w)
   local n = c.name or ""
   if not M.readers[n] or w.source == "find" or w.source == "proc" then return false end
+  if w.source == "stdin" and (MOVERS[n] or tracked_list(w.producer)) then return false end
   if URL_PROGRAMS[n] then
     local prev = c.args[k - 1]
     return prev ~= nil and URL_FILE_OPTIONS[prev.text] == true

@@ -10,8 +10,16 @@
 --     names its command: npm install, cargo update, go mod tidy, …),
 --     spelled as they are or as they fold (.github//workflows/ci.yml,
 --     web/./go.sum);
+--   - hand edits of what a build or a package manager writes inside the
+--     project (SETTINGS.generated: node_modules/, .venv/, __pycache__/,
+--     dist/, build/, out/, target/, .next/ at the top, *.min.js,
+--     bundles and chunks, *.lock) [rule generated]: a file tool's write,
+--     sed -i, echo/printf or a here-document; a program's output
+--     redirected there is a build step (sha256sum x > build/sums) and
+--     passes but inside node_modules/, .venv/ and the like;
 --   - the same writes by a shell command (@shell): > and >> redirections,
---     tee, cp/mv/install/ln destinations, sed -i, dd of=;
+--     tee, cp/mv/install/ln destinations, sed -i, dd of=, the files curl
+--     -o and wget -O/-o write, socat's open:/create: addresses;
 --   - reads of key material by a file tool (@fs.read: Read, and Grep and
 --     Glob through their path, their glob and a Glob's pattern) or a
 --     shell command (any program given one, < redirections, and the code
@@ -23,8 +31,17 @@
 --     ~/.vault-token, .netrc, .pgpass, .git-credentials), /etc/shadow,
 --     browser profiles (Login Data, Cookies) and keychains, a process's
 --     environment (/proc/*/environ), a pod's service account token,
---     Terraform state (*.tfstate) and shell histories (the list of
---     lib/secrets.lua, and SETTINGS.secret_files); a path is folded first
+--     Terraform state (*.tfstate) and variables (*.tfvars), shell
+--     histories, service account keys (*service-account*.json,
+--     firebase-adminsdk*.json), a Secret's manifest (*-secret.yaml,
+--     secrets.yml), a dotenv file named for its stage (prod.env), .envrc,
+--     kubeconfig, the whole of ~/.aws/ and ~/.kube/, other CLIs' token
+--     files (~/.config/hub, ~/.config/doctl/, ~/.oci/, ~/.boto,
+--     ~/.terraformrc, ~/.m2/settings.xml, ~/.gradle/gradle.properties),
+--     .htpasswd (the list of lib/secrets.lua, and SETTINGS.secret_files);
+--     a glob whose wildcard parts are all stars but for an extension
+--     (*.json, **/*.yaml, GRANT … ON *.*) names a secret only when any
+--     file it matches would be one (*.pem, ~/.ssh/*); a path is folded first
 --     (/etc//shadow, /etc/./shadow, /etc/x/../shadow are /etc/shadow), a
 --     glob of everything in a folder (~/.aws/**) reads the folder, and a
 --     find that runs a command (-exec cat {} +) reads what its name tests
@@ -34,9 +51,16 @@
 --     runs in a header or a name ("Authorization: Bearer $TOKEN", find's
 --     {}, <(…), a list's lines fed to curl), and a command that only
 --     writes such a file (cp .env.example .env, echo X=1 >> .env) or
---     names it to git without showing it (git rm --cached .env);
+--     names it to git without showing it (git rm --cached .env); du,
+--     file and realpath read no contents, a credential option of a
+--     cluster or cloud tool (kubectl --kubeconfig, terraform -var-file,
+--     gcloud --key-file) is used, not shown, and names xargs hands to mv
+--     or ln, or to any reader from git ls-files or git diff --name-only
+--     (the tracked files), are no secret read;
 --   - a search of the home folder or the machine for private keys (Grep
---     or grep -r "PRIVATE KEY" outside the project).
+--     or grep -r "PRIVATE KEY" outside the project), or of /, ~, /etc,
+--     /home, /var, … for passwords, tokens or credentials (grep -ri
+--     password /) [rule credential-hunt].
 -- Why: a write outside the project, into .git/ or to CI runs code later
 -- with the user's rights or the repository's secrets; a hand-edited
 -- lockfile pins what no one resolved; key material must not reach a
@@ -51,6 +75,10 @@
 --   lockfiles   lockfile name -> the command that writes it
 --   secret_files  files that hold secrets besides lib/secrets.lua's list
 --               ({}), as shell.glob.rules ("name", "dir/name", "dir/")
+--   generated   what builds and package managers write inside the
+--               project ("dir/" anywhere, "/dir/" at its top, "*.min.js"):
+--               node_modules/, .venv/, dist/, build/, target/, bundles,
+--               *.lock; {} lets the agent edit them
 --
 -- What it cannot know: the project is the payload's cwd (a session
 -- started in a subfolder treats the rest of the repository as outside);
@@ -86,9 +114,58 @@ local SETTINGS = hook.settings("files", {
   -- machine_files: .env, keys, ~/.aws/credentials, /etc/shadow, browser
   -- profiles, …), as shell.glob.rules: "name", "dir/name", "dir/"
   secret_files = {},
+  -- what a build or a package manager writes, inside the project: "dir/"
+  -- anywhere, "/dir/" at the project's top only, "*.ext" a file name
+  generated = { "node_modules/", ".venv/", "venv/", "__pycache__/", "*.min.js", "*.min.css", "*.bundle.js",
+    "*.chunk.js", "*.lock", "*.lockb", "/dist/", "/build/", "/out/", "/target/", "/.next/", "/.nuxt/", "/.output/",
+    "/.svelte-kit/" },
 })
 
 local CI = shell.glob.rules(SETTINGS.ci)
+
+-- GENERATED (anywhere in the project) and GENERATED_TOP (the project's
+-- top folders) are SETTINGS.generated compiled.
+-- GENERATED_DIRS are its folders found anywhere (node_modules/, .venv/):
+-- what the package managers install, which no build writes into.
+local GENERATED, GENERATED_TOP, GENERATED_DIRS
+do
+  local any, top, dirs = {}, {}, {}
+  for _, g in ipairs(SETTINGS.generated) do
+    local t = g:match("^/([^/]+)/?$")
+    if t then
+      top[t:lower()] = true
+    else
+      any[#any + 1] = g
+      if g:sub(-1) == "/" then dirs[#dirs + 1] = g end
+    end
+  end
+  GENERATED, GENERATED_TOP, GENERATED_DIRS = shell.glob.rules(any), top, shell.glob.rules(dirs)
+end
+
+-- generated_problem returns why writing abs, a path inside the project
+-- root, is refused: it is the output of a build or a package manager
+-- (node_modules/x, dist/app.js, app.min.js), which the next build or
+-- install overwrites [rule generated]; nil otherwise. A hand edit is a
+-- file tool's write, an in-place edit or text the command line writes
+-- out (echo x > dist/a.js); the output of any other program is a build
+-- step of its own (sha256sum app > build/sums.txt, terser a.js >
+-- app.min.js), refused only inside what package managers install
+-- (output true).
+local function generated_problem(abs, root, output)
+  local rel = abs:sub(#root + 2)
+  if rel == "" then return nil end
+  if output then
+    if not shell.glob.could_touch(rel, GENERATED_DIRS) then return nil end
+    return "editing generated output (" .. shell.printable(rel) .. ") [rule generated]",
+      "change its source and reinstall it with the package manager; a hand edit is lost at the next install"
+  end
+  local top = rel:match("^([^/]+)/.")
+  if (top and GENERATED_TOP[top:lower()]) or shell.glob.could_touch(rel, GENERATED) then
+    return "editing generated output (" .. shell.printable(rel) .. ") [rule generated]",
+      "change its source and rebuild, or run the package manager; a hand edit is lost at the next build"
+  end
+  return nil
+end
 local GITDIR = shell.glob.rules({ ".git/" })
 
 -- SECRETS is lib/secrets.lua's list of secrets files and
@@ -125,7 +202,7 @@ end
 -- as written and as the path it folds to (.github//workflows/ci.yml and
 -- .github/x/../workflows/ci.yml are CI configuration, web/./go.sum a
 -- lockfile).
-local function write_problem(w, cwd)
+local function write_problem(w, cwd, output)
   local why, instead = owned_problem(w)
   if why then return why, instead end
   local fp = secrets.fold(w.pat)
@@ -140,7 +217,7 @@ local function write_problem(w, cwd)
     return "a write to " .. shell.printable(w.text) .. " whose folder is unknown (no cwd)",
       "use a path inside the project"
   end
-  if abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return nil end
+  if abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return generated_problem(abs, paths.clean(cwd), output) end
   for _, d in ipairs(SETTINGS.writable) do
     if paths.inside(abs, d) then return nil end
   end
@@ -190,13 +267,28 @@ end
 -- A search for private keys ("BEGIN OPENSSH PRIVATE KEY", "PRIVATE KEY")
 -- outside the project hunts for key files in the home folder or the
 -- machine; inside it, it is a project's own search (a scanner's tests).
+-- A search of the whole machine, the home folder or a top folder of the
+-- system (/, ~, /etc, /home, …) for passwords, tokens or credentials
+-- (grep -ri password /) hunts for them too [rule credential-hunt]; a
+-- search of a library or of the project for such a word is everyday work.
 local KEY_SEARCH = [[(?i)private[\s_.*-]*key]]
+local CRED_SEARCH = [[(?i)pass(?:w(?:or)?d|phrase)|credential|secret|api[\s_.-]*key|access[\s_.-]*key|token]]
+local HUNT = KEY_SEARCH .. "|" .. CRED_SEARCH
+local BROAD = { ["/"] = true, ["/etc"] = true, ["/home"] = true, ["/root"] = true, ["/Users"] = true, ["/var"] = true,
+  ["/opt"] = true, ["/srv"] = true, ["/mnt"] = true, ["/media"] = true, ["~"] = true }
 local function key_hunt(pattern, dir, cwd)
-  if type(pattern) ~= "string" or #pattern > 4096 or not re.match(KEY_SEARCH, pattern) then return nil end
+  if type(pattern) ~= "string" or #pattern > 4096 or not re.match(HUNT, pattern) then return nil end
   local abs = paths.resolve(dir or ".", cwd)
   if abs and abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return nil end
-  return deny("searching " .. shell.printable(dir or ".") .. " for private keys",
-    "search inside the project, or ask the user which key to use")
+  if re.match(KEY_SEARCH, pattern) then
+    return deny("searching " .. shell.printable(dir or ".") .. " for private keys",
+      "search inside the project, or ask the user which key to use")
+  end
+  if abs and (BROAD[abs] or abs == paths.home(cwd)) then
+    return deny("searching " .. shell.printable(dir) .. " for passwords or tokens [rule credential-hunt]",
+      "search inside the project, or ask the user for the value you need")
+  end
+  return nil
 end
 
 -- tool_problem is the detailed reading of a file tool's call: the
@@ -253,9 +345,15 @@ do
   local locks = {}
   for name in pairs(SETTINGS.lockfiles) do locks[#locks + 1] = re.quote(name) end
   table.sort(locks) -- the same expression at every load
-  CONCERNS = table.concat({ "(?:" .. SECRETS.rules.literal .. ")", "(?:" .. GITDIR.literal .. ")",
+  local tops = {}
+  for name in pairs(GENERATED_TOP) do tops[#tops + 1] = re.quote(name) end
+  table.sort(tops)
+  local parts = { "(?:" .. SECRETS.rules.literal .. ")", "(?:" .. GITDIR.literal .. ")",
     "(?:" .. CI.literal .. ")", "(?i:(?:^|/)(?:" .. table.concat(locks, "|") .. ")$)",
-    paths.UNPLAIN }, "|")
+    "(?:" .. GENERATED.literal .. ")", paths.UNPLAIN }
+  -- a top folder of generated output, wherever it is in the path
+  if #tops > 0 then parts[#parts + 1] = "(?i:(?:^|/)(?:" .. table.concat(tops, "|") .. ")/)" end
+  CONCERNS = table.concat(parts, "|")
 end
 -- (upvalues: no lookup of a global and its field per call)
 local match, byte, find, type, pairs, ipairs = re.match, string.byte, string.find, type, pairs, ipairs
@@ -329,15 +427,24 @@ end, { name = "pack-files-tools", stage = "validate", failure_policy = "closed",
 
 -- Programs whose words are text, or files they do not read (echo .env >>
 -- .gitignore, chmod 600 ~/.ssh/id_rsa).
+-- du, file, realpath and their kin read a file's size, type or name,
+-- never what it holds (du -sh .[^.]* *).
 local TEXT_ONLY = { echo = true, printf = true, chmod = true, chown = true, chgrp = true, ls = true, stat = true,
-  test = true, ["["] = true, mkdir = true }
+  test = true, ["["] = true, mkdir = true, du = true, file = true, realpath = true, readlink = true,
+  basename = true, dirname = true }
 
 -- Options whose value is a key or certificate the program uses, without
 -- showing what it holds (ssh -i KEY, curl --key KEY): not a read.
+-- The cluster and cloud tools' credential options (kubectl --kubeconfig,
+-- terraform -var-file, gcloud --key-file) are such uses too.
+local KUBECONFIG = { ["--kubeconfig"] = true }
 local KEY_USE = { ssh = { ["-i"] = true }, scp = { ["-i"] = true }, sftp = { ["-i"] = true },
   curl = { ["--cert"] = true, ["--key"] = true, ["-E"] = true, ["--cacert"] = true, ["--proxy-cert"] = true,
     ["--proxy-key"] = true },
-  wget = { ["--certificate"] = true, ["--private-key"] = true, ["--ca-certificate"] = true } }
+  wget = { ["--certificate"] = true, ["--private-key"] = true, ["--ca-certificate"] = true },
+  kubectl = KUBECONFIG, helm = KUBECONFIG, oc = KUBECONFIG, k9s = KUBECONFIG, kustomize = KUBECONFIG,
+  terraform = { ["-var-file"] = true, ["--var-file"] = true }, tofu = { ["-var-file"] = true, ["--var-file"] = true },
+  gcloud = { ["--key-file"] = true, ["--cred-file"] = true } }
 
 -- key_use reports whether the k-th word of c is the value of one of those
 -- options (-i KEY, --key KEY, --key=KEY).
@@ -346,13 +453,26 @@ local function key_use(c, k)
   if not opts then return false end
   local prev = c.args[k - 1]
   if prev and not prev.unknown and opts[prev.text] then return true end
-  local opt = c.args[k].text:match("^(%-%-[%w-]+)=")
+  local opt = c.args[k].text:match("^(%-%-?[%w-]+)=")
   return opt ~= nil and opts[opt] == true
 end
 
 -- Programs that edit in place the files paths.writes gives for them: they
 -- read those files too.
 local IN_PLACE = { sed = true, gsed = true, perl = true }
+
+-- hand_write reports whether what a command writes is a hand edit: an
+-- in-place edit (sed -i), or text the line writes out (echo, printf, a
+-- here-document) rather than a program's output.
+local TEXT_WRITERS = { echo = true, printf = true }
+local function hand_write(c)
+  local n = c.name or ""
+  if IN_PLACE[n] or TEXT_WRITERS[n] then return true end
+  for _, r in ipairs(c.redirs) do
+    if r.op == "<<" or r.op == "<<-" or r.op == "<<<" then return true end
+  end
+  return false
+end
 
 -- Git subcommands that name files without showing what they hold (git rm
 -- --cached .env untracks the file): their words are not reads. (Whether a
@@ -408,7 +528,7 @@ local function grep_hunt(c, cwd)
   local pattern
   for k, w in ipairs(c.args) do
     local t = w.text
-    if not w.unknown and re.match(KEY_SEARCH, t) then
+    if not w.unknown and re.match(t:sub(1, 1) == "-" and KEY_SEARCH or HUNT, t) then
       pattern = k
       break
     end
@@ -433,8 +553,10 @@ end
 -- it is allowed without parsing. Interpreters, whose code is read for
 -- names, are among the programs shell.quick always parses.
 local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
-  "dd" }
-local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS }, words = SECRETS.in_line })
+  "dd", "curl", "wget", "socat" }
+-- A line naming what a search hunts for (HUNT) is parsed too.
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS },
+  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")" })
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that
@@ -455,8 +577,10 @@ hook.register("PreToolUse", "@shell", function(input)
     -- a file the command only writes (cp .env.example .env, > .env) is
     -- not read: creating .env from its template is everyday work
     local written = NONE
-    for _, w in ipairs(paths.writes(c)) do
-      local why, instead = write_problem(w, input.cwd)
+    local ws = paths.writes(c)
+    for _, w in ipairs(paths.fetched_writes(c)) do ws[#ws + 1] = w end
+    for _, w in ipairs(ws) do
+      local why, instead = write_problem(w, input.cwd, not hand_write(c))
       if why then return deny(why, instead) end
       if not IN_PLACE[c.name or ""] then
         if written == NONE then written = {} end

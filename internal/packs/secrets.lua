@@ -15,6 +15,10 @@
 --     find-generic-password -w, secret-tool lookup, git credential fill,
 --     vault print token, docker-credential-* get, pass show, op read, bw
 --     get): its output would reach the model;
+--   - a credential dumper (laZagne, mimipenguin, mimikatz, pypykatz,
+--     secretsdump, …), run as a program or as a script (python
+--     laZagne.py all), which collects every credential the machine
+--     stores [rule credential-dump];
 --   - a shell command that prints a secret's value from elsewhere: a
 --     variable named as a secret (echo $GITHUB_TOKEN, printenv
 --     AWS_SECRET_ACCESS_KEY; piped into a program or redirected to a file
@@ -319,8 +323,31 @@ end
 for _, n in ipairs({ "printenv", "kubectl", "oc", "docker", "podman", "nerdctl" }) do
   QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = n
 end
+-- DUMPERS are the tools that collect every credential a machine stores
+-- (browsers' and mail clients' passwords, keyrings, memory, the SAM):
+-- run as a program or as an interpreter's script (python laZagne.py all),
+-- by their name without its extension [rule credential-dump].
+local DUMPERS = { lazagne = true, mimipenguin = true, mimikatz = true, pypykatz = true, secretsdump = true,
+  lsassy = true, firefox_decrypt = true, ["hack-browser-data"] = true, dumpkeychain = true, chainbreaker = true }
+local DUMPER_WORDS = {}
+for n in pairs(DUMPERS) do DUMPER_WORDS[#DUMPER_WORDS + 1] = re.quote(n) end
+table.sort(DUMPER_WORDS)
+
+local function dumper_name(t)
+  return (t:match("[^/\\]*$") or t):lower():gsub("%.[%w]+$", "")
+end
+
+-- dumper returns the program or script of c that is one of DUMPERS, or nil.
+local function dumper(c)
+  if c.name and DUMPERS[dumper_name(c.name)] then return c.name end
+  local sc = c.script
+  if sc and not sc.unknown and not c.inline and DUMPERS[dumper_name(sc.text)] then return sc.text end
+  return nil
+end
+
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { QUICK_PROGRAMS },
-  words = "(?i)(?:^| )(?:" .. table.concat(QUICK_WORDS, "|") .. ")(?: |$)|" .. SECRET_REF .. "|" .. CONTAINER_CREDENTIALS })
+  words = "(?i)(?:^| )(?:" .. table.concat(QUICK_WORDS, "|") .. ")(?: |$)|" .. SECRET_REF .. "|" .. CONTAINER_CREDENTIALS ..
+    "|(?i:" .. table.concat(DUMPER_WORDS, "|") .. ")" })
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that
@@ -342,6 +369,12 @@ hook.register("PreToolUse", "@shell", function(input)
   -- the line as the shell will run it: quotes and escapes removed
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
+    local dump = dumper(c)
+    if dump then
+      return hook.deny("secrets pack: blocked running a credential dumper (" .. shell.printable(dump) ..
+        ") [rule credential-dump], which collects the passwords and keys this machine stores; ask the user " ..
+        "for the one credential a step needs.")
+    end
     local printed = store_read(c)
     if printed then
       return hook.deny("secrets pack: blocked printing a stored credential (" .. shell.printable(printed) ..

@@ -229,3 +229,24 @@ for _, c in ipairs({
 }) do
   test("the full reading still allows " .. c[1], function() expect.no_objection(c[2]()) end)
 end
+
+-- A credential dumper collects every credential the machine stores, run
+-- as a program or as an interpreter's script [rule credential-dump]; a
+-- file or a word that only mentions one passes.
+for _, line in ipairs({ "python2 laZagne.py all", "python3 /opt/LaZagne/Linux/laZagne.py browsers",
+  "sudo ./mimipenguin.sh", "pypykatz lsa minidump lsass.dmp", "secretsdump.py -sam sam.save -system system.save LOCAL",
+  "bash -c 'python3 lazagne.py all -oN'", "./mimikatz.exe privilege::debug sekurlsa::logonpasswords exit" }) do
+  test("blocks the credential dumper in " .. line, function()
+    local r = fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, cwd = "/home/dev/project",
+      toolInput = { command = line } })
+    expect.denied(r)
+    if r.reason:find("^secrets pack: ") then expect.contains(r.reason, "[rule credential-dump]") end
+  end)
+end
+for _, line in ipairs({ "grep -rn lazagne docs/", "echo 'detect mimikatz in logs'", "cat notes/mimikatz.md",
+  "python3 scripts/lazy_load.py" }) do
+  test("allows " .. line, function()
+    expect.no_objection(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, cwd = "/home/dev/project",
+      toolInput = { command = line } }))
+  end)
+end
