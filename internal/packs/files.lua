@@ -12,7 +12,7 @@
 --     web/./go.sum);
 --   - hand edits of what a build or a package manager writes inside the
 --     project (SETTINGS.generated: node_modules/, .venv/, __pycache__/,
---     dist/, build/, out/, target/, .next/ at the top, *.min.js,
+--     dist/, target/, .next/ at the top, *.min.js,
 --     bundles and chunks, *.lock) [rule generated]: a file tool's write,
 --     sed -i, echo/printf or a here-document; a program's output
 --     redirected there is a build step (sha256sum x > build/sums) and
@@ -117,7 +117,7 @@ local SETTINGS = hook.settings("files", {
   -- what a build or a package manager writes, inside the project: "dir/"
   -- anywhere, "/dir/" at the project's top only, "*.ext" a file name
   generated = { "node_modules/", ".venv/", "venv/", "__pycache__/", "*.min.js", "*.min.css", "*.bundle.js",
-    "*.chunk.js", "*.lock", "*.lockb", "/dist/", "/build/", "/out/", "/target/", "/.next/", "/.nuxt/", "/.output/",
+    "*.chunk.js", "*.lock", "*.lockb", "/dist/", "/target/", "/.next/", "/.nuxt/", "/.output/",
     "/.svelte-kit/" },
 })
 

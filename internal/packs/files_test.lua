@@ -556,7 +556,7 @@ local generated = {
   { W("/home/dev/project/node_modules/left-pad/index.js"), "editing generated output (node_modules/left-pad/index.js) [rule generated]" },
   { E("web/node_modules/react/index.js"), "[rule generated]" },
   { E("dist/app.js"), "editing generated output (dist/app.js)" },
-  { W("/home/dev/project/build/out.txt"), "editing generated output (build/out.txt)" },
+  { W("/home/dev/project/dist/out.txt"), "editing generated output (dist/out.txt)" },
   { E("target/release/build.rs"), "[rule generated]" },
   { W(".next/server/page.js"), "[rule generated]" },
   { E("public/vendor.min.js"), "editing generated output (public/vendor.min.js)" },
@@ -569,7 +569,7 @@ local generated = {
   { B("echo x > dist/index.html"), "editing generated output (dist/index.html)" },
   { B("sed -i s/a/b/ node_modules/x/lib.js"), "[rule generated]" },
   { B("cp patch.js node_modules/x/lib.js"), "[rule generated]" },
-  { B("printf 'x' > build/version.txt"), "[rule generated]" },
+  { B("printf 'x' > target/version.txt"), "[rule generated]" },
   { B("cat > dist/config.js <<EOF\nwindow.x = 1\nEOF"), "[rule generated]" },
   { B("npm pack > node_modules/x/index.js"), "[rule generated]" },
 }
@@ -577,6 +577,11 @@ for i, c in ipairs(generated) do
   test("generated output is not edited by hand " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
 end
 local generated_near = {
+  -- build/ and out/ hold hand-written files in many projects (electron-builder's resources,
+  -- build scripts): not generated output by default
+  W("/home/dev/project/build/entitlements.mac.plist"),
+  E("build/icon-notes.md"),
+  B("printf 'x' > out/version.txt"),
   R("/home/dev/project/dist/app.js"),
   B("cat node_modules/x/package.json"),
   W("src/build/config.ts"),
