@@ -17,6 +17,12 @@
 --     sed -i, echo/printf or a here-document; a program's output
 --     redirected there is a build step (sha256sum x > build/sums) and
 --     passes but inside node_modules/, .venv/ and the like;
+--   - deleting a file outside the project and SETTINGS.writable by a
+--     shell command: rm, unlink, rmdir, shred, srm operands and mv's
+--     sources, after a cd on the line as well (rm ~/notes.txt, mv
+--     ~/report.docx /tmp/) [rule remove] — a delete is a write that
+--     cannot be undone; deletes inside the project are left to the shell
+--     and git packs;
 --   - the same writes by a shell command (@shell): > and >> redirections,
 --     tee, cp/mv/install/ln destinations, sed -i, dd of=, the files curl
 --     -o and wget -O/-o write, socat's open:/create: addresses;
@@ -70,6 +76,9 @@
 -- Settings (SETTINGS below):
 --   writable    folders and files outside the project that may be written
 --               ({ "/tmp", "/var/tmp", "/dev/null", … })
+--   removable   caches in the home folder a shell command may delete
+--               from (~/.cache/*, ~/.npm/_cacache, …; as the shell
+--               pack's home_scratch)
 --   allow_ci    true lets the agent edit CI configuration (false)
 --   ci          CI configuration, as shell.glob.rules ("name", "dir/")
 --   lockfiles   lockfile name -> the command that writes it
@@ -97,6 +106,13 @@ local git = require("git")
 
 local SETTINGS = hook.settings("files", {
   writable = { "/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd" },
+  -- caches in the home folder a shell command may delete from [rule
+  -- remove]: a folder and what is in it, or with a trailing /* only what
+  -- is in it (as the shell pack's home_scratch)
+  removable = { "~/.cache/*", "~/Library/Caches/*", "~/.npm/_cacache", "~/.npm/_npx", "~/.cargo/registry/cache",
+    "~/.cargo/git/checkouts", "~/go/pkg/mod/cache", "~/.gradle/caches", "~/.m2/repository", "~/.yarn/cache",
+    "~/.local/share/pnpm/store", "~/.pnpm-store", "~/.bun/install/cache", "~/.nuget/packages", "~/.pub-cache",
+    "~/.node-gyp", "~/.ccache", "~/.ivy2/cache" },
   allow_ci = false,
   ci = { ".github/workflows/", ".github/actions/", ".gitlab-ci.yml", ".gitlab-ci/", ".circleci/", "Jenkinsfile",
     "azure-pipelines.yml", ".travis.yml", "bitbucket-pipelines.yml", ".buildkite/", ".drone.yml", ".woodpecker/",
@@ -223,6 +239,64 @@ local function write_problem(w, cwd, output)
   end
   return "a write outside the project (" .. shell.printable(abs) .. ")",
     "write inside " .. shell.printable(cwd or "the project") .. ", or ask the user to change that file"
+end
+
+-- REMOVERS are the programs whose operands are files they delete (shred
+-- overwrites them, and deletes them with -u); mv deletes its sources.
+local REMOVERS = { rm = true, unlink = true, rmdir = true, srm = true, shred = true }
+local NO_WORDS = {}
+
+-- removes returns the words of files a command deletes: every operand of
+-- a remover, the sources of mv (all operands with -t DIR, else all but
+-- the last). An operand after "--" is a file whatever it looks like.
+local function removes(c)
+  local n = c.name
+  if not (n and (REMOVERS[n] or n == "mv")) then return NO_WORDS end
+  local ops, target, ends, skip = {}, false, false, 0
+  for k, a in ipairs(c.args) do
+    local t = a.text
+    if k == skip then
+      -- the folder of mv -t DIR: the destination
+    elseif ends or a.unknown or t:sub(1, 1) ~= "-" or t == "-" then
+      ops[#ops + 1] = a
+    elseif t == "--" then
+      ends = true
+    elseif n == "mv" and (t == "-t" or t:find("^%-%-target%-directory")) then
+      target = true
+      if t == "-t" or t == "--target-directory" then skip = k + 1 end
+    end
+  end
+  if n ~= "mv" or target then return ops end
+  ops[#ops] = nil
+  return ops
+end
+
+-- remove_problem returns why deleting the file w names is refused: it is
+-- outside the project and SETTINGS.writable, as a write there is, and a
+-- delete cannot be undone [rule remove]; nil otherwise. (Deletes inside
+-- the project are the shell and git packs' to judge; dir is the folder a
+-- cd on the line moved the command to.)
+local function remove_problem(w, cwd, dir)
+  if w.unknown then return nil end
+  local t = w.text
+  -- after a cd on the line (dir, see shell.parse), a relative path is
+  -- the moved folder's; after a cd to a folder not known here, unknown
+  if dir and dir ~= "." and not (t:sub(1, 1) == "/" or t == "~" or t:sub(1, 2) == "~/") then
+    if dir:find("%z") then return nil end
+    t = dir .. "/" .. t
+  end
+  local abs = paths.resolve(t, cwd)
+  if not abs or abs:sub(1, 1) ~= "/" or paths.inside(abs, cwd) then return nil end
+  for _, d in ipairs(SETTINGS.writable) do
+    if paths.inside(abs, d) then return nil end
+  end
+  for _, r in ipairs(SETTINGS.removable) do
+    local only_in = r:sub(-2) == "/*"
+    local root = paths.resolve(only_in and r:sub(1, -3) or r, cwd)
+    if root and (abs:sub(1, #root + 1) == root .. "/" or (abs == root and not only_in)) then return nil end
+  end
+  return "deleting " .. shell.printable(abs) .. ", a file outside the project [rule remove]",
+    "delete only inside " .. shell.printable(cwd or "the project") .. ", or ask the user to remove it"
 end
 
 local function read_problem(w)
@@ -553,7 +627,7 @@ end
 -- it is allowed without parsing. Interpreters, whose code is read for
 -- names, are among the programs shell.quick always parses.
 local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
-  "dd", "curl", "wget", "socat" }
+  "dd", "curl", "wget", "socat", "rm", "unlink", "rmdir", "srm", "shred" }
 -- A line naming what a search hunts for (HUNT) is parsed too.
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS },
   words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")" })
@@ -586,6 +660,10 @@ hook.register("PreToolUse", "@shell", function(input)
         if written == NONE then written = {} end
         written[w] = true
       end
+    end
+    for _, w in ipairs(removes(c)) do
+      local why, instead = remove_problem(w, input.cwd, c.dir)
+      if why then return deny(why, instead) end
     end
     if not TEXT_ONLY[c.name or ""] then
       for k, w in ipairs(c.args) do

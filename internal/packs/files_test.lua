@@ -637,3 +637,43 @@ local download_near = {
 for i, r in ipairs(download_near) do
   test("downloads into the project or a scratch folder pass " .. i, function() expect.no_objection(r()) end)
 end
+
+-- A delete is a write that cannot be undone: a file outside the project
+-- and the writable folders is not deleted by a shell command either
+-- [rule remove]; deletes inside the project, in /tmp and of what a
+-- command only names pass.
+local removed = {
+  { B("rm ~/notes.txt"), "deleting /home/dev/notes.txt, a file outside the project [rule remove]" },
+  { B("rm -f ~/.config/app/settings.json"), "[rule remove]" },
+  { B("rm -- ~/-draft.md"), "[rule remove]" },
+  { B("unlink ~/Documents/report.docx"), "[rule remove]" },
+  { B("rmdir ../sibling/empty"), "deleting /home/dev/sibling/empty" },
+  { B("shred -u /home/dev/keys.txt"), "[rule remove]" },
+  { B("cd .. && rm other/notes.md"), "[rule remove]" },
+  { B("mv ~/Documents/report.docx /tmp/"), "deleting /home/dev/Documents/report.docx" },
+  { B("mv -t /tmp ~/a.txt ~/b.txt"), "[rule remove]" },
+  { B("sudo rm /srv/app/config.yml"), "[rule remove]" },
+  { B("find . -name x | xargs rm ~/notes.txt"), "[rule remove]" },
+  { B("rm -r ~/.cache"), "[rule remove]" },
+}
+for i, c in ipairs(removed) do
+  test("a file outside the project is not deleted " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local removed_near = {
+  B("rm notes.txt"),
+  B("rm -f src/old.go build/app"),
+  B("rm /tmp/build.log"),
+  B("rm -f /var/tmp/cache-1.bin"),
+  B("mv /tmp/generated.go src/"),
+  B("mv -t src /tmp/a.go /tmp/b.go"),
+  B("mv old.go new.go"),
+  B("rm -- -weird-name.txt"),
+  B("rmdir empty-dir"),
+  B("echo rm ~/notes.txt"),
+  B("grep -r unlink src/"),
+  B("rm -rf ~/.cache/pip"),
+  B("rm -f ~/.npm/_cacache/index-v5/ab/cd"),
+}
+for i, r in ipairs(removed_near) do
+  test("deletes inside the project and scratch folders pass " .. i, function() expect.no_objection(r()) end)
+end
