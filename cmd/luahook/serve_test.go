@@ -535,7 +535,9 @@ func TestHTTPHookPointingAtServeDecidesAsTheLocalLuaHooks(t *testing.T) {
 			cfg.WriteString("stage = \"mutate\"\n") // so that its rewrites count
 		}
 	}
-	writeFiles(t, dir, map[string]string{"luahook.toml": cfg.String(), "hooks.d/README": "no Lua here"})
+	// the payloads' cwd is dir, a pnpm project (prefer-pnpm rewrites there)
+	writeFiles(t, dir, map[string]string{"luahook.toml": cfg.String(), "hooks.d/README": "no Lua here",
+		"pnpm-lock.yaml": "lockfileVersion: '9.0'\n"})
 	remote, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(dir, "hooks.d"), ConfigPath: filepath.Join(dir, "luahook.toml"), NoWatch: true})
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,11 @@ func run(ctx context.Context, out io.Writer) error {
 	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("API_TOKEN=not-a-real-token\n"), 0o600); err != nil {
 		return err
 	}
+	// a pnpm project: the shipped prefer-pnpm policy rewrites npm where
+	// pnpm's lockfile is
+	if err := os.WriteFile(filepath.Join(ws, "pnpm-lock.yaml"), []byte("lockfileVersion: '9.0'\n"), 0o644); err != nil {
+		return err
+	}
 
 	// One call opens the engine: the hooks folder, an optional luahook.toml,
 	// a logger. It watches the folder and reloads what changes.
