@@ -25,8 +25,11 @@ const maxNesting = 200
 // blocks plus the operators of each unfinished expression, an upper bound of
 // the nesting that real code stays far below, so it is looser than
 // maxNesting (which the walk after parsing checks exactly); at this bound
-// the parser's stack stays under a few MiB.
-const maxScanDepth = 10 * maxNesting
+// the parser's stack stays under about 4 MiB (about 1 KiB a level). It is
+// also what a file may hold of places that could open a level for
+// openingsBound to accept it without the token scan: the shell reader's
+// largest modules hold about 2,300.
+const maxScanDepth = 20 * maxNesting
 
 // nestingError is the error of a file nested past the limit at line.
 func nestingError(path string, line int) *LoadError {
