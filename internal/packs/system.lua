@@ -1,4 +1,4 @@
--- system: stops machine administration: shutdown, accounts, root shells, persistence, defenses off, reverse shells; asks about shell escapes
+-- system: stops machine administration: shutdown, accounts, root shells, persistence, defenses off, reverse shells, escapes
 --
 -- What it stops, in any command a shell tool (@shell) runs, however it is
 -- spelled (quotes, sudo/doas/env/xargs/timeout wrappers, absolute program
