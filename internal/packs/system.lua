@@ -1,4 +1,4 @@
--- system: stops machine administration: shutdown, accounts, root shells, persistence, defenses off, reverse shells, escapes
+-- system: stops machine administration: shutdown, accounts, root shells, persistence, defenses off, reverse shells, shell escapes
 --
 -- What it stops, in any command a shell tool (@shell) runs, however it is
 -- spelled (quotes, sudo/doas/env/xargs/timeout wrappers, absolute program
