@@ -994,7 +994,8 @@ end
 -- operands are text, files or another command (echo, grep, man, ssh), and
 -- the programs the rules above judge.
 local NOT_CLI = {}
-for _, n in ipairs({ "git", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "corepack", "cargo", "rustup", "go",
+for _, n in ipairs({ "alter", "drop", "delete", "truncate", "update", "insert", "select", "grant", "revoke", "create",
+  "with", "replace", "merge", "git", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "corepack", "cargo", "rustup", "go",
   "pip", "pip3", "pipx", "uv", "uvx", "poetry", "pdm", "hatch", "pipenv", "conda", "mamba", "micromamba", "pyenv",
   "rbenv", "nodenv", "nvm", "fnm", "volta", "asdf", "mise", "rtx", "sdk", "gem", "bundle", "bundler", "composer",
   "dotnet", "nuget", "mvn", "mvnw", "gradle", "gradlew", "sbt", "make", "gmake", "just", "task", "bazel",
@@ -1027,7 +1028,7 @@ local GENERIC = { delete = true, destroy = true, remove = true, rm = true, del =
 -- passes, as do the read verbs.
 local function generic(c)
   local n = c.name
-  if NOT_CLI[n] or not n:find("^%a[%w_-]*$") then return nil end
+  if NOT_CLI[n:lower()] or not n:find("^%a[%w_-]*$") then return nil end
   local path = { n }
   for i = 1, 4 do
     local a = c.args[i]
@@ -1083,8 +1084,13 @@ end
 -- (client.deleteIndex(...), Project.destroy_all, requests.delete(url)).
 local function sdk_script(code)
   -- the receiver: a name, or a call's or an index's result (client("s3").x)
-  for recv, m in code:gmatch("([%w_%)%]]*)%s*%.%s*([%a_][%w_]*)") do
-    if not SDK_FILES[recv:lower()] and sdk_method(m, SCRIPT_VERBS) then
+  for at, recv, m in code:gmatch("()([%w_%)%]]*)%s*%.%s*([%a_][%w_]*)") do
+    -- a bare verb (x.delete(k)) is a collection's own (a hash, a map, a
+    -- set) unless its receiver is a class or model (User.destroy), a
+    -- call's or an index's result, or an attribute of something else
+    -- (gateway.customer.delete)
+    local bare = SCRIPT_VERBS[m] and recv:find("^[%l_][%w_]*$") and code:sub(at - 1, at - 1) ~= "."
+    if not bare and not SDK_FILES[recv:lower()] and sdk_method(m, SCRIPT_VERBS) then
       return (recv:find("^[%a_]") and recv .. "." or ".") .. m
     end
   end

@@ -552,3 +552,26 @@ for _, cmd in ipairs({
     expect.eq(r.asked, nil, "asked")
   end)
 end
+
+-- A collection's own delete in a one-liner (a hash, a map, a set) is no
+-- SDK call; a class's, a call result's or an attribute's is.
+for _, cmd in ipairs({
+  [[ruby -e 'h = { "a" => 1 }; h.delete "a"; p h']],
+  [==[node -e "const m = new Map([[1, 2]]); m.delete(1); console.log(m.size)"]==],
+  [[ruby -e 'params = {id: 1}; params.delete(:id); puts params']],
+}) do
+  test("allows a collection's own delete: " .. cmd, function()
+    expect.no_objection(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
+      cwd = "/home/dev/project", toolInput = { command = cmd } }))
+  end)
+end
+for _, cmd in ipairs({
+  [[ruby -e 'User.destroy(5)']],
+  [[python3 -c "import boto3; boto3.resource('s3').Object('b', 'k').delete()"]],
+  [[node -e "gateway.customer.delete('c_1')"]],
+}) do
+  test("denies an SDK delete in a one-liner: " .. cmd, function()
+    expect.denied(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
+      cwd = "/home/dev/project", toolInput = { command = cmd } }), "an SDK call that deletes")
+  end)
+end

@@ -18,11 +18,10 @@
 --     redirected there is a build step (sha256sum x > build/sums) and
 --     passes but inside node_modules/, .venv/ and the like;
 --   - deleting a file outside the project and SETTINGS.writable by a
---     shell command: rm, unlink, rmdir, shred, srm operands and mv's
---     sources, after a cd on the line as well (rm ~/notes.txt, mv
---     ~/report.docx /tmp/) [rule remove] — a delete is a write that
---     cannot be undone; deletes inside the project are left to the shell
---     and git packs;
+--     shell command: rm, unlink, rmdir, shred, srm operands, after a cd
+--     on the line as well (rm ~/notes.txt) [rule remove] — a delete is a
+--     write that cannot be undone; recursive deletes and deletes inside
+--     the project are left to the shell and git packs;
 --   - the same writes by a shell command (@shell): > and >> redirections,
 --     tee, cp/mv/install/ln destinations, sed -i, dd of=, the files curl
 --     -o and wget -O/-o write, socat's open:/create: addresses;
@@ -242,32 +241,28 @@ local function write_problem(w, cwd, output)
 end
 
 -- REMOVERS are the programs whose operands are files they delete (shred
--- overwrites them, and deletes them with -u); mv deletes its sources.
+-- overwrites them, and deletes them with -u).
 local REMOVERS = { rm = true, unlink = true, rmdir = true, srm = true, shred = true }
 local NO_WORDS = {}
 
--- removes returns the words of files a command deletes: every operand of
--- a remover, the sources of mv (all operands with -t DIR, else all but
--- the last). An operand after "--" is a file whatever it looks like.
+-- removes returns the words of files a command deletes one by one: every
+-- operand of a remover (an operand after "--" is a file whatever it looks
+-- like). A recursive rm is the shell pack's to judge (it knows /, ~, the
+-- project and the caches apart), and mv keeps what it moves.
 local function removes(c)
   local n = c.name
-  if not (n and (REMOVERS[n] or n == "mv")) then return NO_WORDS end
-  local ops, target, ends, skip = {}, false, false, 0
-  for k, a in ipairs(c.args) do
+  if not (n and REMOVERS[n]) then return NO_WORDS end
+  local ops, ends = {}, false
+  for _, a in ipairs(c.args) do
     local t = a.text
-    if k == skip then
-      -- the folder of mv -t DIR: the destination
-    elseif ends or a.unknown or t:sub(1, 1) ~= "-" or t == "-" then
+    if ends or a.unknown or t:sub(1, 1) ~= "-" or t == "-" then
       ops[#ops + 1] = a
     elseif t == "--" then
       ends = true
-    elseif n == "mv" and (t == "-t" or t:find("^%-%-target%-directory")) then
-      target = true
-      if t == "-t" or t == "--target-directory" then skip = k + 1 end
+    elseif (n == "rm" or n == "srm") and (t:find("^%-[^-]*[rR]") or t == "--recursive") then
+      return NO_WORDS
     end
   end
-  if n ~= "mv" or target then return ops end
-  ops[#ops] = nil
   return ops
 end
 
@@ -295,7 +290,7 @@ local function remove_problem(w, cwd, dir)
     local root = paths.resolve(only_in and r:sub(1, -3) or r, cwd)
     if root and (abs:sub(1, #root + 1) == root .. "/" or (abs == root and not only_in)) then return nil end
   end
-  return "deleting " .. shell.printable(abs) .. ", a file outside the project [rule remove]",
+  return "deleting " .. shell.printable(abs) .. ", outside the project [rule remove]",
     "delete only inside " .. shell.printable(cwd or "the project") .. ", or ask the user to remove it"
 end
 

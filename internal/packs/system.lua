@@ -1135,6 +1135,8 @@ local function disks(c)
   if danger.formats_disk(c) or danger.writes_disk(c) then
     return not (n == "wipefs" and not flag(c, "ao", "all offset"))
   end
+  -- a command the line does not name (an assignment, $PROG): no more here
+  if not n then return false end
   if n == "btrfs" then
     -- a device removed, replaced or added, a repair, a resize, a rescue
     local _, ts = operands(c)

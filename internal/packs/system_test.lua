@@ -640,3 +640,12 @@ for _, line in ipairs({ "echo 'Add the line to ~/.bashrc' >> README.md", "echo '
   "printf 'print(open(\"/home/dev/.bashrc\").read())\\n' > r.py" }) do
   test("text naming a guarded file passes: " .. line, function() passes(bash(line)) end)
 end
+
+-- A command the line does not name (an assignment, a program in a
+-- variable) is read without error: the disk rules look at named programs.
+test("a command without a name is no error", function()
+  expect.no_objection(fire("PreToolUse", { toolName = "PowerShell", toolCapabilities = { "shell" },
+    cwd = "/home/dev/project", toolInput = { command = "$files = Get-ChildItem src; $files.Count" } }))
+  expect.no_objection(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
+    cwd = "/home/dev/project", toolInput = { command = "X=1; $RUNNER --version" } }))
+end)
