@@ -37,53 +37,47 @@ local IO = rawget(_G, "io")
 local LOCKFILES = { ["pnpm-lock.yaml"] = "pnpm", ["package-lock.json"] = "npm", ["npm-shrinkwrap.json"] = "npm",
   ["yarn.lock"] = "yarn", ["bun.lock"] = "bun", ["bun.lockb"] = "bun" }
 
--- uses_pnpm reports whether the project around folder dir (an absolute
--- path) uses pnpm by its lockfiles: the nearest folder holding one holds
--- pnpm's and no other. At most 64 folders up, paths of at most 4 KiB.
-local function uses_pnpm(dir)
-  if type(dir) ~= "string" or dir:sub(1, 1) ~= "/" or #dir > 4096 or dir:find("%z") then return false end
-  dir = dir:gsub("/+$", "")
+-- nearest_is_pnpm reports whether, from folder dir up to folder top, the
+-- nearest folder holding a lockfile holds pnpm's and no other; exists(path)
+-- says whether a file is there. At most 64 folders up.
+local function nearest_is_pnpm(dir, top, exists)
   for _ = 1, 64 do
-    local found = {}
-    local any = false
+    local found, any = {}, false
     for name, manager in pairs(LOCKFILES) do
-      local f = IO.open(dir .. "/" .. name, "r")
-      if f then
-        f:close()
+      if exists(dir == "." and name or dir .. "/" .. name) then
         found[manager] = true
         any = true
       end
     end
-    if any then
-      return found.pnpm == true and not (found.npm or found.yarn or found.bun)
-    end
-    if dir == "" then return false end
-    dir = dir:match("^(.*)/[^/]*$") or ""
+    if any then return found.pnpm == true and not (found.npm or found.yarn or found.bun) end
+    if dir == top then return false end
+    dir = dir:match("^(.*)/[^/]*$") or top
   end
   return false
 end
 
--- uses_pnpm_here reports the same as uses_pnpm through the fs module, for
--- dir a folder relative to the payload's cwd ("." is the cwd): from dir up
--- to the cwd, never above it. Anything fs refuses or cannot answer (no
--- cwd, a cd that leaves the project) is false.
+-- opens reports whether the io library opens path for reading.
+local function opens(path)
+  local f = IO.open(path, "r")
+  if not f then return false end
+  f:close()
+  return true
+end
+
+-- uses_pnpm reports whether the project around folder dir (an absolute
+-- path) uses pnpm by its lockfiles, through io, up to the file system's
+-- root. Paths of at most 4 KiB.
+local function uses_pnpm(dir)
+  if type(dir) ~= "string" or dir:sub(1, 1) ~= "/" or #dir > 4096 or dir:find("%z") then return false end
+  return nearest_is_pnpm(dir:gsub("/+$", ""), "", opens)
+end
+
+-- uses_pnpm_here reports the same through the fs module, for dir a folder
+-- relative to the payload's cwd ("." is the cwd): from dir up to the cwd,
+-- never above it. Anything fs refuses or cannot answer (no cwd, a cd that
+-- leaves the project) is false.
 local function uses_pnpm_here(dir)
-  local ok, yes = pcall(function()
-    local d = dir
-    for _ = 1, 64 do
-      local found, any = {}, false
-      for name, manager in pairs(LOCKFILES) do
-        if fs.exists(d == "." and name or d .. "/" .. name) then
-          found[manager] = true
-          any = true
-        end
-      end
-      if any then return found.pnpm == true and not (found.npm or found.yarn or found.bun) end
-      if d == "." then return false end
-      d = d:match("^(.*)/[^/]*$") or "."
-    end
-    return false
-  end)
+  local ok, yes = pcall(nearest_is_pnpm, dir, ".", fs.exists)
   return ok and yes == true
 end
 

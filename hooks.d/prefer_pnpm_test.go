@@ -78,8 +78,21 @@ func TestPreferPnpmReadsTheProjectsLockfiles(t *testing.T) {
 		return out.Command
 	}
 
-	withIO := open(config)
-	for _, tt := range []struct{ cwd, command, want string }{
+	type rewriteCase struct{ cwd, command, want string }
+	check := func(e *engine.Engine, how string, cases []rewriteCase) {
+		for _, tt := range cases {
+			cwd := filepath.Join(root, filepath.FromSlash(tt.cwd))
+			if got := fire(e, cwd, tt.command); got != tt.want {
+				t.Errorf("%s, in %s: %q became %q, want %q", how, tt.cwd, tt.command, got, tt.want)
+			}
+		}
+		// No cwd: nothing to look at, nothing rewritten.
+		if got := fire(e, "", "npm install x"); got != "npm install x" {
+			t.Errorf("%s and no cwd: npm install x became %q", how, got)
+		}
+	}
+
+	check(open(config), "with io", []rewriteCase{
 		{"npm-app", "npm install left-pad", "npm install left-pad"},
 		{"npm-app", "npm ci", "npm ci"},
 		{"pnpm-app", "npm install left-pad", "pnpm add left-pad"},
@@ -94,22 +107,12 @@ func TestPreferPnpmReadsTheProjectsLockfiles(t *testing.T) {
 		{"", "cd pnpm-app && npm install", "cd pnpm-app && pnpm install"},
 		{"mono", "cd legacy && npm i x", "cd legacy && npm i x"},
 		{"npm-app", "cd /tmp && cd " + filepath.Join(root, "pnpm-app") + " && npm i", "cd /tmp && cd " + filepath.Join(root, "pnpm-app") + " && pnpm install"},
-	} {
-		cwd := filepath.Join(root, filepath.FromSlash(tt.cwd))
-		if got := fire(withIO, cwd, tt.command); got != tt.want {
-			t.Errorf("with io, in %s: %q became %q, want %q", tt.cwd, tt.command, got, tt.want)
-		}
-	}
-	// No cwd: nothing to look at, nothing rewritten.
-	if got := fire(withIO, "", "npm install x"); got != "npm install x" {
-		t.Errorf("with io and no cwd: npm install x became %q", got)
-	}
+	})
 
 	// Without io the policy looks through the fs module: the cwd and the
 	// folders below it, never above (a workspace package's lockfile at the
 	// root is not seen, and the command is left alone).
-	without := open("")
-	for _, tt := range []struct{ cwd, command, want string }{
+	check(open(""), "without io", []rewriteCase{
 		{"npm-app", "npm install x", "npm install x"},
 		{"pnpm-app", "npm install x", "pnpm add x"},
 		{"new-app", "npm install x", "npm install x"},
@@ -119,13 +122,5 @@ func TestPreferPnpmReadsTheProjectsLockfiles(t *testing.T) {
 		{"mono", "npm install x", "pnpm add x"},
 		{"", "cd pnpm-app && npm install", "cd pnpm-app && pnpm install"},
 		{"npm-app", "cd " + filepath.Join(root, "pnpm-app") + " && npm i", "cd " + filepath.Join(root, "pnpm-app") + " && npm i"},
-	} {
-		cwd := filepath.Join(root, filepath.FromSlash(tt.cwd))
-		if got := fire(without, cwd, tt.command); got != tt.want {
-			t.Errorf("without io, in %s: %q became %q, want %q", tt.cwd, tt.command, got, tt.want)
-		}
-	}
-	if got := fire(without, "", "npm install x"); got != "npm install x" {
-		t.Errorf("without io and no cwd: npm install x became %q", got)
-	}
+	})
 }
