@@ -1,10 +1,14 @@
 package selfguard
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // slashClean returns p cleaned, with forward slashes; "" stays "".
@@ -85,8 +89,9 @@ func (r *resolver) exists(p string) bool {
 }
 
 // readDir returns the names in folder dir ("" is the root), counted as a
-// lookup; false when the budget ran out or the folder holds more than
-// maxGlobEntries names. A folder that cannot be read holds no names.
+// lookup; false when the budget ran out, the folder holds more than
+// maxGlobEntries names, or it exists and cannot be read (its names are not
+// known). A path that is missing or no folder holds no names.
 func (r *resolver) readDir(dir string) ([]string, bool) {
 	if r.left <= 0 {
 		r.spent = true
@@ -96,19 +101,21 @@ func (r *resolver) readDir(dir string) ([]string, bool) {
 	if dir == "" {
 		dir = "/"
 	}
-	f, err := os.Open(filepath.FromSlash(dir))
+	f, err := openDir(filepath.FromSlash(dir))
 	if err != nil {
-		return nil, true
+		return nil, errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(maxGlobEntries + 1)
-	if len(names) > maxGlobEntries {
+	switch {
+	case len(names) > maxGlobEntries:
 		return nil, false
-	}
-	if err != nil && len(names) == 0 {
+	case err == nil || errors.Is(err, io.EOF):
+		return names, true
+	case errors.Is(err, syscall.ENOTDIR):
 		return nil, true
 	}
-	return names, true
+	return nil, false
 }
 
 // resolveExisting follows the symbolic links of the longest existing

@@ -1,6 +1,7 @@
 package selfguard
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,4 +28,12 @@ func realDir(dir string) (string, bool) {
 		return "", false
 	}
 	return real, true
+}
+
+// openDir opens folder dir to read its names without ever waiting: a named
+// pipe, a device or any other path that is no folder is refused (ENOTDIR)
+// by the kernel at the open, which a pipe with no writer would otherwise
+// hold.
+func openDir(dir string) (*os.File, error) {
+	return os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 }
