@@ -135,6 +135,19 @@ function M.inside(abs, root)
   return abs == root or root == "/" or abs:sub(1, #root + 1) == root .. "/"
 end
 
+-- in_caches reports whether abs (a path as resolve gives it) is in one of
+-- the folders of list, each resolved from cwd: "dir" the folder and what is
+-- in it, "dir/*" only what is in it (~/.cache/*: ~/.cache/pip is, ~/.cache
+-- is not).
+function M.in_caches(abs, list, cwd)
+  for _, s in ipairs(list) do
+    local only_in = s:sub(-2) == "/*"
+    local root = M.resolve(only_in and s:sub(1, -3) or s, cwd)
+    if root and (abs:sub(1, #root + 1) == root .. "/" or (abs == root and not only_in)) then return true end
+  end
+  return false
+end
+
 -- word returns the path a shell word spells ("~/x" for a home word), or
 -- nil when part of it is unknown ($X, $(…)).
 function M.word(w)

@@ -285,11 +285,7 @@ local function remove_problem(w, cwd, dir)
   for _, d in ipairs(SETTINGS.writable) do
     if paths.inside(abs, d) then return nil end
   end
-  for _, r in ipairs(SETTINGS.removable) do
-    local only_in = r:sub(-2) == "/*"
-    local root = paths.resolve(only_in and r:sub(1, -3) or r, cwd)
-    if root and (abs:sub(1, #root + 1) == root .. "/" or (abs == root and not only_in)) then return nil end
-  end
+  if paths.in_caches(abs, SETTINGS.removable, cwd) then return nil end
   return "deleting " .. shell.printable(abs) .. ", outside the project [rule remove]",
     "delete only inside " .. shell.printable(cwd or "the project") .. ", or ask the user to remove it"
 end

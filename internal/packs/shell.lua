@@ -151,11 +151,7 @@ local function outside(w, cwd)
   if not p then return false end
   local abs = paths.resolve((p:gsub("/%*$", "")), cwd)
   if not abs then return false end
-  for _, s in ipairs(SETTINGS.home_scratch) do
-    local only_in = s:sub(-2) == "/*"
-    local root = paths.resolve(only_in and s:sub(1, -3) or s, cwd)
-    if root and (abs:sub(1, #root + 1) == root .. "/" or (abs == root and not only_in)) then return false end
-  end
+  if paths.in_caches(abs, SETTINGS.home_scratch, cwd) then return false end
   if abs:sub(1, 1) == "~" then return true end
   if paths.inside(abs, cwd) then return false end
   for _, s in ipairs(SETTINGS.scratch) do
