@@ -104,7 +104,7 @@ func digest(tool string, input json.RawMessage, v any, decoded bool) string {
 // Incr of the session's call count (ks), so that replicas recording at once
 // each write a slot of their own.
 func (lg *Ledger) Record(ctx context.Context, session string, c Call) error {
-	p, err := keyPrefix(session)
+	p, err := lg.prefix(session)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (lg *Ledger) Calls(ctx context.Context, session string, n int) ([]Call, err
 }
 
 func (lg *Ledger) calls(ctx context.Context, session string, n int) ([]Call, error) {
-	p, err := keyPrefix(session)
+	p, err := lg.prefix(session)
 	if err != nil {
 		return nil, err
 	}

@@ -78,12 +78,18 @@ func counterKeys(p, name string, window time.Duration, l Limits) (key, idx strin
 		return "", "", 0, fmt.Errorf("ledger: a window of %v for %q is out of range (1 ms to ledger_max_age_ms, %d ms)",
 			window, name, l.MaxAge.Milliseconds())
 	}
-	key = p + "c" + strconv.FormatInt(window.Milliseconds(), 10) + "\x00" + name
-	return key, p + "cx" + key[len(p):], window, nil
+	// both keys built in a buffer on the stack: one allocation each
+	var buf [160]byte
+	b := append(append(buf[:0], p...), 'c')
+	b = strconv.AppendInt(b, window.Milliseconds(), 10)
+	b = append(append(b, 0), name...)
+	key = string(b)
+	b = append(append(append(buf[:0], p...), 'c', 'x'), key[len(p)+1:]...)
+	return key, string(b), window, nil
 }
 
 func (lg *Ledger) counts(ctx context.Context, session string, ops []CountOp, calls int) ([]float64, []Call, error) {
-	p, err := keyPrefix(session)
+	p, err := lg.prefix(session)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +144,7 @@ func (lg *Ledger) counts(ctx context.Context, session string, ops []CountOp, cal
 
 // count is Count without its journal entry.
 func (lg *Ledger) count(ctx context.Context, session, name string, window time.Duration, delta float64) (float64, error) {
-	p, err := keyPrefix(session)
+	p, err := lg.prefix(session)
 	if err != nil {
 		return 0, err
 	}

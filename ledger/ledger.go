@@ -122,6 +122,25 @@ type Ledger struct {
 	limits  atomic.Pointer[Limits]
 	now     func() time.Time
 	lost    lostMarks // sessions whose marks could not be written (lost.go)
+	// last is the key prefix of the session last asked for: a session's
+	// calls come one after another, and the prefix is a hash of its id.
+	last atomic.Pointer[prefixMemo]
+}
+
+// prefixMemo is a session id and its key prefix.
+type prefixMemo struct{ session, prefix string }
+
+// prefix is keyPrefix(session), remembered for the session last asked for.
+func (lg *Ledger) prefix(session string) (string, error) {
+	if m := lg.last.Load(); m != nil && m.session == session {
+		return m.prefix, nil
+	}
+	p, err := keyPrefix(session)
+	if err != nil {
+		return "", err
+	}
+	lg.last.Store(&prefixMemo{session: session, prefix: p})
+	return p, nil
 }
 
 // New returns a ledger over backend with limits (zero fields: defaults;

@@ -399,3 +399,41 @@ func TestAListReadEndsWhateverTheServerAnswers(t *testing.T) {
 		t.Errorf("%d reads for the last 3 calls, want 3", far.reads)
 	}
 }
+
+// TestSessionsInTurnKeepTheirOwnCounters: the ledger remembers the key
+// prefix of the session last asked for; sessions asked for in turn, from
+// many goroutines, still each count in their own counters only.
+func TestSessionsInTurnKeepTheirOwnCounters(t *testing.T) {
+	lg := newLedger(t, ledger.Limits{})
+	ctx := context.Background()
+	sessions := []string{"a", "b", "c"}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 300 {
+				s := sessions[(i+g)%len(sessions)]
+				if _, _, err := lg.Counts(ctx, s, []ledger.CountOp{{Name: "n", Delta: 1}, {Name: "only-" + s, Delta: 1}}, 0); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range sessions {
+		for _, other := range sessions {
+			n, err := lg.Count(ctx, s, "only-"+other, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]float64{true: 400, false: 0}[s == other]; n != want {
+				t.Errorf("session %s counter only-%s = %v, want %v", s, other, n, want)
+			}
+		}
+		if n, _ := lg.Count(ctx, s, "n", 0, 0); n != 400 {
+			t.Errorf("session %s counted %v calls, want 400", s, n)
+		}
+	}
+}

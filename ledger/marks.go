@@ -36,7 +36,7 @@ func (lg *Ledger) Mark(ctx context.Context, session, label, detail string) (Mark
 	err := CheckName("label", label)
 	var p string
 	if err == nil {
-		p, err = keyPrefix(session)
+		p, err = lg.prefix(session)
 	}
 	if err == nil {
 		// A mark the store did not keep is information lost (lost.go);
@@ -136,7 +136,7 @@ func (lg *Ledger) has(ctx context.Context, session, label string) (Mark, bool, e
 	if err := CheckName("label", label); err != nil {
 		return Mark{}, false, err
 	}
-	p, err := keyPrefix(session)
+	p, err := lg.prefix(session)
 	if err != nil {
 		return Mark{}, false, err
 	}
@@ -160,7 +160,7 @@ func (lg *Ledger) Marks(ctx context.Context, session string) ([]Mark, error) {
 }
 
 func (lg *Ledger) marks(ctx context.Context, session string) ([]Mark, error) {
-	p, err := keyPrefix(session)
+	p, err := lg.prefix(session)
 	if err != nil {
 		return nil, err
 	}

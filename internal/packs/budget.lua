@@ -123,10 +123,11 @@ local WARNED_TIME = "budget:warned-time"
 
 -- What every call counts and reads, in one ledger operation (one round
 -- trip with Redis) with the last calls the loop rule reads: a call
--- counted, the first call's time and whether wall time was warned about
--- (read), and a shell command counted.
-local OPS = { { CALLS_N, 0, 1 }, { START, 0, 0 }, { WARNED_TIME, 0, 0 } }
-local OPS_SHELL = { { CALLS_N, 0, 1 }, { START, 0, 0 }, { WARNED_TIME, 0, 0 }, { SHELL_N, 0, 1 } }
+-- counted, the first call's time (read), and a shell command counted.
+-- The wall-time warning's counter is counted only once the time is near
+-- (the call that brings it to 1 warns).
+local OPS = { { CALLS_N, 0, 1 }, { START, 0, 0 } }
+local OPS_SHELL = { { CALLS_N, 0, 1 }, { START, 0, 0 }, { SHELL_N, 0, 1 } }
 
 local STOP = " Stop working now: tell the user what you have done and what is left; they can raise the " ..
   "budget or continue in a new session."
@@ -142,15 +143,6 @@ end
 -- minutes words a duration in milliseconds as minutes, to a tenth.
 local function minutes(ms)
   return format("%g", floor(ms / 6000) / 10)
-end
-
--- is_shell reports whether a call's capabilities hold "shell".
-local function is_shell(caps)
-  if type(caps) ~= "table" then return false end
-  for i = 1, #caps do
-    if caps[i] == "shell" then return true end
-  end
-  return false
 end
 
 -- normalized is a command line as the commands it runs: each program by
@@ -231,11 +223,20 @@ local function over(used, of, what, setting)
     used, of, what, setting) .. STOP)
 end
 
+-- The hook keeps no reference to its input (it reads the capabilities in
+-- place and hands on only strings), so the engine refills the same input
+-- tables on every call instead of building new ones.
 hook.register("PreToolUse", "*", function(input, rt)
-  if rt.session_id == nil or rt.session_id == "" then return nil end
-  local shell_call = is_shell(input.toolCapabilities)
+  local id = rt.session_id
+  if id == nil or id == "" then return nil end
+  local shell_call, caps = false, input.toolCapabilities
+  if type(caps) == "table" then
+    for i = 1, #caps do
+      if caps[i] == "shell" then shell_call = true end
+    end
+  end
   local totals, last = counts(shell_call and OPS_SHELL or OPS, REPEATS - 1)
-  local n, start, warned_time, s = totals[1], totals[2], totals[3], totals[4] or 0
+  local n, start, s = totals[1], totals[2], totals[3] or 0
   if n > MAX_CALLS then return over(MAX_CALLS, MAX_CALLS, "tool calls", "max_tool_calls") end
   if shell_call and s > MAX_SHELL then return over(MAX_SHELL, MAX_SHELL, "shell commands", "max_shell_commands") end
   -- The first call's time is kept in a counter that only the first call
@@ -252,8 +253,17 @@ hook.register("PreToolUse", "*", function(input, rt)
     return hook.deny(format("budget: this session has run for %s of its %g minutes (max_minutes in the budget " ..
       "pack's SETTINGS).", minutes(elapsed), SETTINGS.max_minutes) .. STOP)
   end
-  local ti = input.toolInput
-  local denied = loop(last, input.toolName, shell_call and type(ti) == "table" and ti.command, rt)
+  local line
+  if shell_call then
+    local ti = input.toolInput
+    if type(ti) == "table" then
+      local c = ti.command
+      if type(c) == "string" then line = c end
+    end
+  end
+  local tool = input.toolName
+  if type(tool) ~= "string" then tool = nil end
+  local denied = loop(last, tool, line, rt)
   if denied then return denied end
   -- Warnings, each once: a count reaches its threshold at one call only;
   -- wall time is marked when it has been said.
@@ -264,8 +274,9 @@ hook.register("PreToolUse", "*", function(input, rt)
   if shell_call and s == WARN_SHELL then
     warn = (warn and warn .. "; " or "") .. format("this session has used %d of its %d shell commands", s, MAX_SHELL)
   end
-  if elapsed >= WARN_MS and warned_time == 0 then
-    count(WARNED_TIME, 0, 1)
+  -- the mark is read only once the time is near: the usual call counts
+  -- what it must and reads nothing more
+  if elapsed >= WARN_MS and count(WARNED_TIME, 0, 1) == 1 then
     warn = (warn and warn .. "; " or "") ..
       format("this session has run for %s of its %g minutes", minutes(elapsed), SETTINGS.max_minutes)
   end
