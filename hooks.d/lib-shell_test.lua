@@ -475,3 +475,38 @@ test("a word of one literal piece expands as the general path expands it", funct
     end
   end
 end)
+
+test("a line the shell would refuse to read is named, with where", function()
+  for _, c in ipairs({
+    { [[echo "a b]], [[a " that is not closed, at byte 6: "a b]] },
+    { [[ls 'x]], [[a ' that is not closed, at byte 4: 'x]] },
+    { [[echo $'x]], [[a $' that is not closed, at byte 6]] },
+    { [[echo $(date]], [[a $( that is not closed, at byte 6]] },
+    { [[diff <(ls a]], [[a <( that is not closed, at byte 6]] },
+    { [[echo `date]], [[a ` that is not closed, at byte 6]] },
+    { [[echo ${X]], [[a ${ that is not closed, at byte 6]] },
+    { [[echo $((1]], [[a $(( that is not closed, at byte 6]] },
+    { [[(cd x; ls]], [[a ( that is not closed, at byte 1]] },
+    { [[ls |]], [[a | with no command after it, at byte 4]] },
+    { "a &&\n", [[a && with no command after it, at byte 3]] },
+    { [[a ||]], [[a || with no command after it, at byte 3]] },
+  }) do
+    local cmds, err, bad = shell.parse(c[1])
+    expect.eq(err, nil, c[1])
+    expect.eq(bad and bad:sub(1, #c[2]), c[2], c[1])
+    expect.truthy(#cmds > 0, c[1])
+  end
+  -- what the reader made of it is still there: the quote runs to the end
+  expect.eq(run([[rm -rf / 'x]]), "rm -rf / x")
+end)
+
+test("lines the shell reads are not named unreadable", function()
+  for _, line in ipairs({ [[echo "it's"]], [[echo $'it\'s']], [[echo "$(echo "$(date)")"]], "ls # it's",
+    [[echo $(( (1+2) * 3 ))]], [[echo ${X:-"d"} ${#X}]], "a &&\nb", "a |\nb", [[echo \"x \']],
+    "cat <<'EOF'\nit's\nEOF", [[x=$(case $y in a) echo 1;; esac)]], [[f() { ls; }; f]], "ls &",
+    [[echo `echo \`date\``]], [[sh -c 'echo "x']], [[bash -c "echo 'x"]], "plain words only" }) do
+    local _, err, bad = shell.parse(line)
+    expect.eq(err, nil, line)
+    expect.eq(bad, nil, line)
+  end
+end)

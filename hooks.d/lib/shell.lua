@@ -23,7 +23,13 @@
 -- deletes and reads as rm and cat: see shell.interp, which lists what is
 -- read and what is not), and a second value err that is nil, or says which
 -- limit the line passed (shell.limits); a policy that must not be bypassed
--- treats err as a denial. parse never raises.
+-- treats err as a denial. A third value, unreadable, is nil, or says what
+-- of the line the shell would refuse to run and where ("a \" that is not
+-- closed, at byte 6: \"unclosed…"): a quote, $(…), `…`, ${…}, $((…)) or
+-- ( … ) left open, or a |, && or || with no command after it; the commands
+-- are then what the reader made of the rest (a quote not closed runs to the
+-- end of the line). Strings read again (sh -c '…', `…`) are not judged so:
+-- their shell refuses them when it runs. parse never raises.
 --
 -- Each command is a table:
 --   name      the program, its path dropped and lower-cased ("/bin/RM" ->
@@ -670,11 +676,17 @@ local function parse_line(src, max_bytes)
   if p.err then
     return all, "the command has " .. p.err .. ", more than the shell parser reads"
   end
+  if p.syntax then
+    local what, at = p.syntax[1], p.syntax[2]
+    return all, nil, string.format("%s, at byte %d: %s", what, at,
+      M.printable((src:sub(at, at + 39):gsub("\n.*", "")), 40))
+  end
   return all, nil
 end
 
 -- parse returns the simple commands of src and nil, or the commands read
--- before a limit was passed and a message naming the limit. A line is read
+-- before a limit was passed and a message naming the limit; and what of
+-- the line the shell would refuse to run, or nil. A line is read
 -- once for every hook file that loads this lib (memo.call): the others,
 -- and later calls with the same line, get a copy of that reading.
 function M.parse(src)

@@ -64,6 +64,14 @@
 --                  computed at run time …")
 --   computed_allow  the commands whose output may be evaluated or sourced
 --                  ("program word…", "*" any program)
+--   unreadable     "allow" (default), "ask" or "deny": the verdict on a
+--                  line the shell would refuse to read, a quote not closed
+--                  or a | with no command after it ("shell pack: a line the
+--                  shell cannot read (a ' that is not closed, at byte …)").
+--                  The shell runs nothing of such a line (the lines before
+--                  it run, and are judged), and the reader's best reading
+--                  of it is judged by every rule first, so by default it
+--                  passes and the shell refuses it; "ask" stops it anyway
 --   scratch        folders outside the project where recursive deletes
 --                  are fine ({ "/tmp", "/var/tmp" }); $TMPDIR (and in
 --                  PowerShell $env:TEMP) is read as the first
@@ -119,6 +127,11 @@ local SETTINGS = hook.settings("shell", {
   -- … | sh of an unknown text, python -c with os.system(x)): "ask" the
   -- user (the default), "deny" it, or "allow" it
   computed_scripts = "ask",
+  -- a line the shell would refuse to read (a quote, $(…), `…`, ${…} or ( …
+  -- ) left open, a | or && with nothing after it): "allow" it (the
+  -- default: the shell runs none of it, and the reader's best reading of
+  -- it is judged by every rule first), "ask" the user, or "deny" it
+  unreadable = "allow",
   -- the everyday computed scripts, allowed whatever computed_scripts says:
   -- the output of these commands (program, then words it must be given;
   -- "*" any program) evaluated or sourced, as shell set-up does
@@ -370,6 +383,8 @@ local function startup(c, cwd)
   return false
 end
 
+local find_where -- forward
+
 -- WHAT names each place a recursive delete wrecks (shell.target and
 -- pwsh.target), for the reason.
 local WHAT = { root = "of / or a folder right below it", home = "of the home folder",
@@ -378,10 +393,36 @@ local WHAT = { root = "of / or a folder right below it", home = "of the home fol
 
 local WRECK = { root = true, home = true, cwd = true, prefix = true, computed = true }
 
+-- PLACE names each place shell.target tells apart, for the reason.
+local PLACE = { root = "/ or a folder right below it", home = "the home folder", cwd = "the whole project",
+  prefix = "an unknown folder", computed = "a folder computed when it runs", variable = "a folder a variable names" }
+
+-- find_where names the first start folder of a find (after a cd before
+-- it) that is not confined to a named folder of the project.
+function find_where(f)
+  local starts = {}
+  for _, a in ipairs(f.args) do
+    if a.text:find("^[-(!]") then break end
+    starts[#starts + 1] = a
+  end
+  if #starts == 0 then starts[1] = { text = f.dir or ".", pat = f.dir or "." } end
+  for _, s in ipairs(starts) do
+    local where = shell.target(s)
+    if where == "cwd" and ((s.pat .. "/"):find("^%.%./") or (s.pat .. "/"):find("/%.%./")) then
+      return "a folder above the project"
+    end
+    if where and PLACE[where] then
+      local t = s.unknown and s.text or paths.clean(s.text)
+      return PLACE[where] .. " (" .. shell.printable(t, 40) .. ")"
+    end
+  end
+  return "the project"
+end
+
 -- delete_what says what a recursive delete the danger module denied
 -- would remove.
 local function delete_what(c, cwd)
-  if c.name == "find" then return "by find -delete of /, ~ or the whole project" end
+  if c.name == "find" then return "by find -delete of " .. find_where(c) end
   for _, w in ipairs(c.args) do
     if not shell.target(w) and danger.project_or_above(w, cwd) then
       local p = paths.resolve((paths.word(w):gsub("/%*$", "")), cwd)
@@ -389,8 +430,10 @@ local function delete_what(c, cwd)
       return "of a folder that holds the project (" .. shell.printable(p) .. ")"
     end
     local where = shell.target(w)
-    if where == "computed" and (w.source == "find" or w.producer) then
-      return "of every file find lists in /, ~ or the whole project (find -exec rm)"
+    if where == "computed" and w.producer and w.producer.name == "find" then
+      return "of every file find lists in " .. find_where(w.producer) .. " (find -exec rm)"
+    elseif where == "computed" and w.source == "find" then
+      return "of every file find lists (find -exec rm)"
     end
     if where == "cwd" and ((w.pat .. "/"):find("^%.%./") or (w.pat .. "/"):find("/%.%./")) then
       -- .., $PWD/.., $(pwd)/../..: the folders above the project
@@ -559,6 +602,16 @@ local function computed(c)
   return hook.ask(reason)
 end
 
+-- unreadable returns the verdict SETTINGS.unreadable gives a line the
+-- shell would refuse to read (bad: shell.parse's third value), or nil.
+local function unreadable(bad)
+  if not bad or SETTINGS.unreadable == "allow" then return nil end
+  local reason = "shell pack: a line the shell cannot read (" .. bad .. ") cannot be checked as it would run; "
+    .. "close the quote or bracket, or finish the command, and run it again."
+  if SETTINGS.unreadable == "deny" then return hook.deny(reason) end
+  return hook.ask(reason)
+end
+
 -- REBASED: the commands whose relative path words a cd before them moves
 -- (cd .. && rm -rf build deletes ../build), with the operands before
 -- their paths (chmod's mode, chown's owner).
@@ -571,8 +624,18 @@ local REBASED_REDIRS = { [">"] = true, [">>"] = true, [">|"] = true, ["&>"] = tr
 -- command runs in folder dir (shell.parse's dir: a path, "~/…", or "\0"
 -- for a folder not known): a relative word is put after dir; an absolute,
 -- home, $PWD or unknown-led word is returned as it is.
+local rebase -- forward
+
 local function at_dir(w, dir)
   local t = w.text
+  if w.producer and w.producer.dir and w.producer.dir ~= "." then
+    -- {} of find -exec, or xargs's items from a find: find's start
+    -- folders follow the cd before it (cd src && find . -exec rm -r {} \;)
+    local o = {}
+    for k, v in pairs(w) do o[k] = v end
+    o.producer = rebase(w.producer)
+    return o
+  end
   if w.whole or w.home or w.cwd or t == "" or t:find("^[/~%z-]") then return w end
   if dir:find("%z") then
     return { text = "\0/" .. t, pat = "\0/" .. w.pat, glob = w.glob, unknown = true, source = "var" }
@@ -584,7 +647,7 @@ end
 -- rebase returns the command as run from the payload's cwd: when a cd
 -- (env -C, sudo -D) put it in another folder, its relative path words and
 -- redirection targets are put after that folder.
-local function rebase(c)
+function rebase(c)
   local dir = c.dir
   if not dir or dir == "." then return c end
   local skip = REBASED[c.name or ""]
@@ -673,7 +736,7 @@ function judge_posix(line, cwd, depth)
   if line:find("HIST[%u]*%s*=") and re.match([[(^|[\s;&|({`'"])(HISTFILE|HISTSIZE|HISTFILESIZE|SAVEHIST)=]], line) then
     return deny("tampering with the shell history", "leave the history alone; the user reviews it")
   end
-  local cmds, err = shell.parse(with_scratch(line))
+  local cmds, err, bad = shell.parse(with_scratch(line))
   -- a computed script is judged after every command passed the rules
   local pending
   for _, c in ipairs(cmds) do
@@ -701,9 +764,9 @@ function judge_posix(line, cwd, depth)
   if err then
     return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
   end
-  -- the ask of a computed script comes second: a PowerShell reading of
-  -- the line may still deny it
-  return nil, pending
+  -- the ask of a computed script or of a line the shell cannot read comes
+  -- second: a PowerShell reading of the line may still deny it
+  return nil, pending or unreadable(bad)
 end
 
 -- A line of plain words whose program none of the rules look at is

@@ -28,6 +28,15 @@ local blocked = {
   { "find . -exec rm {} \\;", "recursive delete of every file find lists" },
   { "find . -exec rm -f {} +", "recursive delete of every file find lists" },
   { "find / -delete", "by find -delete" },
+  -- find's start folders follow a cd before it, and the reason names them
+  { "cd .. && find . -exec rm -r {} \\;", "every file find lists in a folder above the project" },
+  { "cd / && find . -exec rm -rf {} +", "every file find lists in / or a folder right below it" },
+  { "cd ~ && find . -type f -exec rm -f {} +", "every file find lists in the home folder" },
+  { "cd \"$X\" && find . -exec rm -r {} \\;", "every file find lists in an unknown folder" },
+  { "pushd /srv; find . -print0 | xargs -0 rm -rf", "recursive delete" },
+  { "find . -exec rm -r {} \\;", "every file find lists in the whole project" },
+  { "find ~/ -exec rm {} +", "every file find lists in the home folder" },
+  { "cd .. && find . -delete", "by find -delete of a folder above the project" },
   { "rm -rf /home/dev/other-project", "recursive delete outside the project" },
   { "rm -r ../sibling/build", "recursive delete outside the project" },
   { "chmod -R 777 .", "writable by everyone" },
@@ -115,6 +124,10 @@ local allowed = {
   "rm -f $OUT",
   "echo done > $LOG",
   "find . -exec echo {} \\;",
+  "cd src && find . -exec rm -r {} \\;",
+  "cd build/cache && find . -type f -exec rm -f {} +",
+  "cd src && find . -delete",
+  "cd dist && find . -print0 | xargs -0 rm -rf",
   "find . -type f -exec cat {} +",
   "find . -name '*.tmp' -exec rm {} \\;",
   "find src -exec grep -l TODO {} +",
@@ -286,6 +299,51 @@ for _, line in ipairs(computed) do
     local r = bash(line)
     expect.asked(r, "shell pack: a script computed at run time")
     expect.contains(r.reason, "write its commands out")
+  end)
+end
+
+-- A line the shell would refuse to read passes by default
+-- (SETTINGS.unreadable = "allow": the shell runs none of it);
+-- TestShellPackStopsUnreadableLinesWhenSetTo checks "ask" and "deny", and
+-- that the reason says what and where.
+local unreadable = {
+  { [[echo "no end]], [[a " that is not closed, at byte 6]] },
+  { [[grep 'pattern src/]], [[a ' that is not closed, at byte 6]] },
+  { [[ls $(pwd]], [[a $( that is not closed]] },
+  { [[echo `date]], [[a ` that is not closed]] },
+  { [[echo ${HOME]], [[a ${ that is not closed]] },
+  { [[echo $((1 + 2]], [[a $(( that is not closed]] },
+  { [[(cd src && make]], [[a ( that is not closed, at byte 1]] },
+  { [[printf $'tab\t]], [[a $' that is not closed]] },
+  { [[make build |]], [[a | with no command after it]] },
+  { [[make && ]], [[a && with no command after it]] },
+  { [[test -f x ||]], [[a || with no command after it]] },
+}
+
+for _, c in ipairs(unreadable) do
+  test("lets the shell refuse a line it cannot read: " .. c[1], function()
+    expect.no_objection(bash(c[1]))
+  end)
+end
+
+-- What the reader makes of such a line is judged by every rule first.
+for _, line in ipairs({ [[rm -rf / 'x]], [[rm -rf ~ "]], [[echo $(rm -rf /]] }) do
+  test("denies what an unreadable line still shows: " .. line, function()
+    denied(bash(line), "recursive delete")
+  end)
+end
+
+-- Quotes and brackets closed in the ways shells allow are read.
+local readable = {
+  [[echo "it's"]], [[echo $'it\'s']], [[echo 'a"b' "c'd"]], [[echo "$(echo "$(date)")"]],
+  [[echo $(( (1 + 2) * 3 ))]], [[echo ${X:-"d"} ${#X}]], "ls # it's a comment",
+  "make &&\nmake test", "ls |\ngrep x", [[echo \"unbalanced \']], "cat <<'EOF'\nit's\nEOF",
+  [[x=$(case $y in a) echo 1;; esac)]], [[f() { ls; }; f]], [[echo `echo \`date\``]],
+}
+
+for _, line in ipairs(readable) do
+  test("reads a line whose quotes are closed: " .. line, function()
+    expect.no_objection(bash(line))
   end)
 end
 
@@ -558,6 +616,14 @@ local ps_blocked = {
   { "rm -r -fo $env:USERPROFILE", "recursive delete of the home folder" },
   { "Remove-Item -Rec -Fo \"$HOME\\\"", "recursive delete of the home folder" },
   { "del -Recurse ${env:USERPROFILE}\\*", "recursive delete of the home folder" },
+  -- the home folder spelled inside a string: outside the project
+  { "Remove-Item -Path \"C:\\Users\\$env:USERNAME\\AppData\\Local\\x\" -Recurse -Force",
+    "recursive delete outside the project" },
+  { "Remove-Item \"$env:USERPROFILE\\Downloads\\old\" -Recurse -Force", "recursive delete outside the project" },
+  { "Remove-Item -LiteralPath \"$HOME\\.config\\app\" -Recurse -Force", "recursive delete outside the project" },
+  { "ri \"~\\Documents\" -r -fo", "recursive delete outside the project" },
+  { "Remove-Item '~/Pictures' -Recurse", "recursive delete outside the project" },
+  { "Remove-Item \"C:\\Users\\${env:USERNAME}\" -Recurse -Force", "recursive delete of the home folder" },
   { "ri C:\\ -Recurse", "recursive delete of / or a folder right below it" },
   { "Remove-Item -Path C:\\Windows -Recurse -Force", "recursive delete of / or a folder right below it" },
   { "rd -r \\", "recursive delete of / or a folder right below it" },
@@ -647,6 +713,10 @@ local ps_allowed = {
   "gci -Filter bin -Recurse -Directory | % { Remove-Item $_ -Recurse -Force }",
   "cmd /c rd /s /q build",
   "cmd /c dir",
+  "Remove-Item \".\\build\" -Recurse -Force",
+  "Remove-Item \"~build\" -Recurse -Force",
+  "Remove-Item \"C:\\Users\\dev\\project\\out\" -Recurse -Force",
+  "Remove-Item -Path \"C:\\Users\\$env:USERNAME\\notes.txt\"",
   "Start-Process pwsh -ArgumentList \"-NoProfile -File build.ps1\"",
 }
 

@@ -309,6 +309,13 @@ local function word_done(w)
     raw = w.raw }
 end
 
+-- home_string marks a word that starts with a quoted ~ as the home folder:
+-- the file system provider reads Remove-Item "~\x" as the home folder's x.
+local function home_string(w)
+  local t = w.t[1]
+  if not w.home and t and (t == "~" or t:find("^~[/\\]")) then w.home = true end
+end
+
 -- variable reads $name, ${name}, $env:NAME, $scope:name at p.i (on the $)
 -- and adds its value to w.
 local function variable(p, w, first)
@@ -335,6 +342,13 @@ local function variable(p, w, first)
     local v = ENV_PATHS[n]
     if v:sub(1, 1) == "~" then w.home = true end
     word_add(w, v)
+  elseif (n == "env:username" or n == "env:user") and not w.unknown
+    and (table.concat(w.t):gsub("\\", "/"):lower()):find("^%a?:?/users/$") then
+    -- C:\Users\$env:USERNAME is the home folder
+    w.t = { "~" }; w.home = true
+  elseif (n == "env:username" or n == "env:user") and not w.unknown
+    and (table.concat(w.t):gsub("\\", "/")):find("^/home/$") then
+    w.t = { "~" }; w.home = true
   elseif n == "_" or n == "psitem" then
     -- the pipeline's current item (ForEach-Object { … $_ … })
     w.pipe = true
@@ -475,6 +489,7 @@ local function element(p)
         end
       end
       word_add(w, table.concat(parts))
+      if first then home_string(w) end
     elseif c == '"' then
       kind = first and "string" or kind
       p.i = p.i + 1
@@ -509,6 +524,7 @@ local function element(p)
         end
       end
       if not closed then fail(p, 'a " left open') end
+      if first then home_string(w) end
     elseif c == "`" then
       local e = p.src:sub(p.i + 1, p.i + 1)
       if e == "\n" then

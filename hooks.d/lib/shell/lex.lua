@@ -71,6 +71,14 @@ local function charge(p, kind, n)
 end
 M.charge = charge
 
+-- bad records the first thing of the line itself (not of a string read
+-- again: an sh -c string, `…`, a here-document) that the shell would
+-- refuse to run, and the byte where it starts: p.syntax = { what, at }.
+local function bad(p, what, at)
+  if p.syntax or p.s ~= p.src then return end
+  p.syntax = { what, at }
+end
+
 local ansi = { a = "\a", b = "\b", e = "\27", E = "\27", f = "\f", n = "\n", r = "\r", t = "\t", v = "\v",
   ["\\"] = "\\", ["'"] = "'", ['"'] = '"', ["?"] = "?" }
 
@@ -95,10 +103,10 @@ local function ansi_c(s, i)
     local j = find(s, "['\\]", i)
     if not j then
       if not cut then out[#out + 1] = sub(s, i) end
-      return table.concat(out), n + 1
+      return table.concat(out), n + 1, false
     end
     if not cut and j > i then out[#out + 1] = sub(s, i, j - 1) end
-    if byte(s, j) == B_SQ then return table.concat(out), j + 1 end
+    if byte(s, j) == B_SQ then return table.concat(out), j + 1, true end
     local c = sub(s, j + 1, j + 1)
     local v, nx
     if ansi[c] then
@@ -121,7 +129,7 @@ local function ansi_c(s, i)
     if not cut then out[#out + 1] = v end
     i = nx
   end
-  return table.concat(out), n + 1
+  return table.concat(out), n + 1, false
 end
 
 local read_list -- forward
@@ -174,8 +182,10 @@ end
 -- subst reads $( … ) from just after "$(" in the parse's own source, so
 -- that here-documents and quotes inside it follow the same rules.
 local function subst(p, kind)
-  local out = nest(p, kind, function() read_list(p, B_RP) end)
-  if p.err then p.i = p.n + 1 end
+  local at, closed = p.i - #kind, false
+  local out = nest(p, kind, function() closed = read_list(p, B_RP) end)
+  if p.err then p.i = p.n + 1
+  elseif not closed then bad(p, "a " .. kind .. " that is not closed", at) end
   return { k = "sub", cmds = out, kind = kind }
 end
 
@@ -184,7 +194,11 @@ local function backquote(p)
   local s, i, parts = p.s, p.i, {}
   while i <= p.n do
     local j = find(s, "[`\\]", i)
-    if not j then parts[#parts + 1] = sub(s, i); i = p.n + 1; break end
+    if not j then
+      parts[#parts + 1] = sub(s, i); i = p.n + 1
+      bad(p, "a ` that is not closed", p.i - 1)
+      break
+    end
     parts[#parts + 1] = sub(s, i, j - 1)
     if byte(s, j) == B_BQ then i = j + 1; break end
     local c = sub(s, j + 1, j + 1)
@@ -198,10 +212,10 @@ end
 -- arith skips $(( … )) from just after "$((", reading any command
 -- substitution inside it; the value is unknown.
 local function arith(p, q)
-  local depth, cmds = 0, {}
+  local depth, cmds, at = 0, {}, p.i - 3
   while p.i <= p.n and not p.err do
     local j = find(p.s, "[()$`'\"]", p.i)
-    if not j then p.i = p.n + 1; break end
+    if not j then p.i = p.n + 1; bad(p, "a $(( that is not closed", at); break end
     local c = byte(p.s, j)
     p.i = j + 1
     if c == B_LP then depth = depth + 1
@@ -229,12 +243,12 @@ local dollar -- forward
 
 -- dq reads the inside of "…" from just after the quote into word w.
 local function dq(p, w)
-  local s = p.s
+  local s, at = p.s, p.i - 1
   while p.i <= p.n do
     local a, b = find(s, DQ_PLAIN, p.i)
     if a then lit(w, sub(s, a, b), true); p.i = b + 1 end
     local c = byte(s, p.i)
-    if c == nil then return end
+    if c == nil then break end
     if c == B_DQ then p.i = p.i + 1; return end
     if c == B_BS then
       local d = sub(s, p.i + 1, p.i + 1)
@@ -255,11 +269,12 @@ local function dq(p, w)
     end
     if p.err then return end
   end
+  bad(p, 'a " that is not closed', at)
 end
 
 -- param reads the inside of ${ … } from just after "${".
 local function param(p, q)
-  local s = p.s
+  local s, at, closed = p.s, p.i - 2, false
   local name = s:match("^[%a_][%w_]*", p.i) or s:match("^[%d@*#?$!%-]", p.i)
   local prefix = ""
   if not name then
@@ -283,17 +298,19 @@ local function param(p, q)
     if c == nil then break end
     if c == B_RB then
       p.i = p.i + 1
-      if depth == 0 then break end
+      if depth == 0 then closed = true; break end
       depth = depth - 1; lit(arg, "}", q)
     elseif c == B_LB then depth = depth + 1; lit(arg, "{", q); p.i = p.i + 1
     elseif c == B_SQ and not q then
-      local e = find(s, "'", p.i + 1, true) or p.n + 1
+      local e = find(s, "'", p.i + 1, true)
+      if not e then bad(p, "a ' that is not closed", p.i); e = p.n + 1 end
       lit(arg, sub(s, p.i + 1, e - 1), true); p.i = e + 1
     elseif c == B_DQ then p.i = p.i + 1; dq(p, arg)
     elseif c == B_BS then lit(arg, sub(s, p.i + 1, p.i + 1), true); p.i = p.i + 2
     elseif c == B_BQ then p.i = p.i + 1; arg[#arg + 1] = backquote(p)
     else p.i = p.i + 1; dollar(p, arg, q) end
   end
+  if not closed and not p.err then bad(p, "a ${ that is not closed", at) end
   if op then piece.op, piece.arg = op, arg end
   if not piece.name then piece.k = "unk"; piece.subs = { { k = "sub", cmds = {}, word = arg } } end
   return piece
@@ -315,7 +332,8 @@ function dollar(p, w, q)
     p.i = p.i + 1
     w[#w + 1] = param(p, q)
   elseif c == B_SQ and not q then
-    local v, nx = ansi_c(s, p.i + 1)
+    local v, nx, closed = ansi_c(s, p.i + 1)
+    if not closed then bad(p, "a $' that is not closed", p.i - 1) end
     lit(w, v, true); p.i = nx
   elseif c == B_DQ and not q then
     p.i = p.i + 1
@@ -369,7 +387,8 @@ local function read_word(p)
       break
     end
     if c == B_SQ then
-      local e = find(s, "'", p.i + 1, true) or p.n + 1
+      local e = find(s, "'", p.i + 1, true)
+      if not e then bad(p, "a ' that is not closed", p.i); e = p.n + 1 end
       lit(w, sub(s, p.i + 1, e - 1), true); p.i = e + 1
     elseif c == B_DQ then
       p.i = p.i + 1; dq(p, w)
@@ -506,12 +525,18 @@ local function new_cmd(p)
 end
 
 -- read_list reads commands until the closing byte (")" for $( … )) or the
--- end of the source.
+-- end of the source; true when it stopped at the closing byte.
 function read_list(p, closer)
   local s = p.s
   local cmd = new_cmd(p)
   local pipe_in = false
+  -- pending: a |, && or || that still waits for its command, and where
+  local pending, pending_at
   local function finish(sep)
+    if #cmd.words > 0 or #cmd.redirs > 0 then
+      pending = (sep == "|" or sep == "&&" or sep == "||") and sep or nil
+      pending_at = p.i - #sep
+    end
     cmd.pipe_in = pipe_in
     cmd.pipe_out = sep == "|"
     cmd.bg = sep == "&"
@@ -576,14 +601,14 @@ function read_list(p, closer)
         finish(";")
         local saved = #p.funcs
         if p.pending_func then p.funcs[#p.funcs + 1] = p.pending_func; p.pending_func = nil end
-        read_list(p, B_RP)
+        if not read_list(p, B_RP) and not p.err then bad(p, "a ( that is not closed", x) end
         for k = #p.funcs, saved + 1, -1 do p.funcs[k] = nil end
       end
     elseif c == B_RP then
       p.i = x + 1
       if closer == B_RP then
         finish(";")
-        return
+        return true
       end
       -- a stray ")" ends a case pattern: what came before it was the pattern
       cmd = new_cmd(p)
@@ -621,6 +646,9 @@ function read_list(p, closer)
         end
       end
     end
+  end
+  if pending and #cmd.words == 0 and #cmd.redirs == 0 and not p.err then
+    bad(p, "a " .. pending .. " with no command after it", pending_at)
   end
   finish(";")
 end
