@@ -3,13 +3,37 @@
 -- What it stops:
 --   - a file tool (@fs.write: Write, Edit, apply_patch, write_file, …)
 --     writing, editing or deleting a file outside the project (the
---     payload's cwd) or SETTINGS.writable;
+--     payload's cwd) or SETTINGS.writable [rule outside];
 --   - writes into .git/ (hooks, config, refs: git's own commands change
---     those), to CI configuration (.github/workflows/, .gitlab-ci.yml, …),
---     and to lockfiles, which the package manager writes (the reason
---     names its command: npm install, cargo update, go mod tidy, …),
+--     those) [rule git-internals], to CI configuration
+--     (.github/workflows/, .gitlab-ci.yml, …) [rule ci], and to
+--     lockfiles, which the package manager writes (the reason names its
+--     command: npm install, cargo update, go mod tidy, …) [rule lockfile],
 --     spelled as they are or as they fold (.github//workflows/ci.yml,
 --     web/./go.sum);
+--   - deletes of .git/ and CI configuration, as their writes: rm,
+--     unlink, a folder holding them deleted whole (rm -rf .git), mv's
+--     source, find -delete's starting points and -path tests, git rm
+--     (not --cached); a stale lock (.git/index.lock) and a lockfile to be
+--     written again (rm package-lock.json) may go;
+--   - a write, a delete or a mode change of a coding agent's own hooks
+--     and permission settings in the project (SETTINGS.agent_config:
+--     .claude/settings.json, .claude/hooks/, .cursor/hooks.json,
+--     .gemini/settings.json, .codex/config.toml, .github/hooks/, …), by
+--     any tool: it turns a defense off or grants permissions; asked
+--     about by default (SETTINGS.agent_config_action) [rule
+--     agent-config]; reading them passes;
+--   - a change of a file's mode, owner, access list, flags or extended
+--     attributes (chmod, chown, chgrp, chattr, setfacl, chflags, xattr
+--     -w/-d/-c) outside the project, as a write there [rule outside], but
+--     for a folder a mkdir on the same line makes (sudo mkdir -p /opt/x
+--     && sudo chown dev /opt/x); in .git/ as a write there; chmod +x
+--     inside the project passes;
+--   - a write or a mode change in the home folder's folders of keys and
+--     credentials (SETTINGS.guarded: ~/.ssh, ~/.aws, ~/.gnupg, …): chmod
+--     600 ~/.ssh/x, touch, ln -sf, and what ssh-keygen rewrites
+--     (-R and -H: ~/.ssh/known_hosts or -f's file; -p, -c, -t: -f's
+--     key) [rule guarded];
 --   - hand edits of what a build or a package manager writes inside the
 --     project (SETTINGS.generated: node_modules/, .venv/, __pycache__/,
 --     dist/, target/, .next/ at the top, *.min.js,
@@ -19,17 +43,20 @@
 --     passes but inside node_modules/, .venv/ and the like;
 --   - deleting a file outside the project and SETTINGS.writable by a
 --     shell command: rm, unlink, rmdir, shred, srm operands, after a cd
---     on the line as well (rm ~/notes.txt) [rule remove] — a delete is a
---     write that cannot be undone; recursive deletes and deletes inside
---     the project are left to the shell and git packs;
+--     on the line as well (rm ~/notes.txt), and moving one out of its
+--     place into a scratch folder (mv ~/Documents/a.docx /tmp/; moved
+--     into the project it is kept) [rule remove] — a delete is a write
+--     that cannot be undone; recursive deletes outside the project and
+--     other deletes inside it are left to the shell and git packs;
 --   - the same writes by a shell command (@shell): > and >> redirections,
 --     tee, cp/mv/install/ln destinations, sed -i, dd of=, the files curl
 --     -o and wget -O/-o write, socat's open:/create: addresses;
 --   - reads of key material by a file tool (@fs.read: Read, and Grep and
 --     Glob through their path, their glob and a Glob's pattern) or a
 --     shell command (any program given one, < redirections, and the code
---     of python -c, node -e, perl -e, … one-liners and of interpreters fed
---     a here-document): ~/.ssh/, private keys (id_rsa, *.pem, *.key, …),
+--     of python -c, node -e, perl -e, … one-liners, of interpreters fed
+--     a here-document, and of a file the line writes out by hand and then
+--     runs: echo '…' > /tmp/x.go; go run /tmp/x.go): ~/.ssh/, private keys (id_rsa, *.pem, *.key, …),
 --     .env files, cloud and tool credentials (~/.aws/credentials,
 --     ~/.config/gcloud/, ~/.azure/, ~/.kube/config, ~/.docker/config.json,
 --     credentials.json, ~/.npmrc, ~/.pypirc, ~/.config/gh/hosts.yml,
@@ -43,7 +70,9 @@
 --     kubeconfig, the whole of ~/.aws/ and ~/.kube/, other CLIs' token
 --     files (~/.config/hub, ~/.config/doctl/, ~/.oci/, ~/.boto,
 --     ~/.terraformrc, ~/.m2/settings.xml, ~/.gradle/gradle.properties),
---     .htpasswd (the list of lib/secrets.lua, and SETTINGS.secret_files);
+--     .htpasswd (the list of lib/secrets.lua, and SETTINGS.secret_files)
+--     [rule secret-read], named as an operand or as the file xargs reads
+--     its items from (xargs -a ~/.netrc, --arg-file=FILE);
 --     a glob whose wildcard parts are all stars but for an extension
 --     (*.json, **/*.yaml, GRANT … ON *.*) names a secret only when any
 --     file it matches would be one (*.pem, ~/.ssh/*); a path is folded first
@@ -63,7 +92,8 @@
 --     or ln, or to any reader from git ls-files or git diff --name-only
 --     (the tracked files), are no secret read;
 --   - a search of the home folder or the machine for private keys (Grep
---     or grep -r "PRIVATE KEY" outside the project), or of /, ~, /etc,
+--     or grep -r "PRIVATE KEY" outside the project) [rule key-hunt], or
+--     of /, ~, /etc,
 --     /home, /var, … for passwords, tokens or credentials (grep -ri
 --     password /) [rule credential-hunt].
 -- Why: a write outside the project, into .git/ or to CI runs code later
@@ -85,8 +115,20 @@
 --               ({}), as shell.glob.rules ("name", "dir/name", "dir/")
 --   generated   what builds and package managers write inside the
 --               project ("dir/" anywhere, "/dir/" at its top, "*.min.js"):
---               node_modules/, .venv/, dist/, build/, target/, bundles,
---               *.lock; {} lets the agent edit them
+--               node_modules/, .venv/, dist/, target/, .terraform/,
+--               bundles, *.lock; {} lets the agent edit them
+--   agent_config  the coding agents' hooks and permission settings, as
+--               shell.glob.rules (.claude/settings.json, .claude/hooks/,
+--               .cursor/hooks.json, .gemini/settings.json,
+--               .codex/config.toml, .github/hooks/, …)
+--   agent_config_action  "ask" (default), "deny" or "allow": the verdict
+--               on a write, delete or mode change of one of them
+--   guarded     the home folder's folders of keys and credentials
+--               ({ "~/.ssh", "~/.aws", "~/.gnupg", "~/.azure",
+--               "~/.config/gcloud", "~/.kube", "~/.docker" })
+--
+-- A command line that cannot be read is refused [rule parse]; a call
+-- naming more than paths.MAX files too [rule too-many].
 --
 -- What it cannot know: the project is the payload's cwd (a session
 -- started in a subfolder treats the rest of the repository as outside);
@@ -94,7 +136,7 @@
 -- that leads out of it is followed by the tool but not by this policy;
 -- "~" is the home folder guessed from cwd. Files written by a program the
 -- command runs (a script, make) are not seen, nor files a script reads
--- (python x.py), nor a name an interpreter one-liner builds at run time
+-- (python x.py, unless the line wrote it out), nor a name an interpreter one-liner builds at run time
 -- ("/etc/" + "shadow"). A search tool's pattern is told from a file glob
 -- by the tool's name: a name holding "grep" or "search" searches text.
 
@@ -133,10 +175,28 @@ local SETTINGS = hook.settings("files", {
   -- anywhere, "/dir/" at the project's top only, "*.ext" a file name
   generated = { "node_modules/", ".venv/", "venv/", "__pycache__/", "*.min.js", "*.min.css", "*.bundle.js",
     "*.chunk.js", "*.lock", "*.lockb", "/dist/", "/target/", "/.next/", "/.nuxt/", "/.output/",
-    "/.svelte-kit/" },
+    "/.svelte-kit/", ".terraform/" },
+  -- the coding agents' own hooks and permission settings in the project
+  -- [rule agent-config], as shell.glob.rules
+  agent_config = { ".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/", ".cursor/hooks.json",
+    ".cursor/hooks/", ".gemini/settings.json", ".codex/config.toml", ".codex/hooks.json", ".github/hooks/",
+    ".github/copilot/settings.json", ".github/copilot/settings.local.json", ".agents/hooks.json",
+    ".windsurf/hooks.json" },
+  -- the verdict on a write, delete or mode change of one: "ask", "deny" or "allow"
+  agent_config_action = "ask",
+  -- folders of keys and credentials outside the project whose files'
+  -- contents, modes and owners the agent does not change [rule guarded]
+  guarded = { "~/.ssh", "~/.aws", "~/.gnupg", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker" },
 })
 
+if SETTINGS.agent_config_action ~= "ask" and SETTINGS.agent_config_action ~= "deny" and
+  SETTINGS.agent_config_action ~= "allow" then
+  error("files pack: SETTINGS.agent_config_action is " .. tostring(SETTINGS.agent_config_action) ..
+    "; it must be \"ask\", \"deny\" or \"allow\"", 0)
+end
+
 local CI = shell.glob.rules(SETTINGS.ci)
+local AGENT_CONFIG = shell.glob.rules(SETTINGS.agent_config)
 
 -- GENERATED (anywhere in the project) and GENERATED_TOP (the project's
 -- top folders) are SETTINGS.generated compiled.
@@ -193,50 +253,107 @@ local GITDIR = shell.glob.rules({ ".git/" })
 local SECRETS = secrets.matcher(SETTINGS.secret_files)
 local secret_file = SECRETS.file
 
+-- What a command does to the files it names, for owned_problem and
+-- write_problem: WRITE writes their contents, ATTR changes their mode,
+-- owner or attributes (chmod, chown, setfacl, …), DELETE removes them (rm,
+-- mv's source, find -delete, git rm).
+local WRITE, ATTR, DELETE = "write", "attr", "delete"
+
+-- WORDING is how a reason names each kind of change.
+local WORDING = { write = "writing", attr = "changing the mode or owner of", delete = "deleting" }
+
 -- owned_problem returns why the word w names a file that a tool other
 -- than the agent owns (a lockfile, .git/, CI configuration) and what to
--- do instead, or nil.
-local function owned_problem(w)
+-- do instead, or nil. kind is WRITE, ATTR or DELETE: a lockfile is
+-- deleted to be written again (rm package-lock.json && npm install) and
+-- its mode is no hand edit; a stale lock of git's (.git/index.lock) is
+-- deleted as git's own message says.
+local function owned_problem(w, kind)
   local base = w.text:match("[^/]*$")
   local cmd = SETTINGS.lockfiles[base]
-  if cmd and not w.unknown then
-    return "editing the lockfile " .. shell.printable(w.text), "run " .. cmd .. " and let it write the lockfile"
+  if cmd and not w.unknown and kind == WRITE then
+    return "editing the lockfile " .. shell.printable(w.text) .. " [rule lockfile]",
+      "run " .. cmd .. " and let it write the lockfile"
   end
-  if shell.glob.could_touch(w.pat, GITDIR) and not w.whole then
-    return "writing into .git/", "use git commands (git config, git commit, …) to change the repository"
+  if shell.glob.could_touch(w.pat, GITDIR) and not w.whole and
+    not (kind == DELETE and not w.unknown and base:find("%.lock$")) then
+    if kind == WRITE then
+      return "writing into .git/ [rule git-internals]",
+        "use git commands (git config, git commit, …) to change the repository"
+    end
+    return WORDING[kind] .. " " .. shell.printable(w.text) .. ", inside .git/ [rule git-internals]",
+      "use git commands (git config, git gc, git branch -d, …) to change the repository"
   end
   if not SETTINGS.allow_ci and not w.whole and shell.glob.could_touch(w.pat, CI) then
-    return "changing CI configuration (" .. shell.printable(w.text) .. ")",
-      "describe the change to the user and let them make it"
+    return (kind == WRITE and "changing" or WORDING[kind]) .. " CI configuration (" .. shell.printable(w.text) ..
+      ") [rule ci]", "describe the change to the user and let them make it"
   end
   return nil
 end
 
+-- agent_config_problem returns why changing the file w names (a word of a
+-- path inside the project) turns an agent's defense off or grants it
+-- permissions: one of SETTINGS.agent_config [rule agent-config]; with the
+-- verdict ("ask" or "deny"), or nil.
+local function agent_config_problem(w, kind)
+  if SETTINGS.agent_config_action == "allow" or w.whole or not shell.glob.could_touch(w.pat, AGENT_CONFIG) then
+    return nil
+  end
+  return WORDING[kind] .. " an agent's hooks or permission settings (" .. shell.printable(w.text) ..
+    ") [rule agent-config]", "describe the change to the user and let them make it", SETTINGS.agent_config_action
+end
+
+-- guarded returns whether abs (a clean absolute path) is in one of
+-- SETTINGS.guarded, the home folder's folders of keys and credentials.
+local function guarded(abs, cwd)
+  return paths.in_caches(abs, SETTINGS.guarded, cwd)
+end
+
 -- write_problem returns why writing path p (a string, or a shell word)
--- is refused and what to do instead, or nil. A path that folds is judged
--- as written and as the path it folds to (.github//workflows/ci.yml and
--- .github/x/../workflows/ci.yml are CI configuration, web/./go.sum a
--- lockfile).
-local function write_problem(w, cwd, output)
-  local why, instead = owned_problem(w)
+-- is refused and what to do instead, or nil; a third value "ask" when the
+-- user is to be asked rather than the call denied. A path that folds is
+-- judged as written and as the path it folds to (.github//workflows/ci.yml
+-- and .github/x/../workflows/ci.yml are CI configuration, web/./go.sum a
+-- lockfile). kind is WRITE (the default), ATTR or DELETE (see above); a
+-- delete outside the project is remove_problem's. A write or a mode
+-- change in SETTINGS.guarded is refused by the guarded rule.
+local function write_problem(w, cwd, output, kind)
+  kind = kind or WRITE
+  local why, instead = owned_problem(w, kind)
   if why then return why, instead end
   local fp = secrets.fold(w.pat)
-  if fp then
-    why, instead = owned_problem({ text = secrets.fold(w.text) or w.text, pat = fp, unknown = w.unknown,
-      whole = w.whole })
+  local fw = fp and { text = secrets.fold(w.text) or w.text, pat = fp, unknown = w.unknown, whole = w.whole }
+  if fw then
+    why, instead = owned_problem(fw, kind)
     if why then return why, instead end
   end
-  if w.unknown then return nil end
+  if w.unknown then return agent_config_problem(fw or w, kind) end
   local abs = paths.resolve(w.text, cwd)
   if not abs then
-    return "a write to " .. shell.printable(w.text) .. " whose folder is unknown (no cwd)",
+    return "a write to " .. shell.printable(w.text) .. " whose folder is unknown (no cwd) [rule outside]",
       "use a path inside the project"
   end
-  if abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return generated_problem(abs, paths.clean(cwd), output) end
+  if abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then
+    local verdict
+    why, instead, verdict = agent_config_problem(fw or w, kind)
+    if why then return why, instead, verdict end
+    if kind ~= WRITE then return nil end
+    return generated_problem(abs, paths.clean(cwd), output)
+  end
+  if kind == DELETE then return nil end
+  if guarded(abs, cwd) then
+    return (kind == ATTR and "changing the mode or owner of " .. shell.printable(abs) or
+      "a write outside the project (" .. shell.printable(abs) .. ")") ..
+      ", in a folder of keys and credentials [rule guarded]", "ask the user to make that change"
+  end
   for _, d in ipairs(SETTINGS.writable) do
     if paths.inside(abs, d) then return nil end
   end
-  return "a write outside the project (" .. shell.printable(abs) .. ")",
+  if kind == ATTR then
+    return "changing the mode or owner of " .. shell.printable(abs) .. ", outside the project [rule outside]",
+      "change only files inside " .. shell.printable(cwd or "the project") .. ", or ask the user to change it"
+  end
+  return "a write outside the project (" .. shell.printable(abs) .. ") [rule outside]",
     "write inside " .. shell.printable(cwd or "the project") .. ", or ask the user to change that file"
 end
 
@@ -245,14 +362,13 @@ end
 local REMOVERS = { rm = true, unlink = true, rmdir = true, srm = true, shred = true }
 local NO_WORDS = {}
 
--- removes returns the words of files a command deletes one by one: every
--- operand of a remover (an operand after "--" is a file whatever it looks
--- like). A recursive rm is the shell pack's to judge (it knows /, ~, the
--- project and the caches apart), and mv keeps what it moves.
+-- removes returns the words of files a command deletes: every operand of
+-- a remover (an operand after "--" is a file whatever it looks like), and
+-- true when it deletes them with what is in them (rm -r).
 local function removes(c)
   local n = c.name
-  if not (n and REMOVERS[n]) then return NO_WORDS end
-  local ops, ends = {}, false
+  if not (n and REMOVERS[n]) then return NO_WORDS, false end
+  local ops, ends, recursive = {}, false, false
   for _, a in ipairs(c.args) do
     local t = a.text
     if ends or a.unknown or t:sub(1, 1) ~= "-" or t == "-" then
@@ -260,26 +376,262 @@ local function removes(c)
     elseif t == "--" then
       ends = true
     elseif (n == "rm" or n == "srm") and (t:find("^%-[^-]*[rR]") or t == "--recursive") then
-      return NO_WORDS
+      recursive = true
     end
   end
-  return ops
+  return ops, recursive
 end
 
--- remove_problem returns why deleting the file w names is refused: it is
--- outside the project and SETTINGS.writable, as a write there is, and a
--- delete cannot be undone [rule remove]; nil otherwise. (Deletes inside
--- the project are the shell and git packs' to judge; dir is the folder a
--- cd on the line moved the command to.)
-local function remove_problem(w, cwd, dir)
-  if w.unknown then return nil end
+-- deleted returns the words of the files a command deletes besides a
+-- remover's operands, with true when it deletes folders whole: the
+-- sources mv takes away (mv .github/workflows/ci.yml /tmp/), the starting
+-- points and -path tests of a find that deletes what it finds (find
+-- .claude/hooks -type f -delete), the files git rm deletes from the work
+-- tree (not with --cached, which keeps them).
+local FIND_PATHS = { ["-path"] = true, ["-ipath"] = true, ["-wholename"] = true, ["-iwholename"] = true }
+local function deleted(c)
+  local n = c.name
+  if n == "mv" then
+    local ops, target, skip = {}, false, nil
+    for k, a in ipairs(c.args) do
+      local t = a.text
+      if k == skip then
+        target = true
+      elseif a.unknown or t:sub(1, 1) ~= "-" then
+        ops[#ops + 1] = a
+      elseif t == "-t" or t == "--target-directory" then
+        skip = k + 1
+      elseif t:find("^%-%-target%-directory=") then
+        target = true
+      end
+    end
+    if not target then ops[#ops] = nil end
+    return ops, true
+  elseif n == "find" then
+    local del, out, start = false, {}, true
+    local args = c.args
+    for k, a in ipairs(args) do
+      local t = a.text
+      if a.unknown then
+        start = false
+      elseif t == "-delete" then
+        del = true
+      elseif start and (t == "-H" or t == "-L" or t == "-P") then
+        -- how find follows links, before its starting points
+      elseif start and t:sub(1, 1) ~= "-" and t ~= "(" and t ~= "!" then
+        out[#out + 1] = a
+      else
+        start = false
+        if FIND_PATHS[t] and args[k + 1] and not args[k + 1].unknown then
+          out[#out + 1] = secrets.path_word(args[k + 1].text)
+        end
+      end
+    end
+    if not del then return NO_WORDS, false end
+    -- a find that deletes only stale locks (-name '*.lock') deletes no more
+    for k, a in ipairs(args) do
+      local v = args[k + 1]
+      if (a.text == "-name" or a.text == "-iname") and v and not v.unknown and v.text:find("%.lock$") then
+        return NO_WORDS, false
+      end
+    end
+    return out, true
+  elseif n == "git" then
+    local g = git.parse(c)
+    if not (g and not g.sub.unknown and g.sub.text == "rm") then return NO_WORDS, false end
+    local out = {}
+    for _, a in ipairs(g.args) do
+      local t = a.text
+      if t == "--cached" then return NO_WORDS, false end
+      if a.unknown or t:sub(1, 1) ~= "-" then out[#out + 1] = a end
+    end
+    return out, true
+  end
+  return NO_WORDS, false
+end
+
+-- attr_changes returns the words of the files whose mode, owner, group,
+-- access lists, flags or extended attributes a command changes (chmod,
+-- chown, chgrp, chattr, setfacl, chflags, xattr -w/-d/-c): each is a write
+-- of kind ATTR (write_problem). The mode, owner or flags operand comes
+-- first unless --reference gave it (or chmod's -x, chattr's +i: a word of
+-- its own).
+local ATTR_FIRST = { chmod = true, chown = true, chgrp = true, chflags = true, lchown = true }
+local SETFACL_VALUE = { ["-m"] = true, ["-M"] = true, ["-x"] = true, ["-X"] = true, ["--modify"] = true,
+  ["--modify-file"] = true, ["--remove"] = true, ["--remove-file"] = true, ["--set"] = true, ["--set-file"] = true }
+local function attr_changes(c)
+  local n = c.name
+  if not n then return NO_WORDS end
+  local out = {}
+  if ATTR_FIRST[n] then
+    local first = true
+    for _, a in ipairs(c.args) do
+      local t = a.text
+      if a.unknown or t:sub(1, 1) ~= "-" then
+        if first then first = false else out[#out + 1] = a end
+      elseif t:find("^%-%-reference") or (n == "chmod" and t:find("^%-[rwxXst]+$")) then
+        first = false
+      end
+    end
+  elseif n == "chattr" then
+    local skip = nil
+    for k, a in ipairs(c.args) do
+      local t = a.text
+      if k == skip then
+        skip = nil
+      elseif t == "-v" or t == "-p" then
+        skip = k + 1
+      elseif a.unknown or not t:find("^[-+=]") then
+        out[#out + 1] = a
+      end
+    end
+  elseif n == "setfacl" then
+    local skip = nil
+    for k, a in ipairs(c.args) do
+      local t = a.text
+      if k == skip then
+        skip = nil
+      elseif SETFACL_VALUE[t] then
+        skip = k + 1
+      elseif a.unknown or t:sub(1, 1) ~= "-" then
+        out[#out + 1] = a
+      end
+    end
+  elseif n == "xattr" then
+    -- xattr -w NAME VALUE FILE, -d NAME FILE, -c FILE (-p and a listing read)
+    local skip, changes = 0, false
+    for _, a in ipairs(c.args) do
+      local t = a.text
+      if not a.unknown and t:find("^%-%a+$") then
+        if t:find("w", 2, true) then skip, changes = 2, true
+        elseif t:find("d", 2, true) then skip, changes = 1, true
+        elseif t:find("c", 2, true) then changes = true end
+      end
+    end
+    if not changes then return NO_WORDS end
+    for _, a in ipairs(c.args) do
+      if a.unknown or a.text:sub(1, 1) ~= "-" then
+        if skip > 0 then skip = skip - 1 else out[#out + 1] = a end
+      end
+    end
+  end
+  return out
+end
+
+-- keygen_writes returns the files ssh-keygen rewrites: the known hosts
+-- file that -R (forget a host) and -H (hash it) rewrite, ~/.ssh/known_hosts
+-- unless -f names another; the key file -f names that -p (new
+-- passphrase), -c (new comment) or a new key (-t) writes.
+local KEYGEN_VALUE = "abCDEfFIJjKmMnNOPrRsStVwYzZ"
+local function keygen_writes(c)
+  if c.name ~= "ssh-keygen" then return NO_WORDS end
+  local file, hosts, key = nil, false, false
+  local args = c.args
+  local k = 1
+  while args[k] do
+    local a = args[k]
+    local t = a.text
+    if not a.unknown and t:find("^%-%a") then
+      for i = 2, #t do
+        local ch = t:sub(i, i)
+        if ch == "R" or ch == "H" then hosts = true end
+        if ch == "p" or ch == "c" or ch == "t" then key = true end
+        if KEYGEN_VALUE:find(ch, 1, true) then
+          local v = t:sub(i + 1)
+          local w = args[k + 1]
+          if v == "" then k = k + 1 end
+          if ch == "f" then file = v ~= "" and secrets.path_word(v) or w end
+          break
+        end
+      end
+    end
+    k = k + 1
+  end
+  if not hosts and not (key and file) then return NO_WORDS end
+  file = file or { text = "~/.ssh/known_hosts", pat = "~/.ssh/known_hosts" }
+  return { file }
+end
+
+-- arg_files returns the words of the files xargs reads its items from
+-- (-a FILE, --arg-file=FILE), which the shell library's reading of xargs
+-- consumes with the option: xargs reads them as a program reads its
+-- operands (xargs -a ~/.netrc -0 prints what the file holds).
+local XARGS_VALUE = "adEIJLnPRs"
+local function arg_files(c)
+  local wr = c.wrappers
+  if not wr or #wr == 0 or not c.argv then return NO_WORDS end
+  local seen = false
+  for _, n in ipairs(wr) do
+    if n == "xargs" then seen = true end
+  end
+  if not seen then return NO_WORDS end
+  local out, argv, inx = {}, c.argv, false
+  for k = 1, (c.word_at or #argv + 1) - 1 do
+    local a = argv[k]
+    local t = a and not a.unknown and a.text or ""
+    if k > 1 and inx then
+      local v = t:match("^%-%-arg%-file=(.*)$")
+      if v then
+        out[#out + 1] = secrets.path_word(v)
+      elseif t == "--arg-file" or t == "--arg-fil" or t == "--arg-fi" or t == "--arg-f" or t == "--arg" then
+        if argv[k + 1] then out[#out + 1] = argv[k + 1] end
+      elseif t:find("^%-%w") then
+        for i = 2, #t do
+          local ch = t:sub(i, i)
+          if ch == "i" or ch == "l" or ch == "e" then break end
+          if XARGS_VALUE:find(ch, 1, true) then
+            if ch == "a" then
+              local v = t:sub(i + 1)
+              if v ~= "" then out[#out + 1] = secrets.path_word(v) elseif argv[k + 1] then out[#out + 1] = argv[k + 1] end
+            end
+            break
+          end
+        end
+      end
+    end
+    if t ~= "" and t:match("[^/]*$") == "xargs" then inx = true end
+  end
+  return out
+end
+
+-- PROBES are files a folder deleted whole could hold that a rule guards
+-- (rm -rf .git, rm -r .claude, rm -rf .github/workflows): the folder is
+-- judged as each of them.
+local PROBES = { "x", "workflows/x", "hooks/x", "settings.json", "hooks.json", "config.toml" }
+
+-- remove_problem returns why deleting the file w names is refused, what
+-- to do instead and, when the user is to be asked, "ask": inside the
+-- project, a delete is a write there, refused where a write is (.git/,
+-- CI configuration, an agent's hooks and settings: write_problem; with
+-- what it holds, when whole is true); outside it and SETTINGS.writable, a
+-- file deleted one by one is refused as a write there is, and a delete
+-- cannot be undone [rule remove] (a recursive rm outside the project is
+-- the shell pack's to judge: it knows /, ~ and the caches apart); nil
+-- otherwise. dir is the folder a cd on the line moved the command to.
+local function remove_problem(w, cwd, dir, whole, outside)
   local t = w.text
+  local rw = w
   -- after a cd on the line (dir, see shell.parse), a relative path is
   -- the moved folder's; after a cd to a folder not known here, unknown
-  if dir and dir ~= "." and not (t:sub(1, 1) == "/" or t == "~" or t:sub(1, 2) == "~/") then
-    if dir:find("%z") then return nil end
+  local lost = false
+  if dir and dir ~= "." and not (t:sub(1, 1) == "/" or t == "~" or t:sub(1, 2) == "~/") and dir:find("%z") then
+    -- the folder is unknown: the name alone says whether it is .git/'s
+    lost = true
+  elseif dir and dir ~= "." and not (t:sub(1, 1) == "/" or t == "~" or t:sub(1, 2) == "~/") then
     t = dir .. "/" .. t
+    rw = { text = t, pat = dir:gsub("[\\*?%[]", "\\%0") .. "/" .. w.pat, unknown = w.unknown, whole = w.whole }
   end
+  local why, instead, verdict = write_problem(rw, cwd, false, DELETE)
+  if why then return why, instead, verdict end
+  if whole and not rw.whole then
+    local base = rw.pat:gsub("/+$", "")
+    for _, p in ipairs(PROBES) do
+      why, instead, verdict = write_problem({ text = rw.text:gsub("/+$", "") .. "/" .. p, pat = base .. "/" .. p,
+        unknown = rw.unknown }, cwd, false, DELETE)
+      if why then return why, instead, verdict end
+    end
+  end
+  if w.unknown or lost or not outside then return nil end
   local abs = paths.resolve(t, cwd)
   if not abs or abs:sub(1, 1) ~= "/" or paths.inside(abs, cwd) then return nil end
   for _, d in ipairs(SETTINGS.writable) do
@@ -293,7 +645,7 @@ end
 local function read_problem(w)
   local hit = secret_file(w)
   if hit then
-    return "reading " .. shell.printable(hit) .. ", which may hold keys or credentials",
+    return "reading " .. shell.printable(hit) .. ", which may hold keys or credentials [rule secret-read]",
       "ask the user for the value you need, or use a template such as .env.example"
   end
   return nil
@@ -346,7 +698,7 @@ local function key_hunt(pattern, dir, cwd)
   local abs = paths.resolve(dir or ".", cwd)
   if abs and abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return nil end
   if re.match(KEY_SEARCH, pattern) then
-    return deny("searching " .. shell.printable(dir or ".") .. " for private keys",
+    return deny("searching " .. shell.printable(dir or ".") .. " for private keys [rule key-hunt]",
       "search inside the project, or ask the user which key to use")
   end
   if abs and (BROAD[abs] or abs == paths.home(cwd)) then
@@ -363,12 +715,18 @@ end
 -- (key_hunt). args is a table of the hook's own (see the hook below).
 local function tool_problem(args, writes, name, cwd)
   local list, too_many = paths.of(args)
-  if too_many then return deny("a call naming more than " .. paths.MAX .. " files", "work on fewer files at once") end
+  if too_many then
+    return deny("a call naming more than " .. paths.MAX .. " files [rule too-many]", "work on fewer files at once")
+  end
+  local ask
   for _, p in ipairs(list) do
     local w = secrets.path_word(p)
-    local why, instead = read_problem(w)
-    if not why and writes then why, instead = write_problem(w, cwd) end
-    if why then return deny(why, instead) end
+    local why, instead, verdict = read_problem(w)
+    if not why and writes then why, instead, verdict = write_problem(w, cwd) end
+    if why then
+      if verdict ~= "ask" then return deny(why, instead) end
+      ask = ask or why .. "; " .. instead
+    end
   end
   for _, g in ipairs(searched(name, args)) do
     local why, instead = read_problem(secrets.path_word(g))
@@ -377,8 +735,10 @@ local function tool_problem(args, writes, name, cwd)
   local n = type(name) == "string" and name:lower() or ""
   if n:find("grep", 1, true) or n:find("search", 1, true) then
     local dir = args.path or args.dir_path
-    return key_hunt(args.pattern, type(dir) == "string" and dir ~= "" and dir or nil, cwd)
+    local r = key_hunt(args.pattern, type(dir) == "string" and dir ~= "" and dir or nil, cwd)
+    if r then return r end
   end
+  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
 end
 
 -- The usual call (a Write, Edit or Read of one ordinary file of the
@@ -414,7 +774,8 @@ do
   for name in pairs(GENERATED_TOP) do tops[#tops + 1] = re.quote(name) end
   table.sort(tops)
   local parts = { "(?:" .. SECRETS.rules.literal .. ")", "(?:" .. GITDIR.literal .. ")",
-    "(?:" .. CI.literal .. ")", "(?i:(?:^|/)(?:" .. table.concat(locks, "|") .. ")$)",
+    "(?:" .. CI.literal .. ")", "(?:" .. AGENT_CONFIG.literal .. ")",
+    "(?i:(?:^|/)(?:" .. table.concat(locks, "|") .. ")$)",
     "(?:" .. GENERATED.literal .. ")", paths.UNPLAIN }
   -- a top folder of generated output, wherever it is in the path
   if #tops > 0 then parts[#parts + 1] = "(?i:(?:^|/)(?:" .. table.concat(tops, "|") .. ")/)" end
@@ -584,6 +945,42 @@ local function inline_code(c)
   return out
 end
 
+-- written_text returns the text a command writes out by hand into its
+-- output file (echo/printf's words, a here-document or here-string), or
+-- nil: the code of a script the line may run next.
+local function written_text(c)
+  local n = c.name or ""
+  if TEXT_WRITERS[n] then
+    local parts = {}
+    for _, a in ipairs(c.args) do
+      if not a.unknown then parts[#parts + 1] = a.text end
+    end
+    return table.concat(parts, " ")
+  end
+  for _, r in ipairs(c.redirs) do
+    if (r.op == "<<" or r.op == "<<-" or r.op == "<<<") and not r.target.unknown then return r.target.text end
+  end
+  return nil
+end
+
+-- runs_file returns the word of the file a command runs as code: an
+-- interpreter's or a shell's script file (python x.py, bash x.sh), go
+-- run's file, or the program itself (./x.sh); nil for none.
+local function runs_file(c)
+  if c.script and not c.inline then return c.script end
+  if c.name == "go" then
+    local run = false
+    for _, a in ipairs(c.args) do
+      if run and not a.unknown and a.text:sub(1, 1) ~= "-" then return a end
+      if a.text == "run" then run = true end
+    end
+    return nil
+  end
+  local w = c.word
+  if w and not w.unknown and w.text:find("/", 1, true) then return w end
+  return nil
+end
+
 -- GREPS search the text of files; grep_hunt returns the denial of one
 -- whose pattern names a private key and that searches a folder outside
 -- the project (key_hunt), or nil. Its pattern is the first operand or the
@@ -618,10 +1015,12 @@ end
 -- it is allowed without parsing. Interpreters, whose code is read for
 -- names, are among the programs shell.quick always parses.
 local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
-  "dd", "curl", "wget", "socat", "rm", "unlink", "rmdir", "srm", "shred" }
--- A line naming what a search hunts for (HUNT) is parsed too.
+  "dd", "curl", "wget", "socat", "rm", "unlink", "rmdir", "srm", "shred", "chmod", "chown", "lchown", "chgrp",
+  "chattr", "setfacl", "chflags", "xattr", "ssh-keygen" }
+-- A line naming what a search hunts for (HUNT) is parsed too, and one
+-- with an rm word (git rm).
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS },
-  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")" })
+  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")|(?:^| )rm(?: |$)" })
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that
@@ -638,22 +1037,82 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if #line < QUICK_MAX and not match(QUICK_STOP, line) then return nil end
   local cmds, err = shell.parse(line)
+  -- the first change to ask the user about; a denial of a later command
+  -- wins. made: the folders a mkdir on the line makes; code: the texts
+  -- written out by hand, by the file they went to.
+  local ask, made, code
   for _, c in ipairs(cmds) do
     -- a file the command only writes (cp .env.example .env, > .env) is
     -- not read: creating .env from its template is everyday work
     local written = NONE
     local ws = paths.writes(c)
     for _, w in ipairs(paths.fetched_writes(c)) do ws[#ws + 1] = w end
+    for _, w in ipairs(keygen_writes(c)) do ws[#ws + 1] = w end
+    local text = #ws > 0 and written_text(c)
     for _, w in ipairs(ws) do
-      local why, instead = write_problem(w, input.cwd, not hand_write(c))
-      if why then return deny(why, instead) end
+      -- code written out by hand that a later command on the line runs
+      -- (echo '…' > /tmp/x.go; go run /tmp/x.go) is read as a one-liner's
+      if text and not w.unknown then
+        local abs = paths.resolve(w.text, input.cwd)
+        if abs then
+          code = code or {}
+          code[abs] = text
+        end
+      end
+      local why, instead, verdict = write_problem(w, input.cwd, not hand_write(c))
+      if why then
+        if verdict ~= "ask" then return deny(why, instead) end
+        ask = ask or why .. "; " .. instead
+      end
       if not IN_PLACE[c.name or ""] then
         if written == NONE then written = {} end
         written[w] = true
       end
     end
-    for _, w in ipairs(removes(c)) do
-      local why, instead = remove_problem(w, input.cwd, c.dir)
+    if c.name == "mkdir" then
+      -- the folders the line makes are its own to give a mode or owner
+      -- (sudo mkdir -p /opt/app && sudo chown dev /opt/app)
+      for _, a in ipairs(c.args) do
+        if not a.unknown and a.text:sub(1, 1) ~= "-" then
+          made = made or {}
+          made[paths.resolve(a.text, input.cwd) or ""] = true
+        end
+      end
+    end
+    for _, w in ipairs(attr_changes(c)) do
+      local why, instead, verdict = write_problem(w, input.cwd, true, ATTR)
+      if why and made and not w.unknown and made[paths.resolve(w.text, input.cwd) or ""] then why = nil end
+      if why then
+        if verdict ~= "ask" then return deny(why, instead) end
+        ask = ask or why .. "; " .. instead
+      end
+    end
+    local ops, whole = removes(c)
+    for _, w in ipairs(ops) do
+      local why, instead, verdict = remove_problem(w, input.cwd, c.dir, whole, not whole)
+      if why then
+        if verdict ~= "ask" then return deny(why, instead) end
+        ask = ask or why .. "; " .. instead
+      end
+    end
+    ops, whole = deleted(c)
+    -- what mv moves into the project is kept there; moved out of its place
+    -- outside the project into a scratch folder (mv ~/Documents/a.docx
+    -- /tmp/), it is as good as deleted
+    local away = false
+    if c.name == "mv" and ws[1] and not ws[1].unknown then
+      local dest = paths.resolve(ws[1].text, input.cwd)
+      away = dest ~= nil and dest:sub(1, 1) == "/" and not paths.inside(dest, input.cwd)
+    end
+    for _, w in ipairs(ops) do
+      local why, instead, verdict = remove_problem(w, input.cwd, c.dir, whole, away)
+      if why then
+        if verdict ~= "ask" then return deny(why, instead) end
+        ask = ask or why .. "; " .. instead
+      end
+    end
+    for _, w in ipairs(arg_files(c)) do
+      local why, instead = read_problem(w)
       if why then return deny(why, instead) end
     end
     if not TEXT_ONLY[c.name or ""] then
@@ -685,8 +1144,17 @@ hook.register("PreToolUse", "@shell", function(input)
       local why, instead = read_problem(w)
       if why then return deny(why, instead) end
     end
+    local run = code and runs_file(c)
+    local src = run and not run.unknown and code[paths.resolve(run.text, input.cwd) or ""]
+    if src then
+      for _, w in ipairs(code_words(src, {})) do
+        local why, instead = read_problem(w)
+        if why then return deny(why, instead) end
+      end
+    end
   end
   if err then
-    return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
+    return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
   end
+  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
 end, { name = "pack-files-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })

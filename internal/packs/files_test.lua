@@ -572,6 +572,8 @@ local generated = {
   { B("printf 'x' > target/version.txt"), "[rule generated]" },
   { B("cat > dist/config.js <<EOF\nwindow.x = 1\nEOF"), "[rule generated]" },
   { B("npm pack > node_modules/x/index.js"), "[rule generated]" },
+  { E("infra/.terraform/modules/modules.json"), "editing generated output (infra/.terraform/modules/modules.json)" },
+  { W("/home/dev/project/.terraform/providers/x.txt"), "[rule generated]" },
 }
 for i, c in ipairs(generated) do
   test("generated output is not edited by hand " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
@@ -601,6 +603,8 @@ local generated_near = {
   B("cp index.html dist/index.html"),
   W("/home/dev/project/builder.go"),
   W("/home/dev/project/distance.py"),
+  R("/home/dev/project/.terraform/modules/modules.json"),
+  W("infra/terraform.tf"),
 }
 for i, r in ipairs(generated_near) do
   test("writes beside generated output pass " .. i, function() expect.no_objection(r()) end)
@@ -652,6 +656,9 @@ local removed = {
   { B("cd .. && rm other/notes.md"), "[rule remove]" },
   { B("sudo rm /srv/app/config.yml"), "[rule remove]" },
   { B("find . -name x | xargs rm ~/notes.txt"), "[rule remove]" },
+  -- moved out of its place into a scratch folder, a file is as good as gone
+  { B("mv ~/Documents/thesis.docx /tmp/"), "deleting /home/dev/Documents/thesis.docx, outside the project [rule remove]" },
+  { B("mv -t /var/tmp ~/Pictures/a.png"), "[rule remove]" },
 }
 for i, c in ipairs(removed) do
   test("a file outside the project is not deleted " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
@@ -671,8 +678,222 @@ local removed_near = {
   B("rm -rf ~/.cache/pip"),
   -- what mv moves is kept
   B("mv ~/Downloads/data.csv data/"),
+  B("mv /tmp/out.txt /var/tmp/"),
+  B("mv ~/.cache/tool/a.bin /tmp/"),
+  B("mv src/old.go /tmp/"),
   B("rm -f ~/.npm/_cacache/index-v5/ab/cd"),
 }
 for i, r in ipairs(removed_near) do
   test("deletes inside the project and scratch folders pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- A change of a file's mode, owner, access list, flags or extended
+-- attributes is a write: outside the project it is refused [rule outside],
+-- in the home folder's folders of keys and credentials by the guarded
+-- rule, in .git/ as a write there; inside the project it passes.
+local attr_changed = {
+  { B("chmod 600 ~/.ssh/id_ed25519"), "changing the mode or owner of /home/dev/.ssh/id_ed25519, in a folder of keys and credentials [rule guarded]" },
+  { B("chmod -R go-rwx ~/.gnupg"), "[rule guarded]" },
+  { B("sudo chown root:root /home/dev/.aws/config"), "[rule guarded]" },
+  { B("chgrp staff ~/.kube/config"), "[rule guarded]" },
+  { B("touch -t 202001010000 ~/.ssh/authorized_keys"), "a write outside the project (/home/dev/.ssh/authorized_keys), in a folder of keys and credentials [rule guarded]" },
+  { B("ln -sf /dev/null ~/.aws/cli/history"), "[rule guarded]" },
+  { B("setfacl -m u:nobody:r ~/.docker/config.json"), "[rule guarded]" },
+  { B("chmod 4755 /usr/local/bin/helper"), "changing the mode or owner of /usr/local/bin/helper, outside the project [rule outside]" },
+  { B("chown -h dev ../sibling/link"), "changing the mode or owner of /home/dev/sibling/link" },
+  { B("chattr -i /etc/resolv.conf"), "changing the mode or owner of /etc/resolv.conf" },
+  { B("chattr +a -R ~/logs"), "[rule outside]" },
+  { B("setfacl --modify=u:guest:rwx ~/notes.txt"), "[rule outside]" },
+  { B("chflags nouchg ~/Desktop/todo.txt"), "[rule outside]" },
+  { B("xattr -w com.example.tag blue ~/Documents/a.pdf"), "changing the mode or owner of /home/dev/Documents/a.pdf" },
+  { B("xattr -d com.apple.quarantine /Applications/Tool.app"), "[rule outside]" },
+  { B("chmod --reference=README.md /etc/hosts"), "changing the mode or owner of /etc/hosts" },
+  { B("chmod -x ~/bin/tool"), "changing the mode or owner of /home/dev/bin/tool" },
+  { B("truncate -s 0 ~/.ssh/known_hosts"), "[rule guarded]" },
+  { B("chmod 755 .git/hooks/pre-push"), "changing the mode or owner of .git/hooks/pre-push, inside .git/ [rule git-internals]" },
+}
+for i, c in ipairs(attr_changed) do
+  test("a mode or owner change is a write " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local attr_near = {
+  B("chmod +x ./script.sh"),
+  B("chmod -R u+w build"),
+  B("chmod 600 certs/dev.key"),
+  B("chown -R $USER node_modules"),
+  B("chmod +x node_modules/.bin/tsc"),
+  B("chmod 644 package-lock.json"),
+  B("chmod 755 /tmp/run.sh"),
+  B("xattr -l ./dist/App.app"),
+  B("xattr -p com.apple.quarantine ./tool"),
+  B("stat -c %a ~/.ssh/id_rsa"),
+  B("ls -l ~/.aws"),
+  B("chattr +i data/frozen.db"),
+  B("setfacl -m u:www:rx ./public"),
+  B("touch -t 202001010000 src/a.go"),
+  -- a folder the line makes is its own
+  B("sudo mkdir -p /opt/tool && sudo chown dev:dev /opt/tool"),
+  B("mkdir -p /srv/www; chmod 755 /srv/www"),
+}
+for i, r in ipairs(attr_near) do
+  test("a mode or owner change inside the project passes " .. i, function() expect.no_objection(r()) end)
+end
+
+-- A delete is a write inside the project too: what a write may not touch
+-- (.git/, CI configuration) is not deleted either, by rm, unlink, mv's
+-- source, find -delete or git rm, under the same rule. A stale lock of
+-- git's, a lockfile to be written again, build output and a file git rm
+-- --cached only untracks may go.
+local owned_deletes = {
+  { B("rm .git/HEAD"), "deleting .git/HEAD, inside .git/ [rule git-internals]" },
+  { B("rm -rf .git"), "deleting .git, inside .git/ [rule git-internals]" },
+  { B("rm -f vendor/lib/.git/config"), "[rule git-internals]" },
+  { B("unlink .git/hooks/pre-commit"), "[rule git-internals]" },
+  { B("cd .git && rm packed-refs"), "deleting .git/packed-refs" },
+  { B("find . -path './.git/refs/*' -delete"), "[rule git-internals]" },
+  { B("rm .gitlab-ci.yml"), "deleting CI configuration (.gitlab-ci.yml) [rule ci]" },
+  { B("rm -r .circleci"), "deleting CI configuration (.circleci) [rule ci]" },
+  { B("rm -f .github/workflows/release.yml"), "[rule ci]" },
+  { B("rm -rf .github/workflows"), "[rule ci]" },
+  { B("mv .github/workflows/test.yml /tmp/"), "deleting CI configuration (.github/workflows/test.yml)" },
+  { B("mv -t /tmp .woodpecker.yml"), "[rule ci]" },
+  { B("git rm Jenkinsfile"), "deleting CI configuration (Jenkinsfile) [rule ci]" },
+  { B("git rm -r -q .buildkite"), "[rule ci]" },
+  { B("find .github/workflows -name '*.yml' -delete"), "[rule ci]" },
+  { B("find -L .git/hooks -type f -delete"), "[rule git-internals]" },
+  { B("cd \"$REPO\" && rm .git/config"), "[rule git-internals]" },
+}
+for i, c in ipairs(owned_deletes) do
+  test("a delete is refused where a write is " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local owned_deletes_near = {
+  B("rm -f .git/index.lock"),
+  B("rm .git/refs/heads/main.lock"),
+  B("find .git -name '*.lock' -delete"),
+  B("rm package-lock.json && npm install"),
+  B("rm -f Cargo.lock go.sum"),
+  B("rm -rf node_modules dist .next"),
+  B("git rm --cached .env"),
+  B("git rm src/old.go"),
+  B("mv .github/old-notes.md docs/"),
+  B("rm -rf .github/ISSUE_TEMPLATE"),
+  B("find . -name '*.pyc' -delete"),
+  B("rm .gitignore.bak"),
+  B("mv build/ci.yml build/ci.old.yml"),
+  B("cd \"$WORK\" && rm notes.txt"),
+}
+for i, r in ipairs(owned_deletes_near) do
+  test("deletes beside the owned files pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- The agents' own hooks and permission settings in the project: a write,
+-- a delete or a mode change of one turns a defense off or grants
+-- permissions, by any tool; the user is asked [rule agent-config]
+-- (SETTINGS.agent_config_action). Reading them passes.
+local function expect_asked(r, sub)
+  expect.eq(r.denied, false, "denied")
+  expect.eq(r.asked, true, "asked")
+  expect.contains(r.reason, sub)
+end
+local agent_config = {
+  { W(".claude/settings.local.json"), "writing an agent's hooks or permission settings (.claude/settings.local.json) [rule agent-config]" },
+  { E("/home/dev/project/.claude/settings.json"), "[rule agent-config]" },
+  { W(".claude/hooks/guard.sh"), "[rule agent-config]" },
+  { E(".gemini/settings.json"), "[rule agent-config]" },
+  { W(".codex/config.toml"), "[rule agent-config]" },
+  { W(".github/hooks/pre-tool.json"), "[rule agent-config]" },
+  { T("apply_patch", "fs.write", { command = "*** Begin Patch\n*** Delete File: .cursor/hooks.json\n*** End Patch\n" }), "[rule agent-config]" },
+  { B("rm .claude/hooks/block-rm.py"), "deleting an agent's hooks or permission settings (.claude/hooks/block-rm.py)" },
+  { B("find .claude/hooks -type f -delete"), "[rule agent-config]" },
+  { B("rm -rf .claude"), "[rule agent-config]" },
+  { B("mv .codex/config.toml /tmp/"), "[rule agent-config]" },
+  { B("git rm .github/hooks/guard.json"), "[rule agent-config]" },
+  { B("cp /tmp/open.json .gemini/settings.json"), "writing an agent's hooks" },
+  { B("chmod -x .claude/hooks/check.sh"), "changing the mode or owner of an agent's hooks" },
+  { B("echo '{}' > .windsurf/hooks.json"), "[rule agent-config]" },
+}
+for i, c in ipairs(agent_config) do
+  test("an agent's hooks and settings are asked about " .. i .. ": " .. c[2], function() expect_asked(c[1](), c[2]) end)
+end
+local agent_config_near = {
+  R("/home/dev/project/.claude/settings.json"),
+  B("cat .claude/settings.local.json"),
+  B("jq . .cursor/hooks.json"),
+  W(".claude/commands/review.md"),
+  W("docs/claude/settings.json"),
+  E("src/hooks/useAuth.ts"),
+  W(".github/ISSUE_TEMPLATE/bug.md"),
+  B("ls .claude/hooks"),
+}
+for i, r in ipairs(agent_config_near) do
+  test("reads of agents' settings and files beside them pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- Files a program reads by an option are reads: xargs -a (--arg-file),
+-- which the shell library reads as the source of xargs's items.
+local option_reads = {
+  { B("xargs -a ~/.netrc -0"), "reading ~/.netrc, which may hold keys or credentials [rule secret-read]" },
+  { B("xargs --arg-file=/home/dev/.pgpass echo"), "reading /home/dev/.pgpass" },
+  { B("xargs -0a .env printf '%s\\n'"), "reading .env" },
+  { B("xargs --arg-file ~/.git-credentials -n1"), "reading ~/.git-credentials" },
+  { B("grep -f ~/.aws/credentials notes.txt"), "reading ~/.aws/credentials" },
+  { B("awk -f ~/.ssh/id_rsa x"), "reading ~/.ssh/id_rsa" },
+}
+for i, c in ipairs(option_reads) do
+  test("a secret read by an option is a read " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local option_reads_near = {
+  B("xargs -a urls.txt -n1 curl -sI"),
+  B("xargs --arg-file=files.txt wc -l"),
+  B("grep -f patterns.txt src/main.go"),
+  B("sed -f scripts/fix.sed -i src/a.go"),
+}
+for i, r in ipairs(option_reads_near) do
+  test("an option's ordinary file passes " .. i, function() expect.no_objection(r()) end)
+end
+
+-- ssh-keygen -R (forget a host) and -H rewrite ~/.ssh/known_hosts, or the
+-- file -f names; -p, -c and a new key (-t) rewrite the key -f names.
+local keygen = {
+  { B("ssh-keygen -R github.com"), "a write outside the project (/home/dev/.ssh/known_hosts), in a folder of keys and credentials [rule guarded]" },
+  { B("ssh-keygen -f ~/.ssh/known_hosts -R 10.0.0.7"), "[rule guarded]" },
+  { B("ssh-keygen -Hf /home/dev/.ssh/known_hosts"), "[rule guarded]" },
+  { B("ssh-keygen -p -f ~/.ssh/id_ed25519 -N ''"), "[rule guarded]" },
+  { B("ssh-keygen -t ed25519 -f ~/.ssh/id_work -N ''"), "[rule guarded]" },
+  { B("ssh-keygen -R host -f /etc/ssh/ssh_known_hosts"), "a write outside the project (/etc/ssh/ssh_known_hosts)" },
+}
+for i, c in ipairs(keygen) do
+  test("ssh-keygen's rewrites are writes " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local keygen_near = {
+  B("ssh-keygen -lf ~/.ssh/id_ed25519.pub"),
+  B("ssh-keygen -F github.com"),
+  B("ssh-keygen -t ed25519 -f ./testdata/deploy_key -N ''"),
+  B("ssh-keygen -Y verify -f allowed_signers -I me -n file -s x.sig < x"),
+  B("ssh-keygen -R host -f ./testdata/known_hosts"),
+}
+for i, r in ipairs(keygen_near) do
+  test("ssh-keygen's reads and project files pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- Code the line writes out by hand and then runs is read as a one-liner's:
+-- the names it quotes are files it reads.
+local written_code = {
+  { B("echo 'package main\nimport \"os\"\nfunc main(){ b, _ := os.ReadFile(\"/home/dev/.npmrc\"); os.Stdout.Write(b) }' > /tmp/r.go; go run /tmp/r.go"), "reading /home/dev/.npmrc" },
+  { B("cat > /tmp/p.py <<'EOF'\nprint(open('/etc/shadow').read())\nEOF\npython3 /tmp/p.py"), "reading /etc/shadow" },
+  { B("printf '%s' \"process.stdout.write(fs.readFileSync('.env'))\" > peek.js && node peek.js"), "reading .env" },
+  { B("echo 'cat ~/.aws/credentials' > x.sh; chmod +x x.sh; ./x.sh"), "reading ~/.aws/credentials" },
+}
+for i, c in ipairs(written_code) do
+  test("code written out and run is read " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local written_code_near = {
+  B("echo 'print(1)' > /tmp/a.py; python3 /tmp/a.py"),
+  B("echo .env >> .gitignore && git status"),
+  B("cat > main.go <<'EOF'\npackage main\nfunc main() {}\nEOF\ngo run main.go"),
+  -- a secret's name written into a file that is not run is only text
+  B("echo 'ENV_FILE=.env' > settings.ini"),
+  B("echo \"open('.env')\" > notes.txt; python3 tool.py"),
+}
+for i, r in ipairs(written_code_near) do
+  test("code written out that reads no secret passes " .. i, function() expect.no_objection(r()) end)
 end
