@@ -108,10 +108,11 @@
 --                SETTINGS.writable): cp, mv, tee, redirections, sed -i, rm,
 --                chmod, chattr, mkdir, sudoedit, find -delete
 --
--- Asked about, not denied (SETTINGS.escapes):
---   shell-escape an interactive shell whose commands no hook sees: a shell
---                with no script (bash, exec zsh -l, nice /bin/sh, find -exec
---                sh, awk 'BEGIN{system("sh")}', sh </dev/tty), a program
+-- Asked about, not denied (each by its setting: escapes, as_root, service_stops):
+--   shell-escape (SETTINGS.escapes) an interactive shell whose commands no
+--                hook sees: a shell with no script (bash, exec zsh -l, nice
+--                /bin/sh, find -exec sh, awk 'BEGIN{system("sh")}', sh
+--                </dev/tty), a program
 --                told to start one (setarch/unshare/nsenter/cpulimit/
 --                ssh-agent/rlwrap/tmux/start-stop-daemon … /bin/sh, yarn
 --                exec sh, gem open -e sh, rpm --eval '%(sh)', make --eval
@@ -126,6 +127,33 @@
 --                Package names, look-ups (which bash, man bash), text
 --                tools, containers and remote hosts (docker run -it x sh,
 --                kubectl exec, ssh host) are not launchers here.
+--   as-root      (SETTINGS.as_root) any other command run as root: sudo,
+--                doas, pkexec or run0 naming no user or root (sudo -u root,
+--                sudo -s/-i CMD, sudo env X=1 CMD, xargs sudo CMD), and the
+--                commands of a shell or find -exec it runs (sudo sh -c
+--                '…', sudo find … -exec …); sudo -e/sudoedit. Run as root a
+--                program may write any file, load code or open a shell
+--                (sudo cp, sudo gcc -o, sudo git apply --directory /, sudo
+--                node -e '…', sudo make install, sudo bash x.sh): which of
+--                hundreds can is not listed, what only reads is
+--                (SETTINGS.as_root_reads: ls, cat, ps, ss, journalctl,
+--                systemctl status/restart, git status/log/diff, apt list,
+--                docker ps/logs, kubectl get, …; subcommand-aware). A
+--                shell's code on the line is read command by command, not
+--                asked about; the system's package managers (sudo apt-get
+--                install …) are the packages pack's. Another user's command
+--                (sudo -u postgres psql) is judged like any other.
+--   service-stop (SETTINGS.service_stops) stopping any other service:
+--                systemctl stop/kill/freeze/isolate, service X stop,
+--                invoke-rc.d, rc-service, /etc/init.d/X stop, initctl stop,
+--                brew services stop, snap stop/disable, launchctl stop/kill/
+--                remove, nginx -s stop/quit, apachectl stop/graceful-stop,
+--                sv down, s6-svc -d, caddy stop, net stop, sc stop/delete, a
+--                load balancer's runtime API told to disable a server (echo
+--                'disable server be/x' | socat stdio /run/haproxy.sock).
+--                Start, restart and reload pass (the service keeps running;
+--                haproxy -sf/-st is its reload), and so do process managers
+--                of one's own programs (pm2, supervisorctl) and kill.
 --
 -- Why: each changes the machine rather than the project, turns a defense
 -- off, opens it to the network or destroys the way back; a coding agent
@@ -139,8 +167,8 @@
 -- getenforce, aa-status, auditctl -l, systemctl status/start/restart,
 -- journalctl -u x, fdisk -l, lsmod, sysctl -a, mount, findmnt, spctl
 -- --status, csrutil status, Get-MpPreference, net user, ls /etc, cat /etc/os-release,
--- cp /etc/x ./), running a program or script with sudo (sudo systemctl
--- restart nginx, sudo bash -c '…' whose commands are judged one by one),
+-- cp /etc/x ./), reading it with sudo (sudo ls, sudo git status, sudo
+-- systemctl restart nginx, sudo bash -c '…' whose commands each pass),
 -- writes below SETTINGS.writable (/usr/local) and anything inside the
 -- project (the payload's cwd). Installing packages (sudo apt-get install …)
 -- is the packages pack's business, not this one's.
@@ -158,6 +186,18 @@
 --   backup_folders     folder names whose deletion is destroying backups
 --   escapes            "ask" (default), "deny" or "allow": the verdict on
 --                      an unprivileged shell escape (rule shell-escape)
+--   as_root            "ask" (default), "deny" or "allow": the verdict on a
+--                      command run as root that is not one of as_root_reads
+--                      (rule as-root)
+--   as_root_reads      what passes run as root: "prog" (any use of it), or
+--                      "prog WORD …", each WORD the next operand ("*" any,
+--                      "$" no more operands) or an option given anywhere
+--                      ("crontab -l", "git status", "service * status", "ip
+--                      addr $"). A program whose changes another rule
+--                      denies (fdisk, sysctl, iptables) may be listed whole
+--   service_stops      "ask" (default), "deny" or "allow": the verdict on
+--                      stopping a service that is neither a security nor a
+--                      critical one (rule service-stop)
 --
 -- What it cannot know: a script the command runs (./setup.sh, sudo bash
 -- install.sh) is not read; a shell escape typed inside an interactive
@@ -191,7 +231,78 @@ local SETTINGS = hook.settings("system", {
     ".backup", ".backups" },
   -- the verdict on an unprivileged shell escape: "ask", "deny" or "allow"
   escapes = "ask",
+  -- the verdict on any other command run as root: "ask", "deny" or "allow"
+  as_root = "ask",
+  -- what passes run as root: "prog" (any use), or "prog WORD …" where each
+  -- WORD is the next operand ("*" any, "$" no more) or an option given
+  -- anywhere ("-l", "--list")
+  as_root_reads = { "ls", "dir", "cat", "head", "tail", "grep", "egrep", "fgrep", "zgrep", "zcat", "rg", "ag",
+    "wc", "stat", "file", "du", "df", "ps", "pgrep", "pidof", "lsof", "ss", "netstat", "dmesg", "id", "whoami",
+    "groups", "who", "w", "last", "lastb", "lastlog", "uptime", "uname", "free", "vmstat", "iostat", "mpstat",
+    "pidstat", "lsblk", "blkid", "lscpu", "lspci", "lsusb", "lsmod", "lshw", "lsns", "lsipc", "dmidecode",
+    "findmnt", "getent", "printenv", "env", "echo", "printf", "true", "test", "which", "whereis", "readlink",
+    "realpath", "basename", "dirname", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "tree",
+    "find", "locate", "lsattr", "getfacl", "getcap", "namei", "strings", "od", "xxd", "hexdump", "diff", "cmp",
+    "jq", "sysctl", "modinfo", "journalctl", "ausearch", "aureport", "getenforce", "sestatus", "aa-status",
+    "getsebool", "ping", "traceroute", "tracepath", "dig", "nslookup", "host", "fdisk", "sfdisk", "parted",
+    "efibootmgr", "lvs", "vgs", "pvs", "lvdisplay", "vgdisplay", "pvdisplay", "atq", "crontab -l",
+    "auditctl -l", "auditctl -s", "iptables -L", "iptables -S", "iptables --list", "iptables --list-rules",
+    "ip6tables -L", "ip6tables -S", "iptables-save", "ip6tables-save", "nft list", "ufw status", "ufw show",
+    "firewall-cmd --list-all", "firewall-cmd --state", "ip * show", "ip * list", "ip * ls", "ip * get",
+    "ip addr $", "ip a $", "ip address $", "ip route $", "ip r $", "ip link $", "ip l $", "ip neigh $",
+    "ip rule $", "mount $", "swapon --show", "systemctl $", "systemctl status", "systemctl show",
+    "systemctl cat", "systemctl list-units", "systemctl list-unit-files", "systemctl list-timers",
+    "systemctl list-sockets", "systemctl list-dependencies", "systemctl list-jobs", "systemctl is-active",
+    "systemctl is-enabled", "systemctl is-failed", "systemctl is-system-running", "systemctl get-default",
+    "systemctl show-environment", "systemctl start", "systemctl restart", "systemctl reload",
+    "systemctl try-restart", "systemctl reload-or-restart", "systemctl daemon-reload", "systemctl reset-failed",
+    "service * status", "service * start", "service * restart", "service * reload", "service --status-all",
+    "loginctl list-sessions", "loginctl list-users", "loginctl session-status", "loginctl user-status",
+    "loginctl show-session", "timedatectl status", "timedatectl $", "hostnamectl status", "hostnamectl $",
+    "resolvectl status", "resolvectl query", "networkctl status", "networkctl list", "launchctl list",
+    "launchctl print", "nginx -t", "nginx -T", "nginx -v", "nginx -V", "nginx -s reload", "apachectl configtest",
+    "apachectl -t", "apachectl -S", "apache2ctl configtest", "apache2ctl -t", "apache2ctl -S", "haproxy -c",
+    "haproxy -v", "haproxy -vv", "git status", "git log", "git diff", "git show", "git blame", "git ls-files",
+    "git ls-tree", "git rev-parse", "git describe", "git shortlog", "git grep", "git cat-file", "git version",
+    "git branch $", "git remote $", "git config --list", "git config -l", "git config --get", "apt list",
+    "apt show", "apt search", "apt policy", "apt depends", "apt rdepends", "apt update", "apt-get update",
+    "apt-cache", "apt-mark showmanual", "apt-mark showhold", "apt-mark showauto", "dpkg -l", "dpkg -L",
+    "dpkg -s", "dpkg -S", "dpkg --list", "dpkg --listfiles", "dpkg --status", "dpkg --search",
+    "dpkg --get-selections", "dpkg --print-architecture", "dpkg-query", "rpm -q", "rpm --query", "rpm -V",
+    "rpm --verify", "dnf list", "dnf info", "dnf search", "dnf repolist", "dnf provides", "dnf check-update",
+    "dnf makecache", "yum list", "yum info", "yum search", "yum repolist", "yum provides", "yum check-update",
+    "yum makecache", "zypper search", "zypper info", "zypper refresh", "zypper repos", "apk info", "apk search",
+    "apk update", "pacman -Q", "pacman -Ss", "pacman -Si", "snap list", "snap info", "snap find",
+    "snap changes", "snap services", "flatpak list", "flatpak info", "pip list", "pip show", "pip freeze",
+    "pip3 list", "pip3 show", "pip3 freeze", "npm ls", "npm list", "npm view", "npm outdated",
+    "docker ps", "docker images", "docker logs", "docker inspect", "docker version", "docker info",
+    "docker stats", "docker top", "docker port", "docker diff", "docker history", "docker events",
+    "docker search", "docker container ls", "docker container list", "docker container ps",
+    "docker container inspect", "docker container logs", "docker image ls", "docker image list",
+    "docker image inspect", "docker image history", "docker volume ls", "docker volume inspect",
+    "docker network ls", "docker network inspect", "docker system df", "docker system info",
+    "docker context ls", "docker compose ps", "docker compose logs", "docker compose config", "docker compose ls",
+    "docker-compose ps", "docker-compose logs", "docker-compose config", "podman ps", "podman images",
+    "podman logs", "podman inspect", "podman version", "podman info", "crictl ps", "crictl pods",
+    "crictl images", "crictl logs", "crictl inspect", "crictl info", "kubectl get", "kubectl describe",
+    "kubectl logs", "kubectl top", "kubectl version", "kubectl cluster-info", "kubectl api-resources",
+    "kubectl explain", "kubectl auth can-i", "kubectl config view", "kubectl config get-contexts",
+    "kubectl config current-context", "kubectl rollout status", "kubectl rollout history", "zfs list",
+    "zfs get", "zpool status", "zpool list", "btrfs filesystem show", "btrfs filesystem df",
+    "btrfs filesystem usage", "btrfs subvolume list", "btrfs subvolume show", "mdadm --detail",
+    "cryptsetup status", "dmsetup ls", "dmsetup info", "dmsetup status", "nvme list", "smartctl -a",
+    "smartctl -i", "smartctl -H", "smartctl -x", "smartctl --scan", "shutdown -c", "visudo -c", "visudo --check",
+    "sgdisk -p", "sgdisk --print" },
+  -- the verdict on stopping a service that is neither a security service
+  -- nor a critical one (those are denied): "ask", "deny" or "allow"
+  service_stops = "ask",
 })
+for _, k in ipairs({ "escapes", "as_root", "service_stops" }) do
+  local v = SETTINGS[k]
+  if v ~= "ask" and v ~= "deny" and v ~= "allow" then
+    error("system pack: SETTINGS." .. k .. " is " .. tostring(v) .. "; want \"ask\", \"deny\" or \"allow\"")
+  end
+end
 
 -- unit_name returns a unit name without its type suffix or instance,
 -- lower-cased ("sshd.service" -> "sshd", "getty@tty1" -> "getty").
@@ -264,6 +375,7 @@ end
 -- sudo, doas, pkexec or run0, or reached through su -c / runuser -c.
 local PRIV = set({ "sudo", "doas", "pkexec", "run0" })
 local function privileged(c)
+  if c.system_root then return true end
   for _, w in ipairs(c.wrappers) do
     if PRIV[w] then return true end
   end
@@ -502,7 +614,7 @@ end
 -- /etc/init.d/NAME commands, or nil.
 local function service(c)
   local _, ts = operands(c)
-  if c.name == "service" or c.name == "rc-service" then return ts[1] and unit(ts[1]), ts[2] end
+  if c.name == "service" or c.name == "rc-service" or c.name == "invoke-rc.d" then return ts[1] and unit(ts[1]), ts[2] end
   if c.word and not c.word.unknown and c.word.text:find("^/etc/init%.d/") then return unit(c.name), ts[1] end
   if c.name == "update-rc.d" then return ts[1] and unit(ts[1]), ts[2] end
   if c.name == "chkconfig" then
@@ -1346,7 +1458,7 @@ local function stops(c, services)
     end
     return false
   end
-  if not (n == "service" or n == "rc-service" or n == "update-rc.d" or n == "chkconfig" or n == "rc-update"
+  if not (n == "service" or n == "rc-service" or n == "invoke-rc.d" or n == "update-rc.d" or n == "chkconfig" or n == "rc-update"
     or (c.word and c.word.text:find("^/etc/init%.d/"))) then
     return false
   end
@@ -1556,6 +1668,306 @@ local function root_server(c)
   return false
 end
 
+-- as-root: any other command run as root (sudo, doas, pkexec, run0 with
+-- no user named, or root named), but one of SETTINGS.as_root_reads.
+
+-- READS maps a program to the patterns of SETTINGS.as_root_reads that
+-- name it: a list of words, each an operand in turn ("*" any, "$" no
+-- more) or an option given anywhere; an empty list is any use.
+local READS = {}
+for _, entry in ipairs(SETTINGS.as_root_reads) do
+  local prog, words = nil, {}
+  for w in string.gmatch(tostring(entry), "%S+") do
+    if prog then words[#words + 1] = w else prog = w end
+  end
+  if prog then
+    local list = READS[prog] or {}
+    list[#list + 1] = words
+    READS[prog] = list
+  end
+end
+
+-- The options of these programs that take a value, skipped when their
+-- operands are read (git -C dir status, docker -H host ps).
+local VALUE_OPTS = {
+  git = set({ "-C", "-c", "--git-dir", "--work-tree", "--namespace" }),
+  docker = set({ "-H", "--host", "--context", "-c", "--config", "-l", "--log-level" }),
+  podman = set({ "--url", "--connection", "-c", "--root", "--runroot" }),
+  kubectl = set({ "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server" }),
+  systemctl = SYSTEMCTL_ARG,
+  apt = set({ "-o", "-t", "-c" }),
+  ["apt-get"] = set({ "-o", "-t", "-c" }),
+  ip = set({ "-n", "-netns", "-f", "-family", "-b", "-batch" }),
+}
+
+-- operand_list returns c's operands, lower-cased, the values of its
+-- program's options in VALUE_OPTS left out.
+local function operand_list(c)
+  local skip = VALUE_OPTS[c.name]
+  local ts, k = {}, 1
+  while c.args[k] do
+    local a = c.args[k]
+    local t = a.text
+    if skip and skip[t] then
+      k = k + 1
+    elseif a.unknown or t:sub(1, 1) ~= "-" then
+      ts[#ts + 1] = t:lower()
+    end
+    k = k + 1
+  end
+  return ts
+end
+
+-- reads_pattern reports whether c matches one pattern of READS.
+local function reads_pattern(c, words, ts)
+  local k = 1
+  for _, w in ipairs(words) do
+    if w == "$" then
+      if ts[k] then return false end
+    elseif w:sub(1, 2) == "--" then
+      if not flag(c, nil, w:sub(3)) then return false end
+    elseif w:sub(1, 1) == "-" and #w == 2 then
+      if not flag(c, w:sub(2), nil) then return false end
+    elseif w:sub(1, 1) == "-" then
+      if not any_arg(c, "^" .. re.quote(w) .. "$") then return false end
+    else
+      if not ts[k] or (w ~= "*" and ts[k] ~= w) then return false end
+      k = k + 1
+    end
+  end
+  return true
+end
+
+-- root_reads reports whether c, run as root, only reads (SETTINGS.as_root_reads),
+-- only changes the project's own files' owners and modes or removes them,
+-- or is a shell or find whose commands are each judged on their own.
+local FIND_WRITES = "^-(?:delete|fprint0?|fprintf|fls)$"
+local SYSTEM_PACKAGERS = set({ "apt", "apt-get", "aptitude", "dnf", "yum", "microdnf", "zypper", "pacman", "apk",
+  "snap", "flatpak", "emerge", "xbps-install", "xbps-remove", "port", "pkg", "pkgin", "swupd", "eopkg", "nix-env" })
+local PROJECT_CHANGERS = set({ "chown", "chgrp", "chmod", "chattr", "setfacl", "rm", "rmdir", "unlink", "mkdir",
+  "touch" })
+local function root_reads(c, cwd, made)
+  local n = c.name
+  if not n then return false end
+  if PROJECT_CHANGERS[n] and not c.dir then
+    -- owners, modes and removals of the project's own files (sudo chown -R
+    -- dev ., sudo rm -rf build left by a container), or of a folder the
+    -- line made (sudo mkdir -p /opt/app && sudo chown dev /opt/app): every
+    -- target known and inside the project or such a folder; a folder made
+    -- (the system's are system-files')
+    local all = outside(c, cwd)
+    -- chown's owner, chmod's mode: not a file
+    local spec = (n == "chown" or n == "chgrp" or n == "chmod") and not any_arg(c, "^--reference") and operands(c)[1]
+    local files = 0
+    for _, t in ipairs(all) do
+      if t[1] ~= spec then
+        local abs = place(t[1], cwd)
+        if not abs then return false end
+        if n == "mkdir" then
+          made[#made + 1] = abs
+        elseif not (project(abs, cwd) or (n ~= "rm" and n ~= "rmdir" and n ~= "unlink" and under(abs, made))) then
+          return false
+        end
+        files = files + 1
+      end
+    end
+    return files > 0
+  end
+  if SHELLS[n] then
+    -- its code is on the line (sh -c '…', a here-document, echo … | sh):
+    -- its commands are judged one by one; a script file is not read
+    if c.computed then return false end
+    if c.inline then return true end
+    if c.script then return false end
+    -- a pipe into xargs is xargs's input, not the shell's script
+    local piped = c.pipe_in
+    for _, w in ipairs(c.wrappers) do
+      if w == "xargs" then piped = false end
+    end
+    if piped then return true end
+    for _, r in ipairs(c.redirs) do
+      if r.op:find("^<<") then return true end
+    end
+    return false
+  end
+  -- installing and removing the system's packages from its repositories
+  -- is the packages pack's business (a package file is package-file's)
+  if SYSTEM_PACKAGERS[n] then return true end
+  local pats = READS[n]
+  if not pats then return false end
+  if n == "find" and any_arg(c, FIND_WRITES) then return false end
+  if #paths.writes({ name = n, args = c.args, redirs = {} }) > 0 then return false end
+  local ts
+  for _, words in ipairs(pats) do
+    if #words == 0 then return true end
+    ts = ts or operand_list(c)
+    if reads_pattern(c, words, ts) then return true end
+  end
+  return false
+end
+
+-- PRIV_VALUES: the options of sudo, doas and pkexec that take a value
+-- (short letters, long names); the user is -u/--user's.
+local PRIV_SHORT = { sudo = "ugprCDhTUtc", doas = "uC", pkexec = "" }
+local PRIV_LONG = set({ "--user", "--group", "--prompt", "--role", "--close-from", "--chdir", "--host", "--type",
+  "--command-timeout", "--other-user", "--login-class" })
+local function root_user(t)
+  return t == "root" or t == "0" or t == "#0" or t:find("%z") ~= nil
+end
+
+-- own_root reports whether c runs as root by its own wrappers: sudo, doas
+-- or pkexec naming no user, or root (sudo -u root, doas -u root).
+local function own_root(c)
+  local priv = false
+  for _, w in ipairs(c.wrappers) do
+    if PRIV[w] then priv = true end
+  end
+  if not priv or not c.argv then return false end
+  local argv, last = c.argv, (c.word_at or (#c.argv + 1)) - 1
+  local k = 1
+  while k <= last do
+    local short = PRIV_SHORT[shell.basename(argv[k].text)]
+    k = k + 1
+    if short then
+      local user
+      while k <= last do
+        local t = argv[k].text
+        if t == "--" then k = k + 1; break end
+        if t:sub(1, 1) ~= "-" or t == "-" then break end
+        local long, v = t:match("^(%-%-[%w-]+)=(.*)$")
+        if long then
+          if long == "--user" then user = v end
+        elseif PRIV_LONG[t] then
+          if t == "--user" and argv[k + 1] then user = argv[k + 1].text end
+          k = k + 1
+        elseif t:sub(2, 2) ~= "-" then
+          -- a cluster: the first letter taking a value takes the rest, or the next word
+          for j = 2, #t do
+            local ch = t:sub(j, j)
+            if short:find(ch, 1, true) then
+              local val = t:sub(j + 1)
+              if val == "" then
+                k = k + 1
+                val = argv[k] and argv[k].text or ""
+              end
+              if ch == "u" then user = val end
+              break
+            end
+          end
+        end
+        k = k + 1
+      end
+      if user == nil or root_user(user) then return true end
+    end
+  end
+  return false
+end
+
+-- run0_program returns the program run0 runs as root (its first operand
+-- after its options), or nil when it names another user or none.
+local RUN0_VALUES = set({ "-u", "--user", "-g", "--group", "-D", "--chdir", "--unit", "--property", "--description",
+  "--slice", "--slice-inherit", "--nice", "--setenv", "--background", "--machine", "--shell-prompt-prefix" })
+local function run0_program(c)
+  local k = 1
+  while c.args[k] do
+    local t = c.args[k].text
+    if t == "-u" or t == "--user" then
+      local u = c.args[k + 1] and c.args[k + 1].text or ""
+      if not root_user(u) then return nil end
+      k = k + 1
+    elseif t:find("^%-%-user=") and not root_user(t:sub(8)) then
+      return nil
+    elseif RUN0_VALUES[t] then
+      k = k + 1
+    elseif t:sub(1, 1) ~= "-" or c.args[k].unknown then
+      return c.args[k]
+    end
+    k = k + 1
+  end
+  return nil
+end
+
+-- as_root reports whether c runs as root and is not only reading.
+local function as_root(c, cwd, made)
+  local n = c.name
+  if n == "sudoedit" or ((n == "sudo" or n == "doas") and flag(c, "e", "edit")) then return true end
+  if n == "run0" then
+    local w = run0_program(c)
+    if not w then return false end
+    local pats = READS[shell.basename(w.text):lower()]
+    return not (pats and #pats[1] == 0 and not w.unknown)
+  end
+  return c.system_root == true and not root_reads(c, cwd, made)
+end
+
+-- service-stop: stopping a service of the machine's (one that is neither
+-- a security service nor a critical one: those rules deny): systemctl
+-- stop/kill/freeze/isolate, service X stop, invoke-rc.d, rc-service,
+-- /etc/init.d/X stop, initctl stop, brew services stop, snap stop/disable,
+-- launchctl stop/kill/remove, nginx -s stop/quit,
+-- apachectl stop/graceful-stop, sv down, s6-svc -d, caddy stop, Windows'
+-- net stop and sc stop/delete/config. Restarts and reloads keep it
+-- running: they pass, as do process managers of one's own programs (pm2,
+-- supervisorctl) and kill of a process.
+local SERVICE_STOPS = set({ "stop", "kill", "freeze", "disable", "mask", "isolate" })
+local ACTION_STOPS = set({ "stop", "force-stop", "disable", "remove", "off", "zap", "kill", "graceful-stop" })
+local HAPROXY_STOPS = "(?im)^\\s*(?:disable\\s+(?:server|frontend|backend)|shutdown\\s+(?:sessions?|frontend)|" ..
+  "set\\s+server\\s+\\S+\\s+state\\s+(?:maint|drain))\\b"
+local SV_STOPS = set({ "down", "d", "stop", "kill", "k", "exit", "x", "force-stop", "force-shutdown", "once" })
+local function service_stop(c)
+  local n = c.name
+  if not n then return false end
+  if n == "systemctl" then
+    return SERVICE_STOPS[systemctl(c) or ""] == true
+  elseif n == "service" or n == "rc-service" or n == "invoke-rc.d" then
+    local _, ts = operands(c)
+    return ACTION_STOPS[ts[2] or ""] == true
+  elseif n == "brew" or n == "snap" then
+    -- brew services stop NAME (launchd), snap stop/disable NAME
+    local _, ts = operands(c)
+    if n == "brew" then return ts[1] == "services" and (ts[2] == "stop" or ts[2] == "kill") end
+    return ts[1] == "stop" or ts[1] == "disable"
+  elseif c.word and not c.word.unknown and (c.word.text:find("^/etc/init%.d/") or c.word.text:find("^/etc/rc%.d/")
+    or c.word.text:find("^/usr/local/etc/rc%.d/")) then
+    local _, ts = operands(c)
+    return ACTION_STOPS[ts[1] or ""] == true
+  elseif n == "initctl" or n == "launchctl" then
+    local _, ts = operands(c)
+    local v = ts[1] or ""
+    return v == "stop" or (n == "launchctl" and (v == "kill" or v == "remove"))
+  elseif n == "nginx" or n == "openresty" then
+    for k, a in ipairs(c.args) do
+      local v = a.text:match("^%-s(.+)$") or (a.text == "-s" and c.args[k + 1] and c.args[k + 1].text)
+      if v == "stop" or v == "quit" then return true end
+    end
+  elseif n == "apachectl" or n == "apache2ctl" or n == "httpd" or n == "apache2" then
+    local _, ts = operands(c)
+    for _, t in ipairs(ts) do
+      if t == "stop" or t == "graceful-stop" then return true end
+    end
+  elseif n == "sv" then
+    local _, ts = operands(c)
+    return SV_STOPS[ts[1] or ""] == true
+  elseif n == "s6-svc" or n == "s6-rc" then
+    return flag(c, "dDkx", nil) or (n == "s6-rc" and select(2, operands(c))[1] == "down")
+  elseif n == "caddy" then
+    return select(2, operands(c))[1] == "stop"
+  elseif (n == "socat" or NETCAT[n]) and c.pipe_in and c.upstream then
+    -- a load balancer's runtime API told to take servers out of service
+    -- (echo 'disable server be/web1' | socat stdio /run/haproxy.sock)
+    local out = shell.output(c.upstream)
+    return out ~= nil and re.match(HAPROXY_STOPS, out)
+  elseif n == "net" or n == "net1" then
+    return select(2, operands(c))[1] == "stop"
+  elseif n == "sc" or n == "sc.exe" then
+    local _, ts = operands(c)
+    local v = ts[1] or ""
+    if v:find("^\\\\") then v = ts[2] or "" end
+    return v == "stop" or v == "delete" or (v == "config" and any_arg(c, "(?i)^disabled$"))
+  end
+  return false
+end
+
 local rules = {
   { name = "reverse-shell", check = reverse_shell, why = "a reverse shell (a shell wired to a network connection)",
     instead = "do not open shells to the network; ask the user if you need remote access" },
@@ -1629,7 +2041,9 @@ do
     "remove-localgroupmember", "new-localgroup", "remove-localgroup", "pwsh", "powershell", "pwsh.exe",
     "powershell.exe", "cmd", "cmd.exe", "mv", "cp", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "dd",
     "run-parts", "cpan", "sysrc", "mdatp", "log", "pvmove", "pvcreate", "vgreduce", "vgsplit", "vgmerge", "nbd-client",
-    "losetup", "xfs_repair", "e2fsck", "fsck", "fsck.ext4", "resize2fs", "tune2fs", "samba-tool" }
+    "losetup", "xfs_repair", "e2fsck", "fsck", "fsck.ext4", "resize2fs", "tune2fs", "samba-tool", "sudoedit",
+    "initctl", "nginx", "openresty", "apachectl", "apache2ctl", "httpd", "apache2", "sv", "s6-svc", "s6-rc", "caddy",
+    "sc", "sc.exe", "invoke-rc.d", "brew", "snap" }
   for _, set_ in ipairs({ ACCOUNT_TOOLS, LDAP_CHANGERS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT, SHELL_DEFAULT,
     ESCAPE_PROGRAMS, INTERACTIVE }) do
     for k in pairs(set_) do names[#names + 1] = k end
@@ -1717,6 +2131,27 @@ local function escaped()
   return hook.ask("system pack: asking about " .. ESCAPE_REASON)
 end
 
+-- The as-root and service-stop rules' verdicts (SETTINGS.as_root,
+-- SETTINGS.service_stops; "allow" or the rule named in allow turns one
+-- off), and what each says.
+local function verdict(rule, setting)
+  return not ALLOWED[rule] and setting ~= "allow" and setting or nil
+end
+local AS_ROOT = verdict("as-root", SETTINGS.as_root)
+local STOPS = verdict("service-stop", SETTINGS.service_stops)
+local AS_ROOT_REASON = "a command run as root that does more than read (it may write any file, load code or " ..
+  "start a shell as root) [rule as-root]; run it without sudo, or let the user run it."
+local STOP_REASON = "stopping a service of the machine [rule service-stop]; restart or reload it if you must " ..
+  "(systemctl restart NAME), or let the user stop it."
+local function pending_verdict(setting, why)
+  if setting == "deny" then return hook.deny("system pack: blocked " .. why) end
+  return hook.ask("system pack: asking about " .. why)
+end
+
+-- SUBSTS: the ways a command is reached by its output being used, not run
+-- by the command before it ($(…) in the next command's words).
+local SUBSTS = set({ "$(", "`", "<(", ">(" })
+
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line, read here as shell.command reads it: a hook that
   -- hands no table of its input to another function keeps the input's
@@ -1745,11 +2180,31 @@ hook.register("PreToolUse", "@shell", function(input)
   local ps = false
   -- a shell escape is asked about once every command passed the rules
   local pending = ESCAPES and escape_vars(line)
+  local root_pending, stop_pending = false, false
+  -- the folders a root mkdir on the line made
+  local made = {}
+  -- the depth of the last command run as root whose code runs nested
+  -- commands (sudo sh -c '…', sudo find -exec …): the commands after it
+  -- deeper down (or its find -exec actions) run as root too
+  local root_depth
   for _, c in ipairs(cmds) do
+    local d = c.depth or 0
+    if root_depth and (d > root_depth and not (d == root_depth + 1 and SUBSTS[c.via or ""])
+      or (d == root_depth and (c.via or ""):find("^find"))) then
+      c.system_root = true
+    else
+      root_depth = nil
+      if c.wrappers[1] and own_root(c) then
+        c.system_root = true
+        root_depth = d
+      end
+    end
     for _, r in ipairs(active) do
       if r.check(c, cwd, ctx) then return deny(r) end
     end
     if ESCAPES and not pending then pending = escape(c) or written_escape(c) end
+    if AS_ROOT and not root_pending then root_pending = as_root(c, cwd, made) end
+    if STOPS and not stop_pending then stop_pending = service_stop(c) end
     ps = ps or PWSH_NAMES[c.name or ""] == true
     if pwsh.CMD[c.name or ""] then
       -- cmd /c net user … /add
@@ -1774,5 +2229,11 @@ hook.register("PreToolUse", "@shell", function(input)
     return hook.deny("system pack: blocked a command that could not be checked (" .. err ..
       ") [rule parse]; split it into shorter commands.")
   end
+  -- denials first, then asks
+  if root_pending and AS_ROOT == "deny" then return pending_verdict(AS_ROOT, AS_ROOT_REASON) end
+  if stop_pending and STOPS == "deny" then return pending_verdict(STOPS, STOP_REASON) end
+  if pending and ESCAPES == "deny" then return escaped() end
+  if stop_pending then return pending_verdict(STOPS, STOP_REASON) end
+  if root_pending then return pending_verdict(AS_ROOT, AS_ROOT_REASON) end
   if pending then return escaped() end
 end, { name = "pack-system", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
