@@ -3,7 +3,11 @@
 -- What it stops, on any shell tool:
 --   terraform, tofu, terragrunt: destroy, apply -auto-approve, apply -destroy,
 --     state rm, workspace delete (denied); apply of a saved plan file
---     (asked: the plan is not visible)
+--     (asked: the plan is not visible), denied when a plan -destroy -out
+--     of the same line wrote it; plan -destroy -out F, a saved plan that
+--     destroys, which a later apply F runs with no prompt (asked:
+--     SETTINGS.destroy_plan). plan -destroy without -out passes: it only
+--     shows what would go.
 --   pulumi: destroy, up --yes, stack rm, state delete (denied)
 --   kubectl (and oc) delete / drain, helm uninstall (delete, del, un): denied
 --     on a protected context. When the line names no context, what is
@@ -31,9 +35,19 @@
 --     truncate, deregister, unregister, revoke, unset, undeploy or
 --     unsubscribe, or that is or starts with forget, reset, clear,
 --     archive, kill, roll or untag (clear_permissions, pg:reset), is
---     denied, unless the line asks for --dry-run or --help. Disable,
---     cancel, rollback and activate pass: they are undone by their
---     opposite, or are deploys, which are the operator's choice. The CLIs:
+--     denied, unless the line asks for --dry-run or --help. A verb that
+--     stops or undoes what runs live without deleting it, disable,
+--     deactivate, cancel, rollback, kill or suspend, whole or as a part
+--     (gh workflow disable, gh run cancel, glab ci cancel, wrangler
+--     deployments rollback, heroku releases:rollback, aws cloudformation
+--     cancel-update-stack, gcloud services disable, mc admin user disable),
+--     is asked about (SETTINGS.live_stops, rule live-stops): CI turned
+--     off, a deploy stopped midway or rolled back, a feature or an account
+--     switched off are live changes the team did not ask for, though their
+--     opposite brings them back. Activate (fastly service version
+--     activate) and other deploys pass: they are the operator's choice.
+--     A sync that deletes what its file does not list (decK's deck sync
+--     and deck gateway sync; any CLI's sync with --prune) is denied. The CLIs:
 --     aws, gcloud, gsutil, az, azd (down), azcopy, bq, doctl, linode-cli,
 --     hcloud, scw, oci, ibmcloud, openstack, exo, civo, flyctl/fly, heroku,
 --     vercel, netlify, railway, firebase, supabase, wrangler, cf, eksctl,
@@ -60,7 +74,8 @@
 --     them) and delete, destroy, remove, rm, del, purge, drop, prune, wipe,
 --     erase, uninstall, terminate, deregister, unregister, revoke or
 --     truncate second, third or fourth (nats stream delete X, acmectl dns
---     records remove www) is denied. A verb first (npm rm x, cargo remove
+--     records remove www) is denied; one of the live stops above there
+--     (split splits kill X, unleash features disable X) is asked about. A verb first (npm rm x, cargo remove
 --     x) passes, and so do the project's own tools, version managers,
 --     system tools other packs judge, and programs whose words are text
 --     (git, npm, pip, conda, rustup, make, echo, grep, man, ssh, ip, ...:
@@ -115,7 +130,10 @@
 -- that is not protected allows every delete.
 --
 -- Set them in the config's [packs.cloud] table, over the defaults below.
--- Settings (SETTINGS below): protected_contexts, unknown_context.
+-- Settings (SETTINGS below): protected_contexts, unknown_context, and
+-- live_stops: "ask" (the default), "deny" or "allow", the answer to a
+-- verb that stops or undoes what runs live (disable, cancel, rollback, ...);
+-- destroy_plan: the same, to terraform/tofu plan -destroy -out F.
 --
 -- What it cannot know: which account, project or cluster a command reaches
 -- through its configuration files and environment; deletes through APIs
@@ -126,6 +144,8 @@
 local SETTINGS = hook.settings("cloud", {
   protected_contexts = { "*prod*", "*prd*", "*live*" },
   unknown_context = "ask",
+  live_stops = "ask",
+  destroy_plan = "ask",
 })
 
 local shell = require("shell")
@@ -145,6 +165,7 @@ local INSTEAD = {
   api = "deleting through a service's SDK or ORM is for the user to run; read or list first.",
   store = "remove single objects by name, or list them first (aws s3 ls, gsutil ls, rclone lsf); " ..
     "sync without deleting at the destination.",
+  sync = "preview the change with the tool's diff (deck gateway diff) and let the user run the sync.",
   backup = "preview with --dry-run (restic forget, borg prune, rclone) and let the user run the real one.",
   escape = "mount only the project (-v \"$PWD\":/src) and leave out --privileged with --pid=host.",
   inside = "run read-only commands in the container (ls, cat, ps), or delete one named file in a scratch folder.",
@@ -161,6 +182,8 @@ local EFFECTS = {
   defenses = "turns off an audit trail, a threat detector or an encryption key (defenses off)",
   replace = "replaces, live, what running services depend on",
   attack = "runs an attack technique against a real cloud account",
+  halt = "stops, cancels or rolls back, live, what users or the team depend on (a workflow, a run, a deploy, " ..
+    "a feature, an account)",
 }
 
 local function deny(why, instead, effect)
@@ -372,9 +395,24 @@ local TF = { terraform = true, tofu = true, terragrunt = true }
 
 -- TF_ARG are terraform's options whose value may be the next word.
 local TF_ARG = { ["-var"] = true, ["-var-file"] = true, ["-target"] = true, ["-replace"] = true, ["-state"] = true,
-  ["-state-out"] = true, ["-backup"] = true, ["-lock-timeout"] = true, ["-parallelism"] = true }
+  ["-state-out"] = true, ["-backup"] = true, ["-lock-timeout"] = true, ["-parallelism"] = true, ["-out"] = true }
 
-local function terraform(c)
+-- plan_out returns the file a plan's -out writes (-out=F, -out F), or nil.
+local function plan_out(args)
+  for k, a in ipairs(args) do
+    local t = a.text:gsub("^%-%-", "-")
+    local v = t:match("^%-out=(.*)$")
+    if v then return v end
+    if t == "-out" and args[k + 1] then return args[k + 1].text end
+  end
+  return nil
+end
+
+-- terraform judges terraform, tofu and terragrunt; plans holds the files
+-- into which earlier commands of the line wrote a plan -destroy. A plan
+-- -destroy only shows what would go (and passes); applying it, on the
+-- same line, is a destroy.
+local function terraform(c, plans)
   local ops = {}
   local skip = false
   for _, a in ipairs(c.args) do
@@ -398,7 +436,21 @@ local function terraform(c)
     end
     if flag(c.args, "destroy") then return "deny", c.name .. " apply -destroy" end
     local plan = ops[at + 1]
+    if plan and plans[plan] then
+      return "deny", c.name .. " apply of the saved plan " .. shell.printable(plan) .. ", written by plan -destroy"
+    end
     if plan then return "ask", c.name .. " apply of the saved plan " .. shell.printable(plan) end
+  end
+  if sub == "plan" and flag(c.args, "destroy") then
+    local out = plan_out(c.args)
+    if out then
+      plans[out] = true
+      if SETTINGS.destroy_plan ~= "allow" then
+        return SETTINGS.destroy_plan == "deny" and "deny" or "ask", c.name .. " plan -destroy -out " ..
+          shell.printable(out) .. " (a saved plan that destroys, which " .. c.name .. " apply " ..
+          shell.printable(out) .. " runs with no prompt)"
+      end
+    end
   end
   if sub == "state" and (ops[at + 1] == "rm" or ops[at + 1] == "remove") then
     return "deny", c.name .. " state rm (the resources are left unmanaged, then recreated or lost)"
@@ -698,6 +750,12 @@ local VERBS = { delete = true, destroy = true, remove = true, rm = true, del = t
 -- part of a word (reset-db-parameter-group, clear_permissions) or as the
 -- part after its last ":" (heroku pg:reset), not elsewhere.
 local WEAK = { forget = true, reset = true, clear = true, archive = true, kill = true, roll = true, untag = true }
+-- STOPS are the verbs that stop or undo what runs live without deleting
+-- it: a CI workflow disabled or a run cancelled, a deploy rolled back, a
+-- feature flag killed, a user or a service deactivated or suspended. They
+-- count as the whole word or as a part of it (cancel-update-stack,
+-- releases:rollback); SETTINGS.live_stops answers them.
+local STOPS = { disable = true, deactivate = true, cancel = true, rollback = true, kill = true, suspend = true }
 -- READ are the verbs after which the words are arguments, not verbs: the
 -- reading stops there (gh issue list --label remove). Words that also name
 -- a group of commands (gcloud run, aws logs, gh run, az backup) are not
@@ -749,13 +807,16 @@ local CLIS = {
   ["gitlab-backup"] = { extra = { restore = true } },
   rclone = { backup = true, ["local"] = { config = true }, extra = { deletefile = true, rmdir = true,
     rmdirs = true, cleanup = true, dedupe = true, move = true, moveto = true } },
+  -- decK: sync makes the gateway hold what the file lists, and deletes
+  -- every entity (of the --select-tag) the file does not
+  deck = { sync_deletes = true },
 }
 for _, n in ipairs({ "azcopy", "bq", "doctl", "linode-cli", "hcloud", "scw", "oci", "ibmcloud", "openstack", "exo",
   "civo", "flyctl", "fly", "vercel", "netlify", "railway", "supabase", "wrangler", "cf",
   "eksctl", "kops", "rosa", "cdk", "cdktf", "sam", "serverless", "sls", "sst", "eb", "argocd", "flux", "istioctl",
   "velero", "consul", "nomad", "etcdctl", "rpk", "kopia", "doppler", "infisical", "op", "bw", "pass", "gopass",
   "lpass", "nats", "rabbitmqadmin", "pulsar-admin", "confluent", "circleci", "gitlab-runner", "jenkins-cli",
-  "stripe", "square", "algolia", "apigeecli", "deck", "fastly", "flipt", "ldcli", "unleash", "datadog-ci",
+  "stripe", "square", "algolia", "apigeecli", "fastly", "flipt", "ldcli", "unleash", "datadog-ci",
   "newrelic", "pd", "twilio", "sentry-cli", "auth0", "okta", "atlas", "mongocli", "pscale", "neonctl", "turso",
   "upstash", "dokku", "cloudflared", "flarectl", "s5cmd", "b2", "kn", "tkn", "argo", "temporal", "tctl",
   "linkerd", "grafana-cli", "skopeo", "crane", "regctl", "oras" }) do
@@ -765,7 +826,7 @@ local DEFENSE_SERVICES -- defined below, with DEFENSES
 
 -- SYNC_DELETE are the options with which a sync deletes at the destination.
 local SYNC_DELETE = { "delete", "delete-removed", "delete-unmatched-destination-objects", "delete-destination",
-  "remove", "delete-after", "delete-before", "delete-during" }
+  "remove", "delete-after", "delete-before", "delete-during", "prune" }
 
 -- DEFENSES are the verbs that turn a defense off without deleting
 -- anything: an audit trail's logging stopped, a key disabled or scheduled
@@ -791,6 +852,15 @@ local function destructive(w, cfg)
   if first and WEAK[first] then return first end
   local last = w:match("^%a[%w-]*:(%a+)$")
   if last and WEAK[last] then return last end
+  return nil
+end
+
+-- stop returns the STOPS verb a verb word is or has as a part, or nil.
+local function stop(w)
+  if STOPS[w] then return w end
+  for part in w:gmatch("[^:_-]+") do
+    if STOPS[part] then return part end
+  end
   return nil
 end
 
@@ -820,6 +890,8 @@ local function verbs(c, cfg)
         local v = destructive(w, cfg)
         if not v and w == "disable" and DEFENSE_SERVICES[path[1]] then v = "defense" end
         if v then return v, path, opt end
+        local halt = stop(w)
+        if halt then return nil, path, opt, nil, halt end
         -- describe-services, get-caller-identity: a read verb with its noun
         if READ[w] or READ_PREFIX[w:match("^(%a+)%-")] then return nil, path, opt, w end
       end
@@ -909,7 +981,7 @@ end
 local function outside(c, cfg)
   local n, args = c.name, c.args
   if help(args) then return nil end
-  local v, path, opt, read = verbs(c, cfg)
+  local v, path, opt, read, halt = verbs(c, cfg)
   if not path then return nil end
   -- what the reason names: the verb words, or the last two when an option
   -- (and maybe its value) came before them
@@ -921,8 +993,15 @@ local function outside(c, cfg)
     local why, effect = aws_change(path, args)
     if why then return "deny", why, INSTEAD.cli, effect end
   end
+  if halt then
+    if dry_run(args) or SETTINGS.live_stops == "allow" then return nil end
+    return SETTINGS.live_stops == "deny" and "deny" or "ask", what, INSTEAD.cli, "halt"
+  end
   if read == "sync" or read == "rsync" or read == "mirror" then
     if dry_run(args) then return nil end
+    if cfg.sync_deletes then
+      return "deny", what .. " (what the file does not list is deleted)", INSTEAD.sync
+    end
     for _, o in ipairs(SYNC_DELETE) do
       if flag(args, o) then return "deny", what .. " --" .. o, INSTEAD.store end
     end
@@ -1040,6 +1119,11 @@ local function generic(c)
       if help(c.args) or dry_run(c.args) then return nil end
       return "deny", table.concat(path, " ") .. " (a destructive verb of a service's command-line tool)", INSTEAD.cli
     end
+    if i >= 2 and STOPS[t] and SETTINGS.live_stops ~= "allow" then
+      if help(c.args) or dry_run(c.args) then return nil end
+      return SETTINGS.live_stops == "deny" and "deny" or "ask", table.concat(path, " ") ..
+        " (a verb of a service's command-line tool)", INSTEAD.cli, "halt"
+    end
   end
   return nil
 end
@@ -1152,21 +1236,22 @@ for name in pairs(RUNNERS) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
 -- generic's lines: a program, one to three plain names, a verb of GENERIC
 local GENERIC_WORDS = {}
 for v in pairs(GENERIC) do GENERIC_WORDS[#GENERIC_WORDS + 1] = v end
+for v in pairs(STOPS) do GENERIC_WORDS[#GENERIC_WORDS + 1] = v end
 table.sort(GENERIC_WORDS)
 local quick = shell.quick({ programs = { PROGRAMS },
   words = "^ *(?:[^ ]*=[^ ]* +)*[^ ]+ +(?:[A-Za-z][A-Za-z0-9_-]* +){1,3}(?i:" .. table.concat(GENERIC_WORDS, "|") ..
     ")(?: |$)" })
 
-local function judge(c, ctx)
+local function judge(c, ctx, plans)
   local n = c.name
   if not n then return nil end
   local i = inner(c)
   if i then
-    local verdict, why, instead, effect = judge(i, ctx)
+    local verdict, why, instead, effect = judge(i, ctx, plans)
     if verdict then return verdict, why, instead, effect end
   end
   if TF[n] then
-    local verdict, why = terraform(c)
+    local verdict, why = terraform(c, plans)
     return verdict, why, INSTEAD.infra
   elseif n == "pulumi" then
     local verdict, why = pulumi(c)
@@ -1245,16 +1330,21 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if quick(cmd) then return nil end
   local cmds, err = shell.parse(cmd)
-  local ctx, ask
+  local ctx, ask, ask_effect
+  local plans = {}
   for _, c in ipairs(cmds) do
-    local verdict, why, instead, effect = judge(c, ctx)
+    local verdict, why, instead, effect = judge(c, ctx, plans)
     if verdict == "deny" then return deny(why, instead, effect) end
-    if verdict == "ask" and not ask then ask = why end
+    if verdict == "ask" and not ask then ask, ask_effect = why, effect end
     ctx = switched(c) or ctx
   end
   if err then return hook.deny("cloud guard: the command could not be checked: " .. err ..
     ". Split it into shorter commands.") end
   if ask then
+    if ask_effect == "halt" then
+      return hook.ask("cloud guard: " .. ask .. " " .. EFFECTS.halt .. " [rule live-stops]. Let the user " ..
+        "confirm; " .. INSTEAD.cli)
+    end
     return hook.ask("cloud guard: " .. ask .. ". Name the context or plan on the command line " ..
       "(kubectl --context NAME) so that it can be checked, or let the user confirm.")
   end

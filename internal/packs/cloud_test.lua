@@ -345,7 +345,6 @@ local allowed = {
   -- an option and no verb: nothing to judge (the reason once failed to be made)
   "vault --yes", "netlify --delete", "openstack -c",
   "terraform plan",
-  "terraform plan -destroy -out destroy.tfplan",
   "terraform apply",
   "terraform apply -var 'region=eu-west-1'",
   "terraform init -upgrade && terraform validate",
@@ -460,7 +459,7 @@ local allowed = {
   "echo hello remove me", "man docker rm", "tldr docker rm", "grep -rn delete src", "ip link delete veth1",
   "nats stream ls", "nats stream info ORDERS", "stripe customers list", "algolia indices browse movies",
   "fastly service list", "fastly service delete --help", "meili-admin indexes list", "acmectl dns records list",
-  "influx bucket list", "unleash features disable beta-ui",
+  "influx bucket list",
   "borg extract /backups/repo::monday", "borg create /backups/repo::tuesday ~/src",
   "restic forget --keep-daily 7 --keep-weekly 4", "restic forget 4bba301e --dry-run", "restic cache --cleanup",
   "rclone move ./out remote:archive --dry-run", "rclone copy ./out remote:archive",
@@ -473,7 +472,7 @@ local allowed = {
   "java -jar target/app.jar --remove-old", "java -jar jenkins-cli.jar -s https://ci.acme.test/ list-jobs",
   "python -c \"import os; os.remove('out.txt')\"", "python3 -c 'd = {1: 2}; d.clear(); print(d)'",
   "node -e \"const m = new Map(); console.log(m.size)\"", "rails runner 'puts User.count'",
-  "gh run cancel 123", "gh workflow disable nightly.yml", "wrangler deployments list",
+  "gh run rerun 123", "gh workflow enable nightly.yml", "wrangler deployments list",
   "docker system prune --dry-run", "ctr images rm docker.io/library/redis:7", "skopeo inspect docker://x/y",
   "crane ls registry.acme.test/web", "stratus list", "stratus status", "firebase database:get /users",
   "firebase deploy --only hosting",
@@ -574,4 +573,82 @@ for _, cmd in ipairs({
     expect.denied(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
       cwd = "/home/dev/project", toolInput = { command = cmd } }), "an SDK call that deletes")
   end)
+end
+
+-- A verb that stops or undoes what runs live without deleting it (a CI
+-- workflow disabled, a run cancelled, a deploy rolled back, a feature
+-- flag killed, an account deactivated or suspended), as the whole verb
+-- word or a part of it, in a known CLI or in any CLI's grammar: asked
+-- about (SETTINGS.live_stops) [rule live-stops]. Its opposites, reruns,
+-- reads, deploys (activate) and --dry-run pass.
+for _, c in ipairs({
+  { "gh workflow disable nightly.yml", "gh workflow disable" },
+  { "gh run cancel 123", "gh run cancel" },
+  { "gh -R acme/web run cancel 77", "gh ... run cancel" },
+  { "glab ci cancel --pipeline-id 9", "glab ci cancel" },
+  { "wrangler rollback", "wrangler rollback" },
+  { "wrangler deployments rollback 3f2a", "wrangler deployments rollback" },
+  { "heroku releases:rollback v41 -a web", "heroku releases:rollback" },
+  { "aws cloudformation cancel-update-stack --stack-name web", "cloudformation cancel-update-stack" },
+  { "aws cloudformation rollback-stack --stack-name web", "cloudformation rollback-stack" },
+  { "gcloud services disable run.googleapis.com", "gcloud services disable" },
+  { "mc admin user disable local alice", "mc admin user disable" },
+  { "unleash features disable beta-ui", "unleash features disable" },
+  { "flagctl flags kill new-checkout --env production", "flagctl flags kill" },
+  { "acmectl accounts deactivate u-17", "acmectl accounts deactivate" },
+  { "acmectl apps suspend web", "acmectl apps suspend" },
+}) do
+  test("asks about " .. c[1], function()
+    local r = sh(c[1])
+    expect_asked(r, c[2])
+    expect.contains(r.reason, "[rule live-stops]")
+  end)
+end
+for _, cmd in ipairs({ "gh workflow enable nightly.yml", "gh run rerun 123 --failed", "gh run list --status failure",
+  "gh run view 123 --log", "wrangler deployments list", "wrangler deploy", "heroku releases -a web",
+  "fastly service version activate --version 5", "aws cloudformation describe-stack-events --stack-name web",
+  "flagctl flags kill new-checkout --dry-run", "gcloud services enable run.googleapis.com", "tmux kill-session -t dev",
+  "minikube addons disable ingress", "gh run cancel --help" }) do
+  test("allows " .. cmd, function()
+    local r = sh(cmd)
+    expect.no_objection(r)
+    expect.eq(r.asked, nil, "asked")
+  end)
+end
+
+-- A sync that makes a live service hold what a file lists deletes what
+-- the file does not (decK sync, gateway sync; a sync with --prune); a
+-- plan -destroy only shows what would go, but applying it on the same line
+-- is a destroy.
+for _, c in ipairs({
+  { "deck sync --select-tag production", "deck sync" },
+  { "deck gateway sync kong.yaml", "deck gateway sync" },
+  { "deck gateway sync -s kong/ --select-tag team-a", "deck gateway sync" },
+  { "argocd app sync web --prune", "argocd app sync --prune" },
+  { "terraform plan -destroy -out=gone.tfplan && terraform apply gone.tfplan", "written by plan -destroy" },
+  { "terraform plan -destroy -out gone.tfplan; terraform apply -auto-approve=false gone.tfplan", "written by plan" },
+  { "tofu plan -destroy -out gone.plan; tofu apply -input=false gone.plan", "written by plan -destroy" },
+}) do
+  test("denies " .. c[1], function()
+    local r = sh(c[1])
+    expect.denied(r, c[2])
+    expect.contains(r.reason, "cloud guard: ")
+  end)
+end
+for _, cmd in ipairs({ "deck gateway diff kong.yaml", "deck gateway dump -o kong.yaml", "deck gateway validate kong.yaml",
+  "argocd app sync web", "terraform plan -destroy", "tofu -chdir=envs/dev plan -destroy -var-file=dev.tfvars",
+  "terraform plan -out=a.plan && terraform show a.plan" }) do
+  test("allows " .. cmd, function()
+    local r = sh(cmd)
+    expect.no_objection(r)
+    expect.eq(r.asked, nil, "asked")
+  end)
+end
+test("asks about applying a saved plan that no plan -destroy of the line wrote", function()
+  expect_asked(sh("terraform plan -destroy && terraform apply b.plan"), "apply of the saved plan b.plan")
+end)
+for _, c in ipairs({ { "terraform plan -destroy -out destroy.tfplan", "plan -destroy -out destroy.tfplan" },
+  { "tofu plan -destroy -out=gone.plan", "tofu plan -destroy -out gone.plan" },
+  { "terraform plan -input=false -destroy -out=/tmp/d.plan -var-file=prod.tfvars", "a saved plan that destroys" } }) do
+  test("asks about " .. c[1], function() expect_asked(sh(c[1]), c[2]) end)
 end

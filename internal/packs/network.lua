@@ -21,6 +21,18 @@
 --     Meilisearch :7700, …; httpie's :9200/x is localhost); a POST, PUT
 --     or PATCH to any host whose path names a deletion (_delete_by_query,
 --     doDelete, delete-batch, purge, truncate) or Elasticsearch's _close;
+--     a GraphQL mutation written out in the body whose field deletes
+--     (mutation { deleteEntity(…) }, removeMember, purgeCache), to any
+--     host;
+--   - cluster-admin (asked, SETTINGS.cluster_admin): a PUT, POST or
+--     PATCH, with a body or none, to an admin endpoint that changes a whole
+--     cluster, on any host: Elasticsearch's and OpenSearch's
+--     _cluster/settings, _cluster/reroute, _nodes/…/_shutdown, _security
+--     users, roles and keys; CouchDB's _config; Vault's sys/seal,
+--     sys/step-down, sys/rotate; Consul's agent/leave, operator/raft;
+--   - zone-transfer: a DNS zone transfer (dig axfr, dig … ixfr=N, dig -t
+--     axfr, host -l, host -t axfr, drill axfr, nslookup -type=axfr): the
+--     whole list of a domain's names, a reconnaissance step;
 --   - socket: nc/ncat/netcat/socat/telnet connecting to a host that is
 --     not in upload_hosts (a raw connection carries anything; nc -z,
 --     a port probe, passes);
@@ -35,6 +47,15 @@
 --   - secret-file: a secrets file (lib/secrets.lua's list: .env, keys,
 --     ~/.aws/credentials, …) piped, redirected or named as data into a
 --     network command, wherever it goes;
+--   - download-run: a file a fetcher saves (curl -o F / --output F / -O,
+--     the URL's last segment; wget -O F or the URL's last segment; aria2c
+--     -o F; Invoke-WebRequest -OutFile F) and a later command of the same
+--     line runs (sh F, bash F, . F, source F, ./F, python F, perl F, node
+--     F, java -jar F; a bare name when it was saved in /usr/local/bin or
+--     another folder on the usual PATH; in PowerShell .\F, & F,
+--     Start-Process F, powershell -File F): running a download as a
+--     script, as curl … | sh is (lib fetchers reads both). Downloading
+--     alone, or running a file the line did not save, passes;
 --   - allowed-hosts and unreadable-host, only with fetch = "allowed": a
 --     connection to a host outside SETTINGS.allowed_hosts, or to one the
 --     line does not show ($URL, $(…)).
@@ -59,6 +80,10 @@
 --                  connections to and DELETE on ({ localhost })
 --   data_ports     ports of data stores' and clusters' HTTP APIs, where
 --                  DELETE is refused even on upload_hosts
+--   download_run   "deny" (the default), "ask" or "allow": a download the
+--                  same line then runs (download-run)
+--   cluster_admin  "ask" (the default), "deny" or "allow": a write to a
+--                  data store's or cluster's admin endpoint (cluster-admin)
 --
 -- What it cannot know: where a program other than the ones above
 -- connects (a script, a package manager's own downloads, git remotes and
@@ -68,6 +93,7 @@
 -- does at the other end.
 
 local shell = require("shell")
+local pwsh = require("pwsh")
 local secrets = require("secrets")
 
 local SETTINGS = hook.settings("network", {
@@ -79,6 +105,8 @@ local SETTINGS = hook.settings("network", {
   upload_hosts = { "localhost", "127.0.0.1", "::1" },
   data_ports = { 9200, 9300, 5984, 8500, 2379, 8200, 15672, 8086, 6333, 8983, 7474, 8091, 2375, 2376, 10250, 6443,
     8001, 9000, 9090, 4001, 8529, 7700, 8108 },
+  download_run = "deny",
+  cluster_admin = "ask",
 })
 
 local DATA_PORTS = {}
@@ -191,6 +219,11 @@ end
 
 local FETCHERS = { curl = true, wget = true, http = true, https = true, xh = true, xhs = true, aria2c = true,
   ["lwp-request"] = true, httpie = true }
+-- SAVERS are the programs whose saved files download-run follows:
+-- curl, wget, aria2c and PowerShell's Invoke-WebRequest / Invoke-RestMethod
+-- (-OutFile).
+local SAVERS = { curl = true, wget = true, aria2c = true, ["invoke-webrequest"] = true, iwr = true,
+  ["invoke-restmethod"] = true, irm = true }
 local HTTPIE = { http = true, https = true, xh = true, xhs = true, httpie = true }
 local SOCKETS = { nc = true, ncat = true, netcat = true, socat = true, telnet = true }
 local REMOTES = { ssh = true, scp = true, sftp = true, rsync = true }
@@ -285,7 +318,7 @@ local HTTP_METHODS = { GET = true, HEAD = true, POST = true, PUT = true, PATCH =
 -- fetcher reads a curl/wget/httpie/… command: its URLs' words, what it
 -- uploads (a short description) and its method.
 local function fetcher(c)
-  local out = { urls = {}, upload = nil, method = nil, files = {} }
+  local out = { urls = {}, upload = nil, method = nil, files = {}, bodies = {} }
   local n = c.name
   local args = c.args
   local k = 1
@@ -312,6 +345,7 @@ local function fetcher(c)
           end
         elseif DATA_OPTS[opt] then
           out.sent = true
+          if not unknown and #out.bodies < 16 then out.bodies[#out.bodies + 1] = v end
           local file = FILE_DATA[opt] and v:match(FILE_DATA[opt])
           if not file and (opt == "-F" or opt == "--form") then file = v:match("^[^=]*=[@<]([^;]*)") end
           if file == "-" then
@@ -337,6 +371,9 @@ local function fetcher(c)
           out.files[#out.files + 1] = file
         elseif #out.urls > 0 and a.unknown and t:find("^[%w_.%-%[%]]+:?=") then
           out.upload = out.upload or "data the command line does not show ($VAR, $(…))"
+        elseif #out.urls > 0 and t:find("^[%w_.%-%[%]]+:?=") then
+          out.sent = true
+          if #out.bodies < 16 then out.bodies[#out.bodies + 1] = t end
         elseif #out.urls == 0 or (t:find("://") or looks_like_host(t)) then
           out.urls[#out.urls + 1] = a
         end
@@ -616,6 +653,83 @@ local function deleting_endpoint(w, f)
   return nil
 end
 
+-- ADMIN are the paths of data stores' and clusters' HTTP APIs that change
+-- the whole cluster (its settings, its members, its seal): a path whose
+-- segments, lower-cased, hold one of these runs of segments, "*" standing
+-- for any one.
+local ADMIN = { { "_cluster", "settings" }, { "_cluster", "reroute" }, { "_cluster", "voting_config_exclusions" },
+  { "_nodes", "*", "_shutdown" }, { "_nodes", "_shutdown" }, { "_shutdown" }, { "_nodes", "reload_secure_settings" },
+  { "_nodes", "*", "reload_secure_settings" }, { "_config" }, { "_node", "*", "_config" }, { "sys", "seal" },
+  { "sys", "step-down" }, { "sys", "rotate" }, { "agent", "leave" }, { "agent", "force-leave" },
+  { "operator", "raft" }, { "operator", "autopilot" }, { "_security", "user" }, { "_security", "role" },
+  { "_security", "role_mapping" }, { "_security", "api_key" } }
+
+-- admin_endpoint returns the method of a request that changes data (PUT,
+-- POST, PATCH; data sent without -X is a POST) to a path of ADMIN, on any
+-- host, with or without a body (the body, not the path, says what
+-- changes; none is an empty change); nil otherwise.
+local function admin_endpoint(w, f)
+  local method = f.method or (f.sent and "POST") or "GET"
+  if not WRITES[method] or w.unknown then return nil end
+  local path = w.text:gsub("^[%a][%w+.-]*://", ""):match("^[^/?#]*(/[^?#]*)")
+  if not path then return nil end
+  local segs = {}
+  for seg in path:lower():gmatch("[^/]+") do
+    segs[#segs + 1] = seg
+    if #segs > 32 then break end
+  end
+  for i = 1, #segs do
+    for _, run in ipairs(ADMIN) do
+      local hit = true
+      for k, want in ipairs(run) do
+        local got = segs[i + k - 1]
+        if not got or (want ~= "*" and got ~= want) then hit = false; break end
+      end
+      if hit then return method end
+    end
+  end
+  return nil
+end
+
+-- GQL_VERBS are the first words of a GraphQL mutation's field that
+-- deletes (deleteEntity, destroy_user, purgeCache, removeMember).
+local GQL_VERBS = { delete = true, destroy = true, purge = true, remove = true, drop = true, truncate = true,
+  wipe = true, erase = true }
+
+-- graphql_delete returns the field of a GraphQL mutation written out in
+-- a request's body that deletes (mutation { deleteEntity(guid: "x") }),
+-- or nil.
+local function graphql_delete(bodies)
+  for _, b in ipairs(bodies) do
+    local at = b:find("mutation", 1, true)
+    if at then
+      for field in b:sub(at):gmatch("[{,%s]([%a_][%w_]*)%s*[%(%{]") do
+        local first = field:gsub("(%l)(%u)", "%1_%2"):lower():match("^_*(%a+)")
+        if first and GQL_VERBS[first] then return field end
+      end
+    end
+  end
+  return nil
+end
+
+-- zone_transfer reports a DNS lookup that asks for a whole zone (dig axfr
+-- / ixfr=N / -t axfr, host -l / -t axfr, drill axfr, nslookup
+-- -type=axfr): every name of the domain, a map for an attack.
+local function zone_transfer(c)
+  local n = c.name
+  local prev = nil
+  for _, a in ipairs(c.args) do
+    local t = a.text:lower()
+    if t == "axfr" or t:find("^ixfr") or t == "-taxfr" or t:find("^%-t?ixfr") or t:find("^%-%-?%a*=axfr$")
+      or t:find("^%-%-?%a*=ixfr") or ((prev == "-t" or prev == "-q" or prev == "-type") and (t == "axfr" or t == "ixfr")) then
+      if n ~= "ping" and n ~= "ping6" then return true end
+    end
+    if n == "host" and t:find("^%-%a*l") then return true end
+    prev = t
+  end
+  return false
+end
+
 -- judge reads one parsed command: nil when it may run.
 local function judge(c)
   local n = c.name
@@ -652,6 +766,21 @@ local function judge(c)
         if ep then
           return deny("delete", "a " .. ep .. " request to an endpoint that deletes or closes (" .. p(w.text) .. ")",
             "ask the user to delete it, or do it with the service's own tool and a narrow target")
+        end
+        local gql = graphql_delete(f.bodies)
+        if gql then
+          return deny("delete", "a GraphQL mutation that deletes (" .. p(gql) .. ") sent to " .. p(w.text),
+            "ask the user to delete it, or do it with the service's own tool and a narrow target")
+        end
+        local am = SETTINGS.cluster_admin ~= "allow" and admin_endpoint(w, f)
+        if am then
+          local why = "a " .. am .. " request to a data store's or cluster's admin endpoint (" .. p(w.text) ..
+            "), which changes the whole cluster"
+          local instead = "read it with GET first, and ask the user to change the cluster's settings"
+          if SETTINGS.cluster_admin == "ask" then
+            return hook.ask("network pack: asking about " .. why .. " [rule cluster-admin]; " .. instead .. ".")
+          end
+          return deny("cluster-admin", why, instead)
         end
         if f.method == "DELETE" and (h == "" or not host_in(h, SETTINGS.upload_hosts) or (port and DATA_PORTS[port])) then
           return deny("delete", "a DELETE request to " .. (h == "" and "a host the line does not show" or p(h)) ..
@@ -691,6 +820,10 @@ local function judge(c)
     return nil
   end
   if PROBES[n] then
+    if zone_transfer(c) then
+      return deny("zone-transfer", "a DNS zone transfer (" .. n .. " axfr), which lists every name of a domain",
+        "look up the names you need one by one")
+    end
     for _, a in ipairs(c.args) do
       if computed(a) then
         return deny("computed-url", "a name holding a command's output or piped data (" .. p(a.text) .. ")",
@@ -708,11 +841,22 @@ end
 -- (one simple command, no pipes, redirections or expansions) running none
 -- of them sends nothing anywhere and is allowed without parsing.
 local PROGRAMS = {}
-for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES }) do
+for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES, SAVERS }) do
   for name in pairs(set) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
 end
 table.sort(PROGRAMS)
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS } })
+
+-- download_run answers a download the line then runs (download-run).
+local function download_run(f, run, path)
+  local why = "running a download as a script (" .. p(f.word and f.word.text or f.name) .. " saves " .. p(path) ..
+    ", then " .. p(run.word and run.word.text or run.name) .. " runs it)"
+  local instead = "download the script to a file, show it to the user, and run it only once they agree"
+  if SETTINGS.download_run == "ask" then
+    return hook.ask("network pack: asking about " .. why .. " [rule download-run]; " .. instead .. ".")
+  end
+  return deny("download-run", why, instead)
+end
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that
@@ -729,11 +873,21 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
   local cmds, err = shell.parse(line)
+  local saves = false
   for _, c in ipairs(cmds) do
     if network_cmd(c) or (c.name == nil and c.word and c.word.whole) then
       local r = judge(c)
       if r then return r end
     end
+    saves = saves or SAVERS[c.name or ""] == true
+  end
+  if SETTINGS.download_run ~= "allow" then
+    local f, run, path
+    if saves then f, run, path = fetchers.runs_saved(cmds) end
+    if not f and (pwsh.tool(input.toolName) or (saves and pwsh.looks(line))) then
+      f, run, path = fetchers.pwsh_runs_saved((pwsh.parse(line)))
+    end
+    if f then return download_run(f, run, path) end
   end
   if err then
     return deny("unreadable", "a command that could not be checked (" .. err .. ")", "split it into shorter commands")
