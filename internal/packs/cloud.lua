@@ -347,14 +347,30 @@ local function word_of(o, key, fallback)
   return fallback
 end
 
+-- live_stop is the answer SETTINGS.live_stops gives a live service
+-- stopped or undone (what), with the effect that words it.
+local function live_stop(what)
+  if SETTINGS.live_stops == "allow" then return nil end
+  return SETTINGS.live_stops == "deny" and "deny" or "ask", what, "halt"
+end
+
 -- kubernetes judges kubectl, oc or helm, ctx being the context chosen
--- earlier on the line.
+-- earlier on the line. A release or rollout put back to an earlier
+-- version (kubectl rollout undo, helm rollback) undoes a live service:
+-- live_stop.
 local function kubernetes(c, ctx)
   if c.name == "kubectl" or c.name == "oc" then
     local o = shell.options(c.args, KUBECTL)
     local sub = o.operands[1]
     if not sub then return nil end
     local s = sub.unknown and "?" or sub.text
+    if s == "rollout" then
+      local op = o.operands[2]
+      if op and (op.unknown or op.text == "undo") and not dry_run(c.args) and not help(c.args) then
+        return live_stop(c.name .. " rollout undo")
+      end
+      return nil
+    end
     if s ~= "delete" and s ~= "drain" and s ~= "?" then return nil end
     if dry_run(c.args) or help(c.args) then return nil end
     local name = c.name .. " " .. (sub.unknown and "<unknown>" or s)
@@ -366,6 +382,10 @@ local function kubernetes(c, ctx)
     local sub = o.operands[1]
     if not sub then return nil end
     local s = sub.unknown and "?" or sub.text
+    if s == "rollback" then
+      if o.flags["dry-run"] or help(c.args) then return nil end
+      return live_stop("helm rollback")
+    end
     if s ~= "uninstall" and s ~= "delete" and s ~= "del" and s ~= "un" and s ~= "?" then return nil end
     if o.flags["dry-run"] then return nil end
     if o.flags["all-namespaces"] then
@@ -1265,8 +1285,8 @@ local function judge(c, ctx, plans)
     if why then return "deny", n .. " exec running " .. why, INSTEAD.inside, "inside" end
     return nil
   elseif n == "kubectl" or n == "oc" or n == "helm" then
-    local verdict, why = kubernetes(c, ctx)
-    return verdict, why, INSTEAD.kube
+    local verdict, why, effect = kubernetes(c, ctx)
+    return verdict, why, effect == "halt" and INSTEAD.cli or INSTEAD.kube, effect
   elseif n:find("^kafka%-") then
     return kafka(c)
   end

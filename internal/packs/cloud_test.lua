@@ -597,6 +597,11 @@ for _, c in ipairs({
   { "flagctl flags kill new-checkout --env production", "flagctl flags kill" },
   { "acmectl accounts deactivate u-17", "acmectl accounts deactivate" },
   { "acmectl apps suspend web", "acmectl apps suspend" },
+  { "kubectl rollout undo deployment/web", "kubectl rollout undo" },
+  { "kubectl --context prod -n shop rollout undo deploy web --to-revision=3", "kubectl rollout undo" },
+  { "oc rollout undo dc/api", "oc rollout undo" },
+  { "helm rollback web 41", "helm rollback" },
+  { "helm --kube-context prod rollback web -n shop", "helm rollback" },
 }) do
   test("asks about " .. c[1], function()
     local r = sh(c[1])
@@ -608,7 +613,10 @@ for _, cmd in ipairs({ "gh workflow enable nightly.yml", "gh run rerun 123 --fai
   "gh run view 123 --log", "wrangler deployments list", "wrangler deploy", "heroku releases -a web",
   "fastly service version activate --version 5", "aws cloudformation describe-stack-events --stack-name web",
   "flagctl flags kill new-checkout --dry-run", "gcloud services enable run.googleapis.com", "tmux kill-session -t dev",
-  "minikube addons disable ingress", "gh run cancel --help" }) do
+  "minikube addons disable ingress", "gh run cancel --help", "kubectl rollout status deployment/web",
+  "kubectl rollout restart deployment/web", "kubectl rollout history deploy/web",
+  "kubectl rollout undo deployment/web --dry-run=client", "helm rollback web 41 --dry-run", "helm history web",
+  "helm upgrade web ./chart" }) do
   test("allows " .. cmd, function()
     local r = sh(cmd)
     expect.no_objection(r)
