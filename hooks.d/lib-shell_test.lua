@@ -377,6 +377,28 @@ test("glob helpers", function()
   expect.truthy(shell.glob.could_match("ma[a-i]n", "main") and not shell.glob.could_match("m?", "main"), "could_match")
 end)
 
+test("glob: a line of code read as a word is judged without comparing it item by item", function()
+  local rules = shell.glob.rules({ ".env", "*.pem", ".ssh/", "credentials", "id_*", ".netrc" })
+  local touch = function(p) return shell.glob.could_touch(p, rules) end
+  -- escaped characters of a literal word are its characters
+  expect.truthy(touch([[a\\r/.env]]) and not touch([[a\\r/.envy]]), "an escaped backslash")
+  -- no file name is longer than 255 bytes, whatever the globs
+  expect.truthy(touch(string.rep("a", 200) .. "*.pem") and not touch(string.rep("a", 300) .. "*.pem"), "NAME_MAX")
+  -- the ends of an unknown word still count (id_* could end in ")")
+  expect.truthy(touch("\0x/.env") and touch("\0x/id_rsa") and touch("\0)"), "unknown words")
+  local named = shell.glob.rules({ ".env", "credentials" })
+  expect.truthy(not shell.glob.could_touch("\0x/.envy", named) and not shell.glob.could_touch("\0)", named),
+    "unknown words that end otherwise")
+  -- a php one-liner (a code word of 330 bytes, [ and ] in it): cut to
+  -- MAX_ITEMS behind an unknown part, it once filled a table of its length
+  -- by every rule's for each rule (a million cells, most of a second)
+  local code = [[$p = array(array("pipe","r"),array("pipe","w"));$h = @proc_open("/tmp/x.sh", $p, $pipes);]] ..
+    string.rep([[while(!feof($pipes[1])) echo(fread($pipes[1],4096));]], 5)
+  shell.glob.cells = 0
+  expect.truthy(not touch(code:gsub("[\\*?%[%]]", "\\%0")), "names no secret")
+  expect.truthy(shell.glob.cells < 20000, "compared in " .. shell.glob.cells .. " cells, want under 20,000")
+end)
+
 test("printable cuts and escapes", function()
   expect.eq(shell.printable("a\27[31mb\n", 80), "a\\x1B[31mb\\x0A")
   expect.eq(shell.printable(string.rep("x", 100), 10), "xxxxxxxxxx…")

@@ -286,6 +286,10 @@ local function canary(pat)
 end
 M.canary = canary
 
+-- MAX_PARTS bounds the values after "=", ":" or "@" of one word that are
+-- read as paths.
+local MAX_PARTS = 8
+
 function M.matcher(extra)
   if (extra == nil or #extra == 0) and plain then return plain end
   local list = {}
@@ -326,10 +330,14 @@ function M.matcher(extra)
     -- a glob of everything in a folder (~/.aws/**, ~/.ssh/*) reads the folder
     local dir = pat:match("^(.+)/%*%*?$")
     if w.glob and dir and could_touch(dir, rules) then return text end
-    local texts = text:gmatch("[=:@]([^=:@]+)")
+    -- the value after an "=", ":" or "@" (--file=x, user@host:path), the
+    -- first few: a word with more is text (a line of code), not a path
+    local texts, seen = text:gmatch("[=:@]([^=:@]+)"), 0
     for rest in pat:gmatch("[=:@]([^=:@]+)") do
       local t = texts()
       if rest ~= "\0" and not public_word(rest) and touches(rest) then return t or rest end
+      seen = seen + 1
+      if seen == MAX_PARTS then break end
     end
     return nil
   end

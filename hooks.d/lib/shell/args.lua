@@ -184,7 +184,7 @@ M.SHELLS = SHELLS
 
 -- INTERPRETERS run a script from stdin or from an option's value.
 local INTERPRETERS = { python = "c", perl = "eE", ruby = "e", node = "ep", nodejs = "ep", php = "r", lua = "e",
-  deno = "", bun = "e", osascript = "e", pwsh = "c", powershell = "c" }
+  deno = "", bun = "e", osascript = "e", pwsh = "c", powershell = "c", julia = "eE", Rscript = "e", R = "e" }
 M.INTERPRETERS = INTERPRETERS
 
 -- FOLLOWS are the other programs whose operands unwrap reads as commands

@@ -127,8 +127,11 @@ end
 -- meet reports whether the item lists a and b (from items) can match a
 -- common string: the intersection of two glob languages, by a table of
 -- (n+1)*(m+1) booleans filled from the ends.
+M.cells = 0 -- the cells M.meet has filled, for tests that count work
+
 function M.meet(a, b)
   local n, m = #a, #b
+  M.cells = M.cells + (n + 1) * (m + 1)
   local w = m + 2
   local t = {}
   t[(n + 1) * w + (m + 1)] = true
@@ -192,6 +195,17 @@ function M.literal(comp)
   return table.concat(parts)
 end
 
+-- fixed_len returns the number of items of a component that match one
+-- character each, and whether it has a part that matches any number (*,
+-- an unknown part).
+local function fixed_len(comp)
+  local n, star = 0, false
+  for _, it in ipairs(comp) do
+    if starlike(it) then star = true else n = n + 1 end
+  end
+  return n, star
+end
+
 -- comp_meet matches a word's path component against a rule component,
 -- with the shell's rule that a name starting with "." is matched only by a
 -- pattern that starts with a literal "." (or with an unknown part).
@@ -204,6 +218,15 @@ local function comp_meet(word, rule)
     if type(it) == "string" or it == UNKNOWN then lit = true; break end
   end
   if not lit then return false end
+  -- cheap refusals before the table of M.meet (its cost is the product of
+  -- the lengths, and a word may be a line of code): the literal characters
+  -- at either end must agree, and the lengths must fit
+  local w1, r1, wn, rn = word[1], rule[1], word[#word], rule[#rule]
+  if type(w1) == "string" and type(r1) == "string" and w1 ~= r1 then return false end
+  if type(wn) == "string" and type(rn) == "string" and wn ~= rn then return false end
+  local wmin, wstar = fixed_len(word)
+  local rmin, rstar = fixed_len(rule)
+  if (not rstar and wmin > rmin) or (not wstar and rmin > wmin) then return false end
   return M.meet(word, rule)
 end
 
@@ -271,14 +294,38 @@ function M.rules(list)
   return out
 end
 
+-- NAME_MAX is the longest name a path component can have (bytes, on
+-- Linux, macOS and Windows alike).
+local NAME_MAX = 255
+
+-- names_nothing reports whether a pattern has a component with more
+-- literal characters than any file name can hold, and no unknown part
+-- (which may hold slashes): such a pattern names no path however its globs
+-- match, and need not be compared (a line of code read as a word: perl -e
+-- '… $x * 2 …').
+local function names_nothing(pat)
+  if pat:find("%z") then return false end
+  for comp in pat:gmatch("[^/]+") do
+    if #comp > NAME_MAX then
+      local lit = comp:gsub("\\.", "x"):gsub("[*?%[%]]", "")
+      if #lit > NAME_MAX then return true end
+    end
+  end
+  return false
+end
+
 -- could_touch reports whether the path pattern pat could name a path
 -- matched by one of the compiled rules. A path component made of glob
 -- characters only ("*", "??????", "[a-z]*") is not taken to name a file by
 -- itself: it names every file, and taking it would deny "grep x *".
 function M.could_touch(pat, rules)
-  if rules.literal and not pat:find("[\\*?%[%z]") then
+  if rules.literal and not pat:find("[*?%[%z]") then
+    -- no glob character and no unknown part: a literal path, whose
+    -- escapes (a code word's "\\r") are only its characters
+    if pat:find("\\", 1, true) then pat = pat:gsub("\\(.)", "%1") end
     return re.match(rules.literal, pat) and true or false
   end
+  if #pat > NAME_MAX and names_nothing(pat) then return false end
   local items = M.items(pat, true)
   local unknown = M.has_unknown(items)
   local comps = M.components(items)
@@ -303,7 +350,10 @@ function M.could_touch(pat, rules)
       end
     elseif unknown then
       -- an unknown part may hold slashes: match the whole path
-      if M.meet(full, r.full) then return true end
+      local fn, rn = full[#full], r.full[#r.full]
+      if not (type(fn) == "string" and type(rn) == "string" and fn ~= rn) and M.meet(full, r.full) then
+        return true
+      end
     elseif #comps >= k then
       local ok = true
       for q = 1, k do
