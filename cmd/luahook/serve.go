@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -254,6 +255,27 @@ func openServe(ctx context.Context, g *globalOptions, o openOptions) (*engine.En
 	return eng, []error{src.untrusted}, err
 }
 
+// setServeMemoryLimit tells the Go runtime the memory serve is documented
+// to stay under (docs/reliability.md: four bytes per byte of the bodies in
+// flight, the store's total and 256 MiB for the runtime, the Lua states and
+// the connections), as a soft limit at three quarters of it: past that the
+// collector runs before the heap doubles, where by default it would let
+// garbage grow to what is live, so that a burst of large payloads cannot
+// carry the process over the bound between two collections. Unless the
+// operator set GOMEMLIMIT, which then stands, or lifted the bound on the
+// bodies in flight.
+func setServeMemoryLimit(inFlight int64, store int) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || inFlight <= 0 || store <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(serveMemoryLimit(inFlight, int64(store)))
+}
+
+// serveMemoryLimit is the soft memory limit setServeMemoryLimit sets.
+func serveMemoryLimit(inFlight, store int64) int64 {
+	return (4*inFlight + store + 256<<20) / 4 * 3
+}
+
 func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions) error {
 	if o.drainDelay < 0 {
 		return fmt.Errorf("--drain-delay %s: must not be negative", o.drainDelay)
@@ -289,6 +311,7 @@ func runServe(ctx context.Context, g *globalOptions, s *streams, o *serveOptions
 		return err
 	}
 	defer eng.Close()
+	setServeMemoryLimit(o.limits.MaxBytesInFlight, eng.Config().Store.MaxBytes)
 	tracing, err := startTracing(ctx, eng, instance, logger)
 	if err != nil {
 		return err
