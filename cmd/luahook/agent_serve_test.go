@@ -302,12 +302,6 @@ func TestServeAgentPathsFailClosed(t *testing.T) {
 // answer that is not luahook's; on an event that cannot block it proceeds.
 // Each reason names the URL and what went wrong.
 func TestFireHTTPBlocksWhenTheServerCannotDecide(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
 	release := make(chan struct{})
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -325,6 +319,15 @@ func TestFireHTTPBlocksWhenTheServerCannotDecide(t *testing.T) {
 		w.Write([]byte(`{"hookSpecificOutput":{}}`))
 	}))
 	defer foreign.Close()
+	// A port nothing listens on, taken once the servers above hold theirs:
+	// taken before, the kernel could give it to one of them (the slow one
+	// once did, and the call timed out instead of being refused).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
 	pre := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)}
 	post := agentPayload{agent: agent.Claude, data: []byte(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":"ok"}`)}
 	for _, c := range []struct {
