@@ -583,6 +583,14 @@ local function deny(rule, why, instead)
   return hook.deny("network pack: blocked " .. why .. " [rule " .. rule .. "]; " .. instead .. ".")
 end
 
+-- as_set answers as a rule's setting says: asks the user ("ask") or denies.
+local function as_set(setting, rule, why, instead)
+  if setting == "ask" then
+    return hook.ask("network pack: asking about " .. why .. " [rule " .. rule .. "]; " .. instead .. ".")
+  end
+  return deny(rule, why, instead)
+end
+
 local function p(s) return shell.printable(s) end
 
 -- judge_host answers a connection to host h: nil when it may go ahead.
@@ -776,11 +784,8 @@ local function judge(c)
         if am then
           local why = "a " .. am .. " request to a data store's or cluster's admin endpoint (" .. p(w.text) ..
             "), which changes the whole cluster"
-          local instead = "read it with GET first, and ask the user to change the cluster's settings"
-          if SETTINGS.cluster_admin == "ask" then
-            return hook.ask("network pack: asking about " .. why .. " [rule cluster-admin]; " .. instead .. ".")
-          end
-          return deny("cluster-admin", why, instead)
+          return as_set(SETTINGS.cluster_admin, "cluster-admin", why,
+            "read it with GET first, and ask the user to change the cluster's settings")
         end
         if f.method == "DELETE" and (h == "" or not host_in(h, SETTINGS.upload_hosts) or (port and DATA_PORTS[port])) then
           return deny("delete", "a DELETE request to " .. (h == "" and "a host the line does not show" or p(h)) ..
@@ -851,11 +856,8 @@ local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS } })
 local function download_run(f, run, path)
   local why = "running a download as a script (" .. p(f.word and f.word.text or f.name) .. " saves " .. p(path) ..
     ", then " .. p(run.word and run.word.text or run.name) .. " runs it)"
-  local instead = "download the script to a file, show it to the user, and run it only once they agree"
-  if SETTINGS.download_run == "ask" then
-    return hook.ask("network pack: asking about " .. why .. " [rule download-run]; " .. instead .. ".")
-  end
-  return deny("download-run", why, instead)
+  return as_set(SETTINGS.download_run, "download-run", why,
+    "download the script to a file, show it to the user, and run it only once they agree")
 end
 
 hook.register("PreToolUse", "@shell", function(input)
