@@ -459,6 +459,8 @@ end
 local ATTR_FIRST = { chmod = true, chown = true, chgrp = true, chflags = true, lchown = true }
 local SETFACL_VALUE = { ["-m"] = true, ["-M"] = true, ["-x"] = true, ["-X"] = true, ["--modify"] = true,
   ["--modify-file"] = true, ["--remove"] = true, ["--remove-file"] = true, ["--set"] = true, ["--set-file"] = true }
+local VALUED = { chattr = { ["-v"] = true, ["-p"] = true }, setfacl = SETFACL_VALUE }
+local OPTION_START = { chattr = "^[-+=]", setfacl = "^%-" }
 local function attr_changes(c)
   local n = c.name
   if not n then return NO_WORDS end
@@ -473,27 +475,17 @@ local function attr_changes(c)
         first = false
       end
     end
-  elseif n == "chattr" then
-    local skip = nil
+  elseif VALUED[n] then
+    -- chattr and setfacl: the options that take the next word as their
+    -- value, and what starts an option or a mode word
+    local takes, option, skip = VALUED[n], OPTION_START[n], nil
     for k, a in ipairs(c.args) do
       local t = a.text
       if k == skip then
         skip = nil
-      elseif t == "-v" or t == "-p" then
+      elseif takes[t] then
         skip = k + 1
-      elseif a.unknown or not t:find("^[-+=]") then
-        out[#out + 1] = a
-      end
-    end
-  elseif n == "setfacl" then
-    local skip = nil
-    for k, a in ipairs(c.args) do
-      local t = a.text
-      if k == skip then
-        skip = nil
-      elseif SETFACL_VALUE[t] then
-        skip = k + 1
-      elseif a.unknown or t:sub(1, 1) ~= "-" then
+      elseif a.unknown or not t:find(option) then
         out[#out + 1] = a
       end
     end
