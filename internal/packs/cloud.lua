@@ -101,8 +101,11 @@
 --     move and moveto (the source is deleted) are denied; forget by a
 --     --keep policy and --dry-run (-n) pass.
 --     Object stores (aws s3, gcloud storage, gsutil, mc, s3cmd): rm of one
---     object passes; rm recursive or of a wildcard, rb, and sync/rsync/mirror
---     that deletes at the destination are denied.
+--     named object is asked about (SETTINGS.object_deletes, rule
+--     object-delete: the object is gone for good unless the bucket keeps
+--     versions, and it lies outside the project, where the files pack
+--     stops a delete of one file too); rm recursive or of a wildcard, rb,
+--     and sync/rsync/mirror that deletes at the destination are denied.
 --   Kafka's scripts: an option that deletes or removes (--delete,
 --     --delete-config, --delete-offsets, --remove), kafka-delete-records,
 --     and --reset-offsets with --execute (denied; without --execute the
@@ -133,7 +136,9 @@
 -- Settings (SETTINGS below): protected_contexts, unknown_context, and
 -- live_stops: "ask" (the default), "deny" or "allow", the answer to a
 -- verb that stops or undoes what runs live (disable, cancel, rollback, ...);
--- destroy_plan: the same, to terraform/tofu plan -destroy -out F.
+-- destroy_plan: the same, to terraform/tofu plan -destroy -out F;
+-- object_deletes: the same, to the delete of one named object of an object
+-- store (aws s3 rm s3://bucket/key, gsutil rm, mc rm).
 --
 -- What it cannot know: which account, project or cluster a command reaches
 -- through its configuration files and environment; deletes through APIs
@@ -146,6 +151,7 @@ local SETTINGS = hook.settings("cloud", {
   unknown_context = "ask",
   live_stops = "ask",
   destroy_plan = "ask",
+  object_deletes = "ask",
 })
 
 local shell = require("shell")
@@ -165,6 +171,8 @@ local INSTEAD = {
   api = "deleting through a service's SDK or ORM is for the user to run; read or list first.",
   store = "remove single objects by name, or list them first (aws s3 ls, gsutil ls, rclone lsf); " ..
     "sync without deleting at the destination.",
+  object = "list it first (aws s3 ls, gsutil ls, mc ls) and let the user confirm this one object; " ..
+    "a bucket with versioning keeps the old version.",
   sync = "preview the change with the tool's diff (deck gateway diff) and let the user run the sync.",
   backup = "preview with --dry-run (restic forget, borg prune, rclone) and let the user run the real one.",
   escape = "mount only the project (-v \"$PWD\":/src) and leave out --privileged with --pid=host.",
@@ -182,12 +190,14 @@ local EFFECTS = {
   defenses = "turns off an audit trail, a threat detector or an encryption key (defenses off)",
   replace = "replaces, live, what running services depend on",
   attack = "runs an attack technique against a real cloud account",
+  object = "deletes an object from a remote store, for good unless the bucket keeps versions",
   halt = "stops, cancels or rolls back, live, what users or the team depend on (a workflow, a run, a deploy, " ..
     "a feature, an account)",
 }
 
 local function deny(why, instead, effect)
-  return hook.deny("cloud guard: " .. why .. " " .. EFFECTS[effect or "teardown"] .. ". " ..
+  return hook.deny("cloud guard: " .. why .. " " .. EFFECTS[effect or "teardown"] ..
+    (effect == "object" and " [rule object-delete]. " or ". ") ..
     "Show the user the exact command and ask them to run it themselves; " .. (instead or INSTEAD.infra))
 end
 
@@ -1063,7 +1073,10 @@ local function outside(c, cfg)
       if a.text:find("*", 1, true) then return "deny", what .. " of a wildcard", INSTEAD.store end
     end
     if recursive(args) then return "deny", what .. " --recursive", INSTEAD.store end
-    return nil
+    -- aws's help is a last word: aws s3 rm help
+    local last = args[#args]
+    if SETTINGS.object_deletes == "allow" or n == "aws" and last and last.text == "help" then return nil end
+    return SETTINGS.object_deletes == "deny" and "deny" or "ask", what .. " of one object", INSTEAD.object, "object"
   end
   if cfg.store and v == "rb" then return "deny", what .. " (the bucket and its name go)", INSTEAD.store end
   return "deny", what, INSTEAD.cli
@@ -1350,12 +1363,12 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if quick(cmd) then return nil end
   local cmds, err = shell.parse(cmd)
-  local ctx, ask, ask_effect
+  local ctx, ask, ask_effect, ask_instead
   local plans = {}
   for _, c in ipairs(cmds) do
     local verdict, why, instead, effect = judge(c, ctx, plans)
     if verdict == "deny" then return deny(why, instead, effect) end
-    if verdict == "ask" and not ask then ask, ask_effect = why, effect end
+    if verdict == "ask" and not ask then ask, ask_effect, ask_instead = why, effect, instead end
     ctx = switched(c) or ctx
   end
   if err then return hook.deny("cloud guard: the command could not be checked: " .. err ..
@@ -1364,6 +1377,9 @@ hook.register("PreToolUse", "@shell", function(input)
     if ask_effect == "halt" then
       return hook.ask("cloud guard: " .. ask .. " " .. EFFECTS.halt .. " [rule live-stops]. Let the user " ..
         "confirm; " .. INSTEAD.cli)
+    end
+    if ask_effect == "object" then
+      return hook.ask("cloud guard: " .. ask .. " " .. EFFECTS.object .. " [rule object-delete]. " .. ask_instead)
     end
     return hook.ask("cloud guard: " .. ask .. ". Name the context or plan on the command line " ..
       "(kubectl --context NAME) so that it can be checked, or let the user confirm.")

@@ -397,7 +397,6 @@ local allowed = {
   "podman ps",
   "aws s3 ls s3://backups --recursive",
   "aws s3 cp build/ s3://site --recursive",
-  "aws s3 rm s3://bucket/tmp/file.txt",
   "aws s3 sync ./site s3://site",
   "aws ec2 describe-instances",
   "aws ec2 terminate-instances --instance-ids i-1 --dry-run",
@@ -408,7 +407,6 @@ local allowed = {
   "gcloud compute instances list",
   "gcloud config configurations delete old",
   "gcloud components remove kubectl",
-  "gcloud storage rm gs://b/tmp/file.txt",
   "gsutil ls gs://b",
   "az vm list -o table",
   "az extension remove --name aks-preview",
@@ -439,7 +437,6 @@ local allowed = {
   "op item get 'Prod DB'",
   "pass show email/work",
   "mc ls local/bucket",
-  "mc rm local/bucket/file.txt",
   "bw list items",
   "cdk deploy",
   "fly deploy",
@@ -572,6 +569,39 @@ for _, cmd in ipairs({
   test("denies an SDK delete in a one-liner: " .. cmd, function()
     expect.denied(fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" },
       cwd = "/home/dev/project", toolInput = { command = cmd } }), "an SDK call that deletes")
+  end)
+end
+
+-- One named object deleted from a remote object store: gone for good
+-- unless the bucket keeps versions, and outside the project (where the
+-- files pack stops the delete of one file too): asked about
+-- (SETTINGS.object_deletes) [rule object-delete]. Listing, copying up and
+-- down, and a delete's --dryrun pass.
+for _, c in ipairs({
+  { "aws s3 rm s3://bucket/tmp/file.txt", "aws s3 rm of one object" },
+  { "aws --region eu-west-1 s3 rm s3://acme-reports/2026/q3.csv", "s3 rm of one object" },
+  { "AWS_PROFILE=dev aws s3 rm 's3://media/user uploads/a.png'", "aws s3 rm of one object" },
+  { "gcloud storage rm gs://b/tmp/file.txt", "gcloud storage rm of one object" },
+  { "gsutil rm gs://site/index.html", "gsutil rm of one object" },
+  { "gsutil -m rm gs://site/old.js", "rm of one object" },
+  { "mc rm local/bucket/file.txt", "mc rm of one object" },
+  { "s3cmd del s3://b/notes.txt", "s3cmd del of one object" },
+  { "s3cmd rm s3://b/notes.txt", "s3cmd rm of one object" },
+}) do
+  test("asks about " .. c[1], function()
+    local r = sh(c[1])
+    expect_asked(r, c[2])
+    expect.contains(r.reason, "[rule object-delete]")
+    expect.contains(r.reason, "versions")
+  end)
+end
+for _, cmd in ipairs({ "aws s3 ls s3://bucket/tmp/", "aws s3 cp s3://bucket/tmp/file.txt .",
+  "aws s3 rm s3://bucket/tmp/file.txt --dryrun", "gsutil cp gs://site/index.html .", "mc cp file.txt local/bucket/",
+  "gcloud storage ls gs://b", "aws s3 rm help", "s3cmd ls s3://b" }) do
+  test("allows " .. cmd, function()
+    local r = sh(cmd)
+    expect.no_objection(r)
+    expect.eq(r.asked, nil, "asked")
   end)
 end
 
