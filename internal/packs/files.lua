@@ -72,7 +72,9 @@
 --     ~/.terraformrc, ~/.m2/settings.xml, ~/.gradle/gradle.properties),
 --     .htpasswd (the list of lib/secrets.lua, and SETTINGS.secret_files)
 --     [rule secret-read], named as an operand or as the file xargs reads
---     its items from (xargs -a ~/.netrc, --arg-file=FILE);
+--     its items from (xargs -a ~/.netrc, --arg-file=FILE); such a file
+--     deleted (rm .env, shred -u key.pem) reads nothing but loses what no
+--     commit keeps [rule secret-delete];
 --     a glob whose wildcard parts are all stars but for an extension
 --     (*.json, **/*.yaml, GRANT … ON *.*) names a secret only when any
 --     file it matches would be one (*.pem, ~/.ssh/*); a path is folded first
@@ -315,10 +317,16 @@ end
 -- judged as written and as the path it folds to (.github//workflows/ci.yml
 -- and .github/x/../workflows/ci.yml are CI configuration, web/./go.sum a
 -- lockfile). kind is WRITE (the default), ATTR or DELETE (see above); a
--- delete outside the project is remove_problem's. A write or a mode
--- change in SETTINGS.guarded is refused by the guarded rule.
+-- delete outside the project is remove_problem's (a glob there, ~/.* or
+-- /srv/x/.b*, is not read as a .git/ or CI file it could match: it is
+-- outside the project first). A write or a mode change in
+-- SETTINGS.guarded is refused by the guarded rule.
 local function write_problem(w, cwd, output, kind)
   kind = kind or WRITE
+  if kind == DELETE and not w.unknown and w.text:find("[*?%[]") then
+    local abs = paths.resolve(w.text, cwd)
+    if abs and abs:sub(1, 1) == "/" and not paths.inside(abs, cwd) then return nil end
+  end
   local why, instead = owned_problem(w, kind)
   if why then return why, instead end
   local fp = secrets.fold(w.pat)
@@ -639,6 +647,19 @@ local function read_problem(w)
   if hit then
     return "reading " .. shell.printable(hit) .. ", which may hold keys or credentials [rule secret-read]",
       "ask the user for the value you need, or use a template such as .env.example"
+  end
+  return nil
+end
+
+-- delete_secret_problem is read_problem for a remover's operand (rm .env,
+-- shred -u key.pem): deleting a file of keys or credentials reads nothing,
+-- but loses what no commit keeps (a .env is not in git) [rule
+-- secret-delete].
+local function delete_secret_problem(w)
+  local hit = secret_file(w)
+  if hit then
+    return "deleting " .. shell.printable(hit) .. ", which may hold keys or credentials that no commit keeps " ..
+      "[rule secret-delete]", "ask the user to remove it"
   end
   return nil
 end
@@ -1112,7 +1133,7 @@ hook.register("PreToolUse", "@shell", function(input)
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
         -- program that reads the files it is given (secrets.unknown_read)
         if not written[w] and not key_use(c, k) and (not w.whole or secrets.unknown_read(c, k, w)) then
-          local why, instead = read_problem(w)
+          local why, instead = (REMOVERS[c.name or ""] and delete_secret_problem or read_problem)(w)
           if why and not git_names_only(c) then return deny(why, instead) end
         end
       end

@@ -659,10 +659,35 @@ local removed = {
   -- moved out of its place into a scratch folder, a file is as good as gone
   { B("mv ~/Documents/thesis.docx /tmp/"), "deleting /home/dev/Documents/thesis.docx, outside the project [rule remove]" },
   { B("mv -t /var/tmp ~/Pictures/a.png"), "[rule remove]" },
+  -- a glob outside the project is outside it first, whatever .git/ or CI
+  -- file its pattern could also match
+  { B("rm ~/.*"), "deleting /home/dev/.*, outside the project [rule remove]" },
+  { B("rm -f ~/.b*"), "deleting /home/dev/.b*, outside the project [rule remove]" },
+  { B([[rm -f "$HOME"/.g?t*]]), "deleting /home/dev/.g?t*, outside the project [rule remove]" },
+  { B("rm -f /srv/app/.git/*"), "deleting /srv/app/.git/*, outside the project [rule remove]" },
+  { B("rm -f /opt/ci/.github/workflows/*.yml"), "outside the project [rule remove]" },
 }
 for i, c in ipairs(removed) do
   test("a file outside the project is not deleted " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
 end
+-- A file of keys or credentials deleted is read by nobody, but what it
+-- holds is lost for good (a .env is in no commit) [rule secret-delete]:
+-- the reason says so, not that it was read.
+local secret_deleted = {
+  { B("rm .env"), "deleting .env, which may hold keys or credentials that no commit keeps [rule secret-delete]" },
+  { B("rm -f config/.env.production"), "deleting config/.env.production" },
+  { B("unlink .npmrc"), "[rule secret-delete]" },
+  { B("shred -u certs/server.key"), "deleting certs/server.key" },
+  { B("rm -rf ~/.ssh"), "[rule secret-delete]" },
+}
+for i, c in ipairs(secret_deleted) do
+  test("a deleted secret file is named as deleted " .. i .. ": " .. c[2], function()
+    local r = c[1]()
+    denied(r, c[2])
+    expect.eq(r.reason:find("reading", 1, true), nil, "the word reading in " .. r.reason)
+  end)
+end
+
 local removed_near = {
   B("rm notes.txt"),
   B("rm -f src/old.go build/app"),
