@@ -157,6 +157,16 @@ func (lg *Ledger) calls(ctx context.Context, session string, n int) ([]Call, err
 	return out, nil
 }
 
+// callsIn is calls of the session of prefix p with b's Get, an entry at a
+// time, n in range.
+func callsIn(ctx context.Context, b store.Backend, p string, n int, l Limits) ([]Call, error) {
+	var out []Call
+	if err := eachIn(ctx, b, p+"ks", p+"kc", l.MaxCalls, n, callAdder(&out)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // callAdder returns the function that appends each call of a list read to
 // out.
 func callAdder(out *[]Call) func(int64, json.RawMessage) {
@@ -174,7 +184,7 @@ func callAdder(out *[]Call) func(int64, json.RawMessage) {
 // callsFrom returns the last n calls of session p from the first page of
 // them a LedgerCounts read (count, first, entries), reading the rest.
 func (lg *Ledger) callsFrom(ctx context.Context, p string, n int, count float64, first int64, entries []json.RawMessage) ([]Call, error) {
-	sb := lg.backend.(store.LedgerBackend)
+	sb, _ := lg.backend.(store.LedgerBackend) // nil: the first page is the whole list (countsBackend)
 	ring := lg.Limits().MaxCalls
 	var out []Call
 	if err := lg.pages(ctx, sb, p+"ks", p+"kc", ring, n, maxCallJSON, listEnd(count, ring, n), first, entries, callAdder(&out)); err != nil {

@@ -40,8 +40,9 @@ const MaxCountOps = 16
 // Counts counts ops, in order, as Count counts each, and returns their
 // totals; with calls > 0 it returns the session's last calls too, as
 // Calls(calls) does. On a store.LedgerBackend (Redis) it is one round
-// trip, where as many Counts and a Calls would be one each: for a policy
-// that reads several counters and the last calls on every call (the budget
+// trip, where as many Counts and a Calls would be one each, and on the
+// in-process store one hold of its lock (countsBackend): for a policy that
+// reads several counters and the last calls on every call (the budget
 // pack). Every op is checked before any is counted; a counter refused
 // (past the session's counters) ends it, with the ops before it counted.
 func (lg *Ledger) Counts(ctx context.Context, session string, ops []CountOp, calls int) ([]float64, []Call, error) {
@@ -65,19 +66,25 @@ func (lg *Ledger) Counts(ctx context.Context, session string, ops []CountOp, cal
 	return totals, last, err
 }
 
-// counterKeys checks a count and returns its counter's key and its name in
-// the session's bookkeeping.
-func counterKeys(p, name string, window time.Duration, l Limits) (key, idx string, _ time.Duration, _ error) {
+// counterWindow checks a count of name over window and returns the window
+// it counts over (0: MaxAge).
+func counterWindow(name string, window time.Duration, l Limits) (time.Duration, error) {
 	if err := CheckName("name", name); err != nil {
-		return "", "", 0, err
+		return 0, err
 	}
 	if window == 0 {
 		window = l.MaxAge
 	}
 	if window < time.Millisecond || window > l.MaxAge {
-		return "", "", 0, fmt.Errorf("ledger: a window of %v for %q is out of range (1 ms to ledger_max_age_ms, %d ms)",
+		return 0, fmt.Errorf("ledger: a window of %v for %q is out of range (1 ms to ledger_max_age_ms, %d ms)",
 			window, name, l.MaxAge.Milliseconds())
 	}
+	return window, nil
+}
+
+// counterKeys returns the key of the counter name over window (checked) in
+// the session of prefix p, and its name in the session's bookkeeping.
+func counterKeys(p, name string, window time.Duration) (key, idx string) {
 	// both keys built in a buffer on the stack: one allocation each
 	var buf [160]byte
 	b := append(append(buf[:0], p...), 'c')
@@ -85,14 +92,78 @@ func counterKeys(p, name string, window time.Duration, l Limits) (key, idx strin
 	b = append(append(b, 0), name...)
 	key = string(b)
 	b = append(append(append(buf[:0], p...), 'c', 'x'), key[len(p)+1:]...)
-	return key, string(b), window, nil
+	return key, string(b)
+}
+
+// maxMemoCounters bounds the counters whose keys the ledger remembers for
+// the session last asked for (a pack counts a few on every call).
+const maxMemoCounters = 8
+
+// counterMemo is a counter's keys (counterKeys) in the session of a
+// prefixMemo: name over a window of ms milliseconds.
+type counterMemo struct {
+	name     string
+	ms       int64
+	key, idx string
+}
+
+// findCounter returns the keys of name over a window of ms in keys.
+func findCounter(keys []counterMemo, name string, ms int64) (key, idx string, ok bool) {
+	for i := range keys {
+		if c := &keys[i]; c.ms == ms && c.name == name {
+			return c.key, c.idx, true
+		}
+	}
+	return "", "", false
+}
+
+// keys returns the key of the counter name over window (checked) in the
+// session of m, and its name in the bookkeeping: remembered in m, or built
+// and added to new, the counters to remember, while m and new hold fewer
+// than maxMemoCounters.
+func (m *prefixMemo) keys(name string, window time.Duration, added *[]counterMemo) (key, idx string) {
+	ms := window.Milliseconds()
+	if key, idx, ok := findCounter(m.counters, name, ms); ok {
+		return key, idx
+	}
+	if key, idx, ok := findCounter(*added, name, ms); ok {
+		return key, idx
+	}
+	key, idx = counterKeys(m.prefix, name, window)
+	if len(m.counters)+len(*added) < maxMemoCounters {
+		*added = append(*added, counterMemo{name: name, ms: ms, key: key, idx: idx})
+	}
+	return key, idx
+}
+
+// remember makes m's session remember the counters added too, unless
+// another session (or another call) was asked for since m was read: the
+// memo is never changed, only replaced.
+func (lg *Ledger) remember(m *prefixMemo, added []counterMemo) {
+	if len(added) == 0 {
+		return
+	}
+	counters := make([]counterMemo, 0, len(m.counters)+len(added))
+	counters = append(append(counters, m.counters...), added...)
+	lg.last.CompareAndSwap(m, &prefixMemo{session: m.session, prefix: m.prefix, cn: m.cn, ks: m.ks, kc: m.kc, counters: counters})
+}
+
+// countsBackend is a backend that answers a whole LedgerCounts itself,
+// without the rest of store.LedgerBackend: the in-process store
+// (modules.Store), in one hold of its lock. It answers as the generic code
+// does (countsIn), a refused or failed counter ending it with the totals
+// of those before it, so that a ledger's answers, and its journal, are
+// the same through it.
+type countsBackend interface {
+	LedgerCounts(ctx context.Context, req store.LedgerCountsRequest) (store.LedgerCountsReply, error)
 }
 
 func (lg *Ledger) counts(ctx context.Context, session string, ops []CountOp, calls int) ([]float64, []Call, error) {
-	p, err := lg.prefix(session)
+	m, err := lg.memo(session)
 	if err != nil {
 		return nil, nil, err
 	}
+	p := m.prefix
 	if len(ops) == 0 || len(ops) > MaxCountOps {
 		return nil, nil, fmt.Errorf("ledger: a count of %d counters (1 to %d)", len(ops), MaxCountOps)
 	}
@@ -101,39 +172,40 @@ func (lg *Ledger) counts(ctx context.Context, session string, ops []CountOp, cal
 		calls = l.MaxCalls
 	}
 	items := make([]store.LedgerCounter, len(ops))
+	var added []counterMemo
 	for i, op := range ops {
-		key, idx, window, err := counterKeys(p, op.Name, op.Window, l)
+		window, err := counterWindow(op.Name, op.Window, l)
 		if err != nil {
 			return nil, nil, err
 		}
 		if math.IsNaN(op.Delta) || math.IsInf(op.Delta, 0) {
 			return nil, nil, fmt.Errorf("ledger: cannot add %v to %q: not a finite number", op.Delta, op.Name)
 		}
+		key, idx := m.keys(op.Name, window, &added)
 		items[i] = store.LedgerCounter{Idx: idx, Key: key, Delta: op.Delta, Window: window}
 	}
-	sb, scripted := lg.backend.(store.LedgerBackend)
-	if !scripted {
-		totals := make([]float64, 0, len(ops))
-		for i, it := range items {
-			t, err := lg.countOne(ctx, p, ops[i].Name, it, l)
-			if err != nil {
-				return totals, nil, err
+	lg.remember(m, added)
+	_, scripted := lg.backend.(store.LedgerBackend)
+	cb, whole := lg.backend.(countsBackend)
+	if !whole {
+		return countsIn(ctx, lg.backend, p, ops, items, calls, l)
+	}
+	reply, err := cb.LedgerCounts(ctx, store.LedgerCountsRequest{Counters: m.cn, MaxCounters: l.MaxMarks, TTL: l.MaxAge,
+		Items: items, CallsKey: m.ks, CallsPrefix: m.kc, Ring: l.MaxCalls, Calls: max(calls, 0), MaxEntry: maxCallJSON})
+	if err != nil || reply.Refused >= 0 {
+		// a server's script answers no totals when it refused or failed;
+		// the in-process store, those of the counters before, as countsIn
+		totals := reply.Totals
+		if scripted {
+			totals = totals[:0]
+		}
+		if err != nil {
+			if scripted {
+				totals = nil
 			}
-			totals = append(totals, t)
+			return totals, nil, storeErr(err)
 		}
-		if calls <= 0 {
-			return totals, nil, nil
-		}
-		last, err := lg.calls(ctx, session, calls)
-		return totals, last, err
-	}
-	reply, err := sb.LedgerCounts(ctx, store.LedgerCountsRequest{Counters: p + "cn", MaxCounters: l.MaxMarks, TTL: l.MaxAge,
-		Items: items, CallsKey: p + "ks", CallsPrefix: p + "kc", Ring: l.MaxCalls, Calls: max(calls, 0), MaxEntry: maxCallJSON})
-	if err != nil {
-		return nil, nil, storeErr(err)
-	}
-	if reply.Refused >= 0 {
-		return reply.Totals[:0], nil, &LimitError{Label: ops[reply.Refused].Name, Limit: "ledger_max_counters", Max: l.MaxMarks}
+		return totals, nil, &LimitError{Label: ops[reply.Refused].Name, Limit: "ledger_max_counters", Max: l.MaxMarks}
 	}
 	if calls <= 0 || !reply.CallsPresent {
 		return reply.Totals, nil, nil
@@ -142,19 +214,45 @@ func (lg *Ledger) counts(ctx context.Context, session string, ops []CountOp, cal
 	return reply.Totals, last, err
 }
 
+// countsIn is counts with b's four calls: each item counted in turn (ops
+// naming them), then with calls > 0 the session's last calls read. A
+// counter refused or failed ends it, with the totals of those before it.
+func countsIn(ctx context.Context, b store.Backend, p string, ops []CountOp, items []store.LedgerCounter, calls int, l Limits) ([]float64, []Call, error) {
+	totals := make([]float64, 0, len(items))
+	for i, it := range items {
+		t, err := countOne(ctx, b, p, ops[i].Name, it, l)
+		if err != nil {
+			return totals, nil, err
+		}
+		totals = append(totals, t)
+	}
+	if calls <= 0 {
+		return totals, nil, nil
+	}
+	last, err := callsIn(ctx, b, p, calls, l)
+	return totals, last, err
+}
+
 // count is Count without its journal entry.
 func (lg *Ledger) count(ctx context.Context, session, name string, window time.Duration, delta float64) (float64, error) {
-	p, err := lg.prefix(session)
+	m, err := lg.memo(session)
 	if err != nil {
 		return 0, err
 	}
+	p := m.prefix
 	l := lg.Limits()
-	key, idx, window, err := counterKeys(p, name, window, l)
+	window, err = counterWindow(name, window, l)
 	if err != nil {
 		return 0, err
 	}
+	var added []counterMemo
+	key, idx := m.keys(name, window, &added)
+	lg.remember(m, added)
 	it := store.LedgerCounter{Idx: idx, Key: key, Delta: delta, Window: window}
-	if sb, ok := lg.backend.(store.LedgerBackend); ok && delta != 0 {
+	if delta == 0 {
+		return countOne(ctx, lg.backend, p, name, it, l)
+	}
+	if sb, ok := lg.backend.(store.LedgerBackend); ok {
 		reply, err := sb.LedgerCounts(ctx, store.LedgerCountsRequest{Counters: p + "cn", MaxCounters: l.MaxMarks, TTL: l.MaxAge,
 			Items: []store.LedgerCounter{it}})
 		switch {
@@ -165,13 +263,13 @@ func (lg *Ledger) count(ctx context.Context, session, name string, window time.D
 		}
 		return reply.Totals[0], nil
 	}
-	return lg.countOne(ctx, p, name, it, l)
+	return countOne(ctx, lg.backend, p, name, it, l)
 }
 
-// countOne counts it with the backend's four calls.
-func (lg *Ledger) countOne(ctx context.Context, p, name string, it store.LedgerCounter, l Limits) (float64, error) {
+// countOne counts it with b's four calls.
+func countOne(ctx context.Context, b store.Backend, p, name string, it store.LedgerCounter, l Limits) (float64, error) {
 	if it.Delta == 0 {
-		v, ok, err := lg.backend.Get(ctx, it.Key)
+		v, ok, err := b.Get(ctx, it.Key)
 		if err != nil {
 			return 0, storeErr(err)
 		}
@@ -183,24 +281,24 @@ func (lg *Ledger) countOne(ctx context.Context, p, name string, it store.LedgerC
 	}
 	// Each counter is named once in the session's bookkeeping (cx + its
 	// key), so that the number of counters is bounded like the marks.
-	_, known, err := lg.backend.Get(ctx, it.Idx)
+	_, known, err := b.Get(ctx, it.Idx)
 	if err != nil {
 		return 0, storeErr(err)
 	}
 	if !known {
-		n, err := lg.backend.Incr(ctx, p+"cn", 1, l.MaxAge)
+		n, err := b.Incr(ctx, p+"cn", 1, l.MaxAge)
 		if err != nil {
 			return 0, storeErr(err)
 		}
 		if n > float64(l.MaxMarks) {
-			_, _ = lg.backend.Incr(ctx, p+"cn", -1, l.MaxAge)
+			_, _ = b.Incr(ctx, p+"cn", -1, l.MaxAge)
 			return 0, &LimitError{Label: name, Limit: "ledger_max_counters", Max: l.MaxMarks}
 		}
-		if err := lg.backend.Set(ctx, it.Idx, true, l.MaxAge); err != nil {
+		if err := b.Set(ctx, it.Idx, true, l.MaxAge); err != nil {
 			return 0, storeErr(err)
 		}
 	}
-	total, err := lg.backend.Incr(ctx, it.Key, it.Delta, it.Window)
+	total, err := b.Incr(ctx, it.Key, it.Delta, it.Window)
 	if err != nil {
 		return 0, storeErr(err)
 	}

@@ -127,20 +127,40 @@ type Ledger struct {
 	last atomic.Pointer[prefixMemo]
 }
 
-// prefixMemo is a session id and its key prefix.
-type prefixMemo struct{ session, prefix string }
+// prefixMemo is a session id, its key prefix, and the keys of the
+// counters counted in it last (at most maxMemoCounters). A memo is never
+// changed once stored: a session's next counter replaces it with a copy.
+type prefixMemo struct {
+	session, prefix string
+	// the keys of the session's count of counters (cn), and of its calls'
+	// count (ks) and slots (kc): what LedgerCounts names on every call
+	cn, ks, kc string
+	counters   []counterMemo
+}
 
 // prefix is keyPrefix(session), remembered for the session last asked for.
 func (lg *Ledger) prefix(session string) (string, error) {
-	if m := lg.last.Load(); m != nil && m.session == session {
-		return m.prefix, nil
-	}
-	p, err := keyPrefix(session)
+	m, err := lg.memo(session)
 	if err != nil {
 		return "", err
 	}
-	lg.last.Store(&prefixMemo{session: session, prefix: p})
-	return p, nil
+	return m.prefix, nil
+}
+
+// memo returns the memo of session: the one remembered when it is the
+// session last asked for, else a new one, remembered instead (the last
+// session's counters are forgotten with it).
+func (lg *Ledger) memo(session string) (*prefixMemo, error) {
+	if m := lg.last.Load(); m != nil && m.session == session {
+		return m, nil
+	}
+	p, err := keyPrefix(session)
+	if err != nil {
+		return nil, err
+	}
+	m := &prefixMemo{session: session, prefix: p, cn: p + "cn", ks: p + "ks", kc: p + "kc"}
+	lg.last.Store(m)
+	return m, nil
 }
 
 // New returns a ledger over backend with limits (zero fields: defaults;
@@ -263,7 +283,12 @@ func (lg *Ledger) each(ctx context.Context, countKey, slotPrefix string, ring, n
 		}
 		return lg.pages(ctx, sb, countKey, slotPrefix, ring, n, maxEntry, listEnd(count, ring, n), first, entries, fn)
 	}
-	v, ok, err := lg.backend.Get(ctx, countKey)
+	return eachIn(ctx, lg.backend, countKey, slotPrefix, ring, n, fn)
+}
+
+// eachIn is each with b's Get, an entry at a time.
+func eachIn(ctx context.Context, b store.Backend, countKey, slotPrefix string, ring, n int, fn func(int64, json.RawMessage)) error {
+	v, ok, err := b.Get(ctx, countKey)
 	if err != nil || !ok {
 		return wrapNil(err)
 	}
@@ -278,7 +303,7 @@ func (lg *Ledger) each(ctx context.Context, countKey, slotPrefix string, ring, n
 		if ring > 0 {
 			slot = (i - 1) % int64(ring)
 		}
-		v, ok, err := lg.backend.Get(ctx, slotPrefix+strconv.FormatInt(slot, 10))
+		v, ok, err := b.Get(ctx, slotPrefix+strconv.FormatInt(slot, 10))
 		if err != nil {
 			return storeErr(err)
 		}
@@ -323,6 +348,9 @@ func (lg *Ledger) pages(ctx context.Context, sb store.LedgerBackend, countKey, s
 		from := first + int64(len(entries))
 		if from > end || len(entries) == 0 || handed >= n {
 			return nil
+		}
+		if sb == nil {
+			return fmt.Errorf("ledger: the store answered %d entries of %q from entry %d, to entry %d", len(entries), countKey[len(countKey)-2:], first, end)
 		}
 		var present bool
 		var err error

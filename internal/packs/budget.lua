@@ -132,13 +132,21 @@ local OPS_SHELL = { { CALLS_N, 0, 1 }, { START, 0, 0 }, { SHELL_N, 0, 1 } }
 local STOP = " Stop working now: tell the user what you have done and what is left; they can raise the " ..
   "budget or continue in a new session."
 
+local seconds = os.time
+
 -- now_ms is the time in milliseconds: the call's deadline less what is
 -- left of it (os.time has whole seconds only).
 local function now_ms(rt)
   local d = rt.deadline_ms
   if d then return d - rt.remaining_ms() end
-  return os.time() * 1000
+  return seconds() * 1000
 end
+
+-- SURELY_BEFORE_WARN: a session whose first call is less than this long
+-- before the time in whole seconds (os.time, at most a second behind
+-- now_ms) has run for less than WARN_MS, by a second's margin, so the
+-- usual call needs the time to the millisecond only near the warning.
+local SURELY_BEFORE_WARN = WARN_MS - 2000
 
 -- minutes words a duration in milliseconds as minutes, to a tenth.
 local function minutes(ms)
@@ -242,29 +250,33 @@ hook.register("PreToolUse", "*", function(input, rt)
   -- The first call's time is kept in a counter that only the first call
   -- adds to; a call that reads it before the first call has written it
   -- reads 0.
-  local now = now_ms(rt)
   local elapsed = 0
   if n == 1 then
-    count(START, 0, now)
-  elseif start > 0 then
-    elapsed = now - start
+    count(START, 0, now_ms(rt))
+  elseif start > 0 and seconds() * 1000 - start >= SURELY_BEFORE_WARN then
+    elapsed = now_ms(rt) - start
   end
   if elapsed >= MAX_MS then
     return hook.deny(format("budget: this session has run for %s of its %g minutes (max_minutes in the budget " ..
       "pack's SETTINGS).", minutes(elapsed), SETTINGS.max_minutes) .. STOP)
   end
-  local line
-  if shell_call then
-    local ti = input.toolInput
-    if type(ti) == "table" then
-      local c = ti.command
-      if type(c) == "string" then line = c end
+  -- the loop rule reads the call only when the newest of the last calls
+  -- failed (in the usual session it succeeded, and that ends a streak)
+  local nl = #last
+  if nl >= REPEATS - 1 and not last[nl].ok then
+    local line
+    if shell_call then
+      local ti = input.toolInput
+      if type(ti) == "table" then
+        local c = ti.command
+        if type(c) == "string" then line = c end
+      end
     end
+    local tool = input.toolName
+    if type(tool) ~= "string" then tool = nil end
+    local denied = loop(last, tool, line, rt)
+    if denied then return denied end
   end
-  local tool = input.toolName
-  if type(tool) ~= "string" then tool = nil end
-  local denied = loop(last, tool, line, rt)
-  if denied then return denied end
   -- Warnings, each once: a count reaches its threshold at one call only;
   -- wall time is marked when it has been said.
   local warn

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -108,10 +109,16 @@ func (e *storeEntry) expired(now time.Time) bool {
 func (s *Store) Get(_ context.Context, key string) (any, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.live(key, s.clock()); e != nil {
-		return e.get(), true, nil
+	v, ok := s.getAt(key, s.clock())
+	return v, ok, nil
+}
+
+// getAt is Get at now. s.mu is held.
+func (s *Store) getAt(key string, now time.Time) (any, bool) {
+	if e := s.live(key, now); e != nil {
+		return e.get(), true
 	}
-	return nil, false, nil
+	return nil, false
 }
 
 // Set stores value under key; ttl > 0 makes it expire after ttl, at most
@@ -128,11 +135,15 @@ func (s *Store) Set(_ context.Context, key string, value any, ttl time.Duration)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.setAt(key, value, size, ttl, s.clock())
+}
+
+// setAt is Set at now, its value checked (of size bytes). s.mu is held.
+func (s *Store) setAt(key string, value any, size int, ttl time.Duration, now time.Time) error {
 	lim := s.lim.WithDefaults()
 	if err := lim.Check(key, size); err != nil {
 		return err
 	}
-	now := s.clock()
 	e, err := s.reserve(lim, key, size, now)
 	if err != nil {
 		return err
@@ -161,11 +172,15 @@ func (s *Store) Incr(_ context.Context, key string, delta float64, ttl time.Dura
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.incrAt(key, delta, ttl, s.clock())
+}
+
+// incrAt is Incr at now, its delta and ttl checked. s.mu is held.
+func (s *Store) incrAt(key string, delta float64, ttl time.Duration, now time.Time) (float64, error) {
 	lim := s.lim.WithDefaults()
 	if err := lim.Check(key, store.NumberBytes); err != nil {
 		return 0, err
 	}
-	now := s.clock()
 	if e := s.live(key, now); e != nil {
 		if e.value != nil {
 			return 0, store.NotNumber(key, storeType(e.value))
@@ -238,15 +253,137 @@ func (s *Store) reserve(lim store.Limits, key string, size int, now time.Time) (
 // Delete removes key. It never fails.
 func (s *Store) Delete(_ context.Context, key string) error {
 	s.mu.Lock()
-	if e := s.m[key]; e != nil {
-		s.remove(e)
-	}
+	s.deleteKey(key)
 	s.mu.Unlock()
 	return nil
 }
 
+// deleteKey is Delete. s.mu is held.
+func (s *Store) deleteKey(key string) {
+	if e := s.m[key]; e != nil {
+		s.remove(e)
+	}
+}
+
 // Ping reports ctx's error: the in-process store always answers.
 func (s *Store) Ping(ctx context.Context) error { return ctx.Err() }
+
+// LedgerCounts is store.LedgerBackend's LedgerCounts, what the session
+// ledger asks of a store to count a call's counters and read its last
+// calls, answered in one hold of the store's lock at one reading of its
+// clock: as the ledger's generic code answers it a Get, Set and Incr at a
+// time (the same checks, limits and errors, in the same order), but one
+// step to every other caller. A counter refused past req.MaxCounters, or a
+// write that fails, ends it: Totals then holds the totals of the items
+// before it, which stay counted. The calls' entries are the stored values
+// themselves, as Get returns them. (The store has no other method of
+// store.LedgerBackend: the ledger's generic code does the rest.)
+func (s *Store) LedgerCounts(_ context.Context, req store.LedgerCountsRequest) (store.LedgerCountsReply, error) {
+	reply := store.LedgerCountsReply{Refused: -1}
+	if len(req.Items) == 0 || len(req.Items) > maxLedgerItems {
+		return reply, fmt.Errorf("store: a count of %d counters (1 to %d)", len(req.Items), maxLedgerItems)
+	}
+	if req.Calls > 0 && (req.Ring <= 0 || req.Calls > req.Ring) {
+		return reply, fmt.Errorf("store: a read of the last %d calls of a ring of %d", req.Calls, req.Ring)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock()
+	reply.Totals = make([]float64, 0, len(req.Items))
+	for i, it := range req.Items {
+		if it.Delta == 0 {
+			v, _ := s.getAt(it.Key, now)
+			f, _ := v.(float64)
+			reply.Totals = append(reply.Totals, f)
+			continue
+		}
+		if _, known := s.getAt(it.Idx, now); !known {
+			n, err := s.checkedIncr(req.Counters, 1, req.TTL, now)
+			if err != nil {
+				return reply, err
+			}
+			if n > float64(req.MaxCounters) {
+				_, _ = s.checkedIncr(req.Counters, -1, req.TTL, now)
+				reply.Refused = i
+				return reply, nil
+			}
+			if err := store.CheckTTL(req.TTL); err != nil {
+				return reply, err
+			}
+			if err := s.setAt(it.Idx, true, boolBytes, req.TTL, now); err != nil {
+				return reply, err
+			}
+		}
+		t, err := s.checkedIncr(it.Key, it.Delta, it.Window, now)
+		if err != nil {
+			return reply, err
+		}
+		reply.Totals = append(reply.Totals, t)
+	}
+	if req.Calls > 0 {
+		reply.CallsCount, reply.CallsPresent, reply.First, reply.Entries = s.lastCalls(req, now)
+	}
+	return reply, nil
+}
+
+// maxLedgerItems bounds the items of one LedgerCounts.
+const maxLedgerItems = 64
+
+// boolBytes is a boolean's size, as store.ValueSize counts it.
+var boolBytes, _ = store.ValueSize(true)
+
+// checkedIncr is Incr at now, its arguments checked. s.mu is held.
+func (s *Store) checkedIncr(key string, delta float64, ttl time.Duration, now time.Time) (float64, error) {
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		return 0, store.BadDelta(key, delta)
+	}
+	if err := store.CheckTTL(ttl); err != nil {
+		return 0, err
+	}
+	return s.incrAt(key, delta, ttl, now)
+}
+
+// lastCalls is what LedgerRange(req.CallsKey, req.CallsPrefix, req.Ring,
+// 0, req.Calls, req.Calls, req.MaxEntry) answers (req.Calls from 1 to
+// req.Ring): the number under the calls key, and the entries of the last
+// req.Calls numbers up to it, an absent one, one that is not a table or
+// one longer than req.MaxEntry as nil. s.mu is held.
+func (s *Store) lastCalls(req store.LedgerCountsRequest, now time.Time) (count float64, present bool, first int64, entries []json.RawMessage) {
+	v, present := s.getAt(req.CallsKey, now)
+	if !present {
+		return 0, false, 0, nil
+	}
+	count, _ = v.(float64)
+	if !(count >= 1) {
+		return count, true, 1, nil
+	}
+	end := int64(min(count, 1<<53))
+	first = max(end-int64(req.Calls)+1, 1)
+	entries = make([]json.RawMessage, 0, end-first+1)
+	var buf [128]byte // a key of the ledger (its prefix, "kc" and a slot) fits
+	for i := first; i <= end; i++ {
+		key := strconv.AppendInt(append(buf[:0], req.CallsPrefix...), (i-1)%int64(req.Ring), 10)
+		var raw json.RawMessage
+		if e := s.liveBytes(key, now); e != nil {
+			if r, ok := e.value.(json.RawMessage); ok && len(r) <= req.MaxEntry {
+				raw = r
+			}
+		}
+		entries = append(entries, raw)
+	}
+	return count, true, first, entries
+}
+
+// liveBytes is live for a key given as bytes (not copied to look it up).
+// s.mu is held.
+func (s *Store) liveBytes(key []byte, now time.Time) *storeEntry {
+	e := s.m[string(key)]
+	if e != nil && e.expired(now) {
+		s.remove(e)
+		return nil
+	}
+	return e
+}
 
 // remove drops e from the store. s.mu is held.
 func (s *Store) remove(e *storeEntry) {
