@@ -43,6 +43,33 @@
 --             "/bin/rm"); args: the words after it; word_at: its index in
 --             argv (the words before it are wrappers and assignments)
 --   wrappers  the wrappers that were unwrapped, in order ({ "sudo", "xargs" })
+--             (shell.args.WRAPPERS: sudo, env, timeout, nice, stdbuf, xargs,
+--             chronic, faketime SPEC, gosu USER, tini --, dotenv, envchain
+--             NS, ...). A runner (an entry with keep) stays the command,
+--             with its own words, and the command it runs follows it with
+--             the runner among its wrappers: uv run CMD gives "uv run CMD"
+--             and "[uv] CMD"; so do poetry/pipenv/pdm/hatch/rye/pixi run,
+--             conda/mamba/micromamba run -n X, bundle/pnpm/npm/yarn/asdf
+--             exec, mise exec/x TOOLS -- CMD, direnv exec DIR, nix
+--             develop/shell ... -c CMD, dotenvx/op/doppler/infisical run,
+--             aws-vault exec PROFILE, chamber exec S... -- CMD, devbox run,
+--             perf record/stat, gdb --args, systemd-run, unshare, nsenter,
+--             bwrap, proot, dbus-run-session and rlwrap; the command lines
+--             of hyperfine 'CMD'..., script -c, nix-shell --run, doppler
+--             and infisical --command, sops exec-env FILE 'CMD', pnpm exec
+--             -c, sg GROUP 'CMD' are read as lines, and runuser -u USER
+--             [--] CMD as words. A program the reader does not know (none
+--             of these, no shell or interpreter, and not one of
+--             shell.args.KNOWN: git, docker, kubectl, npm, cargo, go, grep,
+--             man, echo, ... whose own subcommands are named rm, run or
+--             exec) falls back the same way, once: when its first operand
+--             is one of shell.args.GUARDED (rm, find, dd, shred, mkfs.*,
+--             git, chmod, chown, sudo, eval, xargs, ...) and a word follows
+--             it, or a shell (sh, bash, ...) that an option follows, the
+--             command starts there (tool -v rm -rf / gives "tool -v rm -rf
+--             /" and "[tool] rm -rf /"); else after its first "--", "run"
+--             or "exec" that a word follows (acme -- make, devenv shell
+--             exec CMD). A command found so has fallback = true
 --   dir       the folder it runs in when a cd (pushd, popd) before it on
 --             the line, or its own env -C / sudo -D, moved it: a path from
 --             the payload's cwd ("..", "src", "/tmp", "~/x"), with "\0"
@@ -558,7 +585,8 @@ local function emit(p, cmd, out)
   if cmd.chdir then dir = joined(dir, cmd.chdir) end
   cmd.dir = dir
   if CD[cmd.name or ""] then p.dir = moved(p.dir, cmd) end
-  if cmd.pipe_in then
+  if cmd.pipe_in and not cmd.upstream then
+    -- (a runner's command has the runner's upstream already)
     for k = #out, 1, -1 do
       local c = out[k]
       if c.pipeline == cmd.pipeline and c.pipe_out then cmd.upstream = c; break end

@@ -390,6 +390,104 @@ for _, line in ipairs(everyday) do
   end)
 end
 
+-- Programs that run another program: env and secret runners, project and
+-- tool runners, session and sandbox tools, command-string runners, and a
+-- program nobody listed that is followed by a command (shell.args's
+-- WRAPPERS and fallback): the command they run is judged by this pack.
+local runners = {
+  { "dotenvx run -f .env.local -- rm -rf ~", "recursive delete of the home folder" },
+  { "op run --env-file=prod.env -- rm -rf /", "recursive delete of /" },
+  { "doppler run -p web -c prd -- rm -rf $HOME", "recursive delete of the home folder" },
+  { "doppler run --command 'rm -rf ~'", "recursive delete of the home folder" },
+  { "infisical run --env=prod -- rm -rf ~/", "recursive delete of the home folder" },
+  { "aws-vault exec admin -- rm -rf /", "recursive delete of /" },
+  { "chamber exec api db -- rm -rf ~", "recursive delete of the home folder" },
+  { "envchain aws rm -rf ~", "recursive delete of the home folder" },
+  { "sops exec-env secrets.enc.yaml 'rm -rf ~'", "recursive delete of the home folder" },
+  { "uv run --with requests rm -rf ~", "recursive delete of the home folder" },
+  { "poetry run rm -rf /", "recursive delete of /" },
+  { "pipenv run rm -rf ~", "recursive delete of the home folder" },
+  { "conda run -n base rm -rf ~", "recursive delete of the home folder" },
+  { "bundle exec rm -rf ~", "recursive delete of the home folder" },
+  { "pnpm exec rm -rf ~", "recursive delete of the home folder" },
+  { "npm exec -- rm -rf ~", "recursive delete of the home folder" },
+  { "mise x node@20 -- rm -rf ~", "recursive delete of the home folder" },
+  { "direnv exec . rm -rf ~", "recursive delete of the home folder" },
+  { "nix develop -c rm -rf ~", "recursive delete of the home folder" },
+  { "nix-shell -p hello --run 'rm -rf ~'", "recursive delete of the home folder" },
+  { "dbus-run-session -- rm -rf ~", "recursive delete of the home folder" },
+  { "systemd-run --user -p MemoryMax=1G rm -rf ~", "recursive delete of the home folder" },
+  { "unshare -r -n rm -rf /", "recursive delete of /" },
+  { "bwrap --bind / / --dev /dev rm -rf ~", "recursive delete of the home folder" },
+  { "gosu app rm -rf /", "recursive delete of /" },
+  { "runuser -u app -- rm -rf ~", "recursive delete of the home folder" },
+  { "sg docker 'rm -rf ~'", "recursive delete of the home folder" },
+  { "rlwrap -H hist rm -rf ~", "recursive delete of the home folder" },
+  { "chronic rm -rf ~", "recursive delete of the home folder" },
+  { "faketime '2020-01-01' rm -rf ~", "recursive delete of the home folder" },
+  { "valgrind --leak-check=full rm -rf ~", "recursive delete of the home folder" },
+  { "gdb -q --args rm -rf ~", "recursive delete of the home folder" },
+  { "hyperfine --warmup 3 'rm -rf ~'", "recursive delete of the home folder" },
+  { "script -qc 'rm -rf ~' /dev/null", "recursive delete of the home folder" },
+  { "entr -s 'rm -rf ~'", "recursive delete of the home folder" },
+  { "watchexec -e py -- rm -rf ~", "recursive delete of the home folder" },
+  -- a program nobody listed: its first operand a guarded program, or the
+  -- words after --, run or exec
+  { "mytool rm -rf /", "recursive delete of /" },
+  { "./bin/wrapper -v rm -rf ~", "recursive delete of the home folder" },
+  { "acme-env -- rm -rf ~", "recursive delete of the home folder" },
+  { "devenv shell exec rm -rf ~", "recursive delete of the home folder" },
+}
+
+for _, c in ipairs(runners) do
+  test("runner read: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+test("faketime's command is this pack's to deny, for its own reason", function()
+  denied(bash("faketime yesterday rm -rf ~"), "recursive delete of the home folder")
+end)
+
+-- the same programs running everyday commands, and the programs whose own
+-- subcommands are named rm, run or exec, or that take -- before their own
+-- words (no fallback for them)
+local runners_everyday = {
+  "uv run pytest -x",
+  "poetry run python manage.py migrate",
+  "pnpm exec tsc --noEmit",
+  "npm exec -- eslint .",
+  "dotenvx run -- npm start",
+  "op run --env-file=.env -- node server.js",
+  "mise exec -- go test ./...",
+  "direnv exec . make",
+  "nix develop -c cargo build",
+  "hyperfine 'make build' 'make build -j8'",
+  "chronic make test",
+  "faketime '2024-01-01 00:00:00' go test ./...",
+  "uv run rm -rf build",
+  "git rm file.txt",
+  "git rm -r --cached vendor",
+  "npm rm lodash",
+  "kubectl exec pod -- ls",
+  "cargo run -- --help",
+  "go run . -- rm",
+  "grep -rn rm src",
+  "man rm",
+  "which find",
+  "echo run rm -rf build",
+  "mytool run tests",
+  "acme-env -- make",
+  "sudo rpm -qi bash",
+  "pkgtool info sudo",
+}
+
+for _, line in ipairs(runners_everyday) do
+  test("allows " .. line, function()
+    expect.no_objection(bash(line))
+  end)
+end
+
 -- A program word in Windows form runs the same program: its folders (/ or
 -- \) and .exe are dropped (shell.args.program).
 local windows_words = {

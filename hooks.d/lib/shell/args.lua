@@ -175,6 +175,123 @@ local WRAPPERS = {
   ltrace = { short_arg = "eoOpuaAlLnsS" },
   nocorrect = {},
   noglob = {},
+  -- env and secret runners that run their operands as a command
+  dotenv = { short_arg = "ecvf" },
+  ["with-contenv"] = {},
+  envchain = { skip = 1, stop = "s" },
+  -- session, sandbox and process tools (keep: the ones a pack reads by
+  -- name, as a timer or a program that starts a shell; see Runners below)
+  ["dbus-run-session"] = { keep = true, long_arg = { "config-file", "dbus-daemon" } },
+  ["dbus-launch"] = { long_arg = { "autolaunch", "config-file" } },
+  ["systemd-run"] = { keep = true, short_arg = "upEMHs", long_arg = { "unit", "property", "setenv", "machine", "host",
+    "description", "slice", "uid", "gid", "nice", "working-directory", "on-active", "on-boot", "on-startup",
+    "on-unit-active", "on-unit-inactive", "on-calendar", "on-clock-change", "on-timezone-change",
+    "timer-property", "path-property", "socket-property", "service-type", "slice-inherit", "expand-environment" } },
+  ["systemd-inhibit"] = { long_arg = { "what", "who", "why", "mode" }, stop = "l" },
+  unshare = { keep = true, short_arg = "SGRw", long_arg = { "setuid", "setgid", "root", "wd", "map-user", "map-group",
+    "map-users", "map-groups", "propagation", "setgroups", "load-interp" } },
+  nsenter = { keep = true, short_arg = "tSG", long_arg = { "target", "setuid", "setgid", "env" } },
+  bwrap = { keep = true, long_arg = { "chdir", "tmpfs", "proc", "dev", "dir", "unsetenv", "uid", "gid", "hostname",
+    "lock-file", "seccomp", "remount-ro", "cap-add", "cap-drop", "perms", "size", "info-fd", "json-status-fd",
+    "userns", "userns2", "pidns", "exec-label", "file-label", "sync-fd", "block-fd", "userns-block-fd", "args",
+    "add-seccomp-fd", "overlay-src", "tmp-overlay", "ro-overlay", "argv0" },
+    long_arg2 = { bind = true, ["ro-bind"] = true, ["dev-bind"] = true, ["bind-try"] = true, ["ro-bind-try"] = true,
+    ["dev-bind-try"] = true, symlink = true, setenv = true, file = true, ["bind-data"] = true,
+    ["ro-bind-data"] = true, chmod = true, overlay = true, ["bind-fd"] = true, ["ro-bind-fd"] = true } },
+  proot = { keep = true, short_arg = "rbwqkm", long_arg = { "rootfs", "bind", "mount", "cwd", "pwd", "qemu", "kernel-release" } },
+  ["xvfb-run"] = { short_arg = "nsfep", long_arg = { "server-num", "server-args", "auth-file", "error-file",
+    "xauth-protocol" } },
+  tini = { short_arg = "pe" },
+  ["dumb-init"] = { short_arg = "r", long_arg = { "rewrite" } },
+  gosu = { skip = 1 },
+  ["su-exec"] = { skip = 1 },
+  ["s6-setuidgid"] = { skip = 1 },
+  setpriv = { long_arg = { "reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "inh-caps",
+    "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile",
+    "landlock-access", "landlock-rule", "seccomp-filter" }, stop = "d" },
+  chpst = { short_arg = "uUbe/nlLmdopfcrt" },
+  cgexec = { short_arg = "g" },
+  numactl = { short_arg = "NmCipPwb", long_arg = { "cpunodebind", "membind", "physcpubind", "interleave",
+    "preferred", "preferred-many", "weighted-interleave", "balancing" }, stop = "sH" },
+  prlimit = { stop = "p" },
+  rlwrap = { keep = true, short_arg = "bCDefgHlMOpPqsStwz" },
+  chronic = {},
+  faketime = { long_arg = { "date-prog" }, skip = 1 },
+  valgrind = {},
+  catchsegv = {},
+  entr = { join = true },
+  watchexec = { short_arg = "ewidfWsp", long_arg = { "exts", "watch", "ignore", "debounce", "filter",
+    "filter-file", "signal", "stop-signal", "stop-timeout", "shell", "project-origin", "workdir", "env",
+    "delay-run", "poll", "emit-events-to", "on-busy-update", "restart-signal", "ignore-file", "fs-events",
+    "watch-file", "wrap-process", "timings", "log-file", "color", "notify", "print-events", "quiet", "bell",
+    "screen-clear", "filter-prog", "watch-non-recursive" }, join = true },
+  -- Runners: programs that run a command given after their own words
+  -- (keep: the runner stays the command with its words, as the rules that
+  -- read it know it, and the command it runs is read as well, with the
+  -- runner's name among its wrappers). sub: the subcommand (or one of
+  -- them) that runs a command; opt_only: operands are not the command,
+  -- only the words after --, after a cmd option (nix develop -c) or the
+  -- value of a line option (script -c 'cmd', read by a shell); lines:
+  -- each operand left is such a line (hyperfine 'cmd' ..., sops exec-env
+  -- FILE 'cmd'); skip: operands before the command (aws-vault exec
+  -- PROFILE). The option letters and names that take a value are given
+  -- for the subcommand.
+  dotenvx = { keep = true, sub = "run", short_arg = "fe", long_arg = { "env-file", "env", "env-keys-file",
+    "convention", "log-level" } },
+  op = { keep = true, sub = "run", long_arg = { "env-file", "account", "config", "encoding", "session", "cache" } },
+  doppler = { keep = true, sub = "run", short_arg = "pc", long_arg = { "project", "config", "token", "scope",
+    "fallback", "mount", "mount-format", "mount-template", "name-transformer", "api-host", "dashboard-host",
+    "configuration", "passphrase", "mount-max-reads", "only-secrets" }, line_long = { "command" } },
+  infisical = { keep = true, sub = "run", long_arg = { "env", "projectId", "path", "token", "tags", "domain",
+    "project-config-dir", "watch-interval" }, line_long = { "command" } },
+  ["aws-vault"] = { keep = true, sub = "exec", short_arg = "dt", long_arg = { "duration", "mfa-token", "region",
+    "ec2-server", "prompt", "backend", "keychain" }, skip = 1 },
+  chamber = { keep = true, sub = "exec", opt_only = true, long_arg = { "backend", "kms-key-alias" } },
+  sops = { keep = true, sub = { ["exec-env"] = true, ["exec-file"] = true }, long_arg = { "output-type",
+    "input-type", "filename", "user" }, skip = 1, lines = true },
+  uv = { keep = true, sub = "run", short_arg = "pw", long_arg = { "with", "with-editable", "with-requirements",
+    "python", "package", "directory", "project", "extra", "group", "no-group", "only-group", "index",
+    "default-index", "index-url", "extra-index-url", "find-links", "env-file", "config-file", "cache-dir",
+    "python-preference", "resolution", "prerelease", "exclude-newer", "refresh-package", "reinstall-package",
+    "upgrade-package", "link-mode", "index-strategy", "keyring-provider", "color" } },
+  poetry = { keep = true, sub = "run", short_arg = "CP", long_arg = { "directory", "project" } },
+  pipenv = { keep = true, sub = "run" },
+  pdm = { keep = true, sub = "run", short_arg = "pg", long_arg = { "project", "venv" } },
+  hatch = { keep = true, sub = "run" },
+  rye = { keep = true, sub = "run", long_arg = { "pyproject" } },
+  pixi = { keep = true, sub = { run = true, exec = true }, short_arg = "es", long_arg = { "environment",
+    "manifest-path", "spec", "channel", "platform" } },
+  conda = { keep = true, sub = "run", short_arg = "np", long_arg = { "name", "prefix", "cwd" } },
+  mamba = { keep = true, sub = "run", short_arg = "np", long_arg = { "name", "prefix", "cwd" } },
+  micromamba = { keep = true, sub = "run", short_arg = "np", long_arg = { "name", "prefix", "cwd", "root-prefix" } },
+  bundle = { keep = true, sub = "exec", long_arg = { "gemfile" } },
+  pnpm = { keep = true, sub = "exec", short_arg = "C", long_arg = { "dir", "filter", "workspace-concurrency",
+    "reporter" }, lines_short = "c", lines_long = { "shell-mode" } },
+  npm = { keep = true, sub = "exec", long_arg = { "package", "workspace" }, short_arg = "w",
+    line_short = "c", line_long = { "call" } },
+  yarn = { keep = true, sub = "exec" },
+  mise = { keep = true, sub = { exec = true, x = true }, opt_only = true, short_arg = "jC", long_arg = { "jobs",
+    "cd" }, line_short = "c", line_long = { "command" } },
+  asdf = { keep = true, sub = "exec" },
+  direnv = { keep = true, sub = "exec", skip = 1 },
+  devbox = { keep = true, sub = "run", short_arg = "ec", long_arg = { "env", "env-file", "config", "environment" } },
+  nix = { keep = true, sub = { develop = true, shell = true }, opt_only = true, long_arg = { "profile", "arg",
+    "argstr", "override-input", "include", "option", "file", "expr", "redirect", "phase", "keep", "unset" },
+    short_arg = "Ifk", cmd_short = "c", cmd_long = { "command" } },
+  ["nix-shell"] = { keep = true, opt_only = true, short_arg = "IAp", long_arg = { "arg", "argstr", "attr",
+    "include", "option", "keep", "packages" }, line_long = { "run", "command" } },
+  script = { keep = true, opt_only = true, short_arg = "EIOBTm", long_arg = { "echo", "log-in", "log-out",
+    "log-io", "log-timing", "logging-format", "output-limit", "timing" }, line_short = "c",
+    line_long = { "command" } },
+  hyperfine = { keep = true, short_arg = "wrmMsPpcLSnuo", long_arg = { "warmup", "min-runs", "max-runs", "runs",
+    "setup", "prepare", "conclude", "cleanup", "parameter-scan", "parameter-step-size", "parameter-list", "style",
+    "sort", "time-unit", "export-asciidoc", "export-csv", "export-json", "export-markdown", "export-orgmode",
+    "show-output", "output", "input", "command-name", "shell" }, lines = true,
+    line_short = "psc", line_long = { "setup", "prepare", "conclude", "cleanup" } },
+  gdb = { keep = true, opt_only = true, cmd_long = { "args" } },
+  perf = { keep = true, sub = { record = true, stat = true, trace = true }, short_arg = "eocFCmGutTEr",
+    long_arg = { "event", "output", "count", "freq", "cpu", "mmap-pages", "cgroup", "uid", "tid", "repeat",
+    "call-graph", "delay", "pid" }, stop = "p" },
 }
 M.WRAPPERS = WRAPPERS
 
@@ -190,7 +307,7 @@ M.INTERPRETERS = INTERPRETERS
 -- FOLLOWS are the other programs whose operands unwrap reads as commands
 -- or scripts, by what it does with them.
 local FOLLOWS = { eval = "eval", source = "source", ["."] = "source", su = "su", runuser = "su", alias = "alias",
-  find = "find", awk = "awk", gawk = "awk", mawk = "awk", nawk = "awk", parallel = "parallel", sem = "parallel",
+  sg = "su", find = "find", awk = "awk", gawk = "awk", mawk = "awk", nawk = "awk", parallel = "parallel", sem = "parallel",
   ssh = "ssh" }
 M.FOLLOWS = FOLLOWS
 
@@ -211,6 +328,8 @@ end
 -- upstream returns the command before cmd in its pipeline, from out.
 local function upstream(cmd, out)
   if not cmd.pipe_in then return nil end
+  -- a runner's command: the runner's
+  if cmd.upstream then return cmd.upstream end
   for k = #out, 1, -1 do
     local c = out[k]
     if c.pipeline == cmd.pipeline and c.pipe_out then return c end
@@ -260,6 +379,7 @@ end
 local STDIN_FILES = { ["/dev/stdin"] = true, ["/dev/fd/0"] = true, ["/proc/self/fd/0"] = true }
 
 local from_stdin -- forward
+local fallback, runuser -- forward
 
 -- VALUED: the letters of interpreters' options that take a value.
 local VALUED = { python = "WX", ruby = "rIC", perl = "MmI", node = "r", nodejs = "r", bun = "r", deno = "r" }
@@ -648,6 +768,12 @@ local function follow_up(p, cmd, out, emit, later, extra)
       computed(cmd, name .. " reads a script computed when it runs")
     end
   elseif follow == "su" then
+    if name == "sg" and a[1] and a[2] and a[1].text:sub(1, 1) ~= "-" and a[2].text:sub(1, 1) ~= "-" then
+      -- sg GROUP 'cmd': the command is a line its shell runs
+      local text = written(a[2])
+      if text then nested(p, text, "sg") end
+      return
+    end
     for k, x in ipairs(a) do
       local t = x.text
       local v = t:match("^%-%-command=(.*)$") or t:match("^%-c(.+)$")
@@ -696,12 +822,171 @@ local function follow_up(p, cmd, out, emit, later, extra)
   end
 end
 
+-- is_sub reports whether t is the subcommand (or one of them) of a runner.
+local function is_sub(sub, t)
+  if type(sub) == "table" then return sub[t] == true end
+  return sub == t
+end
+
+-- runner reads the words of a runner (WRAPPERS entries with keep) at
+-- argv[i]: it returns the index in argv where the command it runs
+-- starts, or nil, and the command lines (shell text) it runs, or nil.
+local function runner(argv, i, spec)
+  local j = i + 1
+  if spec.sub then
+    -- its options before the subcommand take no value here (uv -q run)
+    while argv[j] and not argv[j].unknown and argv[j].text:sub(1, 1) == "-" and argv[j].text ~= "--" do j = j + 1 end
+    if not argv[j] or argv[j].unknown or not is_sub(spec.sub, argv[j].text) then return nil end
+    j = j + 1
+  end
+  local skip, lines, as_lines = spec.skip or 0, nil, spec.lines
+  local function line(w)
+    local text = w and written(w)
+    if text then lines = lines or {}; lines[#lines + 1] = text end
+  end
+  while argv[j] do
+    local a = argv[j]
+    local t = a.text
+    if a.unknown then return nil, lines end
+    if t == "--" then
+      j = j + 1
+      break
+    elseif t:sub(1, 2) == "--" then
+      local lname, eq = t:match("^%-%-([^=]*)(=?)")
+      local val = eq ~= "" and { text = t:match("=(.*)$") } or argv[j + 1]
+      local step = eq == "" and 1 or 0
+      if spec.cmd_long and M.long(lname, spec.cmd_long)[1] then return j + 1, lines end
+      if spec.line_long and M.long(lname, spec.line_long)[1] then
+        line(val); j = j + step
+      elseif spec.lines_long and M.long(lname, spec.lines_long)[1] then
+        as_lines = true
+      elseif spec.long_arg2 and spec.long_arg2[lname] then
+        j = j + 2
+      elseif spec.long_arg and M.long(lname, spec.long_arg)[1] then
+        j = j + step
+      end
+      j = j + 1
+    elseif t:sub(1, 1) == "-" and #t > 1 then
+      for k = 2, #t do
+        local c = t:sub(k, k)
+        if spec.stop and spec.stop:find(c, 1, true) then return nil, lines end
+        if spec.cmd_short and spec.cmd_short:find(c, 1, true) then return j + 1, lines end
+        if spec.lines_short and spec.lines_short:find(c, 1, true) then as_lines = true end
+        local valued = spec.line_short and spec.line_short:find(c, 1, true)
+        if valued or (spec.short_arg and spec.short_arg:find(c, 1, true)) then
+          local val = t:sub(k + 1)
+          if val == "" then j = j + 1; val = argv[j] else val = { text = val } end
+          if valued then line(val) end
+          break
+        end
+      end
+      j = j + 1
+    elseif skip > 0 then
+      skip = skip - 1
+      j = j + 1
+    elseif spec.opt_only then
+      j = j + 1
+    else
+      break
+    end
+  end
+  if not argv[j] then return nil, lines end
+  if as_lines then
+    for k = j, #argv do
+      if argv[k].unknown and not written(argv[k]) then return nil, lines end
+      line(argv[k])
+    end
+    return nil, lines
+  end
+  return j, lines
+end
+
+-- GUARDED: the programs that, as the first operand of a program the
+-- reader does not know, are read as the command it runs (tool rm -rf /),
+-- with the shells (SHELLS) and mkfs.*.
+local GUARDED = { rm = true, rmdir = true, unlink = true, shred = true, srm = true, wipe = true, dd = true,
+  find = true, mke2fs = true, mkswap = true, wipefs = true, fdisk = true, sfdisk = true, parted = true,
+  truncate = true, chmod = true, chown = true, chgrp = true, chattr = true, git = true, sudo = true,
+  doas = true, su = true, eval = true, xargs = true }
+M.GUARDED = GUARDED
+
+-- KNOWN: programs the reader does not unwrap that the fallback leaves as
+-- they are, as their own words are theirs (docker rm, git rm, npm rm,
+-- kubectl exec pod -- cmd, cargo run -- args, grep rm file, man rm): the
+-- guarded programs, text and lookup tools, and the tools whose
+-- subcommands are named run, exec, rm or take -- before their own words.
+local KNOWN = {}
+for n in pairs(GUARDED) do KNOWN[n] = true end
+for n in ([[echo printf print grep egrep fgrep rg ag ack ugrep git-grep man info tldr which whereis type whatis apropos
+  help hash unalias history fc pgrep pkill killall pidof kill ps complete compgen printenv cat bat less more
+  head tail wc sort uniq tee sed gsed diff cmp file stat ls tree du df locate plocate fd fdfind test [ expr
+  basename dirname readlink realpath true false read export declare local set unset trap wait jobs fg bg
+  disown strings hexdump od xxd base64 tr cut paste column jq yq cd pushd popd mkdir touch cp mv ln install
+  rsync scp sftp tar zip unzip gzip gunzip zstd xz curl wget http ping mkfs hg svn jj gh glab docker
+  podman nerdctl buildah skopeo kubectl oc helm kind minikube k3s k3d crictl ctr lxc incus vagrant multipass
+  npx bunx node bun deno cargo rustup go make cmake ninja just task mvn gradle gradlew ant bazel sbt dotnet
+  pip pip3 pipx uvx tox nox gem rake rails composer brew apt apt-get dnf yum pacman zypper apk snap flatpak
+  port nix-env terraform tofu terragrunt pulumi aws gcloud gsutil az fly flyctl heroku railway vercel netlify
+  wrangler firebase supabase doctl hcloud ansible ansible-playbook systemctl service journalctl launchctl
+  crontab at dvc rclone restic borg pytest jest vitest mocha tsc eslint prettier code vim nvim emacs nano
+  tmux screen zellij chsh lchsh usermod useradd adduser shfmt shellcheck update-alternatives dpkg dpkg-query
+  apt-file getent id ldd nm objdump readelf locale ulimit cheat mosh rpm apt-cache emerge pkg pkgin opkg
+  xbps-install xbps-query lsof fuser choco winget scoop mas conan vcpkg spack cpan cpanm luarocks opam cabal
+  stack dart flutter swift mix lein pyenv rbenv nodenv nvm fnm volta sdk]]):gmatch("%S+") do KNOWN[n] = true end
+M.KNOWN = KNOWN
+
+local TRIGGERS = { ["--"] = true, run = true, exec = true }
+
+-- fallback returns where the command that a program the reader does not
+-- know runs starts in cmd.argv, or nil: at its first operand when that is
+-- a GUARDED program that a word follows (a shell that an option follows),
+-- or else after its first --, run or exec that a word follows.
+function fallback(cmd)
+  local n = cmd.name
+  if KNOWN[n] or FOLLOWS[n] or SHELLS[n] or M.interpreter(n) or WRAPPERS[n] or not cmd.word_at then return nil end
+  local a = cmd.args
+  for k = 1, #a do
+    local t = a[k].text
+    if not a[k].unknown and t:sub(1, 1) ~= "-" then
+      -- with words after it (rpm -qi bash, apt show sudo name packages);
+      -- a shell, with an option after it (tool bash -c '…')
+      local g, nxt = M.program(t), a[k + 1]
+      if nxt and (GUARDED[g] or g:find("^mkfs") or (SHELLS[g] and nxt.text:sub(1, 1) == "-")) then
+        return cmd.word_at + k
+      end
+      break
+    end
+  end
+  for k = 1, #a - 1 do
+    if not a[k].unknown and TRIGGERS[a[k].text] then return cmd.word_at + k + 1 end
+  end
+  return nil
+end
+
+-- RUNUSER: the options of runuser in its -u form (runuser -u USER [--] CMD).
+local RUNUSER = { short_arg = { u = "user", g = "group", G = "supp-group", w = "whitelist-environment",
+  s = "shell", c = "command" }, short = { l = "login", m = "m", p = "p", P = "pty", f = "fast" },
+  long_arg = { "user", "group", "supp-group", "whitelist-environment", "shell", "command", "session-command" },
+  long = { "login", "preserve-environment", "pty", "fast" }, posix = true }
+
+-- runuser returns where the command of runuser -u USER [--] CMD starts in
+-- cmd.argv, or nil (runuser USER -c 'cmd' is read as su's).
+function runuser(cmd)
+  local o = M.options(cmd.args, RUNUSER)
+  local first = o.operands[1]
+  if not o.flags.user or o.flags.command or o.flags["session-command"] or not first or o.unknown then return nil end
+  for k, w in ipairs(cmd.args) do
+    if w == first then return cmd.word_at + k end
+  end
+  return nil
+end
+
 -- unwrap finds the program cmd.argv runs, behind its wrappers, sets
 -- cmd.name, cmd.word, cmd.args and cmd.wrappers, emits cmd through emit and
 -- then the commands it runs in turn (sh -c strings, eval, find -exec, ...).
 function M.unwrap(p, cmd, out, emit)
-  local argv, i = cmd.argv, 1
-  local items, repl, arg_file, delim, split
+  local argv, i = cmd.argv, cmd.start or 1
+  local items, repl, arg_file, delim, split, runs
   local later, extra = {}, {}
   while argv[i] do
     local w = argv[i]
@@ -709,6 +994,13 @@ function M.unwrap(p, cmd, out, emit)
     local name = M.program(w.text)
     local spec = WRAPPERS[name]
     if not spec then break end
+    if spec.keep then
+      -- a runner stays the program; what it runs is read after it
+      local from, lines = runner(argv, i, spec)
+      for _, l in ipairs(lines or {}) do later[#later + 1] = { l, name } end
+      runs = from
+      break
+    end
     local j, stop = i + 1, false
     while argv[j] do
       local a = argv[j]
@@ -831,6 +1123,20 @@ function M.unwrap(p, cmd, out, emit)
   local saved = p.dir
   if cmd.chdir then p.dir = cmd.dir end
   follow_up(p, cmd, out, emit, later, extra)
+  if not runs and cmd.name and not cmd.fallback then
+    runs = cmd.name == "runuser" and runuser(cmd) or fallback(cmd)
+  end
+  if runs and argv[runs] and p.charge(p, "commands", 1) then
+    -- a runner's command (uv run CMD), or the command an unknown program
+    -- is followed by (tool -- CMD): argv shared, the runner a wrapper
+    local wr = {}
+    for k, n in ipairs(cmd.wrappers) do wr[k] = n end
+    wr[#wr + 1] = cmd.name
+    -- it reads and writes where the runner does: its pipes and redirections
+    M.unwrap(p, { argv = argv, start = runs, redirs = cmd.redirs, wrappers = wr, via = cmd.via, depth = cmd.depth,
+      func = cmd.func, pipeline = cmd.pipeline, pipe_in = cmd.pipe_in, bg = cmd.bg, upstream = cmd.upstream,
+      fallback = not WRAPPERS[cmd.name] or nil }, out, emit)
+  end
   p.dir = saved
 end
 

@@ -25,7 +25,22 @@ local QUICK_OUTSIDE = "[^" .. QUICK_CLASS .. "]"
 local function followed()
   local alts = {}
   for _, set in ipairs({ lex.KEYWORDS, args.WRAPPERS, args.FOLLOWS }) do
-    for name in pairs(set) do alts[#alts + 1] = re.quote(name) end
+    for name, spec in pairs(set) do
+      if type(spec) == "table" and spec.sub then
+        -- a runner with a subcommand (uv run, npm exec) is followed into
+        -- only at that subcommand: npm test stays a quick line
+        local subs = {}
+        if type(spec.sub) == "table" then
+          for sub in pairs(spec.sub) do subs[#subs + 1] = re.quote(sub) end
+          table.sort(subs)
+        else
+          subs[1] = re.quote(spec.sub)
+        end
+        alts[#alts + 1] = re.quote(name) .. "(?: +-[^ ]*)* +(?:" .. table.concat(subs, "|") .. ")"
+      else
+        alts[#alts + 1] = re.quote(name)
+      end
+    end
   end
   for _, set in ipairs({ args.SHELLS, args.INTERPRETERS }) do
     for name in pairs(set) do alts[#alts + 1] = re.quote(name) .. "[0-9.]*" end
@@ -60,7 +75,12 @@ function M.quick(spec, max)
     for _, a in ipairs(list) do alts[#alts + 1] = a end
   end
   -- a program word may end in ".exe" (git.exe, python3.11.exe: shell.args.program)
-  local program = "^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?(?i:(?:" .. table.concat(alts, "|") .. ")(?:\\.exe)?)/*(?: |$)"
+  -- the program word, or the command a program the reader does not know
+  -- may run (shell.args's fallback): its first operand, or the word after
+  -- a --, run or exec; one alternation of where, then the names once
+  local where = "(?:^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?|^ *(?:[^ ]*=[^ ]* +)*[^ ]+(?: +-[^ ]*)* +(?:[^ ]*/)?" ..
+    "|(?:^| )(?:--|run|exec) +(?:[^ ]*/)?)"
+  local program = where .. "(?i:(?:" .. table.concat(alts, "|") .. ")(?:\\.exe)?)/*(?: |$)"
   -- What stops the quick path, in one match: a character outside
   -- QUICK_CLASS, such a program, or spec.words somewhere.
   local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")"
