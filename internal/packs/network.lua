@@ -56,6 +56,15 @@
 --     Start-Process F, powershell -File F): running a download as a
 --     script, as curl … | sh is (lib fetchers reads both). Downloading
 --     alone, or running a file the line did not save, passes;
+--   - remote-code: Windows' own programs fetching code or files, or
+--     running script from a URL or written inline (the attack
+--     catalogues' LOLBins): certutil -urlcache/-verifyctl, bitsadmin
+--     /transfer|/addfile|/create, mshta or rundll32 of a URL or of
+--     javascript:/vbscript:, regsvr32 /i:URL scrobj.dll, msiexec, hh or
+--     cmstp of a URL, wmic /format:URL, a program started through WMI
+--     (wmic process call create, Invoke-WmiMethod -Class Win32_Process
+--     -Name Create), also run by cmd /c (certutil
+--     -hashfile, bitsadmin /list, msiexec /i .\x.msi pass);
 --   - allowed-hosts and unreadable-host, only with fetch = "allowed": a
 --     connection to a host outside SETTINGS.allowed_hosts, or to one the
 --     line does not show ($URL, $(…)).
@@ -842,15 +851,92 @@ local function judge(c)
   return nil
 end
 
+-- WIN_REMOTE are Windows' own programs that fetch code or files, or run
+-- script from a URL or written inline, the way attack catalogues list
+-- them (LOLBAS): remote_code reads them.
+local WIN_REMOTE = { mshta = true, rundll32 = true, regsvr32 = true, certutil = true, bitsadmin = true,
+  msiexec = true, hh = true, wmic = true, cmstp = true, esentutl = true, expand = true,
+  ["invoke-wmimethod"] = true, ["invoke-cimmethod"] = true }
+-- a URL or a network share (\\host\share, or //host/share as read)
+local REMOTE_WORD = "(?i)^[\"']?(?:https?|ftps?)://|^[\"']?(?:\\\\{1,2}|//)[\\w.-]+[\\\\/]|[=:](?:https?|ftps?)://|" ..
+  "/i:(?:https?|ftps?|\\\\|//)"
+-- script written inline for rundll32 or mshta to run
+local INLINE_SCRIPT = "(?i)(?:java|vb)script:|mshtml[^a-z]*runhtmlapplication|about:<script|vbscript\\b"
+
+-- remote_code returns a sentence saying how a Windows program n, given
+-- the lower-cased texts of its words, fetches or runs code from the
+-- network or written inline, or nil: certutil -urlcache/-verifyctl/-URL,
+-- bitsadmin /transfer|/addfile|/download|/setnotifycmdline, mshta or
+-- rundll32 of a URL or of javascript:/vbscript:, regsvr32 /i:URL
+-- (scrobj.dll), msiexec, hh or cmstp of a URL, wmic /format:URL (an XSL
+-- script), esentutl or expand from a share; wmic process call create and
+-- Invoke-WmiMethod/Invoke-CimMethod Win32_Process Create.
+local function remote_code(n, ts)
+  local url, inline = false, false
+  for _, t in ipairs(ts) do
+    if not url and re.match(REMOTE_WORD, t) then url = true end
+    if not inline and re.match(INLINE_SCRIPT, t) then inline = true end
+  end
+  if n == "certutil" then
+    for _, t in ipairs(ts) do
+      if t == "-urlcache" or t == "/urlcache" or t == "-verifyctl" or t == "/verifyctl" or t == "-url" then
+        return "certutil " .. t .. " (a download through the certificate tool)"
+      end
+    end
+    return url and "certutil of a URL" or nil
+  elseif n == "bitsadmin" then
+    for _, t in ipairs(ts) do
+      if t == "/transfer" or t == "/addfile" or t == "/download" or t == "/setnotifycmdline" or t == "/create" then
+        return "bitsadmin " .. t .. " (a background download or a job that runs a program)"
+      end
+    end
+    return nil
+  elseif n == "wmic" or n == "invoke-wmimethod" or n == "invoke-cimmethod" then
+    -- a program started through WMI, here or on another machine (/node:,
+    -- -ComputerName): out of the caller's process tree, as the catalogues'
+    -- lateral movement and defense evasion do
+    local j = table.concat(ts, " ")
+    if j:find("process", 1, true) and j:find("create", 1, true) then
+      return n .. " starting a program through WMI (Win32_Process Create)"
+    end
+  elseif n == "mshta" or n == "rundll32" then
+    if inline then return n .. " running script written inline (javascript:, vbscript:)" end
+    return url and (n .. " of a URL") or nil
+  end
+  return url and (n .. " of a URL or a network share (" .. (n == "regsvr32" and "a scriptlet run" or "code fetched") .. ")") or nil
+end
+
 -- The programs the rules look at by name, for shell.quick: a plain line
 -- (one simple command, no pipes, redirections or expansions) running none
 -- of them sends nothing anywhere and is allowed without parsing.
 local PROGRAMS = {}
-for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES, SAVERS }) do
+for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES, SAVERS, WIN_REMOTE, pwsh.CMD }) do
   for name in pairs(set) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
 end
 table.sort(PROGRAMS)
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS } })
+
+-- windows_remote answers a Windows program of WIN_REMOTE, or those cmd /c
+-- runs (remote-code): nil when none fetches or runs remote code.
+local function windows_remote(c)
+  local list = { c }
+  if pwsh.CMD[c.name or ""] then list = pwsh.cmd(c.args) end
+  for _, x in ipairs(list) do
+    local n = x.name or ""
+    if WIN_REMOTE[n] then
+      local ts = {}
+      for k, a in ipairs(x.args) do ts[k] = a.text:lower() end
+      local how = remote_code(n, ts)
+      if how then
+        return deny("remote-code", "a Windows program fetching code or running it out of sight (from the network, " ..
+          "written inline or through WMI: " ..
+          p(how) .. ")", "download with curl or Invoke-WebRequest to a file, show it to the user, and run nothing " ..
+          "fetched until they agree")
+      end
+    end
+  end
+  return nil
+end
 
 -- download_run answers a download the line then runs (download-run).
 local function download_run(f, run, path)
@@ -877,6 +963,12 @@ hook.register("PreToolUse", "@shell", function(input)
   local cmds, err = shell.parse(line)
   local saves = false
   for _, c in ipairs(cmds) do
+    local n = c.name or ""
+    if WIN_REMOTE[n] or pwsh.CMD[n] then
+      -- certutil -urlcache -f URL F, cmd /c "mshta http://…"
+      local r = windows_remote(c)
+      if r then return r end
+    end
     if network_cmd(c) or (c.name == nil and c.word and c.word.whole) then
       local r = judge(c)
       if r then return r end

@@ -47,24 +47,38 @@
 --                ~/.zshrc, /etc/profile, …), also by a program naming one
 --                that is not only reading it (sort -o ~/.bashrc, gawk
 --                'print > "~/.zshrc"', nmap -oG=…, a program the line writes
---                out and runs); cat, grep, source, diff … of one pass
+--                out and runs); cat, grep, source, diff … of one pass;
+--                Windows: the registry's autostart keys (…\CurrentVersion\Run,
+--                RunOnce, Winlogon, Image File Execution Options, services)
+--                written by reg add/delete/import or New-/Set-ItemProperty,
+--                sc create, sc config binpath=, New-Service, a copy into a
+--                Startup folder, a WMI event subscription (__EventFilter,
+--                CommandLineEventConsumer), UserInitMprLogonScript (reg
+--                query passes)
 --   ssh-keys     writes to authorized_keys (the same ways), ssh-copy-id
---   cron         crontab -r/-e/FILE, at, writes to /etc/cron*, /var/spool/cron
+--   cron         crontab -r/-e/FILE, at, writes to /etc/cron*, /var/spool/cron;
+--                Windows: schtasks /create|/change|/delete, Register-/Set-/
+--                Unregister-ScheduledTask (schtasks /query passes)
 --   firewall     iptables/ip6tables changes (-F, -X, -P, -A, -D, …),
 --                iptables-restore, nft changes (flush ruleset, delete, add,
 --                -f), ufw changes (disable, reset, allow, …), firewall-cmd
---                changes, pfctl -d/-F/-f (not -n), netsh advfirewall
+--                changes, pfctl -d/-F/-f (not -n), netsh advfirewall,
+--                New-/Set-/Remove-/Disable-NetFirewallRule, Set-NetFirewallProfile
+--                (but -Enabled True), netsh interface portproxy changes, RDP
+--                let in (Terminal Server's fDenyTSConnections)
 --   disks        fdisk, sfdisk, gdisk, sgdisk, parted changes, wipefs -a,
 --                mkfs, raw writes to disk devices, cryptsetup/mdadm erasures,
 --                btrfs device remove/replace/add, check --repair, rescue,
 --                resize; pvmove, pvcreate, vgreduce; nbd-client -d, losetup
 --                -d; fsck/e2fsck/xfs_repair repairs (not -n), resize2fs,
---                tune2fs changes
+--                tune2fs changes; Windows: format X:, diskpart, cipher /w,
+--                Format-Volume, Clear-Disk, Initialize-Disk, …-Partition
 --   kernel       insmod, rmmod, modprobe (load or -r), kexec, sysctl -w,
 --                writes to /proc/sys
 --   boot         grub-install, update-grub, grub-mkconfig -o, efibootmgr
 --                changes, bootctl changes, bcdedit
---   audit        auditctl -D/-d/-W/-e 0 and never rules
+--   audit        auditctl -D/-d/-W/-e 0 and never rules; auditpol /clear,
+--                /remove, /success:disable, /failure:disable
 --   mac          setenforce 0, setsebool, semanage permissive, semodule -d/-r,
 --                aa-teardown, aa-disable, aa-complain, apparmor_parser -R;
 --                macOS Gatekeeper off (spctl --master-disable/--global-disable,
@@ -76,13 +90,20 @@
 --                /etc/init.d/X stop, update-rc.d, chkconfig, rc-service,
 --                kill/pkill/killall, sysrc NAME_enable=NO; Microsoft Defender
 --                off (Set-MpPreference -Disable… $true, Set-/Add-MpPreference
---                -Exclusion…; mdatp config … disabled, mdatp exclusion add)
+--                -Exclusion…; mdatp config … disabled, mdatp exclusion add;
+--                sc stop/config … disabled/delete, net stop, Stop-/Set-/
+--                Remove-Service of one (WinDefend, EventLog, MpsSvc, …); reg
+--                add of Defender's or the firewall's policy keys; Defender
+--                uninstalled (Uninstall-WindowsFeature, dism /disable-feature))
 --   services     the same for the services the machine needs to be reached
 --                and to run (SETTINGS.critical_services: sshd, networking,
 --                NetworkManager, dbus, cron, …)
 --   logs         deleting or truncating files under /var/log (appends are
 --                fine), journalctl --vacuum-*, dmesg -C, macOS log erase,
---                osascript deleting a log file
+--                osascript deleting a log file; Windows: wevtutil cl/sl
+--                /e:false/um, Clear-/Remove-/Limit-EventLog, fsutil usn
+--                deletejournal, deleting files under winevt\Logs (wevtutil
+--                qe, Get-EventLog pass)
 --   reverse-shell  /dev/tcp and /dev/udp to a host that is not the machine
 --                itself, nc/ncat -e/-c, socat with EXEC/SYSTEM and a
 --                network address, a pipeline joining a shell and a raw
@@ -92,11 +113,19 @@
 --   recovery     deleting snapshots and backups: lvremove, vgremove,
 --                zfs/zpool destroy, btrfs subvolume delete, timeshift
 --                --delete(-all), snapper delete, tmutil delete/disable,
---                vssadmin, wbadmin (backup programs with a repository, restic,
---                borg, rclone, are the cloud pack's), a
+--                vssadmin, wbadmin, reagentc /disable (backup programs with
+--                a repository, restic, borg, rclone, are the cloud pack's), a
 --                recursive rm or find -delete of a backup folder
 --                (SETTINGS.backup_folders) anywhere, and rm of a file in one
 --                outside the project
+--   credential-dump  Windows' password hashes and secrets taken: reg save
+--                of the SAM, SYSTEM or SECURITY hive, ntdsutil, a shadow copy
+--                made (vssadmin create shadow, wmic shadowcopy call create),
+--                NTDS.dit or the hives copied (from a shadow copy), lsass's
+--                memory dumped (procdump, rundll32 comsvcs.dll MiniDump,
+--                createdump, Out-Minidump), mimikatz; WDigest's
+--                UseLogonCredential or LSA's protection changed; netsh wlan
+--                … key=clear
 --   package-file a package file installed with privilege (sudo dpkg -i x.deb,
 --                rpm -ivh x.rpm, yum localinstall, apt install ./x.deb,
 --                pacman -U, snap --dangerous): its scripts run as root
@@ -106,7 +135,9 @@
 --   system-files writes, moves, deletes and permission changes of files in
 --                the system folders (SETTINGS.system_folders, but
 --                SETTINGS.writable): cp, mv, tee, redirections, sed -i, rm,
---                chmod, chattr, mkdir, sudoedit, find -delete
+--                chmod, chattr, mkdir, sudoedit, find -delete; Windows:
+--                icacls (its changes), cacls, takeown, Set-Acl of C:\Windows,
+--                Program Files, ProgramData or a drive's root
 --
 -- Asked about, not denied (each by its setting: escapes, as_root, service_stops):
 --   shell-escape (SETTINGS.escapes) an interactive shell whose commands no
@@ -220,7 +251,8 @@ local SETTINGS = hook.settings("system", {
     "sentinelone", "sentinel-agent", "cbagentd", "elastic-agent", "elastic-endpoint", "auditbeat", "rsyslog",
     "syslog", "syslog-ng", "systemd-journald", "aide", "tripwire", "snort", "suricata", "zeek", "falco", "tetragon",
     "crowdstrike", "qualys-cloud-agent", "amazon-guardduty-agent", "google-guest-agent", "syslogd", "pf", "pflog",
-    "ipfw", "wdavdaemon", "auditbeat" },
+    "ipfw", "wdavdaemon", "auditbeat", "WinDefend", "WdNisSvc", "WdFilter", "WdBoot", "Sense", "MpsSvc", "BFE",
+    "EventLog", "wscsvc", "SecurityHealthService", "Sysmon64", "wecsvc" },
   critical_services = { "ssh", "sshd", "openssh-server", "networking", "network", "NetworkManager", "systemd-networkd",
     "systemd-resolved", "dbus", "dbus-broker", "systemd-logind", "cron", "crond", "polkit", "getty@tty1", "chronyd",
     "systemd-timesyncd", "containerd" },
@@ -1969,6 +2001,216 @@ local function service_stop(c)
   return false
 end
 
+-- Windows: its programs and cmdlets that schedule, persist, turn defenses
+-- off, dump credentials, change disks or system files, each judged by the
+-- rule of its class (windows_rule). A command is given as its name
+-- (lower-case, ".exe" dropped) and its words' texts, so that a shell
+-- line's command (Git Bash: schtasks.exe /create …), a PowerShell one and
+-- one cmd /c runs are read alike; a folder may be spelled with \ or /, or
+-- with none (a POSIX reading drops an unquoted \: HKLM\SAM -> HKLMSAM).
+-- WIN holds the Windows reading: rule (windows_rule), names (the names
+-- it reads), texts (a command's words as rule reads them).
+local WIN = {}
+do
+  local S = "[\\\\/]?"
+  -- registry keys whose values start programs: Run, RunOnce, RunServices,
+  -- Winlogon (Userinit, Shell), Image File Execution Options (Debugger),
+  -- services, AppInit_DLLs, Active Setup, Explorer's policies Run
+  local PERSIST_KEYS = "(?i)currentversion" .. S .. "(?:run|runonce|runonceex|runservices|runservicesonce|" ..
+    "winlogon|image ?file ?execution ?options|windows" .. S .. "(?:appinit_dlls|load|run)|" ..
+    "policies" .. S .. "explorer" .. S .. "run|explorer" .. S .. "(?:shell ?folders|user ?shell ?folders))(?:$|[\\\\/\\s])|" ..
+    "currentcontrolset" .. S .. "services" .. S .. "\\S|active ?setup" .. S .. "installed ?components|" ..
+    "appinit_dlls|userinit|silentprocessexit|startup ?approved|userinitmprlogonscript"
+  -- registry keys of Microsoft Defender's and the firewall's settings
+  local DEFENSE_KEYS = "(?i)windows ?defender|windowsfirewall|sharedaccess" .. S .. "parameters" .. S .. "firewallpolicy|" ..
+    "\\bdisableantispyware|\\bdisablerealtimemonitoring|\\benablelua\\b"
+  -- registry values that keep passwords in memory in clear or let them be
+  -- read: WDigest's UseLogonCredential, LSA's protection (RunAsPPL)
+  local CRED_KEYS = "(?i)wdigest|uselogoncredential|runasppl|disablerestrictedadmin|control" .. S .. "lsa\\b"
+  -- WMI event subscriptions: a filter bound to a consumer runs a program
+  -- whenever the event fires, a persistence of the catalogues'
+  local WMI_PERSIST = "(?i)__eventfilter|commandlineeventconsumer|activescripteventconsumer|__filtertoconsumerbinding"
+  -- the hives that hold password hashes and the domain's database
+  local HIVES = "(?i)^(?:hklm|hkey_local_machine):?" .. S .. "(?:sam|system|security)$"
+  local CRED_FILES = "(?i)ntds\\.dit|harddiskvolumeshadowcopy|system32" .. S .. "config" .. S .. "(?:sam|system|security)(?:$|[^\\w])"
+  -- a process's memory dumped: lsass (which holds the logged-on users'
+  -- secrets), comsvcs.dll's MiniDump, mimikatz's modules
+  local CRED_DUMP = "(?i)\\blsass\\b|mimikatz|sekurlsa|lsadump|comsvcs(?:\\.dll)?\\b.*minidump|minidump.*comsvcs"
+  -- a system folder in Windows form: C:\Windows, C:\Program Files (x86),
+  -- C:\ProgramData, a drive's root, %windir%, $env:SystemRoot
+  local WIN_SYSTEM = "(?i)^(?:[a-z]:" .. S .. "|[\\\\/]+)(?:windows|program ?files(?: ?\\(x86\\))?|programdata|" ..
+    "boot|system volume information)|^[a-z]:[\\\\/]*$|%(?:windir|systemroot|programfiles|programdata)%|" ..
+    "\\$env:(?:windir|systemroot|programfiles|programdata)"
+  -- the Startup folders: a program put there starts at every logon
+  local STARTUP_DIR = "(?i)start ?menu" .. S .. "programs" .. S .. "startup|shell:(?:common ?)?startup"
+  local ICACLS_CHANGES = set({ "/grant", "/grant:r", "/deny", "/remove", "/remove:g", "/remove:d", "/setowner",
+    "/reset", "/inheritance:r", "/inheritance:d", "/inheritance:e", "/setintegritylevel", "/restore" })
+  local SCHTASKS_CHANGES = set({ "/create", "/change", "/delete" })
+  local REG_WRITES = set({ "add", "delete", "import", "copy", "restore", "load", "unload" })
+  local WIN_FIREWALL = set({ "new-netfirewallrule", "set-netfirewallrule", "remove-netfirewallrule",
+    "disable-netfirewallrule", "enable-netfirewallrule", "rename-netfirewallrule", "copy-netfirewallrule",
+    "set-netfirewallprofile", "set-netfirewallsetting" })
+  local WIN_DISKS = set({ "format-volume", "clear-disk", "initialize-disk", "remove-partition", "new-partition",
+    "resize-partition", "set-partition", "set-disk", "diskpart", "remove-physicaldisk" })
+  local WIN_TASKS = set({ "register-scheduledtask", "set-scheduledtask", "unregister-scheduledtask",
+    "disable-scheduledtask",
+    "new-scheduledtask", "new-scheduledtasktrigger", "new-scheduledjob", "register-scheduledjob" })
+  local WIN_REGWRITE = set({ "new-itemproperty", "set-itemproperty", "remove-itemproperty", "new-item", "set-item",
+    "remove-item", "copy-itemproperty", "move-itemproperty", "rename-itemproperty" })
+  local WIN_DUMPERS = set({ "procdump", "procdump64", "rundll32", "createdump", "sqldumper", "out-minidump",
+    "ntdsutil", "dumpert", "nanodump", "pypykatz", "mimikatz", "invoke-mimikatz", "tttracer", "rdrleakdiag" })
+  local WIN_COPIERS = set({ "copy-item", "copy", "xcopy", "robocopy", "esentutl", "cp", "cat", "type",
+    "get-content", "move-item", "mv" })
+  -- programs that delete or empty files: an event log's file (winevt\Logs)
+  local WIN_REMOVERS = set({ "remove-item", "rm", "del", "erase", "clear-content", "move-item", "mv", "cipher",
+    "sdelete", "sdelete64" })
+  -- programs and cmdlets that create WMI instances (event subscriptions)
+  local WIN_WMI = set({ "wmic", "set-wmiinstance", "new-ciminstance", "register-wmievent", "new-wmiinstance" })
+  -- Windows features removed: Defender's
+  local WIN_FEATURES = set({ "uninstall-windowsfeature", "remove-windowsfeature", "disable-windowsoptionalfeature",
+    "dism" })
+
+  -- reg_rule returns the rule a write to the registry keys j names breaks.
+  local function reg_rule(j)
+    if re.match(DEFENSE_KEYS, j) then return "security-services" end
+    if re.match(CRED_KEYS, j) then return "credential-dump" end
+    if j:find("terminal server", 1, true) and j:find("fdenytsconnections", 1, true) then return "firewall" end
+    if re.match(PERSIST_KEYS, j) then return "persistence" end
+    return nil
+  end
+
+  -- windows_rule returns the name of the rule a Windows command breaks, or
+  -- nil. n: its name, ws: its words' texts.
+  local function windows_rule(n, ws)
+    local ts = {}
+    for k, w in ipairs(ws) do ts[k] = w:lower() end
+    local j = table.concat(ts, " ")
+    if WIN_DUMPERS[n] and (n == "ntdsutil" or re.match(CRED_DUMP, j) or re.match(CRED_FILES, j))
+      or WIN_COPIERS[n] and re.match(CRED_FILES, j) then
+      return "credential-dump"
+    end
+    if n == "out-minidump" then return "credential-dump" end
+    if WIN_COPIERS[n] and re.match(STARTUP_DIR, j) then return "persistence" end
+    if WIN_REMOVERS[n] and re.match("(?i)winevt" .. S .. "logs", j) then return "logs" end
+    if WIN_WMI[n] and re.match(WMI_PERSIST, j) then return "persistence" end
+    if WIN_FEATURES[n] then
+      if j:find("defender", 1, true) and (n ~= "dism" or j:find("disable", 1, true) or j:find("remove", 1, true)) then
+        return "security-services"
+      end
+      return nil
+    end
+    if n == "schtasks" then
+      for _, t in ipairs(ts) do
+        if SCHTASKS_CHANGES[t] then return "cron" end
+      end
+    elseif WIN_TASKS[n] then
+      return "cron"
+    elseif n == "reg" then
+      local v = ts[1] or ""
+      if (v == "save" or v == "export") and ts[2] and re.match(HIVES, ts[2]) then return "credential-dump" end
+      if REG_WRITES[v] then return reg_rule(j) end
+    elseif WIN_REGWRITE[n] then
+      if j:find("hk", 1, true) or j:find("registry::", 1, true) then return reg_rule(j) end
+    elseif n == "netsh" then
+      -- a port forwarded through this machine; Wi-Fi passwords shown in clear
+      if j:find("portproxy", 1, true) and re.match("(?i)\\b(?:add|set|delete)\\b", j) then return "firewall" end
+      if j:find("wlan", 1, true) and j:find("key=clear", 1, true) then return "credential-dump" end
+    elseif n == "reagentc" then
+      if j:find("/disable", 1, true) then return "recovery" end
+    elseif n == "wevtutil" then
+      local v = ts[1] or ""
+      if v == "cl" or v == "clear-log" or v == "um" or v == "uninstall-manifest" then return "logs" end
+      if (v == "sl" or v == "set-log") and j:find("/e[nabled]*:false") then return "logs" end
+    elseif n == "clear-eventlog" or n == "remove-eventlog" or n == "limit-eventlog" then
+      return "logs"
+    elseif n == "fsutil" then
+      if ts[1] == "usn" and ts[2] == "deletejournal" then return "logs" end
+    elseif n == "auditpol" then
+      for _, t in ipairs(ts) do
+        if t == "/clear" or t == "/remove" or t:find("^/success:disable") or t:find("^/failure:disable") then
+          return "audit"
+        end
+      end
+    elseif WIN_FIREWALL[n] then
+      if n ~= "set-netfirewallprofile" or not re.match("(?i)-enabled[\\s:]+(?:\\$?true|1)\\b", j) then
+        return "firewall"
+      end
+    elseif WIN_DISKS[n] then
+      return "disks"
+    elseif n == "format" then
+      if (ts[1] or ""):find("^%a:") then return "disks" end
+    elseif n == "cipher" then
+      for _, t in ipairs(ts) do
+        if t:find("^/w") then return "disks" end
+      end
+    elseif n == "icacls" or n == "takeown" or n == "cacls" or n == "set-acl" then
+      local changes = n ~= "icacls"
+      local system = false
+      for _, t in ipairs(ts) do
+        if ICACLS_CHANGES[t] or t:find("^/grant") or t:find("^/deny") then changes = true end
+        if re.match(WIN_SYSTEM, t) then system = true end
+      end
+      if changes and system then return "system-files" end
+    elseif n == "vssadmin" then
+      if ts[1] == "create" then return "credential-dump" end
+    elseif n == "wmic" then
+      if j:find("shadowcopy", 1, true) and j:find("create", 1, true) then return "credential-dump" end
+    elseif n == "sc" or n == "net" or n == "net1" or n == "stop-service" or n == "set-service"
+      or n == "remove-service" or n == "suspend-service" then
+      -- a Windows service stopped, disabled or deleted: a security one
+      -- (WinDefend, EventLog, MpsSvc, Sysmon) is turning a defense off
+      if n == "sc" and (ts[1] == "create" or (ts[1] == "config" and j:find("binpath=", 1, true))) then
+        return "persistence"
+      end
+      local verb, name
+      if n == "sc" or n == "net" or n == "net1" then
+        local k = (ts[1] or ""):find("^\\\\") and 2 or 1
+        verb, name = ts[k] or "", ts[k + 1] or ""
+        if not (verb == "stop" or verb == "delete" or verb == "pause"
+          or (verb == "config" and (j:find("disabled", 1, true) or j:find("demand", 1, true)))) then
+          return nil
+        end
+      else
+        if n == "set-service" and not re.match("(?i)disabled|manual|stopped|-status\\s+stop", j) then return nil end
+        for _, t in ipairs(ts) do
+          if t:sub(1, 1) ~= "-" and SECURITY[unit(t)] then return "security-services" end
+        end
+        return nil
+      end
+      if SECURITY[unit(name)] then return "security-services" end
+    elseif n == "new-service" then
+      return "persistence"
+    end
+    return nil
+  end
+  -- WIN_NAMES are the names windows_rule reads.
+  local WIN_NAMES = set({ "schtasks", "reg", "wevtutil", "clear-eventlog", "remove-eventlog", "limit-eventlog",
+    "netsh", "reagentc",
+    "fsutil", "auditpol", "format", "cipher", "icacls", "takeown", "cacls", "set-acl", "vssadmin", "wmic", "sc",
+    "net", "net1", "stop-service", "set-service", "remove-service", "suspend-service", "new-service" })
+  for _, s in ipairs({ WIN_TASKS, WIN_REGWRITE, WIN_FIREWALL, WIN_DISKS, WIN_DUMPERS, WIN_COPIERS, WIN_REMOVERS,
+    WIN_WMI, WIN_FEATURES }) do
+    for k in pairs(s) do WIN_NAMES[k] = true end
+  end
+
+  -- texts returns the texts of a command's words: its arguments, and for a
+  -- cmdlet its parameters (-Name and values), as windows_rule reads them.
+  local function texts(c)
+    local out = {}
+    for _, a in ipairs(c.args or {}) do out[#out + 1] = a.text end
+    for _, w in ipairs(c.unknown_params or {}) do out[#out + 1] = w end
+    for name, v in pairs(c.params or {}) do
+      out[#out + 1] = "-" .. name
+      if type(v) == "table" then
+        for _, w in ipairs(v) do out[#out + 1] = w.text end
+      end
+    end
+    return out
+  end
+  WIN.rule, WIN.names, WIN.texts = windows_rule, WIN_NAMES, texts
+end
+
+
 local rules = {
   { name = "reverse-shell", check = reverse_shell, why = "a reverse shell (a shell wired to a network connection)",
     instead = "do not open shells to the network; ask the user if you need remote access" },
@@ -2014,6 +2256,9 @@ local rules = {
     instead = "install packages from the system's repositories, or ask the user to install the file" },
   { name = "root-server", check = root_server, why = "serving files or an API proxy with root's rights",
     instead = "run the server as yourself, from the project's folder" },
+  { name = "credential-dump", check = function() return false end, why = "taking the system's passwords or hashes, or " ..
+    "weakening their protection (the SAM or SECURITY hive, NTDS.dit, a shadow copy, lsass's memory, WDigest, Wi-Fi keys)",
+    instead = "leave the machine's credentials alone; ask the user for the access you need" },
   { name = "system-files", check = system_files, why = "writing, moving or deleting system files",
     instead = "work inside the project; tell the user which system file to change and how" },
 }
@@ -2061,6 +2306,20 @@ local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS }, words = 
   "\\.z(?:shenv|profile|login|logout)|/etc/(?:profile|bashrc|bash\\.bashrc|zsh|environment|csh)|config\\.fish|" ..
   "pam_environment|xinitrc|xsessionrc|xprofile|sudoers|doas\\.conf|authorized_keys|LESSOPEN|LESSCLOSE|PERL5|" ..
   "BASH_ENV|ENV=|ZDOTDIR|PAGER=|EDITOR=|VISUAL=|PROMPT_COMMAND|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF" })
+-- A second quick test, for a line the first lets through, in any case: a
+-- shell named in capitals (Bash, SH), Windows' programs and cmdlets that
+-- windows_rule reads (but the copiers and item cmdlets, stopped by the
+-- words they must hold: a Run key, NTDS.dit, a Startup folder, winevt).
+-- Apart from QUICK_STOP, whose automaton it would outgrow.
+WIN.quick = "(?i)(?:^|[ /=:,])" .. SHELL_NAMES .. "(?:$|[ ,])|currentversion|currentcontrolset|ntds|shadowcopy|" ..
+  "startup|lsass|comsvcs|mimikatz|sekurlsa|system32.config|winevt|eventfilter|eventconsumer|wdigest|control.lsa|" ..
+  "terminal.server|defender|portproxy|" ..
+  "(?:^|[ /(;&|])(?:schtasks|reg|wevtutil|fsutil|auditpol|format|cipher|i?cacls|takeown|diskpart|reagentc|" ..
+  "procdump(?:64)?|rundll32|createdump|sqldumper|ntdsutil|dumpert|nanodump|pypykatz|tttracer|" ..
+  "rdrleakdiag|(?:clear|remove|limit)-eventlog|[a-z]+-netfirewall[a-z]+|[a-z]+-scheduled(?:task|job)[a-z]*|" ..
+  "format-volume|clear-disk|initialize-disk|[a-z]+-partition|set-disk|remove-physicaldisk|out-minidump|" ..
+  "set-acl|(?:stop|set|remove|suspend|new)-service|set-wmiinstance|new-ciminstance|register-wmievent|" ..
+  "(?:uninstall|remove)-windowsfeature|disable-windowsoptionalfeature|dism)(?:\\.exe)?(?:$|[ ;&|)])"
 
 -- PowerShell: the PowerShell tool's command, pwsh/powershell -c in a shell
 -- line, and a line of another tool that reads as PowerShell (pwsh.looks)
@@ -2072,6 +2331,9 @@ local PWSH_ACCOUNTS = set({ "new-localuser", "remove-localuser", "set-localuser"
 -- PowerShell that runs one is read as PowerShell too.
 local PWSH_NAMES = set({ "stop-computer", "restart-computer", "set-mppreference", "add-mppreference" })
 for k in pairs(PWSH_ACCOUNTS) do PWSH_NAMES[k] = true end
+for k in pairs(WIN.names) do
+  if k:find("-", 1, true) then PWSH_NAMES[k] = true end
+end
 local BY_NAME = {}
 for _, r in ipairs(active) do BY_NAME[r.name] = r end
 
@@ -2093,6 +2355,10 @@ end
 
 local function pwsh_rule(c, line)
   local n = c.name or ""
+  if n == "set-content" and c.via == "cmd /c" and c.word and c.word.text:lower():gsub("%.exe$", "") == "sc" then
+    -- cmd.exe has no aliases: its sc is the service control program
+    n = "sc"
+  end
   if n == "stop-computer" or n == "restart-computer" then
     return not (c.params.whatif or re.match("(?i)-whatif\\b", line)) and BY_NAME.power
   elseif PWSH_ACCOUNTS[n] then
@@ -2103,6 +2369,8 @@ local function pwsh_rule(c, line)
     return net_account(ts) and BY_NAME.accounts
   elseif n == "set-mppreference" or n == "add-mppreference" then
     return defender_off(c, line) and BY_NAME["security-services"]
+  elseif WIN.names[n] then
+    return BY_NAME[WIN.rule(n, WIN.texts(c)) or ""] or false
   end
   return false
 end
@@ -2166,7 +2434,7 @@ hook.register("PreToolUse", "@shell", function(input)
   elseif type(line) ~= "string" then
     return nil
   end
-  if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
+  if #line < QUICK_MAX and not re.match(QUICK_STOP, line) and not re.match(WIN.quick, line) then return nil end
   local cwd = input.cwd
   local tool = pwsh.tool(input.toolName)
   if tool then
@@ -2202,6 +2470,10 @@ hook.register("PreToolUse", "@shell", function(input)
     end
     for _, r in ipairs(active) do
       if r.check(c, cwd, ctx) then return deny(r) end
+    end
+    if WIN.names[c.name or ""] then
+      local r = BY_NAME[WIN.rule(c.name, WIN.texts(c)) or ""]
+      if r then return deny(r) end
     end
     if ESCAPES and not pending then pending = escape(c) or written_escape(c) end
     if AS_ROOT and not root_pending then root_pending = as_root(c, cwd, made) end

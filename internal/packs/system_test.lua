@@ -413,6 +413,80 @@ for _, line in ipairs({ "Get-MpPreference", "Set-MpPreference -DisableRealtimeMo
   test("PowerShell allows " .. line, function() passes(ps(line)) end)
 end
 
+-- Windows' own programs of the attack catalogues, each judged by the rule
+-- of its class: in the PowerShell tool, in a shell line (Git Bash), and
+-- run by cmd /c.
+for _, c in ipairs({
+  { "schtasks /create /sc minute /mo 5 /tn upd /tr C:\\Users\\dev\\u.exe", "cron" },
+  { "SCHTASKS.EXE /Change /TN upd /TR calc.exe", "cron" }, { "schtasks /delete /tn upd /f", "cron" },
+  { "Register-ScheduledTask -TaskName upd -Action $a -Trigger $t", "cron" },
+  { "reg add HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run /v upd /d C:\\u.exe", "persistence" },
+  { "reg.exe add \"HKLM\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\RunOnce\" /v x /d y /f", "persistence" },
+  { "reg add \"HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File Execution Options\\utilman.exe\" /v Debugger /d cmd.exe", "persistence" },
+  { "reg add \"HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon\" /v Userinit /d x", "persistence" },
+  { "New-ItemProperty -Path 'HKCU:\\Software\\Microsoft\\Windows\\CurrentVersion\\Run' -Name u -Value C:\\u.exe", "persistence" },
+  { "Set-ItemProperty HKLM:/SYSTEM/CurrentControlSet/Services/upd -Name ImagePath -Value C:/u.exe", "persistence" },
+  { "sc.exe create upd binPath= C:\\u.exe start= auto", "persistence" }, { "New-Service -Name upd -BinaryPathName C:\\u.exe", "persistence" },
+  { "Copy-Item u.exe \"$env:APPDATA\\Microsoft\\Windows\\Start Menu\\Programs\\Startup\\u.exe\"", "persistence" },
+  { "wevtutil cl Security", "logs" }, { "wevtutil.exe clear-log System", "logs" }, { "wevtutil sl Security /e:false", "logs" },
+  { "Clear-EventLog -LogName Security", "logs" }, { "Remove-EventLog -LogName App", "logs" },
+  { "fsutil usn deletejournal /d C:", "logs" }, { "auditpol /clear /y", "audit" },
+  { "auditpol /set /category:* /success:disable /failure:disable", "audit" },
+  { "Disable-NetFirewallRule -All", "firewall" }, { "Set-NetFirewallProfile -Profile Domain -Enabled False", "firewall" },
+  { "New-NetFirewallRule -DisplayName x -Direction Inbound -LocalPort 4444 -Action Allow", "firewall" },
+  { "cipher /w:C", "disks" }, { "format D: /q /y", "disks" }, { "diskpart /s wipe.txt", "disks" },
+  { "Clear-Disk -Number 1 -RemoveData", "disks" },
+  { "icacls C:\\Windows /grant Everyone:F", "system-files" }, { "takeown /f C:\\Windows\\System32 /r", "system-files" },
+  { "icacls \"C:\\Program Files\\App\" /grant Users:F /t", "system-files" },
+  { "sc config WinDefend start= disabled", "security-services" }, { "sc.exe stop WinDefend", "security-services" },
+  { "net stop EventLog", "security-services" }, { "Stop-Service -Name WinDefend -Force", "security-services" },
+  { "Set-Service MpsSvc -StartupType Disabled", "security-services" },
+  { "reg add \"HKLM\\SOFTWARE\\Policies\\Microsoft\\Windows Defender\" /v DisableAntiSpyware /t REG_DWORD /d 1", "security-services" },
+  { "ntdsutil \"ac i ntds\" ifm \"create full c:\\temp\" q q", "credential-dump" },
+  { "vssadmin create shadow /for=C:", "credential-dump" }, { "wmic shadowcopy call create Volume=C:\\", "credential-dump" },
+  { "copy \\\\?\\GLOBALROOT\\Device\\HarddiskVolumeShadowCopy1\\Windows\\NTDS\\NTDS.dit C:\\Users\\dev\\project\\n", "credential-dump" },
+  { "rundll32.exe C:\\Windows\\System32\\comsvcs.dll, MiniDump 624 C:\\Users\\dev\\project\\l.dmp full", "credential-dump" },
+  { "procdump64.exe -accepteula -ma lsass.exe l.dmp", "credential-dump" },
+  { "Get-Process lsass | Out-Minidump", "credential-dump" }, { "netsh wlan show profile name=home key=clear", "credential-dump" },
+  { "reg add HKLM\\SYSTEM\\CurrentControlSet\\Control\\SecurityProviders\\WDigest /v UseLogonCredential /t REG_DWORD /d 1", "credential-dump" },
+  { "reg add \"HKLM\\System\\CurrentControlSet\\Control\\Terminal Server\" /v fDenyTSConnections /d 0 /f", "firewall" },
+  { "netsh interface portproxy add v4tov4 listenport=8080 connectaddress=10.1.2.3 connectport=80", "firewall" },
+  { "Remove-Item C:\\Windows\\System32\\winevt\\Logs\\Security.evtx", "logs" },
+  { "cmd /c del /f C:\\Windows\\System32\\winevt\\Logs\\*.evtx", "logs" },
+  { "Uninstall-WindowsFeature -Name Windows-Defender", "security-services" },
+  { "dism /online /disable-feature /featurename:Windows-Defender", "security-services" },
+  { "reagentc /disable", "recovery" },
+  { "Set-WmiInstance -Namespace root\\subscription -Class __EventFilter -Arguments @{Name='x'}", "persistence" },
+  { "Set-ItemProperty -Path HKCU:\\Environment -Name UserInitMprLogonScript -Value C:\\x.bat", "persistence" },
+}) do
+  test("Windows blocks " .. c[1], function() denied(ps(c[1]), c[2]) end)
+end
+for _, c in ipairs({
+  { "schtasks.exe /create /tn upd /tr calc.exe /sc onlogon", "cron" },
+  { "cmd /c schtasks /create /tn upd /tr calc.exe /sc daily", "cron" },
+  { "cmd.exe /c \"reg add HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run /v u /d x\"", "persistence" },
+  { "reg add 'HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run' /v u /d x", "persistence" },
+  { "wevtutil.exe cl Application", "logs" }, { "sc.exe config WinDefend start= disabled", "security-services" },
+  { "cmd /c \"sc stop WinDefend\"", "security-services" },
+  { "powershell -c 'Clear-EventLog -LogName Security'", "logs" }, { "cmd /c format E: /q", "disks" },
+  { "procdump -ma lsass.exe out.dmp", "credential-dump" },
+}) do
+  test("Windows in a shell line blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "schtasks /query /fo LIST", "reg query HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run",
+  "wevtutil qe Application /c:5 /f:text", "Get-EventLog -LogName Application -Newest 10", "icacls .\\build",
+  "icacls .\\build /grant Users:R", "takeown /f .\\build /r", "Get-NetFirewallRule", "sc query WinDefend",
+  "fsutil fsinfo drives", "wmic process list brief", "cipher /c notes.txt", "Set-NetFirewallProfile -Enabled True",
+  "Get-ScheduledTask", "Stop-Service MyApp", "Copy-Item .\\a.txt .\\b.txt", "format-table Name", "Get-Acl C:\\Windows",
+  "Get-ItemProperty HKCU:\\Software\\Microsoft\\Windows\\CurrentVersion\\Run", "vssadmin list shadows",
+  "netsh interface show interface", "netsh wlan show profiles", "reagentc /info", "dism /online /get-features",
+  "Get-WindowsFeature", "Remove-Item .\\build -Recurse", "Get-WmiObject Win32_Process", "reg add HKCU\\Software\\Acme\\App /v Theme /d dark",
+  "Set-ItemProperty -Path HKCU:\\Software\\Acme\\App -Name Theme -Value dark", "sc.exe config MyApp start= demand",
+  "Remove-Item .\\winevt-parser -Recurse", "dotnet format", "Set-Service MyApp -StartupType Disabled",
+  "schtasks /run /tn nightly", "reg export HKCU\\Software\\Acme acme.reg", "Copy-Item .\\startup.ps1 .\\dist\\" }) do
+  test("Windows allows " .. line, function() passes(ps(line)) end)
+end
+
 -- A privileged program only known when it runs may be a shell.
 for _, line in ipairs({ "sudo $X", "sudo -u root $(cat cmd.txt)", "X=bash; doas $X" }) do
   test("privileged unknown program: " .. line, function() denied(bash(line), "root-shell") end)
