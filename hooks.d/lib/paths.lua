@@ -92,10 +92,13 @@ function M.patch_files(t)
   return out
 end
 
--- home guesses the home folder from cwd, or nil.
+-- home guesses the home folder from cwd, or nil. A Windows folder spelled
+-- as lib/pwsh.lua's cwd spells it (/c:/users/NAME/…) is the home folder of
+-- the user NAME.
 function M.home(cwd)
   if type(cwd) ~= "string" then return nil end
-  return cwd:match("^(/home/[^/]+)") or cwd:match("^(/Users/[^/]+)") or cwd:match("^(/root)") or nil
+  return cwd:match("^(/home/[^/]+)") or cwd:match("^(/Users/[^/]+)") or cwd:match("^(/root)") or
+    cwd:match("^(/%a:/[Uu]sers/[^/]+)") or nil
 end
 
 -- clean folds "//", "." and ".." of an absolute path ("/a/./b/../c" -> "/a/c").

@@ -33,7 +33,10 @@
 --   via      how it was reached when nested ("(", "{", "powershell -c", ...)
 --
 -- Each word is a table: text (its value, unknown parts "\0", folders
--- separated by "/", a drive "C:" kept), unknown, whole (all of it is
+-- separated by "/", a drive "C:" kept, the prefixes \\?\ and \\.\ before a
+-- drive and FileSystem:: dropped), pat (text as a glob pattern: * ? [
+-- are wildcards, as a cmdlet's -Path reads them), glob (it holds one),
+-- raw (the word as written, for a reason), unknown, whole (all of it is
 -- unknown), source ("var", "subst", "block", "stdin"), home (it starts with
 -- the home folder: ~, $HOME, $env:USERPROFILE; text spells it "~"), temp
 -- (it starts with the temporary folder: $env:TEMP, $env:TMP; text spells
@@ -127,7 +130,12 @@ local function command(p, elems, via)
       else
         cmd.unknown_params[#cmd.unknown_params + 1] = e.w.text
         if not spec then cmd.args[#cmd.args + 1] = e.w end
-        if e.w.colon and elems[j + 1] then j = j + 1 end
+        if e.w.colon and elems[j + 1] then
+          -- -Name:value: the value is the parameter's (a program not
+          -- known keeps it among its words: gc -Path:.env)
+          j = j + 1
+          if not spec then cmd.args[#cmd.args + 1] = elems[j].w end
+        end
       end
     else
       pos[#pos + 1] = e.w
@@ -276,7 +284,20 @@ local function statement(p, stop, via)
       cmds[#cmds + 1] = cmd
       p.all[#p.all + 1] = cmd
     elseif expr or #pipeline == 0 then
-      for _, e in ipairs(elems) do words[#words + 1] = e.w end
+      local redirs
+      for _, e in ipairs(elems) do
+        words[#words + 1] = e.w
+        if e.kind == "redir" then
+          redirs = redirs or {}
+          redirs[#redirs + 1] = { op = e.op, target = e.w }
+        end
+      end
+      if redirs and charge(p, "commands", 1) then
+        -- an expression's output redirected ("x" > file): a command of
+        -- no program that writes the file
+        p.all[#p.all + 1] = { name = nil, args = {}, params = {}, unknown_params = {}, redirs = redirs, via = via,
+          expression = elems }
+      end
       if #pipeline > 0 or expr then
         pipeline[#pipeline + 1] = { name = nil, args = {}, params = {}, unknown_params = {}, redirs = {},
           expression = elems }
@@ -447,6 +468,9 @@ function M.target(w)
     base = "temp"; t = t:gsub("^/tmp", "")
   elseif t:find("^//") then
     return "root"
+  elseif t:find("^%a:[^/]") then
+    -- C:x: x in the current folder of drive C, the working folder's
+    base = "rel"; t = t:sub(3)
   elseif t:find("^%a[%w]*:") then
     base = "abs"; t = t:gsub("^%a[%w]*:", "")
   elseif t:sub(1, 1) == "/" then
@@ -489,7 +513,8 @@ end
 
 -- resolve returns a path word as an absolute, clean, lower-case path
 -- (a drive spelled "/c:/…", the home folder "~/…" when cwd gives no
--- guess, the temporary folder "/tmp"), or nil when part of it is unknown.
+-- guess, the temporary folder "/tmp", C:x x in the working folder when it
+-- is on drive C), or nil when part of it is unknown.
 -- cwd may be a POSIX or a Windows path.
 function M.resolve(w, cwd)
   if w.unknown then return nil end
@@ -499,6 +524,10 @@ function M.resolve(w, cwd)
     local home = c and (c:match("^(/%a:/users/[^/]+)") or paths.home(c))
     if not home then return "~" .. paths.clean(t:sub(2)):gsub("^/$", ""):lower() end
     t = home .. t:sub(2)
+  elseif t:find("^%a:[^/]") then
+    -- C:x is x in the current folder of drive C: the working folder when
+    -- it is on C, some folder of C otherwise
+    if c and c:sub(2, 3) == t:sub(1, 2):lower() then t = c .. "/" .. t:sub(3) else t = "/" .. t:sub(1, 2) .. "/" .. t:sub(3) end
   elseif t:find("^%a[%w]*:") then
     t = "/" .. t
   elseif t:sub(1, 1) ~= "/" then
@@ -646,6 +675,13 @@ end
 -- HISTORY_FILE matches the PSReadLine history file's name.
 local HISTORY_FILE = "consolehost_history"
 
+-- FILE_WRITES are the .NET methods that write a file, each with the
+-- position of its argument that names it.
+local FILE_WRITES = { ["io.file::writealltext"] = 1, ["io.file::writealllines"] = 1, ["io.file::writeallbytes"] = 1,
+  ["io.file::appendalltext"] = 1, ["io.file::appendalllines"] = 1, ["io.file::create"] = 1,
+  ["io.file::openwrite"] = 1, ["io.file::createtext"] = 1, ["io.file::appendtext"] = 1, ["io.file::copy"] = 2,
+  ["io.file::move"] = 2 }
+
 -- writes returns the words a command writes to or removes.
 function M.writes(c)
   local out = {}
@@ -658,6 +694,10 @@ function M.writes(c)
     keys = { "filepath", "literalpath" }
   elseif n == "copy-item" or n == "move-item" then
     keys = { "destination" }
+  elseif n == "invoke-webrequest" or n == "invoke-restmethod" then
+    keys = { "outfile" }
+  elseif FILE_WRITES[n] then
+    out[#out + 1] = c.args[FILE_WRITES[n]]
   end
   for _, k in ipairs(keys or {}) do
     if type(c.params[k]) == "table" then
@@ -665,6 +705,97 @@ function M.writes(c)
     end
   end
   return out
+end
+
+-- NO_READ are the commands that name files without showing what they
+-- hold: a test, a listing, a path's parts, a location, text written out,
+-- a write (its files are writes') and a delete (deletes').
+local NO_READ = {}
+for n in ([[test-path get-childitem get-item get-itemproperty resolve-path convert-path split-path join-path
+  write-output write-host set-location push-location get-acl mkdir new-item start-sleep where-object
+  foreach-object select-object set-content add-content clear-content out-file tee-object remove-item
+  io.file::exists io.directory::exists io.file::delete io.directory::delete]]):gmatch("%S+") do
+  NO_READ[n] = true
+end
+for n in pairs(FILE_WRITES) do NO_READ[n] = not n:find("::copy$") and not n:find("::move$") end
+
+-- READ_PARAMS are the parameters of a known cmdlet whose values are files
+-- it reads (the others are patterns, text, URLs, destinations, ...).
+local READ_PARAMS = { "path", "literalpath", "infile", "filepath", "argumentlist" }
+
+-- INTERPRETERS run code their words hold (python -c "open(…)").
+local INTERPRETERS = { python = true, python3 = true, py = true, node = true, perl = true, ruby = true, php = true,
+  deno = true, bun = true }
+
+-- FED are the cmdlets that read the files a listing piped into them
+-- names (Get-ChildItem ~\.ssh | Get-Content).
+local FED = { ["get-content"] = true, ["select-string"] = true, ["copy-item"] = true, ["move-item"] = true,
+  ["import-csv"] = true, ["format-hex"] = true }
+
+-- listed adds to out the words of the files a Get-ChildItem or Get-Item
+-- up lists: its folders, and each name its -Filter or -Include selects
+-- in them (gci -Recurse -Filter .env names ./.env).
+local function listed(up, out)
+  if not up or (up.name ~= "get-childitem" and up.name ~= "get-item") then return end
+  local ts = M.targets(up)
+  local names = {}
+  for _, k in ipairs({ "filter", "include" }) do
+    for _, w in ipairs(type(up.params[k]) == "table" and up.params[k] or {}) do names[#names + 1] = w end
+  end
+  if #ts == 0 then ts = { { text = ".", pat = "." } } end
+  for _, t in ipairs(ts) do
+    out[#out + 1] = t
+    for _, f in ipairs(names) do
+      if not f.unknown then
+        local text = t.text:gsub("/+$", "") .. "/" .. f.text
+        out[#out + 1] = { text = text, pat = text, glob = text:find("[*?%[]") and true or nil, unknown = t.unknown,
+          raw = f.raw }
+      end
+    end
+  end
+end
+
+-- files returns what a command of parse does to the files it names, as
+-- the words that name them:
+--   reads    the files whose contents it shows or copies: the -Path /
+--            -LiteralPath of a known cmdlet that reads (Get-Content,
+--            Select-String, Copy-Item's source, -InFile), every word of
+--            any other command but the NO_READ ones (Test-Path,
+--            Get-ChildItem, Write-Output, ...)
+--   writes   the files it writes (writes), but Remove-Item's targets
+--   deletes  the files and folders it deletes (Remove-Item,
+--            [IO.File]::Delete, [IO.Directory]::Delete), with recursive
+--            true when it deletes what they hold (-Recurse)
+--   code     true when reads are an interpreter's words, code to read
+--            for the names it quotes rather than paths
+function M.files(c)
+  local n = c.name or ""
+  local writes, deletes, recursive = {}, {}, false
+  if n == "remove-item" then
+    deletes = M.targets(c)
+    recursive = c.params.recurse ~= nil or #c.unknown_params > 0
+    for _, r in ipairs(c.redirs) do writes[#writes + 1] = r.target end
+  elseif n == "io.file::delete" or n == "io.directory::delete" then
+    deletes[1] = c.args[1]
+    recursive = n == "io.directory::delete" and c.args[2] ~= nil and c.args[2].text == "$true"
+    for _, r in ipairs(c.redirs) do writes[#writes + 1] = r.target end
+  else
+    writes = M.writes(c)
+  end
+  local reads = {}
+  if NO_READ[n] or n:find("^io%.path::") then return reads, writes, deletes, recursive, false end
+  local spec = PARAMS[n]
+  if spec then
+    for _, k in ipairs(READ_PARAMS) do
+      if spec.p[k] ~= nil and type(c.params[k]) == "table" then
+        for _, w in ipairs(c.params[k]) do reads[#reads + 1] = w end
+      end
+    end
+  else
+    for _, w in ipairs(c.args) do reads[#reads + 1] = w end
+  end
+  if #reads == 0 and c.pipe_in and FED[n] then listed(c.upstream, reads) end
+  return reads, writes, deletes, recursive, INTERPRETERS[n] == true
 end
 
 -- history: Clear-History, [PSConsoleReadLine]::ClearHistory(), turning

@@ -139,7 +139,18 @@ M.machine_files = {
   "*.kdbx", "*.ppk", "Login Data", "Login Data For Account", "Default/Cookies", "Network/Cookies",
   "cookies.sqlite", "key3.db", "key4.db", ".config/google-chrome/", ".config/chromium/",
   ".config/BraveSoftware/", ".mozilla/", "Application Support/Google/Chrome/", "Firefox/Profiles/",
+  "User Data/Local State",
   "Library/Keychains/", "*.keychain", "*.keychain-db", ".local/share/keyrings/",
+  -- Windows' own stores: the user's saved credentials, vaults and DPAPI
+  -- master keys (%APPDATA%\Microsoft\Credentials, Protect, Vault), the
+  -- registry hives that hold password hashes and LSA secrets
+  -- (C:\Windows\System32\config\SAM, SYSTEM, SECURITY, and their
+  -- copies), a domain controller's database, setup answer files with the
+  -- administrator's password, PowerShell's history
+  "Microsoft/Credentials/", "Microsoft/Protect/", "Microsoft/Vault/", "System32/config/SAM",
+  "System32/config/SYSTEM", "System32/config/SECURITY", "config/RegBack/", "repair/SAM", "repair/SYSTEM",
+  "repair/SECURITY", "NTDS.dit", "Panther/Unattend.xml", "Panther/Unattend/Unattend.xml", "sysprep/sysprep.xml",
+  "ConsoleHost_history.txt",
   -- a process's environment, the token a pod is given, Terraform state
   -- (every resource's attributes, passwords included, in plain text) and
   -- shell and REPL histories (a password once typed on a command line)

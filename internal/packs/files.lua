@@ -129,6 +129,21 @@
 --               ({ "~/.ssh", "~/.aws", "~/.gnupg", "~/.azure",
 --               "~/.config/gcloud", "~/.kube", "~/.docker" })
 --
+-- A PowerShell tool's line (and the code of pwsh -c / -EncodedCommand in
+-- a shell line) is read as PowerShell (lib/pwsh.lua), by the same rules:
+-- "\" separates folders, so Get-Content $HOME\.aws\credentials, type
+-- C:\Users\dev\.ssh\id_rsa (the home folder of the user whose folder
+-- the cwd is in), gc \\?\C:\…, FileSystem::C:\…, Select-String -Path,
+-- Copy-Item's source, [IO.File]::ReadAllText('…') and cmd /c type read as
+-- cat does; Set-Content, Add-Content, Out-File, New-Item, > and
+-- [IO.File]::Write* write; Remove-Item and [IO.File]::Delete delete;
+-- C:x is x in the working folder. Test-Path, Get-ChildItem, Get-Item,
+-- Resolve-Path, Write-Output and the like read nothing. Windows' own
+-- stores (Microsoft\Credentials, Protect and Vault, the SAM, SYSTEM and
+-- SECURITY hives, NTDS.dit, unattend files, the browsers' Local State,
+-- ConsoleHost_history.txt) are in lib/secrets.lua's list. A reason shows
+-- the word as it was written.
+--
 -- A command line that cannot be read is refused [rule parse]; a call
 -- naming more than paths.MAX files too [rule too-many].
 --
@@ -146,6 +161,7 @@ local shell = require("shell")
 local paths = require("paths")
 local secrets = require("secrets")
 local git = require("git")
+local pwsh = require("pwsh")
 
 local SETTINGS = hook.settings("files", {
   writable = { "/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd" },
@@ -1027,28 +1043,149 @@ end
 -- which no word could name a secrets file (SECRETS.in_line) reads none:
 -- it is allowed without parsing. Interpreters, whose code is read for
 -- names, are among the programs shell.quick always parses.
-local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
-  "dd", "curl", "wget", "socat", "rm", "unlink", "rmdir", "srm", "shred", "chmod", "chown", "lchown", "chgrp",
-  "chattr", "setfacl", "chflags", "xattr", "ssh-keygen" }
--- A line naming what a search hunts for (HUNT) is parsed too, and one
--- with an rm word (git rm).
-local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS },
-  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")|(?:^| )rm(?: |$)" })
+-- PowerShell (the PowerShell tool's command: lib/pwsh.lua reads it, "\"
+-- a folder separator, ~\x, $HOME\x, $env:USERPROFILE\x the home folder's,
+-- C:\Users\NAME the home folder of the project's user). A path is judged
+-- as its forward-slash form: pwsh.resolve gives it absolute
+-- ("/c:/users/dev/project/x", lower-case as Windows compares names)
+-- against pwsh.cwd's working folder. A reason shows the word as written.
 
-hook.register("PreToolUse", "@shell", function(input)
-  -- The command line (shell.command's reading, made here: a hook that
-  -- hands no table of its input to another function keeps the input's
-  -- tables for the next call, and the usual call allocates nothing).
-  local args = input.toolInput
-  local line = type(args) == "table" and (args.command or args.cmd) or nil
-  if type(line) == "table" then
-    local parts = {}
-    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
-    line = table.concat(parts, " ")
-  elseif type(line) ~= "string" then
+-- PS_SCRATCH are the folders a PowerShell command may write to outside the
+-- project beside SETTINGS.writable: the user's and Windows' temporary
+-- folders as a path spells them ($env:TEMP is "/tmp" already).
+local PS_SCRATCH = { "^/%a:/users/[^/]+/appdata/local/temp/", "^/%a:/windows/temp/" }
+
+-- as_written puts the word as the user wrote it (raw) into a reason in
+-- place of the path read from it (shown), and cwd for the working folder
+-- as pwsh.cwd spells it (pcwd).
+local function as_written(why, shown, raw, pcwd, cwd)
+  if not why then return nil end
+  local function swap(s, a, b)
+    if not (a and b) or a == b then return s end
+    local i, j = s:find(a, 1, true)
+    if not i then return s end
+    return s:sub(1, i - 1) .. b .. s:sub(j + 1)
+  end
+  why = swap(why, shell.printable(shown or ""), raw and shell.printable(raw))
+  return swap(why, shell.printable(pcwd or ""), cwd and shell.printable(cwd))
+end
+
+-- ps_abs returns the word for the write and delete rules of a PowerShell
+-- word: its path resolved (pwsh.resolve), or the word when part of it is
+-- unknown.
+local function ps_abs(w, cwd)
+  local abs = not w.unknown and pwsh.resolve(w, cwd)
+  if not abs then return w end
+  return { text = abs, pat = abs, glob = w.glob, raw = w.raw }
+end
+
+-- LOCK_NAMES are SETTINGS.lockfiles' names by their lower-case spelling.
+local LOCK_NAMES = {}
+for name in pairs(SETTINGS.lockfiles) do LOCK_NAMES[name:lower()] = name end
+
+-- PS_READERS are the cmdlets that show or copy the files they are given.
+local PS_READERS = { ["get-content"] = true, ["select-string"] = true, ["copy-item"] = true, ["move-item"] = true,
+  ["import-csv"] = true, ["import-clixml"] = true, ["format-hex"] = true, ["get-filehash"] = true }
+
+-- ps_word returns a PowerShell word with the fields the rules read (a
+-- parameter's name or a word cmd /c split has no pat).
+local function ps_word(w)
+  if w.pat then return w end
+  return { text = w.text, pat = w.text, unknown = w.unknown, whole = w.whole, raw = w.raw }
+end
+
+-- judge_pwsh judges a PowerShell command line as the shell hook judges a
+-- POSIX one (the rules secret-read, secret-delete, outside, guarded,
+-- remove, git-internals, ci, lockfile, generated, agent-config, parse).
+local function judge_pwsh(line, cwd)
+  local cmds, err = pwsh.parse(line)
+  local pcwd = pwsh.cwd(cwd) or cwd
+  local ask
+  local function verdict(why, instead, v, w, shown)
+    if not why then return nil end
+    why = as_written(why, shown or w.text, w.raw, pcwd, cwd)
+    instead = as_written(instead, nil, nil, pcwd, cwd)
+    if v ~= "ask" then return deny(why, instead) end
+    ask = ask or why .. "; " .. instead
     return nil
   end
-  if #line < QUICK_MAX and not match(QUICK_STOP, line) then return nil end
+  for _, c in ipairs(cmds) do
+    local reads, writes, deletes, recursive, code = pwsh.files(c)
+    local written = {}
+    local text = c.name == "set-content" or c.name == "add-content" or c.name == "new-item"
+    for _, w in ipairs(writes) do
+      written[w] = true
+      w = ps_word(w)
+      local a = ps_abs(w, cwd)
+      local scratch = false
+      for _, p in ipairs(PS_SCRATCH) do
+        if a.text:find(p) then scratch = true end
+      end
+      if not scratch then
+        local shown = w.text
+        -- Windows compares names without case: PACKAGE-LOCK.JSON is the lockfile
+        local base = w.text:match("[^/]*$")
+        local lock = not w.unknown and LOCK_NAMES[base:lower()]
+        local ow = w
+        if lock and lock ~= base then
+          ow = { text = w.text:sub(1, #w.text - #base) .. lock, pat = w.pat:sub(1, #w.pat - #base) .. lock, raw = w.raw }
+        end
+        local why, instead, v = owned_problem(ow, WRITE)
+        if not why then
+          why, instead, v = write_problem(a, pcwd, not text)
+          shown = a.text
+        end
+        local r = verdict(why, instead, v, w, shown)
+        if r then return r end
+      end
+    end
+    for _, w in ipairs(deletes) do
+      w = ps_word(w)
+      local a = ps_abs(w, cwd)
+      local why, instead, v = remove_problem(a, pcwd, nil, recursive, not recursive)
+      local r = verdict(why, instead, v, w, a.text)
+      if r then return r end
+    end
+    for _, w in ipairs(deletes) do
+      w = ps_word(w)
+      local why, instead = delete_secret_problem(w)
+      if why then return deny(as_written(why, w.text, w.raw), instead) end
+    end
+    for _, w in ipairs(reads) do
+      -- a word all unknown ($f, (…).Path) may be a key file only for a
+      -- command that reads the files it is given (as secrets.unknown_read);
+      -- PSReadLine's history file is one
+      if w.whole and not w.history and not (PS_READERS[c.name or ""] or secrets.readers[c.name or ""] or
+        (c.name or ""):find("^io%.file::")) then
+        w = nil
+      end
+      if w and not written[w] then
+        local list = code and not w.unknown and code_words(w.text, {}) or { ps_word(w) }
+        if w.history then list = { { text = "ConsoleHost_history.txt", pat = "ConsoleHost_history.txt", raw = w.raw } } end
+        for _, x in ipairs(list) do
+          local why, instead = read_problem(x)
+          if why then return deny(as_written(why, x.text, x.raw), instead) end
+        end
+      end
+    end
+  end
+  if err then
+    return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
+  end
+  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
+end
+
+local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
+  "dd", "curl", "wget", "socat", "rm", "unlink", "rmdir", "srm", "shred", "chmod", "chown", "lchown", "chgrp",
+  "chattr", "setfacl", "chflags", "xattr", "ssh-keygen", "pwsh", "powershell", "pwsh-preview" }
+-- A line naming what a search hunts for (HUNT) is parsed too, and one
+-- with an rm word (git rm), and one running a cmdlet that marks a line
+-- as PowerShell's (pwsh.PROGRAMS: such a line is read as PowerShell too).
+local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS, pwsh.PROGRAMS },
+  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")|(?:^| )rm(?: |$)" })
+
+-- judge_posix judges a POSIX shell line (the detailed reading).
+local function judge_posix(line, cwd)
   local cmds, err = shell.parse(line)
   -- the first change to ask the user about; a denial of a later command
   -- wins. made: the folders a mkdir on the line makes; code: the texts
@@ -1066,13 +1203,13 @@ hook.register("PreToolUse", "@shell", function(input)
       -- code written out by hand that a later command on the line runs
       -- (echo '…' > /tmp/x.go; go run /tmp/x.go) is read as a one-liner's
       if text and not w.unknown then
-        local abs = paths.resolve(w.text, input.cwd)
+        local abs = paths.resolve(w.text, cwd)
         if abs then
           code = code or {}
           code[abs] = text
         end
       end
-      local why, instead, verdict = write_problem(w, input.cwd, not hand_write(c))
+      local why, instead, verdict = write_problem(w, cwd, not hand_write(c))
       if why then
         if verdict ~= "ask" then return deny(why, instead) end
         ask = ask or why .. "; " .. instead
@@ -1088,13 +1225,13 @@ hook.register("PreToolUse", "@shell", function(input)
       for _, a in ipairs(c.args) do
         if not a.unknown and a.text:sub(1, 1) ~= "-" then
           made = made or {}
-          made[paths.resolve(a.text, input.cwd) or ""] = true
+          made[paths.resolve(a.text, cwd) or ""] = true
         end
       end
     end
     for _, w in ipairs(attr_changes(c)) do
-      local why, instead, verdict = write_problem(w, input.cwd, true, ATTR)
-      if why and made and not w.unknown and made[paths.resolve(w.text, input.cwd) or ""] then why = nil end
+      local why, instead, verdict = write_problem(w, cwd, true, ATTR)
+      if why and made and not w.unknown and made[paths.resolve(w.text, cwd) or ""] then why = nil end
       if why then
         if verdict ~= "ask" then return deny(why, instead) end
         ask = ask or why .. "; " .. instead
@@ -1102,7 +1239,7 @@ hook.register("PreToolUse", "@shell", function(input)
     end
     local ops, whole = removes(c)
     for _, w in ipairs(ops) do
-      local why, instead, verdict = remove_problem(w, input.cwd, c.dir, whole, not whole)
+      local why, instead, verdict = remove_problem(w, cwd, c.dir, whole, not whole)
       if why then
         if verdict ~= "ask" then return deny(why, instead) end
         ask = ask or why .. "; " .. instead
@@ -1114,11 +1251,11 @@ hook.register("PreToolUse", "@shell", function(input)
     -- /tmp/), it is as good as deleted
     local away = false
     if c.name == "mv" and ws[1] and not ws[1].unknown then
-      local dest = paths.resolve(ws[1].text, input.cwd)
-      away = dest ~= nil and dest:sub(1, 1) == "/" and not paths.inside(dest, input.cwd)
+      local dest = paths.resolve(ws[1].text, cwd)
+      away = dest ~= nil and dest:sub(1, 1) == "/" and not paths.inside(dest, cwd)
     end
     for _, w in ipairs(ops) do
-      local why, instead, verdict = remove_problem(w, input.cwd, c.dir, whole, away)
+      local why, instead, verdict = remove_problem(w, cwd, c.dir, whole, away)
       if why then
         if verdict ~= "ask" then return deny(why, instead) end
         ask = ask or why .. "; " .. instead
@@ -1144,7 +1281,7 @@ hook.register("PreToolUse", "@shell", function(input)
       if hit then return deny(read_problem(secrets.path_word(hit))) end
     end
     if GREPS[c.name or ""] then
-      local r = grep_hunt(c, input.cwd)
+      local r = grep_hunt(c, cwd)
       if r then return r end
     end
     for _, r in ipairs(c.redirs) do
@@ -1157,8 +1294,14 @@ hook.register("PreToolUse", "@shell", function(input)
       local why, instead = read_problem(w)
       if why then return deny(why, instead) end
     end
+    if pwsh.HOSTS[c.name or ""] then
+      -- the code pwsh -c / -EncodedCommand runs is PowerShell's
+      local inv = pwsh.invocation(c.args)
+      local r = inv.code and judge_pwsh(inv.code, cwd)
+      if r then return r end
+    end
     local run = code and runs_file(c)
-    local src = run and not run.unknown and code[paths.resolve(run.text, input.cwd) or ""]
+    local src = run and not run.unknown and code[paths.resolve(run.text, cwd) or ""]
     if src then
       for _, w in ipairs(code_words(src, {})) do
         local why, instead = read_problem(w)
@@ -1170,4 +1313,29 @@ hook.register("PreToolUse", "@shell", function(input)
     return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
   end
   if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
+end
+
+hook.register("PreToolUse", "@shell", function(input)
+  -- The command line (shell.command's reading, made here: a hook that
+  -- hands no table of its input to another function keeps the input's
+  -- tables for the next call, and the usual call allocates nothing).
+  local args = input.toolInput
+  local line = type(args) == "table" and (args.command or args.cmd) or nil
+  if type(line) == "table" then
+    local parts = {}
+    for _, a in ipairs(line) do parts[#parts + 1] = shell.quote(tostring(a)) end
+    line = table.concat(parts, " ")
+  elseif type(line) ~= "string" then
+    return nil
+  end
+  local cwd = input.cwd
+  if pwsh.tool(input.toolName) then return judge_pwsh(line, cwd) end
+  if #line < QUICK_MAX and not match(QUICK_STOP, line) then return nil end
+  -- a shell tool of no known shell (Cursor's Shell runs PowerShell on
+  -- Windows): a line in a Windows folder is read as PowerShell, and one
+  -- that reads as PowerShell elsewhere both ways
+  if type(cwd) == "string" and find(cwd, "^%a:[\\/]") then return judge_pwsh(line, cwd) end
+  local r = judge_posix(line, cwd)
+  if r == nil and pwsh.looks(line) then r = judge_pwsh(line, cwd) end
+  return r
 end, { name = "pack-files-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })

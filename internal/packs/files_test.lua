@@ -922,3 +922,111 @@ local written_code_near = {
 for i, r in ipairs(written_code_near) do
   test("code written out that reads no secret passes " .. i, function() expect.no_objection(r()) end)
 end
+
+-- PowerShell: the PowerShell tool's line is read as PowerShell (lib/pwsh.lua):
+-- "\" is a folder separator, ~\x, $HOME\x, $env:USERPROFILE\x and C:\Users\dev\x
+-- are the home folder's (the project is C:\Users\dev\project), \\?\ and the
+-- FileSystem:: provider's prefix name the same path. Each case is a pair: the
+-- PowerShell line and a Bash line doing the same, which give the same rule.
+local WCWD = "C:\\Users\\dev\\project"
+local function ps(command)
+  return fire("PreToolUse", { toolName = "PowerShell", toolCapabilities = { "shell" }, cwd = WCWD,
+    toolInput = { command = command } })
+end
+local P = lazy(ps)
+local ps_pairs = {
+  { P("gc $HOME\\.aws\\credentials"), B("cat ~/.aws/credentials"), "[rule secret-read]" },
+  { P("type C:\\Users\\dev\\.ssh\\id_ed25519"), B("cat /home/dev/.ssh/id_ed25519"), "[rule secret-read]" },
+  { P("Get-Content -Path .\\.env"), B("cat ./.env"), "[rule secret-read]" },
+  { P("gc -Path:.\\.env.local"), B("cat .env.local"), "[rule secret-read]" },
+  { P("Get-Content $env:USERPROFILE\\.ssh\\id_rsa -Raw"), B("cat $HOME/.ssh/id_rsa"), "[rule secret-read]" },
+  { P("Copy-Item ~\\.ssh\\id_rsa $env:TEMP\\k"), B("cp ~/.ssh/id_rsa /tmp/k"), "[rule secret-read]" },
+  { P("copy ~\\.kube\\config $env:TEMP\\kc"), B("cp ~/.kube/config /tmp/kc"), "[rule secret-read]" },
+  { P("Select-String -Path ~\\.aws\\credentials -Pattern key"), B("grep key ~/.aws/credentials"), "[rule secret-read]" },
+  { P("sls aws_secret ~\\.aws\\credentials"), B("grep aws_secret ~/.aws/credentials"), "[rule secret-read]" },
+  { P("Import-Csv C:\\Users\\dev\\.azure\\accessTokens.json"), B("cat ~/.azure/accessTokens.json"),
+    "[rule secret-read]" },
+  { P("[IO.File]::ReadAllText('C:\\Users\\dev\\.npmrc')"), B("cat ~/.npmrc"), "[rule secret-read]" },
+  { P("[System.IO.File]::Copy(\"$HOME\\.git-credentials\", \"$env:TEMP\\g\")"), B("cp ~/.git-credentials /tmp/g"),
+    "[rule secret-read]" },
+  { P("gc \\\\?\\C:\\Users\\dev\\.ssh\\id_rsa"), B("cat /home/dev/.ssh/id_rsa"), "[rule secret-read]" },
+  { P("gc Microsoft.PowerShell.Core\\FileSystem::C:\\Users\\dev\\.ssh\\id_rsa"), B("cat /home/dev/.ssh/id_rsa"),
+    "[rule secret-read]" },
+  { P("gc C:.env"), B("cat .env"), "[rule secret-read]" },
+  { P("cmd /c type %USERPROFILE%\\.ssh\\id_rsa"), B("cat ~/.ssh/id_rsa"), "[rule secret-read]" },
+  { P("python -c \"print(open(r'C:\\Users\\dev\\.pgpass').read())\""),
+    B("python3 -c \"print(open('/home/dev/.pgpass').read())\""), "[rule secret-read]" },
+  { P("gc (Get-PSReadLineOption).HistorySavePath"), B("cat ~/.bash_history"), "[rule secret-read]" },
+  { P("Remove-Item .\\.env"), B("rm .env"), "[rule secret-delete]" },
+  { P("Remove-Item -Recurse -Force ~\\.ssh"), B("rm -rf ~/.ssh"), "[rule secret-delete]" },
+  { P("Remove-Item ~\\notes.txt"), B("rm ~/notes.txt"), "[rule remove]" },
+  { P("del C:\\Users\\dev\\.ssh\\id_rsa"), B("rm ~/.ssh/id_rsa"), "[rule remove]" },
+  { P("Set-Content C:\\Windows\\System32\\drivers\\etc\\hosts x"), B("echo x > /etc/hosts"), "[rule outside]" },
+  { P("'127.0.0.1 x' > C:\\Windows\\x.txt"), B("echo 127.0.0.1 x > /etc/x.txt"), "[rule outside]" },
+  { P("Add-Content -Path \\\\?\\C:\\Windows\\win.ini -Value x"), B("echo x >> /etc/profile"), "[rule outside]" },
+  { P("Out-File -FilePath D:\\shared\\log.txt"), B("echo x > /srv/shared/log.txt"), "[rule outside]" },
+  { P("Set-Content ~\\.ssh\\authorized_keys x"), B("echo x > ~/.ssh/authorized_keys"), "[rule guarded]" },
+  { P("Set-Content .\\.github\\workflows\\ci.yml x"), B("echo x > .github/workflows/ci.yml"), "[rule ci]" },
+  { P("Set-Content .\\PACKAGE-LOCK.JSON '{}'"), B("echo '{}' > package-lock.json"), "[rule lockfile]" },
+  { P("'x' | Out-File .git\\config"), B("echo x > .git/config"), "[rule git-internals]" },
+  { P("Get-ChildItem -Recurse -Filter .env | Get-Content"), B("find . -name .env -exec cat {} +"),
+    "[rule secret-read]" },
+  { P("gci ~\\.ssh | gc"), B("cat ~/.ssh/*"), "[rule secret-read]" },
+  { P("pwsh -c 'x' | Out-File $env:TEMP\\x; Get-Content ~\\.docker\\config.json"), B("cat ~/.docker/config.json"),
+    "[rule secret-read]" },
+}
+for i, c in ipairs(ps_pairs) do
+  test("PowerShell reads, writes and deletes as Bash does " .. i .. ": " .. c[3], function()
+    denied(c[1](), c[3])
+    denied(c[2](), c[3])
+  end)
+end
+-- Windows' own stores of secrets, by name.
+local ps_stores = {
+  "gc $env:APPDATA\\Microsoft\\Credentials\\DFBE70A7E5CC19A398EBF1B96859CE5D",
+  "Copy-Item \"$env:APPDATA\\Microsoft\\Protect\\S-1-5-21-1\\key\" $env:TEMP\\mk",
+  "Copy-Item \"$env:LOCALAPPDATA\\Google\\Chrome\\User Data\\Default\\Login Data\" $env:TEMP\\ld",
+  "gc \"$env:LOCALAPPDATA\\Microsoft\\Edge\\User Data\\Local State\"",
+  "copy \"$env:LOCALAPPDATA\\Google\\Chrome\\User Data\\Default\\Network\\Cookies\" $env:TEMP\\c",
+  "Copy-Item C:\\Windows\\System32\\config\\SAM $env:TEMP\\s",
+  "cmd /c copy \\\\?\\GLOBALROOT\\Device\\HarddiskVolumeShadowCopy1\\Windows\\System32\\config\\SYSTEM C:\\temp\\sys",
+  "gc C:\\Windows\\NTDS\\ntds.dit",
+  "gc C:\\Windows\\Panther\\Unattend.xml",
+  "gc $env:APPDATA\\Microsoft\\Windows\\PowerShell\\PSReadLine\\ConsoleHost_history.txt",
+}
+for i, line in ipairs(ps_stores) do
+  test("PowerShell reads of Windows' secret stores are blocked " .. i, function()
+    denied(ps(line), "[rule secret-read]")
+  end)
+end
+local ps_near = {
+  "Get-Content .\\README.md", "gc .\\src\\app.ps1 -TotalCount 20",
+  "Select-String -Path .\\src\\*.ps1 -Pattern 'TODO'",
+  "Select-String -Pattern '\\d+\\.\\d+' -Path .\\CHANGELOG.md",
+  "Select-String -Pattern '\\.env' -Path .\\docs\\setup.md",
+  "Copy-Item .\\.env.example .\\.env", "Get-ChildItem ~\\Downloads", "Get-ChildItem ~\\.ssh",
+  "Test-Path ~\\.ssh\\id_rsa", "Test-Path $env:USERPROFILE\\.aws\\credentials",
+  "Get-Content $env:TEMP\\build.log", "Set-Content $env:TEMP\\out.txt x",
+  "Set-Content C:\\Users\\dev\\AppData\\Local\\Temp\\out.txt x", "Set-Content .\\notes.txt x",
+  "Set-Content C:out.txt x", "'x' > .\\build\\log.txt", "Remove-Item .\\build -Recurse -Force",
+  "Remove-Item .\\tmp.txt", "Write-Output .env", "Get-Content ~\\.ssh\\id_rsa.pub",
+  "Get-Content ~\\.ssh\\known_hosts", "New-Item -ItemType Directory -Path .\\out",
+  "Set-Content C:\\Users\\dev\\project\\src\\a.txt x", "[IO.File]::Exists('C:\\Users\\dev\\.ssh\\id_rsa')",
+  "[IO.File]::WriteAllText(\"$PWD\\out.txt\", 'x')", "Get-Content .\\src\\app.ts | Select-String 'token'",
+  "npm test; git status", "reg query HKLM\\SOFTWARE\\Microsoft\\Windows",
+  "Get-ChildItem -Recurse -Filter *.ps1 | Select-String TODO", "Get-ChildItem | Copy-Item -Destination .\\backup",
+}
+-- pwsh -c and -EncodedCommand in a shell line are read as PowerShell too.
+for i, c in ipairs({ { "pwsh -c 'gc ~\\.ssh\\id_rsa'", "[rule secret-read]" },
+  { "powershell -NoProfile -Command \"Get-Content $env:USERPROFILE\\.aws\\credentials\"", "[rule secret-read]" },
+  -- Set-Content C:\Windows\x.txt 1, as base64 of UTF-16LE
+  { "pwsh -enc UwBlAHQALQBDAG8AbgB0AGUAbgB0ACAAQwA6AFwAVwBpAG4AZABvAHcAcwBcAHgALgB0AHgAdAAgADEA", "[rule outside]" } }) do
+  test("PowerShell in a shell line is read as PowerShell " .. i, function() denied(bash(c[1]), c[2]) end)
+end
+test("everyday pwsh in a shell line passes", function()
+  expect.no_objection(bash("pwsh -NoProfile -Command 'Get-ChildItem; dotnet --info'"))
+  expect.no_objection(bash("pwsh ./build.ps1 -Configuration Release"))
+end)
+for i, line in ipairs(ps_near) do
+  test("everyday PowerShell passes " .. i .. ": " .. line, function() expect.no_objection(ps(line)) end)
+end

@@ -18,7 +18,9 @@
 --   - a credential dumper (laZagne, mimipenguin, mimikatz, pypykatz,
 --     secretsdump, …), run as a program or as a script (python
 --     laZagne.py all), which collects every credential the machine
---     stores [rule credential-dump];
+--     stores, and reg save / export of the hives that hold the password
+--     hashes and LSA secrets (HKLM\SAM, SYSTEM, SECURITY; also through
+--     cmd /c) [rule credential-dump];
 --   - a shell command that prints a secret's value from elsewhere: a
 --     variable named as a secret (echo $GITHUB_TOKEN, printenv
 --     AWS_SECRET_ACCESS_KEY; piped into a program or redirected to a file
@@ -48,6 +50,7 @@
 
 local shell = require("shell")
 local secrets = require("secrets")
+local pwsh = require("pwsh")
 
 local SETTINGS = hook.settings("secrets", {
   max_bytes = 262144,
@@ -345,9 +348,65 @@ local function dumper(c)
   return nil
 end
 
+-- hive_save returns the key a command c saves of the registry hives
+-- that hold the machine's password hashes and secrets (reg save or reg
+-- export of HKLM\SAM, HKLM\SYSTEM, HKLM\SECURITY, however the shell
+-- left its backslash: HKLM\SAM, HKLM/SAM, HKLMSAM), or nil: with the
+-- SYSTEM hive's boot key the SAM's hashes are read offline [rule
+-- credential-dump].
+local REG_VERBS = { save = true, export = true, copy = true }
+local function hive_save(c)
+  if dumper_name(c.name or "") ~= "reg" then return nil end
+  local verb = c.args[1]
+  if not (verb and REG_VERBS[verb.text:lower()]) then return nil end
+  local key = c.args[2]
+  if not key or key.unknown then return nil end
+  local k = key.text:lower():gsub("\\", "/"):gsub("^hkey_local_machine", "hklm"):gsub("^hklm:", "hklm")
+  if re.match("^hklm/*(?:sam|system|security)/*$", k) then return "reg " .. verb.text .. " " .. key.text end
+  return nil
+end
+
+-- PowerShell prints a variable's value as its own statement ($env:X) or
+-- through Write-Output / Write-Host, an environment variable's through
+-- Get-Item env:X and [Environment]::GetEnvironmentVariable('X'):
+-- ps_print returns what prints the value of one named as a secret
+-- (SECRET_NAME), or nil. Piped into another command or redirected into a
+-- file it passes, as echo's does.
+local PS_BARE = [[(?i)(?:^|[;\n{])\s*\$\{?env:([A-Za-z0-9_]+)\}?\s*(?:$|[;\n}])]]
+local PS_PRINTERS = { ["write-output"] = true, ["write-host"] = true, ["get-item"] = true, ["get-childitem"] = true,
+  ["get-content"] = true, ["environment::getenvironmentvariable"] = true }
+local function ps_print(cmds, line)
+  for name in line:gmatch("%$%{?[Ee][Nn][Vv]:([%w_]+)") do
+    if re.match(SECRET_NAME, name) then
+      -- a bare $env:X statement (re.find: the name the statement names)
+      local m = re.find(PS_BARE, line)
+      if m and re.match(SECRET_NAME, m:match("[Ee][Nn][Vv]:([%w_]+)") or "") then return m:gsub("^[%s;{(|]+", "") end
+      break
+    end
+  end
+  for _, c in ipairs(cmds) do
+    local n = c.name or ""
+    if PS_PRINTERS[n] and not c.pipe_out and #c.redirs == 0 then
+      for _, w in ipairs(c.args) do
+        local names = {}
+        if w.raw and (n == "write-output" or n == "write-host") then
+          -- $env:X, or "…$env:X…" in a string
+          for x in w.raw:gmatch("%$%{?[Ee][Nn][Vv]:([%w_]+)") do names[#names + 1] = x end
+        elseif not w.unknown then
+          names[1] = n:find("::", 1, true) and w.text or w.text:match("^[Ee][Nn][Vv]:/?([%w_]+)$")
+        end
+        for _, name in ipairs(names) do
+          if re.match(SECRET_NAME, name) then return (c.word and c.word.text or n) .. " of " .. name end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { QUICK_PROGRAMS },
   words = "(?i)(?:^| )(?:" .. table.concat(QUICK_WORDS, "|") .. ")(?: |$)|" .. SECRET_REF .. "|" .. CONTAINER_CREDENTIALS ..
-    "|(?i:" .. table.concat(DUMPER_WORDS, "|") .. ")" })
+    "|(?i:" .. table.concat(DUMPER_WORDS, "|") .. ")|(?i:hklm|hkey_local_machine)" })
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line (shell.command's reading, made here: a hook that
@@ -365,11 +424,24 @@ hook.register("PreToolUse", "@shell", function(input)
   local instead = "pass it through an environment variable the user sets, not on the command line"
   local label, m = scan(line)
   if label then return deny(label, m, "the command", instead) end
+  -- (any shell tool: Cursor's one Shell tool runs PowerShell on Windows)
+  if line:find("[Ee][Nn][Vv]:") or line:find("nvironment]::", 1, true) then
+    local printed = ps_print((pwsh.parse(line)), line)
+    if printed then
+      return hook.deny("secrets pack: blocked printing a secret's value (" .. shell.printable(printed) ..
+        "); its output would reach the conversation: let the program that needs it read it from the " ..
+        "environment itself, check that it is set (Test-Path env:NAME) or ask the user.")
+    end
+  end
   if #line < QUICK_MAX and not re.match(QUICK_STOP, line) then return nil end
   -- the line as the shell will run it: quotes and escapes removed
   local cmds, err = shell.parse(line)
   for _, c in ipairs(cmds) do
-    local dump = dumper(c)
+    local dump = dumper(c) or hive_save(c)
+    if not dump and pwsh.CMD[c.name or ""] then
+      -- what cmd /c runs (cmd.exe /c reg save HKLM\SAM x)
+      for _, x in ipairs((pwsh.cmd(c.args))) do dump = dump or hive_save(x) end
+    end
     if dump then
       return hook.deny("secrets pack: blocked running a credential dumper (" .. shell.printable(dump) ..
         ") [rule credential-dump], which collects the passwords and keys this machine stores; ask the user " ..

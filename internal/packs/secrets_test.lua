@@ -243,6 +243,54 @@ for _, line in ipairs({ "python2 laZagne.py all", "python3 /opt/LaZagne/Linux/la
     if r.reason:find("^secrets pack: ") then expect.contains(r.reason, "[rule credential-dump]") end
   end)
 end
+-- Saving the registry hives that hold the password hashes and the LSA
+-- secrets (SAM, SYSTEM, SECURITY) is a dump too: in a PowerShell tool,
+-- where "\" separates a key's parts, and in a shell line, where an
+-- unquoted "\" is an escape (HKLMSAM) and a quoted one stays.
+for _, c in ipairs({ { "PowerShell", "reg save HKLM\\SAM C:\\temp\\sam.save" },
+  { "Bash", "reg save HKLM\\SAM /tmp/sam.save" }, { "PowerShell", "reg.exe save hklm\\system sys.hiv /y" },
+  { "Bash", "reg save 'HKLM\\SYSTEM' system.save" }, { "PowerShell", "reg export HKEY_LOCAL_MACHINE\\SECURITY s.reg" },
+  { "Bash", "cmd.exe /c reg save HKLM/SECURITY sec.save" } }) do
+  test("blocks saving a hive of secrets in " .. c[1] .. ": " .. c[2], function()
+    local r = fire("PreToolUse", { toolName = c[1], toolCapabilities = { "shell" }, cwd = "C:\\Users\\dev\\project",
+      toolInput = { command = c[2] } })
+    expect.denied(r)
+    if r.reason:find("^secrets pack: ") then expect.contains(r.reason, "[rule credential-dump]") end
+  end)
+end
+for _, c in ipairs({ { "PowerShell", "reg query HKLM\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion" },
+  { "PowerShell", "reg export HKCU\\Software\\MyApp settings.reg" }, { "Bash", "reg save HKCU\\Software\\MyApp x.hiv" },
+  { "PowerShell", "Get-Content .\\docs\\reg-save-sam.md" } }) do
+  test("allows the registry's everyday use in " .. c[1] .. ": " .. c[2], function()
+    expect.no_objection(fire("PreToolUse", { toolName = c[1], toolCapabilities = { "shell" },
+      cwd = "C:\\Users\\dev\\project", toolInput = { command = c[2] } }))
+  end)
+end
+-- PowerShell prints an environment variable named as a secret as Bash's
+-- echo does: each pair gives the same denial; piped on or tested it passes.
+local function ps(line)
+  return fire("PreToolUse", { toolName = "PowerShell", toolCapabilities = { "shell" }, cwd = "C:\\Users\\dev\\project",
+    toolInput = { command = line } })
+end
+for _, c in ipairs({ { "$env:GITHUB_TOKEN", "echo $GITHUB_TOKEN" },
+  { "echo $env:AWS_SECRET_ACCESS_KEY", "echo $AWS_SECRET_ACCESS_KEY" },
+  { "Write-Host \"token: $env:NPM_TOKEN\"", "echo \"token: $NPM_TOKEN\"" },
+  { "Write-Output ${env:DB_PASSWORD}", "echo ${DB_PASSWORD}" },
+  { "Get-Item env:OPENAI_API_KEY", "printenv OPENAI_API_KEY" },
+  { "[Environment]::GetEnvironmentVariable('STRIPE_SECRET')", "printenv STRIPE_SECRET" },
+  { "npm test; $env:NPM_TOKEN", "npm test; echo $NPM_TOKEN" } }) do
+  test("blocks printing a secret's value in PowerShell as in Bash: " .. c[1], function()
+    for _, r in ipairs({ ps(c[1]), bash(c[2]) }) do
+      expect.denied(r)
+      if r.reason:find("^secrets pack: ") then expect.contains(r.reason, "printing a secret's value") end
+    end
+  end)
+end
+for _, line in ipairs({ "$env:GITHUB_TOKEN | gh auth login --with-token", "Test-Path env:GITHUB_TOKEN", "$env:PATH",
+  "echo $env:USERNAME", "Get-ChildItem env:", "$env:NODE_ENV = 'test'; npm test", "if ($env:CI_TOKEN) { npm test }",
+  "Write-Output \"user: $env:USERNAME\"", "$env:API_TOKEN > $env:TEMP\\t.txt" }) do
+  test("allows in PowerShell " .. line, function() expect.no_objection(ps(line)) end)
+end
 for _, line in ipairs({ "grep -rn lazagne docs/", "echo 'detect mimikatz in logs'", "cat notes/mimikatz.md",
   "python3 scripts/lazy_load.py" }) do
   test("allows " .. line, function()

@@ -26,6 +26,7 @@ local ALIASES = {
   echo = "write-output", write = "write-output", clhy = "clear-history", ghy = "get-history", h = "get-history",
   history = "get-history", saps = "start-process", start = "start-process", cd = "set-location",
   sl = "set-location", chdir = "set-location", tee = "tee-object", ["%"] = "foreach-object",
+  sls = "select-string", gi = "get-item", gp = "get-itemproperty", rvpa = "resolve-path",
   foreach = "foreach-object", ["?"] = "where-object", where = "where-object",
 }
 M.ALIASES = ALIASES
@@ -70,6 +71,10 @@ local PARAMS = {
     credential = false, loaduserprofile = true, useshellexecute = true } },
   ["foreach-object"] = { pos = { "process" }, p = { process = false, begin = false, ["end"] = false,
     inputobject = false, membername = false, argumentlist = false, parallel = false, throttlelimit = false } },
+  ["select-string"] = { pos = { "pattern", "path" }, p = { pattern = false, path = false, literalpath = false,
+    simplematch = true, casesensitive = true, context = false, list = true, quiet = true, notmatch = true,
+    allmatches = true, encoding = false, include = false, exclude = false, raw = true, inputobject = false,
+    noemphasis = true, culture = false } },
   ["set-psreadlineoption"] = { pos = {}, p = { historysavestyle = false, historysavepath = false,
     historynoduplicates = true, maximumhistorycount = false, addtohistoryhandler = false } },
 }
@@ -302,9 +307,25 @@ local function word_unknown(w, source, subs)
   end
 end
 
+-- PROVIDER matches the file system provider's prefix of a path
+-- (Microsoft.PowerShell.Core\FileSystem::C:\x, FileSystem::\\srv\x).
+local PROVIDER = "^[%w.]*/?[Ff][Ii][Ll][Ee][Ss][Yy][Ss][Tt][Ee][Mm]::"
+
+-- windows_path folds the spellings Windows gives one path into one: "\"
+-- is a folder separator (text "/"), the device prefixes \\?\ and \\.\
+-- before a drive and the file system provider's prefix are dropped
+-- (\\?\C:\x and FileSystem::C:\x are C:/x).
+local function windows_path(text)
+  text = text:gsub("\\", "/")
+  if text:find("::", 1, true) then text = text:gsub(PROVIDER, "") end
+  if text:sub(1, 2) == "//" then text = text:gsub("^//[?.]/(%a:)", "%1") end
+  return text
+end
+M.windows_path = windows_path
+
 local function word_done(w)
-  local text = table.concat(w.t):gsub("\\", "/")
-  return { text = text, unknown = w.unknown, whole = (w.unknown and not w.known) or nil, source = w.source,
+  local text = windows_path(table.concat(w.t))
+  return { text = text, pat = text, glob = text:find("[*?%[]") and true or nil, unknown = w.unknown, whole = (w.unknown and not w.known) or nil, source = w.source,
     home = w.home, temp = w.temp, profile = w.profile, pipe = w.pipe, download = w.download, subs = w.subs, block = w.block,
     raw = w.raw }
 end
