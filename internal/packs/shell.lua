@@ -397,6 +397,16 @@ local WRECK = { root = true, home = true, cwd = true, prefix = true, computed = 
 local PLACE = { root = "/ or a folder right below it", home = "the home folder", cwd = "the whole project",
   prefix = "an unknown folder", computed = "a folder computed when it runs", variable = "a folder a variable names" }
 
+-- a_home returns the path of a word shell.target calls "root" that is a
+-- user's home folder (/home/dev, /Users/ann, /home/dev/project/..), for
+-- a reason that names it as such, or nil.
+local function a_home(w)
+  if w.unknown then return nil end
+  local t = paths.clean(w.text)
+  if t and (t:find("^/home/[^/]+/?$") or t:find("^/Users/[^/]+/?$")) then return (t:gsub("/$", "")) end
+  return nil
+end
+
 -- find_where names the first start folder of a find (after a cd before
 -- it) that is not confined to a named folder of the project.
 function find_where(f)
@@ -413,7 +423,8 @@ function find_where(f)
     end
     if where and PLACE[where] then
       local t = s.unknown and s.text or paths.clean(s.text)
-      return PLACE[where] .. " (" .. shell.printable(t, 40) .. ")"
+      return (where == "root" and a_home(s) and "a user's home folder" or PLACE[where]) ..
+        " (" .. shell.printable(t, 40) .. ")"
     end
   end
   return "the project"
@@ -439,7 +450,11 @@ local function delete_what(c, cwd)
       -- .., $PWD/.., $(pwd)/../..: the folders above the project
       return "of a folder above the project, outside it"
     end
-    if where and WHAT[where] and danger.wrecks(w, WRECK) then return WHAT[where] end
+    if where and WHAT[where] and danger.wrecks(w, WRECK) then
+      local home = where == "root" and a_home(w)
+      if home then return "of a user's home folder (" .. shell.printable(home) .. ")" end
+      return WHAT[where]
+    end
   end
   return "of /, ~, the whole project or an unknown folder"
 end

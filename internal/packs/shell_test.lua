@@ -93,7 +93,10 @@ local bypasses = {
   { "rm -rf /home/dev/project/", "recursive delete of the whole project" },
   { "sudo rm -fr /home/dev/project/*", "recursive delete of the whole project" },
   { "rm -rf /home/dev/project/src/../", "recursive delete of the whole project" },
-  { "cd /tmp && rm -r --force /home/dev", "recursive delete of / or a folder right below it" },
+  { "cd /tmp && rm -r --force /home/dev", "recursive delete of a user's home folder (/home/dev)" },
+  { "rm -rf /home/dev/project/..", "recursive delete of a user's home folder (/home/dev)" },
+  { "rm -rf /Users/ann/", "recursive delete of a user's home folder (/Users/ann)" },
+  { "find /home/ann -delete", "find -delete of a user's home folder (/home/ann)" },
   { "rm -rf /home/dev/../dev/./project", "recursive delete of the whole project" },
   -- moving the project, the home folder or a system folder away
   { "mv /home/dev/project /dev/null", "moving away" },
