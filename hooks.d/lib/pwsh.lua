@@ -107,7 +107,9 @@ local function command(p, elems, via)
       local full = spec and bind(spec, name)
       if name == "-" then
         -- "--": the rest are positional
-        for x = j + 1, #elems do pos[#pos + 1] = elems[x].w end
+        for x = j + 1, #elems do
+          if spec then pos[#pos + 1] = elems[x].w else cmd.args[#cmd.args + 1] = elems[x].w end
+        end
         break
       end
       if full then
@@ -137,8 +139,12 @@ local function command(p, elems, via)
           if not spec then cmd.args[#cmd.args + 1] = elems[j].w end
         end
       end
-    else
+    elseif spec then
       pos[#pos + 1] = e.w
+    else
+      -- a program not known keeps its words in their order (powershell
+      -- -ep bypass -c "…": -ep's value is bypass, and -c's code follows)
+      cmd.args[#cmd.args + 1] = e.w
     end
     j = j + 1
   end
