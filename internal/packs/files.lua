@@ -1266,11 +1266,16 @@ local function judge_posix(line, cwd)
       if why then return deny(why, instead) end
     end
     if not TEXT_ONLY[c.name or ""] then
+      -- a remover's operands, and the keychain macOS's security
+      -- delete-keychain deletes, are deleted, not read
+      local first = c.args[1]
+      local problem = (REMOVERS[c.name or ""] or c.name == "security" and first and first.text == "delete-keychain")
+        and delete_secret_problem or read_problem
       for k, w in ipairs(c.args) do
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
         -- program that reads the files it is given (secrets.unknown_read)
         if not written[w] and not key_use(c, k) and (not w.whole or secrets.unknown_read(c, k, w)) then
-          local why, instead = (REMOVERS[c.name or ""] and delete_secret_problem or read_problem)(w)
+          local why, instead = problem(w)
           if why and not git_names_only(c) then return deny(why, instead) end
         end
       end

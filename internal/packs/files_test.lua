@@ -679,6 +679,7 @@ local secret_deleted = {
   { B("unlink .npmrc"), "[rule secret-delete]" },
   { B("shred -u certs/server.key"), "deleting certs/server.key" },
   { B("rm -rf ~/.ssh"), "[rule secret-delete]" },
+  { B("security delete-keychain ~/Library/Keychains/login.keychain-db"), "[rule secret-delete]" },
 }
 for i, c in ipairs(secret_deleted) do
   test("a deleted secret file is named as deleted " .. i .. ": " .. c[2], function()
