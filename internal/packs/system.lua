@@ -40,7 +40,9 @@
 --                the escape is typed where no hook sees it
 --   setuid       chmod u+s/g+s/4755, install -m 4755, setcap
 --   persistence  systemctl enable/disable/mask/link/edit/set-default,
---                launchctl load, update-rc.d, chkconfig, writes to unit and
+--                launchctl load, update-rc.d, chkconfig, macOS's
+--                LoginHook/LogoutHook (defaults write com.apple.loginwindow),
+--                writes to unit and
 --                autostart folders (/etc/systemd, ~/.config/systemd,
 --                /etc/init.d, ~/Library/LaunchAgents, /etc/ld.so.preload, …)
 --                and to shell start-up files (~/.bashrc, ~/.profile,
@@ -1178,6 +1180,13 @@ local function persistence(c, cwd)
     local v = ts[1] or ""
     return v == "load" or v == "bootstrap" or v == "enable" or v == "submit" or v == "unload" or v == "bootout"
       or v == "disable"
+  elseif n == "defaults" then
+    -- macOS's login and logout hooks: a script run as root at every login
+    -- (defaults write com.apple.loginwindow LoginHook /path/x.sh)
+    local _, ts = operands(c)
+    if ts[1] == "write" and (ts[2] or ""):find("loginwindow", 1, true) then
+      return ts[3] == "loginhook" or ts[3] == "logouthook"
+    end
   elseif n == "update-rc.d" or n == "rc-update" or n == "systemd-run" then
     return n ~= "systemd-run" or flag(c, nil, "on-calendar on-boot on-startup on-active timer-property")
   elseif n == "chkconfig" then
@@ -2309,11 +2318,12 @@ local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { PROGRAMS }, words = 
 -- A second quick test, for a line the first lets through, in any case: a
 -- shell named in capitals (Bash, SH), Windows' programs and cmdlets that
 -- windows_rule reads (but the copiers and item cmdlets, stopped by the
--- words they must hold: a Run key, NTDS.dit, a Startup folder, winevt).
--- Apart from QUICK_STOP, whose automaton it would outgrow.
+-- words they must hold: a Run key, NTDS.dit, a Startup folder, winevt),
+-- and macOS's LoginHook. Apart from QUICK_STOP, whose automaton it would
+-- outgrow.
 WIN.quick = "(?i)(?:^|[ /=:,])" .. SHELL_NAMES .. "(?:$|[ ,])|currentversion|currentcontrolset|ntds|shadowcopy|" ..
   "startup|lsass|comsvcs|mimikatz|sekurlsa|system32.config|winevt|eventfilter|eventconsumer|wdigest|control.lsa|" ..
-  "terminal.server|defender|portproxy|" ..
+  "terminal.server|defender|portproxy|loginhook|logouthook|" ..
   "(?:^|[ /(;&|])(?:schtasks|reg|wevtutil|fsutil|auditpol|format|cipher|i?cacls|takeown|diskpart|reagentc|" ..
   "procdump(?:64)?|rundll32|createdump|sqldumper|ntdsutil|dumpert|nanodump|pypykatz|tttracer|" ..
   "rdrleakdiag|(?:clear|remove|limit)-eventlog|[a-z]+-netfirewall[a-z]+|[a-z]+-scheduled(?:task|job)[a-z]*|" ..

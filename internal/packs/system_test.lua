@@ -63,6 +63,8 @@ local blocked = {
   { "cp agent.service /etc/systemd/system/agent.service", "persistence" },
   { "echo '[Unit]' > ~/.config/systemd/user/x.service", "persistence" },
   { "launchctl load ~/Library/LaunchAgents/com.x.plist", "persistence" },
+  { "sudo defaults write com.apple.loginwindow LoginHook /Users/Shared/h.sh", "persistence" },
+  { "defaults write /Library/Preferences/com.apple.loginwindow LogoutHook /tmp/x", "persistence" },
   { "echo /tmp/evil.so > /etc/ld.so.preload", "persistence" },
   -- ssh keys
   { "echo 'ssh-ed25519 AAAA x' >> ~/.ssh/authorized_keys", "ssh-keys" },
@@ -266,6 +268,7 @@ local allowed = {
   "zfs list -t snapshot", "btrfs subvolume list /", "timeshift --list", "snapper list",
   "rm -f db.backup.sql", "rm -rf build/cache", "rm backups/2023-01-01.sql", "ls backups/",
   "sudo -u postgres psql", "docker run --rm -it ubuntu bash", "kill -TERM 4242", "launchctl list",
+  "defaults read com.apple.loginwindow", "defaults write com.apple.dock autohide -bool true",
   "nc -zv example.com 443", "openssl s_client -connect example.com:443 </dev/null", "systemctl list-timers",
   "du -sh /var/log", "sudo dmesg -T",
   "kill -9 12345", "pkill -f 'node server.js'", "killall node",
