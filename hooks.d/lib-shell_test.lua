@@ -497,18 +497,24 @@ test("hostile scripts in interpreters and decoders never fail the parser", funct
 end)
 
 test("quick lets through plain lines that run nothing a rule looks at", function()
-  local quick, max, stop = shell.quick({ programs = { { "rm", "mkfs[^ /]*" } }, words = "(?i)\\.env(?:[/ =:@]|$)" })
+  local quick, max, stop = shell.quick({ programs = { { "rm", "mkfs[^ /]*", "log", "test" } },
+    words = "(?i)\\.env(?:[/ =:@]|$)" })
   -- the check made from the bound and pattern quick also returns
   local made = function(line) return #line < max and not re.match(stop, line) end
   for _, line in ipairs({ "go test ./... -run TestRunner -count=1", "npm run build", "CGO_ENABLED=0 go build -o bin/x .",
-    "ls -la src", "make", "", "git-lfs pull", "envsubst x", "timeouts x" }) do
+    "ls -la src", "make", "", "git-lfs pull", "envsubst x", "timeouts x",
+    -- a policy's program as a first operand that no fallback reads there
+    -- (git log, npm test: not shell.args.GUARDED)
+    "git log --oneline -5", "npm test", "brew log x" }) do
     expect.truthy(quick(line), line)
     expect.truthy(made(line), line)
   end
   for _, line in ipairs({ "rm -rf /", "RM x", "/bin/rm x", "./rm x", "x/rm/ y", "FOO=1 rm x", "A=1 B=/bin/rm x",
     "mkfs.ext4 /dev/sda", "sudo ls", "env ls", "time ls", "if ls", "function f", "python3.12 x", "bash",
     ". x", "eval ls", "find . -delete", "cat .env", "cat x=.ENV", "cat $x", "ls; rm x", "ls\trm", "ls 'x'",
-    "cat ~/x", "ls *", string.rep("a ", shell.limits.tokens) }) do
+    "cat ~/x", "ls *", string.rep("a ", shell.limits.tokens),
+    -- what a program the reader does not know may run (its fallback)
+    "tool rm -rf x", "tool -v git push", "acme -- log x", "mytool run test x", "tool bash -c x" }) do
     expect.truthy(not quick(line), line)
     expect.truthy(not made(line), line)
   end

@@ -75,12 +75,20 @@ function M.quick(spec, max)
     for _, a in ipairs(list) do alts[#alts + 1] = a end
   end
   -- a program word may end in ".exe" (git.exe, python3.11.exe: shell.args.program)
-  -- the program word, or the command a program the reader does not know
-  -- may run (shell.args's fallback): its first operand, or the word after
-  -- a --, run or exec; one alternation of where, then the names once
-  local where = "(?:^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?|^ *(?:[^ ]*=[^ ]* +)*[^ ]+(?: +-[^ ]*)* +(?:[^ ]*/)?" ..
-    "|(?:^| )(?:--|run|exec) +(?:[^ ]*/)?)"
-  local program = where .. "(?i:(?:" .. table.concat(alts, "|") .. ")(?:\\.exe)?)/*(?: |$)"
+  -- The program word, or the command a program the reader does not know
+  -- may run (shell.args's fallback): the word after a --, run or exec
+  -- (any program), or its first operand when that is one of the programs
+  -- the fallback reads there (shell.args.GUARDED, a shell, mkfs.*), so
+  -- that git log or npm test, whose first operand no fallback reads, stay
+  -- quick lines.
+  local names = "(?i:(?:" .. table.concat(alts, "|") .. ")(?:\\.exe)?)/*(?: |$)"
+  local guarded = { "mkfs[.a-z0-9]*" }
+  for n in pairs(args.GUARDED) do guarded[#guarded + 1] = re.quote(n) end
+  for n in pairs(args.SHELLS) do guarded[#guarded + 1] = re.quote(n) .. "[0-9.]*" end
+  table.sort(guarded)
+  local program = "(?:^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?|(?:^| )(?:--|run|exec) +(?:[^ ]*/)?)" .. names ..
+    "|^ *(?:[^ ]*=[^ ]* +)*[^ ]+(?: +-[^ ]*)* +(?:[^ ]*/)?(?i:(?:" .. table.concat(guarded, "|") ..
+    ")(?:\\.exe)?)/*(?: |$)"
   -- What stops the quick path, in one match: a character outside
   -- QUICK_CLASS, such a program, or spec.words somewhere.
   local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")"
