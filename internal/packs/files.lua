@@ -1094,6 +1094,17 @@ local function ps_word(w)
   return { text = w.text, pat = w.text, unknown = w.unknown, whole = w.whole, raw = w.raw }
 end
 
+-- finish answers a line none of whose commands was denied: a line that
+-- could not be read whole is denied (fail closed) [rule parse], a change
+-- to ask about is asked.
+local function finish(err, ask)
+  if err then
+    return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
+  end
+  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
+  return nil
+end
+
 -- judge_pwsh judges a PowerShell command line as the shell hook judges a
 -- POSIX one (the rules secret-read, secret-delete, outside, guarded,
 -- remove, git-internals, ci, lockfile, generated, agent-config, parse).
@@ -1169,10 +1180,7 @@ local function judge_pwsh(line, cwd)
       end
     end
   end
-  if err then
-    return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
-  end
-  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
+  return finish(err, ask)
 end
 
 local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "truncate", "sed", "gsed", "perl",
@@ -1314,10 +1322,7 @@ local function judge_posix(line, cwd)
       end
     end
   end
-  if err then
-    return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
-  end
-  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
+  return finish(err, ask)
 end
 
 hook.register("PreToolUse", "@shell", function(input)
