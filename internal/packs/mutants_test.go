@@ -45,6 +45,7 @@ func TestPackSuitesBlockTheirMutants(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each pack in its own folder and engine
 			dir := hooksFolder(t, name+".lua", name+"_test.lua")
 			muts := policytest.NewMutants()
 			var out bytes.Buffer

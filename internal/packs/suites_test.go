@@ -47,6 +47,9 @@ func TestEveryPackPassesItsOwnTestsAlone(t *testing.T) {
 	}
 	for _, p := range all {
 		t.Run(p.Name, func(t *testing.T) {
+			// each pack in its own folder and engine: the suites use both
+			// cores (under -race this test is the package's longest)
+			t.Parallel()
 			files, err := p.Files()
 			if err != nil {
 				t.Fatal(err)
