@@ -49,7 +49,8 @@
 --     that cannot be undone; recursive deletes outside the project and
 --     other deletes inside it are left to the shell and git packs;
 --   - the same writes by a shell command (@shell): > and >> redirections,
---     tee, cp/mv/install/ln destinations, sed -i, dd of=, the files curl
+--     tee, cp/mv/install/ln/rsync destinations (an rsync -n, --dry-run,
+--     -avn or --list-only writes nothing), sed -i, dd of=, the files curl
 --     -o and wget -O/-o write, socat's open:/create: addresses;
 --   - reads of key material by a file tool (@fs.read: Read, and Grep and
 --     Glob through their path, their glob and a Glob's pattern) or a
@@ -142,7 +143,11 @@
 -- stores (Microsoft\Credentials, Protect and Vault, the SAM, SYSTEM and
 -- SECURITY hives, NTDS.dit, unattend files, the browsers' Local State,
 -- ConsoleHost_history.txt) are in lib/secrets.lua's list. A reason shows
--- the word as it was written.
+-- the word as it was written. Another shell tool's line in a Windows
+-- folder is PowerShell's too (Cursor's Shell), but Claude Code's Bash
+-- tool's: it runs Git Bash there, a POSIX line read as elsewhere, whose
+-- /c/Users/dev/x and C:/Users/dev/x are C:\Users\dev\x, ~ the Windows
+-- home folder and /tmp Git Bash's scratch folder.
 --
 -- A command line that cannot be read is refused [rule parse]; a call
 -- naming more than paths.MAX files too [rule too-many].
@@ -151,8 +156,14 @@
 -- started in a subfolder treats the rest of the repository as outside);
 -- paths are judged as written, so a symbolic link inside the project
 -- that leads out of it is followed by the tool but not by this policy;
--- "~" is the home folder guessed from cwd. Files written by a program the
--- command runs (a script, make) are not seen, nor files a script reads
+-- "~" is the home folder guessed from cwd. A path computed when the
+-- command runs ($X/…, "$(…)"/x, xargs' {}) is judged by what is known of
+-- it: its literal tail names the project's own files ($X/.git/config), a
+-- known head outside the project is outside it (rm /{}, echo x >
+-- /etc/$X: "a path computed when the command runs"), and $X/* names
+-- nothing (a recursive delete of it is the shell pack's to judge). Files
+-- written by a program the command runs (a script, make) are not seen, nor
+-- files a script reads
 -- (python x.py, unless the line wrote it out), nor a name an interpreter one-liner builds at run time
 -- ("/etc/" + "shadow"). A search tool's pattern is told from a file glob
 -- by the tool's name: a name holding "grep" or "search" searches text.
@@ -327,6 +338,54 @@ local function guarded(abs, cwd)
   return paths.in_caches(abs, SETTINGS.guarded, cwd)
 end
 
+-- resolve is paths.resolve for the shell rules. A working folder spelled
+-- as lib/pwsh.lua's cwd spells a Windows folder (/c:/users/dev/project:
+-- a Git Bash line, or a PowerShell word) takes Git Bash's spellings of a
+-- drive's paths (/c/Users/x, C:/Users/x, "C:\Users\x") as that form,
+-- and the path is lower-case, as Windows compares names.
+local function resolve(p, cwd)
+  if type(p) ~= "string" or type(cwd) ~= "string" or not cwd:find("^/%a:/") then return paths.resolve(p, cwd) end
+  local d, rest = p:match("^/(%a)(/.*)$")
+  if not d and p:find("^/%a$") then d, rest = p:sub(2, 2), "/" end
+  if not d then
+    d, rest = p:match("^(%a):([/\\].*)$")
+    if rest then rest = rest:gsub("\\", "/") end
+  end
+  if d then p = "/" .. d .. ":" .. rest end
+  local abs = paths.resolve(p, cwd)
+  return abs and abs:lower()
+end
+
+-- computed returns what a word whose head is computed when the command
+-- runs ($X/…, "$(…)"/x, xargs' {}) says of where it is: "unknown" when
+-- its head is unknown ($DIR/x: it may be anywhere), with the word of its
+-- literal tail (the pattern to judge by the project's rules: $X/.git/config
+-- writes into a .git/) or nil (the tail names nothing by itself: $X/*);
+-- "outside" when the folder its known head names is outside the project
+-- (/$X, /etc/$X/y, ~/$X: /…), with that folder resolved; nil for a word
+-- whose known head is inside the project (build/$X), judged as written.
+local function computed(w, cwd)
+  local t = w.text
+  if t:byte(1) == 0 then
+    local rest = t:match("^%z+/+(.+)$")
+    if not rest or rest:find("[%z*?%[]") then return "unknown" end
+    return "unknown", { text = t, pat = (w.pat:match("^%z+/+(.+)$") or rest), unknown = true }
+  end
+  local i = t:find("%z")
+  local head = i and t:sub(1, i - 1):match("^(.*)/")
+  if not head or not (t:sub(1, 1) == "/" or t:sub(1, 2) == "~/") then return nil end
+  local abs = resolve(head == "" and "/" or head, cwd)
+  if not abs or abs:sub(1, 1) ~= "/" or paths.inside(abs, cwd) then return nil end
+  return "outside", abs
+end
+
+-- names_nothing reports whether a computed path (see computed) names no
+-- file of the project by its literal part: $X/*, /…, ~/$X.
+local function names_nothing(w, cwd)
+  local where, x = computed(w, cwd)
+  return where == "outside" or (where == "unknown" and not x)
+end
+
 -- write_problem returns why writing path p (a string, or a shell word)
 -- is refused and what to do instead, or nil; a third value "ask" when the
 -- user is to be asked rather than the call denied. A path that folds is
@@ -339,8 +398,35 @@ end
 -- SETTINGS.guarded is refused by the guarded rule.
 local function write_problem(w, cwd, output, kind)
   kind = kind or WRITE
+  if w.unknown then
+    -- a computed head: only a literal tail names the project's own files
+    -- ($X/.git/config); a known head outside the project is outside it
+    -- (/…, /etc/$X), the unknown part reaching into no project
+    local where, x = computed(w, cwd)
+    if where == "unknown" then
+      if not x then return nil end
+      w = x
+    elseif where == "outside" then
+      if kind == DELETE then return nil end
+      local shown = shell.printable(w.text) .. ", a path computed when the command runs"
+      if guarded(x .. "/x", cwd) then
+        return (kind == ATTR and "changing the mode or owner of " .. shown or
+          "a write outside the project (" .. shown .. ")") .. ", in a folder of keys and credentials [rule guarded]",
+          "ask the user to make that change"
+      end
+      for _, d in ipairs(SETTINGS.writable) do
+        if paths.inside(x, d) then return nil end
+      end
+      if kind == ATTR then
+        return "changing the mode or owner of " .. shown .. ", outside the project [rule outside]",
+          "change only files inside " .. shell.printable(cwd or "the project") .. ", or ask the user to change it"
+      end
+      return "a write outside the project (" .. shown .. ") [rule outside]",
+        "write inside " .. shell.printable(cwd or "the project") .. ", or ask the user to change that file"
+    end
+  end
   if kind == DELETE and not w.unknown and w.text:find("[*?%[]") then
-    local abs = paths.resolve(w.text, cwd)
+    local abs = resolve(w.text, cwd)
     if abs and abs:sub(1, 1) == "/" and not paths.inside(abs, cwd) then return nil end
   end
   local why, instead = owned_problem(w, kind)
@@ -352,7 +438,7 @@ local function write_problem(w, cwd, output, kind)
     if why then return why, instead end
   end
   if w.unknown then return agent_config_problem(fw or w, kind) end
-  local abs = paths.resolve(w.text, cwd)
+  local abs = resolve(w.text, cwd)
   if not abs then
     return "a write to " .. shell.printable(w.text) .. " whose folder is unknown (no cwd) [rule outside]",
       "use a path inside the project"
@@ -647,8 +733,21 @@ local function remove_problem(w, cwd, dir, whole, outside)
       if why then return why, instead, verdict end
     end
   end
-  if w.unknown or lost or not outside then return nil end
-  local abs = paths.resolve(t, cwd)
+  if lost or not outside then return nil end
+  if w.unknown then
+    -- a computed path whose known head is outside the project (rm /{},
+    -- unlink /var/x/$F) is deleted there
+    local where, x = computed(rw, cwd)
+    if where ~= "outside" then return nil end
+    for _, d in ipairs(SETTINGS.writable) do
+      if paths.inside(x, d) then return nil end
+    end
+    if paths.in_caches(x .. "/x", SETTINGS.removable, cwd) then return nil end
+    return "deleting " .. shell.printable(w.text) .. ", a path computed when the command runs, outside the project " ..
+      "[rule remove]", "delete only inside " .. shell.printable(cwd or "the project") .. ", by name, or ask the user " ..
+      "to remove it"
+  end
+  local abs = resolve(t, cwd)
   if not abs or abs:sub(1, 1) ~= "/" or paths.inside(abs, cwd) then return nil end
   for _, d in ipairs(SETTINGS.writable) do
     if paths.inside(abs, d) then return nil end
@@ -680,7 +779,22 @@ local function delete_secret_problem(w)
   return nil
 end
 
-local function deny(why, instead)
+-- git_bash returns a reason's parts for a Git Bash line (Claude Code's
+-- Bash tool on Windows) run in the folder wcwd as the payload spells it
+-- (C:\Users\dev\project): the paths as Git Bash spells them
+-- (/c/users/dev/.bashrc, not pwsh.cwd's /c:/users/dev/.bashrc) and the
+-- project as the payload did.
+local function git_bash(why, instead, wcwd)
+  local pcwd = shell.printable(pwsh.cwd(wcwd) or "")
+  local i, j = instead:find(pcwd, 1, true)
+  local shown = instead
+  if i then shown = instead:sub(1, i - 1) .. shell.printable(wcwd) .. instead:sub(j + 1) end
+  return (why:gsub("/(%a):/", "/%1/")), shown
+end
+
+-- deny denies a call for why, saying what to do instead; wcwd: see git_bash.
+local function deny(why, instead, wcwd)
+  if wcwd then why, instead = git_bash(why, instead, wcwd) end
   return hook.deny("files pack: blocked " .. why .. "; " .. instead .. ".")
 end
 
@@ -724,7 +838,7 @@ local BROAD = { ["/"] = true, ["/etc"] = true, ["/home"] = true, ["/root"] = tru
   ["/opt"] = true, ["/srv"] = true, ["/mnt"] = true, ["/media"] = true, ["~"] = true }
 local function key_hunt(pattern, dir, cwd)
   if type(pattern) ~= "string" or #pattern > 4096 or not re.match(HUNT, pattern) then return nil end
-  local abs = paths.resolve(dir or ".", cwd)
+  local abs = resolve(dir or ".", cwd)
   if abs and abs:sub(1, 1) == "/" and paths.inside(abs, cwd) then return nil end
   if re.match(KEY_SEARCH, pattern) then
     return deny("searching " .. shell.printable(dir or ".") .. " for private keys [rule key-hunt]",
@@ -1097,11 +1211,14 @@ end
 -- finish answers a line none of whose commands was denied: a line that
 -- could not be read whole is denied (fail closed) [rule parse], a change
 -- to ask about is asked.
-local function finish(err, ask)
+local function finish(err, ask, wcwd)
   if err then
     return deny("a command that could not be checked (" .. err .. ") [rule parse]", "split it into shorter commands")
   end
-  if ask then return hook.ask("files pack: asking before " .. ask .. ".") end
+  if ask then
+    if wcwd then ask = git_bash(ask, "", wcwd) end
+    return hook.ask("files pack: asking before " .. ask .. ".")
+  end
   return nil
 end
 
@@ -1192,8 +1309,47 @@ local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS, pwsh.PROGRAMS },
   words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")|(?:^| )rm(?: |$)" })
 
--- judge_posix judges a POSIX shell line (the detailed reading).
-local function judge_posix(line, cwd)
+-- dry_run reports whether c is an rsync that writes nothing: -n,
+-- --dry-run (-avn, -nav) or --list-only; a short option of RSYNC_VALUE
+-- takes the rest of its word as its value (-e'ssh -n' is no -n).
+local RSYNC_VALUE = "efBTM"
+local function dry_run(c)
+  if c.name ~= "rsync" then return false end
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if not a.unknown then
+      if t == "--" then return false end
+      if t == "--dry-run" or t == "--list-only" then return true end
+      if t:find("^%-%w") then
+        for i = 2, #t do
+          local ch = t:sub(i, i)
+          if ch == "n" then return true end
+          if RSYNC_VALUE:find(ch, 1, true) then break end
+        end
+      end
+    end
+  end
+  return false
+end
+
+-- redirected returns the words of ws that c's redirections write (what a
+-- dry run still writes: rsync -n … > plan.txt).
+local function redirected(ws, c)
+  local out = {}
+  for _, w in ipairs(ws) do
+    for _, r in ipairs(c.redirs) do
+      if r.target == w then
+        out[#out + 1] = w
+        break
+      end
+    end
+  end
+  return out
+end
+
+-- judge_posix judges a POSIX shell line (the detailed reading); wcwd is
+-- the Windows folder a Git Bash line runs in (cwd then pwsh.cwd's form).
+local function judge_posix(line, cwd, wcwd)
   local cmds, err = shell.parse(line)
   -- the first change to ask the user about; a denial of a later command
   -- wins. made: the folders a mkdir on the line makes; code: the texts
@@ -1204,6 +1360,7 @@ local function judge_posix(line, cwd)
     -- not read: creating .env from its template is everyday work
     local written = NONE
     local ws = paths.writes(c)
+    if dry_run(c) then ws = redirected(ws, c) end
     for _, w in ipairs(paths.fetched_writes(c)) do ws[#ws + 1] = w end
     for _, w in ipairs(keygen_writes(c)) do ws[#ws + 1] = w end
     local text = #ws > 0 and written_text(c)
@@ -1211,7 +1368,7 @@ local function judge_posix(line, cwd)
       -- code written out by hand that a later command on the line runs
       -- (echo '…' > /tmp/x.go; go run /tmp/x.go) is read as a one-liner's
       if text and not w.unknown then
-        local abs = paths.resolve(w.text, cwd)
+        local abs = resolve(w.text, cwd)
         if abs then
           code = code or {}
           code[abs] = text
@@ -1219,7 +1376,7 @@ local function judge_posix(line, cwd)
       end
       local why, instead, verdict = write_problem(w, cwd, not hand_write(c))
       if why then
-        if verdict ~= "ask" then return deny(why, instead) end
+        if verdict ~= "ask" then return deny(why, instead, wcwd) end
         ask = ask or why .. "; " .. instead
       end
       if not IN_PLACE[c.name or ""] then
@@ -1233,15 +1390,15 @@ local function judge_posix(line, cwd)
       for _, a in ipairs(c.args) do
         if not a.unknown and a.text:sub(1, 1) ~= "-" then
           made = made or {}
-          made[paths.resolve(a.text, cwd) or ""] = true
+          made[resolve(a.text, cwd) or ""] = true
         end
       end
     end
     for _, w in ipairs(attr_changes(c)) do
       local why, instead, verdict = write_problem(w, cwd, true, ATTR)
-      if why and made and not w.unknown and made[paths.resolve(w.text, cwd) or ""] then why = nil end
+      if why and made and not w.unknown and made[resolve(w.text, cwd) or ""] then why = nil end
       if why then
-        if verdict ~= "ask" then return deny(why, instead) end
+        if verdict ~= "ask" then return deny(why, instead, wcwd) end
         ask = ask or why .. "; " .. instead
       end
     end
@@ -1249,7 +1406,7 @@ local function judge_posix(line, cwd)
     for _, w in ipairs(ops) do
       local why, instead, verdict = remove_problem(w, cwd, c.dir, whole, not whole)
       if why then
-        if verdict ~= "ask" then return deny(why, instead) end
+        if verdict ~= "ask" then return deny(why, instead, wcwd) end
         ask = ask or why .. "; " .. instead
       end
     end
@@ -1259,19 +1416,19 @@ local function judge_posix(line, cwd)
     -- /tmp/), it is as good as deleted
     local away = false
     if c.name == "mv" and ws[1] and not ws[1].unknown then
-      local dest = paths.resolve(ws[1].text, cwd)
+      local dest = resolve(ws[1].text, cwd)
       away = dest ~= nil and dest:sub(1, 1) == "/" and not paths.inside(dest, cwd)
     end
     for _, w in ipairs(ops) do
       local why, instead, verdict = remove_problem(w, cwd, c.dir, whole, away)
       if why then
-        if verdict ~= "ask" then return deny(why, instead) end
+        if verdict ~= "ask" then return deny(why, instead, wcwd) end
         ask = ask or why .. "; " .. instead
       end
     end
     for _, w in ipairs(arg_files(c)) do
       local why, instead = read_problem(w)
-      if why then return deny(why, instead) end
+      if why then return deny(why, instead, wcwd) end
     end
     if not TEXT_ONLY[c.name or ""] then
       -- a remover's operands, and the keychain macOS's security
@@ -1281,10 +1438,13 @@ local function judge_posix(line, cwd)
         and delete_secret_problem or read_problem
       for k, w in ipairs(c.args) do
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
-        -- program that reads the files it is given (secrets.unknown_read)
-        if not written[w] and not key_use(c, k) and (not w.whole or secrets.unknown_read(c, k, w)) then
+        -- program that reads the files it is given (secrets.unknown_read);
+        -- a computed path deleted is a key file only by its literal tail
+        -- (rm $D/.env, not rm -rf "$D/"* or rm /{}: see computed)
+        if not written[w] and not key_use(c, k) and (not w.whole or secrets.unknown_read(c, k, w)) and
+          not (problem == delete_secret_problem and w.unknown and names_nothing(w, cwd)) then
           local why, instead = problem(w)
-          if why and not git_names_only(c) then return deny(why, instead) end
+          if why and not git_names_only(c) then return deny(why, instead, wcwd) end
         end
       end
     end
@@ -1300,29 +1460,29 @@ local function judge_posix(line, cwd)
     for _, r in ipairs(c.redirs) do
       if r.op == "<" then
         local why, instead = read_problem(r.target)
-        if why then return deny(why, instead) end
+        if why then return deny(why, instead, wcwd) end
       end
     end
     for _, w in ipairs(inline_code(c)) do
       local why, instead = read_problem(w)
-      if why then return deny(why, instead) end
+      if why then return deny(why, instead, wcwd) end
     end
     if pwsh.HOSTS[c.name or ""] then
       -- the code pwsh -c / -EncodedCommand runs is PowerShell's
       local inv = pwsh.invocation(c.args)
-      local r = inv.code and judge_pwsh(inv.code, cwd)
+      local r = inv.code and judge_pwsh(inv.code, wcwd or cwd)
       if r then return r end
     end
     local run = code and runs_file(c)
-    local src = run and not run.unknown and code[paths.resolve(run.text, cwd) or ""]
+    local src = run and not run.unknown and code[resolve(run.text, cwd) or ""]
     if src then
       for _, w in ipairs(code_words(src, {})) do
         local why, instead = read_problem(w)
-        if why then return deny(why, instead) end
+        if why then return deny(why, instead, wcwd) end
       end
     end
   end
-  return finish(err, ask)
+  return finish(err, ask, wcwd)
 end
 
 hook.register("PreToolUse", "@shell", function(input)
@@ -1341,10 +1501,17 @@ hook.register("PreToolUse", "@shell", function(input)
   local cwd = input.cwd
   if pwsh.tool(input.toolName) then return judge_pwsh(line, cwd) end
   if #line < QUICK_MAX and not match(QUICK_STOP, line) then return nil end
-  -- a shell tool of no known shell (Cursor's Shell runs PowerShell on
-  -- Windows): a line in a Windows folder is read as PowerShell, and one
-  -- that reads as PowerShell elsewhere both ways
-  if type(cwd) == "string" and find(cwd, "^%a:[\\/]") then return judge_pwsh(line, cwd) end
+  if type(cwd) == "string" and find(cwd, "^%a:[\\/]") then
+    -- a shell tool of no known shell (Cursor's Shell runs PowerShell on
+    -- Windows): a line in a Windows folder is read as PowerShell; Claude
+    -- Code's Bash tool runs Git Bash there: a POSIX line (/c/Users/x,
+    -- C:/Users/x and ~ the Windows home folder), as elsewhere
+    if input.toolName ~= "Bash" then return judge_pwsh(line, cwd) end
+    local r = judge_posix(line, pwsh.cwd(cwd), cwd)
+    if r == nil and pwsh.looks(line) then r = judge_pwsh(line, cwd) end
+    return r
+  end
+  -- a line that reads as PowerShell elsewhere is judged both ways
   local r = judge_posix(line, cwd)
   if r == nil and pwsh.looks(line) then r = judge_pwsh(line, cwd) end
   return r

@@ -1031,3 +1031,101 @@ end)
 for i, line in ipairs(ps_near) do
   test("everyday PowerShell passes " .. i .. ": " .. line, function() expect.no_objection(ps(line)) end)
 end
+
+-- Claude Code's Bash tool on Windows runs Git Bash: a POSIX line in a
+-- Windows folder (/c/Users/dev/x and C:/Users/dev/x are C:\Users\dev\x, ~ the
+-- Windows home folder). A call the same both ways: the Git Bash line, and a
+-- PowerShell line doing the same, give the same rule. (Through Cursor and
+-- Gemini the Bash tool arrives as their shell tool, which runs PowerShell
+-- on Windows: the cases where the two readings differ, and a shell tool of
+-- another name, are files_gitbash_test.go's.)
+local function gitbash(command)
+  return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, cwd = WCWD,
+    toolInput = { command = command } })
+end
+local G = lazy(gitbash)
+local gitbash_pairs = {
+  { G("cat ~/.aws/credentials"), P("Get-Content ~\\.aws\\credentials"), "[rule secret-read]" },
+  { G("head -n 3 ~/.aws/credentials"), P("gc $HOME\\.aws\\credentials -TotalCount 3"), "[rule secret-read]" },
+  { G("cat /c/Users/dev/.ssh/id_ed25519"), P("type C:\\Users\\dev\\.ssh\\id_ed25519"), "[rule secret-read]" },
+  { G("rm -rf ~/.ssh"), P("Remove-Item -Recurse -Force ~\\.ssh"), "[rule secret-delete]" },
+  { G("echo 'alias ll=ls' >> ~/.bashrc"), P("Add-Content ~\\.bashrc 'alias ll=ls'"), "[rule outside]" },
+  { G("cp build/app.exe C:/Windows/System32/app.exe"), P("Set-Content C:\\Windows\\System32\\app.exe x"),
+    "[rule outside]" },
+  { G("rm /c/Users/dev/notes.txt"), P("Remove-Item C:\\Users\\dev\\notes.txt"), "[rule remove]" },
+  { G("echo 'on: push' > .github/workflows/ci.yml"), P("Set-Content .\\.github\\workflows\\ci.yml 'on: push'"),
+    "[rule ci]" },
+  { G("printf x > .git/config"), P("'x' | Out-File .git\\config"), "[rule git-internals]" },
+}
+for i, c in ipairs(gitbash_pairs) do
+  test("Git Bash in a Windows folder reads as PowerShell does " .. i .. ": " .. c[3], function()
+    denied(c[1](), c[3])
+    denied(c[2](), c[3])
+  end)
+end
+local gitbash_near = {
+  { "echo x > src/a.txt", "Set-Content .\\src\\a.txt x" },
+  { "touch /c/Users/dev/project/notes.txt", "New-Item C:\\Users\\dev\\project\\notes.txt" },
+  { "cat ~/.ssh/id_rsa.pub", "Get-Content ~\\.ssh\\id_rsa.pub" },
+  { "rm -rf build", "Remove-Item .\\build -Recurse -Force" },
+  { "cp .env.example .env", "Copy-Item .\\.env.example .\\.env" },
+  { "ls -la ~/.ssh", "Get-ChildItem ~\\.ssh" },
+}
+for i, c in ipairs(gitbash_near) do
+  test("everyday Git Bash in a Windows folder passes " .. i .. ": " .. c[1], function()
+    expect.no_objection(gitbash(c[1]))
+    expect.no_objection(ps(c[2]))
+  end)
+end
+
+-- rsync -n (--dry-run, -avn, -nav) and --list-only write nothing: the
+-- destination outside the project is only compared with. What a dry run
+-- redirects to is still written; -e's value is no -n.
+local rsync_writes = {
+  "rsync -a src/ /srv/www/", "rsync -av --delete build/ /opt/app/", "rsync -az dist/ /var/www/html",
+  "rsync -an src/ /srv/www/ > /etc/plan.txt", "rsync -av -e'ssh -n' src/ /opt/app/",
+  "rsync --archive --verbose src/ /mnt/backup/",
+}
+for i, line in ipairs(rsync_writes) do
+  test("an rsync to outside the project is a write there " .. i, function() denied(bash(line), "[rule outside]") end)
+end
+local rsync_dry = {
+  "rsync -n -a src/ /srv/www/", "rsync --dry-run -a src/ /srv/www/", "rsync -avn src/ /opt/app/",
+  "rsync -nav --delete build/ /opt/app/", "rsync -an src/ /var/www/html", "rsync --list-only /srv/www/",
+  "rsync -avzn --itemize-changes dist/ /mnt/backup/", "rsync -avn src/ /srv/www/ > /tmp/plan.txt",
+}
+for i, line in ipairs(rsync_dry) do
+  test("an rsync that writes nothing passes " .. i .. ": " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- A path whose head is computed when the command runs ($X/…, "$(…)"/x,
+-- xargs' {}) is not read as one inside the project: only its literal tail
+-- names the project's own files ($X/.git/config), and a known head outside
+-- the project (/{}, /etc/$X, ~/.ssh/$K) is outside it, said to be computed.
+local computed_denied = {
+  { B("find . -name '*.o' | xargs -I{} rm /{}"), "deleting /…, a path computed when the command runs" },
+  { B("rm /etc/$NAME"), "[rule remove]" },
+  { B("ls | xargs -I % unlink /var/lib/%"), "[rule remove]" },
+  { B("echo x > /etc/$NAME.conf"), "(/etc/….conf, a path computed when the command runs) [rule outside]" },
+  { B("cp id.pub ~/.ssh/$KEY"), "[rule guarded]" },
+  { B("chmod 600 /srv/$(whoami)/key"), "[rule outside]" },
+  { B("echo '[core]' > $REPO/.git/config"), "[rule git-internals]" },
+  { B("cp ci.yml \"$ROOT/.github/workflows/ci.yml\""), "[rule ci]" },
+  { B("rm \"$APP_DIR/.env\""), "[rule secret-delete]" },
+}
+for i, c in ipairs(computed_denied) do
+  test("a computed path is judged by what is known of it " .. i, function() denied(c[1](), c[2]) end)
+end
+-- the files pack says nothing of these (a recursive delete of an unknown
+-- folder is the shell pack's to judge)
+local computed_silent = {
+  "rm -rf \"$STEAMROOT/\"*", "find . | xargs -i{} rm -rf /{}", "rm $X/file", "cp a $X/b", "echo x > $X/y",
+  "rm -rf \"$BUILD_DIR\"/*", "cp -r assets \"$(mktemp -d)\"/", "cp report.txt /tmp/$RUN/", "rm -f ~/.cache/$X",
+  "echo done > \"$OUT_DIR/status\"",
+}
+for i, line in ipairs(computed_silent) do
+  test("a computed path the files pack cannot place passes it " .. i .. ": " .. line, function()
+    local r = bash(line)
+    if r and r.reason then expect.truthy(not r.reason:find("^files pack: "), r.reason) end
+  end)
+end
