@@ -85,6 +85,9 @@ local cases = {
   { "process substitution", "diff <(ls a) >(cat)", "ls a ; cat ; diff ? ?" },
   { "subshell and group", "(cd x; rm a) && { rm b; }", "cd x ; rm a ; rm b" },
   { "bash -c", "bash -c 'rm -rf x'", "bash -c rm -rf x ; rm -rf x" },
+  -- options after -c are still options: the script is the first operand
+  { "bash -c -- and -c -e", "sh -c -- 'rm x'; bash -c -e -o pipefail 'rm y'",
+    "sh -c -- rm x ; rm x ; bash -c -e -o pipefail rm y ; rm y" },
   { "sh -lc with positional arguments", [[sh -lc 'rm "$1"' _ y]], "sh -lc rm \"$1\" _ y ; rm y" },
   { "eval", [[eval "rm" x]], "eval rm x ; rm x" },
   -- a line of plain words, read without the lexer, still parses nested strings
@@ -288,6 +291,28 @@ test("words carry the working folder marks", function()
   expect.truthy(a[3].args[2].home and a[3].args[3].home, "$(echo ~) is the home folder")
 end)
 
+-- lead: a variable the line does not set that starts a word, which an
+-- unset or empty value turns into the path after it ($X/junk is /junk).
+test("words led by a variable the line does not set carry its name", function()
+  local a = shell.parse([[rm -rf $X/a "${Y}"/b "$Z/"* ${V%/}/c ${W:?}/d ${U:?msg}/e ${T?}/f ${S:-x}/g $$/h $HOME/i]])[1].args
+  expect.eq(a[2].lead, "X")
+  expect.eq(a[3].lead, "Y")
+  expect.eq(a[4].lead, "Z")
+  expect.eq(a[5].lead, "V")
+  for k = 6, 11 do expect.truthy(a[k].lead == nil, a[k].pat .. " has no lead") end
+  local cmds = shell.parse([[D=build; rm -rf $D/x a/$X/b]])
+  a = cmds[#cmds].args
+  expect.truthy(a[2].lead == nil, "a variable the line sets is no lead")
+  expect.truthy(a[3].lead == nil, "only the first piece of a word leads it")
+end)
+
+test("echo ~ piped to xargs gives the home folder", function()
+  local c = shell.parse([[echo ~/x | xargs rm -rf]])[2]
+  expect.truthy(c.args[2].home, "~/x is home")
+  c = shell.parse([[echo ~ | xargs -I{} rm -rf {}]])[2]
+  expect.truthy(c.args[2].home, "~ is home")
+end)
+
 -- computed returns the computed reason of each command of a line, by name.
 local function computed(line)
   local out = {}
@@ -308,6 +333,11 @@ test("scripts computed at run time are marked", function()
   end
   expect.contains(computed([[sh -c "$X"]]), "sh: the code of sh -c is computed when it runs")
   expect.contains(computed("cat f | sh"), "sh runs what cat prints")
+  -- a script that is an item xargs or parallel reads, even one the line shows
+  expect.contains(computed("echo ok | xargs -I{} bash -c {}"), "bash: the code of bash -c is what xargs reads")
+  expect.contains(computed("echo ok | xargs sh -c"), "sh: the code of sh -c is what xargs reads")
+  expect.contains(computed("echo ok | parallel bash -c {}"), "parallel: parallel runs each line it reads as the script")
+  expect.contains(computed("echo ok | parallel sh -ec -- {.}"), "parallel: parallel runs each line it reads")
 end)
 
 test("a script with a variable's value in it is read around the value", function()
@@ -322,7 +352,8 @@ test("scripts written out are not marked", function()
     [[python -c 'import os; os.system("ls")']], "cat f | python3 -m json.tool", "python3 x.py", "perl -pi -e 's/a/b/' f",
     "awk -f prog.awk f", "parallel gzip ::: a", "xargs rm", "bash", [[sh -c 'echo $1' _ "$X"]],
     [[sh -c "cd $DIR && make"]], [[eval "export PATH=$PATH:/x"]], "bash <<EOF\ncd $D\nEOF",
-    [[source "$(pipenv --venv)/bin/activate"]], [[. "$VENV/bin/activate"]] }) do
+    [[source "$(pipenv --venv)/bin/activate"]], [[. "$VENV/bin/activate"]], "echo a | xargs -I{} sh -c 'ls {}'",
+    "echo a | parallel sh -c 'ls {}'", "parallel bash -c ::: 'make a' 'make b'", "echo ok | xargs bash -c 'ls'" }) do
     expect.eq(computed(line), "", line)
   end
 end)

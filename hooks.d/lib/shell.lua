@@ -94,9 +94,12 @@
 --             <(…) or $X; a shell or interpreter reading a pipe or
 --             here-document whose text is not on the line; a one-liner's
 --             os.system(x), execSync(`…${x}`), system($0); parallel's
---             command lines read when it runs. A written-out script with
---             a variable's value in it (sh -c "cd $D && make") is read, the
---             value an unknown word, and not marked
+--             command lines read when it runs; an item xargs or parallel
+--             reads that is the whole script of sh -c (xargs bash -c,
+--             echo ok | parallel sh -c {}), read as far as the line shows
+--             it. A written-out script with a variable's value in it (sh -c
+--             "cd $D && make") is read, the value an unknown word, and not
+--             marked
 --
 -- shell.find_own(cmd) returns a find command without the words of its
 -- -exec / -execdir / -ok / -okdir actions (find . -exec echo -delete \;
@@ -118,6 +121,9 @@
 --   dir       it is all unknown but names a folder ($OLDPWD, ~-): target
 --             calls it "prefix"
 --   subs      lists of the commands whose output it holds
+--   lead      the name of a variable the line does not set that starts it
+--             ($X/junk, "${X}"/out; not ${X:?}/junk, ${X:-d}/out): unset or
+--             empty, the word is what follows ("/junk")
 --
 -- Quotes, \ escapes, $'…' (\xHH, \NNN, \uHHHH, \cX), "…" (\" \\ \$ \`),
 -- brace expansion ({a,b}, {1..3}, nested), variables assigned earlier on
@@ -274,7 +280,7 @@ local function new_alt() return { t = {}, g = {}, known = false } end
 
 local function copy_alt(a)
   local b = { t = slice(a.t, 1, #a.t), g = slice(a.g, 1, #a.g), known = a.known, unknown = a.unknown,
-    home = a.home, cwd = a.cwd, dir = a.dir, source = a.source, glob = a.glob }
+    home = a.home, cwd = a.cwd, dir = a.dir, source = a.source, glob = a.glob, lead = a.lead }
   if a.subs then b.subs = slice(a.subs, 1, #a.subs) end
   return b
 end
@@ -349,6 +355,10 @@ local function cased(v, op)
   return out
 end
 
+-- ALWAYS_SET: the special parameters the shell always sets to a value
+-- that is not empty ($$, $?, $#, $-).
+local ALWAYS_SET = { ["$"] = true, ["?"] = true, ["#"] = true, ["-"] = true }
+
 -- values returns the words a ${…} or $NAME piece may expand to, or nil
 -- when unknown.
 local function values(p, pc, first)
@@ -415,7 +425,13 @@ local function fields(p, pieces, limit, nosplit)
         -- a function's arguments come from its callers: not followed, so
         -- treated as computed
         local src = (p.cur_func and pc.name and pc.name:find("^[%d@*]$")) and "arg" or "var"
-        for _, a in ipairs(alts) do add_unknown(a, src) end
+        -- a variable that may be unset or empty leads the word: $X/junk is
+        -- /junk then (${X:?}/junk stops the shell instead)
+        local lead = idx == 1 and pc.op ~= ":?" and pc.op ~= "?" and not ALWAYS_SET[pc.name or "$"] and pc.name
+        for _, a in ipairs(alts) do
+          add_unknown(a, src)
+          if lead then a.lead = lead end
+        end
       elseif #v == 1 then
         for _, a in ipairs(alts) do add_word(a, v[1], pc.q, idx == 1) end
       else
@@ -455,7 +471,7 @@ local function fields(p, pieces, limit, nosplit)
     local text = table.concat(a.t)
     local w = { text = text, pat = table.concat(a.g), glob = a.glob or nil, unknown = a.unknown or nil,
       whole = (a.unknown and not a.known) or nil, home = a.home or nil, cwd = a.cwd or nil,
-      dir = (a.dir and a.unknown and not a.known) or nil, source = a.source, subs = a.subs }
+      dir = (a.dir and a.unknown and not a.known) or nil, source = a.source, subs = a.subs, lead = a.lead }
     if single and not w.unknown and text:find("[%s]") then
       -- an unquoted expansion is split into fields at white space
       for f in text:gmatch("%S+") do

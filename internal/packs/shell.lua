@@ -53,7 +53,15 @@
 -- bash <(…), … | sh of text not on the line, python -c with os.system(x))
 -- is asked about (SETTINGS.computed_scripts), unless it is the output of
 -- an everyday set-up command (SETTINGS.computed_allow: ssh-agent, direnv
--- hook, pyenv init, brew shellenv, `… completion`, …).
+-- hook, pyenv init, brew shellenv, `… completion`, …). So is a script
+-- that is the data xargs or parallel reads (xargs bash -c, echo ok |
+-- xargs -I{} sh -c {}, parallel bash -c {}): read as far as the line
+-- shows it, asked about; parallel sh -c ::: 'cmd' reads each literal
+-- 'cmd' as the script. And, by the same setting [rule unset-var], a
+-- recursive delete of a path that starts with a variable the line does
+-- not set ($X/junk, "${X}"/out, find "$X/objs" -delete): unset or empty,
+-- it is /junk (rm -rf "$STEAMROOT/"* emptied home folders); ${X:?}/junk,
+-- ${X:-dir}/junk, $HOME, $PWD, $TMPDIR and variables the line sets pass.
 -- Why: each is irreversible or hides the agent's actions from the user.
 -- The reason tells the agent the narrower command to run instead.
 --
@@ -61,7 +69,8 @@
 -- Settings (SETTINGS below):
 --   computed_scripts  "ask" (default), "deny" or "allow": the verdict on a
 --                  script computed at run time ("shell pack: a script
---                  computed at run time …")
+--                  computed at run time …"), and on a recursive delete
+--                  of $X/… with $X not set on the line ([rule unset-var])
 --   computed_allow  the commands whose output may be evaluated or sourced
 --                  ("program word…", "*" any program)
 --   unreadable     "allow" (default), "ask" or "deny": the verdict on a
@@ -124,7 +133,8 @@ local SETTINGS = hook.settings("shell", {
     "~/.local/share/pnpm/store", "~/.pnpm-store", "~/.bun/install/cache", "~/.nuget/packages", "~/.pub-cache",
     "~/.node-gyp", "~/.ccache", "~/.ivy2/cache" },
   -- a script computed at run time (sh -c "$(…)", eval "$X", source <(…),
-  -- … | sh of an unknown text, python -c with os.system(x)): "ask" the
+  -- … | sh of an unknown text, python -c with os.system(x), xargs bash -c),
+  -- and a recursive delete of $X/… with $X unset on the line: "ask" the
   -- user (the default), "deny" it, or "allow" it
   computed_scripts = "ask",
   -- a line the shell would refuse to read (a quote, $(…), `…`, ${…} or ( …
@@ -617,6 +627,62 @@ local function computed(c)
   return hook.ask(reason)
 end
 
+-- unset_start returns the word of a recursive delete whose path starts
+-- with a variable the line does not set, then "/" ($X/junk, "${X}"/out,
+-- find "$X/build" -delete, find $X/b -exec rm -r {} +), or nil: unset or
+-- empty, the path is /junk (rm -rf "$STEAMROOT/"* emptied home folders).
+-- ${X:?}/junk, ${X:-d}/out and a variable the line assigns are not such
+-- words (shell.parse leaves their lead unset).
+local function led(w)
+  return w.lead ~= nil and w.text:find("^%z+/") ~= nil
+end
+
+local function find_led(f)
+  for _, a in ipairs(f.args) do
+    if a.text:find("^[-(!]") then break end
+    if led(a) then return a end
+  end
+  return nil
+end
+
+local function unset_start(c)
+  local n = c.name
+  if n == "rm" then
+    -- recursive by a flag the line spells (rm $X/file deletes one file)
+    local o = shell.options(c.args, RM)
+    if not o.flags.recursive then return nil end
+    for _, w in ipairs(o.operands) do
+      if led(w) then return w end
+      -- {} of find -exec rm, or xargs's items from a find
+      local f = w.producer
+      if f and f.name == "find" then
+        local s = find_led(f)
+        if s then return s end
+      end
+    end
+  elseif n == "find" then
+    for _, a in ipairs(shell.find_own(c).args) do
+      if a.text == "-delete" then return find_led(c) end
+    end
+  end
+  return nil
+end
+
+-- unset_var returns the verdict SETTINGS.computed_scripts gives a
+-- recursive delete of a path led by a variable the line does not set
+-- [rule unset-var], or nil.
+local function unset_var(c)
+  if SETTINGS.computed_scripts == "allow" or (c.name ~= "rm" and c.name ~= "find") then return nil end
+  local w = unset_start(c)
+  if not w then return nil end
+  local rest = shell.printable((w.text:gsub("^%z+", "")), 60)
+  local reason = "shell pack: a recursive delete of a path that starts with $" .. w.lead .. " [rule unset-var]: "
+    .. "when $" .. w.lead .. " is unset or empty the path is " .. rest .. ", from the root of the file system; "
+    .. "write ${" .. w.lead .. ":?}" .. rest .. " so that the shell stops when it is unset, or name the folder."
+  if SETTINGS.computed_scripts == "deny" then return hook.deny(reason) end
+  return hook.ask(reason)
+end
+
 -- unreadable returns the verdict SETTINGS.unreadable gives a line the
 -- shell would refuse to read (bad: shell.parse's third value), or nil.
 local function unreadable(bad)
@@ -757,7 +823,7 @@ function judge_posix(line, cwd, depth)
   for _, c in ipairs(cmds) do
     local r = judge(rules, c, cwd)
     if r then return r end
-    pending = pending or computed(c)
+    pending = pending or computed(c) or unset_var(c)
     if pwsh.CMD[c.name or ""] then
       local ws, cerr = pwsh.cmd(c.args)
       for _, x in ipairs(ws) do

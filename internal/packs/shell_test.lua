@@ -928,3 +928,126 @@ test("the quick path lets no plain line of a rule through", function()
     expect.denied(ps(line, CWD), "shell pack")
   end
 end)
+
+-- A recursive delete of a path led by a variable the line does not set
+-- [rule unset-var]: unset or empty, $X/junk is /junk (rm -rf
+-- "$STEAMROOT/"* emptied home folders). Asked about by the computed
+-- scripts' setting, the variable named, the safe spelling given.
+local unset_led = {
+  { [[rm -rf $BUILD_ROOT/junk]], "BUILD_ROOT" },
+  { [[rm -rf ${CACHE_DIR}/tmp]], "CACHE_DIR" },
+  { [[rm -fr "${OUT}"/dist]], "OUT" },
+  { [[rm -r -- "$STAGE/pkg/"]], "STAGE" },
+  { [[sudo rm -Rf $PREFIX/lib/myapp]], "PREFIX" },
+  { [[rm --recursive --force ${DEST%/}/share]], "DEST" },
+  { [[find "$WORK/objs" -delete]], "WORK" },
+  { [[find $SRC/gen -type f -exec rm -rf {} +]], "SRC" },
+  { [[find $SRC/gen -name '*.o' -print0 | xargs -0 rm -rf]], "SRC" },
+  { [[bash -c 'rm -rf "$1"/cache']], "1" },
+  { [[cat dirs | while read d; do rm -rf "$d/node_modules"; done]], "d" },
+}
+
+for _, c in ipairs(unset_led) do
+  test("asks about a recursive delete led by an unset variable: " .. c[1], function()
+    local r = bash(c[1])
+    expect.asked(r, "[rule unset-var]")
+    expect.contains(r.reason, "starts with $" .. c[2])
+    expect.contains(r.reason, "${" .. c[2] .. ":?}")
+  end)
+end
+
+-- Its near misses: a variable the shell stops on or defaults, one the
+-- reader resolves or the line sets, no "/" after it, no recursion.
+local unset_fine = {
+  [[rm -rf ${BUILD_ROOT:?}/junk]],
+  [[rm -rf "${OUT:?OUT is not set}/dist"]],
+  [[rm -rf ${OUT?}/dist]],
+  [[rm -rf ${OUT:-build}/dist]],
+  [[rm -rf "$HOME/.cache/pip"]],
+  [[rm -rf $TMPDIR/run-1]],
+  [[rm -rf "$PWD"/build]],
+  [[rm -rf $OLDPWD/build]],
+  [[rm -rf $OUT]],
+  [[rm -rf ${OUT}_old]],
+  [[D=build && rm -rf $D/x]],
+  [[export D=dist; rm -rf "$D"/assets]],
+  [[T=$(mktemp -d) && rm -rf "$T"/work]],
+  [[for d in a b; do rm -rf $d/out; done]],
+  [[rm $OUT/stale.txt]],
+  [[rm -f "$OUT/stale.txt"]],
+  [[find $SRC/gen -name '*.o']],
+  [[rm -rf $$/x]],
+}
+
+for _, line in ipairs(unset_fine) do
+  test("allows a delete the unset-var rule leaves: " .. line, function()
+    expect.no_objection(bash(line))
+  end)
+end
+
+test("an unset-led delete that another rule denies is denied by it", function()
+  denied(bash([[rm -rf "$STEAMROOT/"*]]), "recursive delete of an unknown folder")
+  denied(bash([[X=/ && rm -rf $X/usr]]), "recursive delete of / or a folder right below it")
+  denied(bash([[rm -rf $X/junk; rm -rf ~]]), "recursive delete of the home")
+end)
+
+-- xargs and parallel whose script is their input: computed; written out
+-- (or given literally after :::) it is read.
+local runner_scripts = {
+  [[cat jobs.txt | xargs -I{} bash -c {}]],
+  [[xargs bash -c]],
+  [[xargs -0 sh -c]],
+  [[xargs -n1 bash -c < cmds]],
+  [[cat cmds | xargs -l1 sh -c]],
+  [[xargs -eEOF sh -c]],
+  [[cat cmds | xargs -i sh -c {}]],
+  [[cat cmds | xargs --replace sh -c {}]],
+  [[parallel bash -c {}]],
+  [[parallel bash -c]],
+  [[parallel sh -c {} :::: cmds.txt]],
+  -- the script is data even where the line shows it
+  [[echo ok | xargs -I{} bash -c {}]],
+  [[echo ok | xargs bash -c]],
+  [[echo 'rm -rf /' | xargs bash -c]],
+  [[echo ok | parallel bash -c {}]],
+  [[printf 'make\n' | parallel -j2 sh -ec]],
+}
+
+for _, line in ipairs(runner_scripts) do
+  test("asks about a script xargs or parallel reads: " .. line, function()
+    expect.asked(bash(line), "shell pack: a script computed at run time")
+  end)
+end
+
+local runner_read = {
+  { [[parallel bash -c ::: 'rm -rf ~']], "recursive delete of the home" },
+  { [[parallel -j2 sh -c ::: 'make' 'rm -rf /']], "recursive delete of /" },
+  { [[parallel sh -c -- ::: 'rm -rf ~']], "recursive delete of the home" },
+  { [[sh -c -- 'rm -rf ~']], "recursive delete of the home" },
+  { [[bash -c -e -o pipefail 'rm -rf /']], "recursive delete of /" },
+  { [[echo 'rm -rf ~' | xargs -I{} bash -c {}]], "recursive delete of the home" },
+  { [[echo / | xargs -i rm -rf {}]], "recursive delete of /" },
+  { [[xargs -i{} rm -rf /{}]], "recursive delete of /" },
+  { [[echo / | xargs -ix rm -rf x]], "recursive delete of /" },
+  { [[echo / | xargs -l rm -rf]], "recursive delete of /" },
+  { [[echo / | xargs -l1 rm -rf]], "recursive delete of /" },
+  { [[echo / | xargs -e rm -rf]], "recursive delete of /" },
+  { [[echo / | xargs -eEOF rm -rf]], "recursive delete of /" },
+  { [[echo ~ | xargs rm -rf]], "recursive delete of the home" },
+  { [[echo $HOME | xargs -i rm -rf {}]], "recursive delete of the home" },
+  { [[echo 'rm -rf /' | parallel bash -c {}]], "recursive delete of /" },
+  { [[echo / | parallel sh -c 'rm -rf {}']], "recursive delete of /" },
+}
+
+for _, c in ipairs(runner_read) do
+  test("reads what xargs or parallel runs: " .. c[1], function()
+    denied(bash(c[1]), c[2])
+  end)
+end
+
+test("a written-out script xargs or parallel runs passes when harmless", function()
+  for _, line in ipairs({ [[parallel bash -c ::: 'make lint' 'make test']], [[echo src | xargs -I{} sh -c 'ls {}']],
+    [[bash -c -- 'go test ./...']], [[ls | xargs -i echo {}]], [[printf 'a\nb\n' | xargs -l1 echo]] }) do
+    expect.no_objection(bash(line))
+  end
+end)

@@ -447,6 +447,17 @@ local function script(p, cmd, out, letters)
     k = k + 1
     if inline then break end
   end
+  if inline and SHELLS[cmd.name] then
+    -- options after -c are still options (bash -c -e 'cmd', sh -c -- 'cmd'):
+    -- the script is the first word that is not one
+    while a[k] and not a[k].unknown do
+      local t = a[k].text
+      if t == "--" or t == "-" then k = k + 1; break end
+      if not t:find("^[-+].") then break end
+      if t:find("^[-+][^-]*[oO]$") then k = k + 1 end
+      k = k + 1
+    end
+  end
   local w = a[k]
   if inline then
     local text = w and written(w)
@@ -464,6 +475,11 @@ local function script(p, cmd, out, letters)
       code(p, cmd, text, cmd.name .. " " .. (a[k - 1] and a[k - 1].text or "-c"))
     elseif w then
       computed(cmd, "the code of " .. cmd.name .. " " .. (a[k - 1] and a[k - 1].text or "-c") .. " is computed when it runs")
+    end
+    if w and w.read then
+      -- the whole script is an item xargs reads (xargs bash -c, xargs -I{}
+      -- sh -c {}): data, read above as far as the line shows it
+      computed(cmd, "the code of " .. cmd.name .. " -c is what xargs reads from its input")
     end
     cmd.script = w
     cmd.inline = true
@@ -619,6 +635,22 @@ local PARALLEL_LONG = { jobs = true, sshlogin = true, ["arg-file"] = true, colse
   ["semaphore-timeout"] = true, st = true }
 
 
+-- item_script reports whether the script of a shell's -c in parallel's
+-- command words is the item itself: no script (parallel bash -c) or only
+-- a placeholder (parallel sh -c {}); pat matches a placeholder.
+local function item_script(parts, pat)
+  if not (parts[1] and SHELLS[M.program(parts[1])]) then return false end
+  for n = 2, #parts do
+    if parts[n]:find("^%-[^-]*c") then
+      local k = n + 1
+      while parts[k] and parts[k]:find("^[-+]") do k = k + 1 end
+      return parts[k] == nil or (parts[k]:gsub(pat, "")) == ""
+    end
+    if parts[n]:sub(1, 1) ~= "-" then return false end
+  end
+  return false
+end
+
 -- parallel reads GNU parallel: its command (run by a shell, {} and its
 -- kin replaced by each item, or the item appended) with the items after
 -- ::: or from its input; with no command, each item is a command line.
@@ -679,6 +711,11 @@ local function parallel(p, cmd, out)
   -- ::: with no item after it: the command is read once, its item unknown
   if sep and #items == 0 and #parts > 0 then unknown = true end
   local pat = repl and repl:gsub("%W", "%%%0") or "{[%./#%%]*%d*[%./]*}"
+  if not sep and not from_file and item_script(parts, pat) then
+    -- each line it reads is the script (echo ok | parallel bash -c {}):
+    -- data, read below as far as the line shows it
+    computed(cmd, "parallel runs each line it reads as the script of " .. parts[1] .. " -c")
+  end
   local function with(l, item)
     local r, n = l:gsub(pat, (item:gsub("%%", "%%%%")))
     if n == 0 then r = l .. " " .. item end
@@ -1071,7 +1108,13 @@ function M.unwrap(p, cmd, out, emit)
       items = {}
       if text then
         -- with a replace string, each line is one item
-        for _, f in ipairs(xargs_items(text, delim, repl)) do items[#items + 1] = plain(f) end
+        for _, f in ipairs(xargs_items(text, delim, repl)) do
+          local it = plain(f)
+          -- echo ~ | xargs: the reader spells the home folder echo prints "~"
+          if f == "~" or f:sub(1, 2) == "~/" then it.home = true end
+          it.read = true
+          items[#items + 1] = it
+        end
       else
         items[1] = { text = "\0", pat = "\0", unknown = true, whole = true, source = "stdin", producer = up }
       end
