@@ -1003,7 +1003,8 @@ local TEXT_ONLY = { echo = true, printf = true, chmod = true, chown = true, chgr
   basename = true, dirname = true }
 
 -- Options whose value is a key or certificate the program uses, without
--- showing what it holds (ssh -i KEY, curl --key KEY): not a read.
+-- showing what it holds (ssh -i KEY, curl --key KEY): not a read; so are
+-- the keys ssh-add loads and ssh-keygen -y/-l/-e's -f (see key_use).
 -- The cluster and cloud tools' credential options (kubectl --kubeconfig,
 -- terraform -var-file, gcloud --key-file) are such uses too.
 local KUBECONFIG = { ["--kubeconfig"] = true }
@@ -1018,9 +1019,21 @@ local KEY_USE = { ssh = { ["-i"] = true }, scp = { ["-i"] = true }, sftp = { ["-
 -- key_use reports whether the k-th word of c is the value of one of those
 -- options (-i KEY, --key KEY, --key=KEY).
 local function key_use(c, k)
-  local opts = KEY_USE[c.name or ""]
-  if not opts then return false end
+  local n = c.name or ""
+  -- ssh-add loads the keys it is given into the agent and prints none
+  if n == "ssh-add" then return true end
   local prev = c.args[k - 1]
+  if n == "ssh-keygen" then
+    -- -f's key gives its public half (-y, -e), its fingerprint (-l) or
+    -- its comment, never the private key, but for -i, which prints the
+    -- key it reads in OpenSSH's form (-p and -c rewrite it: writes)
+    for _, a in ipairs(c.args) do
+      if not a.unknown and a.text:find("^%-%a*i") then return false end
+    end
+    return prev ~= nil and not prev.unknown and prev.text:find("^%-%a*f$") ~= nil
+  end
+  local opts = KEY_USE[n]
+  if not opts then return false end
   if prev and not prev.unknown and opts[prev.text] then return true end
   local opt = c.args[k].text:match("^(%-%-?[%w-]+)=")
   return opt ~= nil and opts[opt] == true

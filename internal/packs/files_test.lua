@@ -240,6 +240,12 @@ local near_allowed = {
   B('curl -s https://api.stripe.com/v1/charges -u "$STRIPE_KEY:"'),
   B("cat ~/.ssh/id_ed25519.pub"),
   B("ssh-keygen -lf ~/.ssh/id_ed25519.pub"),
+  -- keys loaded into the agent, a public half or a fingerprint printed
+  B("ssh-add ~/.ssh/id_ed25519"),
+  B("ssh-add -t 3600 ~/.ssh/id_rsa"),
+  B("ssh-add -d ~/.ssh/id_test"),
+  B("ssh-keygen -y -f ~/.ssh/id_rsa > /tmp/id_rsa.pub"),
+  B("ssh-keygen -lf ~/.ssh/id_ed25519"),
   R("/home/dev/.ssh/id_ed25519.pub"),
   R("~/.ssh/id_rsa.pub"),
   B("cat ~/.ssh/config"),
@@ -858,6 +864,10 @@ end
 -- which the shell library reads as the source of xargs's items.
 local option_reads = {
   { B("xargs -a ~/.netrc -0"), "reading ~/.netrc, which may hold keys or credentials [rule secret-read]" },
+  -- ssh-keygen -i prints the private key it reads; ssh-add's - is its input
+  { B("ssh-keygen -i -f ~/.ssh/id_rsa"), "reading ~/.ssh/id_rsa, which may hold keys or credentials [rule secret-read]" },
+  { B("ssh-keygen -if ~/.ssh/id_rsa -m PKCS8"), "[rule secret-read]" },
+  { B("cat ~/.ssh/id_rsa | ssh-add -"), "[rule secret-read]" },
   { B("xargs --arg-file=/home/dev/.pgpass echo"), "reading /home/dev/.pgpass" },
   { B("xargs -0a .env printf '%s\\n'"), "reading .env" },
   { B("xargs --arg-file ~/.git-credentials -n1"), "reading ~/.git-credentials" },
