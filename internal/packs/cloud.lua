@@ -898,10 +898,6 @@ local function recursive(args)
   return flag(args, "recursive") or flag(args, "recurse") or short(args, "rR")
 end
 
--- CACHES are the group words whose destructive verb deletes a build cache
--- (gh cache delete), which the next run makes again.
-local CACHES = { cache = true, caches = true, ["actions-cache"] = true }
-
 -- verbs reads the CLI's verb words: the destructive verb found (or nil),
 -- the words read up to it, whether an option came before it, and the sync
 -- verb met.
@@ -923,9 +919,6 @@ local function verbs(c, cfg)
         path[#path + 1] = w
         local v = destructive(w, cfg)
         if not v and w == "disable" and DEFENSE_SERVICES[path[1]] then v = "defense" end
-        -- a build cache deleted (gh cache delete) is made again by the
-        -- next run: nothing is lost
-        if v and CACHES[path[#path - 1]] then return nil, path, opt end
         if v then return v, path, opt end
         local halt = stop(w)
         if halt then return nil, path, opt, nil, halt end

@@ -180,8 +180,8 @@ local denied = {
   { "gcloud run services delete web --region europe-west1", "gcloud run services delete" },
   { "aws --profile prod logs delete-log-group --log-group-name app", "logs delete-log-group" },
   { "gh run delete 123", "gh run delete" },
-  -- a cache cluster is infrastructure, not a build cache
-  { "aws elasticache delete-cache-cluster --cache-cluster-id web", "elasticache delete-cache-cluster" },
+  -- a CI cache deleted is the whole team's builds slowed (--all: every branch's)
+  { "gh cache delete --all", "gh cache delete" },
   { "gh repo archive acme/old --yes", "gh repo archive" },
   { "gh api --method=DELETE repos/acme/app/releases/1", "gh ... --method=delete" },
   { "gh api --method DELETE repos/acme/app", "gh ... api delete" },
@@ -360,8 +360,6 @@ local allowed = {
   "kubectl logs -f deploy/api -n web",
   "kubectl apply -f k8s/",
   "kubectl delete pod web-0",
-  -- a build cache is made again by the next run
-  "gh cache delete --all", "gh cache delete 1234 --repo acme/app", "gh actions-cache delete key",
   "kubectl delete pod web-0 -n web --grace-period=0 --force",
   "kubectl delete pods -l app=web -n web",
   "kubectl delete po/web-0 pod/web-1",
