@@ -609,3 +609,20 @@ test("lines the shell reads are not named unreadable", function()
     expect.eq(bad, nil, line)
   end
 end)
+
+-- paths.resolve in a Windows folder (pwsh.cwd's form, /c:/…): a POSIX
+-- line there is Git Bash's, whose /c/x, C:/x and C:\x are drive C's x;
+-- names are matched in lower case. Elsewhere /c/x is the folder /c/x.
+test("paths.resolve reads Git Bash's drive paths in a Windows folder", function()
+  local paths = require("paths")
+  local cwd = "/c:/users/dev/project"
+  expect.eq(paths.resolve("/c/Users/Dev/other", cwd), "/c:/users/dev/other")
+  expect.eq(paths.resolve("C:/Users/dev/project/src", cwd), "/c:/users/dev/project/src")
+  expect.eq(paths.resolve("D:\\Data\\x", cwd), "/d:/data/x")
+  expect.eq(paths.resolve("/c", cwd), "/c:")
+  expect.eq(paths.resolve("../Other", cwd), "/c:/users/dev/other")
+  expect.eq(paths.resolve("~/.ssh", cwd), "/c:/users/dev/.ssh")
+  expect.eq(paths.resolve("/tmp/x", cwd), "/tmp/x")
+  expect.eq(paths.resolve("/c/x", "/home/dev/project"), "/c/x")
+  expect.eq(paths.resolve("C:/x", "/home/dev/project"), "/home/dev/project/C:/x")
+end)

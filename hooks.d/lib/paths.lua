@@ -118,8 +118,23 @@ end
 -- guessed home ("~" itself when there is no guess, and the path then
 -- starts with "~/"). nil when p is not a string or cwd is unknown for a
 -- relative path.
+--
+-- A cwd in pwsh.cwd's form (/c:/users/dev/project) is a Windows folder, in
+-- which a POSIX line is Git Bash's (Claude Code's Bash tool on Windows):
+-- there /c/x, C:/x and C:\x are drive C's x, spelled /c:/x, and the path
+-- is given in lower case, as Windows matches names.
 function M.resolve(p, cwd)
   if type(p) ~= "string" then return nil end
+  local win = type(cwd) == "string" and cwd:find("^/%a:") ~= nil and (#cwd == 3 or cwd:sub(4, 4) == "/")
+  if win then
+    local d, rest = p:match("^/(%a)(/.*)$")
+    if not d and p:find("^/%a$") then d, rest = p:sub(2, 2), "/" end
+    if not d then
+      d, rest = p:match("^(%a):([/\\].*)$")
+      if rest then rest = rest:gsub("\\", "/") end
+    end
+    if d then p = "/" .. d .. ":" .. rest end
+  end
   if p == "~" or p:sub(1, 2) == "~/" then
     local home = M.home(cwd)
     if not home then return "~" .. M.clean(p:sub(2)):gsub("^/$", "") end
@@ -128,6 +143,7 @@ function M.resolve(p, cwd)
     if type(cwd) ~= "string" or cwd:sub(1, 1) ~= "/" then return nil end
     p = cwd .. "/" .. p
   end
+  if win then return (M.clean(p):lower()) end
   return M.clean(p)
 end
 

@@ -112,7 +112,9 @@
 -- on this machine.
 -- A file named by a variable the line never sets ($OUT) is not judged a
 -- history or start-up file. PowerShell runs on Windows too: C:\ paths
--- are judged against a Windows cwd, case-insensitively; of cmd /c only
+-- are judged against a Windows cwd, case-insensitively, and so are a POSIX
+-- line's there (Git Bash, Claude Code's Bash tool on Windows: /c/x, C:/x
+-- and C:\x are drive C's x, ../x the folder beside the project); of cmd /c only
 -- rd, del and format are read (split at & and |, no quoting rules); a
 -- script a line downloads and then runs (iwr -OutFile x.ps1; .\x.ps1) is
 -- not connected; Set-Location is not followed.
@@ -877,7 +879,12 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if quick(line) then return nil end
   if pwsh.tool(input.toolName) then return judge_pwsh(line, input.cwd, 0) end
-  local r, pending = judge_posix(line, input.cwd, 0)
+  -- a POSIX line in a Windows folder is Git Bash's (Claude Code's Bash
+  -- tool): its paths resolve against the folder in pwsh.cwd's form
+  -- (/c:/users/dev/project), where /c/x and C:/x are drive C's
+  local cwd = input.cwd
+  if type(cwd) == "string" and cwd:find("^%a:[\\/]") then cwd = pwsh.cwd(cwd) end
+  local r, pending = judge_posix(line, cwd, 0)
   if r == nil and pwsh.looks(line) then
     -- a PowerShell line a tool of another name runs (Cursor's Shell on
     -- Windows): judged as PowerShell too

@@ -782,6 +782,35 @@ for _, c in ipairs(ps_blocked) do
   end)
 end
 
+-- Claude Code's Bash tool on Windows runs Git Bash: a POSIX line whose
+-- paths resolve against the Windows folder (/c/x, C:/x and C:\x are
+-- drive C's x), case-insensitively.
+local function gitbash(command)
+  return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, cwd = WIN,
+    toolInput = { command = command } })
+end
+local gitbash_blocked = {
+  { "rm -rf ../other", "recursive delete outside the project" },
+  { "rm -rf C:/Users/dev/other", "recursive delete outside the project" },
+  { "rm -rf \"C:\\Users\\dev\\Documents\"", "recursive delete outside the project" },
+  { "cd .. && rm -rf project", "recursive delete of the whole project" },
+  { "rm -rf /c/Users/dev", "a folder that holds the project" },
+  { "rm -rf /C/USERS/DEV/PROJECT", "recursive delete of the whole project" },
+  { "rm -rf /c/", "recursive delete of / or a folder right below it" },
+  { "rm -rf ~", "recursive delete of the home folder" },
+}
+for _, c in ipairs(gitbash_blocked) do
+  test("Git Bash on Windows: blocks " .. c[1], function()
+    denied(gitbash(c[1]), c[2])
+  end)
+end
+for _, line in ipairs({ "rm -rf node_modules", "rm -rf ./build dist", "rm -rf /c/Users/dev/project/build",
+  "rm -rf C:/Users/dev/project/out", "rm -rf /tmp/x", "rm -rf ~/.cache/pip" }) do
+  test("Git Bash on Windows: allows " .. line, function()
+    expect.no_objection(gitbash(line))
+  end)
+end
+
 local ps_allowed = {
   "Get-ChildItem",
   "Get-ChildItem -Recurse -Filter *.cs",
