@@ -465,6 +465,10 @@ local function delete_what(c, cwd)
     if where and WHAT[where] and danger.wrecks(w, WRECK) then
       local home = where == "root" and a_home(w)
       if home then return "of a user's home folder (" .. shell.printable(home) .. ")" end
+      -- the variable that leads the path, when the line never sets it
+      if where == "prefix" and type(w.lead) == "string" and not w.lead:find("^__") then
+        return "of an unknown folder ($" .. shell.printable(w.lead, 40) .. "/…)"
+      end
       return WHAT[where]
     end
   end
@@ -678,9 +682,19 @@ local function unset_var(c)
   local w = unset_start(c)
   if not w then return nil end
   local rest = shell.printable((w.text:gsub("^%z+", "")), 60)
-  local reason = "shell pack: a recursive delete of a path that starts with $" .. w.lead .. " [rule unset-var]: "
-    .. "when $" .. w.lead .. " is unset or empty the path is " .. rest .. ", from the root of the file system; "
-    .. "write ${" .. w.lead .. ":?}" .. rest .. " so that the shell stops when it is unset, or name the folder."
+  local reason
+  if w.lead:find("^__") then
+    -- a value an outer shell expanded into the script (sh -c "rm -rf $D/x"):
+    -- the reader's name for it is its own, not the line's
+    reason = "shell pack: a recursive delete of a path that starts with a value an outer shell expands into the " ..
+      "script [rule unset-var]: when it is empty the path is " .. rest .. ", from the root of the file system; " ..
+      "write the variable as ${NAME:?} so that the shell stops when it is unset, or name the folder."
+  else
+    local name = shell.printable(w.lead, 40)
+    reason = "shell pack: a recursive delete of a path that starts with $" .. name .. " [rule unset-var]: "
+      .. "when $" .. name .. " is unset or empty the path is " .. rest .. ", from the root of the file system; "
+      .. "write ${" .. name .. ":?}" .. rest .. " so that the shell stops when it is unset, or name the folder."
+  end
   if SETTINGS.computed_scripts == "deny" then return hook.deny(reason) end
   return hook.ask(reason)
 end

@@ -20,7 +20,7 @@ local blocked = {
   { "rm -rf /", "recursive delete of /" },
   { "rm -rf ~", "recursive delete of the home folder" },
   { "rm -rf .", "recursive delete of the whole project" },
-  { "rm -rf $X/*", "recursive delete of an unknown folder" },
+  { "rm -rf $X/*", "recursive delete of an unknown folder ($X/…)" },
   { "rm -rf $TMPDIR", "recursive delete of a whole scratch folder" },
   { "rm -rf ${TMPDIR}", "recursive delete of a whole scratch folder" },
   { "rm -rf /tmp", "recursive delete of a whole scratch folder" },
@@ -267,7 +267,7 @@ EOF]], "recursive delete of /" },
   { [[rm -rf "${PWD%/*}"]], "recursive delete of a folder above the project" },
   { [[rm -rf "/home/dev/My Documents"]], "recursive delete outside the project" },
   { [[rm -rf ~/My\ Documents]], "recursive delete outside the project" },
-  { [[sh -c "rm -rf $DIR/*"]], "recursive delete of an unknown folder" },
+  { [[sh -c "rm -rf $DIR/*"]], "recursive delete of an unknown folder ($X/…)" },
   { [[eval "rm -rf ~/$SUB/.."]], "recursive delete" },
 }
 
@@ -985,6 +985,15 @@ for _, c in ipairs(unset_led) do
   end)
 end
 
+-- A value the outer shell expands into an inner script is named as such,
+-- never by the reader's own name for it.
+test("asks about an inner script's path led by an outer shell's value, in words of its own", function()
+  local r = bash([[sh -c "rm -rf $DIR/junk"]])
+  expect.asked(r, "[rule unset-var]")
+  expect.contains(r.reason, "a value an outer shell expands into the script")
+  expect.truthy(not r.reason:find("__", 1, true))
+end)
+
 -- Its near misses: a variable the shell stops on or defaults, one the
 -- reader resolves or the line sets, no "/" after it, no recursion.
 local unset_fine = {
@@ -1015,7 +1024,7 @@ for _, line in ipairs(unset_fine) do
 end
 
 test("an unset-led delete that another rule denies is denied by it", function()
-  denied(bash([[rm -rf "$STEAMROOT/"*]]), "recursive delete of an unknown folder")
+  denied(bash([[rm -rf "$STEAMROOT/"*]]), "recursive delete of an unknown folder ($STEAMROOT/…)")
   denied(bash([[X=/ && rm -rf $X/usr]]), "recursive delete of / or a folder right below it")
   denied(bash([[rm -rf $X/junk; rm -rf ~]]), "recursive delete of the home")
 end)
