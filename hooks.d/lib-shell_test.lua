@@ -622,6 +622,7 @@ test("paths.resolve reads Git Bash's drive paths in a Windows folder", function(
   expect.eq(paths.resolve("/c", cwd), "/c:")
   expect.eq(paths.resolve("../Other", cwd), "/c:/users/dev/other")
   expect.eq(paths.resolve("~/.ssh", cwd), "/c:/users/dev/.ssh")
+  expect.eq(paths.resolve("~/.SSH/Id_Rsa", "/d:/work/project"), "~/.ssh/id_rsa")
   expect.eq(paths.resolve("/tmp/x", cwd), "/tmp/x")
   expect.eq(paths.resolve("/c/x", "/home/dev/project"), "/c/x")
   expect.eq(paths.resolve("C:/x", "/home/dev/project"), "/home/dev/project/C:/x")

@@ -137,7 +137,10 @@ function M.resolve(p, cwd)
   end
   if p == "~" or p:sub(1, 2) == "~/" then
     local home = M.home(cwd)
-    if not home then return "~" .. M.clean(p:sub(2)):gsub("^/$", "") end
+    if not home then
+      local t = "~" .. M.clean(p:sub(2)):gsub("^/$", "")
+      return win and t:lower() or t
+    end
     p = home .. "/" .. p:sub(3)
   elseif p:sub(1, 1) ~= "/" then
     if type(cwd) ~= "string" or cwd:sub(1, 1) ~= "/" then return nil end

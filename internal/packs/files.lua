@@ -338,23 +338,10 @@ local function guarded(abs, cwd)
   return paths.in_caches(abs, SETTINGS.guarded, cwd)
 end
 
--- resolve is paths.resolve for the shell rules. A working folder spelled
--- as lib/pwsh.lua's cwd spells a Windows folder (/c:/users/dev/project:
--- a Git Bash line, or a PowerShell word) takes Git Bash's spellings of a
--- drive's paths (/c/Users/x, C:/Users/x, "C:\Users\x") as that form,
--- and the path is lower-case, as Windows compares names.
-local function resolve(p, cwd)
-  if type(p) ~= "string" or type(cwd) ~= "string" or not cwd:find("^/%a:/") then return paths.resolve(p, cwd) end
-  local d, rest = p:match("^/(%a)(/.*)$")
-  if not d and p:find("^/%a$") then d, rest = p:sub(2, 2), "/" end
-  if not d then
-    d, rest = p:match("^(%a):([/\\].*)$")
-    if rest then rest = rest:gsub("\\", "/") end
-  end
-  if d then p = "/" .. d .. ":" .. rest end
-  local abs = paths.resolve(p, cwd)
-  return abs and abs:lower()
-end
+-- resolve is paths.resolve, which reads a Git Bash line's drive paths
+-- (/c/Users/x, C:/Users/x, "C:\Users\x") against a working folder in
+-- lib/pwsh.lua's cwd form (/c:/users/dev/project), in lower case.
+local resolve = paths.resolve
 
 -- computed returns what a word whose head is computed when the command
 -- runs ($X/…, "$(…)"/x, xargs' {}) says of where it is: "unknown" when
