@@ -8,7 +8,7 @@
 --     field:=@file, or its stdin; data the line does not show (a $VAR or
 --     $(…) in -d, --post-data, …, or -d @- on an input the line does not
 --     feed: $(curl -d @- …), <(curl -d @- …)); scp/rsync of a local path to a
---     remote, sftp -b, ssh, nc/socat fed a pipe or a file (tar … | ssh …,
+--     remote, sftp -b, ssh, nc/socat/openssl s_client fed a pipe or a file (tar … | ssh …,
 --     nc host port < file, … | curl -T -);
 --   - computed-url: a URL holding a command's output or piped items
 --     (curl https://x/?d=$(cat .env), … | xargs -I{} curl …/{}), or a
@@ -65,6 +65,13 @@
 --     (wmic process call create, Invoke-WmiMethod -Class Win32_Process
 --     -Name Create), also run by cmd /c (certutil
 --     -hashfile, bitsadmin /list, msiexec /i .\x.msi pass);
+--   - serve: a static file server (python -m http.server, php -S, ruby
+--     -run -e httpd, busybox httpd, http-server, serve, live-server,
+--     caddy file-server, darkhttpd, updog) whose folder is the whole disk,
+--     the home folder or one that holds it, a system folder (/etc, /var,
+--     /root, …) or a folder of keys (~/.ssh): whoever reaches its port
+--     reads every file in it (the folder it is given, or the one a cd on
+--     the line moved to); the project's folders pass;
 --   - allowed-hosts and unreadable-host, only with fetch = "allowed": a
 --     connection to a host outside SETTINGS.allowed_hosts, or to one the
 --     line does not show ($URL, $(…)).
@@ -104,6 +111,7 @@
 local shell = require("shell")
 local pwsh = require("pwsh")
 local secrets = require("secrets")
+local paths = require("paths")
 
 local SETTINGS = hook.settings("network", {
   fetch = "any",
@@ -523,7 +531,8 @@ end
 
 local function network_cmd(c)
   local n = c.name or ""
-  return FETCHERS[n] or SOCKETS[n] or REMOTES[n] or PROBES[n]
+  return FETCHERS[n] or SOCKETS[n] or REMOTES[n] or PROBES[n] or (n == "openssl" and c.args[1] ~= nil
+    and c.args[1].text == "s_client")
 end
 
 local function ships_environment(c)
@@ -747,6 +756,39 @@ local function zone_transfer(c)
   return false
 end
 
+-- tls_client reads an openssl s_client command: its host ("" when the
+-- line does not show it; nil when it is not s_client) and what it is fed,
+-- if anything but nothing (< /dev/null).
+local function tls_client(c)
+  local ws = c.args
+  if not (ws[1] and ws[1].text == "s_client") then return nil end
+  local host
+  for k = 2, #ws do
+    local a, t = ws[k], ws[k].text
+    local v
+    if t == "-connect" and ws[k + 1] then
+      v = ws[k + 1]
+    elseif t:find("^%-connect=") then
+      v = { text = t:sub(10), unknown = a.unknown }
+    elseif t == "-host" and ws[k + 1] then
+      v = ws[k + 1]
+    elseif t:sub(1, 1) ~= "-" and t:find(":%d+$") and not (ws[k - 1].text:find("^%-") and k > 2
+      and ws[k - 1].text ~= "-quiet") then
+      v = a -- OpenSSL 3: the host:port operand
+    end
+    if v and not host then
+      host = v.whole and "" or host_of(v.text, true) or ""
+      if v.unknown and host ~= "" and host:find("%z") then host = "" end
+    end
+  end
+  if not host then host = "localhost" end -- s_client's default
+  local fed = stdin(c)
+  for _, r in ipairs(c.redirs) do
+    if r.op == "<" and r.target.text == "/dev/null" then fed = nil end
+  end
+  return host, fed
+end
+
 -- judge reads one parsed command: nil when it may run.
 local function judge(c)
   local n = c.name
@@ -833,6 +875,18 @@ local function judge(c)
     end
     return nil
   end
+  if n == "openssl" then
+    -- openssl s_client: a TLS connection that carries its input to the host
+    -- (a TLS check fed nothing, echo or < /dev/null, passes)
+    local h, fed = tls_client(c)
+    if not h then return nil end
+    local r = no_env_no_secret(c, NO_DATA)
+    if r then return r end
+    r = judge_host(h)
+    if r then return r end
+    if fed then return judge_upload(h, fed) end
+    return nil
+  end
   if PROBES[n] then
     if zone_transfer(c) then
       return deny("zone-transfer", "a DNS zone transfer (" .. n .. " axfr), which lists every name of a domain",
@@ -906,11 +960,156 @@ local function remote_code(n, ts)
   return url and (n .. " of a URL or a network share (" .. (n == "regsvr32" and "a scriptlet run" or "code fetched") .. ")") or nil
 end
 
+-- SERVERS are the static file servers serve reads, by program: how each
+-- names the folder it serves (the working folder when it names none).
+-- python -m http.server (SimpleHTTPServer, uploadserver) and php -S,
+-- ruby -run -e httpd and busybox httpd are read in serve_root.
+local SERVERS = { ["http-server"] = "operand", serve = "operand", ["live-server"] = "operand",
+  darkhttpd = "operand", updog = "-d", caddy = "--root", webfsd = "-r" }
+-- RUNNERS run a package's program: npx http-server ~, pnpm dlx serve /.
+local RUNNERS = { npx = true, bunx = true, pnpx = true }
+
+-- served returns the folder a server's words name from index from: the
+-- value of one of opts (-d X, --directory X, --directory=X, -dX), else
+-- its first operand (a word that neither is an option nor is the value
+-- of one of skip, the options that take one), else nil.
+local function served(ws, from, opts, skip)
+  local operand
+  local k = from
+  while k <= #ws do
+    local t = ws[k].text
+    for _, o in ipairs(opts) do
+      if t == o then return ws[k + 1] end
+      if o:sub(1, 2) == "--" and t:sub(1, #o + 1) == o .. "=" then
+        return { text = t:sub(#o + 2), unknown = ws[k].unknown }
+      end
+      if #o == 2 and o:sub(2, 2) ~= "-" and t:sub(1, 2) == o and #t > 2 then
+        return { text = t:sub(3), unknown = ws[k].unknown }
+      end
+    end
+    if skip and skip[t] then
+      k = k + 1
+    elseif t:sub(1, 1) ~= "-" and not operand then
+      operand = ws[k]
+    end
+    k = k + 1
+  end
+  return operand
+end
+
+-- PORT_OPTS are the options of the servers read by operand that take a
+-- value (a port, an address, a config file).
+local PORT_OPTS = { ["-p"] = true, ["--port"] = true, ["-a"] = true, ["--address"] = true, ["-l"] = true,
+  ["--listen"] = true, ["-c"] = true, ["--config"] = true, ["-b"] = true, ["--bind-address"] = true }
+
+-- serve_root returns the word naming the folder a command serves over
+-- HTTP ({ text = "." } for the working folder) and the program's name,
+-- or nil when it serves none.
+local function serve_root(c)
+  local n, ws = c.name or "", c.args
+  local from = 1
+  if RUNNERS[n] or ((n == "pnpm" or n == "yarn") and ws[1] and ws[1].text == "dlx") then
+    from = (n == "pnpm" or n == "yarn") and 2 or 1
+    while ws[from] and ws[from].text:sub(1, 1) == "-" do from = from + 1 end
+    if not ws[from] then return nil end
+    n = ws[from].text:gsub("^(.+)@[^/]*$", "%1"):lower()
+    from = from + 1
+  end
+  local HERE = { text = "." }
+  if n:find("^python[%d.]*$") then
+    for k, a in ipairs(ws) do
+      local m = a.text == "-m" and ws[k + 1] and ws[k + 1].text or a.text:match("^%-m(.+)$")
+      if m == "http.server" or m == "SimpleHTTPServer" or m == "uploadserver" then
+        local v = served(ws, a.text == "-m" and k + 2 or k + 1, { "--directory", "-d" }, { ["-b"] = true, ["--bind"] = true })
+        if v and v.text:find("^%d+$") then v = nil end -- the port
+        return v or HERE, "python -m " .. m
+      end
+      if a.text:sub(1, 1) ~= "-" then return nil end
+    end
+    return nil
+  elseif n == "php" then
+    local s = false
+    for _, a in ipairs(ws) do
+      if a.text == "-S" or a.text:find("^%-S.") then s = true end
+    end
+    if not s then return nil end
+    local v = served(ws, 1, { "-t" }, { ["-S"] = true, ["-c"] = true, ["-d"] = true })
+    if v and not (v.text:find("[/~]") or v.text == ".") then v = nil end -- php -S host:port router.php
+    return v or HERE, "php -S"
+  elseif n == "ruby" then
+    local httpd
+    for k, a in ipairs(ws) do
+      if (a.text == "-e" and ws[k + 1] and ws[k + 1].text == "httpd") or a.text == "-ehttpd" then
+        httpd = a.text == "-e" and k + 2 or k + 1
+      end
+    end
+    if not httpd then return nil end
+    return served(ws, httpd, {}, PORT_OPTS) or HERE, "ruby -run -e httpd"
+  elseif n == "httpd" and c.wrappers and c.wrappers[#c.wrappers] == "busybox" then
+    -- busybox httpd (the reader runs busybox's applet)
+    local v
+    for k, a in ipairs(ws) do
+      if a.text == "-h" then v = ws[k + 1] end
+    end
+    return v or HERE, "busybox httpd"
+  elseif SERVERS[n] then
+    if n == "caddy" and not (ws[from] and ws[from].text == "file-server") then return nil end
+    local how = SERVERS[n]
+    if how == "operand" then return served(ws, from, {}, PORT_OPTS) or HERE, n end
+    local v
+    for k, a in ipairs(ws) do
+      if a.text == how then v = ws[k + 1] elseif a.text:sub(1, #how + 1) == how .. "=" then
+        v = { text = a.text:sub(#how + 2), unknown = a.unknown }
+      end
+    end
+    return v or HERE, n
+  end
+  return nil
+end
+
+-- serve answers a static file server whose folder is the whole disk, the
+-- home folder or one above it, a system folder, or a folder of keys and
+-- credentials [rule serve]: whoever reaches its port (any process here,
+-- a web page through DNS rebinding, the network when it listens on all
+-- addresses, as python -m http.server does) reads every file in it. A
+-- folder the line does not show passes, as the project and its folders.
+local SYSTEM_TOPS = { "/etc", "/root", "/var", "/proc", "/sys", "/boot", "/usr" }
+local function serve(c, cwd)
+  local w, how = serve_root(c)
+  if not w or w.unknown then return nil end
+  local t = w.text
+  local d = c.dir
+  if d and d ~= "." and not (t:sub(1, 1) == "/" or t == "~" or t:sub(1, 2) == "~/") then
+    if d:find("%z") then return nil end
+    t = d .. "/" .. t
+  end
+  local abs = paths.resolve(t, cwd)
+  if not abs then return nil end
+  local home = paths.home(cwd) or "~"
+  local what
+  if abs == "/" then
+    what = "the whole disk (/)"
+  elseif abs == "~" or paths.inside(home, abs) then
+    what = "the home folder" .. (abs == home and "" or " and what holds it") .. " (" .. p(abs) .. ")"
+  elseif SECRETS.file({ text = abs, pat = abs }) then
+    what = "a folder of keys or credentials (" .. p(abs) .. ")"
+  else
+    for _, top in ipairs(SYSTEM_TOPS) do
+      if paths.inside(abs, top) then what = "a system folder (" .. p(abs) .. ")"; break end
+    end
+  end
+  if not what then return nil end
+  return deny("serve", "serving " .. what .. " over HTTP (" .. p(how) .. "): whoever reaches the port reads " ..
+    "every file in it, keys included",
+    "serve the project's folder or its build output (python -m http.server -d dist)")
+end
+
 -- The programs the rules look at by name, for shell.quick: a plain line
 -- (one simple command, no pipes, redirections or expansions) running none
 -- of them sends nothing anywhere and is allowed without parsing.
 local PROGRAMS = {}
-for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES, SAVERS, WIN_REMOTE, pwsh.CMD }) do
+for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES, SAVERS, WIN_REMOTE, pwsh.CMD, SERVERS,
+  { busybox = true, pnpm = true, yarn = true, openssl = true } }) do
   for name in pairs(set) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
 end
 table.sort(PROGRAMS)
@@ -974,6 +1173,8 @@ hook.register("PreToolUse", "@shell", function(input)
       if r then return r end
     end
     saves = saves or SAVERS[c.name or ""] == true
+    local r = serve(c, input.cwd)
+    if r then return r end
   end
   if SETTINGS.download_run ~= "allow" then
     local f, run, path
