@@ -14,7 +14,8 @@
 --     print-access-token, az account get-access-token, security
 --     find-generic-password -w, secret-tool lookup, git credential fill,
 --     vault print token, docker-credential-* get, pass show, op read, bw
---     get): its output would reach the model;
+--     get), or exports a private key (gpg --export-secret-keys): its
+--     output would reach the model;
 --   - a credential dumper (laZagne, mimipenguin, mimikatz, pypykatz,
 --     secretsdump, …), run as a program or as a script (python
 --     laZagne.py all), which collects every credential the machine
@@ -157,7 +158,11 @@ local STORES = {
   pass = { { seq = { "show" } } },
   op = { { seq = { "read" } }, { seq = { "item", "get" }, flags = { "--reveal" } } },
   bw = { { seq = { "get" } } },
+  -- a private key exported (to the terminal, or to a file the agent reads)
+  gpg = { { seq = {}, flags = { "--export-secret-keys", "--export-secret-key", "--export-secret-subkeys",
+    "--export-secret-subkey" } } },
 }
+STORES.gpg2 = STORES.gpg
 
 -- has_flag reports whether args hold flag: as it is, as --flag=value, or a
 -- short one inside a group of short options (-gs for -g).
@@ -301,8 +306,8 @@ end
 -- none; it prints none from a store unless it runs a store's program
 -- with the first word of one of its sequences among its operands. Each
 -- sequence is covered by that word (QUICK_WORDS, anywhere in the line),
--- or, when the word is a common one (get, show, read), by the program
--- (QUICK_PROGRAMS): git status or gh pr list is then allowed without
+-- or, when the word is a common one (get, show, read) or there is none
+-- (gpg's flags), by the program (QUICK_PROGRAMS): git status or gh pr list is then allowed without
 -- parsing.
 local COMMON = { get = true, show = true, read = true, lookup = true, search = true, item = true }
 local QUICK_PROGRAMS, QUICK_WORDS = { "docker-credential-[^ /]*" }, {}
@@ -311,7 +316,7 @@ do
   for n, rules in pairs(STORES) do
     for _, r in ipairs(rules) do
       local first = r.seq[1]
-      if COMMON[first] then
+      if first == nil or COMMON[first] then
         if not programs[n] then QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = re.quote(n) end
         programs[n] = true
       elseif not words[first] then

@@ -81,12 +81,17 @@ local store_reads = {
   "echo https://index.docker.io/v1/ | docker-credential-desktop get", "pass show github/token",
   "op read op://vault/github/token", "op item get GitHub --reveal", "bw get password github",
   "bash -c 'gh auth token'", "env -i timeout 5 gcloud auth print-identity-token",
+  "gpg --export-secret-keys", "gpg --armor --export-secret-keys dev@example.org > key.asc",
+  "gpg -a --export-secret-subkeys ABCD1234", "gpg2 --batch --export-secret-key=ABCD1234",
+  "sudo -u dev gpg --homedir /home/dev/.gnupg --export-secret-keys | base64",
 }
 local store_everyday = {
   "gh auth status", "gh auth login --web", "gh pr list", "aws configure list", "aws configure get region",
   "aws sts get-caller-identity", "gcloud auth list", "az account show", "security find-generic-password -s github",
   "secret-tool store --label=x service github", "vault status", "pass ls", "op item list",
   "git config --get credential.helper", "git credential-cache exit", "bw sync",
+  "gpg --export dev@example.org", "gpg --armor --export ABCD1234 > pub.asc", "gpg -K", "gpg --list-secret-keys",
+  "gpg --verify SHA256SUMS.sig SHA256SUMS", "gpg --import key.asc",
 }
 
 -- Commands that print a secret's value from the environment, a cluster
