@@ -67,7 +67,9 @@
 --                changes, pfctl -d/-F/-f (not -n), netsh advfirewall,
 --                New-/Set-/Remove-/Disable-NetFirewallRule, Set-NetFirewallProfile
 --                (but -Enabled True), netsh interface portproxy changes, RDP
---                let in (Terminal Server's fDenyTSConnections)
+--                let in (Terminal Server's fDenyTSConnections); macOS
+--                socketfilterfw --setglobalstate off, --add, --unblockapp,
+--                defaults write com.apple.alf
 --   disks        fdisk, sfdisk, gdisk, sgdisk, parted changes, wipefs -a,
 --                mkfs, raw writes to disk devices, cryptsetup/mdadm erasures,
 --                btrfs device remove/replace/add, check --repair, rescue,
@@ -76,15 +78,19 @@
 --                tune2fs changes; Windows: format X:, diskpart, cipher /w,
 --                Format-Volume, Clear-Disk, Initialize-Disk, …-Partition
 --   kernel       insmod, rmmod, modprobe (load or -r), kexec, sysctl -w,
---                writes to /proc/sys
+--                writes to /proc/sys; macOS kextload, kextunload, kmutil
+--                load/unload/install
 --   boot         grub-install, update-grub, grub-mkconfig -o, efibootmgr
---                changes, bootctl changes, bcdedit
+--                changes, bootctl changes, bcdedit; macOS nvram writes
+--                (boot-args=…, -d, -c; -p prints), bless --setBoot
 --   audit        auditctl -D/-d/-W/-e 0 and never rules; auditpol /clear,
 --                /remove, /success:disable, /failure:disable
 --   mac          setenforce 0, setsebool, semanage permissive, semodule -d/-r,
 --                aa-teardown, aa-disable, aa-complain, apparmor_parser -R;
 --                macOS Gatekeeper off (spctl --master-disable/--global-disable,
---                --add) and SIP off (csrutil disable/clear)
+--                --add, a download's quarantine mark removed: xattr -d
+--                com.apple.quarantine, xattr -c) and SIP off (csrutil
+--                disable/clear)
 --   mounts       mount -o remount (sudo mount -o remount,rw /), a mount over
 --                / or a system folder (mount --bind x /etc), umount of one
 --   security-services  stopping, disabling, masking or killing a security
@@ -1271,6 +1277,15 @@ local function firewall(c)
   elseif n == "pfctl" then
     -- off, flushed, or rules loaded (pfctl -f FILE, pfctl -a anchor -f -); -n only parses
     return flag(c, "dF", "disable flush") or (flag(c, "f", "file") and not flag(c, "n", "noaction"))
+  elseif n == "socketfilterfw" then
+    -- macOS's application firewall: off, stealth or block-all off, a
+    -- program let in (--getglobalstate, --listapps pass)
+    return any_arg(c, "^--(?:setglobalstate|setblockall|setstealthmode|setallowsigned|setallowsignedapp|add|" ..
+      "unblockapp|remove|setloggingmode)") and not any_arg(c, "^on$")
+  elseif n == "defaults" then
+    -- the same firewall through its preferences (com.apple.alf globalstate 0)
+    local _, ts = operands(c)
+    return (ts[1] == "write" or ts[1] == "delete") and (ts[2] or ""):find("com%.apple%.alf") ~= nil
   elseif n == "netsh" then
     for _, a in ipairs(c.args) do
       if a.text:lower():find("firewall") then
@@ -1369,6 +1384,14 @@ local function kernel(c, cwd)
       "show-modversions dump-modversions")
   elseif n == "kexec" then
     return flag(c, "lep", "load exec load-panic")
+  elseif n == "kextload" or n == "kextunload" then
+    -- macOS kernel extensions
+    return not flag(c, nil, "help")
+  elseif n == "kmutil" then
+    local _, ts = operands(c)
+    local v = ts[1] or ""
+    return v == "load" or v == "unload" or v == "install" or v == "create" or v == "trigger-panic-medic"
+      or v == "rebuild" or v == "clear-staging"
   elseif n == "sysctl" then
     if flag(c, "wp", "write load system") then return true end
     for _, a in ipairs(c.args) do
@@ -1416,6 +1439,15 @@ local function boot(c)
     local v = ts[1] or ""
     return v == "install" or v == "remove" or v == "update" or v == "set-default" or v == "set-oneshot"
       or v == "unlink" or v == "cleanup"
+  elseif n == "nvram" then
+    -- macOS firmware variables (boot-args, the startup disk): a write
+    -- (name=value), a delete (-d) or a clear (-c); -p and -x print
+    for _, a in ipairs(c.args) do
+      if a.text:find("=") and a.text:sub(1, 1) ~= "-" then return true end
+    end
+    return flag(c, "dcf", nil)
+  elseif n == "bless" then
+    return flag(c, nil, "setBoot mount folder device")
   elseif n == "bcdedit" or n == "bcdedit.exe" then
     return any_arg(c, "(?i)^/(?:set|delete|deletevalue|create|import|default|bootsequence)$")
   end
@@ -1450,6 +1482,13 @@ local function mac(c)
   elseif n == "spctl" then
     -- macOS Gatekeeper off, or a program let past it
     return flag(c, nil, "master-disable global-disable disable add remove")
+  elseif n == "xattr" then
+    -- a download's quarantine mark removed: Gatekeeper never checks it
+    -- (xattr -d com.apple.quarantine, -dr, -c: every mark cleared)
+    for _, a in ipairs(c.args) do
+      if a.text:lower():find("com%.apple%.quarantine") and flag(c, "d", "delete") then return true end
+    end
+    return flag(c, "c", "clear")
   elseif n == "csrutil" then
     -- macOS System Integrity Protection off
     local _, ts = operands(c)
@@ -2298,7 +2337,8 @@ do
     "run-parts", "cpan", "sysrc", "mdatp", "log", "pvmove", "pvcreate", "vgreduce", "vgsplit", "vgmerge", "nbd-client",
     "losetup", "xfs_repair", "e2fsck", "fsck", "fsck.ext4", "resize2fs", "tune2fs", "samba-tool", "sudoedit",
     "initctl", "nginx", "openresty", "apachectl", "apache2ctl", "httpd", "apache2", "sv", "s6-svc", "s6-rc", "caddy",
-    "sc", "sc.exe", "invoke-rc.d", "brew", "snap" }
+    "sc", "sc.exe", "invoke-rc.d", "brew", "snap", "kextload", "kextunload", "kmutil", "nvram", "bless", "xattr",
+    "socketfilterfw", "defaults" }
   for _, set_ in ipairs({ ACCOUNT_TOOLS, LDAP_CHANGERS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT, SHELL_DEFAULT,
     ESCAPE_PROGRAMS, INTERACTIVE }) do
     for k in pairs(set_) do names[#names + 1] = k end

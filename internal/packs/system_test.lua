@@ -374,12 +374,26 @@ for _, c in ipairs({
   { "sudo spctl --master-disable", "mac" }, { "spctl --global-disable", "mac" },
   { "sudo spctl --add /Applications/X.app", "mac" }, { "csrutil disable", "mac" },
   { "csrutil authenticated-root disable", "mac" }, { "bash -c 'csrutil clear'", "mac" },
+  { "xattr -d com.apple.quarantine ./Payload.app", "mac" }, { "xattr -dr com.apple.quarantine ~/Downloads/tool", "mac" },
+  { "sudo xattr -r -d com.apple.quarantine /Applications/X.app", "mac" }, { "xattr -cr ./Tool.app", "mac" },
+  { "/usr/libexec/ApplicationFirewall/socketfilterfw --setglobalstate off", "firewall" },
+  { "sudo socketfilterfw --add /tmp/agent", "firewall" }, { "socketfilterfw --unblockapp /tmp/agent", "firewall" },
+  { "sudo defaults write /Library/Preferences/com.apple.alf globalstate -int 0", "firewall" },
+  { "sudo kextload /tmp/x.kext", "kernel" }, { "kextunload -b com.vendor.guard", "kernel" },
+  { "sudo kmutil load -p /Library/Extensions/x.kext", "kernel" }, { "sudo kmutil unload -b com.vendor.guard", "kernel" },
+  { "sudo nvram boot-args=\"amfi_get_out_of_my_way=1\"", "boot" }, { "nvram -d boot-args", "boot" },
+  { "sudo nvram -c", "boot" }, { "sudo bless --mount /Volumes/X --setBoot", "boot" },
 }) do
   test("blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
 end
 for _, line in ipairs({ "mount", "mount | grep ext4", "findmnt /", "mount -l -t ext4",
   "mount -t tmpfs tmpfs ./scratch", "umount ./scratch", "spctl --status",
-  "spctl --assess -v /Applications/X.app", "csrutil status" }) do
+  "spctl --assess -v /Applications/X.app", "csrutil status", "xattr -l ./Tool.app",
+  "xattr -p com.apple.quarantine ./Tool.app", "xattr -w user.note hi ./notes.txt",
+  "/usr/libexec/ApplicationFirewall/socketfilterfw --getglobalstate", "socketfilterfw --setglobalstate on",
+  "socketfilterfw --listapps", "defaults read /Library/Preferences/com.apple.alf globalstate",
+  "defaults write com.apple.dock autohide -bool true", "kmutil showloaded", "kextstat", "nvram -p",
+  "nvram boot-args", "bless --info" }) do
   test("allows " .. line, function() passes(bash(line)) end)
 end
 
