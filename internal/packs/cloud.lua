@@ -112,6 +112,16 @@
 --     reset is only printed).
 --   aws-vault exec, op run, doppler run and infisical run: the command they
 --     run is judged.
+--   New long-lived credentials and role grants (SETTINGS.grants, rule
+--     grants; asked by default): aws iam create-access-key,
+--     create-login-profile, create-user, attach-/put-*-policy,
+--     add-user-to-group, update-assume-role-policy; gcloud …
+--     add-iam-policy-binding, set-iam-policy, service-accounts keys
+--     create; az role assignment create, ad sp/app credential reset, ad sp
+--     create-for-rbac, ad user create; gsutil iam ch/set; kubectl create
+--     clusterrolebinding/rolebinding to cluster-admin or admin. They
+--     outlive the session and reach the whole account (privilege
+--     escalation and persistence in the attack catalogues' words).
 -- Local tools are left alone: kind, minikube and k3d clusters, a CLI's own
 -- configuration and extensions (gcloud config/components, az extension,
 -- gh extension/alias/auth, rclone config).
@@ -138,7 +148,8 @@
 -- verb that stops or undoes what runs live (disable, cancel, rollback, ...);
 -- destroy_plan: the same, to terraform/tofu plan -destroy -out F;
 -- object_deletes: the same, to the delete of one named object of an object
--- store (aws s3 rm s3://bucket/key, gsutil rm, mc rm).
+-- store (aws s3 rm s3://bucket/key, gsutil rm, mc rm); grants: the same, to
+-- a new long-lived credential or a role granted (aws iam create-access-key).
 --
 -- What it cannot know: which account, project or cluster a command reaches
 -- through its configuration files and environment; deletes through APIs
@@ -152,6 +163,7 @@ local SETTINGS = hook.settings("cloud", {
   live_stops = "ask",
   destroy_plan = "ask",
   object_deletes = "ask",
+  grants = "ask",
 })
 
 local shell = require("shell")
@@ -179,6 +191,8 @@ local INSTEAD = {
   inside = "run read-only commands in the container (ls, cat, ps), or delete one named file in a scratch folder.",
   defenses = "leave audit trails, detectors and keys on; describe them (aws cloudtrail get-trail-status, " ..
     "aws kms describe-key) and ask the user.",
+  grant = "use the credentials and roles you have (aws sts get-caller-identity, gcloud auth list show them); " ..
+    "the user grants access and makes keys.",
 }
 
 -- EFFECTS say what a denied command does, by the kind of rule that fired:
@@ -193,11 +207,13 @@ local EFFECTS = {
   object = "deletes an object from a remote store, for good unless the bucket keeps versions",
   halt = "stops, cancels or rolls back, live, what users or the team depend on (a workflow, a run, a deploy, " ..
     "a feature, an account)",
+  grant = "makes a new long-lived credential or grants a role, which outlives the session and reaches the whole " ..
+    "account",
 }
 
 local function deny(why, instead, effect)
   return hook.deny("cloud guard: " .. why .. " " .. EFFECTS[effect or "teardown"] ..
-    (effect == "object" and " [rule object-delete]. " or ". ") ..
+    (effect == "object" and " [rule object-delete]. " or effect == "grant" and " [rule grants]. " or ". ") ..
     "Show the user the exact command and ask them to run it themselves; " .. (instead or INSTEAD.infra))
 end
 
@@ -1275,9 +1291,71 @@ local quick = shell.quick({ programs = { PROGRAMS },
   words = "^ *(?:[^ ]*=[^ ]* +)*[^ ]+ +(?:[A-Za-z][A-Za-z0-9_-]* +){1,3}(?i:" .. table.concat(GENERIC_WORDS, "|") ..
     ")(?: |$)" })
 
+-- GRANTS are the verbs of the cloud CLIs that make a long-lived credential
+-- or grant a role (privilege escalation and persistence in an account),
+-- by CLI: each a list of operand words in a row, after the first operand.
+local GRANTS = {
+  aws = { { "iam", "create-access-key" }, { "iam", "create-login-profile" }, { "iam", "update-login-profile" },
+    { "iam", "attach-user-policy" }, { "iam", "attach-role-policy" }, { "iam", "attach-group-policy" },
+    { "iam", "put-user-policy" }, { "iam", "put-role-policy" }, { "iam", "put-group-policy" },
+    { "iam", "add-user-to-group" }, { "iam", "update-assume-role-policy" }, { "iam", "create-user" },
+    { "iam", "set-default-policy-version" }, { "iam", "create-service-specific-credential" },
+    { "iam", "upload-ssh-public-key" }, { "iam", "create-policy-version" } },
+  gcloud = { { "add-iam-policy-binding" }, { "set-iam-policy" }, { "service-accounts", "keys", "create" },
+    { "hmac", "create" } },
+  az = { { "role", "assignment", "create" }, { "ad", "sp", "credential", "reset" },
+    { "ad", "app", "credential", "reset" }, { "ad", "sp", "create-for-rbac" }, { "ad", "user", "create" },
+    { "ad", "group", "member", "add" } },
+  gsutil = { { "iam", "ch" }, { "iam", "set" }, { "hmac", "create" } },
+}
+
+-- grant returns what a command does when it makes a long-lived credential
+-- or grants a role (GRANTS; kubectl/oc create clusterrolebinding or
+-- rolebinding to cluster-admin or admin), or nil. --help and --dry-run pass.
+local function grant(c)
+  local n = c.name
+  local rules = GRANTS[n]
+  if not rules and n ~= "kubectl" and n ~= "oc" then return nil end
+  local ops = {}
+  for _, a in ipairs(c.args) do
+    if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a.text:lower() end
+    if #ops >= 8 then break end
+  end
+  if help(c.args) or flag(c.args, "dry-run") then return nil end
+  if not rules then
+    local kind
+    for k = 1, 3 do
+      if ops[k] == "create" then kind = ops[k + 1]; break end
+    end
+    if kind ~= "clusterrolebinding" and kind ~= "rolebinding" then return nil end
+    for k, a in ipairs(c.args) do
+      local role = a.text:match("^%-%-clusterrole=(.*)$") or (a.text == "--clusterrole" and c.args[k + 1]
+        and c.args[k + 1].text)
+      if role == "cluster-admin" or role == "admin" then
+        return n .. " create " .. kind .. " to " .. role
+      end
+    end
+    return nil
+  end
+  for _, r in ipairs(rules) do
+    for k = 1, #ops - #r + 1 do
+      local ok = true
+      for q = 1, #r do
+        if ops[k + q - 1] ~= r[q] then ok = false; break end
+      end
+      if ok then return n .. " " .. table.concat(r, " ") end
+    end
+  end
+  return nil
+end
+
 local function judge(c, ctx, plans)
   local n = c.name
   if not n then return nil end
+  if SETTINGS.grants ~= "allow" then
+    local g = grant(c)
+    if g then return SETTINGS.grants == "deny" and "deny" or "ask", shell.printable(g), INSTEAD.grant, "grant" end
+  end
   local i = inner(c)
   if i then
     local verdict, why, instead, effect = judge(i, ctx, plans)
@@ -1377,6 +1455,10 @@ hook.register("PreToolUse", "@shell", function(input)
     if ask_effect == "halt" then
       return hook.ask("cloud guard: " .. ask .. " " .. EFFECTS.halt .. " [rule live-stops]. Let the user " ..
         "confirm; " .. INSTEAD.cli)
+    end
+    if ask_effect == "grant" then
+      return hook.ask("cloud guard: " .. ask .. " " .. EFFECTS.grant .. " [rule grants]. Let the user confirm; " ..
+        INSTEAD.grant)
     end
     if ask_effect == "object" then
       return hook.ask("cloud guard: " .. ask .. " " .. EFFECTS.object .. " [rule object-delete]. " .. ask_instead)

@@ -692,3 +692,49 @@ for _, c in ipairs({ { "terraform plan -destroy -out destroy.tfplan", "plan -des
   { "terraform plan -input=false -destroy -out=/tmp/d.plan -var-file=prod.tfvars", "a saved plan that destroys" } }) do
   test("asks about " .. c[1], function() expect_asked(sh(c[1]), c[2]) end)
 end
+
+-- A new long-lived credential or a role granted in a cloud account or a
+-- cluster outlives the session and reaches the whole account (privilege
+-- escalation and persistence): asked about (SETTINGS.grants) [rule grants].
+-- Reads of who one is, listings and --dry-run pass.
+for _, c in ipairs({
+  { "aws iam create-access-key --user-name deploy", "aws iam create-access-key" },
+  { "aws --profile prod iam attach-user-policy --user-name eve --policy-arn arn:aws:iam::aws:policy/AdministratorAccess",
+    "aws iam attach-user-policy" },
+  { "aws iam put-role-policy --role-name ci --policy-name all --policy-document file://p.json", "aws iam put-role-policy" },
+  { "aws iam create-login-profile --user-name eve --password x", "aws iam create-login-profile" },
+  { "aws iam update-assume-role-policy --role-name admin --policy-document file://trust.json",
+    "aws iam update-assume-role-policy" },
+  { "aws iam add-user-to-group --user-name eve --group-name admins", "aws iam add-user-to-group" },
+  { "gcloud projects add-iam-policy-binding acme --member=user:eve@x.example --role=roles/owner",
+    "gcloud add-iam-policy-binding" },
+  { "gcloud iam service-accounts keys create key.json --iam-account ci@acme.iam.gserviceaccount.com",
+    "gcloud service-accounts keys create" },
+  { "gcloud organizations set-iam-policy 1234 policy.json", "gcloud set-iam-policy" },
+  { "az role assignment create --assignee eve@x.example --role Owner --scope /subscriptions/1",
+    "az role assignment create" },
+  { "az ad sp credential reset --id 0000-1111", "az ad sp credential reset" },
+  { "az ad sp create-for-rbac --name ci --role contributor", "az ad sp create-for-rbac" },
+  { "gsutil iam ch allUsers:objectViewer gs://acme-data", "gsutil iam ch" },
+  { "kubectl create clusterrolebinding eve-admin --clusterrole=cluster-admin --user=eve", "clusterrolebinding to cluster-admin" },
+  { "kubectl -n shop create rolebinding ci --clusterrole admin --serviceaccount=shop:ci", "rolebinding to admin" },
+  { "sudo aws iam create-access-key", "aws iam create-access-key" },
+}) do
+  test("asks about a credential or a grant: " .. c[1], function()
+    local r = sh(c[1])
+    expect_asked(r, c[2])
+    expect.contains(r.reason, "[rule grants]")
+  end)
+end
+for _, cmd in ipairs({ "aws sts get-caller-identity", "aws iam list-users", "aws iam get-user",
+  "aws iam list-attached-user-policies --user-name eve", "aws iam create-access-key --help",
+  "gcloud projects get-iam-policy acme", "gcloud iam service-accounts keys list --iam-account ci@acme.iam.gserviceaccount.com",
+  "az role assignment list --assignee eve@x.example", "kubectl create rolebinding view --clusterrole=view --user=eve",
+  "kubectl create clusterrolebinding x --clusterrole=cluster-admin --user=eve --dry-run=client -o yaml",
+  "kubectl get clusterrolebindings", "gsutil iam get gs://acme-data" }) do
+  test("allows " .. cmd, function()
+    local r = sh(cmd)
+    expect.no_objection(r)
+    expect.eq(r.asked, nil, "asked")
+  end)
+end
