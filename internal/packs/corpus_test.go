@@ -28,7 +28,7 @@ import (
 // the corpus no longer measures calls nobody fixed for.)
 var corpusFloors = map[string]struct{ blocked, dangerous, allowed, everyday int }{
 	"cloud":      {60, 60, 50, 50},
-	"containers": {46, 46, 54, 54},
+	"containers": {47, 47, 54, 54},
 	"deletes":    {55, 55, 50, 50},
 	"files":      {53, 53, 58, 58},
 	"git":        {52, 52, 50, 50},

@@ -23,6 +23,24 @@
 --     publish* tasks (not publishToMavenLocal), gem push/yank, dotnet nuget
 --     push/delete, nuget push, vsce/ovsx publish, pod trunk push, mix
 --     hex.publish, lerna/changeset publish; --dry-run passes;
+--   - pushing an image, a chart or an OCI artifact to a registry others
+--     pull from (SETTINGS.publish too, [rule publish]): docker/podman/
+--     nerdctl/buildah push and image push (any options, global ones like
+--     --context, -H, --log-level read past), buildx build --push / -o
+--     type=registry / push=true, buildx bake --push, compose push and
+--     build --push (docker-compose, podman-compose), buildx imagetools
+--     create, manifest push; skopeo copy to docker://, skopeo sync --dest
+--     docker; crane push, copy, tag, append -t, mutate, flatten, rebase,
+--     edit, index; oras push, attach, tag, cp, manifest/blob push; helm
+--     push and cm-push; ko build/publish/resolve/apply/create/run (not
+--     with -L, --local, --push=false or KO_DOCKER_REPO=ko.local/
+--     kind.local); mvn jib:build, gradle jib, jib build. A registry on
+--     this machine (SETTINGS.local_registries: localhost, 127.x.x.x,
+--     [::1], *.localhost, host.docker.internal, kind-registry) passes,
+--     and so do oci:, dir:, docker-archive: destinations, -o/--output
+--     to a file, buildx --load, jib:dockerBuild. A name without a host
+--     (docker push myimage, team/api:3) goes to Docker Hub: publishing.
+--     docker login, pull, build and tag pass: nothing leaves;
 --   - uninstalls outside the project (SETTINGS.system_removals): npm/pnpm/
 --     bun uninstall -g, yarn global remove; apt/apt-get remove, purge,
 --     autoremove, dnf/yum remove/erase, pacman/yay/paru -R*, brew
@@ -60,7 +78,8 @@
 -- Set them in the config's [packs.packages] table, over the defaults below.
 -- Settings (SETTINGS below): registries (hosts), allow_unpinned (package
 -- names that may run unpinned), system_installs, system_removals and
--- publish ("deny" | "ask" | "allow"), rewrite (nil, the default: no
+-- publish ("deny" | "ask" | "allow"), local_registries (hosts of image
+-- registries on this machine, where a push is not publishing), rewrite (nil, the default: no
 -- rewrite; opt in with { from = "npm", to = "pnpm" } in a project that
 -- uses pnpm, since a rewrite breaks one that uses npm and its
 -- package-lock.json).
@@ -82,6 +101,10 @@ local SETTINGS = hook.settings("packages", {
   system_installs = "deny",
   system_removals = "deny",
   publish = "deny",
+  -- registries on this machine, where a pushed image or chart stays: a
+  -- developer's loop, not publishing (127.x.x.x and *.localhost are too)
+  local_registries = { "localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal",
+    "host.containers.internal", "kind-registry" },
   -- Off by default: a rewrite breaks a project that uses npm (its
   -- package-lock.json). Opt in with, e.g., rewrite = { from = "npm", to = "pnpm" }.
   rewrite = nil,
@@ -233,7 +256,7 @@ local function node(c)
   -- yarn npm publish (yarn 2+) and yarn global remove name their verb second
   local verb = (c.name == "yarn" and (sub == "npm" or sub == "global") and ops[2]) and ops[2].text or sub
   if NODE_PUBLISH[verb] and not dry_run(c.args) then
-    return SETTINGS.publish, "publishing a package (" .. c.name .. " " .. verb .. ")", PUBLISH_INSTEAD
+    return SETTINGS.publish, "publishing a package (" .. c.name .. " " .. verb .. ") [rule publish]", PUBLISH_INSTEAD
   end
   if NODE_REMOVE[verb] and (sub == "global" or has_flag(c.args, "-g", "--global", "--location=global")) then
     return SETTINGS.system_removals, "a global uninstall (" .. c.name .. " " .. verb .. " -g)", REMOVE_INSTEAD
@@ -346,7 +369,27 @@ local function check_spec(w, pinned, how)
 end
 
 -- runner judges npx-like commands: args are the words after the runner.
+-- NODE_RUNNER_VALUED are the options of npx and bunx that take the next
+-- word as their value.
+local NODE_RUNNER_VALUED = { ["-p"] = true, ["--package"] = true, ["-c"] = true, ["--call"] = true,
+  ["--cache"] = true, ["--registry"] = true, ["--userconfig"] = true }
+
 local function node_runner(args, how)
+  -- npx's own options end at the command it runs: the options after it are
+  -- the command's (npx http-server dist -p 8080)
+  local own = {}
+  local k = 1
+  while args[k] do
+    local t = args[k].text
+    own[#own + 1] = args[k]
+    if t:sub(1, 1) ~= "-" or args[k].unknown then break end
+    if NODE_RUNNER_VALUED[t] and args[k + 1] then
+      own[#own + 1] = args[k + 1]
+      k = k + 1
+    end
+    k = k + 1
+  end
+  args = own
   if has_flag(args, "--no-install", "--no", "--offline") then return nil end
   local vals, ops = option_values(args, { p = "package" }, { package = true },
     { c = true }, { call = true, cache = true, registry = true, userconfig = true })
@@ -630,6 +673,436 @@ local function escape(c)
   return nil
 end
 
+-- Images and charts -------------------------------------------------------------
+--
+-- Pushing an image, a chart or an OCI artifact to a registry others pull
+-- from is publishing too (SETTINGS.publish, rule publish). A registry on
+-- this machine (SETTINGS.local_registries, 127.x.x.x, *.localhost) is a
+-- developer's loop and passes; a name without a host (myimage,
+-- acme/app:1.2) goes to Docker Hub, as docker reads it.
+
+local LOCAL_REGISTRIES = {}
+for _, h in ipairs(SETTINGS.local_registries) do LOCAL_REGISTRIES[h:lower()] = true end
+
+local IMAGE_INSTEAD = "Pushing to a registry others pull from is the user's step: build and check it here " ..
+  "(docker build --load, a registry on localhost:5000, helm package, --dry-run where there is one), " ..
+  "or ask the user to push it"
+
+-- TRANSPORTS are the image transports of containers/image (skopeo, podman,
+-- buildah): only docker:// names a registry.
+local TRANSPORTS = { docker = true, oci = true, dir = true, ["docker-archive"] = true, ["oci-archive"] = true,
+  ["containers-storage"] = true, ["docker-daemon"] = true, sif = true, tarball = true, ostree = true }
+
+-- registry_of returns the registry host a reference pushes to ("docker.io"
+-- for a name without one), nil when the reference names no registry (an
+-- oci:, dir: or docker-archive: destination), or false when it is only
+-- known when the command runs.
+local function registry_of(w, registry_only)
+  local t = w.text:lower()
+  if w.unknown then
+    -- a host written out before the unknown part (team/api:$VERSION,
+    -- ghcr.io/team/$NAME) is known; else the registry is not
+    t = t:sub(1, (t:find("\0", 1, true) or #t + 1) - 1)
+    if not t:find("/", 1, true) then return false end
+  end
+  local scheme, after = t:match("^(%a[%w+.-]*)://(.*)$")
+  if scheme == "docker" then
+    t = after
+  elseif scheme then
+    -- oci://host/charts, https://host/repo: the host leads
+    return after:match("^[^/]*")
+  else
+    local transport = t:match("^([%a-]+):")
+    if transport and TRANSPORTS[transport] then return nil end
+  end
+  if registry_only then return t:match("^[^/]*") end
+  local first = t:match("^([^/]+)/")
+  if first and (first:find("[.:]") or first == "localhost" or first:find("^%[")) then return first end
+  return "docker.io"
+end
+
+-- on_this_machine reports whether a registry host (with or without its
+-- port) is served from this machine.
+local function on_this_machine(host)
+  local h = host:match("^%[([^%]]+)%]") or host:match("^([^:]+):%d+$") or host
+  return LOCAL_REGISTRIES[h] or h:find("%.localhost$") ~= nil or h:find("^127%.%d+%.%d+%.%d+$") ~= nil
+end
+
+-- published returns why pushing w (what: the kind and the command) is
+-- publishing, or nil when w stays on this machine.
+local function published(w, kind, how, registry_only, name)
+  if not w then return "publishing " .. kind .. " (" .. how .. ")" end
+  local host = registry_of(w, registry_only)
+  if host == nil or (host and on_this_machine(host)) then return nil end
+  if host == false then return "publishing " .. kind .. " only known when the command runs (" .. how .. ")" end
+  return "publishing the " .. kind:gsub("^an? ", "") .. " " .. shell.printable((name or w).text, 80) .. " to " ..
+    shell.printable(host) .. " (" .. how .. ")"
+end
+
+-- scan splits args into operands and options: takes names the options
+-- (-t, --tag) that take the next word as their value; when bools is
+-- given, every option but those in it takes one. opts[name] lists the
+-- values (or, for a flag, the option word itself) of each option.
+local function scan(args, takes, bools)
+  local ops, opts = {}, {}
+  local k = 1
+  while args[k] do
+    local w = args[k]
+    local t = w.text
+    if t == "--" then
+      for j = k + 1, #args do ops[#ops + 1] = args[j] end
+      break
+    end
+    local name, v = t:match("^(%-%-[^=]+)=(.*)$")
+    if not name and t:find("^%-%a.") and takes[t:sub(1, 2)] then name, v = t:sub(1, 2), t:sub(3) end
+    if name then
+      opts[name] = opts[name] or {}
+      table.insert(opts[name], { text = v, unknown = w.unknown })
+    elseif t:sub(1, 1) == "-" and #t > 1 then
+      opts[t] = opts[t] or {}
+      if (takes[t] or (bools and not bools[t])) and args[k + 1] then
+        k = k + 1
+        table.insert(opts[t], args[k])
+      else
+        table.insert(opts[t], w)
+      end
+    else
+      ops[#ops + 1] = w
+    end
+    k = k + 1
+  end
+  return ops, opts
+end
+
+local function values(opts, ...)
+  local out = {}
+  for _, n in ipairs({ ... }) do
+    for _, v in ipairs(opts[n] or {}) do out[#out + 1] = v end
+  end
+  return out
+end
+
+-- first_published returns the first of ws that publishes, or nil.
+local function first_published(ws, kind, how)
+  for _, w in ipairs(ws) do
+    local why = published(w, kind, how)
+    if why then return why end
+  end
+  return nil
+end
+
+local function set(...)
+  local s = {}
+  for _, n in ipairs({ ... }) do s[n] = true end
+  return s
+end
+
+-- The global options of docker, podman, nerdctl and buildah that take a value.
+local ENGINE_ARG = set("-c", "--context", "-H", "--host", "--config", "-l", "--log-level", "--tlscacert",
+  "--tlscert", "--tlskey", "--connection", "--url", "--root", "--runroot", "--storage-driver", "--storage-opt",
+  "--namespace", "-n", "--address", "-a", "--identity", "--cgroup-manager", "--events-backend", "--hooks-dir",
+  "--module", "--network-cmd-path", "--network-config-dir", "--runtime", "--runtime-flag", "--tmpdir",
+  "--volumepath", "--imagestore", "--ssh", "--snapshotter", "--cni-path", "--cni-netconfpath", "--data-root",
+  "--host-gateway-ip", "--hosts-dir", "--registries-conf", "--short-name-alias-conf", "--userns-uid-map",
+  "--userns-gid-map", "--registries-conf-dir")
+-- The options of push, build, compose and manifest push that take a value.
+local PUSH_ARG = set("--platform", "--authfile", "--cert-dir", "--creds", "--digestfile", "-f", "--format",
+  "--sign-by", "--sign-by-sigstore", "--sign-by-sigstore-private-key", "--sign-passphrase-file",
+  "--encryption-key", "--compression-format", "--compression-level", "--retry", "--retry-delay", "--sign",
+  "--cosign-key", "--notation-key-name", "--sign-by-sq-fingerprint", "--signature-policy")
+local BUILD_ARG = set("-t", "--tag", "-o", "--output", "-f", "--file", "--build-arg", "--platform", "--target",
+  "--cache-from", "--cache-to", "--secret", "--ssh", "--label", "--network", "--builder", "--progress",
+  "--iidfile", "--metadata-file", "--attest", "--build-context", "--add-host", "--annotation", "--allow",
+  "--cgroup-parent", "--shm-size", "--ulimit", "--set", "--call", "-m", "--memory")
+local COMPOSE_ARG = set("-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory",
+  "--ansi", "--progress", "--parallel")
+
+-- pushes_output reports whether a buildx --output value sends the image to
+-- a registry (type=registry, type=image,push=true).
+local function pushes_output(w)
+  if w.unknown then return true end
+  local t = w.text:lower()
+  return t == "registry" or t:find("type=registry") ~= nil or
+    (t:find("push=true") ~= nil and not t:find("type=local") and not t:find("type=tar"))
+end
+
+-- true when a bool flag is on: --push, --push=true (not --push=false).
+local function on(opts, name)
+  for _, v in ipairs(opts[name] or {}) do
+    if v.text ~= "false" and v.text ~= "0" then return true end
+  end
+  return false
+end
+
+local function engine(c)
+  local n = c.name
+  local how = n
+  local ops, opts = scan(c.args, ENGINE_ARG)
+  -- the subcommand and its words: the global options end at the first operand
+  local k = 1
+  while c.args[k] and c.args[k] ~= ops[1] do k = k + 1 end
+  local sub = ops[1] and ops[1].text
+  if not sub then return nil end
+  local rest_args = rest(k + 1, c.args)
+  local group, verb = sub, nil
+  if sub == "image" or sub == "manifest" or sub == "compose" or sub == "buildx" or sub == "builder" or
+    sub == "artifact" then
+    local o2 = scan(rest_args, sub == "compose" and COMPOSE_ARG or {})
+    verb = o2[1] and o2[1].text
+    if not verb then return nil end
+    local j = 1
+    while rest_args[j] and rest_args[j] ~= o2[1] do j = j + 1 end
+    rest_args = rest(j + 1, rest_args)
+    how = n .. " " .. sub .. " " .. verb
+  else
+    how = n .. " " .. sub
+  end
+  if dry_run(c.args) then return nil end
+  if (group == "push" or ((group == "image" or group == "manifest" or group == "artifact") and verb == "push")) then
+    local pops = scan(rest_args, PUSH_ARG)
+    local kind = group == "manifest" and "a manifest list" or (group == "artifact" and "an artifact" or "an image")
+    return published(pops[#pops], kind, how)
+  end
+  if group == "compose" and (verb == "push" or (verb == "build" and on(select(2, scan(rest_args, BUILD_ARG)),
+    "--push"))) then
+    return "publishing the compose file's images (" .. how .. (verb == "build" and " --push" or "") .. ")"
+  end
+  local build = group == "build" or group == "bake" or
+    ((group == "buildx" or group == "builder") and (verb == "build" or verb == "b" or verb == "bake"))
+  if build then
+    local bops, bopts = scan(rest_args, BUILD_ARG)
+    local push = on(bopts, "--push") and " --push"
+    for _, v in ipairs(values(bopts, "-o", "--output", "--set")) do
+      if not push and pushes_output(v) then push = " --output " .. shell.printable(v.text, 40) end
+    end
+    if not push then return nil end
+    how = how .. push
+    if group == "bake" or verb == "bake" then
+      return "publishing the images of the bake file (" .. how .. ")"
+    end
+    local tags = values(bopts, "-t", "--tag")
+    for _, v in ipairs(values(bopts, "-o", "--output")) do
+      local name = v.text:match("name=([^,]+)")
+      if name then tags[#tags + 1] = { text = name, unknown = v.unknown } end
+    end
+    if #tags == 0 then return "publishing an image (" .. how .. ")" end
+    return first_published(tags, "an image", how)
+  end
+  if group == "buildx" and verb == "imagetools" then
+    local iops, iopts = scan(rest_args, set("-t", "--tag", "-f", "--file", "--annotation", "--builder",
+      "--progress", "--prefer-index"))
+    if not iops[1] or iops[1].text ~= "create" then return nil end
+    local tags = values(iopts, "-t", "--tag")
+    if #tags == 0 then return "publishing an image (" .. how .. " create)" end
+    return first_published(tags, "an image", how .. " create")
+  end
+  return nil
+end
+
+-- compose_v1 judges docker-compose and podman-compose push (and build --push).
+local function compose_v1(c)
+  local ops, opts = scan(c.args, COMPOSE_ARG)
+  local verb = ops[1] and ops[1].text
+  if dry_run(c.args) then return nil end
+  if verb == "push" or (verb == "build" and on(opts, "--push")) then
+    return "publishing the compose file's images (" .. c.name .. " " .. verb .. (verb == "build" and " --push" or "") ..
+      ")"
+  end
+  return nil
+end
+
+local SKOPEO_ARG = set("--command-timeout", "--override-arch", "--override-os", "--override-variant", "--policy",
+  "--registries.d", "--tmpdir", "--registries-conf", "--src", "-s", "--dest", "-d", "--scoped", "--authfile",
+  "--src-authfile", "--dest-authfile", "--src-creds", "--dest-creds", "-f", "--format", "--src-cert-dir",
+  "--dest-cert-dir", "--sign-by", "--additional-tag", "--encryption-key", "--decryption-key",
+  "--dest-compress-format", "--dest-compress-level", "--multi-arch", "--digestfile", "--retry-times",
+  "--src-registry-token", "--dest-registry-token", "--dest-shared-blob-dir", "--src-shared-blob-dir",
+  "--dest-daemon-host", "--src-daemon-host", "--image-parallel-copies", "--sign-passphrase-file",
+  "--sign-by-sigstore", "--sign-by-sigstore-private-key", "--sign-identity", "--src-username", "--src-password",
+  "--dest-username", "--dest-password", "--retry-delay")
+
+local function skopeo(c)
+  local ops, opts = scan(c.args, SKOPEO_ARG)
+  local verb = ops[1] and ops[1].text
+  if dry_run(c.args) then return nil end
+  if verb == "copy" then
+    return published(ops[#ops], "an image", "skopeo copy")
+  end
+  if verb == "sync" then
+    local dest = values(opts, "-d", "--dest")[1]
+    if not dest then return nil end
+    if dest.unknown then return "publishing images to a place only known when the command runs (skopeo sync)" end
+    if dest.text ~= "docker" then return nil end
+    return published(ops[#ops], "images", "skopeo sync", true)
+  end
+  return nil
+end
+
+local CRANE_ARG = set("--platform", "-t", "--tag", "--new_tag", "-o", "--output", "-b", "--base", "-f",
+  "--new_layer", "--annotation", "-l", "--label", "--entrypoint", "--cmd", "-e", "--env", "--user",
+  "--workdir", "--set-platform", "--append", "-j", "--jobs", "--image-refs", "--exposed-ports", "--old_base",
+  "--new_base", "-m", "--manifest", "--repo", "--config")
+local CRANE_MUTATE_ARG = { ["-a"] = true }
+for k in pairs(CRANE_ARG) do CRANE_MUTATE_ARG[k] = true end
+-- crane's verbs that write an image back to a registry: to their -t/--tag
+-- (--new_tag), or to the image they read when none is given.
+local CRANE_WRITES = set("mutate", "flatten", "rebase", "edit", "append", "index")
+
+local function crane(c)
+  local ops, opts = scan(c.args, CRANE_ARG)
+  local verb = ops[1] and ops[1].text
+  if not verb or dry_run(c.args) then return nil end
+  -- mutate's -a is --annotation (copy's is --all-tags)
+  if verb == "mutate" then ops, opts = scan(c.args, CRANE_MUTATE_ARG) end
+  local how = "crane " .. verb
+  if verb == "push" or verb == "copy" or verb == "cp" then
+    return published(#ops >= 3 and ops[#ops] or nil, "an image", how)
+  end
+  if verb == "tag" then return published(ops[2], "an image", how) end
+  if CRANE_WRITES[verb] then
+    if verb == "index" and ops[2] then how = how .. " " .. ops[2].text end
+    if verb == "index" and not (ops[2] and (ops[2].text == "append" or ops[2].text == "filter")) then return nil end
+    if verb == "edit" and ops[2] and ops[2].text == "fs" then how = how .. " fs" end
+    local tags = values(opts, "-t", "--tag", "--new_tag")
+    if #tags > 0 then return first_published(tags, "an image", how) end
+    if opts["-o"] or opts["--output"] then return nil end
+    if verb == "append" then return nil end
+    return published(ops[#ops] ~= ops[1] and ops[#ops] or nil, "an image", how)
+  end
+  return nil
+end
+
+local ORAS_BOOL = set("--oci-layout", "--from-oci-layout", "--to-oci-layout", "--insecure", "--plain-http",
+  "--from-insecure", "--to-insecure", "--from-plain-http", "--to-plain-http", "-r", "--recursive",
+  "--password-stdin", "--identity-token-stdin", "--disable-path-validation", "--no-tty", "-d", "--debug", "-v",
+  "--verbose", "--allow-empty", "--skip-delete-referrers", "--force", "--pretty", "--exclude-digest-tags",
+  "--descriptor")
+
+local function oras(c)
+  local ops, opts = scan(c.args, {}, ORAS_BOOL)
+  local verb = ops[1] and ops[1].text
+  if not verb or dry_run(c.args) then return nil end
+  local how = "oras " .. verb
+  if verb == "push" or verb == "attach" or verb == "tag" then
+    if opts["--oci-layout"] then return nil end
+    return published(ops[2], "an artifact", how)
+  end
+  if verb == "cp" or verb == "copy" then
+    if opts["--to-oci-layout"] then return nil end
+    return published(ops[3], "an artifact", how)
+  end
+  if (verb == "manifest" or verb == "blob") and ops[2] and ops[2].text == "push" then
+    if opts["--oci-layout"] then return nil end
+    return published(ops[3], "an artifact", how .. " push")
+  end
+  return nil
+end
+
+local HELM_ARG = set("--kube-context", "-n", "--namespace", "--kubeconfig", "--registry-config",
+  "--repository-config", "--repository-cache", "--kube-apiserver", "--kube-as-user", "--kube-as-group",
+  "--kube-ca-file", "--kube-token", "--burst-limit", "--qps", "--kube-tls-server-name", "--ca-file", "--cert-file",
+  "--key-file", "--username", "-u", "--password", "-p", "--version", "-v", "--app-version", "-a",
+  "--context-path", "--access-token", "-t", "--timeout", "--keyring")
+
+local function helm(c)
+  local ops = scan(c.args, HELM_ARG)
+  local verb = ops[1] and ops[1].text
+  if dry_run(c.args) then return nil end
+  if verb == "push" or verb == "cm-push" then
+    local dest = #ops >= 3 and ops[#ops] or nil
+    -- helm cm-push CHART REPO: a repository's name (helm repo add) is a
+    -- server elsewhere unless its URL is written here
+    if verb == "cm-push" and dest and not dest.unknown and not dest.text:find("://") then
+      return "publishing the chart " .. shell.printable(ops[2].text, 80) .. " to the chart repository " ..
+        shell.printable(dest.text) .. " (helm cm-push)"
+    end
+    return published(dest, "a chart", "helm " .. verb, false, ops[2])
+  end
+  return nil
+end
+
+-- ko's build verbs push unless --push=false, -L/--local or a
+-- KO_DOCKER_REPO on this machine (ko.local, kind.local, localhost:5000).
+local KO_BUILDS = set("build", "publish", "resolve", "apply", "create", "run")
+local ko_repo -- the KO_DOCKER_REPO the line sets, for the call being judged
+
+local function ko(c)
+  local ops, opts = scan(c.args, set("-f", "--filename", "--platform", "--tags", "-t", "--image-label",
+    "--image-refs", "--tarball", "--oci-layout-path", "--sbom", "--sbom-dir", "--selector", "-l", "--jobs", "-j",
+    "--image-annotation", "--image-user"))
+  local verb = ops[1] and ops[1].text
+  if not KO_BUILDS[verb] or dry_run(c.args) then return nil end
+  if opts["-L"] or opts["--local"] then return nil end
+  for _, v in ipairs(values(opts, "--push")) do
+    if v.text == "false" then return nil end
+  end
+  if ko_repo then
+    local r = ko_repo:lower()
+    if r == "" then return "publishing an image to the registry KO_DOCKER_REPO names (ko " .. verb .. ")" end
+    if r == "ko.local" or r:find("^ko%.local/") or r == "kind.local" or r:find("^kind%.local/") then return nil end
+    return published({ text = r, unknown = r:find("%$") ~= nil }, "an image", "ko " .. verb)
+  end
+  return "publishing an image to the registry KO_DOCKER_REPO names (ko " .. verb .. ")"
+end
+
+-- jib pushes with mvn jib:build, gradle jib and the jib CLI's build
+-- (jib:dockerBuild, jibDockerBuild, jib:buildTar stay here).
+local function jib_image(c, names)
+  for _, a in ipairs(c.args) do
+    for _, name in ipairs(names) do
+      local v = a.text:match("^" .. name .. "=(.*)$")
+      if v then return { text = v, unknown = a.unknown } end
+    end
+  end
+  return nil
+end
+
+local function jib(c)
+  local n = c.name
+  if dry_run(c.args) then return nil end
+  if n == "mvn" or n == "mvnw" then
+    for _, w in ipairs(words(c.args, MVN_ARG)) do
+      local t = w.text
+      if t == "jib:build" or t:find("jib%-maven%-plugin:.*build$") then
+        return published(jib_image(c, { "%-Dimage", "%-Djib%.to%.image" }), "an image", n .. " " .. t)
+      end
+    end
+    return nil
+  end
+  if n == "gradle" or n == "gradlew" then
+    if has_flag(c.args, "-m", "--dry-run") then return nil end
+    for _, w in ipairs(words(c.args, GRADLE_ARG)) do
+      if w.text:match("[^:]*$"):lower() == "jib" then
+        return published(jib_image(c, { "%-%-image", "%-Djib%.to%.image" }), "an image", n .. " " .. w.text)
+      end
+    end
+    return nil
+  end
+  if n == "jib" then
+    local ops, opts = scan(c.args, set("-t", "--target", "-b", "--build-file", "-c", "--context", "--from",
+      "-p", "--parameter", "--image-format", "--name"))
+    local verb = ops[1] and ops[1].text
+    if verb ~= "build" and verb ~= "jar" and verb ~= "war" then return nil end
+    local target = values(opts, "-t", "--target")[1]
+    if target and not target.unknown and (target.text:find("^docker://") or target.text:find("^tar://")) then
+      return nil
+    end
+    return published(target, "an image", "jib " .. verb)
+  end
+  return nil
+end
+
+local IMAGE_TOOLS = { docker = engine, podman = engine, nerdctl = engine, buildah = engine,
+  ["docker-compose"] = compose_v1, ["podman-compose"] = compose_v1, skopeo = skopeo, crane = crane, oras = oras,
+  helm = helm, ko = ko, mvn = jib, mvnw = jib, gradle = jib, gradlew = jib, jib = jib }
+
+-- pushes returns why c publishes an image, a chart or an artifact to a
+-- registry others pull from, or nil.
+local function pushes(c)
+  local fn = IMAGE_TOOLS[c.name]
+  return fn and fn(c)
+end
+
 local function check(c)
   local n = c.name
   if not n then return nil end
@@ -640,8 +1113,10 @@ local function check(c)
   if SETTINGS.publish ~= "allow" then
     local what = publishes(c)
     if what and not dry_run(c.args) then
-      return SETTINGS.publish, "publishing a package (" .. what .. ")", PUBLISH_INSTEAD
+      return SETTINGS.publish, "publishing a package (" .. what .. ") [rule publish]", PUBLISH_INSTEAD
     end
+    local image = pushes(c)
+    if image then return SETTINGS.publish, image .. " [rule publish]", IMAGE_INSTEAD end
   end
   if SETTINGS.system_removals ~= "allow" then
     local what = removes(c)
@@ -729,7 +1204,7 @@ end
 -- the keys of the tables check reads, and the ones it names.
 local QUICK_PROGRAMS = { "npx", "bunx", "pipx", "uvx", "uv", "pip[0-9.]*", "poetry", "mvn", "mvnw", "gradle",
   "gradlew", "conda", "mamba", "micromamba" }
-for _, set in ipairs({ NODE, SYSTEM, PUBLISH, SYS_REMOVE, SYS_REMOVE_FLAG }) do
+for _, set in ipairs({ NODE, SYSTEM, PUBLISH, SYS_REMOVE, SYS_REMOVE_FLAG, IMAGE_TOOLS }) do
   for name in pairs(set) do QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = re.quote(name) end
 end
 table.sort(QUICK_PROGRAMS)
@@ -741,6 +1216,7 @@ hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
   if type(cmd) ~= "string" or quick(cmd) then return nil end
+  ko_repo = cmd:match("KO_DOCKER_REPO=[\"']?([^%s\"';&|]*)")
   local cmds, err = shell.parse(cmd)
   local ask
   for _, c in ipairs(cmds) do

