@@ -80,6 +80,9 @@
 --   kernel       insmod, rmmod, modprobe (load or -r), kexec, sysctl -w,
 --                writes to /proc/sys; macOS kextload, kextunload, kmutil
 --                load/unload/install
+--   share        a folder shared over the network: net share NAME=PATH, net
+--                usershare add, New-SmbShare, Grant-SmbShareAccess,
+--                Set-SmbShare, exportfs -o/-i or of host:/path (listing passes)
 --   boot         grub-install, update-grub, grub-mkconfig -o, efibootmgr
 --                changes, bootctl changes, bcdedit; macOS nvram writes
 --                (boot-args=…, -d, -c; -p prints), bless --setBoot
@@ -1424,6 +1427,33 @@ local function mounts(c, cwd)
   return false
 end
 
+-- share: a folder shared over the network: net share NAME=PATH (Windows),
+-- net usershare add (Samba), New-SmbShare, Grant-SmbShareAccess,
+-- Set-SmbShare, exportfs -o/-i or of host:/path (NFS). Listing shares
+-- (net share, Get-SmbShare, exportfs -v) passes.
+local function share(c)
+  local n = c.name
+  if n == "net" or n == "net1" or n == "net.exe" then
+    local a1 = c.args[1] and c.args[1].text:lower()
+    if a1 == "share" then
+      for k = 2, #c.args do
+        if c.args[k].text:find("=") and not c.args[k].text:find("^/") then return true end
+      end
+    elseif a1 == "usershare" then
+      return c.args[2] ~= nil and c.args[2].text == "add"
+    end
+    return false
+  elseif n == "new-smbshare" or n == "grant-smbshareaccess" or n == "set-smbshare" then
+    return true
+  elseif n == "exportfs" then
+    if flag(c, "oi", nil) then return true end
+    for _, a in ipairs(c.args) do
+      if a.text:find("^[^-][^:]*:/") then return true end
+    end
+  end
+  return false
+end
+
 local function boot(c)
   local n = c.name
   if n == "grub-install" or n == "grub2-install" or n == "update-grub" or n == "update-grub2"
@@ -2298,6 +2328,8 @@ local rules = {
     instead = "leave the system's mounts alone; findmnt and mount list them, ask the user to change one" },
   { name = "boot", check = boot, why = "a change to the boot loader",
     instead = "ask the user to do it" },
+  { name = "share", check = share, why = "sharing a folder over the network (an SMB or NFS share)",
+    instead = "share nothing from this machine; ask the user to set up the share" },
   { name = "root-shell", check = root_shell, why = "a root shell or a privileged program's shell escape",
     instead = "run the one command you need, non-interactively, and only with the privilege it needs" },
   { name = "package-file", check = package_file, why = "installing a package file with root's rights (its scripts run as root)",
@@ -2338,7 +2370,7 @@ do
     "losetup", "xfs_repair", "e2fsck", "fsck", "fsck.ext4", "resize2fs", "tune2fs", "samba-tool", "sudoedit",
     "initctl", "nginx", "openresty", "apachectl", "apache2ctl", "httpd", "apache2", "sv", "s6-svc", "s6-rc", "caddy",
     "sc", "sc.exe", "invoke-rc.d", "brew", "snap", "kextload", "kextunload", "kmutil", "nvram", "bless", "xattr",
-    "socketfilterfw", "defaults" }
+    "socketfilterfw", "defaults", "exportfs", "new-smbshare", "grant-smbshareaccess", "set-smbshare" }
   for _, set_ in ipairs({ ACCOUNT_TOOLS, LDAP_CHANGERS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT, SHELL_DEFAULT,
     ESCAPE_PROGRAMS, INTERACTIVE }) do
     for k in pairs(set_) do names[#names + 1] = k end

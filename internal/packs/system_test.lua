@@ -383,6 +383,8 @@ for _, c in ipairs({
   { "sudo kmutil load -p /Library/Extensions/x.kext", "kernel" }, { "sudo kmutil unload -b com.vendor.guard", "kernel" },
   { "sudo nvram boot-args=\"amfi_get_out_of_my_way=1\"", "boot" }, { "nvram -d boot-args", "boot" },
   { "sudo nvram -c", "boot" }, { "sudo bless --mount /Volumes/X --setBoot", "boot" },
+  { "sudo exportfs -o rw,no_root_squash '*:/'", "share" }, { "exportfs -i 10.0.0.0/8:/home", "share" },
+  { "sudo net usershare add home /home/dev 'home' Everyone:F guest_ok=y", "share" },
 }) do
   test("blocks " .. c[1], function() denied(bash(c[1]), c[2]) end)
 end
@@ -393,7 +395,7 @@ for _, line in ipairs({ "mount", "mount | grep ext4", "findmnt /", "mount -l -t 
   "/usr/libexec/ApplicationFirewall/socketfilterfw --getglobalstate", "socketfilterfw --setglobalstate on",
   "socketfilterfw --listapps", "defaults read /Library/Preferences/com.apple.alf globalstate",
   "defaults write com.apple.dock autohide -bool true", "kmutil showloaded", "kextstat", "nvram -p",
-  "nvram boot-args", "bless --info" }) do
+  "nvram boot-args", "bless --info", "exportfs -v", "net usershare list" }) do
   test("allows " .. line, function() passes(bash(line)) end)
 end
 
@@ -414,6 +416,9 @@ for _, c in ipairs({
   { "New-LocalUser -Name eve -NoPassword", "accounts" },
   { "Add-LocalGroupMember -Group Administrators -Member eve", "accounts" },
   { "Get-Date; & { Stop-Computer }", "power" },
+  { "net share data=C:\\ /grant:everyone,full", "share" }, { "net share x=C:\\Users\\dev", "share" },
+  { "New-SmbShare -Name data -Path C:\\ -FullAccess Everyone", "share" },
+  { "Grant-SmbShareAccess -Name data -AccountName Everyone -AccessRight Full -Force", "share" },
 }) do
   test("PowerShell blocks " .. c[1], function() denied(ps(c[1]), c[2]) end)
 end
@@ -426,7 +431,8 @@ for _, c in ipairs({
 end
 for _, line in ipairs({ "Get-MpPreference", "Set-MpPreference -DisableRealtimeMonitoring $false",
   "Get-MpComputerStatus", "Restart-Computer -WhatIf", "net user", "net user dev", "net localgroup administrators",
-  "Get-LocalUser", "Get-Service WinDefend", "Remove-MpPreference -ExclusionPath C:\\tmp" }) do
+  "Get-LocalUser", "Get-Service WinDefend", "Remove-MpPreference -ExclusionPath C:\\tmp", "net share",
+  "net share data", "Get-SmbShare", "net use" }) do
   test("PowerShell allows " .. line, function() passes(ps(line)) end)
 end
 
