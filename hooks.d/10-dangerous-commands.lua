@@ -6,6 +6,8 @@
 -- and escapes removed, wrappers (sudo, env, xargs, timeout, ...) and paths
 -- (/bin/rm) dropped, variables set on the line, brace expansion, $(…),
 -- bash -c '…' and eval followed. Each rule below looks at one simple command.
+-- A line the shell cannot parse (a quote left open: 'rm -rf ~), or such
+-- a script it hands to a shell, is denied after the rules [rule parse].
 --
 -- A PowerShell line (the PowerShell tool's command, pwsh -c / powershell
 -- -Command / -EncodedCommand in a shell line, or a line of another shell
@@ -92,7 +94,7 @@ hook.register("PreToolUse", "@shell", function(input)
   if PWSH_TOOLS[input.toolName] then
     return judge_pwsh(cmd)
   end
-  local cmds, err = shell.parse(cmd)
+  local cmds, err, bad = shell.parse(cmd)
   for _, c in ipairs(cmds) do
     for _, rule in ipairs(rules) do
       if rule.check(c) then return deny(rule.why) end
@@ -118,6 +120,20 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if err then
     return deny("the command could not be checked: " .. err)
+  end
+  -- A line the shell cannot parse (a quote, $(…) or `…` left open, a |
+  -- with nothing after it), or such a script it hands to a shell (bash -c
+  -- "'rm -rf ~"): bash runs none of it, but the reader closes the quote at
+  -- the end to read the rest, and a shell that reads it otherwise may run
+  -- what was not judged. In a Windows folder a shell tool may run
+  -- PowerShell, whose escape is the backquote: a line there that holds
+  -- one, or reads as PowerShell, is left to the PowerShell reading.
+  if bad and not (type(input.cwd) == "string" and input.cwd:find("^%a:[\\/]")
+      and (cmd:find("`", 1, true) or pwsh.looks(cmd))) then
+    log.warn("blocked a command line that cannot be parsed", { rule = "parse" })
+    return hook.deny("a command line that cannot be parsed (" .. bad .. ") runs nothing in bash, and another " ..
+      "shell may read it otherwise than luahook did; close the quote or bracket, or finish the command, and send " ..
+      "it again [rule parse].")
   end
   if pwsh.looks(cmd) then
     -- a PowerShell line a tool of another name runs (Cursor's Shell on

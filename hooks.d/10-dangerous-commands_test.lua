@@ -328,6 +328,28 @@ test("a command past the parser's limits is denied, not let through", function()
   expect.denied(r, "could not be checked")
 end)
 
+-- A line the shell cannot parse, or such a script it hands to a shell,
+-- is denied [rule parse]: bash runs none of it, but another shell may.
+for _, line in ipairs({ [['rm -rf ~]], [[rm -rf "build]], [[echo $(ls]], [[echo `date]], [[make |]],
+  [[bash -c "'rm -rf ~"]], [[eval "'rm -rf /"]], [[osascript -e 'do shell script "\"rm -rf ~"']] }) do
+  test("denies a line that cannot be parsed: " .. line, function()
+    local r = bash(line)
+    expect.denied(r, "a command line that cannot be parsed")
+    expect.contains(r.reason, "[rule parse]")
+  end)
+end
+-- Apostrophes that close, or that are no quotes, are read.
+for _, line in ipairs({ [[echo "it's"]], [[echo it\'s]], "ls # don't", "cat <<EOF\nit's\nEOF",
+  [[git commit -m "it's done"]] }) do
+  test("allows a line whose quotes close: " .. line, function()
+    expect.no_objection(bash(line))
+  end)
+end
+test("a PowerShell line in a Windows folder is left to the PowerShell reading", function()
+  expect.no_objection(fire("PreToolUse", { toolName = "Shell", toolInput = { command = [[Write-Host "done`n"]] },
+    cwd = "C:\\Users\\dev\\project", sessionId = "t" }))
+end)
+
 test("only bash is inspected", function()
   local r = fire("PreToolUse", { toolName = "write", toolInput = { path = "notes.txt", content = "rm -rf /" } })
   expect.no_objection(r)

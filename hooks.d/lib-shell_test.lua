@@ -216,6 +216,24 @@ local cases = {
   { "deno eval", [[deno eval 'new Deno.Command("rm", {args: ["x"]})']], "deno eval new Deno.Command(\"rm\", {args: [\"x\"]}) ; rm x" },
   { "awk system, getline and print |", [[awk 'BEGIN { system("rm a"); "rm b" | getline; print "rm c" | "sh" }']], "awk BEGIN { system(\"rm a\"); \"rm b\" | getline; print \"rm c\" | \"sh\" } ; rm a ; rm b ; sh ; rm c" },
   { "an everyday one-liner runs nothing", [[python -c 'print(1)'; node -e 'console.log(1)'; awk '{print $1}' f]], "python -c print(1) ; node -e console.log(1) ; awk {print $1} f" },
+  -- osascript: AppleScript's do shell script and JavaScript's doShellScript
+  { "osascript do shell script", [[osascript -e 'do shell script "rm -rf x"']],
+    [[osascript -e do shell script "rm -rf x" ; rm -rf x]] },
+  { "osascript, its words in any case and in parentheses", [[osascript -e 'Do Shell Script ("rm a")']],
+    [[osascript -e Do Shell Script ("rm a") ; rm a]] },
+  { "osascript -e lines are one script", [[osascript -e 'set x to 1' -e 'do shell script "rm a"' -e 'beep']],
+    [[osascript -e set x to 1 -e do shell script "rm a" -e beep ; rm a]] },
+  { "osascript JavaScript doShellScript", [[osascript -l JavaScript -e 'app.doShellScript("rm b")']],
+    [[osascript -l JavaScript -e app.doShellScript("rm b") ; rm b]] },
+  { "osascript from a here-document", "osascript <<EOF\ndo shell script \"rm c\"\nEOF", "osascript ; rm c" },
+  { "osascript with administrator privileges runs as root",
+    [[osascript -e 'do shell script "rm d" with administrator privileges']],
+    [[osascript -e do shell script "rm d" with administrator privileges ; [sudo] sh -c rm d ; rm d]] },
+  { "osascript JavaScript administratorPrivileges runs as root",
+    [[osascript -l JavaScript -e 'app.doShellScript("rm e", {administratorPrivileges: true})']],
+    [[osascript -l JavaScript -e app.doShellScript("rm e", {administratorPrivileges: true}) ; [sudo] sh -c rm e ; rm e]] },
+  { "everyday osascript runs nothing", [[osascript -e 'display notification "done"'; osascript -e 'get volume settings']],
+    [[osascript -e display notification "done" ; osascript -e get volume settings]] },
 }
 
 for _, c in ipairs(cases) do
@@ -328,6 +346,8 @@ test("scripts computed at run time are marked", function()
     [[python -c "$C"]], [[python -c 'import os; os.system(c)']], [[python -c 'os.system("rm " + x)']],
     [[node -e 'execSync(`rm ${x}`)']], [[ruby -e 'system("rm #{x}")']], [[perl -e '`rm $x`']],
     [[awk '{system($0)}']], [[awk "$P"]], [[su -c "$X"]], "cat f | parallel", "cat f | python3",
+    [[osascript -e 'do shell script x']], [[osascript -e 'do shell script "rm " & quoted form of f']],
+    [[osascript -l JavaScript -e 'app.doShellScript(cmd)']], [[osascript -e 'beep' -e "$X"]],
     [[find . -exec sh {} \;]], "xargs sh -c", [[source /dev/stdin <<< "$(cat f)"]] }) do
     expect.truthy(computed(line) ~= "", line)
   end
@@ -589,6 +609,18 @@ test("a line the shell would refuse to read is named, with where", function()
     { [[ls |]], [[a | with no command after it, at byte 4]] },
     { "a &&\n", [[a && with no command after it, at byte 3]] },
     { [[a ||]], [[a || with no command after it, at byte 3]] },
+    { [['rm -rf ~]], [[a ' that is not closed, at byte 1: 'rm -rf ~]] },
+    -- in a script the line hands to a shell, whose shell refuses it
+    { [[bash -c "'rm -rf ~"]], [[a ' that is not closed, at byte 1 of the script bash -c runs: 'rm -rf ~]] },
+    { [[sh -c 'echo "x']], [[a " that is not closed, at byte 6 of the script sh -c runs: "x]] },
+    { [[eval "ls 'x"]], [[a ' that is not closed, at byte 4 of the script eval runs: 'x]] },
+    { [[echo `echo 'x`]], [[a ' that is not closed, at byte 6 of the script `…` runs: 'x]] },
+    { "bash <<EOF\necho 'x\nEOF", [[a ' that is not closed, at byte 6 of the script bash << runs: 'x]] },
+    { [[echo "echo \"x" | sh]], [[a " that is not closed, at byte 6 of the script | sh runs: "x]] },
+    { [[sh -c 'make &&']], [[a && with no command after it, at byte 6 of the script sh -c runs]] },
+    { [[ssh host "ls 'x"]], [[a ' that is not closed, at byte 4 of the script ssh runs: 'x]] },
+    { [[python3 -c 'import os; os.system("ls \"x")']], [[a " that is not closed, at byte 4 of the script python3 -c runs]] },
+    { [[osascript -e 'do shell script "ls $(x"']], [[a $( that is not closed, at byte 4 of the script osascript -e runs]] },
   }) do
     local cmds, err, bad = shell.parse(c[1])
     expect.eq(err, nil, c[1])
@@ -603,7 +635,13 @@ test("lines the shell reads are not named unreadable", function()
   for _, line in ipairs({ [[echo "it's"]], [[echo $'it\'s']], [[echo "$(echo "$(date)")"]], "ls # it's",
     [[echo $(( (1+2) * 3 ))]], [[echo ${X:-"d"} ${#X}]], "a &&\nb", "a |\nb", [[echo \"x \']],
     "cat <<'EOF'\nit's\nEOF", [[x=$(case $y in a) echo 1;; esac)]], [[f() { ls; }; f]], "ls &",
-    [[echo `echo \`date\``]], [[sh -c 'echo "x']], [[bash -c "echo 'x"]], "plain words only" }) do
+    [[echo `echo \`date\``]], "plain words only", [[sh -c "echo \"it's\""]], [[bash -c 'ls # don'"'"'t']],
+    "cat <<EOF\nit's a $(date) \"x\nEOF", "bash <<'EOF'\necho \"it's\"\nEOF", [[echo it\'s]],
+    -- a here-document with no end line: bash and dash read it to the end of the line and run it
+    "cat <<EOF\nit's", "cat <<EOF",
+    -- the texts of parallel and alias are the reader's joins, not scripts
+    [[parallel echo "it's" ::: a]], [[alias q="echo 'x"]],
+    [[python3 -c "print(\"it's\")"]], [[osascript -e 'display dialog "it'"'"'s done"']] }) do
     local _, err, bad = shell.parse(line)
     expect.eq(err, nil, line)
     expect.eq(bad, nil, line)

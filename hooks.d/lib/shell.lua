@@ -28,8 +28,13 @@
 -- closed, at byte 6: \"unclosed…"): a quote, $(…), `…`, ${…}, $((…)) or
 -- ( … ) left open, or a |, && or || with no command after it; the commands
 -- are then what the reader made of the rest (a quote not closed runs to the
--- end of the line). Strings read again (sh -c '…', `…`) are not judged so:
--- their shell refuses them when it runs. parse never raises.
+-- end of the line). A script the line hands to a shell is judged so too
+-- (sh -c '…', eval, su -c, ssh's remote command, `…`, a here-document, a
+-- here-string or text piped into a shell, an interpreter's os.system
+-- string): its shell refuses it when it runs, and unreadable says so ("a '
+-- that is not closed, at byte 1 of the script bash -c runs: 'rm -rf ~");
+-- the text of a here-document read for its expansions only (cat <<EOF) is
+-- no script, its quotes mean nothing. parse never raises.
 --
 -- Each command is a table:
 --   name      the program, its path dropped and lower-cased ("/bin/RM" ->
@@ -721,7 +726,11 @@ local function parse_line(src, max_bytes)
     return all, "the command has " .. p.err .. ", more than the shell parser reads"
   end
   if p.syntax then
-    local what, at = p.syntax[1], p.syntax[2]
+    local what, at, text, via = p.syntax[1], p.syntax[2], p.syntax[3], p.syntax[4]
+    if text then
+      return all, nil, string.format("%s, at byte %d of the script %s runs: %s", what, at,
+        via == "`" and "`…`" or M.printable(via, 40), M.printable((text:sub(at, at + 39):gsub("\n.*", "")), 40))
+    end
     return all, nil, string.format("%s, at byte %d: %s", what, at,
       M.printable((src:sub(at, at + 39):gsub("\n.*", "")), 40))
   end

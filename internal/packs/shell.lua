@@ -35,12 +35,21 @@
 --     HISTFILE=/dev/null, deleting or overwriting ~/.bash_history,
 --     Clear-History, PSReadLine's history file) and with shell start-up
 --     files (~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile, $PROFILE, …)
---     which would run code in every later shell.
+--     which would run code in every later shell;
+--   - a line the shell cannot parse [rule parse] (a quote, $(…), `…`,
+--     ${…} or ( left open, a | or && with no command after it), and such
+--     a script that a line hands to a shell (bash -c "'rm -rf ~", eval,
+--     `…`, a here-document or a pipe into sh, python -c's os.system,
+--     osascript's do shell script): bash runs none of it, but the reader
+--     closes the quote at the end to read the rest, and a shell that reads
+--     it otherwise may run what was not judged (SETTINGS.unreadable).
 -- The same in what a line runs indirectly: the command ssh runs on
 -- another host (read from the remote home folder: ssh h 'rm -rf build'
 -- deletes ~/build there), interpreters' one-liners
 -- (python -c 'os.system("…")', shutil.rmtree("/"), node -e execSync,
--- ruby/perl system and `…`, php -r, awk system()), decoded scripts
+-- ruby/perl system and `…`, php -r, awk system(), osascript's do shell
+-- script "…" and doShellScript("…", as root with administrator
+-- privileges)), decoded scripts
 -- (printf '\x72\x6d …' | sh, echo … | base64 -d | sh, xxd -r -p), xargs
 -- and parallel in their option forms (xargs -0/-d/-J, parallel's words
 -- read both joined and quoted, sem), env -S, $PWD, $(pwd) and ${HOME%/}.
@@ -73,14 +82,24 @@
 --                  of $X/… with $X not set on the line ([rule unset-var])
 --   computed_allow  the commands whose output may be evaluated or sourced
 --                  ("program word…", "*" any program)
---   unreadable     "allow" (default), "ask" or "deny": the verdict on a
---                  line the shell would refuse to read, a quote not closed
---                  or a | with no command after it ("shell pack: a line the
---                  shell cannot read (a ' that is not closed, at byte …)").
---                  The shell runs nothing of such a line (the lines before
---                  it run, and are judged), and the reader's best reading
---                  of it is judged by every rule first, so by default it
---                  passes and the shell refuses it; "ask" stops it anyway
+--   unreadable     "deny" (default), "ask" or "allow": the verdict on a
+--                  line the shell would refuse to read [rule parse], a
+--                  quote, $(…), `…`, ${…} or ( left open or a | with no
+--                  command after it, and on such a script the line hands
+--                  to a shell (bash -c "'rm -rf ~", eval, `…`, a
+--                  here-document into sh, python -c's os.system string):
+--                  "shell pack: a command line that cannot be parsed (a '
+--                  that is not closed, at byte 1: 'rm -rf ~) runs nothing
+--                  in bash …". bash runs nothing of such a line, but the
+--                  reader closes the quote at the end of the line to read
+--                  the rest, and another shell (zsh, a harness that adds
+--                  the quote, a later line) may run what it did not read
+--                  as luahook did: when luahook cannot decide, it blocks.
+--                  The reader's best reading is judged by every rule first,
+--                  whose reasons are the more precise. In a Windows folder
+--                  a shell tool may run PowerShell, whose escape is the
+--                  backquote: a line there that holds one, or reads as
+--                  PowerShell (pwsh.looks), is left out of the rule
 --   scratch        folders outside the project where recursive deletes
 --                  are fine ({ "/tmp", "/var/tmp" }); $TMPDIR (and in
 --                  PowerShell $env:TEMP) is read as the first
@@ -140,10 +159,11 @@ local SETTINGS = hook.settings("shell", {
   -- user (the default), "deny" it, or "allow" it
   computed_scripts = "ask",
   -- a line the shell would refuse to read (a quote, $(…), `…`, ${…} or ( …
-  -- ) left open, a | or && with nothing after it): "allow" it (the
-  -- default: the shell runs none of it, and the reader's best reading of
-  -- it is judged by every rule first), "ask" the user, or "deny" it
-  unreadable = "allow",
+  -- ) left open, a | or && with nothing after it), or a script it hands
+  -- to a shell that would be refused so (bash -c "'rm -rf ~"): "deny" it
+  -- (the default, [rule parse]), "ask" the user, or "allow" it (the
+  -- reader's best reading of it is judged by every rule first either way)
+  unreadable = "deny",
   -- the everyday computed scripts, allowed whatever computed_scripts says:
   -- the output of these commands (program, then words it must be given;
   -- "*" any program) evaluated or sourced, as shell set-up does
@@ -700,11 +720,18 @@ local function unset_var(c)
 end
 
 -- unreadable returns the verdict SETTINGS.unreadable gives a line the
--- shell would refuse to read (bad: shell.parse's third value), or nil.
+-- shell would refuse to read, or a script the line hands to a shell that
+-- its shell would refuse (bad: shell.parse's third value) [rule parse],
+-- or nil.
 local function unreadable(bad)
   if not bad or SETTINGS.unreadable == "allow" then return nil end
-  local reason = "shell pack: a line the shell cannot read (" .. bad .. ") cannot be checked as it would run; "
-    .. "close the quote or bracket, or finish the command, and run it again."
+  local what = bad:match("^a (%S+) that is not closed") or bad:match("^a (%S+) with no command after it")
+  local fix = "close the quote or bracket, or finish the command"
+  if bad:find("^a [\"'] ") or bad:find("^a %$' ") then fix = "close the quote"
+  elseif bad:find("with no command after it") then fix = "finish the command after the " .. (what or "operator")
+  elseif what then fix = "close the " .. what end
+  local reason = "shell pack: a command line that cannot be parsed (" .. bad .. ") runs nothing in bash, and "
+    .. "another shell may read it otherwise than luahook did; " .. fix .. " and send it again [rule parse]."
   if SETTINGS.unreadable == "deny" then return hook.deny(reason) end
   return hook.ask(reason)
 end
@@ -829,7 +856,7 @@ local function with_scratch(line)
   return out2
 end
 
-function judge_posix(line, cwd, depth)
+function judge_posix(line, cwd, depth, may_pwsh)
   if line:find("HIST[%u]*%s*=") and re.match([[(^|[\s;&|({`'"])(HISTFILE|HISTSIZE|HISTFILESIZE|SAVEHIST)=]], line) then
     return deny("tampering with the shell history", "leave the history alone; the user reviews it")
   end
@@ -861,9 +888,14 @@ function judge_posix(line, cwd, depth)
   if err then
     return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
   end
+  -- a line the shell cannot read is stopped after every rule had its say
+  -- on the reader's best reading of it (their reasons are the more
+  -- precise); may_pwsh: the line may be PowerShell's, read as such next
+  local parse = not may_pwsh and unreadable(bad)
+  if parse and SETTINGS.unreadable == "deny" then return parse end
   -- the ask of a computed script or of a line the shell cannot read comes
   -- second: a PowerShell reading of the line may still deny it
-  return nil, pending or unreadable(bad)
+  return nil, pending or parse or nil
 end
 
 -- A line of plain words whose program none of the rules look at is
@@ -898,7 +930,12 @@ hook.register("PreToolUse", "@shell", function(input)
   -- (/c:/users/dev/project), where /c/x and C:/x are drive C's
   local cwd = input.cwd
   if type(cwd) == "string" and cwd:find("^%a:[\\/]") then cwd = pwsh.cwd(cwd) end
-  local r, pending = judge_posix(line, cwd, 0)
+  -- a shell tool in a Windows folder may run PowerShell (Cursor's,
+  -- Codex's and Copilot's do; Claude Code's runs Git Bash), whose escape
+  -- is the backquote: a line there that holds one, or reads as
+  -- PowerShell, is not judged by rule parse
+  local may_pwsh = cwd ~= input.cwd and (line:find("`", 1, true) ~= nil or pwsh.looks(line))
+  local r, pending = judge_posix(line, cwd, 0, may_pwsh)
   if r == nil and pwsh.looks(line) then
     -- a PowerShell line a tool of another name runs (Cursor's Shell on
     -- Windows): judged as PowerShell too

@@ -2,10 +2,20 @@ package packs_test
 
 import "testing"
 
-// shellUnreadableCases are lines the shell refuses to read, each with what
-// the reason must say of it, for the shell pack with SETTINGS.unreadable
-// changed; verdict is the expect function the setting must give.
+// shellUnreadableCases are lines the shell refuses to read, or scripts a
+// line hands to a shell that refuses them, each with what the reason must
+// say of it, for the shell pack with SETTINGS.unreadable changed from its
+// default ("deny", checked by shell_test.lua); verdict is the expect
+// function the setting gives each line.
 func shellUnreadableCases(verdict string) string {
+	check := `
+    expect.` + verdict + `(r, "shell pack: a command line that cannot be parsed")
+    expect.contains(r.reason, c[2])
+    expect.contains(r.reason, "[rule parse]")`
+	if verdict == "no_objection" {
+		check = `
+    expect.no_objection(r)`
+	}
 	return `
 local function bash(command)
   return fire("PreToolUse", { toolName = "Bash", toolCapabilities = { "shell" }, cwd = "/home/dev/project",
@@ -23,12 +33,11 @@ local unreadable = {
   { [[make build |]], [[a | with no command after it]] },
   { [[make && ]], [[a && with no command after it]] },
   { [[test -f x ||]], [[a || with no command after it]] },
+  { [[bash -c "echo 'x"]], [[a ' that is not closed, at byte 6 of the script bash -c runs]] },
 }
 for _, c in ipairs(unreadable) do
-  test("stops a line the shell cannot read: " .. c[1], function()
-    local r = bash(c[1])
-    expect.` + verdict + `(r, "shell pack: a line the shell cannot read")
-    expect.contains(r.reason, c[2])
+  test("the setting's verdict on a line the shell cannot read: " .. c[1], function()
+    local r = bash(c[1])` + check + `
   end)
 end
 test("a line whose quotes are closed still passes", function()
@@ -40,17 +49,18 @@ end)
 `
 }
 
-// TestShellPackStopsUnreadableLinesWhenSetTo runs the shell pack with
-// SETTINGS.unreadable = "ask" and = "deny", as an operator who wants every
-// line luahook cannot read stopped would: each such line is asked about
-// (denied), the reason saying what could not be read and where; a line
+// TestShellPackUnreadableLinesFollowTheSetting runs the shell pack with
+// SETTINGS.unreadable = "ask" and = "allow", as an operator who wants
+// such lines asked about, or left to the shell that refuses them, would:
+// each such line (or script a line hands to a shell) is asked about with
+// the reason saying what could not be read and where, or passes; a line
 // that reads passes, and a destructive line that does not read is still
 // denied by the rule it breaks.
-func TestShellPackStopsUnreadableLinesWhenSetTo(t *testing.T) {
-	for _, c := range []struct{ setting, verdict string }{{"ask", "asked"}, {"deny", "denied"}} {
-		sum, out := runWithSetting(t, "shell", `unreadable = "allow",`, `unreadable = "`+c.setting+`",`,
+func TestShellPackUnreadableLinesFollowTheSetting(t *testing.T) {
+	for _, c := range []struct{ setting, verdict string }{{"ask", "asked"}, {"allow", "no_objection"}} {
+		sum, out := runWithSetting(t, "shell", `unreadable = "deny",`, `unreadable = "`+c.setting+`",`,
 			shellUnreadableCases(c.verdict))
-		if sum.Failed > 0 || sum.Passed != 13 {
+		if sum.Failed > 0 || sum.Passed != 14 {
 			t.Errorf("shell pack, unreadable = %s: %v\n%s", c.setting, sum, out)
 		}
 	}

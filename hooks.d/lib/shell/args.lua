@@ -382,7 +382,8 @@ local from_stdin -- forward
 local fallback, runuser -- forward
 
 -- VALUED: the letters of interpreters' options that take a value.
-local VALUED = { python = "WX", ruby = "rIC", perl = "MmI", node = "r", nodejs = "r", bun = "r", deno = "r" }
+local VALUED = { python = "WX", ruby = "rIC", perl = "MmI", node = "r", nodejs = "r", bun = "r", deno = "r",
+  osascript = "ls" }
 
 -- computed marks cmd as running a script known only when it runs, with
 -- the reason (the first one found stays).
@@ -459,6 +460,21 @@ local function script(p, cmd, out, letters)
     end
   end
   local w = a[k]
+  if inline and cmd.name == "osascript" and w and a[k + 1] then
+    -- osascript -e LINE -e LINE …: the lines of one script
+    local ws, j = { w }, k + 1
+    while a[j] and a[j].text == "-e" and a[j + 1] do ws[#ws + 1] = a[j + 1]; j = j + 2 end
+    if #ws > 1 then
+      local parts, all = {}, true
+      for n, x in ipairs(ws) do
+        parts[n] = written(x) or ""
+        if not written(x) then all = false end
+      end
+      local joined_text = all and table.concat(parts, "\n") or nil
+      w = { text = joined_text or "\0", pat = joined_text or "\0", unknown = not joined_text or nil,
+        whole = not joined_text or nil, source = "var" }
+    end
+  end
   if inline then
     local text = w and written(w)
     if text and SHELLS[cmd.name] then

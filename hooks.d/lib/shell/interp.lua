@@ -12,7 +12,11 @@
 --                ruby and perl system, exec, spawn, `…`, %x(…), qx(…),
 --                IO.popen, Open3.capture*; php system, exec, shell_exec,
 --                passthru, popen, proc_open and `…`; lua os.execute,
---                io.popen; awk system(…), "…" | getline, print … | "…"
+--                io.popen; awk system(…), "…" | getline, print … | "…";
+--                osascript's AppleScript do shell script "…" and
+--                JavaScript doShellScript("…") (with administrator
+--                privileges, administratorPrivileges: true: read as sudo
+--                sh -c '…', run as root)
 --   deletes      python shutil.rmtree (rm -r -f), os.remove/unlink (rm);
 --                node fs.rm/rmSync/rmdirSync with recursive: true (rm
 --                -r -f, else rm), unlink/unlinkSync (rm); ruby
@@ -67,6 +71,9 @@ local PHP = { system = "sh!", exec = "sh!", shell_exec = "sh!", passthru = "sh!"
   file_put_contents = "write" }
 local LUA = { execute = "sh!", popen = "sh!", remove = "rm", open = "open" }
 local AWK = { system = "sh!" }
+-- osascript: JavaScript for Automation's doShellScript (the AppleScript
+-- do shell script is read apart, it is no call)
+local OSA = { doShellScript = "osa" }
 
 -- FAMILY: the table and quoting rules of each interpreter (by name, its
 -- version dropped). bt: `…` runs a shell line; interp: the text that
@@ -77,6 +84,7 @@ local FAMILY = {
   bun = { calls = JS, zx = true, interp = "${" }, ruby = { calls = RB, bt = true, pct = "x", interp = "#{" },
   perl = { calls = PL, bt = true, pct = "qx", interp = "$" }, php = { calls = PHP, bt = true, interp = "$" },
   lua = { calls = LUA }, awk = { calls = AWK, awk = true },
+  osascript = { calls = OSA, interp = "${", osa = true },
 }
 for _, n in ipairs({ "gawk", "mawk", "nawk" }) do FAMILY[n] = FAMILY.awk end
 
@@ -240,6 +248,11 @@ function M.read(p, name, code, via)
   local function run(text)
     if p.charge(p, "tokens", 1) then p.sub_parse(p, text, via) end
   end
+  -- as_root runs a shell line as root (osascript's administrator
+  -- privileges): read as sudo sh -c 'line'
+  local function as_root(text)
+    run("sudo sh -c " .. q(text))
+  end
   local i = 1
   local HUGE = math.huge
   -- the next backquote, %x( / qx( and $`, found again only once passed, so
@@ -300,6 +313,15 @@ function M.read(p, name, code, via)
             for _, m in ipairs(more) do list[#list].list[#list[#list].list + 1] = m[1] end
           end
           if #list > 0 then run(line(list)) end
+        elseif kind == "osa" then
+          -- app.doShellScript("…", { administratorPrivileges: true })
+          if #list > 0 then
+            local l = line(list)
+            if code:sub(nx, nx + WINDOW):match("^[^)]-administratorPrivileges%s*:%s*true") then as_root(l)
+            else run(l) end
+          elseif comp then
+            computed = computed or "doShellScript() of a computed command"
+          end
         elseif kind:sub(1, 2) == "sh" then
           if #list > 0 then run(line(list))
           elseif comp and kind == "sh!" then computed = computed or (fname .. "() of a computed command") end
@@ -320,6 +342,24 @@ function M.read(p, name, code, via)
       if what then
         local text = what:match('^%s*%(?%s*"([^"]*)"%s*%)?$')
         run(target .. " <<< " .. (text and q(text) or '"$__awk_print"'))
+      end
+    end
+  end
+  if fam.osa then
+    -- AppleScript: do shell script "…" [with administrator privileges]
+    -- (its words in any case); a script that is not one literal (a
+    -- variable, "rm " & x) is computed
+    local lower = code:lower()
+    for at in lower:gmatch("do%s+shell%s+script%s*()") do
+      local i2 = code:match("^%(%s*()", at) or at
+      local text, nx, comp = literal(code, i2, fam)
+      local after = text and lower:match("^[ \t]*%)?[ \t]*([^\n]*)", nx) or ""
+      if not text or comp or after:find("^&") then
+        computed = computed or "do shell script of a computed command"
+      elseif after:find("administrator%s+privileges") then
+        as_root(text)
+      else
+        run(text)
       end
     end
   end

@@ -71,12 +71,21 @@ local function charge(p, kind, n)
 end
 M.charge = charge
 
--- bad records the first thing of the line itself (not of a string read
--- again: an sh -c string, `…`, a here-document) that the shell would
--- refuse to run, and the byte where it starts: p.syntax = { what, at }.
+-- bad records the first thing that the shell would refuse to run, and
+-- the byte where it starts: p.syntax = { what, at }, of the line itself,
+-- or { what, at, script, via } of a script the line hands to a shell
+-- (p.script: sh -c '…', eval, `…`, $(…)'s own source is the line's, a
+-- here-document or text piped into a shell, an interpreter's os.system
+-- string), whose shell refuses it in turn. The text of a here-document
+-- read for its expansions is not a script (p.script is nil there): its
+-- quotes mean nothing.
 local function bad(p, what, at)
-  if p.syntax or p.s ~= p.src then return end
-  p.syntax = { what, at }
+  if p.syntax then return end
+  if p.s == p.src and not p.script then
+    p.syntax = { what, at }
+  elseif p.script then
+    p.syntax = { what, at, p.s, p.script }
+  end
 end
 
 local ansi = { a = "\a", b = "\b", e = "\27", E = "\27", f = "\f", n = "\n", r = "\r", t = "\t", v = "\v",
@@ -174,9 +183,15 @@ end
 -- sub_parse parses src as a nested command list and returns the commands
 -- it finished.
 function M.sub_parse(p, src, via)
-  return nest(p, via, function()
+  local saved = p.script
+  -- parallel's and alias's texts are the reader's own joins of words, not
+  -- scripts a shell refuses as such
+  if via ~= "parallel" and via ~= "sem" and via ~= "alias" then p.script = via or "?" else p.script = nil end
+  local out = nest(p, via, function()
     with_source(p, src, function() read_list(p, nil) end)
   end)
+  p.script = saved
+  return out
 end
 
 -- subst reads $( … ) from just after "$(" in the parse's own source, so
@@ -477,7 +492,8 @@ local function heredoc_bodies(p)
     if d.quoted then
       d.redir.word = { { k = "lit", s = text, q = true } }
     else
-      local w = {}
+      local w, script = {}, p.script
+      p.script = nil
       with_source(p, text, function()
         -- a here-document expands like "…" without the quotes being special
         while p.i <= p.n and not p.err do
@@ -494,6 +510,7 @@ local function heredoc_bodies(p)
           else p.i = p.i + 1; dollar(p, w, true) end
         end
       end)
+      p.script = script
       d.redir.word = w
     end
   end
