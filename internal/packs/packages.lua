@@ -1024,9 +1024,11 @@ end
 -- ko's build verbs push unless --push=false, -L/--local or a
 -- KO_DOCKER_REPO on this machine (ko.local, kind.local, localhost:5000).
 local KO_BUILDS = set("build", "publish", "resolve", "apply", "create", "run")
-local ko_repo -- the KO_DOCKER_REPO the line sets, for the call being judged
 
-local function ko(c)
+-- ko reads ko's command c of the command line line, whose KO_DOCKER_REPO
+-- (set on the line) names the registry.
+local function ko(c, line)
+  local ko_repo = line and line:match("KO_DOCKER_REPO=[\"']?([^%s\"';&|]*)")
   local ops, opts = scan(c.args, set("-f", "--filename", "--platform", "--tags", "-t", "--image-label",
     "--image-refs", "--tarball", "--oci-layout-path", "--sbom", "--sbom-dir", "--selector", "-l", "--jobs", "-j",
     "--image-annotation", "--image-user"))
@@ -1098,12 +1100,12 @@ local IMAGE_TOOLS = { docker = engine, podman = engine, nerdctl = engine, builda
 
 -- pushes returns why c publishes an image, a chart or an artifact to a
 -- registry others pull from, or nil.
-local function pushes(c)
+local function pushes(c, line)
   local fn = IMAGE_TOOLS[c.name]
-  return fn and fn(c)
+  return fn and fn(c, line)
 end
 
-local function check(c)
+local function check(c, line)
   local n = c.name
   if not n then return nil end
   local esc = escape(c)
@@ -1115,7 +1117,7 @@ local function check(c)
     if what and not dry_run(c.args) then
       return SETTINGS.publish, "publishing a package (" .. what .. ") [rule publish]", PUBLISH_INSTEAD
     end
-    local image = pushes(c)
+    local image = pushes(c, line)
     if image then return SETTINGS.publish, image .. " [rule publish]", IMAGE_INSTEAD end
   end
   if SETTINGS.system_removals ~= "allow" then
@@ -1216,11 +1218,10 @@ hook.register("PreToolUse", "@shell", function(input)
   local args = input.toolInput
   local cmd = type(args) == "table" and args.command
   if type(cmd) ~= "string" or quick(cmd) then return nil end
-  ko_repo = cmd:match("KO_DOCKER_REPO=[\"']?([^%s\"';&|]*)")
   local cmds, err = shell.parse(cmd)
   local ask
   for _, c in ipairs(cmds) do
-    local verdict, why, instead = check(c)
+    local verdict, why, instead = check(c, cmd)
     if verdict == "deny" then
       return hook.deny("package guard: " .. why .. ". " .. (instead or "Use the project's registry and " ..
         "pinned versions (name@1.2.3), install into the project (no -g, a virtualenv), or ask the user to do it") ..
