@@ -94,6 +94,38 @@
 --     gcloud --key-file) is used, not shown, and names xargs hands to mv
 --     or ln, or to any reader from git ls-files or git diff --name-only
 --     (the tracked files), are no secret read;
+--   - deleting a file that defines the project, at its top
+--     (SETTINGS.project_files: LICENSE*, COPYING*, NOTICE, README*,
+--     CHANGELOG*, CONTRIBUTING*, SECURITY*, Dockerfile*, compose files,
+--     .gitignore, .gitattributes, .gitmodules, .dockerignore, CLAUDE.md,
+--     AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/,
+--     .claude/commands/, .claude/agents/, .github/), by the delete reader
+--     of the ci rule (rm, unlink, shred, git rm, a folder deleted whole,
+--     mv out of the project, Remove-Item, apply_patch's Delete File) and
+--     find . -name X -delete; asked about by default
+--     (SETTINGS.project_files_action) [rule project-files]. Editing,
+--     reading, moving one within the project, git rm --cached, a copy kept
+--     aside (README.md.bak) and docs/README.md pass;
+--   - reading, writing by hand or deleting a database dump or backup
+--     (SETTINGS.data_dumps: dump.sql, *backup*.sql, *.dump, *.sql.gz,
+--     dump.rdb, …): it holds the data itself; asked about by default
+--     (SETTINGS.data_dump_action) [rule data-dump]. A program's output
+--     redirected there (pg_dump app > dump.sql), a loader, packer or
+--     checksum given one (psql < dump.sql, zcat x.sql.gz | psql, gzip
+--     backup.sql) and schemas, migrations and seeds pass;
+--   - reading a file in a deploy tool's state folder in the project
+--     (SETTINGS.deploy_state: .terraform/, .vercel/, .netlify/,
+--     .supabase/, supabase/.temp/, .pulumi/, .serverless/: backend
+--     configuration, state, linked projects' tokens, the environment
+--     vercel pull writes) [rule deploy-state], by a file tool or a program
+--     that shows or copies what it reads (cat, grep, tar, cp, …), but for
+--     their build output and downloaded code (SETTINGS.deploy_output:
+--     .vercel/output/, .netlify/functions*/, .terraform/providers/,
+--     .terraform/modules/, …); a hand edit there is generated output whose
+--     reason names the command that writes the folder (terraform init,
+--     vercel pull, …) [rule generated]; the whole of the home folder's
+--     ~/.docker/ (contexts' and machines' TLS keys) is a secret read, a
+--     project's own .docker/ not;
 --   - a search of the home folder or the machine for private keys (Grep
 --     or grep -r "PRIVATE KEY" outside the project) [rule key-hunt], or
 --     of /, ~, /etc,
@@ -129,6 +161,18 @@
 --   guarded     the home folder's folders of keys and credentials
 --               ({ "~/.ssh", "~/.aws", "~/.gnupg", "~/.azure",
 --               "~/.config/gcloud", "~/.kube", "~/.docker" })
+--   project_files  the files that define the project, at its top, as
+--               shell.glob.rules ("LICENSE*", "README.*", ".github/", …)
+--   project_files_action  "ask" (default), "deny" or "allow": the verdict
+--               on deleting one
+--   data_dumps  database dumps and backups, as shell.glob.rules
+--               ("dump.sql", "*backup*.sql", "*.dump", "*.sql.gz", …)
+--   data_dump_action  "ask" (default), "deny" or "allow": the verdict on
+--               reading, writing by hand or deleting one
+--   deploy_state  a deploy tool's state folder in the project -> the
+--               command that writes it ({ [".vercel/"] = "vercel link or
+--               vercel pull", … }); a folder set to "" is read as any
+--   deploy_output  what in them is build output, read as any file
 --
 -- A PowerShell tool's line (and the code of pwsh -c / -EncodedCommand in
 -- a shell line) is read as PowerShell (lib/pwsh.lua), by the same rules:
@@ -216,16 +260,161 @@ local SETTINGS = hook.settings("files", {
   -- folders of keys and credentials outside the project whose files'
   -- contents, modes and owners the agent does not change [rule guarded]
   guarded = { "~/.ssh", "~/.aws", "~/.gnupg", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker" },
+  -- the files that define the project, at its top ("name", "dir/" for a
+  -- folder and what is in it), whose delete is asked about [rule
+  -- project-files]: its licence, docs, build and agent instructions
+  project_files = { "LICENSE", "LICENSE.*", "LICENCE", "LICENCE.*", "LICENSE-*", "COPYING", "COPYING.*", "NOTICE",
+    "NOTICE.*", "PATENTS", "AUTHORS", "AUTHORS.*", "README", "README.*", "CONTRIBUTING", "CONTRIBUTING.*",
+    "CHANGELOG", "CHANGELOG.*", "CODE_OF_CONDUCT", "CODE_OF_CONDUCT.*", "SECURITY", "SECURITY.*", ".gitignore",
+    ".gitattributes", ".gitmodules", ".editorconfig", "Dockerfile", "Dockerfile.*", "*.dockerfile", ".dockerignore",
+    "docker-compose.yml", "docker-compose.yaml", "docker-compose.*.yml", "docker-compose.*.yaml", "compose.yml",
+    "compose.yaml", "compose.*.yml", "compose.*.yaml", "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md",
+    ".cursorrules", ".windsurfrules", ".clinerules", ".cursor/rules/", ".claude/commands/", ".claude/agents/",
+    ".claude/skills/", ".github/" },
+  -- the verdict on deleting one: "ask", "deny" or "allow"
+  project_files_action = "ask",
+  -- database dumps and backups, as shell.glob.rules: reading one (it holds
+  -- the data itself), writing one by hand or deleting one is asked about
+  -- [rule data-dump]; a program's output redirected there makes one
+  data_dumps = { "dump.sql", "backup.sql", "*dump*.sql", "*backup*.sql", "*.dump", "*.sql.gz", "*.sql.bz2",
+    "*.sql.xz", "*.sql.zst", "*.sql.zip", "dump.rdb", "*.dump.gz" },
+  -- the verdict on such a read, hand write or delete: "ask", "deny" or "allow"
+  data_dump_action = "ask",
+  -- deploy tools' state folders in the project -> the command that writes
+  -- them: reading a file there is a secret read (backend configuration,
+  -- state, linked projects' tokens and environment variables) [rule
+  -- deploy-state], writing one by hand edits generated output [rule
+  -- generated]
+  deploy_state = { [".terraform/"] = "terraform init", [".vercel/"] = "vercel link or vercel pull",
+    [".netlify/"] = "netlify link", [".supabase/"] = "supabase link", ["supabase/.temp/"] = "supabase link",
+    [".pulumi/"] = "pulumi up", [".serverless/"] = "serverless package" },
+  -- what in them is build output or downloaded code, read as any file
+  deploy_output = { ".vercel/output/", ".netlify/functions*/", ".netlify/edge-functions*/", ".netlify/plugins/",
+    ".terraform/providers/", ".terraform/modules/" },
 })
 
-if SETTINGS.agent_config_action ~= "ask" and SETTINGS.agent_config_action ~= "deny" and
-  SETTINGS.agent_config_action ~= "allow" then
-  error("files pack: SETTINGS.agent_config_action is " .. tostring(SETTINGS.agent_config_action) ..
-    "; it must be \"ask\", \"deny\" or \"allow\"", 0)
+for _, k in ipairs({ "agent_config_action", "project_files_action", "data_dump_action" }) do
+  local v = SETTINGS[k]
+  if v ~= "ask" and v ~= "deny" and v ~= "allow" then
+    error("files pack: SETTINGS." .. k .. " is " .. tostring(v) .. "; it must be \"ask\", \"deny\" or \"allow\"", 0)
+  end
 end
+
 
 local CI = shell.glob.rules(SETTINGS.ci)
 local AGENT_CONFIG = shell.glob.rules(SETTINGS.agent_config)
+
+-- PROJECT is SETTINGS.project_files compiled against a path relative to
+-- the project's top led by TOP: "@project@/README.md" is the top's
+-- README.md, "@project@/docs/README.md" no file of the list.
+local TOP = "@project@/"
+-- PROJECT_DIRS are its folders ("dir/"), in lower case without the "/".
+local PROJECT, PROJECT_DIRS
+do
+  local list, dirs = {}, {}
+  for _, f in ipairs(SETTINGS.project_files) do
+    f = f:gsub("^/+", "")
+    list[#list + 1] = TOP .. f
+    if f:sub(-1) == "/" then dirs[f:sub(1, -2):lower()] = true end
+  end
+  PROJECT, PROJECT_DIRS = shell.glob.rules(list), dirs
+end
+
+-- DUMPS is SETTINGS.data_dumps compiled; STATE the folders of
+-- SETTINGS.deploy_state, STATE_OUTPUT SETTINGS.deploy_output.
+local DUMPS = shell.glob.rules(SETTINGS.data_dumps)
+local STATE_DIRS = {}
+-- (an entry set to "" in the config is no state folder: a map's entries
+-- are merged, never removed)
+for d, cmd in pairs(SETTINGS.deploy_state) do
+  if cmd ~= "" then STATE_DIRS[#STATE_DIRS + 1] = d end
+end
+table.sort(STATE_DIRS) -- the same expressions at every load
+local STATE, STATE_OUTPUT = shell.glob.rules(STATE_DIRS), shell.glob.rules(SETTINGS.deploy_output)
+
+-- one_file returns the patterns of a word's pattern to match against a
+-- list of names, folded ("a//b"): a generic glob (*.sql, *, **/*.md) as
+-- one file it matches (x.sql: secrets.canary), so that rm *.log names no
+-- README.log; another glob as its literal spelling and, second, its text
+-- up to the first wildcard (backup*.sql, LICENSE*; not the URL
+-- …/_search?q=*); a word with an unknown part by its literal tail
+-- ($DIR/dump.sql; not "Bearer $T"); nil for a word all unknown.
+local function one_file(w)
+  if w.whole then return nil end
+  local pat = secrets.fold(w.pat) or w.pat
+  if w.unknown then
+    pat = pat:match("%z/*([^%z]*)$")
+    if not pat or pat == "" then return nil end
+  end
+  local c = secrets.canary(pat)
+  if c then return c end
+  if not w.glob then return pat end
+  local lit = pat:gsub("\\?[*?%[]", function(m) return #m == 2 and m or "\\" .. m end)
+  local head = pat:match("^([^*?%[\\]*)[*?%[]")
+  if head == "" or (head and head:sub(-1) == "/") then head = nil end
+  return lit, head
+end
+
+-- touches reports whether one of one_file's patterns for w could name a
+-- path the compiled rules match (pre: a folder the path is read in).
+local function touches(w, rules, pre)
+  local a, b = one_file(w)
+  if not a then return false end
+  pre = pre or ""
+  return shell.glob.could_touch(pre .. a, rules) or (b ~= nil and shell.glob.could_touch(pre .. b, rules))
+end
+
+-- dump_name returns the text of w when it could name a database dump or
+-- backup (SETTINGS.data_dumps), else nil.
+local function dump_name(w)
+  if SETTINGS.data_dump_action == "allow" or #SETTINGS.data_dumps == 0 then return nil end
+  if touches(w, DUMPS) then return w.text end
+  return nil
+end
+
+-- DUMP_WORDS is how a reason says what is done to a dump.
+local DUMP_WORDS = { read = "reading ", write = "writing by hand ", delete = "deleting " }
+
+-- dump_problem returns why reading, writing by hand or deleting (how:
+-- "read", "write", "delete") the file w names is asked about: a database
+-- dump or backup holds the data itself (users, password hashes, tokens),
+-- and one overwritten or deleted is a recovery point lost [rule
+-- data-dump]; with what to do instead and the verdict, or nil.
+local function dump_problem(w, how)
+  local hit = dump_name(w)
+  if not hit then return nil end
+  local instead = how == "read" and "ask the user for the rows you need, or read the schema instead" or
+    "ask the user, and keep the dump they made"
+  return DUMP_WORDS[how] .. shell.printable(hit) .. ", a database dump or backup (the data itself: users, " ..
+    "password hashes, tokens) [rule data-dump]", instead, SETTINGS.data_dump_action
+end
+
+-- DUMP_QUIET are the programs given a dump that load it into a database,
+-- pack, copy, checksum or count it, showing none of it.
+local DUMP_QUIET = {}
+for n in ([[psql mysql mariadb pg_restore sqlite3 mongorestore redis-cli clickhouse-client cockroach gzip gunzip
+  bzip2 bunzip2 xz unxz zstd unzstd lz4 zip unzip tar 7z cp mv ln install rsync scp touch wc sha256sum sha1sum
+  sha512sum md5sum shasum b2sum cksum pg_dump pg_dumpall mysqldump mariadb-dump split aws gsutil gcloud az
+  rclone restic borg age gpg openssl]]):gmatch("%S+") do
+  DUMP_QUIET[n] = true
+end
+
+-- state_dir returns the folder of SETTINGS.deploy_state that w could name a
+-- file in ("." its own words: .vercel/.env.production.local), or nil; its
+-- build output (SETTINGS.deploy_output: .vercel/output/) is none.
+local function state_dir(w)
+  if #STATE_DIRS == 0 then return nil end
+  if not touches(w, STATE) or (#SETTINGS.deploy_output > 0 and touches(w, STATE_OUTPUT)) then return nil end
+  local low = (one_file(w)):lower()
+  for _, d in ipairs(STATE_DIRS) do
+    local dl = d:lower()
+    if low:find("/" .. dl, 1, true) or low:sub(1, #dl) == dl or low:find("/" .. dl:sub(1, -2) .. "$") or
+      low == dl:sub(1, -2) then
+      return d
+    end
+  end
+  return STATE_DIRS[1]
+end
 
 -- GENERATED (anywhere in the project) and GENERATED_TOP (the project's
 -- top folders) are SETTINGS.generated compiled.
@@ -258,6 +447,12 @@ end
 local function generated_problem(abs, root, output)
   local rel = abs:sub(#root + 2)
   if rel == "" then return nil end
+  local d = state_dir({ text = rel, pat = rel:gsub("[\\*?%[]", "\\%0") })
+  if d then
+    return "editing a deploy tool's state (" .. shell.printable(rel) .. ") [rule generated]",
+      "run " .. SETTINGS.deploy_state[d] .. ", which writes " .. shell.printable(d) .. "; a hand edit breaks the link " ..
+      "or the state"
+  end
   if output then
     if not shell.glob.could_touch(rel, GENERATED_DIRS) then return nil end
     return "editing generated output (" .. shell.printable(rel) .. ") [rule generated]",
@@ -330,6 +525,32 @@ local function agent_config_problem(w, kind)
   end
   return WORDING[kind] .. " an agent's hooks or permission settings (" .. shell.printable(w.text) ..
     ") [rule agent-config]", "describe the change to the user and let them make it", SETTINGS.agent_config_action
+end
+
+-- project_problem returns why deleting the file w names, abs inside the
+-- project root (both clean), is asked about: it is one of
+-- SETTINGS.project_files at the project's top (its licence, README,
+-- Dockerfile, .gitignore, the agents' instructions, .github/) [rule
+-- project-files]; with what to do instead and the verdict, or nil. A
+-- generic glob names one only when any file it matches would be one (rm
+-- *.log names no README.log; rm LICENSE* names the licence).
+local ASIDE = { ".bak", ".orig", ".old", ".rej", ".tmp", ".swp", "~" }
+local function project_problem(w, abs, root)
+  if SETTINGS.project_files_action == "allow" or #SETTINGS.project_files == 0 then return nil end
+  local rel = abs:sub(#root + 2)
+  if rel == "" or w.whole then return nil end
+  -- a copy kept aside (README.md.bak, LICENSE~) defines nothing
+  local low = rel:lower()
+  for _, sfx in ipairs(ASIDE) do
+    if low:sub(-#sfx) == sfx then return nil end
+  end
+  local pat = w.glob and rel or rel:gsub("[\\*?%[]", "\\%0")
+  if not touches({ text = rel, pat = pat, glob = w.glob }, PROJECT, TOP) then return nil end
+  local what = PROJECT_DIRS[low] and ", which holds files that define the project" or
+    ", a file that defines the project"
+  return "deleting " .. shell.printable(w.text) .. what .. " (its licence, docs, build or agent instructions) " ..
+    "[rule project-files]", "ask the user to delete it; moving it within the project keeps it",
+    SETTINGS.project_files_action
 end
 
 -- guarded returns whether abs (a clean absolute path) is in one of
@@ -434,8 +655,17 @@ local function write_problem(w, cwd, output, kind)
     local verdict
     why, instead, verdict = agent_config_problem(fw or w, kind)
     if why then return why, instead, verdict end
+    if kind == DELETE then
+      -- (output: the file stays in the project, moved within it)
+      if output then return nil end
+      why, instead, verdict = project_problem(fw or w, paths.clean(abs), paths.clean(cwd))
+      if why then return why, instead, verdict end
+      return dump_problem(fw or w, "delete")
+    end
     if kind ~= WRITE then return nil end
-    return generated_problem(abs, paths.clean(cwd), output)
+    why, instead, verdict = generated_problem(abs, paths.clean(cwd), output)
+    if why or output then return why, instead, verdict end
+    return dump_problem(fw or w, "write")
   end
   if kind == DELETE then return nil end
   if guarded(abs, cwd) then
@@ -545,6 +775,39 @@ local function deleted(c)
     return out, true
   end
   return NO_WORDS, false
+end
+
+-- find_names returns the name tests (-name, -iname) of a find that
+-- deletes what it finds from the project's top (find . -name 'README*'
+-- -delete, no starting point or ".", "./", cwd), as words of paths at the
+-- top: a file there of such a name is deleted too.
+local function find_names(c, cwd)
+  if c.name ~= "find" then return NO_WORDS end
+  local del, start, top, names = false, true, true, nil
+  local args = c.args
+  for k, a in ipairs(args) do
+    local t = a.text
+    if a.unknown then
+      if start and not a.cwd then top = false end
+      start = false
+    elseif t == "-delete" then
+      del = true
+    elseif start and (t == "-H" or t == "-L" or t == "-P") then
+      -- how find follows links
+    elseif start and t:sub(1, 1) ~= "-" and t ~= "(" and t ~= "!" then
+      local abs = resolve(t, cwd)
+      if not (abs and cwd and paths.clean(abs) == paths.clean(cwd)) then top = false end
+    else
+      start = false
+      local v = args[k + 1]
+      if (t == "-name" or t == "-iname") and v and not v.unknown then
+        names = names or {}
+        names[#names + 1] = secrets.path_word(v.text)
+      end
+    end
+  end
+  if not (del and top and names) then return NO_WORDS end
+  return names
 end
 
 -- attr_changes returns the words of the files whose mode, owner, group,
@@ -686,7 +949,8 @@ end
 -- PROBES are files a folder deleted whole could hold that a rule guards
 -- (rm -rf .git, rm -r .claude, rm -rf .github/workflows): the folder is
 -- judged as each of them.
-local PROBES = { "x", "workflows/x", "hooks/x", "settings.json", "hooks.json", "config.toml" }
+local PROBES = { "x", "workflows/x", "hooks/x", "settings.json", "hooks.json", "config.toml", "commands/x",
+  "agents/x", "skills/x", "rules/x" }
 
 -- remove_problem returns why deleting the file w names is refused, what
 -- to do instead and, when the user is to be asked, "ask": inside the
@@ -697,7 +961,7 @@ local PROBES = { "x", "workflows/x", "hooks/x", "settings.json", "hooks.json", "
 -- cannot be undone [rule remove] (a recursive rm outside the project is
 -- the shell pack's to judge: it knows /, ~ and the caches apart); nil
 -- otherwise. dir is the folder a cd on the line moved the command to.
-local function remove_problem(w, cwd, dir, whole, outside)
+local function remove_problem(w, cwd, dir, whole, outside, kept)
   local t = w.text
   local rw = w
   -- after a cd on the line (dir, see shell.parse), a relative path is
@@ -710,15 +974,30 @@ local function remove_problem(w, cwd, dir, whole, outside)
     t = dir .. "/" .. t
     rw = { text = t, pat = dir:gsub("[\\*?%[]", "\\%0") .. "/" .. w.pat, unknown = w.unknown, whole = w.whole }
   end
-  local why, instead, verdict = write_problem(rw, cwd, false, DELETE)
-  if why then return why, instead, verdict end
+  local why, instead, verdict = write_problem(rw, cwd, kept, DELETE)
+  if why and (verdict ~= "ask" or not whole) then return why, instead, verdict end
   if whole and not rw.whole then
     local base = rw.pat:gsub("/+$", "")
+    local folder = rw.text:gsub("/+$", "")
+    -- first: an ask found (the folder's own); a denial of a probe wins
+    local first = why ~= nil
     for _, p in ipairs(PROBES) do
-      why, instead, verdict = write_problem({ text = rw.text:gsub("/+$", "") .. "/" .. p, pat = base .. "/" .. p,
-        unknown = rw.unknown }, cwd, false, DELETE)
-      if why then return why, instead, verdict end
+      local probe = folder .. "/" .. p
+      local pwhy, pinstead, pverdict = write_problem({ text = probe, pat = base .. "/" .. p, unknown = rw.unknown },
+        cwd, kept, DELETE)
+      -- a denial wins over an ask (rm -rf .github: CI configuration first)
+      if pwhy and pverdict ~= "ask" then return pwhy, pinstead, pverdict end
+      if pwhy and not first then
+        first = true
+        -- a folder of the project's own files is named as the folder
+        if pwhy:find("[rule project-files]", 1, true) then
+          pwhy = "deleting " .. shell.printable(folder) .. ", which holds files that define the project (its " ..
+            "licence, docs, build or agent instructions) [rule project-files]"
+        end
+        why, instead, verdict = pwhy, pinstead, pverdict
+      end
     end
+    if why then return why, instead, verdict end
   end
   if lost or not outside then return nil end
   if w.unknown then
@@ -744,13 +1023,47 @@ local function remove_problem(w, cwd, dir, whole, outside)
     "delete only inside " .. shell.printable(cwd or "the project") .. ", or ask the user to remove it"
 end
 
-local function read_problem(w)
-  local hit = secret_file(w)
+-- docker_home returns the text of w when it names the home folder's
+-- .docker/ or a file in it (config.json, contexts' and machines' TLS
+-- client keys), not a project's own .docker/ (Dockerfiles, nginx.conf);
+-- nil otherwise. cwd is the payload's, from which the home folder is
+-- guessed.
+local function docker_home(w, cwd)
+  local t = w.text
+  if w.whole or not cwd or not t:find(".docker", 1, true) then return nil end
+  local home = paths.home(cwd)
+  local abs = home and resolve(t, cwd)
+  if not abs then return nil end
+  abs = paths.clean(abs)
+  local d = home .. "/.docker"
+  if abs == d or abs:sub(1, #d + 1) == d .. "/" then return t end
+  return nil
+end
+
+-- read_problem returns why reading the file w names is denied (a secrets
+-- file: SECRETS, or the home folder's .docker/ when cwd is given) and
+-- what to do instead, or nil.
+local function read_problem(w, cwd)
+  local hit = secret_file(w) or docker_home(w, cwd)
   if hit then
     return "reading " .. shell.printable(hit) .. ", which may hold keys or credentials [rule secret-read]",
       "ask the user for the value you need, or use a template such as .env.example"
   end
   return nil
+end
+
+-- state_problem returns why reading the file w names is denied: it is in
+-- a deploy tool's state folder in the project (SETTINGS.deploy_state:
+-- .terraform/ holds the backend's configuration and a copy of the state,
+-- .vercel/ the environment variables vercel pull wrote, .netlify/ and
+-- .supabase/ the linked site's or project's tokens) [rule deploy-state];
+-- with what to do instead, or nil. Their build output passes.
+local function state_problem(w)
+  local d = state_dir(w)
+  if not d then return nil end
+  return "reading " .. shell.printable(w.text) .. ", in " .. shell.printable(d) .. ", where " ..
+    SETTINGS.deploy_state[d] .. " keeps the deploy tool's state, credentials and environment variables " ..
+    "[rule deploy-state]", "ask the user for the value you need"
 end
 
 -- delete_secret_problem is read_problem for a remover's operand (rm .env,
@@ -851,11 +1164,33 @@ local function tool_problem(args, writes, name, cwd)
   local ask
   for _, p in ipairs(list) do
     local w = secrets.path_word(p)
-    local why, instead, verdict = read_problem(w)
+    local why, instead, verdict = read_problem(w, cwd)
     if not why and writes then why, instead, verdict = write_problem(w, cwd) end
+    if not why and not writes then
+      why, instead = state_problem(w)
+      if not why then why, instead, verdict = dump_problem(w, "read") end
+    end
     if why then
       if verdict ~= "ask" then return deny(why, instead) end
       ask = ask or why .. "; " .. instead
+    end
+  end
+  -- the files an apply_patch text deletes (*** Delete File: x) are deleted
+  if writes then
+    for _, k in ipairs(paths.PATCH_KEYS) do
+      local t = args[k]
+      if type(t) == "string" and t:find("*** Delete File:", 1, true) then
+        local n = 0
+        for name in (t .. "\n"):gmatch("%*%*%* Delete File: *([^\n]-) *\n") do
+          n = n + 1
+          if n > paths.MAX then break end
+          local why, instead, verdict = write_problem(secrets.path_word(name), cwd, false, DELETE)
+          if why then
+            if verdict ~= "ask" then return deny(why, instead) end
+            ask = ask or why .. "; " .. instead
+          end
+        end
+      end
     end
   end
   for _, g in ipairs(searched(name, args)) do
@@ -906,7 +1241,10 @@ do
   local parts = { "(?:" .. SECRETS.rules.literal .. ")", "(?:" .. GITDIR.literal .. ")",
     "(?:" .. CI.literal .. ")", "(?:" .. AGENT_CONFIG.literal .. ")",
     "(?i:(?:^|/)(?:" .. table.concat(locks, "|") .. ")$)",
-    "(?:" .. GENERATED.literal .. ")", paths.UNPLAIN }
+    "(?:" .. GENERATED.literal .. ")", [[(?:^|/)\.docker(?:/|$)]], paths.UNPLAIN }
+  -- (an empty list compiles to an expression that matches everything)
+  if #SETTINGS.data_dumps > 0 then parts[#parts + 1] = "(?:" .. DUMPS.literal .. ")" end
+  if #STATE_DIRS > 0 then parts[#parts + 1] = "(?:" .. STATE.literal .. ")" end
   -- a top folder of generated output, wherever it is in the path
   if #tops > 0 then parts[#parts + 1] = "(?i:(?:^|/)(?:" .. table.concat(tops, "|") .. ")/)" end
   CONCERNS = table.concat(parts, "|")
@@ -1292,7 +1630,11 @@ local function judge_pwsh(line, cwd)
         if w.history then list = { { text = "ConsoleHost_history.txt", pat = "ConsoleHost_history.txt", raw = w.raw } } end
         for _, x in ipairs(list) do
           local why, instead = read_problem(x)
+          if not why then why, instead = state_problem(x) end
           if why then return deny(as_written(why, x.text, x.raw), instead) end
+          local d, dinstead, v = dump_problem(x, "read")
+          local r = verdict(d, dinstead, v, x)
+          if r then return r end
         end
       end
     end
@@ -1307,7 +1649,8 @@ local WRITERS = { "cp", "mv", "install", "ln", "rsync", "scp", "tee", "touch", "
 -- with an rm word (git rm), and one running a cmdlet that marks a line
 -- as PowerShell's (pwsh.PROGRAMS: such a line is read as PowerShell too).
 local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { WRITERS, pwsh.PROGRAMS },
-  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")|(?:^| )rm(?: |$)" })
+  words = "(?:" .. SECRETS.in_line .. ")|(?:" .. HUNT .. ")|(?:^| )rm(?: |$)|(?:" .. DUMPS.in_line .. ")|(?:" ..
+    STATE.in_line .. ")|\\.docker(?:/| |$)" })
 
 -- dry_run reports whether c is an rsync that writes nothing: -n,
 -- --dry-run (-avn, -nav) or --list-only; a short option of RSYNC_VALUE
@@ -1345,6 +1688,26 @@ local function redirected(ws, c)
     end
   end
   return out
+end
+
+-- SHOWS are the programs that show, copy or send the files they are
+-- given (secrets.readers, and the readers of compressed files and pagers
+-- beside them).
+local SHOWS = {}
+for n in pairs(secrets.readers) do SHOWS[n] = true end
+for n in ([[bat batcat zcat zless zmore zgrep zegrep zfgrep xzcat xzless bzcat bzless zstdcat zstdless gzcat lz4cat
+  view vimdiff column csvlook mlr]]):gmatch("%S+") do
+  SHOWS[n] = true
+end
+
+-- loads reports whether what c writes goes down a pipe into a program of
+-- DUMP_QUIET (zcat dump.sql.gz | psql app), among the commands cmds.
+local function loads(c, cmds)
+  if not c.pipe_out then return false end
+  for _, d in ipairs(cmds) do
+    if d.upstream == c then return DUMP_QUIET[d.name or ""] == true end
+  end
+  return false
 end
 
 -- judge_posix judges a POSIX shell line (the detailed reading); wcwd is
@@ -1420,14 +1783,25 @@ local function judge_posix(line, cwd, wcwd)
       away = dest ~= nil and dest:sub(1, 1) == "/" and not paths.inside(dest, cwd)
     end
     for _, w in ipairs(ops) do
-      local why, instead, verdict = remove_problem(w, cwd, c.dir, whole, away)
+      local why, instead, verdict = remove_problem(w, cwd, c.dir, whole, away, c.name == "mv" and not away)
       if why then
         if verdict ~= "ask" then return deny(why, instead, wcwd) end
         ask = ask or why .. "; " .. instead
       end
     end
+    if c.name == "find" and type(cwd) == "string" then
+      local root = paths.clean(cwd)
+      for _, w in ipairs(find_names(c, cwd)) do
+        local why, instead, verdict = project_problem(w, root .. "/" .. w.text, root)
+        if not why then why, instead, verdict = dump_problem(w, "delete") end
+        if why then
+          if verdict ~= "ask" then return deny(why, instead, wcwd) end
+          ask = ask or why .. "; " .. instead
+        end
+      end
+    end
     for _, w in ipairs(arg_files(c)) do
-      local why, instead = read_problem(w)
+      local why, instead = read_problem(w, cwd)
       if why then return deny(why, instead, wcwd) end
     end
     if not TEXT_ONLY[c.name or ""] then
@@ -1436,6 +1810,12 @@ local function judge_posix(line, cwd, wcwd)
       local first = c.args[1]
       local problem = (REMOVERS[c.name or ""] or c.name == "security" and first and first.text == "delete-keychain")
         and delete_secret_problem or read_problem
+      -- a program that shows what it reads reads a deploy tool's state
+      -- [rule deploy-state] and a dump [rule data-dump], but for one that
+      -- only loads, packs or copies a dump (psql -f dump.sql, gzip
+      -- backup.sql) or feeds it to one (zcat dump.sql.gz | psql)
+      local shows = problem == read_problem and SHOWS[c.name or ""]
+      local dumps = shows and not DUMP_QUIET[c.name] and not loads(c, cmds)
       for k, w in ipairs(c.args) do
         -- a wholly unknown word ($VAR, $(…)) may be a key file only for a
         -- program that reads the files it is given (secrets.unknown_read);
@@ -1443,7 +1823,15 @@ local function judge_posix(line, cwd, wcwd)
         -- (rm $D/.env, not rm -rf "$D/"* or rm /{}: see computed)
         if not written[w] and not key_use(c, k) and (not w.whole or secrets.unknown_read(c, k, w)) and
           not (problem == delete_secret_problem and w.unknown and names_nothing(w, cwd)) then
-          local why, instead = problem(w)
+          local why, instead = problem(w, cwd)
+          if not why and shows and not w.whole then
+            why, instead = state_problem(w)
+            if not why and dumps then
+              local d, dinstead, v = dump_problem(w, "read")
+              if d and v ~= "ask" then why, instead = d, dinstead end
+              if d and v == "ask" then ask = ask or d .. "; " .. dinstead end
+            end
+          end
           if why and not git_names_only(c) then return deny(why, instead, wcwd) end
         end
       end
@@ -1459,12 +1847,18 @@ local function judge_posix(line, cwd, wcwd)
     end
     for _, r in ipairs(c.redirs) do
       if r.op == "<" then
-        local why, instead = read_problem(r.target)
+        local why, instead = read_problem(r.target, cwd)
+        if not why then why, instead = state_problem(r.target) end
         if why then return deny(why, instead, wcwd) end
+        if not DUMP_QUIET[c.name or ""] and not loads(c, cmds) then
+          local d, dinstead, v = dump_problem(r.target, "read")
+          if d and v ~= "ask" then return deny(d, dinstead, wcwd) end
+          if d then ask = ask or d .. "; " .. dinstead end
+        end
       end
     end
     for _, w in ipairs(inline_code(c)) do
-      local why, instead = read_problem(w)
+      local why, instead = read_problem(w, cwd)
       if why then return deny(why, instead, wcwd) end
     end
     if pwsh.HOSTS[c.name or ""] then

@@ -807,7 +807,7 @@ local owned_deletes_near = {
   B("git rm --cached .env"),
   B("git rm src/old.go"),
   B("mv .github/old-notes.md docs/"),
-  B("rm -rf .github/ISSUE_TEMPLATE"),
+  B("rm -rf src/ISSUE_TEMPLATE"),
   B("find . -name '*.pyc' -delete"),
   B("rm .gitignore.bak"),
   B("mv build/ci.yml build/ci.old.yml"),
@@ -1138,4 +1138,164 @@ for i, line in ipairs(computed_silent) do
     local r = bash(line)
     if r and r.reason then expect.truthy(not r.reason:find("^files pack: "), r.reason) end
   end)
+end
+
+-- The files that define the project (its licence, README, Dockerfile and
+-- compose files, git's own dotfiles, the agents' instructions, .github/)
+-- at its top: deleting one is asked about [rule project-files], by rm,
+-- unlink, shred, git rm, find -delete, a folder deleted whole, mv out of
+-- the project, Remove-Item and apply_patch; editing, reading or moving one
+-- within the project passes.
+local PS = P
+local project_files = {
+  { B("rm README.md"), "deleting README.md, a file that defines the project (its licence, docs, build or agent instructions) [rule project-files]" },
+  { B("rm -f LICENSE"), "deleting LICENSE, a file that defines the project" },
+  { B("rm -fv LICENSE.txt COPYING"), "deleting LICENSE.txt" },
+  { B("unlink NOTICE"), "deleting NOTICE" },
+  { B("shred -u AGENTS.md"), "deleting AGENTS.md" },
+  { B("rm ./CLAUDE.md"), "deleting ./CLAUDE.md" },
+  { B("rm /home/dev/project/.gitignore"), "[rule project-files]" },
+  { B("rm -- .gitattributes .gitmodules"), "deleting .gitattributes" },
+  { B("git rm Dockerfile"), "deleting Dockerfile" },
+  { B("git rm -f docker-compose.prod.yml"), "deleting docker-compose.prod.yml" },
+  { B("rm compose.yaml .dockerignore"), "deleting compose.yaml" },
+  { B("rm api.dockerfile"), "deleting api.dockerfile" },
+  { B("rm CHANGELOG.md CONTRIBUTING.md CODE_OF_CONDUCT.md"), "deleting CHANGELOG.md" },
+  { B("sudo rm SECURITY.md"), "deleting SECURITY.md" },
+  { B("rm LICENSE*"), "deleting LICENSE*" },
+  { B("rm -rf .github"), "[rule ci]" },
+  { B("rm -rf .github/ISSUE_TEMPLATE"), "deleting .github/ISSUE_TEMPLATE, a file that defines the project" },
+  { B("rm -rf .cursor/rules/"), "deleting .cursor/rules/, which holds files that define the project" },
+  { B("rm -r .windsurfrules .clinerules"), "[rule project-files]" },
+  { B("rm README"), "deleting README," },
+  { B("rm -rf ./.github/ISSUE_TEMPLATE/bug.yml"), "[rule project-files]" },
+  { B("rm .github/CODEOWNERS"), "deleting .github/CODEOWNERS" },
+  { B("rm -r .claude/commands"), "deleting .claude/commands, which holds files that define the project" },
+  { B("rm .claude/agents/reviewer.md"), "[rule project-files]" },
+  { B("rm -rf .cursor/rules"), "[rule project-files]" },
+  { B("rm .github/copilot-instructions.md"), "[rule project-files]" },
+  { B("find . -maxdepth 1 -name 'README*' -delete"), "deleting README*" },
+  { B("find -iname license -delete"), "deleting license" },
+  { B("mv LICENSE /tmp/"), "deleting LICENSE" },
+  { B("mv README.md /tmp/old-readme.md"), "[rule project-files]" },
+  { B("cd docs && rm ../README.md"), "[rule project-files]" },
+  { B("rm .cursorrules GEMINI.md"), "deleting .cursorrules" },
+  { PS("Remove-Item README.md"), "deleting README.md" },
+  { PS("ri -Force .\\Dockerfile"), "[rule project-files]" },
+  { T("apply_patch", "fs.write", { command = "*** Begin Patch\n*** Delete File: LICENSE\n*** End Patch\n" }), "deleting LICENSE" },
+  { T("apply_patch", "fs.write", { input = "*** Begin Patch\n*** Update File: a.go\n@@\n-a\n+b\n*** Delete File: CLAUDE.md\n*** End Patch" }), "deleting CLAUDE.md" },
+}
+for i, c in ipairs(project_files) do
+  test("deleting a file that defines the project is asked about " .. i .. ": " .. c[2], function()
+    local r = c[1]()
+    if c[2] == "[rule ci]" then return denied(r, c[2]) end
+    expect_asked(r, c[2])
+  end)
+end
+local project_files_near = {
+  E("README.md"), W("LICENSE"), W("/home/dev/project/.gitignore"), E("Dockerfile"), R("CLAUDE.md"),
+  W(".claude/commands/review.md"), B("cat LICENSE"), B("mv README.md docs/README.md"), B("git mv LICENSE LICENSE.md"),
+  B("git rm --cached .gitignore"), B("rm docs/old.md"), B("rm -rf build"), B("rm docs/README.md"),
+  B("cd docs && rm README.md"), B("rm README.md.bak LICENSE~ Dockerfile.orig"), B("rm *.log"), B("rm -f *.md"),
+  B("find . -name '*.pyc' -delete"), B("find docs -name README.md -delete"), B("find . -name README.md -exec echo {} \\;"),
+  B("cp README.md /tmp/"), B("rm -rf node_modules dist .next"), B("echo '*.log' >> .gitignore"),
+  B("sed -i 's/2023/2024/' LICENSE"), B("rm packages/web/Dockerfile.old"),
+  T("apply_patch", "fs.write", { command = "*** Begin Patch\n*** Delete File: src/old.go\n*** End Patch\n" }),
+}
+for i, r in ipairs(project_files_near) do
+  test("edits, reads and moves of the project's own files pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- Database dumps and backups (dump.sql, *backup*.sql, *.dump, *.sql.gz,
+-- dump.rdb): reading one (the data itself), writing one by hand and
+-- deleting one are asked about [rule data-dump]; a program's output
+-- redirected there makes one, a loader that reads one shows nothing, and
+-- a schema, a migration or a seed is no dump.
+local data_dumps = {
+  { B("cat dump.sql"), "reading dump.sql, a database dump or backup (the data itself: users, password hashes, tokens) [rule data-dump]" },
+  { B("head -n 100 backup.sql"), "reading backup.sql" },
+  { B("less db/prod.dump"), "reading db/prod.dump" },
+  { B("grep -i 'insert into users' nightly_dump.sql"), "reading nightly_dump.sql" },
+  { B("zcat backups/app-2024-01-01.sql.gz | head"), "reading backups/app-2024-01-01.sql.gz" },
+  { B("tail /var/backups/pg_backup.sql"), "reading /var/backups/pg_backup.sql" },
+  { B("strings dump.rdb"), "reading dump.rdb" },
+  { B("python3 x.py < db-backup.sql"), "reading db-backup.sql" },
+  { R("/home/dev/project/dump.sql"), "reading /home/dev/project/dump.sql" },
+  { R("data/users.sql.zst"), "[rule data-dump]" },
+  { T("Grep", "fs.read", { pattern = "password", path = "prod.dump" }), "reading prod.dump" },
+  { W("backup.sql"), "writing by hand backup.sql" },
+  { E("/home/dev/project/dump.sql"), "writing by hand /home/dev/project/dump.sql" },
+  { B("echo 'DROP TABLE x;' > dump.sql"), "writing by hand dump.sql" },
+  { B("sed -i '/users/d' full-backup.sql"), "writing by hand full-backup.sql" },
+  { B("rm dump.sql"), "deleting dump.sql" },
+  { B("rm -f *.dump"), "deleting *.dump" },
+  { B("git rm backups/prod.sql.gz"), "deleting backups/prod.sql.gz" },
+  { B("find . -name '*.sql.gz' -delete"), "deleting *.sql.gz" },
+  { PS("Get-Content backup.sql"), "reading backup.sql" },
+}
+for i, c in ipairs(data_dumps) do
+  test("a database dump is asked about " .. i .. ": " .. c[2], function() expect_asked(c[1](), c[2]) end)
+end
+local data_dumps_near = {
+  B("pg_dump app > dump.sql"), B("mysqldump -u root app > backup.sql"), B("pg_dump -Fc app -f prod.dump"),
+  B("psql app < dump.sql"), B("psql -d app -f dump.sql"), B("mysql app < backup.sql"), B("sqlite3 app.db < dump.sql"),
+  B("pg_restore -d app prod.dump"), B("zcat dump.sql.gz | psql app"), B("cat dump.sql | psql app"),
+  B("gzip backup.sql"), B("cp dump.sql /tmp/restore.sql"), B("wc -l dump.sql"), B("sha256sum backup.sql"),
+  B("cat schema.sql"), B("cat migrations/001_init.sql"), B("cat seed.sql init.sql"), B("cat *.sql"),
+  R("db/schema.sql"), R("migrations/20240101_create_users.sql"), W("db/seed.sql"), E("schema.sql"),
+  B("rm migrations/002_drop.sql"), B("ls backups/"), T("Glob", "fs.read", { pattern = "**/*.sql" }),
+  B("redis-cli --rdb dump.rdb"),
+}
+for i, r in ipairs(data_dumps_near) do
+  test("making, loading and listing dumps and reading schemas pass " .. i, function() expect.no_objection(r()) end)
+end
+
+-- Deploy tools' state folders in the project (.terraform/, .vercel/,
+-- .netlify/, .supabase/, supabase/.temp/, .pulumi/, .serverless/): a read
+-- of one is a secret read [rule deploy-state], their build output and
+-- downloaded code passes; a hand write is generated output [rule
+-- generated], in words naming the command that writes the folder. The
+-- home folder's .docker/ is a secret read, a project's own .docker/ not.
+local deploy_state = {
+  { B("cat .terraform/environment"), "reading .terraform/environment, in .terraform/, where terraform init keeps the deploy tool's state, credentials and environment variables [rule deploy-state]" },
+  { B("cat .vercel/project.json"), "in .vercel/, where vercel link or vercel pull keeps" },
+  { B("cat .vercel/.env.production.local"), "reading .vercel/.env.production.local" },
+  { B("jq . .netlify/state.json"), "in .netlify/, where netlify link keeps" },
+  { B("cat .supabase/config"), "[rule deploy-state]" },
+  { B("cat supabase/.temp/pooler-url"), "in supabase/.temp/, where supabase link keeps" },
+  { B("grep -r token .netlify"), "reading .netlify," },
+  { B("tar czf /tmp/x.tgz .vercel"), "[rule deploy-state]" },
+  { B("cat infra/.terraform/terraform.tfstate"), "[rule secret-read]" },
+  { B("base64 < .pulumi/stacks/dev.json"), "[rule deploy-state]" },
+  { R("/home/dev/project/.vercel/README.txt"), "[rule deploy-state]" },
+  { R(".terraform/x"), "in .terraform/" },
+  { T("Grep", "fs.read", { pattern = "secret", path = ".serverless" }), "[rule deploy-state]" },
+  { PS("Get-Content .netlify\\state.json"), "[rule deploy-state]" },
+  { W(".vercel/project.json"), "editing a deploy tool's state (.vercel/project.json) [rule generated]; run vercel link or vercel pull, which writes .vercel/" },
+  { E("/home/dev/project/.netlify/state.json"), "run netlify link" },
+  { W(".supabase/x"), "run supabase link" },
+  { W(".terraform/environment"), "run terraform init" },
+  { B("echo '{}' > .vercel/project.json"), "[rule generated]" },
+  { B("sed -i s/a/b/ .netlify/state.json"), "[rule generated]" },
+  { B("cat ~/.docker/contexts/meta/abc/meta.json"), "reading ~/.docker/contexts/meta/abc/meta.json, which may hold keys or credentials [rule secret-read]" },
+  { B("cat $HOME/.docker/machine/certs/key.pem"), "[rule secret-read]" },
+  { B("cp -r ~/.docker /tmp/d"), "reading ~/.docker," },
+  { R("/home/dev/.docker/daemon.json"), "[rule secret-read]" },
+  { T("Grep", "fs.read", { pattern = "auth", path = "/home/dev/.docker" }), "[rule secret-read]" },
+}
+for i, c in ipairs(deploy_state) do
+  test("a deploy tool's state is no one's to read or hand-edit " .. i .. ": " .. c[2], function() denied(c[1](), c[2]) end)
+end
+local deploy_state_near = {
+  B("cat .vercel/output/config.json"), B("ls .vercel/output/static"), B("cat .netlify/functions-serve/api/api.js"),
+  B("cat .netlify/edge-functions/hello.js"), B("cat .terraform/modules/vpc/main.tf"),
+  B("cat .terraform/providers/registry.terraform.io/hashicorp/aws/5.0.0/linux_amd64/LICENSE"),
+  B("cat .terraform.lock.hcl"), B("terraform init"), B("vercel pull --yes"), B("rm -rf .terraform"),
+  B("echo .vercel >> .gitignore"), B("find . -name '*.tf' -not -path '*/.terraform/*'"), B("cd .terraform && ls"),
+  B("du -sh .terraform"), B("tree -I .terraform"), B("rg foo --glob '!.netlify'"), R("vercel.json"), R("netlify.toml"),
+  R("supabase/config.toml"), R("supabase/migrations/001.sql"), B("cat .docker/nginx.conf"), R(".docker/Dockerfile"),
+  W(".docker/nginx.conf"), B("ls ~/.docker"), B("cat docker/.dockerignore"),
+}
+for i, r in ipairs(deploy_state_near) do
+  test("build output, configuration and a project's .docker/ pass " .. i, function() expect.no_objection(r()) end)
 end
