@@ -1046,6 +1046,14 @@ end
 local function read_problem(w, cwd)
   local hit = secret_file(w) or docker_home(w, cwd)
   if hit then
+    if not hit:find("[^%z/]") then
+      -- a file the line names only by a value it does not show ($F, $(…),
+      -- xargs' items): any file, a key among them
+      local by = w.lead and ("$" .. w.lead .. (hit:find("/", 1, true) and "/…" or "")) or w.source == "subst" and "a command's output" or
+        w.source == "stdin" and "the items xargs reads" or "a value known only when it runs"
+      return "reading a file the line names only by " .. by .. ", which may hold keys or credentials " ..
+        "[rule secret-read]", "name the file on the command line, or ask the user for the value you need"
+    end
     return "reading " .. shell.printable(hit) .. ", which may hold keys or credentials [rule secret-read]",
       "ask the user for the value you need, or use a template such as .env.example"
   end
