@@ -665,3 +665,47 @@ test("paths.resolve reads Git Bash's drive paths in a Windows folder", function(
   expect.eq(paths.resolve("/c/x", "/home/dev/project"), "/c/x")
   expect.eq(paths.resolve("C:/x", "/home/dev/project"), "/home/dev/project/C:/x")
 end)
+
+-- A command line set for a program to run later is read as one: a git
+-- setting whose value git runs (-c, git config [set], a "!" alias) and a
+-- variable a program runs (GIT_PAGER, GIT_SSH_COMMAND, EDITOR, LESSOPEN),
+-- as a prefix, through env or export; an alias without "!", a boolean
+-- fsmonitor and a value the line does not show are not command lines.
+for _, c in ipairs({
+  { [[git -c core.pager='rm -rf ~' log]], "git -c core.pager=rm -rf ~ log ; rm -rf ~", "git -c core.pager" },
+  { [[git config alias.x '!rm -rf ~']], "git config alias.x !rm -rf ~ ; rm -rf ~", "git config alias.x" },
+  { [[git config set --global core.sshCommand 'ssh -i k']], "git config set --global core.sshCommand ssh -i k ; ssh -i k",
+    "git config core.sshCommand" },
+  { [[GIT_PAGER='rm -rf ~' git log]], "git log ; rm -rf ~", "GIT_PAGER=" },
+  { [[export EDITOR='rm -rf ~'; git commit]], "export EDITOR=rm -rf ~ ; rm -rf ~ ; git commit", "EDITOR=" },
+  { [[env GIT_SSH_COMMAND='rm -rf ~' git fetch]], "[env] git fetch ; rm -rf ~", "GIT_SSH_COMMAND=" },
+  { [[git -c core.pager=reboot log]], "git -c core.pager=reboot log ; reboot", "git -c core.pager" },
+  { [[LESSOPEN='|rm -rf ~ %s' less x]], "less x ; rm -rf ~ %s", "LESSOPEN=" },
+  { [[git -C repo -c diff.external=./x.sh diff]], "git -C repo -c diff.external=./x.sh diff ; x.sh", "git -c diff.external" },
+}) do
+  test("a command line in a setting is read: " .. c[1], function()
+    expect.eq((run(c[1])), c[2])
+    local cmds = shell.parse(c[1])
+    expect.eq(cmds[#cmds].via == c[3] or cmds[2].via == c[3], true, "via " .. c[3])
+  end)
+end
+for _, c in ipairs({
+  { [[git config alias.lg 'log --oneline']], "git config alias.lg log --oneline" },
+  { [[git -c core.fsmonitor=true status]], "git -c core.fsmonitor=true status" },
+  { [[git config --global --type bool core.fsmonitor false]], "git config --global --type bool core.fsmonitor false" },
+  { [[GIT_PAGER="$P" git log]], "git log" },
+  { [[git config user.name 'rm -rf ~']], "git config user.name rm -rf ~" },
+}) do
+  test("a setting that is no command line is not read as one: " .. c[1], function()
+    expect.eq((run(c[1])), c[2])
+  end)
+end
+
+test("the quick path stops at a setting of a command line", function()
+  local q = shell.quick({})
+  expect.eq(q("git -c core.pager=reboot log"), false, "git -c core.pager")
+  expect.eq(q("git config alias.x status"), false, "git config alias.x")
+  expect.eq(q("GIT_PAGER=reboot git log"), false, "GIT_PAGER=")
+  expect.eq(q("git log --oneline"), true, "git log")
+  expect.eq(q("git -c user.name=dev commit"), true, "git -c user.name")
+end)

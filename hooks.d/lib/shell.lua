@@ -88,7 +88,12 @@
 --   pipe_in, pipe_out, bg      a | before / after it, a trailing &
 --   upstream  the command before it in its pipeline
 --   func      the name of the shell function whose body holds it
---   via       how it was reached when nested ("$(", "`", "<(", "bash -c", ...)
+--   via       how it was reached when nested ("$(", "`", "<(", "bash -c", ...);
+--             a command line set for a program to run later is read too:
+--             "git -c core.pager", "git config alias.x" (a git setting git
+--             runs: a pager, an editor, ssh, fsmonitor, a driver, a "!"
+--             alias or credential helper) and "GIT_PAGER=" (a variable of
+--             shell.args.RUN_VARS assigned as a prefix, by env or export)
 --   script    for shells, interpreters and eval: the word holding the
 --             script (a script operand, python -c code, an unknown sh -c
 --             string); inline: it is code given on the command line
@@ -637,9 +642,15 @@ local function finish(p, raw)
     return
   end
   local k = 1
+  local runs -- values of RUN_VARS set here, which a program runs as command lines
   while words[k] do
     local name, value = assignment(words[k])
     if not name then break end
+    if args.RUN_VARS[name] and not words[k].array then
+      local vs = expand(p, value, true)
+      local run = #vs == 1 and not vs[1].unknown and args.run_var(name, vs[1].text)
+      if run then runs = runs or {}; runs[#runs + 1] = { run, name .. "=" } end
+    end
     if words[k].array then
       local vs = {}
       for _, item in ipairs(words[k].array) do
@@ -656,7 +667,12 @@ local function finish(p, raw)
   for i = k, #words do
     local name, value = nil, nil
     if decl and i > k then name, value = assignment(words[i]) end
-    if name then assign(p, name, expand(p, value, true)) end
+    if name then
+      local vs = expand(p, value, true)
+      assign(p, name, vs)
+      local run = args.RUN_VARS[name] and #vs == 1 and not vs[1].unknown and args.run_var(name, vs[1].text)
+      if run then runs = runs or {}; runs[#runs + 1] = { run, name .. "=" } end
+    end
     for _, w in ipairs(expand(p, words[i])) do argv[#argv + 1] = w end
   end
   local redirs = {}
@@ -676,9 +692,12 @@ local function finish(p, raw)
       cmd.name, cmd.args = "", {}
       emit(p, cmd, raw.out)
     end
-    return
+  else
+    args.unwrap(p, cmd, raw.out, emit)
   end
-  args.unwrap(p, cmd, raw.out, emit)
+  -- what a pager, an editor or ssh set here will run (GIT_PAGER='…' git log,
+  -- export GIT_SSH_COMMAND='…')
+  for _, r in ipairs(runs or {}) do p.sub_parse(p, r[1], r[2]) end
 end
 
 -- The limits as parse charges them: nested strings are read again, so the

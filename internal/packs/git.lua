@@ -50,8 +50,13 @@
 -- pick up (only named paths are checked for secrets files), or whether
 -- a lone checkout operand is a branch or a file (one with a path or an
 -- extension is taken for a file; git checkout --ours/--theirs FILE, conflict
--- resolution, passes). Aliases (git config alias.x) and scripts are not
--- followed.
+-- resolution, passes). A setting whose value git runs as a command line
+-- (core.pager, core.editor, core.sshCommand, core.fsmonitor, a diff or
+-- merge driver, an alias or a credential helper that starts with "!"),
+-- given with -c or by git config, and the variables a program runs
+-- (GIT_PAGER, GIT_SSH_COMMAND, GIT_EDITOR, EDITOR, …) are read as command
+-- lines by lib/shell.lua, so what they run is judged; an alias without
+-- "!" (a git subcommand) and scripts in files are not followed.
 
 local shell = require("shell")
 local git = require("git")

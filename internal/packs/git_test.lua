@@ -287,3 +287,28 @@ for _, line in ipairs({ "git worktree remove -f ../wt", "git worktree remove --f
   "git worktree remove ../wt --force" }) do
   test("blocks " .. line, function() denied(bash(line), "git worktree remove --force") end)
 end
+
+-- A setting whose value git runs as a command line (a pager, an editor,
+-- ssh, an fsmonitor, a diff or merge driver, a "!" alias), given with -c,
+-- by git config, or by the environment (GIT_PAGER, GIT_SSH_COMMAND,
+-- EDITOR): its command line is read as one, so that what it runs is judged.
+for _, c in ipairs({
+  { "git -c core.pager='git push --force origin main' log", "protected branch" },
+  { "git -c alias.sync='!git reset --hard origin/main' sync", "git reset --hard" },
+  { "git config alias.cleanup '!git clean -fdx'", "git clean -f" },
+  { "git config --global core.sshCommand 'git push -f origin master'", "protected branch" },
+  { "GIT_EDITOR='git stash drop' git commit", "git stash drop" },
+  { "export GIT_PAGER='git checkout -- .'; git log", "throws away uncommitted work" },
+  { "env GIT_SSH_COMMAND='git push --force origin main' git fetch", "protected branch" },
+  { "git -c core.fsmonitor='git clean -fdx' status", "git clean -f" },
+  { "git -C repo -c diff.external='git reset --hard' diff", "git reset --hard" },
+  { "git config set --local sequence.editor 'git push --force origin main'", "protected branch" },
+}) do
+  test("a command line in a git setting is read: " .. c[1], function() denied(bash(c[1]), c[2]) end)
+end
+for _, line in ipairs({ "git -c core.pager=cat log", "git config --global core.editor 'code --wait'",
+  "git config alias.lg 'log --oneline --graph'", "git config --global alias.amend '!git commit --amend --no-edit'",
+  "GIT_PAGER=less git log", "git config core.fsmonitor true", "git config credential.helper store",
+  "GIT_SSH_COMMAND='ssh -o IdentitiesOnly=yes' git fetch", "EDITOR=vim git commit" }) do
+  test("a git setting that runs an everyday program passes: " .. line, function() expect.no_objection(bash(line)) end)
+end

@@ -793,6 +793,95 @@ local FIND_EXEC = { ["-exec"] = true, ["-execdir"] = true, ["-ok"] = true, ["-ok
 -- strings of env -S and watch (later), the other items of xargs -I
 -- (extra), and the scripts of shells, interpreters, eval, source, su,
 -- awk, parallel, ssh, alias and find -exec.
+-- RUN_VARS are the environment variables whose value a program runs as a
+-- shell command line: git's and man's pagers, editors, ssh and askpass
+-- programs, less's input filter (GIT_PAGER='sh -c …' git log runs it).
+local RUN_VARS = { GIT_PAGER = true, PAGER = true, MANPAGER = true, SYSTEMD_PAGER = true, GIT_EDITOR = true,
+  EDITOR = true, VISUAL = true, GIT_SEQUENCE_EDITOR = true, GIT_SSH_COMMAND = true, GIT_SSH = true,
+  GIT_ASKPASS = true, SSH_ASKPASS = true, SUDO_ASKPASS = true, GIT_EXTERNAL_DIFF = true, GIT_PROXY_COMMAND = true,
+  LESSOPEN = true, LESSCLOSE = true, PROMPT_COMMAND = true, BROWSER = true }
+M.RUN_VARS = RUN_VARS
+
+-- run_var returns the command line a NAME=value word gives a program to
+-- run (RUN_VARS), with a lessopen "|" dropped, or nil.
+function M.run_var(name, text)
+  if not RUN_VARS[name] or text == "" then return nil end
+  if name == "LESSOPEN" or name == "LESSCLOSE" then text = text:gsub("^||?", "") end
+  return text
+end
+
+-- GIT_RUNS are the git settings whose value git runs as a shell command
+-- line (as lower-cased patterns of the key); an alias or a credential
+-- helper only when it starts with "!".
+local GIT_RUNS = { "^core%.pager$", "^pager%.", "^core%.editor$", "^sequence%.editor$", "^core%.sshcommand$",
+  "^core%.askpass$", "^core%.fsmonitor$", "^diff%.external$", "^diff%..+%.textconv$", "^diff%..+%.command$",
+  "^difftool%..+%.cmd$", "^mergetool%..+%.cmd$", "^merge%..+%.driver$", "^filter%..+%.clean$",
+  "^filter%..+%.smudge$", "^filter%..+%.process$", "^uploadpack%.packobjectshook$", "^gpg%.program$",
+  "^gpg%..+%.program$", "^core%.gitproxy$", "^remote%..+%.uploadpack$", "^remote%..+%.receivepack$",
+  "^browser%..+%.cmd$", "^man%..+%.cmd$", "^alias%.", "^credential%.helper$", "^credential%..+%.helper$" }
+
+-- git_runs returns the command line git runs for setting key = value, or
+-- nil: an alias or a credential helper runs a shell only after "!", and
+-- core.fsmonitor's true or false runs none.
+local function git_runs(key, value)
+  key = key:lower()
+  local hit = false
+  for _, pat in ipairs(GIT_RUNS) do
+    if key:find(pat) then hit = true; break end
+  end
+  if not hit or value == "" then return nil end
+  if key:find("^alias%.") or key:find("^credential%.") then
+    return value:match("^!(.+)$")
+  end
+  if key == "core.fsmonitor" and (value == "true" or value == "false") then return nil end
+  return value
+end
+
+-- GIT_CONFIG_OPTS are git config's options that take the next word.
+local GIT_CONFIG_OPTS = { ["--file"] = true, ["-f"] = true, ["--blob"] = true, ["--type"] = true,
+  ["--default"] = true, ["--comment"] = true, ["--value"] = true }
+
+-- git_settings reads the settings a git command gives (git -c KEY=VALUE
+-- …, git config [set] KEY VALUE) whose value git runs, as nested lines.
+local function git_settings(p, cmd)
+  local a = cmd.args
+  local k = 1
+  while a[k] do
+    local t = a[k].text
+    if t == "-c" and a[k + 1] then
+      local w = a[k + 1]
+      local key, value = w.text:match("^([^=]+)=(.*)$")
+      local run = not w.unknown and key and git_runs(key, value)
+      if run then nested(p, run, "git -c " .. key) end
+      k = k + 2
+    elseif t == "-C" or t == "--git-dir" or t == "--work-tree" or t == "--namespace" or t == "--exec-path" then
+      k = k + 2
+    elseif t:sub(1, 1) == "-" then
+      k = k + 1
+    else
+      break
+    end
+  end
+  if not a[k] or a[k].text ~= "config" then return end
+  local ops = {}
+  k = k + 1
+  while a[k] do
+    local t = a[k].text
+    if GIT_CONFIG_OPTS[t] then
+      k = k + 1
+    elseif t:sub(1, 1) ~= "-" or a[k].unknown then
+      ops[#ops + 1] = a[k]
+    end
+    k = k + 1
+  end
+  if ops[1] and ops[1].text == "set" then table.remove(ops, 1) end
+  local key, value = ops[1], ops[2]
+  if key and value and not key.unknown and not value.unknown then
+    local run = git_runs(key.text, value.text)
+    if run then nested(p, run, "git config " .. key.text) end
+  end
+end
+
 local function follow_up(p, cmd, out, emit, later, extra)
   for _, l in ipairs(later) do nested(p, l[1], l[2]) end
   for _, l in ipairs(extra) do
@@ -804,6 +893,7 @@ local function follow_up(p, cmd, out, emit, later, extra)
   if not name then return end
   local letters = M.interpreter(name)
   local follow = FOLLOWS[name]
+  if name == "git" then git_settings(p, cmd) end
   if letters then
     script(p, cmd, out, letters)
   elseif follow == "eval" then
@@ -1061,6 +1151,8 @@ function M.unwrap(p, cmd, out, emit)
       if a.unknown then break end
       if t == "--" then j = j + 1; break end
       if spec.assigns and t:find("^[%a_][%w_]*=") then
+        local run = M.run_var(t:match("^([%a_][%w_]*)="), t:match("=(.*)$"))
+        if run then later[#later + 1] = { run, t:match("^[%a_][%w_]*") .. "=" } end
         j = j + 1
       elseif t == "-" and spec.dash then
         -- env -: an empty environment, as env -i

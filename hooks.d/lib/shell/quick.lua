@@ -89,9 +89,20 @@ function M.quick(spec, max)
   local program = "(?:^ *(?:[^ ]*=[^ ]* +)*(?:[^ ]*[/=])?|(?:^| )(?:--|run|exec) +(?:[^ ]*/)?)" .. names ..
     "|^ *(?:[^ ]*=[^ ]* +)*[^ ]+(?: +-[^ ]*)* +(?:[^ ]*/)?(?i:(?:" .. table.concat(guarded, "|") ..
     ")(?:\\.exe)?)/*(?: |$)"
+  -- A command line set for a program to run later, which parse reads as
+  -- nested lines: a git setting that runs one (git -c core.pager=X,
+  -- git config alias.x …) or a variable of shell.args.RUN_VARS assigned
+  -- (GIT_PAGER=X git log).
+  local vars = {}
+  for n in pairs(args.RUN_VARS) do vars[#vars + 1] = n end
+  table.sort(vars)
+  local runs = "(?i:(?:^| )[a-z0-9_-]+\\.[a-z0-9._-]*(?:pager|editor|sshcommand|askpass|fsmonitor|external|" ..
+    "textconv|command|cmd|driver|clean|smudge|process|packobjectshook|program|gitproxy|uploadpack|receivepack|" ..
+    "helper)(?:=| )|(?:^| )alias\\.)|(?:^| )(?:" .. table.concat(vars, "|") .. ")="
   -- What stops the quick path, in one match: a character outside
-  -- QUICK_CLASS, such a program, or spec.words somewhere.
-  local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")"
+  -- QUICK_CLASS, such a program, a setting of a command line, or spec.words
+  -- somewhere.
+  local stop = QUICK_OUTSIDE .. "|(?:" .. program .. ")|" .. runs
   if spec.words then stop = stop .. "|(?:" .. spec.words .. ")" end
   local match = re.match -- an upvalue: no lookup of re and its field per call
   return function(line)
