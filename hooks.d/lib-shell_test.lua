@@ -678,6 +678,7 @@ for _, c in ipairs({
     "git config core.sshCommand" },
   { [[GIT_PAGER='rm -rf ~' git log]], "git log ; rm -rf ~", "GIT_PAGER=" },
   { [[export EDITOR='rm -rf ~'; git commit]], "export EDITOR=rm -rf ~ ; rm -rf ~ ; git commit", "EDITOR=" },
+  { [[e''xport EDITOR='rm -rf ~'; git commit]], "export EDITOR=rm -rf ~ ; rm -rf ~ ; git commit", "EDITOR=" },
   { [[env GIT_SSH_COMMAND='rm -rf ~' git fetch]], "[env] git fetch ; rm -rf ~", "GIT_SSH_COMMAND=" },
   { [[git -c core.pager=reboot log]], "git -c core.pager=reboot log ; reboot", "git -c core.pager" },
   { [[LESSOPEN='|rm -rf ~ %s' less x]], "less x ; rm -rf ~ %s", "LESSOPEN=" },

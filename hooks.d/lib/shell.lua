@@ -662,7 +662,12 @@ local function finish(p, raw)
     end
     k = k + 1
   end
+  -- a declaration builtin, however quoted (e''xport is export)
   local decl = words[k] and DECLARE[lex.word_text(words[k]) or ""]
+  if words[k] and not decl then
+    local e = expand(p, words[k], true)
+    decl = #e == 1 and not e[1].unknown and DECLARE[e[1].text] or nil
+  end
   local argv = {}
   for i = k, #words do
     local name, value = nil, nil

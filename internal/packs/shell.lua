@@ -42,7 +42,10 @@
 --     `…`, a here-document or a pipe into sh, python -c's os.system,
 --     osascript's do shell script): bash runs none of it, but the reader
 --     closes the quote at the end to read the rest, and a shell that reads
---     it otherwise may run what was not judged (SETTINGS.unreadable).
+--     it otherwise may run what was not judged (SETTINGS.unreadable). One
+--     whose every reading runs only programs that change and send nothing
+--     (echo 'unterminated, cd "x, rg "a b: the first word, and each word
+--     after ; & | ( ` in the text the open quote swallowed) passes;
 -- The same in what a line runs indirectly: the command ssh runs on
 -- another host (read from the remote home folder: ssh h 'rm -rf build'
 -- deletes ~/build there), interpreters' one-liners
@@ -139,6 +142,7 @@
 -- not connected; Set-Location is not followed.
 
 local shell = require("shell")
+local sargs = require("shell.args")
 local danger = require("danger")
 local paths = require("paths")
 local pwsh = require("pwsh")
@@ -723,8 +727,48 @@ end
 -- shell would refuse to read, or a script the line hands to a shell that
 -- its shell would refuse (bad: shell.parse's third value) [rule parse],
 -- or nil.
-local function unreadable(bad)
+-- HARMLESS are the programs that, run with any words, change and send
+-- nothing: a line the shell cannot parse whose every reading runs only
+-- these does no harm however a shell reads it.
+local HARMLESS = { echo = true, printf = true, cd = true, pwd = true, ls = true, cat = true, rg = true,
+  grep = true, egrep = true, fgrep = true, head = true, tail = true, wc = true, ["true"] = true,
+  ["false"] = true, test = true, ["["] = true, [":"] = true, which = true, type = true, man = true, less = true,
+  more = true, date = true, whoami = true, id = true, uname = true }
+
+-- starts returns whether every command a text could start runs a program
+-- of HARMLESS: its first word, and each word after ; & | ( ` or a newline
+-- (a stray quote leaves the rest of the line in one word, which another
+-- shell may read as commands).
+local function harmless_text(t, first)
+  if first then
+    local w = t:match("^[%s\"']*([^%s;&|()`\"']+)")
+    if w and not HARMLESS[sargs.program(w)] then return false end
+  end
+  for w in t:gmatch("[;&|(`\n][%s\"']*([^%s;&|()`\"']+)") do
+    if not HARMLESS[sargs.program(w)] then return false end
+  end
+  return true
+end
+
+-- harmless reports whether the reader's best reading of a line the shell
+-- cannot parse runs only HARMLESS programs (a shell running a script the
+-- reader read is its script's commands).
+local function harmless(cmds)
+  for _, c in ipairs(cmds) do
+    if not (sargs.SHELLS[c.name or ""] and c.script and not c.computed) then
+      if not c.word or c.word.unknown or not harmless_text(c.word.text, true) then return false end
+      for _, a in ipairs(c.args) do
+        if not harmless_text(a.text, false) then return false end
+      end
+    end
+  end
+  return true
+end
+
+local function unreadable(bad, cmds)
   if not bad or SETTINGS.unreadable == "allow" then return nil end
+  -- every reading of it harmless (echo 'unterminated, cd "x): it passes
+  if harmless(cmds) then return nil end
   local what = bad:match("^a (%S+) that is not closed") or bad:match("^a (%S+) with no command after it")
   local fix = "close the quote or bracket, or finish the command"
   if bad:find("^a [\"'] ") or bad:find("^a %$' ") then fix = "close the quote"
@@ -891,7 +935,7 @@ function judge_posix(line, cwd, depth, may_pwsh)
   -- a line the shell cannot read is stopped after every rule had its say
   -- on the reader's best reading of it (their reasons are the more
   -- precise); may_pwsh: the line may be PowerShell's, read as such next
-  local parse = not may_pwsh and unreadable(bad)
+  local parse = not may_pwsh and unreadable(bad, cmds)
   if parse and SETTINGS.unreadable == "deny" then return parse end
   -- the ask of a computed script or of a line the shell cannot read comes
   -- second: a PowerShell reading of the line may still deny it
