@@ -609,6 +609,11 @@ test("a line the shell would refuse to read is named, with where", function()
     { [[ls |]], [[a | with no command after it, at byte 4]] },
     { "a &&\n", [[a && with no command after it, at byte 3]] },
     { [[a ||]], [[a || with no command after it, at byte 3]] },
+    { [[make |; true]], [[a | with no command after it, at byte 6]] },
+    { [[a && | b]], [[a && with no command after it, at byte 3]] },
+    { [[ls | & x]], [[a | with no command after it, at byte 4]] },
+    { [[( make | )]], [[a | with no command after it, at byte 8]] },
+    { [[echo $(ls &&)]], [[a && with no command after it, at byte 11]] },
     { [['rm -rf ~]], [[a ' that is not closed, at byte 1: 'rm -rf ~]] },
     -- in a script the line hands to a shell, whose shell refuses it
     { [[bash -c "'rm -rf ~"]], [[a ' that is not closed, at byte 1 of the script bash -c runs: 'rm -rf ~]] },
@@ -633,7 +638,8 @@ end)
 
 test("lines the shell reads are not named unreadable", function()
   for _, line in ipairs({ [[echo "it's"]], [[echo $'it\'s']], [[echo "$(echo "$(date)")"]], "ls # it's",
-    [[echo $(( (1+2) * 3 ))]], [[echo ${X:-"d"} ${#X}]], "a &&\nb", "a |\nb", [[echo \"x \']],
+    [[echo $(( (1+2) * 3 ))]], [[echo ${X:-"d"} ${#X}]], "a &&\nb", "a |\nb", "a ||\n\nb", [[echo \"x \']],
+    "a && b; c || d & e | f", "a |& b",
     "cat <<'EOF'\nit's\nEOF", [[x=$(case $y in a) echo 1;; esac)]], [[f() { ls; }; f]], "ls &",
     [[echo `echo \`date\``]], "plain words only", [[sh -c "echo \"it's\""]], [[bash -c 'ls # don'"'"'t']],
     "cat <<EOF\nit's a $(date) \"x\nEOF", "bash <<'EOF'\necho \"it's\"\nEOF", [[echo it\'s]],

@@ -428,7 +428,7 @@ for _, line in ipairs({ "python3 -m http.server 8000", "python3 -m http.server -
   "cd dist && python3 -m http.server", "php -S localhost:8000", "php -S 0.0.0.0:8000 router.php",
   "php -S localhost:8000 -t public/", "ruby -run -e httpd . -p 8080", "busybox httpd -f -p 8080 -h ./www",
   "caddy file-server --root ./public", "live-server dist --port=8080", "updog", "python3 -m pytest -d tests",
-  "cd /tmp/site && python3 -m http.server", "python3 -m http.server -d \"$OUT\" 8000" }) do
+  "cd /tmp/site && python3 -m http.server", "python3 -m http.server -d \"$OUT/site\" 8000" }) do
   test("a server of the project's own folders passes: " .. line, function()
     expect.no_objection(bash(line))
   end)
@@ -450,7 +450,7 @@ for _, c in ipairs({
 end
 for _, line in ipairs({ "openssl s_client -connect github.com:443 -showcerts </dev/null",
   "echo | openssl s_client -connect pypi.org:443 -servername pypi.org", "openssl s_client -connect localhost:8443 < req.txt",
-  "openssl x509 -in cert.pem -noout -text", "openssl s_client -connect example.org:443 -brief",
+  "openssl x509 -in server.crt -noout -text", "openssl s_client -connect example.org:443 -brief",
   "openssl enc -d -base64 -in msg.b64 -out msg.txt" }) do
   test("openssl that sends nothing away passes: " .. line, function() expect.no_objection(bash(line)) end)
 end

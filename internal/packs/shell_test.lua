@@ -320,7 +320,7 @@ local unparsable = {
   { [[find . -name 'pattern src/]], [[a ' that is not closed, at byte 14]] },
   { [[ls $(rm -rf build]], [[a $( that is not closed]] },
   { [[echo `mv a b]], [[a ` that is not closed]] },
-  { [[chown dev ${HOME]], [[a ${ that is not closed]] },
+  { [[make ${TARGET]], [[a ${ that is not closed]] },
   { [[echo 'done; rm -rf ~]], [[a ' that is not closed, at byte 6]] },
   { [[git restore --help 'x]], [[a ' that is not closed]] },
   { [[(cd src && make]], [[a ( that is not closed, at byte 1]] },
@@ -1215,6 +1215,6 @@ for _, c in ipairs(settings_run) do
 end
 for _, line in ipairs({ "git -c core.pager=cat log", "git config --global core.editor 'code --wait'",
   "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy_key -o IdentitiesOnly=yes' git push", "EDITOR=vim git commit",
-  "git config --global alias.st status", "LESSOPEN='|lesspipe %s' less notes.txt", "PAGER=less man ls" }) do
+  "git config --global alias.st status", "VISUAL=nano git commit", "PAGER=less man ls" }) do
   test("a setting of an everyday program passes: " .. line, function() expect.no_objection(bash(line)) end)
 end

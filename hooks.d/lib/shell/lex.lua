@@ -569,6 +569,13 @@ function read_list(p, closer)
     end
     cmd = new_cmd(p)
   end
+  -- an operator where a |, && or || still waits for its command (make |;
+  -- true, a && | b): bash refuses it (a newline there only continues)
+  local function operator()
+    if pending and #cmd.words == 0 and #cmd.redirs == 0 and not p.err then
+      bad(p, "a " .. pending .. " with no command after it", pending_at)
+    end
+  end
   while p.i <= p.n and not p.err do
     local x = find(s, "[^ \t]", p.i)
     if not x then p.i = p.n + 1; break end
@@ -587,6 +594,7 @@ function read_list(p, closer)
       finish(";")
       if docs then heredoc_bodies(p); M.flush(p) end
     elseif c == B_SEMI then
+      operator()
       p.i = x + 1
       while byte(s, p.i) == B_SEMI or byte(s, p.i) == B_AMP do p.i = p.i + 1 end
       finish(";")
@@ -594,10 +602,12 @@ function read_list(p, closer)
       if c2 == B_GT then
         redirect(p, cmd, nil)
       else
+        operator()
         p.i = x + (c2 == B_AMP and 2 or 1)
         finish(c2 == B_AMP and "&&" or "&")
       end
     elseif c == B_PIPE then
+      operator()
       if c2 == B_PIPE then p.i = x + 2; finish("||")
       else p.i = x + (c2 == B_AMP and 2 or 1); finish("|") end
     elseif (c == B_LT or c == B_GT) and c2 == B_LP then
@@ -624,6 +634,7 @@ function read_list(p, closer)
     elseif c == B_RP then
       p.i = x + 1
       if closer == B_RP then
+        operator()
         finish(";")
         return true
       end
