@@ -19,7 +19,7 @@ func TestPackSettingsAreCheckedAgainstThePacksDeclaration(t *testing.T) {
 		{"unknown key", "luahook.toml", "[packs.git]\nprotected_branch = [\"main\"]\n",
 			[]string{`luahook.toml:2: packs.git.protected_branch: unknown key; did you mean protected_branches?`}},
 		{"unknown key, nothing near", "luahook.toml", "[packs.cloud]\nzzzzzzzzzzzz = 1\n",
-			[]string{`luahook.toml:2: packs.cloud.zzzzzzzzzzzz: unknown key (known: protected_contexts, unknown_context, live_stops, destroy_plan, object_deletes)`}},
+			[]string{`luahook.toml:2: packs.cloud.zzzzzzzzzzzz: unknown key (known: protected_contexts, unknown_context, live_stops, destroy_plan, object_deletes, grants)`}},
 		{"unknown pack", "luahook.toml", "[packs.gti]\ndiscard = \"ask\"\n",
 			[]string{`luahook.toml:1: packs.gti: unknown pack "gti"; did you mean git? (see: luahook add --list)`}},
 		{"wrong type", "luahook.toml", "[packs.git]\ndiscard = true\nprotected_branches = \"main\"\n",
