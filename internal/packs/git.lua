@@ -218,13 +218,13 @@ end
 
 -- The option specs of the subcommands that can throw work away, read
 -- the way git reads them (a -b value is not a path, --har is --hard).
-local CHECKOUT = { short = { f = "force", q = "quiet", m = "merge", p = "patch", t = "track", l = "l" },
-  short_arg = { b = "b", B = "B" },
+local CHECKOUT = { short = { f = "force", q = "quiet", m = "merge", p = "patch", t = "track", l = "l", d = "detach" },
+  short_arg = { b = "b", B = "B", U = "unified" },
   long = { "force", "quiet", "merge", "patch", "track", "no-track", "detach", "guess", "no-guess", "ours", "theirs",
     "progress", "no-progress", "overlay", "no-overlay", "ignore-skip-worktree-bits", "overwrite-ignore",
     "no-overwrite-ignore", "recurse-submodules", "no-recurse-submodules", "ignore-other-worktrees",
     "pathspec-file-nul" },
-  long_arg = { "orphan", "conflict", "pathspec-from-file" } }
+  long_arg = { "orphan", "conflict", "pathspec-from-file", "unified", "inter-hunk-context" } }
 local RESET = { short = { q = "quiet", p = "patch", N = "intent-to-add" },
   long = { "hard", "soft", "mixed", "merge", "keep", "quiet", "no-quiet", "patch", "intent-to-add", "refresh",
     "no-refresh", "recurse-submodules", "no-recurse-submodules", "pathspec-file-nul" },
@@ -293,7 +293,11 @@ local function discards(g)
   if s == "checkout" then
     local o = shell.options(g.args, CHECKOUT)
     if o.flags.force then return "git checkout --force", "tracked" end
-    if o.flags["pathspec-from-file"] then return "git checkout --pathspec-from-file", "tracked" end
+    -- A branch made or tracked, or HEAD detached: git refuses paths then
+    -- ("cannot update paths and switch to branch at the same time").
+    local f = o.flags
+    if f.b or f.B or f.orphan or f.track or f.detach then return nil end
+    if f["pathspec-from-file"] then return "git checkout --pathspec-from-file", "tracked" end
     local dashdash = false
     for _, a in ipairs(g.args) do
       if a.text == "--" then dashdash = true; break end
