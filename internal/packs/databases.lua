@@ -3,7 +3,10 @@
 -- What it stops: SQL that destroys a table's contents or the table, sent
 -- through psql, mysql/mariadb, sqlite3 (as -c/-e/--command/--execute,
 -- sqlite3's statement operands, a here-document, a here-string or text
--- piped in from echo/printf), or through an MCP tool of a database server
+-- piped in from echo/printf), the other databases' shells (cqlsh -e,
+-- clickhouse-client/clickhouse client -q, duckdb, sqlcmd -Q, mycli,
+-- litecli, usql, snowsql -q, pgcli, bq query, cockroach sql -e, wrangler
+-- d1 execute --command), or through an MCP tool of a database server
 -- (a "sql"/"query"/"statement" argument): DROP, TRUNCATE, ALTER ... DROP,
 -- DELETE and UPDATE without a WHERE (or with one that is always true:
 -- WHERE 1=1, WHERE true, ... OR 1=1), and GRANT ALL ON *.* (every
@@ -12,7 +15,8 @@
 -- guard). Also redis-cli FLUSHALL/FLUSHDB,
 -- mongosh/mongo --eval of dropDatabase()/drop()/deleteMany({}), dropdb,
 -- mysqladmin drop, and the frameworks' reset tasks (rails/rake db:drop,
--- db:reset, prisma migrate reset, manage.py flush, flyway clean, liquibase
+-- db:reset, prisma migrate reset and db push --accept-data-loss, manage.py
+-- or django-admin flush and reset_db, influx delete, flyway clean, liquibase
 -- dropAll, sequelize db:drop, typeorm schema:drop, php artisan
 -- migrate:fresh/reset/refresh and db:wipe, mix ecto.drop/ecto.reset,
 -- alembic downgrade base, sqlx and diesel database drop/reset, dotnet ef
@@ -77,6 +81,31 @@ for _, spec in pairs(CLIENTS) do
 end
 CLIENTS.mariadb = CLIENTS.mysql
 CLIENTS.sqlite = CLIENTS.sqlite3
+-- Other databases' shells that run the statement they are given, each read
+-- the same way (cqlsh -e, clickhouse-client -q, duckdb DB 'SQL', sqlcmd -Q).
+local function client(dialect, sql_short, sql_long, short_arg, long_arg, extra)
+  local spec = { dialect = dialect, sql_short = sql_short, sql_long = sql_long, short_arg = short_arg,
+    long_arg = long_arg, longs = {} }
+  for k, v in pairs(extra or {}) do spec[k] = v end
+  for _, n in ipairs(long_arg or {}) do spec.longs[#spec.longs + 1] = n end
+  for _, n in ipairs(sql_long or {}) do spec.longs[#spec.longs + 1] = n end
+  return spec
+end
+CLIENTS.cqlsh = client(nil, "e", { "execute" }, "ukpf", { "username", "keyspace", "password", "file", "cqlversion",
+  "connect-timeout", "request-timeout", "encoding", "cqlshrc", "protocol-version" })
+CLIENTS["clickhouse-client"] = client(nil, "q", { "query", "queries-file" }, "hudf", { "host", "port", "user",
+  "password", "database", "format", "config-file", "param" })
+CLIENTS.duckdb = client("sqlite", "cs", { "cmd" }, nil, { "init", "cmd" }, { operands_are_sql = true,
+  single_dash_long = true })
+CLIENTS.sqlcmd = client(nil, "Qq", nil, "SUPdiohsawlteEcLHWxyYKNMfrv", nil)
+CLIENTS.mycli = client("mysql", "e", { "execute" }, "hPuSpDR", { "host", "port", "user", "socket", "password",
+  "database", "prompt", "logfile", "defaults-group-suffix", "myclirc", "login-path", "ssl-ca", "init-command" })
+CLIENTS.litecli = client("sqlite", "e", { "execute" }, "D", { "database", "liteclirc", "prompt", "logfile" })
+CLIENTS.usql = client(nil, "c", { "command" }, "fJoPvWUw", { "file", "output", "set", "variable", "pset", "config" })
+CLIENTS.snowsql = client(nil, "q", { "query" }, "audswrfco", { "accountname", "username", "dbname", "schemaname",
+  "warehouse", "rolename", "filename", "config", "option", "variable", "connection", "authenticator" })
+CLIENTS.pgcli = client("postgres", nil, nil, "hpUdD", { "host", "port", "username", "dbname", "prompt",
+  "pgclirc", "application-name" })
 -- MIGRATORS are the migration tools whose tasks drop or empty a schema,
 -- by the operand words (lower-cased) that name the task: one word, or two
 -- in a row.
@@ -113,7 +142,21 @@ local function migrator_task(name, args)
 end
 
 local OTHER_CLIENTS = { ["redis-cli"] = true, mongosh = true, mongo = true, dropdb = true, mysqladmin = true,
-  rails = true, rake = true, prisma = true }
+  rails = true, rake = true, prisma = true, clickhouse = true, cockroach = true, bq = true, wrangler = true,
+  influx = true, ["django-admin"] = true }
+
+-- SUBCOMMAND_CLIENTS are tools whose subcommand runs the SQL it is given:
+-- the words that name it, and how the rest is read (clickhouse client -q,
+-- cockroach sql -e, wrangler d1 execute DB --command, bq query 'SQL').
+local SUBCOMMAND_CLIENTS = {
+  clickhouse = { { "client" }, CLIENTS["clickhouse-client"] },
+  cockroach = { { "sql" }, client(nil, "e", { "execute" }, "d", { "url", "database", "user", "host", "port",
+    "certs-dir", "format", "set", "file" }) },
+  wrangler = { { "d1", "execute" }, client("sqlite", nil, { "command" }, "c", { "file", "config", "env",
+    "persist-to" }) },
+  bq = { { "query" }, client(nil, nil, nil, nil, { "project_id", "dataset_id", "location", "destination_table",
+    "parameter", "format", "max_rows" }, { operands_are_sql = true, all_operands = true }) },
+}
 
 local function deny(why)
   if why:find("^a shell command run") then
@@ -332,10 +375,28 @@ end
 -- from c.
 local function client_problem(name, args, c)
   local spec = CLIENTS[name]
+  local sub = SUBCOMMAND_CLIENTS[name]
+  if sub then
+    -- the subcommand's words, in order, before its own options
+    local k, want, at = 1, sub[1], nil
+    for j, w in ipairs(args) do
+      if w.text == want[k] then
+        k = k + 1
+        if k > #want then at = j; break end
+      elseif not w.text:find("^%-") then
+        break
+      end
+    end
+    if at then
+      local rest = {}
+      for j = at + 1, #args do rest[#rest + 1] = args[j] end
+      spec, args = sub[2], rest
+    end
+  end
   if spec then
     local sqls, operands, unknown = client_args(args, spec)
     if spec.operands_are_sql then
-      for k = 2, #operands do sqls[#sqls + 1] = operands[k] end
+      for k = spec.all_operands and 1 or 2, #operands do sqls[#sqls + 1] = operands[k] end
     end
     for _, w in ipairs(sqls) do
       local why = word_sql_problem(w, spec.dialect)
@@ -387,6 +448,26 @@ local function client_problem(name, args, c)
     if s:find(" migrate reset ", 1, true) or (s:find(" db push ", 1, true) and s:find(" %-%-force%-reset ")) then
       return "prisma reset"
     end
+    if s:find(" db push ", 1, true) and s:find(" %-%-accept%-data%-loss[ =]") then
+      return "prisma db push --accept-data-loss"
+    end
+  elseif SETTINGS.deny.frameworks and name == "django-admin" then
+    for _, w in ipairs(args) do
+      local t = w.text:lower()
+      if t == "flush" or t == "reset_db" then return "django-admin " .. t end
+    end
+  elseif SETTINGS.deny.drop and name == "influx" then
+    -- influx delete removes points; influx bucket delete, the bucket
+    local first, second
+    for _, w in ipairs(args) do
+      if not w.text:find("^%-") then
+        if not first then first = w.text elseif not second then second = w.text; break end
+      end
+    end
+    if first == "delete" then return "influx delete (points of a bucket)" end
+    if (first == "bucket" or first == "org" or first == "v1") and second == "delete" then
+      return "influx " .. first .. " delete"
+    end
   end
   return nil
 end
@@ -429,16 +510,22 @@ local function command_problem(c)
     local why = client_problem(name, c.args, c)
     if why then return why end
   end
+  if name == "manage.py" and c.args[1] and (c.args[1].text == "flush" or c.args[1].text == "reset_db")
+    and SETTINGS.deny.frameworks then
+    return "manage.py " .. c.args[1].text
+  end
   if name == "python" or (name and name:find("^python%d")) then
     local a = c.args
     for k = 1, #a - 1 do
-      if shell.basename(a[k].text) == "manage.py" and a[k + 1].text == "flush" and SETTINGS.deny.frameworks then
-        return "manage.py flush"
+      if shell.basename(a[k].text) == "manage.py" and (a[k + 1].text == "flush" or a[k + 1].text == "reset_db")
+        and SETTINGS.deny.frameworks then
+        return "manage.py " .. a[k + 1].text
       end
     end
   end
   for k, w in ipairs(c.args) do
     local b = (not w.unknown) and shell.basename(w.text):lower()
+    if b and b:find("^[%w%-]+@[%w.%-]+$") then b = b:match("^[^@]+") end -- npx wrangler@3.1.0
     if b and (CLIENTS[b] or OTHER_CLIENTS[b] or MIGRATORS[b]) then
       local rest = {}
       for j = k + 1, #c.args do rest[#rest + 1] = c.args[j] end

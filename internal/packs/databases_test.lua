@@ -93,6 +93,28 @@ drop table users"]], "DROP TABLE" },
   { [[diesel database reset]], "diesel database reset" },
   { [[dotnet ef database drop --force]], "ef database drop" },
   { [[npx knex migrate:rollback --all]], "knex migrate:rollback --all" },
+  { [[npx prisma db push --accept-data-loss]], "prisma db push --accept-data-loss" },
+  { [[django-admin flush --noinput]], "django-admin flush" },
+  { [[./manage.py flush]], "manage.py flush" },
+  { [[python3 manage.py reset_db --noinput]], "manage.py reset_db" },
+  -- other databases' shells, each with the option that carries its statement
+  { [[cqlsh -e "DROP KEYSPACE app"]], "DROP KEYSPACE" },
+  { [[cqlsh db1 9042 -u cassandra --execute="TRUNCATE app.users"]], "TRUNCATE" },
+  { [[clickhouse-client --host ch -q 'DROP TABLE events']], "DROP TABLE" },
+  { [[clickhouse client --query="TRUNCATE TABLE events"]], "TRUNCATE" },
+  { [[duckdb analytics.duckdb "DROP TABLE t"]], "DROP TABLE" },
+  { [[duckdb -c "DELETE FROM t"]], "DELETE without WHERE" },
+  { [[sqlcmd -S db.local -d app -Q "DROP DATABASE app"]], "DROP DATABASE" },
+  { [[mycli -u root -e "delete from sessions"]], "DELETE without WHERE" },
+  { [[litecli app.db -e "DROP TABLE t"]], "DROP TABLE" },
+  { [[usql pg://localhost/app -c "drop schema public cascade"]], "DROP SCHEMA" },
+  { [[snowsql -a acct -q "DROP SCHEMA analytics"]], "DROP SCHEMA" },
+  { [[bq query --use_legacy_sql=false 'DROP TABLE ds.events']], "DROP TABLE" },
+  { [[cockroach sql --insecure --execute "DROP DATABASE app CASCADE"]], "DROP DATABASE" },
+  { [[npx wrangler@3.1.0 d1 execute prod --remote --command "DELETE FROM users"]], "DELETE without WHERE" },
+  { [[wrangler d1 execute prod --command="DROP TABLE users"]], "DROP TABLE" },
+  { [[echo "DROP TABLE users;" | pgcli app]], "DROP TABLE" },
+  { [[influx delete --bucket metrics --start 1970-01-01T00:00:00Z --stop 2030-01-01T00:00:00Z]], "influx delete" },
 }
 
 for _, c in ipairs(denied) do
@@ -138,6 +160,13 @@ local allowed = {
   [[php artisan migrate]], [[mix ecto.migrate]], [[alembic upgrade head]], [[alembic downgrade -1]],
   [[sqlx migrate run]], [[diesel migration run]], [[dotnet ef database update]], [[npx knex migrate:rollback]],
   [[mix test]], [[git log --format=%H ef]],
+  [[npx prisma@5.22.0 db push]], [[django-admin startproject site]], [[./manage.py migrate]],
+  [[cqlsh -e "SELECT * FROM app.users LIMIT 5"]], [[clickhouse client --query "SELECT count() FROM events"]],
+  [[clickhouse-client -q "SHOW TABLES"]], [[duckdb -c "SELECT 42"]], [[duckdb data.duckdb "SELECT * FROM t"]],
+  [[sqlcmd -S db.local -Q "SELECT @@VERSION"]], [[bq query 'SELECT 1']], [[bq ls]],
+  [[cockroach sql --insecure -e "SHOW TABLES"]], [[cockroach start-single-node --insecure]],
+  [[wrangler d1 execute prod --command "SELECT * FROM users LIMIT 5"]], [[wrangler deploy --dry-run]],
+  [[influx bucket list]], [[influx query 'from(bucket:"m") |> range(start: -1h)']],
 }
 
 for _, cmd in ipairs(allowed) do
