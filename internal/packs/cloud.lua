@@ -38,7 +38,8 @@
 --     denied, unless the line asks for --dry-run or --help. A verb that
 --     stops or undoes what runs live without deleting it, disable,
 --     deactivate, cancel, rollback, kill or suspend, whole or as a part
---     (gh workflow disable, gh run cancel, glab ci cancel, wrangler
+--     (gh workflow disable, gh run cancel, glab ci cancel, kubectl scale
+--     --replicas=0, wrangler
 --     deployments rollback, heroku releases:rollback, aws cloudformation
 --     cancel-update-stack, gcloud services disable, mc admin user disable),
 --     is asked about (SETTINGS.live_stops, rule live-stops): CI turned
@@ -382,8 +383,8 @@ end
 
 -- kubernetes judges kubectl, oc or helm, ctx being the context chosen
 -- earlier on the line. A release or rollout put back to an earlier
--- version (kubectl rollout undo, helm rollback) undoes a live service:
--- live_stop.
+-- version (kubectl rollout undo, helm rollback) undoes a live service, and
+-- a scale to no replicas stops one: live_stop.
 local function kubernetes(c, ctx)
   if c.name == "kubectl" or c.name == "oc" then
     local o = shell.options(c.args, KUBECTL)
@@ -394,6 +395,18 @@ local function kubernetes(c, ctx)
       local op = o.operands[2]
       if op and (op.unknown or op.text == "undo") and not dry_run(c.args) and not help(c.args) then
         return live_stop(c.name .. " rollout undo")
+      end
+      return nil
+    end
+    if s == "scale" then
+      -- to no replicas: the service stops, as a rollback or a disable does
+      for k, a in ipairs(c.args) do
+        local v = a.text:match("^%-%-replicas=(.*)$")
+        if a.text == "--replicas" and c.args[k + 1] then v = c.args[k + 1].text end
+        if v and (v == "0" or a.unknown or (c.args[k + 1] and c.args[k + 1].unknown and not a.text:find("=")))
+          and not dry_run(c.args) and not help(c.args) then
+          return live_stop(c.name .. " scale --replicas=" .. shell.printable(v, 20))
+        end
       end
       return nil
     end

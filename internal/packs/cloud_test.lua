@@ -634,6 +634,9 @@ for _, c in ipairs({
   { "oc rollout undo dc/api", "oc rollout undo" },
   { "helm rollback web 41", "helm rollback" },
   { "helm --kube-context prod rollback web -n shop", "helm rollback" },
+  { "kubectl scale deploy --all --replicas=0 -n prod", "kubectl scale --replicas=0" },
+  { "kubectl -n shop scale deployment/web --replicas 0", "kubectl scale --replicas=0" },
+  { "oc scale dc/api --replicas=$N", "oc scale --replicas=" },
 }) do
   test("asks about " .. c[1], function()
     local r = sh(c[1])
@@ -648,7 +651,8 @@ for _, cmd in ipairs({ "gh workflow enable nightly.yml", "gh run rerun 123 --fai
   "minikube addons disable ingress", "gh run cancel --help", "kubectl rollout status deployment/web",
   "kubectl rollout restart deployment/web", "kubectl rollout history deploy/web",
   "kubectl rollout undo deployment/web --dry-run=client", "helm rollback web 41 --dry-run", "helm history web",
-  "helm upgrade web ./chart" }) do
+  "helm upgrade web ./chart", "kubectl scale deployment/web --replicas=3",
+  "kubectl scale deploy/web --replicas=0 --dry-run=client -o yaml" }) do
   test("allows " .. cmd, function()
     local r = sh(cmd)
     expect.no_objection(r)
