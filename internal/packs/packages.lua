@@ -22,7 +22,11 @@
 --     setup.py upload, mvn deploy (and :deploy, release:perform), gradle
 --     publish* tasks (not publishToMavenLocal), gem push/yank, dotnet nuget
 --     push/delete, nuget push, vsce/ovsx publish, pod trunk push, mix
---     hex.publish, lerna/changeset publish; --dry-run passes;
+--     hex.publish, lerna/changeset publish, dart/flutter pub publish,
+--     rye publish, conan upload, jf rt upload, goreleaser release (not
+--     --snapshot or --skip=publish), semantic-release, and npm dist-tag
+--     add/rm, owner add/rm, access grant/set, team changes (which version
+--     users get, who may publish); --dry-run passes;
 --   - pushing an image, a chart or an OCI artifact to a registry others
 --     pull from (SETTINGS.publish too, [rule publish]): docker/podman/
 --     nerdctl/buildah push and image push (any options, global ones like
@@ -192,6 +196,10 @@ local REMOVE_INSTEAD = "Removing packages from the machine is the user's step: r
   "instead (npm uninstall x, pip uninstall in a virtualenv), run it with --dry-run/-s, or ask the user"
 
 local NODE_PUBLISH = { publish = true, unpublish = true, deprecate = true }
+local NODE_REGISTRY_ADMIN = { ["dist-tag"] = { add = true, rm = true, set = true }, ["dist-tags"] = { add = true,
+  rm = true, set = true }, tag = { add = true, remove = true, rm = true }, owner = { add = true, rm = true, remove = true }, author = { add = true, rm = true },
+  access = { grant = true, revoke = true, set = true, public = true, restricted = true, ["2fa-required"] = true,
+    ["2fa-not-required"] = true }, team = { add = true, rm = true, create = true, destroy = true } }
 local NODE_REMOVE = { uninstall = true, un = true, unlink = true, remove = true, rm = true, r = true }
 
 -- dry_run reports whether a command only shows what it would do.
@@ -257,6 +265,13 @@ local function node(c)
   local verb = (c.name == "yarn" and (sub == "npm" or sub == "global") and ops[2]) and ops[2].text or sub
   if NODE_PUBLISH[verb] and not dry_run(c.args) then
     return SETTINGS.publish, "publishing a package (" .. c.name .. " " .. verb .. ") [rule publish]", PUBLISH_INSTEAD
+  end
+  -- which version users get (dist-tag add/rm) and who may publish (owner,
+  -- access, team) change a published package as publishing does
+  local act = verb ~= sub and ops[3] and ops[3].text or ops[2] and ops[2].text
+  if NODE_REGISTRY_ADMIN[verb] and act and NODE_REGISTRY_ADMIN[verb][act] and not dry_run(c.args) then
+    return SETTINGS.publish, "changing a published package (" .. c.name .. " " .. verb .. " " .. act ..
+      ") [rule publish]", PUBLISH_INSTEAD
   end
   if NODE_REMOVE[verb] and (sub == "global" or has_flag(c.args, "-g", "--global", "--location=global")) then
     return SETTINGS.system_removals, "a global uninstall (" .. c.name .. " " .. verb .. " -g)", REMOVE_INSTEAD
@@ -448,6 +463,11 @@ local PUBLISH = {
   changeset = { { "publish" } },
   anaconda = { { "upload" } },
   swift = { { "package-registry", "publish" } },
+  dart = { { "pub", "publish" } },
+  flutter = { { "pub", "publish" } },
+  rye = { { "publish" } },
+  conan = { { "upload" } },
+  jf = { { "rt", "upload" }, { "rt", "u" }, { "npm-publish" }, { "mvn", "deploy" } },
 }
 -- Options of mvn and gradle that take a value: their value is not a goal
 -- or a task (gradle -x publish excludes the task).
@@ -516,6 +536,22 @@ local function publishes(c)
     end
     return nil
   end
+  -- release tools that publish what they build unless told not to
+  if n == "goreleaser" then
+    local op
+    for _, a in ipairs(c.args) do
+      if a.text:sub(1, 1) ~= "-" then op = a.text; break end
+    end
+    if op and op ~= "release" then return nil end
+    for _, a in ipairs(c.args) do
+      local t = a.text
+      if t == "--snapshot" or t == "--skip-publish" or (t:find("^%-%-skip=") and t:find("publish", 1, true)) then
+        return nil
+      end
+    end
+    return "goreleaser release"
+  end
+  if n == "semantic-release" then return "semantic-release" end
   local forms = PUBLISH[n]
   if not forms then return nil end
   local ops = {}
@@ -1105,6 +1141,28 @@ local function pushes(c, line)
   return fn and fn(c, line)
 end
 
+-- RUNNER_BINS names the program a package runner starts for a package
+-- whose name is not its program's.
+local RUNNER_BINS = { ["@changesets/cli"] = "changeset", ["@vscode/vsce"] = "vsce" }
+
+-- runner_publishes returns the publishing command a package runner (npx,
+-- bunx, pnpm dlx) starts with args, or nil: npx lerna@8.0.0 publish is
+-- lerna publish.
+local function runner_publishes(args)
+  local k = 1
+  while args[k] do
+    local t = args[k].text
+    if t:sub(1, 1) ~= "-" or args[k].unknown then break end
+    if NODE_RUNNER_VALUED[t] and args[k + 1] then k = k + 1 end
+    k = k + 1
+  end
+  local w = args[k]
+  if not w or w.unknown then return nil end
+  local pkg = w.text:gsub("(.)@[^/@]*$", "%1")
+  local bin = RUNNER_BINS[pkg] or pkg:match("[^/]*$")
+  return publishes({ name = bin, args = rest(k + 1, args) })
+end
+
 local function check(c, line)
   local n = c.name
   if not n then return nil end
@@ -1127,12 +1185,19 @@ local function check(c, line)
     end
   end
   local pin = "pin an exact version, e.g. name@1.2.3 or name==1.2.3"
-  if n == "npx" or n == "bunx" then return node_runner(c.args, pin) end
+  local function runner(args)
+    local what = SETTINGS.publish ~= "allow" and runner_publishes(args)
+    if what and not dry_run(args) then
+      return SETTINGS.publish, "publishing a package (" .. what .. ") [rule publish]", PUBLISH_INSTEAD
+    end
+    return node_runner(args, pin)
+  end
+  if n == "npx" or n == "bunx" then return runner(c.args) end
   if NODE[n] then
     local k = first_op(c.args)
     local sub = k and c.args[k].text
     if (n == "npm" and sub == "exec") or ((n == "pnpm" or n == "yarn") and sub == "dlx") or (n == "bun" and sub == "x") then
-      return node_runner(rest(k + 1, c.args), pin)
+      return runner(rest(k + 1, c.args))
     end
     return node(c)
   end
@@ -1205,7 +1270,7 @@ end
 -- sets none of ENV_KEYS, is allowed without parsing it: the programs are
 -- the keys of the tables check reads, and the ones it names.
 local QUICK_PROGRAMS = { "npx", "bunx", "pipx", "uvx", "uv", "pip[0-9.]*", "poetry", "mvn", "mvnw", "gradle",
-  "gradlew", "conda", "mamba", "micromamba" }
+  "gradlew", "conda", "mamba", "micromamba", "goreleaser", "semantic-release" }
 for _, set in ipairs({ NODE, SYSTEM, PUBLISH, SYS_REMOVE, SYS_REMOVE_FLAG, IMAGE_TOOLS }) do
   for name in pairs(set) do QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = re.quote(name) end
 end
