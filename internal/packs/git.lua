@@ -7,18 +7,34 @@
 --     --delete, push :main, branch -d/-D, update-ref -d);
 --   - a force push that does not name its branch (git push -f, push
 --     --force origin, a lease to HEAD), a mirror push, push --prune;
+--   - a published tag deleted from the remote (push --delete origin v1.0,
+--     push origin :refs/tags/v1.0, "tag NAME", --delete --tags): a name
+--     shaped like a release or under refs/tags/ [rule remote-tag-delete]
+--     (deleting a remote feature branch passes); a dry run (-n) passes;
+--   - the repository pushed to a host the line itself names: a URL (git
+--     push https://host/r.git, git@host:r.git, --repo=URL), or a remote
+--     the line adds or points elsewhere (remote add|set-url, git config or
+--     -c remote.X.url|pushurl, url.X.pushInsteadOf), asked about by
+--     default [rule push-url] (SETTINGS.push_urls, push_hosts); a remote
+--     set up before (git push origin main) and a local path pass;
 --   - rewriting published history: a force push that is not
 --     --force-with-lease naming its branch, filter-branch, filter-repo,
 --     branch -f/-m of a protected branch, update-ref of one;
 --   - lost branches and recovery: branch -D (--delete --force), update-ref
 --     -d, reflog expire/delete of recent entries, gc --prune=now, prune;
 --     branch -f/--force NAME, which resets an existing branch elsewhere
---     and drops the commits only it held [rule branch-force];
+--     and drops the commits only it held [rule branch-force]; a forced
+--     fetch into a local branch (fetch -f origin main:main, +src:dst), the
+--     same loss [rule fetch-force];
 --   - work thrown away: reset --hard/--merge/--keep, clean -f (not -n,
 --     whatever the flag order), checkout -f, checkout of paths (a ref and
 --     paths, -- PATH, ., a file), restore of the work tree, switch -f /
 --     --discard-changes, worktree remove -f (a -f after -- is a path),
---     stash drop/clear; let through when the same line
+--     stash drop/clear; plumbing that overwrites the tree, checkout-index
+--     -f (not --prefix=dir/ or --temp) and read-tree --reset -u (-m -u
+--     refuses to) [rule plumbing-discard]; submodule deinit/update --force,
+--     whose changes no stash here keeps [rule submodule-discard]; let
+--     through when the same line
 --     saves the work first, joined by && only (git stash && git reset
 --     --hard; clean needs git stash -u, a commit does not hold untracked
 --     files); --help (and a lone -h) only print help;
@@ -42,6 +58,10 @@
 --   allow_lease         true: --force-with-lease to a named branch that
 --                       is not protected passes (rebased feature branches:
 --                       the lease refuses to drop commits it has not seen)
+--   push_urls           "ask" (default), "deny" or "allow": what a push to a
+--                       host the line itself names gets [rule push-url]
+--   push_hosts          hosts such pushes go to freely ({}; "*.corp.example"
+--                       takes its subdomains), e.g. { "github.com" }
 --
 -- What it cannot know: the payload has no repository state, so it cannot
 -- tell whether there is uncommitted work (every discarding command is
@@ -56,7 +76,11 @@
 -- given with -c or by git config, and the variables a program runs
 -- (GIT_PAGER, GIT_SSH_COMMAND, GIT_EDITOR, EDITOR, …) are read as command
 -- lines by lib/shell.lua, so what they run is judged; an alias without
--- "!" (a git subcommand) and scripts in files are not followed.
+-- "!" (git -c alias.x='reset --hard' x, git config alias.x '…') and the
+-- line git submodule foreach runs are read here as git command lines
+-- (only by this pack's rules); scripts in files are not followed. A
+-- subcommand in capitals (git RESET, which a case-blind file system
+-- finds) is read in lower case.
 
 local shell = require("shell")
 local git = require("git")
@@ -66,6 +90,8 @@ local SETTINGS = hook.settings("git", {
   protected_branches = { "main", "master" },
   discard = "deny",
   allow_lease = true,
+  push_urls = "ask",
+  push_hosts = {},
 })
 
 local COMMIT = { short = { n = "no-verify", a = "all", v = "verbose", q = "quiet", s = "signoff", e = "edit",
@@ -103,14 +129,34 @@ end
 -- Each rule takes the git invocation, the command and the state of the
 -- line so far; it returns the reason and what to do instead, or nil.
 
+-- released reports whether the ref a push deletes is a tag: refs/tags/…,
+-- the word after "tag", or a bare name shaped like a release (v1.0, 2.3.1,
+-- v2.0.0-rc1, v3); a branch (feature/x, fix-1.2) is not.
+local function released(refs, k)
+  local d = refs[k].dst
+  return d:find("^refs/tags/") ~= nil or d:find("^v?%d+%.%d") ~= nil or d:find("^v%d+$") ~= nil or
+    (k > 1 and refs[k - 1].dst == "tag" and not refs[k - 1].plus)
+end
+
 local function push(g)
   if not git.is(g, "push") then return nil end
+  local p = git.push(g)
+  -- a dry run (-n, --dry-run) only says what a push would do
+  if p.flags["dry-run"] then return nil end
   if git.force_push_protected(g.cmd, SETTINGS.protected_branches) then
     return "a force push to, or the deletion of, a protected branch (" ..
       table.concat(SETTINGS.protected_branches, ", ") .. ")",
       "push your work to a new branch and open a pull request"
   end
-  local p = git.push(g)
+  local tags_deleted = p.flags.delete and p.flags.tags
+  for k, r in ipairs(p.refs) do
+    if r.delete and released(p.refs, k) then tags_deleted = true end
+  end
+  if tags_deleted then
+    return "deleting a published tag from the remote, which others may build or deploy from " ..
+      "[rule remote-tag-delete]", "leave the tag and publish a new one (git tag v1.0.1 && git push origin v1.0.1), " ..
+      "or ask the user to delete it"
+  end
   local forced = p.force
   for _, r in ipairs(p.refs) do forced = forced or r.plus end
   if p.flags.mirror then
@@ -225,6 +271,13 @@ local CHECKOUT = { short = { f = "force", q = "quiet", m = "merge", p = "patch",
     "no-overwrite-ignore", "recurse-submodules", "no-recurse-submodules", "ignore-other-worktrees",
     "pathspec-file-nul" },
   long_arg = { "orphan", "conflict", "pathspec-from-file", "unified", "inter-hunk-context" } }
+local CHECKOUT_INDEX = { short = { a = "all", f = "force", u = "index", q = "quiet", n = "no-create", z = "z" },
+  long = { "all", "force", "index", "quiet", "no-create", "stdin", "temp", "ignore-skip-worktree-bits" },
+  long_arg = { "prefix", "stage" } }
+local READ_TREE = { short = { m = "merge", u = "update", i = "i", n = "dry-run", v = "verbose" },
+  long = { "reset", "dry-run", "empty", "verbose", "trivial", "aggressive", "quiet", "no-sparse-checkout",
+    "recurse-submodules", "no-recurse-submodules" },
+  long_arg = { "prefix", "index-output", "exclude-per-directory" } }
 local RESET = { short = { q = "quiet", p = "patch", N = "intent-to-add" },
   long = { "hard", "soft", "mixed", "merge", "keep", "quiet", "no-quiet", "patch", "intent-to-add", "refresh",
     "no-refresh", "recurse-submodules", "no-recurse-submodules", "pathspec-file-nul" },
@@ -328,6 +381,39 @@ local function discards(g)
       -- after "--" every word is a worktree's path (git worktree remove -- -f)
       if t == "--" then break end
       if t == "-f" or t == "--force" or t == "-ff" then return "git worktree remove --force", "tracked" end
+    end
+    return nil
+  end
+  if s == "checkout-index" then
+    -- -f overwrites the files of the work tree; a --prefix elsewhere or
+    -- --temp writes copies beside it
+    local f = shell.options(g.args, CHECKOUT_INDEX).flags
+    local prefix = f.prefix
+    if f.force and not f.temp and (prefix == nil or prefix == true or tostring(prefix):find("^%.?/?$")) then
+      return "git checkout-index --force", "tracked", "plumbing-discard"
+    end
+    return nil
+  end
+  if s == "read-tree" then
+    -- --reset -u overwrites changed files; -m -u refuses to (it stops on
+    -- a file that is not up to date)
+    local f = shell.options(g.args, READ_TREE).flags
+    if f.reset and f.update and not f["dry-run"] then return "git read-tree --reset -u", "tracked", "plumbing-discard" end
+    return nil
+  end
+  if s == "submodule" then
+    -- git submodule [--quiet] deinit|update … --force: the submodules'
+    -- own changes, which a commit or stash of this repository does not hold
+    local k = 1
+    while g.args[k] and g.args[k].text:find("^%-") do k = k + 1 end
+    local verb = g.args[k] and g.args[k].text
+    if verb ~= "deinit" and verb ~= "update" then return nil end
+    for j = k + 1, #g.args do
+      local t = g.args[j].text
+      if t == "--" then break end
+      if t == "-f" or (#t >= 5 and ("--force"):sub(1, #t) == t) then
+        return "git submodule " .. verb .. " --force", "submodule", "submodule-discard"
+      end
     end
     return nil
   end
@@ -471,11 +557,42 @@ local function removes_tree(g)
   return nil
 end
 
+-- FETCH are git fetch's options: a forced refspec (+src:dst, or --force)
+-- whose destination is a local branch resets that branch the way git
+-- branch -f does; one into refs/remotes/ or refs/tags/ is everyday fetching.
+local FETCH = { short = { f = "force", a = "append", q = "quiet", v = "verbose", p = "prune", P = "prune-tags",
+    t = "tags", n = "no-tags", k = "keep", u = "update-head-ok", m = "multiple" },
+  short_arg = { j = "jobs", o = "server-option" },
+  long = { "force", "all", "append", "atomic", "dry-run", "quiet", "verbose", "prune", "prune-tags", "tags",
+    "no-tags", "keep", "multiple", "update-head-ok", "progress", "no-progress", "unshallow", "update-shallow",
+    "write-fetch-head", "no-write-fetch-head", "auto-maintenance", "no-auto-maintenance", "auto-gc", "no-auto-gc",
+    "show-forced-updates", "no-show-forced-updates", "set-upstream", "ipv4", "ipv6", "stdin", "porcelain",
+    "refetch", "recurse-submodules", "no-recurse-submodules", "write-commit-graph", "no-write-commit-graph" },
+  long_arg = { "depth", "deepen", "shallow-since", "shallow-exclude", "upload-pack", "jobs", "refmap",
+    "server-option", "negotiation-tip", "filter", "recurse-submodules-default", "submodule-prefix" } }
+
+local function fetch_force(g)
+  if g.sub.text ~= "fetch" then return nil end
+  local o = shell.options(g.args, FETCH)
+  if o.flags["dry-run"] or o.flags.multiple or o.flags.all then return nil end
+  for k = 2, #o.operands do
+    local pat = o.operands[k].pat
+    local plus = pat:sub(1, 1) == "+"
+    local dst = pat:match(":([^:]+)$")
+    if dst and (plus or o.flags.force) and not dst:find("^refs/remotes/") and not dst:find("^refs/tags/") then
+      return "a forced fetch into the local branch " .. shell.printable(dst, 40) .. ", which resets it and " ..
+        "loses the commits only it held [rule fetch-force]",
+        "fetch into the remote-tracking branch (git fetch origin) and merge or rebase, or ask the user"
+    end
+  end
+  return nil
+end
+
 local function deny(why, instead)
   return hook.deny("git pack: blocked " .. why .. "; " .. instead .. ".")
 end
 
-local RULES = { push, history, recovery, skips_checks, commits_secrets, removes_tree }
+local RULES = { push, history, recovery, skips_checks, commits_secrets, removes_tree, fetch_force }
 
 -- UNCHAINED matches a separator other than && (;, ||, |, &, a new line):
 -- work saved by an earlier command is only taken as saved when every
@@ -510,6 +627,222 @@ local _, QUICK_MAX, QUICK_STOP = shell.quick({ programs = { git.PROGRAMS }, word
 local _, PLAIN_MAX, PLAIN_STOP = shell.quick({ words = "HUSKY" })
 local READ_ONLY = [[^ *git +(?:status|diff|log|show|blame|shortlog|describe|rev-parse|ls-files|ls-tree|grep|]] ..
   [[version|whatchanged|cat-file|merge-base|rev-list|count-objects)(?: |$)]]
+
+-- urlhost returns the host a push destination names when it is a URL
+-- (scheme://[user@]host[:port]/…, or [user@]host:path as scp writes it),
+-- or nil for a remote's name or a local path (file://, /mnt/x.git, ../r).
+local function urlhost(t)
+  local scheme, rest = t:match("^(%a[%w+.-]*)://(.*)$")
+  if scheme then
+    if scheme:lower() == "file" then return nil end
+    local auth = (rest:match("^[^/]*"):gsub("^.*@", ""))
+    return (auth:match("^%[([^%]]*)%]") or (auth:gsub(":.*$", ""))):lower()
+  end
+  local host = t:match("^([^/:]+):")
+  if host and not t:find("^%a:[\\/]") then return (host:gsub("^.*@", "")):lower() end
+  return nil
+end
+
+-- host_passes reports whether host is one of SETTINGS.push_hosts (a
+-- "*.example.com" entry takes its subdomains).
+local function host_passes(host)
+  for _, h in ipairs(SETTINGS.push_hosts) do
+    h = tostring(h):lower()
+    if host == h or (h:sub(1, 2) == "*." and host:sub(-(#h - 1)) == h:sub(2)) then return true end
+  end
+  return false
+end
+
+-- REMOTE_KEY matches a setting that says where a remote's pushes go
+-- (remote.NAME.url, remote.NAME.pushurl) and URL_KEY one that rewrites
+-- every URL (url.BASE.insteadOf, url.BASE.pushInsteadOf): set with -c or
+-- git config on the line, they send the next push to the URL they name.
+local function remote_setting(key)
+  local k = key:lower()
+  local name = key:match("^[Rr][Ee][Mm][Oo][Tt][Ee]%.(.+)%.[^.]+$")
+  if name and (k:find("%.url$") or k:find("%.pushurl$")) then return name, nil end
+  local base = key:match("^[Uu][Rr][Ll]%.(.+)%.[^.]+$")
+  if base and (k:find("%.insteadof$") or k:find("%.pushinsteadof$")) then return nil, base end
+  return nil
+end
+
+local REMOTE_ADD = { short = { f = "fetch" }, short_arg = { t = "track", m = "master" },
+  long = { "fetch", "tags", "no-tags", "push", "add", "delete" }, long_arg = { "mirror" } }
+
+-- remotes notes in st the remotes a command defines or points elsewhere
+-- (git remote add|set-url, git config remote.X.url, -c remote.X.url=…,
+-- url.X.insteadOf): st.urls[name] = URL, st.last = the latest URL.
+local function remotes(g, st)
+  local function note(name, url)
+    if name then st.urls[name] = url else st.rewrite = url end
+    st.last = url
+  end
+  for _, c in ipairs(g.config) do
+    local key, val = c:match("^([^=]+)=(.*)$")
+    if key then
+      local name, base = remote_setting(key)
+      if name or base then note(name, base or val) end
+    end
+  end
+  local s = g.sub.text
+  if s == "remote" and g.args[1] and (g.args[1].text == "add" or g.args[1].text == "set-url") then
+    local rest = {}
+    for k = 2, #g.args do rest[#rest + 1] = g.args[k] end
+    local ops = shell.options(rest, REMOTE_ADD).operands
+    if ops[1] and ops[2] then note(ops[1].text, ops[2].text) end
+  elseif s == "config" then
+    for k, a in ipairs(g.args) do
+      local name, base = remote_setting(a.text)
+      if (name or base) and g.args[k + 1] then
+        note(name, base or g.args[k + 1].text)
+        break
+      end
+    end
+  end
+end
+
+-- push_url returns the host a push sends the repository to when the line
+-- itself names it (a URL, or a remote the line defines), or nil for a
+-- push to a remote set up before (git push origin main).
+local function push_url(g, st)
+  if not git.is(g, "push") then return nil end
+  local p = git.push(g)
+  if p.flags["dry-run"] then return nil end
+  local dest = p.flags.repo
+  if type(dest) ~= "string" then dest = p.remote and p.remote.text end
+  local url
+  if dest == nil then url = st.last
+  elseif st.urls[dest] then url = st.urls[dest]
+  elseif urlhost(dest) then url = dest
+  else
+    for _, c in ipairs(g.config) do
+      local key, val = c:match("^([^=]+)=(.*)$")
+      if key and remote_setting(key) == dest then url = val end
+    end
+  end
+  url = st.rewrite or url
+  local host = url and urlhost(url)
+  if host and not host_passes(host) then return host end
+  return nil
+end
+
+-- foreach returns the command line git submodule foreach runs in every
+-- submodule (its words after foreach and its options), or nil.
+local function foreach(g)
+  if g.sub.text ~= "submodule" then return nil end
+  local k = 1
+  while g.args[k] and g.args[k].text:find("^%-") do k = k + 1 end
+  if not g.args[k] or g.args[k].text ~= "foreach" then return nil end
+  k = k + 1
+  while g.args[k] and (g.args[k].text == "--recursive" or g.args[k].text == "-q" or g.args[k].text == "--quiet") do
+    k = k + 1
+  end
+  local words = {}
+  for j = k, #g.args do words[#words + 1] = g.args[j].text end
+  if #words == 0 then return nil end
+  return table.concat(words, " ")
+end
+
+-- aliased returns the git command line an alias without "!" stands for:
+-- the one run now (git -c alias.x='reset --hard' x) or the one set for
+-- later (git config alias.x 'reset --hard'), or nil.
+local function aliased(g)
+  local sub = g.sub.text:lower()
+  for _, c in ipairs(g.config) do
+    local name, val = c:match("^[Aa][Ll][Ii][Aa][Ss]%.([^=]+)=(.*)$")
+    if name and name:lower() == sub and val:sub(1, 1) ~= "!" then
+      local parts = { "git", val }
+      for _, a in ipairs(g.args) do parts[#parts + 1] = shell.quote(a.text) end
+      return table.concat(parts, " ")
+    end
+  end
+  if sub == "config" then
+    for k, a in ipairs(g.args) do
+      local v = g.args[k + 1]
+      if a.text:lower():find("^alias%.") and v and v.text:sub(1, 1) ~= "!" then return "git " .. v.text end
+    end
+  end
+  return nil
+end
+
+local check
+
+-- inner checks a git command line a command holds (an alias, a submodule
+-- foreach script) with the same rules; depth bounds the nesting.
+local function inner(line, depth)
+  if depth >= 4 then return deny("git commands nested too deep to check", "run the inner command directly") end
+  local cmds, err = shell.parse(line)
+  return check(cmds, err, line, depth + 1)
+end
+
+-- check returns the answer for the parsed commands of line (nil: no
+-- objection).
+check = function(cmds, err, line, depth)
+  local st = { urls = {} }
+  local saved
+  local chained = nil
+  for _, c in ipairs(cmds) do
+    local g = git.parse(c)
+    if g and not help(g) then
+      g.cmd = c
+      -- git  RESET: a subcommand git could find on a case-blind file system
+      if g.sub.text:find("%u") then g.sub = { text = g.sub.text:lower(), unknown = g.sub.unknown } end
+      remotes(g, st)
+      local script = aliased(g) or foreach(g)
+      if script then
+        local v = inner(script, depth)
+        if v then return v end
+      end
+      for _, rule in ipairs(RULES) do
+        local why, instead = rule(g)
+        if why then return deny(why, instead) end
+      end
+      local host = push_url(g, st)
+      if host and SETTINGS.push_urls ~= "allow" then
+        local why = "a push of the repository to " .. shell.printable(host, 60) .. ", a host this line names " ..
+          "rather than a remote set up before it [rule push-url]"
+        if SETTINGS.push_urls == "ask" then
+          return hook.ask("git pack: " .. why .. "; the code leaves for a server nobody set up for this " ..
+            "project. Allow it?")
+        end
+        return deny(why, "push to the project's own remote (git push origin <branch>), or ask the user to add " ..
+          "the host to push_hosts")
+      end
+      local what, needs, rule = discards(g)
+      if what and (needs == "stash" or needs == "submodule" or not (saved == "untracked" or saved == needs)) then
+        local why = what .. " throws away uncommitted work, which this hook cannot see"
+        local instead = "commit or run git stash push --include-untracked first (in the same command, joined " ..
+          "by &&), or ask the user"
+        if needs == "untracked" then
+          why = what .. " deletes untracked files, which no commit holds"
+          instead = "see what it would delete with git clean -n, stash them first (git stash push " ..
+            "--include-untracked && ...), or ask the user"
+        elseif needs == "stash" then
+          why = what .. " deletes stashed work for good"
+          instead = "leave the stash, or ask the user"
+        elseif needs == "submodule" then
+          why = what .. " throws away uncommitted work in the submodules, which no commit or stash of this " ..
+            "repository holds"
+          instead = "leave out --force (git refuses to drop changes without it), or ask the user"
+        end
+        if rule then why = why .. " [rule " .. rule .. "]" end
+        if SETTINGS.discard == "ask" then
+          return hook.ask("git pack: " .. why .. ". Allow it?")
+        end
+        return deny(why, instead)
+      end
+      local kept = saves(g)
+      if kept then
+        if chained == nil then chained = not re.match(UNCHAINED, line) end
+        if chained and saved ~= "untracked" then saved = kept end
+      end
+    end
+  end
+  if err then
+    return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
+  end
+  return nil
+end
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line, read here as shell.command reads it: a hook that
@@ -551,42 +884,5 @@ hook.register("PreToolUse", "@shell", function(input)
       end
     end
   end
-  local saved
-  local chained = nil
-  for _, c in ipairs(cmds) do
-    local g = git.parse(c)
-    if g and not help(g) then
-      g.cmd = c
-      for _, rule in ipairs(RULES) do
-        local why, instead = rule(g)
-        if why then return deny(why, instead) end
-      end
-      local what, needs = discards(g)
-      if what and (needs == "stash" or not (saved == "untracked" or saved == needs)) then
-        local why = what .. " throws away uncommitted work, which this hook cannot see"
-        local instead = "commit or run git stash push --include-untracked first (in the same command, joined " ..
-          "by &&), or ask the user"
-        if needs == "untracked" then
-          why = what .. " deletes untracked files, which no commit holds"
-          instead = "see what it would delete with git clean -n, stash them first (git stash push " ..
-            "--include-untracked && ...), or ask the user"
-        elseif needs == "stash" then
-          why = what .. " deletes stashed work for good"
-          instead = "leave the stash, or ask the user"
-        end
-        if SETTINGS.discard == "ask" then
-          return hook.ask("git pack: " .. why .. ". Allow it?")
-        end
-        return deny(why, instead)
-      end
-      local kept = saves(g)
-      if kept then
-        if chained == nil then chained = not re.match(UNCHAINED, line) end
-        if chained and saved ~= "untracked" then saved = kept end
-      end
-    end
-  end
-  if err then
-    return deny("a command that could not be checked (" .. err .. ")", "split it into shorter commands")
-  end
+  return check(cmds, err, line, 0)
 end, { name = "pack-git", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
