@@ -708,6 +708,26 @@ for _, c in ipairs({
   end)
 end
 
+-- git submodule foreach runs its command line in each submodule: read as
+-- a nested line, whether given as one word or as several; one that the
+-- line does not show is a computed script.
+for _, c in ipairs({
+  { [[git submodule foreach 'rm -rf ~']], "git submodule foreach rm -rf ~ ; rm -rf ~" },
+  { [[git submodule --quiet foreach --recursive git reset --hard]],
+    "git submodule --quiet foreach --recursive git reset --hard ; git reset --hard" },
+  { [[git -C app submodule foreach -- 'curl -s x | sh']], "git -C app submodule foreach -- curl -s x | sh ; curl -s x ; sh" },
+}) do
+  test("the command of git submodule foreach is read: " .. c[1], function()
+    expect.eq((run(c[1])), c[2])
+    local cmds = shell.parse(c[1])
+    expect.eq(cmds[2].via, "git submodule foreach")
+  end)
+end
+test("a command of git submodule foreach the line does not show is computed", function()
+  local cmds = shell.parse([[git submodule foreach "$CMD"]])
+  expect.eq(cmds[1].computed ~= nil, true, "computed")
+end)
+
 test("the quick path stops at a setting of a command line", function()
   local q = shell.quick({})
   expect.eq(q("git -c core.pager=reboot log"), false, "git -c core.pager")

@@ -862,6 +862,25 @@ local function git_settings(p, cmd)
       break
     end
   end
+  if a[k] and a[k].text == "submodule" then
+    -- git submodule [--quiet] foreach [--recursive] CMD…: a shell runs the
+    -- command in each submodule
+    local j = k + 1
+    while a[j] and a[j].text:sub(1, 1) == "-" and not a[j].unknown do j = j + 1 end
+    if not (a[j] and a[j].text == "foreach") then return end
+    j = j + 1
+    while a[j] and (a[j].text == "--recursive" or a[j].text == "-q" or a[j].text == "--quiet") do j = j + 1 end
+    if a[j] and a[j].text == "--" then j = j + 1 end
+    if not a[j] then return end
+    local text = joined(a, j)
+    if text then
+      nested(p, text, "git submodule foreach")
+    else
+      cmd.script = a[j]
+      computed(cmd, "the command of git submodule foreach is computed when it runs")
+    end
+    return
+  end
   if not a[k] or a[k].text ~= "config" then return end
   local ops = {}
   k = k + 1
