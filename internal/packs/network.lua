@@ -39,11 +39,15 @@
 --   - metadata: the cloud metadata endpoints (169.254.169.254 in any
 --     spelling, metadata.google.internal, 100.100.100.200, fd00:ec2::254,
 --     all of 169.254.0.0/16): they hand out the machine's credentials;
+--     also named by an interpreter's one-liner, in a URL or a quoted host
+--     (python -c "…urlopen('http://169.254.169.254/…')");
 --   - raw-ip: a connection to a public IP address written as a number
 --     (private, loopback and link-local networks are not public);
 --   - environment: the environment (env, printenv, set, export -p,
---     /proc/*/environ) piped or substituted into a network command,
---     wherever it goes;
+--     /proc/*/environ) piped or substituted into a network command or a
+--     mailer (mail, sendmail, mutt, …), wherever it goes, or sent whole by
+--     an interpreter's one-liner (os.environ, process.env, ENV.to_h, %ENV
+--     with a URL, a request or a socket);
 --   - secret-file: a secrets file (lib/secrets.lua's list: .env, keys,
 --     ~/.aws/credentials, …) piped, redirected or named as data into a
 --     network command, wherever it goes;
@@ -1104,12 +1108,59 @@ local function serve(c, cwd)
     "serve the project's folder or its build output (python -m http.server -d dist)")
 end
 
+-- inline_metadata returns the cloud metadata host an interpreter's
+-- one-liner (python -c, node -e, ruby -e, perl -e, php -r, …) names, in
+-- a URL or as a quoted host ('169.254.169.254', "metadata.google.internal"),
+-- or nil [rule metadata]: urlopen, fetch or a socket reads the machine's
+-- credentials as curl would. A word "metadata" alone (a dict key) is no host.
+local function inline_metadata(c)
+  local sc = c.script
+  if not (c.inline and sc and sc.text) then return nil end
+  local text = sc.text
+  if #text > 65536 then text = text:sub(1, 65536) end
+  for url in text:gmatch("[%a][%w+.-]*://[^%s'\"`<>]+") do
+    local h = host_of(url, false)
+    if h and h ~= "" and kind(h) == "metadata" then return h end
+  end
+  for q in text:gmatch("['\"`]([%w.:%[%]-]+)['\"`]") do
+    local h = q:gsub("^%[", ""):gsub("%]$", ""):lower()
+    if (h:find(".", 1, true) or h:find(":", 1, true)) and kind(h) == "metadata" then return h end
+  end
+  return nil
+end
+
+-- MAILERS send what they read by mail: the environment or a secrets file
+-- piped or redirected into one leaves the machine as a fetcher's upload
+-- does [rules environment, secret-file]; a mail written out passes.
+local MAILERS = { mail = true, mailx = true, ["s-nail"] = true, sendmail = true, mutt = true, msmtp = true,
+  neomutt = true, swaks = true }
+
+-- WHOLE_ENV matches a one-liner's reading of the whole environment
+-- (os.environ, process.env, ENV.to_h, %ENV, getenv(), $_ENV) where one
+-- variable by name (os.environ['HOME'], process.env.PORT, getenv('X'))
+-- does not match; SENDS matches its sending something over the network.
+local WHOLE_ENV = [[os\.environ(?:\s*[^\s.\[]|\s*$|\.(?:items|copy|keys|values)\b)|]] ..
+  [[process\.env(?:\s*[^\s.\[\w]|\s*$)|\bENV\.(?:to_h|to_a|inspect|to_s|each|map)\b|%ENV\b|]] ..
+  [[getenv\(\s*\)|\$_ENV\b|System\.getenv\(\s*\)]]
+local SENDS = [[(?i)https?://|urlopen|requests\.(?:post|put|get|patch)|\bfetch\(|https?\.request|]] ..
+  [[\.request\(|socket|net::http|lwp|curl_exec|file_get_contents\(\s*['"]https?|smtplib]]
+
+-- inline_environment reports whether an interpreter's one-liner sends
+-- the whole environment over the network [rule environment].
+local function inline_environment(c)
+  local sc = c.script
+  if not (c.inline and sc and sc.text) then return false end
+  local text = sc.text
+  if #text > 65536 then text = text:sub(1, 65536) end
+  return re.match(WHOLE_ENV, text) and re.match(SENDS, text)
+end
+
 -- The programs the rules look at by name, for shell.quick: a plain line
 -- (one simple command, no pipes, redirections or expansions) running none
 -- of them sends nothing anywhere and is allowed without parsing.
 local PROGRAMS = {}
 for _, set in ipairs({ FETCHERS, SOCKETS, REMOTES, PROBES, SAVERS, WIN_REMOTE, pwsh.CMD, SERVERS,
-  { busybox = true, pnpm = true, yarn = true, openssl = true } }) do
+  MAILERS, { busybox = true, pnpm = true, yarn = true, openssl = true } }) do
   for name in pairs(set) do PROGRAMS[#PROGRAMS + 1] = re.quote(name) end
 end
 table.sort(PROGRAMS)
@@ -1170,6 +1221,18 @@ hook.register("PreToolUse", "@shell", function(input)
     end
     if network_cmd(c) or (c.name == nil and c.word and c.word.whole) then
       local r = judge(c)
+      if r then return r end
+    end
+    if c.inline then
+      local h = inline_metadata(c)
+      if h then return judge_host(h) end
+      if inline_environment(c) then
+        return deny("environment", "sending the environment over the network from a one-liner (" ..
+          p(c.word and c.word.text or n) .. ")", "never send environment variables; they hold tokens")
+      end
+    end
+    if MAILERS[n] then
+      local r = no_env_no_secret(c, NO_DATA)
       if r then return r end
     end
     saves = saves or SAVERS[c.name or ""] == true

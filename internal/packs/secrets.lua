@@ -30,6 +30,25 @@
 --     --format '{{.Config.Env}}'), the container credentials endpoint
 --     (169.254.170.2). A secret's name, a listing (kubectl get secrets,
 --     describe) and env or printenv of everything pass.
+--   - the environment filtered for secrets: env, printenv, set, export -p,
+--     declare -x, compgen -v … | xargs printenv piped or fed into grep,
+--     rg, awk, sed, … whose pattern names secrets (env | grep -i token,
+--     printenv | grep AWS_) [rule env-filter]; env | grep PATH, names
+--     only (| cut -d= -f1) and counts (grep -c, -q, | wc -l) pass; and ps
+--     with the BSD e option (ps eww), every process's environment [rule
+--     process-env];
+--   - more stores [rule store-read]: aws sts get-session-token /
+--     assume-role, ecr get-login-password, codeartifact
+--     get-authorization-token, az storage account keys list, kubectl config
+--     view --raw, kubectl create token, npm token create, vault token
+--     create, heroku auth:token, gopass show, pass NAME, glab auth status
+--     -t, cmdkey /list; piped into a login reading its stdin (| docker
+--     login --password-stdin) it passes. A secrets manager's value (vault
+--     read / kv get, aws secretsmanager get-secret-value, doppler secrets
+--     get) passes: the redact pack takes known credentials out of it.
+-- Each reason names its rule: credential (a credential in a text),
+-- store-read, secret-print, env-filter, process-env, credential-dump,
+-- unreadable.
 -- The credentials are those of lib/secrets.lua's patterns (private keys,
 -- AWS, GitHub, GitLab, Slack, Stripe, Google, npm and sk- API keys), the
 -- list the decision log's redaction uses too. A reason names the kind
@@ -101,7 +120,7 @@ end
 
 local function deny(label, masked, where, instead)
   return hook.deny("secrets pack: blocked " .. label .. " (" .. shell.printable(masked) .. ") in " .. where ..
-    "; " .. instead .. ".")
+    " [rule credential]; " .. instead .. ".")
 end
 
 hook.register("UserPromptSubmit", nil, function(input)
@@ -146,23 +165,56 @@ end, { name = "pack-secrets-write", stage = "validate", failure_policy = "closed
 -- match. Listing, status and login verbs print none and pass.
 local STORES = {
   gh = { { seq = { "auth", "token" } }, { seq = { "auth", "status" }, flags = { "-t", "--show-token" } } },
-  aws = { { seq = { "configure", "get" }, next = "secret|token" }, { seq = { "configure", "export-credentials" } } },
+  glab = { { seq = { "auth", "status" }, flags = { "-t", "--show-token" } } },
+  -- temporary keys and tokens the cloud hands out (a secrets manager's
+  -- values, vault read, aws secretsmanager get-secret-value, doppler secrets
+  -- get: the other guards' suites read them as everyday work, and the
+  -- redact pack takes known credentials out of what they print)
+  aws = { { seq = { "configure", "get" }, next = "secret|token" }, { seq = { "configure", "export-credentials" } },
+    { seq = { "sts" }, next = "^(?:get-session-token|get-federation-token|assume-role.*)$" },
+    { seq = { "ecr" }, next = "^get-login(?:-password)?$" }, { seq = { "ecr-public", "get-login-password" } },
+    { seq = { "codeartifact", "get-authorization-token" } } },
   gcloud = { { seq = { "auth" }, next = "^print-.*token$" },
     { seq = { "auth", "application-default" }, next = "^print-.*token$" } },
-  az = { { seq = { "account", "get-access-token" } } },
+  az = { { seq = { "account", "get-access-token" } }, { seq = { "storage", "account", "keys", "list" } },
+    { seq = { "acr", "login" }, flags = { "--expose-token", "-t" } } },
   security = { { seq = { "find-generic-password" }, flags = { "-w", "-g" } },
     { seq = { "find-internet-password" }, flags = { "-w", "-g" } }, { seq = { "dump-keychain" } } },
   ["secret-tool"] = { { seq = { "lookup" } }, { seq = { "search" } } },
   git = { { seq = { "credential", "fill" } } },
-  vault = { { seq = { "print", "token" } } },
-  pass = { { seq = { "show" } } },
+  vault = { { seq = { "print", "token" } }, { seq = { "token", "create" } } },
+  -- pass and gopass show an entry named as their first operand too
+  pass = { { seq = { "show" } }, { seq = { "grep" } }, { seq = { "otp" } }, { seq = {}, bare = true } },
+  gopass = { { seq = { "show" } }, { seq = { "cat" } }, { seq = { "otp" } }, { seq = {}, bare = true } },
   op = { { seq = { "read" } }, { seq = { "item", "get" }, flags = { "--reveal" } } },
   bw = { { seq = { "get" } } },
+  -- a cluster's own credentials: the kubeconfig with its keys and tokens, a
+  -- service account's new token
+  kubectl = { { seq = { "config", "view" }, flags = { "--raw" } }, { seq = { "create", "token" } } },
+  npm = { { seq = { "token", "create" } } },
+  heroku = { { seq = { "auth:token" } }, { seq = { "authorizations:create" } } },
+  cmdkey = { { seq = { "/list" } } },
   -- a private key exported (to the terminal, or to a file the agent reads)
   gpg = { { seq = {}, flags = { "--export-secret-keys", "--export-secret-key", "--export-secret-subkeys",
     "--export-secret-subkey" } } },
 }
 STORES.gpg2 = STORES.gpg
+STORES.oc = STORES.kubectl
+
+-- The subcommands of pass and gopass: a first operand that is none of
+-- them names an entry to show (pass github prints its password).
+local PASS_VERBS = {}
+for w in ("init ls list find search show grep insert add edit generate rm remove delete mv rename cp copy git help " ..
+  "version otp setup clone sync mounts create new templates audit config completion env fsck fscopy fsmove " ..
+  "history recipients age alias convert link merge process pwgen rcs unclip update"):gmatch("%S+") do
+  PASS_VERBS[w] = true
+end
+
+-- LOGINS are the options of a command that reads a credential from its
+-- standard input to log in with it: a store's output piped into one
+-- (aws ecr get-login-password | docker login --password-stdin) goes to
+-- the login, not to the conversation.
+local LOGINS = { ["--password-stdin"] = true, ["--with-token"] = true, ["--token-stdin"] = true }
 
 -- has_flag reports whether args hold flag: as it is, as --flag=value, or a
 -- short one inside a group of short options (-gs for -g).
@@ -187,7 +239,9 @@ local function store_read(c)
     if a.text:sub(1, 1) ~= "-" then ops[#ops + 1] = a.text:lower() end
   end
   for _, r in ipairs(rules) do
-    for k = 1, #ops - #r.seq + 1 do
+    local first = ops[1]
+    if r.bare and first and not PASS_VERBS[first] then return n .. " " .. first end
+    for k = 1, r.bare and 0 or #ops - #r.seq + 1 do
       local ok = true
       for q = 1, #r.seq do
         if ops[k + q - 1] ~= r.seq[q] then ok = false; break end
@@ -204,6 +258,21 @@ local function store_read(c)
     end
   end
   return nil
+end
+
+-- to_login reports whether what c prints is piped into a login that
+-- reads it from its standard input (see LOGINS).
+local function to_login(c, cmds)
+  if not c.pipe_out then return false end
+  for _, x in ipairs(cmds) do
+    if x.upstream == c then
+      for _, a in ipairs(x.args) do
+        if LOGINS[a.text] then return true end
+      end
+      return false
+    end
+  end
+  return false
 end
 
 -- Printing a secret's value some other way: the value of an environment
@@ -301,6 +370,144 @@ local function secret_print(c, line)
   return nil
 end
 
+-- The environment filtered for secrets [rule env-filter]: a pipeline
+-- (or a filter reading its output: <(env), <<< "$(env)") from a command
+-- that prints every variable (env, printenv, set, export -p, declare -x,
+-- compgen -v | … | xargs printenv, ps e) into a filter (grep, rg, awk,
+-- sed, …) whose pattern names secrets (token, secret, pass, pwd, key,
+-- credential, auth, api, a provider's prefix: AWS, GH_, GITHUB, …). The
+-- filter picks exactly the values the output firewall would have to
+-- catch. The whole environment (env, env | sort), a variable that is no
+-- secret (env | grep PATH, printenv HOME), names only (env | cut -d= -f1 |
+-- grep -i token) and counts (| wc -l) pass.
+local ENV_FILTERS = { grep = true, egrep = true, fgrep = true, rg = true, ag = true, ack = true, ugrep = true,
+  zgrep = true, awk = true, gawk = true, mawk = true, nawk = true, sed = true, perl = true, findstr = true,
+  ["select-string"] = true, sls = true }
+-- SECRET_WORD matches a word of a filter's pattern that names secrets.
+local SECRET_WORD = "(?i)token|secret|passw|^pass$|^pass_|_pass$|_pass_|pwd|credential|^creds?$|^creds?_|" ..
+  "_creds?$|auth|api_?key|^api$|^api_|_api$|^keys?$|_keys?$|^keys?_|_key_|private|bearer|cookie|jwt|" ..
+  "^(?:aws|gh|github|gitlab|glab|openai|anthropic|azure|arm|gcp|google|gcloud|stripe|slack|discord|twilio|sendgrid|hf|huggingface|npm|pypi|docker|vault|heroku|" ..
+  "cloudflare|cf|digitalocean|do|db|database|pg|postgres|mysql|redis|mongo)_?$|dsn|" ..
+  "^(?:database|db|redis|mongo(?:db)?|postgres(?:ql)?|pg|mysql|amqp|rabbitmq|broker)_?ur[il]$"
+-- NOT_SECRET are words SECRET_WORD matches that name no secret.
+local NOT_SECRET = "(?i)^(?:old)?pwd$|^ssh_auth_sock$"
+-- ps's options that take a value: a word after one is no option group.
+local PS_VALUE = { ["-o"] = true, ["-O"] = true, ["-p"] = true, ["-u"] = true, ["-U"] = true, ["-g"] = true,
+  ["-G"] = true, ["-t"] = true, ["-C"] = true, ["-q"] = true, ["-s"] = true, ["--format"] = true, ["--sort"] = true,
+  ["-k"] = true, ["--pid"] = true, ["--user"] = true }
+
+-- ps_env reports whether ps prints the environment of the processes it
+-- lists: BSD options (no dash) holding e (ps eww, ps auxe).
+local function ps_env(c)
+  local skip = false
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if not skip and not a.unknown and t:find("^[aAcCeEfghjlLmMnrsStTuvwxXZ]+$") and t:find("e", 1, true) then
+      return true
+    end
+    skip = PS_VALUE[t] == true
+  end
+  return false
+end
+
+-- env_source returns what a command c prints the environment with
+-- (names and values; "names" for compgen, which prints names only), or nil.
+local function env_source(c)
+  local n = c.name
+  if n == nil then return nil end
+  if n == "ps" then return ps_env(c) and "ps" or nil end
+  if n == "set" then return #c.args == 0 and "set" or nil end
+  if n == "env" or n == "printenv" or n == "export" or n == "declare" or n == "typeset" then
+    local after_u = false
+    for _, a in ipairs(c.args) do
+      if a.text:sub(1, 1) ~= "-" and not after_u then return nil end
+      after_u = n == "env" and (a.text == "-u" or a.text == "--unset")
+    end
+    return n
+  end
+  if n == "compgen" then
+    for k, a in ipairs(c.args) do
+      local v = c.args[k + 1]
+      local t = a.text
+      if t == "-v" or t == "-e" or (t == "-A" and v and (v.text == "variable" or v.text == "export")) then
+        return "names"
+      end
+    end
+  end
+  return nil
+end
+
+-- secret_pattern returns the word of a filter c's pattern that names a
+-- secret (SECRET_WORD), or nil.
+-- filters whose pattern is a program's text, where -c, -l, -q are no counts
+local PROGRAM_FILTERS = { awk = true, gawk = true, mawk = true, nawk = true, sed = true, perl = true }
+local COUNTS = { ["--count"] = true, ["--quiet"] = true, ["--silent"] = true, ["--files-with-matches"] = true,
+  ["--files-without-match"] = true }
+local function secret_pattern(c)
+  if not PROGRAM_FILTERS[c.name] then
+    -- grep -c, -q, -l: a count or a yes/no, no value
+    for _, a in ipairs(c.args) do
+      if COUNTS[a.text] or a.text:find("^%-%a*[cqlL]%a*$") then return nil end
+    end
+  end
+  for _, a in ipairs(c.args) do
+    local t = a.text
+    if t:sub(1, 2) == "--" then t = t:match("=(.*)$") or "" elseif t:sub(1, 1) == "-" then t = "" end
+    for w in t:gmatch("[%w_]+") do
+      if re.match(SECRET_WORD, w) and not re.match(NOT_SECRET, w) then return w end
+    end
+  end
+  return nil
+end
+
+-- downstream returns the command c's output is piped into, or nil.
+local function downstream(c, cmds)
+  if not c.pipe_out then return nil end
+  for _, x in ipairs(cmds) do
+    if x.upstream == c then return x end
+  end
+  return nil
+end
+
+local VALUE_PRINTERS = { printenv = true, echo = true, printf = true, eval = true, declare = true, typeset = true,
+  env = true }
+
+-- env_filter returns the pipeline's words ("env | grep token") when a
+-- filter c picks the environment's secrets out (see ENV_FILTERS), or nil.
+local function env_filter(c, cmds)
+  if not ENV_FILTERS[c.name or ""] then return nil end
+  local word = secret_pattern(c)
+  if not word then return nil end
+  local src, names_cut
+  local up = c.upstream
+  while up and not src do
+    src = env_source(up)
+    if up.name == "cut" then names_cut = true end
+    up = up.upstream
+  end
+  if not src then
+    local function look(p) src = src or env_source(p) end
+    for _, a in ipairs(c.args) do shell.producers(a, look) end
+    for _, r in ipairs(c.redirs) do shell.producers(r.target, look) end
+  end
+  if not src or names_cut then return nil end
+  -- what follows: names only or a count pass; compgen's names pass unless
+  -- a later command prints their values (| xargs printenv)
+  local d = downstream(c, cmds)
+  -- (piped into a compound, a loop, the names may be expanded: read as values)
+  local values = src ~= "names" or (c.pipe_out and d == nil)
+  while d do
+    if d.name == "cut" or d.name == "wc" then return nil end
+    if d.name == "read" then values = true end
+    d = downstream(d, cmds)
+  end
+  for _, x in ipairs(cmds) do
+    if x ~= c and x.pipeline ~= nil and x.pipeline == c.pipeline and VALUE_PRINTERS[x.name or ""] then values = true end
+  end
+  if not values then return nil end
+  return (src == "names" and "compgen" or src) .. " | " .. c.name .. " " .. word
+end
+
 -- For shell.quick: a plain line (no quotes or escapes, so its words are
 -- its text) holds no credential once scan of the line as written found
 -- none; it prints none from a store unless it runs a store's program
@@ -309,7 +516,8 @@ end
 -- or, when the word is a common one (get, show, read) or there is none
 -- (gpg's flags), by the program (QUICK_PROGRAMS): git status or gh pr list is then allowed without
 -- parsing.
-local COMMON = { get = true, show = true, read = true, lookup = true, search = true, item = true }
+local COMMON = { get = true, show = true, read = true, lookup = true, search = true, item = true, cat = true,
+  grep = true, otp = true, config = true, create = true }
 local QUICK_PROGRAMS, QUICK_WORDS = { "docker-credential-[^ /]*" }, {}
 do
   local programs, words = {}, {}
@@ -328,7 +536,7 @@ do
   table.sort(QUICK_PROGRAMS)
   table.sort(QUICK_WORDS)
 end
-for _, n in ipairs({ "printenv", "kubectl", "oc", "docker", "podman", "nerdctl" }) do
+for _, n in ipairs({ "printenv", "kubectl", "oc", "docker", "podman", "nerdctl", "ps" }) do
   QUICK_PROGRAMS[#QUICK_PROGRAMS + 1] = n
 end
 -- DUMPERS are the tools that collect every credential a machine stores
@@ -434,7 +642,7 @@ hook.register("PreToolUse", "@shell", function(input)
     local printed = ps_print((pwsh.parse(line)), line)
     if printed then
       return hook.deny("secrets pack: blocked printing a secret's value (" .. shell.printable(printed) ..
-        "); its output would reach the conversation: let the program that needs it read it from the " ..
+        ") [rule secret-print]; its output would reach the conversation: let the program that needs it read it from the " ..
         "environment itself, check that it is set (Test-Path env:NAME) or ask the user.")
     end
   end
@@ -452,16 +660,29 @@ hook.register("PreToolUse", "@shell", function(input)
         ") [rule credential-dump], which collects the passwords and keys this machine stores; ask the user " ..
         "for the one credential a step needs.")
     end
+    local filtered = env_filter(c, cmds)
+    if filtered then
+      return hook.deny("secrets pack: blocked picking the secrets out of the environment (" ..
+        shell.printable(filtered) .. ") [rule env-filter]; their values would reach the conversation: check " ..
+        "that one is set by name (test -n \"$VAR\"), list the names only (env | cut -d= -f1 | grep -i " ..
+        shell.printable(filtered:match("%S+$")) .. "), or ask the user.")
+    end
+    if c.name == "ps" and ps_env(c) then
+      return hook.deny("secrets pack: blocked printing the environment of every process (" ..
+        shell.printable(c.word and c.word.text or "ps") .. " with the e option) [rule process-env], which holds " ..
+        "their tokens and keys: list the processes without it (ps aux, ps -ef).")
+    end
     local printed = store_read(c)
+    if printed and to_login(c, cmds) then printed = nil end
     if printed then
       return hook.deny("secrets pack: blocked printing a stored credential (" .. shell.printable(printed) ..
-        "); a tool that needs it reads it from its store itself: do not bring it into the conversation or a " ..
+        ") [rule store-read]; a tool that needs it reads it from its store itself: do not bring it into the conversation or a " ..
         "command, and ask the user if a step truly needs it.")
     end
     printed = secret_print(c, line)
     if printed then
       return hook.deny("secrets pack: blocked printing a secret's value (" .. shell.printable(printed) ..
-        "); its output would reach the conversation: let the program that needs it read it from the " ..
+        ") [rule secret-print]; its output would reach the conversation: let the program that needs it read it from the " ..
         "environment or the cluster itself, check that it is set (test -n \"$VAR\", kubectl describe secret) " ..
         "or ask the user.")
     end
@@ -474,7 +695,7 @@ hook.register("PreToolUse", "@shell", function(input)
   end
   if err then
     return hook.deny("secrets pack: blocked a command that could not be checked (" .. err ..
-      "); split it into shorter commands.")
+      ") [rule unreadable]; split it into shorter commands.")
   end
 end, { name = "pack-secrets-shell", stage = "validate", timeout_ms = 1000, failure_policy = "closed", policy = true })
 
