@@ -17,11 +17,12 @@ import (
 // percent.
 const minBlockedMutants = 99.0
 
-// racePacks are the packs whose mutants run under the race detector (which
-// a policy suite gives nothing to find, at ten times the cost: every pack
-// would take minutes): one whose blocked calls are shell commands, and one
-// whose blocks depend on the calls before them (the mutants replay them).
-// .ci/run runs this test again without -race, through every pack.
+// racePacks are the packs whose suites and mutants run under the race
+// detector (which a policy suite gives nothing to find, at ten times the
+// cost: every pack would take minutes): one whose blocked calls are shell
+// commands, and one whose blocks depend on the calls before them (the
+// mutants replay them). .ci/run runs this test again without -race,
+// through every pack.
 var racePacks = []string{"databases", "session"}
 
 // maxSurvivorsShown is how many surviving spellings a failure lists per pack.
