@@ -39,8 +39,11 @@
 --     --hard; clean needs git stash -u, a commit does not hold untracked
 --     files); --help (and a lone -h) only print help;
 --   - skipped checks: --no-verify (commit -n too), -c core.hooksPath=…,
---     git config core.hooksPath, HUSKY=0 (as a prefix, through env or
---     export, inside sh -c), HUSKY_SKIP_HOOKS=1;
+--     git config core.hooksPath set to /dev/null, a folder outside the
+--     project or one the line does not show (the project's own folder of
+--     hooks, .githooks or .husky/_, and reading or unsetting it pass),
+--     HUSKY=0 (as a prefix, through env or export, inside sh -c),
+--     HUSKY_SKIP_HOOKS=1;
 --   - the whole tree removed: git rm -r . (or *, :/), which deletes every
 --     tracked file from the work tree (git rm -r --cached . passes: it
 --     only untracks);
@@ -496,9 +499,26 @@ local function skips_checks(g)
     end
   end
   if g.sub.text == "config" then
-    for _, a in ipairs(g.args) do
+    -- reading it, or unsetting it (the hooks in .git/hooks run again),
+    -- passes; so does the project's own folder of hooks (.githooks,
+    -- .husky/_); a folder outside the project, /dev/null or one the line
+    -- does not show turns the repository's hooks off
+    for k, a in ipairs(g.args) do
       if a.text:lower() == "core.hookspath" then
-        return "changing core.hooksPath", "let the repository's hooks run"
+        for _, b in ipairs(g.args) do
+          if b.text:find("^%-%-get") or b.text == "--list" or b.text == "-l" or b.text:find("^%-%-unset")
+            or b.text == "get" or b.text == "unset" then
+            return nil
+          end
+        end
+        local v = g.args[k + 1]
+        if not v then return nil end
+        local t = v.text
+        if v.unknown or t == "" or t:find("^[/~$\\]") or t:find("^%a:") or t:find("%.%.") then
+          return "changing core.hooksPath to " .. shell.printable(t, 40) .. ", outside the project's own hooks",
+            "let the repository's hooks run"
+        end
+        return nil
       end
     end
   end

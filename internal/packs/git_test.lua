@@ -49,7 +49,11 @@ local bypasses = {
   { "git commit -anm 'quick fix'", "--no-verify" },
   { "git commit --no-veri -m x", "--no-verify" },
   { "git -c core.hooksPath=/dev/null commit -m x", "core.hooksPath" },
-  { "git config core.hooksPath .nohooks", "core.hooksPath" },
+  { "git config core.hooksPath /dev/null", "core.hooksPath" },
+  { "git config --global core.hooksPath ~/.nohooks", "core.hooksPath" },
+  { "git config core.hooksPath ../elsewhere", "core.hooksPath" },
+  { "git config set core.hooksPath /tmp/h", "core.hooksPath" },
+  { "git config core.hooksPath \"$H\"", "core.hooksPath" },
   { "HUSKY=0 git commit -m x", "HUSKY=0" },
   { "git add -f .env.production", "committing .env.production" },
   { "git add '.e'nv", "committing .env" },
@@ -167,6 +171,9 @@ local allowed = {
   "git checkout HEAD~2",
   "git checkout --orphan gh-pages",
   "git checkout --theirs package-lock.json",
+  -- the project's own folder of hooks, and reading or unsetting the setting
+  "git config core.hooksPath .githooks", "git config core.hooksPath .husky/_", "git config --get core.hooksPath",
+  "git config core.hooksPath", "git config --unset core.hooksPath", "git config get core.hooksPath",
   -- git refuses paths when it makes or tracks a branch or detaches HEAD,
   -- and -U/--inter-hunk-context (checkout -p) take a value
   "git checkout --track direct main",
