@@ -25,8 +25,18 @@
 --     outside it;
 --   - chmod that makes files writable by everyone (777, 666, o+w, a+w),
 --     and chmod/chown/chgrp -R of /, ~ or an unknown folder;
---   - mkfs and friends, dd of=/dev/sdX and other raw writes to disks;
---   - fork bombs;
+--   - mkfs and friends (but of an image file inside the project: mkfs.ext4
+--     -F ./rootfs.img), dd of=/dev/sdX and other raw writes to disks;
+--   - fork bombs [rule fork-bomb]: the shell's (:(){ :|:& };:) and an
+--     interpreter's one-liner forking in a loop with no exit, wait or
+--     sleep (perl -e 'fork while fork', ruby -e 'loop { fork }');
+--   - filling the disk [rule disk-fill]: a file larger than 10 GiB
+--     (fallocate -l 100G, dd bs×count, head -c 500G), an endless stream
+--     into a file (yes > f, cat /dev/zero > f, dd if=/dev/zero with no
+--     count); truncate -s makes a sparse file and passes;
+--   - an endless loop that makes something on every turn, with no break,
+--     exit, sleep, read or wait [rule endless-loop] (while true; do mkdir
+--     x; cd x; done);
 --   - a download piped or substituted into a shell (curl … | sh, iwr … |
 --     iex, iex (New-Object Net.WebClient).DownloadString(…));
 --   - Format-Volume, Clear-Disk, Remove-Partition; Set-ExecutionPolicy
@@ -499,6 +509,143 @@ local function delete_what(c, cwd)
   return "of /, ~, the whole project or an unknown folder"
 end
 
+-- formats_image reports whether every operand of a formatter names a file
+-- inside the project (mkfs.ext4 -F ./disk.img builds a file system in an
+-- image file): no device, nothing unknown, nothing outside.
+local function formats_image(c, cwd)
+  if type(cwd) ~= "string" or cwd:sub(1, 1) ~= "/" or paths.clean(cwd) == "/" or c.name == "wipefs" then return false end
+  local any = false
+  for _, a in ipairs(c.args) do
+    if a.unknown or a.glob then return false end
+    if a.text:sub(1, 1) ~= "-" then
+      local p = paths.word(a)
+      local abs = p and paths.resolve(p, cwd)
+      if not abs or abs:find("^/dev/") or not paths.inside(abs, cwd) then return false end
+      any = true
+    end
+  end
+  return any
+end
+
+local function formats_disk(c, cwd)
+  return danger.formats_disk(c) and not formats_image(c, cwd)
+end
+
+-- FORK_CODE: an interpreter's one-liner that forks in a loop with no way
+-- out (perl -e 'fork while fork', python -c 'while 1: os.fork()', ruby -e
+-- 'loop { fork }'); FORK_LOOP: its endless loop; FORK_EXIT: a way out (a
+-- child that exits, a wait, a sleep).
+-- B: a word's start, after a \n written in a string too (exec("…\nwhile 1: os.fork()"))
+local B = "(?:^|[^\\w]|\\\\[nrt])"
+local FORK_CODE = "(?:\\.fork(?:pty)?\\s*\\(|\\bProcess\\.fork\\b|\\bpcntl_fork\\s*\\(|" ..
+  "(?:^|[^.\\w$]|\\\\[nrt])fork\\b)"
+local FORK_LOOP = B .. "(?:while\\s*\\(?\\s*(?:True|true|1|fork)\\b|loop\\s*(?:\\{|do\\b)|for\\s*\\(\\s*;\\s*;\\s*\\)|" ..
+  "until\\s+false\\b|iter\\s*\\(\\s*int\\s*,|itertools\\.count\\b|fork\\s+while\\b)"
+local FORK_EXIT = B .. "(?:exit|_exit|break|last|sleep|wait|waitpid|wait4|kill)\\b"
+local FORK_INTERPS = { python = true, python2 = true, python3 = true, perl = true, ruby = true, node = true, php = true,
+  bun = true, deno = true, pypy = true, pypy3 = true }
+
+-- fork_bomb reports a shell fork bomb (danger.fork_bomb) or an
+-- interpreter's one-liner that forks in an endless loop.
+local function fork_bomb(c)
+  if danger.fork_bomb(c) then return true end
+  local n = c.name or ""
+  if not (c.inline and c.script and not c.script.unknown) then return false end
+  if not FORK_INTERPS[n] and not FORK_INTERPS[(n:gsub("[%d.]+$", ""))] then return false end
+  local code = c.script.text
+  return re.match(FORK_CODE, code) and re.match(FORK_LOOP, code) and not re.match(FORK_EXIT, code)
+end
+
+-- FILL_LIMIT: the largest file the disk-fill rule lets one command make
+-- (10 GiB); a larger one, or one fed until the disk is full, is denied.
+local FILL_LIMIT = 10 * 1024 ^ 3
+local UNITS = { [""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4, p = 1024 ^ 5, e = 1024 ^ 6 }
+
+-- size reads a size as fallocate, dd and head write it (100G, 4KiB, 1MB,
+-- 512); nil when it is none.
+local function size(t)
+  local num, unit, rest = t:match("^(%d+%.?%d*)(%a?)(%a*)$")
+  if not num then return nil end
+  local mult = UNITS[unit:lower()]
+  if not mult or not (rest == "" or rest:lower() == "b" or rest:lower() == "ib") then return nil end
+  -- KB, MB, … are powers of 1000 to GNU tools; the bound needs no precision
+  return tonumber(num) * mult
+end
+
+-- ENDLESS: streams that never end (yes, cat of /dev/zero or /dev/urandom)
+local ENDLESS_DEVS = { ["/dev/zero"] = true, ["/dev/urandom"] = true, ["/dev/random"] = true }
+
+-- to_file reports whether c writes its output to a file by a redirection
+-- (not a device: /dev/null, /dev/stdout).
+local function to_file(c)
+  for _, r in ipairs(c.redirs) do
+    if (r.op == ">" or r.op == ">>" or r.op == ">|" or r.op == "&>" or r.op == "&>>") and (r.fd == nil or r.fd == "1")
+      and not r.target.text:find("^/dev/") then
+      return true
+    end
+  end
+  return false
+end
+
+-- disk_fill reports a command that fills the disk: fallocate of more than
+-- FILL_LIMIT, dd or head -c writing more, and an endless stream (yes,
+-- cat /dev/zero, dd if=/dev/zero with no count) written to a file.
+local function disk_fill(c)
+  local n = c.name
+  if n == "fallocate" then
+    for k, a in ipairs(c.args) do
+      local t = a.text
+      local v = t:match("^%-%-length=(.+)$") or t:match("^%-l(.+)$")
+      if not v and (t == "-l" or t == "--length") and c.args[k + 1] then v = c.args[k + 1].text end
+      local b = v and size(v)
+      if b and b > FILL_LIMIT then return true end
+    end
+  elseif n == "dd" then
+    local bs, count, from, to = 512, nil, nil, nil
+    for _, a in ipairs(c.args) do
+      local key, v = a.text:match("^(%a+)=(.*)$")
+      if key == "bs" or key == "obs" then bs = size(v) or bs
+      elseif key == "count" then count = size(v) or 0
+      elseif key == "if" then from = v
+      elseif key == "of" then to = v end
+    end
+    local file = (to and not to:find("^/dev/")) or (not to and to_file(c))
+    if not file then return false end
+    if count then return bs * count > FILL_LIMIT end
+    return ENDLESS_DEVS[from or ""] == true
+  elseif n == "head" and to_file(c) then
+    for k, a in ipairs(c.args) do
+      local t = a.text
+      local v = t:match("^%-%-bytes=(.+)$") or t:match("^%-c(.+)$")
+      if not v and (t == "-c" or t == "--bytes") and c.args[k + 1] then v = c.args[k + 1].text end
+      local b = v and size(v)
+      if b and b > FILL_LIMIT then return true end
+    end
+  elseif (n == "yes" or n == "cat") and to_file(c) then
+    if n == "yes" then return true end
+    for _, a in ipairs(c.args) do
+      if ENDLESS_DEVS[a.text] then return true end
+    end
+  end
+  return false
+end
+
+-- ENDLESS_LOOP: a shell loop that never ends and makes something on each
+-- turn (while true; do mkdir x; cd x; done fills the inode table): read
+-- on the raw line, as the reader flattens loops. A loop with a way out or
+-- a pause (break, exit, sleep, read, wait) passes.
+local ENDLESS_LOOP = "(?s)(?:^|[\\s;&|({'\"])(?:while\\s+(?:true|:|\\[\\s*1\\s*\\]|\\(\\(\\s*1\\s*\\)\\))|until\\s+false|" ..
+  "for\\s*\\(\\(\\s*;\\s*;\\s*\\)\\))\\s*;?\\s*do\\s(.*?)\\bdone\\b"
+local LOOP_EXIT = "\\b(?:break|exit|return|sleep|read|wait|timeout)\\b"
+local LOOP_MAKES = "(?:^|[\\s;&|])(?:mkdir|touch|cp|dd|fallocate|ln|tee)\\s|>>|&\\s*(?:;|done|$)"
+local function endless_loop(line)
+  if not (line:find("do", 1, true) and line:find("done", 1, true)) then return false end
+  local m, body = re.find(ENDLESS_LOOP, line)
+  if not m then return false end
+  body = body or ""
+  return re.match(LOOP_MAKES, body) and not re.match(LOOP_EXIT, body)
+end
+
 local rules = {
   { check = delete_scratch, why = "a recursive delete of a whole scratch folder (/tmp, $TMPDIR)",
     instead = "delete the folders you made inside it by name" },
@@ -516,9 +663,13 @@ local rules = {
     instead = "use 755 for folders and programs, 644 for files, or u+w" },
   { check = danger.recursive_perms, why = "a recursive permission change of /, ~ or an unknown folder",
     instead = "change the permissions of the files you mean, inside the project" },
-  { check = danger.formats_disk, why = "formatting a file system", instead = "ask the user to do it" },
+  { check = formats_disk, why = "formatting a file system", instead = "ask the user to do it" },
   { check = danger.writes_disk, why = "writing raw to a disk device", instead = "write to a file instead" },
-  { check = danger.fork_bomb, why = "a fork bomb", instead = "do not run it" },
+  { check = fork_bomb, why = "a fork bomb [rule fork-bomb]", instead = "do not run it; start the processes you " ..
+    "need by name, a bounded number of times" },
+  { check = disk_fill, why = "filling the disk (a file larger than 10 GiB, or an endless stream written to a file) " ..
+    "[rule disk-fill]", instead = "make a small file (fallocate -l 100M, head -c 10M /dev/zero > x), or a sparse " ..
+    "one (truncate -s 100G x)" },
   { check = danger.download_to_shell, why = "running a download as a script (curl … | sh)",
     instead = "download the script to a file, show it to the user, and run it only once they agree" },
   { check = history, why = "tampering with the shell history",
@@ -904,6 +1055,10 @@ function judge_posix(line, cwd, depth, may_pwsh)
   if line:find("HIST[%u]*%s*=") and re.match([[(^|[\s;&|({`'"])(HISTFILE|HISTSIZE|HISTFILESIZE|SAVEHIST)=]], line) then
     return deny("tampering with the shell history", "leave the history alone; the user reviews it")
   end
+  if endless_loop(line) then
+    return deny("an endless loop that makes something on every turn (it fills the disk or the process table) " ..
+      "[rule endless-loop]", "bound the loop (for i in $(seq 10)), or give it a way out (break, sleep)")
+  end
   local cmds, err, bad = shell.parse(with_scratch(line))
   -- a computed script is judged after every command passed the rules
   local pending
@@ -951,7 +1106,7 @@ end
 -- file), which a plain word could name.
 local quick = shell.quick({ programs = { danger.PROGRAMS, pwsh.PROGRAMS, { "rmdir", "unlink", "ln", "history",
   "unset", "export", "declare", "typeset", "readonly", "local", "set", "touch", "truncate", "rsync", "scp", "sed",
-  "gsed", "cmd", "cmd\\.exe", "pwsh\\.exe", "powershell\\.exe", "pwsh-preview" } }, words = "(?i)hist|profile" })
+  "gsed", "fallocate", "cmd", "cmd\\.exe", "pwsh\\.exe", "powershell\\.exe", "pwsh-preview" } }, words = "(?i)hist|profile" })
 
 hook.register("PreToolUse", "@shell", function(input)
   -- The command line, read here as shell.command reads it: a hook that

@@ -1218,3 +1218,56 @@ for _, line in ipairs({ "git -c core.pager=cat log", "git config --global core.e
   "git config --global alias.st status", "VISUAL=nano git commit", "PAGER=less man ls" }) do
   test("a setting of an everyday program passes: " .. line, function() expect.no_objection(bash(line)) end)
 end
+
+-- fork-bomb: the shell's own, and an interpreter's one-liner that forks
+-- in a loop with no way out
+for _, line in ipairs({ ":(){ :|:& };:", "bomb(){ bomb|bomb& };bomb", "f(){ f|f& }; f", "x(){ x & x; }; x",
+  "bash -c ':(){ :|:& };:'", "perl -e 'fork while fork'", "perl -e 'fork while 1'", "perl -e 'while (1) { fork }'",
+  "python3 -c 'import os; exec(\"while 1: os.fork()\")'", "python3 -c 'import os; [os.fork() for _ in iter(int, 1)]'",
+  "python -c \"exec('import os\\nwhile True: os.fork()')\"", "ruby -e 'loop { fork }'", "ruby -e 'loop do fork end'",
+  "php -r 'while(true) pcntl_fork();'", "node -e 'while(true) require(\"cluster\").fork()'",
+  "node -e 'for(;;) require(\"child_process\").fork(__filename)'" }) do
+  test("fork-bomb: " .. line, function() denied(bash(line), "[rule fork-bomb]") end)
+end
+for _, line in ipairs({ "python3 -c 'import os; print(os.getpid())'", "python3 -c 'import os; pid = os.fork(); print(pid)'",
+  "perl -e 'print fork'", "perl -e 'while (1) { my $p = fork; exit unless $p; waitpid($p, 0) }'",
+  "python3 -c 'while True: print(1); break'", "ruby -e 'loop { puts 1; sleep 1 }'", "git fork-point main" }) do
+  test("a bounded fork passes: " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- disk-fill: a file larger than 10 GiB, or an endless stream into a file
+for _, line in ipairs({ "fallocate -l 100G big.img", "fallocate --length=2T big.img", "fallocate -l11G x",
+  "fallocate -o 0 --length 500GiB x", "yes > fill.txt", "yes y >> fill.txt", "cat /dev/zero > zeros.bin",
+  "cat /dev/urandom > noise.bin", "dd if=/dev/zero of=fill.bin bs=1M", "dd if=/dev/urandom of=x bs=4k",
+  "dd if=/dev/zero of=big.img bs=1G count=200", "dd if=/dev/zero bs=1M count=20000 > big.img",
+  "head -c 500G /dev/zero > big.bin", "head --bytes=1T /dev/urandom > x", "sudo fallocate -l 1T /var/tmp/x" }) do
+  test("disk-fill: " .. line, function() denied(bash(line), "[rule disk-fill]") end)
+end
+for _, line in ipairs({ "fallocate -l 10G ./swap.img", "fallocate -l 1G ./data/test.bin",
+  "dd if=/dev/zero of=disk.img bs=1M count=512", "dd if=/dev/urandom of=./random.bin bs=1k count=16",
+  "head -c 1M /dev/urandom > fixture.bin", "truncate -s 100G sparse.img", "timeout 5 yes > /dev/null",
+  "yes | npm init", "yes | head -n 3 > answers.txt", "cat /dev/urandom | head -c 100 > seed.bin",
+  "cat notes.txt > copy.txt", "dd if=in.bin of=out.bin" }) do
+  test("a bounded file passes: " .. line, function() expect.no_objection(bash(line)) end)
+end
+
+-- endless-loop: a loop with no way out that makes something on each turn
+for _, line in ipairs({ "while true; do mkdir x; cd x; done", "for ((;;)); do touch f$RANDOM; done",
+  "until false; do mkdir -p a/b; cd a/b; done", "while :; do echo x >> log.txt; done",
+  "while [ 1 ]; do cp big.bin big.$RANDOM; done", "bash -c 'while true; do ./spawn & done'" }) do
+  test("endless-loop: " .. line, function() denied(bash(line), "[rule endless-loop]") end)
+end
+for _, line in ipairs({ "while true; do date; sleep 1; done", "for ((i=0;i<10;i++)); do mkdir d$i; done",
+  "while :; do read -r l || break; echo \"$l\"; done < f", "until curl -sf localhost:8080; do sleep 1; done",
+  "while true; do mkdir -p out && break; done", "for f in *.log; do gzip \"$f\"; done",
+  "while sleep 5; do curl -s localhost:3000/health >> health.log; done" }) do
+  test("a bounded loop passes: " .. line, function() expect.no_objection(bash(line)) end)
+end
+for _, line in ipairs({ "mkfs.ext4 -F ./disk.img", "mkfs.vfat -C boot.img 1440", "mkfs -t ext4 out/data.img" }) do
+  test("a file system in an image file in the project passes: " .. line, function()
+    expect.no_objection(bash(line))
+  end)
+end
+for _, line in ipairs({ "mkfs.ext4 -F ../disk.img", "mkfs.ext4 $DEV", "mkfs.ext4 /dev/sdb1", "mkfs.ext4 ~/x.img" }) do
+  test("a file system elsewhere, denied: " .. line, function() denied(bash(line), "formatting a file system") end)
+end

@@ -7,6 +7,11 @@
 --   power        shutdown, reboot, halt, poweroff, systemctl reboot/…,
 --                init 0/6, kill of PID 1 or of every process, sysrq;
 --                PowerShell's Stop-Computer, Restart-Computer (not -WhatIf)
+--   kill-all     every process of a user killed at once (pkill -u dev,
+--                killall -u dev, pkill -U 1000), every process a pattern
+--                matches (pkill -f ., killall -r '.*'), and kill of such a
+--                listing (kill $(pgrep -u dev), ps -u dev -o pid= | xargs
+--                kill); a pattern, -P, -F, a filter (grep, awk /x/) passes
 --   accounts     useradd, userdel, usermod, groupadd, passwd, chpasswd,
 --                adduser, deluser, chsh, …, writes to /etc/passwd, shadow, group;
 --                Windows: net user NAME PASS /add, net user NAME /delete, net
@@ -71,7 +76,8 @@
 --                socketfilterfw --setglobalstate off, --add, --unblockapp,
 --                defaults write com.apple.alf
 --   disks        fdisk, sfdisk, gdisk, sgdisk, parted changes, wipefs -a,
---                mkfs, raw writes to disk devices, cryptsetup/mdadm erasures,
+--                mkfs (but of an image file in the project), raw writes to
+--                disk devices, cryptsetup/mdadm erasures,
 --                btrfs device remove/replace/add, check --repair, rescue,
 --                resize; pvmove, pvcreate, vgreduce; nbd-client -d, losetup
 --                -d; fsck/e2fsck/xfs_repair repairs (not -n), resize2fs,
@@ -712,6 +718,151 @@ local function power(c)
   return false
 end
 
+-- kill_all: every process of a user, or every process a pattern matches,
+-- killed at once (pkill -u dev, killall -u dev, pkill -U 1000, pkill -f .,
+-- killall -r '.*', kill $(pgrep -u dev), pgrep -u dev | xargs kill): the
+-- agent's own shell, the user's editor, terminal and desktop session go
+-- with it. A pattern that names a program (pkill -f 'node server.js',
+-- killall -u dev node), a parent (-P), a session, terminal, process group
+-- or pid file narrows it and passes.
+-- PGREP_VALUE: pgrep/pkill options that take a value; PGREP_NARROW: those
+-- that narrow the match to a few processes; PGREP_USER: a user or group.
+local kill_all
+do
+  local PGREP_VALUE = set({ "d", "g", "G", "P", "s", "t", "u", "U", "F", "q", "--delimiter", "--pgroup", "--group",
+    "--parent", "--session", "--terminal", "--euid", "--uid", "--pidfile", "--ns", "--nslist", "--signal", "--queue",
+    "--env", "--cgroup" })
+  local PGREP_NARROW = set({ "g", "P", "s", "t", "F", "--pgroup", "--parent", "--session", "--terminal", "--pidfile",
+    "--ns", "--cgroup", "--env" })
+  local PGREP_USER = set({ "u", "U", "G", "--euid", "--uid", "--group" })
+  local KILLALL_VALUE = set({ "u", "s", "y", "o", "n", "Z", "--user", "--signal", "--younger-than", "--older-than",
+    "--ns", "--context" })
+  -- everything reports whether a regular expression matches every name: it
+  -- holds nothing but regexp syntax (".", ".*", "^", "", "[a-z]*", "\w*").
+  local function everything(pat)
+    local s = pat:gsub("\\[wWsSdD.]", ""):gsub("%[[^%]]*%]", ""):gsub("[%.%*%+%?%^%$%(%)|{}%d,]", "")
+    return s == ""
+  end
+  -- selection reads a pgrep/pkill/killall command: whether it names a user
+  -- or group, whether something narrows it, its patterns (and whether
+  -- they are regular expressions: killall's names are exact without -r).
+  local function selection(c)
+    local killall = c.name == "killall"
+    local values = killall and KILLALL_VALUE or PGREP_VALUE
+    local user, narrow, regexp = false, false, not killall
+    local pats = {}
+    local k, n = 1, #c.args
+    local opts = true
+    while k <= n do
+      local a = c.args[k]
+      local t = a.text
+      if not opts or a.unknown and not t:find("^%-") or t:sub(1, 1) ~= "-" or t == "-" then
+        pats[#pats + 1] = a
+      elseif t == "--" then
+        opts = false
+      elseif t:find("^%-%d+$") or t:find("^%-SIG%u+$") or t:find("^%-%u%u+$") then
+        -- a signal: -9, -KILL, -SIGTERM
+      elseif t:sub(1, 2) == "--" then
+        local name, eq = t:match("^(%-%-[^=]*)(=?)")
+        if PGREP_USER[name] or (killall and name == "--user") then user = true end
+        if not killall and PGREP_NARROW[name] then narrow = true end
+        if killall and (name == "--regexp") then regexp = true end
+        if killall and (name == "--younger-than" or name == "--older-than" or name == "--ns" or name == "--context") then
+          narrow = true
+        end
+        if values[name] and eq == "" then k = k + 1 end
+      else
+        for j = 2, #t do
+          local ch = t:sub(j, j)
+          if killall then
+            if ch == "u" then user = true end
+            if ch == "r" then regexp = true end
+            if ch == "y" or ch == "o" or ch == "n" or ch == "Z" then narrow = true end
+          else
+            if PGREP_USER[ch] then user = true end
+            if PGREP_NARROW[ch] then narrow = true end
+          end
+          if values[ch] then
+            if j == #t then k = k + 1 end
+            break
+          end
+        end
+      end
+      k = k + 1
+    end
+    return user, narrow, regexp, pats
+  end
+  -- kills_all reports whether a pkill/killall (or a pgrep feeding kill)
+  -- selects every process of a user, or every process.
+  local function kills_all(c)
+    local user, narrow, regexp, pats = selection(c)
+    if narrow then return false end
+    if #pats == 0 then return user end
+    for _, w in ipairs(pats) do
+      if w.unknown or not (regexp and everything(w.text)) then return false end
+    end
+    return true
+  end
+  -- FORMATS: the programs that only reshape a listing (a pid column cut out)
+  local FORMATS = set({ "cut", "tr", "sort", "uniq", "tail", "xargs", "column", "paste" })
+  -- listing_all reports whether the commands that make kill's operands list
+  -- every process, or every process of a user, and none picks some out
+  -- (kill $(pgrep -u dev), ps -u dev -o pid= | xargs kill; kill $(pgrep
+  -- node) and ps aux | grep node | awk '{print $2}' | xargs kill pass).
+  local function listing_all(list)
+    local all = false
+    for _, p in ipairs(list) do
+      local n = p.name or ""
+      if n == "pgrep" then
+        if not kills_all(p) then return false end
+        all = true
+      elseif n == "ps" then
+        -- ps -e, -A, -u dev, aux, ax list many; -C, -p, -q, -t, --ppid one
+        local wide = false
+        for k, a in ipairs(p.args) do
+          local t = a.text
+          if t:find("^%-[%a]+$") or (k == 1 and t:find("^%a+$")) then
+            if t:find("[CpqtsgG]") then return false end
+            if t:find("[eAaxuU]") then wide = true end
+          elseif t:find("^%-%-") and not t:find("^%-%-[uU]?[su][es]?e?r") and t ~= "--everyone" and
+            not t:find("^%-%-format") and not t:find("^%-%-no") and not t:find("^%-%-sort") then
+            return false
+          end
+        end
+        if not wide then return false end
+        all = true
+      elseif n == "awk" or n == "gawk" or n == "mawk" then
+        for _, a in ipairs(p.args) do
+          if a.text:find("[/~=!<>]") or a.text:find("match%(") or a.text:find("index%(") then return false end
+        end
+      elseif not FORMATS[n] then
+        return false
+      end
+    end
+    return all
+  end
+  function kill_all(c)
+    local n = c.name
+    if n == "pkill" or n == "killall" then return kills_all(c) end
+    if n ~= "kill" then return false end
+    for _, a in ipairs(c.args) do
+      for _, list in ipairs(a.subs or {}) do
+        if listing_all(list) then return true end
+      end
+    end
+    -- pgrep -u dev | xargs kill: the pipeline before it
+    if c.pipe_in and c.upstream then
+      local list, up = {}, c.upstream
+      while up and #list < 16 do
+        table.insert(list, 1, up)
+        up = up.pipe_in and up.upstream or nil
+      end
+      return listing_all(list)
+    end
+    return false
+  end
+end
+
 local net_account -- defined below
 
 local ACCOUNT_TOOLS = set({ "useradd", "userdel", "usermod", "groupadd", "groupdel", "groupmod", "adduser",
@@ -1301,81 +1452,103 @@ end
 
 local PARTITIONERS = set({ "fdisk", "sfdisk", "cfdisk", "gdisk", "cgdisk", "sgdisk", "parted", "gparted",
   "partprobe", "diskutil", "blkdiscard", "mdadm", "cryptsetup", "hdparm", "nvme", "sg_format", "dmsetup", "gpart" })
-local function disks(c)
-  local n = c.name
-  if danger.formats_disk(c) or danger.writes_disk(c) then
-    return not (n == "wipefs" and not flag(c, "ao", "all offset"))
-  end
-  -- a command the line does not name (an assignment, $PROG): no more here
-  if not n then return false end
-  if n == "btrfs" then
-    -- a device removed, replaced or added, a repair, a resize, a rescue
-    local _, ts = operands(c)
-    local a, b = ts[1] or "", ts[2] or ""
-    return (a:find("^dev") and (b:find("^rem") or b:find("^del") or b:find("^rep") or b:find("^add"))) ~= nil
-      or (a:find("^che") ~= nil and flag(c, nil, "repair init-csum-tree init-extent-tree clear-space-cache"))
-      or a:find("^resc") ~= nil or (a:find("^fi") ~= nil and b:find("^resi") ~= nil)
-  elseif n == "nbd-client" then
-    return flag(c, "dD", "disconnect")
-  elseif n == "pvmove" or n == "pvcreate" or n == "vgreduce" or n == "vgsplit" or n == "vgmerge" or n == "resize2fs"
-    or n == "xfs_repair" then
-    return not flag(c, "n", "help version")
-  elseif n == "losetup" then
-    return flag(c, "dD", "detach detach-all")
-  elseif n == "tune2fs" then
-    return not flag(c, "l", "help")
-  elseif n == "e2fsck" or n == "fsck" or n:find("^fsck%.") then
-    -- a repair of a device; -n only reads
+local disks
+do
+  -- image reports whether every operand of a formatter names a file inside
+  -- the project (mkfs.ext4 -F ./rootfs.img builds a file system in an image
+  -- file): no device, nothing unknown, nothing outside.
+  local function image(c, cwd)
+    -- after a cd the operands are relative to a folder not read here;
+    -- wipefs erases what identifies a disk, image or not
+    if c.dir or c.name == "wipefs" then return false end
+    local any = false
     for _, a in ipairs(c.args) do
-      if a.text:sub(1, 1) == "/" and paths.clean(a.text):find("^/dev/") then return not flag(c, "nN", "help") end
-    end
-    return false
-  end
-  if not PARTITIONERS[n] then return false end
-  local _, ts = operands(c)
-  if n == "fdisk" or n == "cfdisk" or n == "gdisk" or n == "cgdisk" then
-    return not flag(c, "lsV", "list getsz version help")
-  elseif n == "sfdisk" then
-    return not flag(c, "lsdgJV", "list show-size dump show-geometry json verify version help list-types list-free")
-  elseif n == "sgdisk" then
-    return not (flag(c, "piLOv", "print info list-types print-mbr verify version help")
-      and not flag(c, "nodtczZgGcCNrRsxaABfFhl", "new delete typecode clear zap zap-all mbrtogpt change-name " ..
-        "transform-bsd randomize-guids replicate load-backup backup"))
-  elseif n == "parted" or n == "gparted" then
-    if n == "gparted" then return true end
-    if flag(c, "lv", "list version help") then return false end
-    for _, t in ipairs(ts) do
-      if t == "print" or t == "p" then return false end
-    end
-    return true
-  elseif n == "partprobe" then
-    return false
-  elseif n == "diskutil" then
-    local v = ts[1] or ""
-    if v == "quiet" then v = ts[2] or "" end
-    return v:find("^erase") ~= nil or v:find("^partition") ~= nil or v:find("^zero") ~= nil
-      or v:find("^secure") ~= nil or v == "apfs" and (ts[2] or ""):find("^delete") ~= nil
-  elseif n == "mdadm" then
-    return flag(c, "CS", "create zero-superblock stop remove fail")
-  elseif n == "cryptsetup" then
-    for _, t in ipairs(ts) do
-      if t == "luksformat" or t == "erase" or t == "lukserase" or t == "lukskillslot" or t == "luksremovekey"
-        or t == "reencrypt" then
-        return true
+      if a.unknown or a.glob then return false end
+      if a.text:sub(1, 1) ~= "-" then
+        local abs = place(a, cwd)
+        if not abs or abs:find("^/dev/") or not project(abs, cwd) then return false end
+        any = true
       end
     end
-  elseif n == "hdparm" then
-    return any_arg(c, "^--(?:security-erase|security-erase-enhanced|trim-sector-ranges|write-sector|make-bad-sector)")
-  elseif n == "nvme" then
-    return ts[1] == "format" or ts[1] == "sanitize" or ts[1] == "delete-ns"
-  elseif n == "sg_format" then
-    return flag(c, "F", "format")
-  elseif n == "dmsetup" then
-    return ts[1] == "remove" or ts[1] == "remove_all" or ts[1] == "wipe_table"
-  elseif n == "gpart" then
-    return ts[1] == "destroy" or ts[1] == "delete" or ts[1] == "create" or ts[1] == "add"
+    return any
   end
-  return false
+
+  function disks(c, cwd)
+    local n = c.name
+    if danger.writes_disk(c) or (danger.formats_disk(c) and not image(c, cwd)) then
+      return not (n == "wipefs" and not flag(c, "ao", "all offset"))
+    end
+    -- a command the line does not name (an assignment, $PROG): no more here
+    if not n then return false end
+    if n == "btrfs" then
+      -- a device removed, replaced or added, a repair, a resize, a rescue
+      local _, ts = operands(c)
+      local a, b = ts[1] or "", ts[2] or ""
+      return (a:find("^dev") and (b:find("^rem") or b:find("^del") or b:find("^rep") or b:find("^add"))) ~= nil
+        or (a:find("^che") ~= nil and flag(c, nil, "repair init-csum-tree init-extent-tree clear-space-cache"))
+        or a:find("^resc") ~= nil or (a:find("^fi") ~= nil and b:find("^resi") ~= nil)
+    elseif n == "nbd-client" then
+      return flag(c, "dD", "disconnect")
+    elseif n == "pvmove" or n == "pvcreate" or n == "vgreduce" or n == "vgsplit" or n == "vgmerge" or n == "resize2fs"
+      or n == "xfs_repair" then
+      return not flag(c, "n", "help version")
+    elseif n == "losetup" then
+      return flag(c, "dD", "detach detach-all")
+    elseif n == "tune2fs" then
+      return not flag(c, "l", "help")
+    elseif n == "e2fsck" or n == "fsck" or n:find("^fsck%.") then
+      -- a repair of a device; -n only reads
+      for _, a in ipairs(c.args) do
+        if a.text:sub(1, 1) == "/" and paths.clean(a.text):find("^/dev/") then return not flag(c, "nN", "help") end
+      end
+      return false
+    end
+    if not PARTITIONERS[n] then return false end
+    local _, ts = operands(c)
+    if n == "fdisk" or n == "cfdisk" or n == "gdisk" or n == "cgdisk" then
+      return not flag(c, "lsV", "list getsz version help")
+    elseif n == "sfdisk" then
+      return not flag(c, "lsdgJV", "list show-size dump show-geometry json verify version help list-types list-free")
+    elseif n == "sgdisk" then
+      return not (flag(c, "piLOv", "print info list-types print-mbr verify version help")
+        and not flag(c, "nodtczZgGcCNrRsxaABfFhl", "new delete typecode clear zap zap-all mbrtogpt change-name " ..
+          "transform-bsd randomize-guids replicate load-backup backup"))
+    elseif n == "parted" or n == "gparted" then
+      if n == "gparted" then return true end
+      if flag(c, "lv", "list version help") then return false end
+      for _, t in ipairs(ts) do
+        if t == "print" or t == "p" then return false end
+      end
+      return true
+    elseif n == "partprobe" then
+      return false
+    elseif n == "diskutil" then
+      local v = ts[1] or ""
+      if v == "quiet" then v = ts[2] or "" end
+      return v:find("^erase") ~= nil or v:find("^partition") ~= nil or v:find("^zero") ~= nil
+        or v:find("^secure") ~= nil or v == "apfs" and (ts[2] or ""):find("^delete") ~= nil
+    elseif n == "mdadm" then
+      return flag(c, "CS", "create zero-superblock stop remove fail")
+    elseif n == "cryptsetup" then
+      for _, t in ipairs(ts) do
+        if t == "luksformat" or t == "erase" or t == "lukserase" or t == "lukskillslot" or t == "luksremovekey"
+          or t == "reencrypt" then
+          return true
+        end
+      end
+    elseif n == "hdparm" then
+      return any_arg(c, "^--(?:security-erase|security-erase-enhanced|trim-sector-ranges|write-sector|make-bad-sector)")
+    elseif n == "nvme" then
+      return ts[1] == "format" or ts[1] == "sanitize" or ts[1] == "delete-ns"
+    elseif n == "sg_format" then
+      return flag(c, "F", "format")
+    elseif n == "dmsetup" then
+      return ts[1] == "remove" or ts[1] == "remove_all" or ts[1] == "wipe_table"
+    elseif n == "gpart" then
+      return ts[1] == "destroy" or ts[1] == "delete" or ts[1] == "create" or ts[1] == "add"
+    end
+    return false
+  end
 end
 
 local function kernel(c, cwd)
@@ -2294,6 +2467,9 @@ local rules = {
     instead = "do not open shells to the network; ask the user if you need remote access" },
   { name = "power", check = power, why = "shutting down or rebooting the machine",
     instead = "ask the user to do it" },
+  { name = "kill-all", check = kill_all, why = "killing every process of a user, or every process a pattern " ..
+    "matches (the agent's own shell and the user's session go with them)",
+    instead = "kill the one program you started by its name or PID (pkill -f 'node server.js', kill %1)" },
   { name = "sudoers", check = sudoers, why = "a change to sudoers",
     instead = "tell the user which rule to add; do not grant yourself privileges" },
   { name = "accounts", check = accounts, why = "a change to user accounts, groups or passwords",

@@ -844,3 +844,41 @@ for _, line in ipairs({
 }) do
   test("service kept running, passes: " .. line, function() passes(bash(line)) end)
 end
+
+-- kill-all: every process of a user, or every process a pattern matches,
+-- killed at once; a pattern, a parent, a pid file or a job narrows it
+for _, line in ipairs({
+  "pkill -u $USER", "pkill -9 -u \"$(whoami)\"", "killall -u dev", "pkill -U 1000", "killall -9 -r .",
+  "pkill -f .", "pkill -9 -f ''", "pkill -f '.*'", "pkill -9 -e -f '.+'", "killall -r '.*'", "killall -r '^'",
+  "pkill --euid dev", "pkill --uid=1000", "pkill -G staff", "killall --user dev", "killall -9u dev",
+  "sudo pkill -u dev", "pkill -SIGKILL -u dev --", "pkill -KILL -U $UID",
+  "kill -9 $(pgrep -u $USER)", "kill $(pgrep -U dev)", "kill -9 `pgrep -f .`",
+  "pgrep -u dev | xargs kill -9", "ps -u dev -o pid= | xargs kill", "kill -9 $(ps -u $USER -o pid=)",
+  "kill $(ps -e -o pid=)", "ps aux | awk '{print $2}' | xargs kill -9", "ps -ef | tail -n +2 | cut -c10-15 | xargs kill",
+  "bash -c 'pkill -u dev'", "cd /tmp && killall -u \"$USER\"",
+}) do
+  test("kill-all: " .. line, function() denied(bash(line), "kill-all") end)
+end
+for _, line in ipairs({
+  "pkill -f \"node server.js\"", "killall node", "kill %1", "kill $(lsof -t -i:3000)", "pkill -f vite",
+  "pkill -u dev -f 'node server.js'", "killall -u dev node", "pkill -u dev -x ruby", "pkill -P $$",
+  "pkill -F app.pid", "pkill -t pts/3 -u dev", "pgrep -u dev -l", "pgrep -u dev", "killall -r 'node.*server'",
+  "pgrep -u dev node | xargs kill", "kill $(ps aux | grep '[n]ode' | awk '{print $2}')",
+  "ps -ef | grep vite | awk '{print $2}' | xargs kill", "kill $(pgrep -f 'rails server')", "kill $(jobs -p)",
+  "ps -C node -o pid= | xargs kill", "ps -p 4242 -o pid= | xargs kill", "kill -0 $$", "kill -l",
+  "pkill -USR1 -f gunicorn", "ps aux", "ps -u dev -o pid,cmd", "killall -r vite", "pkill -9 -f 'python -m http.server'",
+}) do
+  test("kill of one program passes: " .. line, function() passes(bash(line)) end)
+end
+
+-- disks: a file system made in an image file inside the project is the
+-- project's; one on a device, an unknown or an outside file is not
+for _, line in ipairs({ "mkfs.ext4 -F ./disk.img", "mkfs.ext4 -F build/rootfs.img", "mkfs.vfat -C boot.img 1440",
+  "mkfs -t ext4 -L data out/data.img", "mkswap ./swap.img" }) do
+  test("a file system in an image file passes: " .. line, function() passes(bash(line)) end)
+end
+for _, line in ipairs({ "mkfs.ext4 -F /dev/sdb1", "mkfs.ext4 $DEV", "mkfs.ext4 -F ../other/disk.img",
+  "mkfs.ext4 -F ~/disk.img", "mkfs.vfat /dev/disk/by-id/usb-x", "cd / && mkfs.ext4 -F disk.img",
+  "mkfs.ext4 -F ./*.img", "wipefs -a /dev/sda", "wipefs --all ./test.img" }) do
+  test("a file system made elsewhere, denied: " .. line, function() denied(bash(line), "disks") end)
+end
