@@ -82,8 +82,11 @@ const (
 	// maxDFAClasses bounds the rune classes (each state has a transition
 	// per class).
 	maxDFAClasses = 256
-	// maxDFAInsts bounds the program of a pattern given an automaton.
-	maxDFAInsts = 4096
+	// maxDFAInsts bounds the program of a pattern given an automaton: a
+	// pack's quick path names hundreds of programs (the system pack's,
+	// over 4,096 instructions, ran on Go's NFA at 7x the lean floor); the
+	// states and the work of building them stay bounded by the others.
+	maxDFAInsts = 16384
 )
 
 // newDFA returns an automaton for prog, or nil when prog uses what it does

@@ -54,6 +54,35 @@ func TestDFAServesThePolicyShapes(t *testing.T) {
 	}
 }
 
+// TestDFAServesAQuickPathOfHundredsOfNames: a quick path's pattern, an
+// alternation of hundreds of program names between separators (the system
+// pack's names 350 programs, over 4,096 instructions), gets an automaton
+// that answers an everyday line without giving up: without it the pack's
+// every call costs Go's NFA, several times the lean floor.
+func TestDFAServesAQuickPathOfHundredsOfNames(t *testing.T) {
+	names := make([]string, 600)
+	for i := range names {
+		names[i] = fmt.Sprintf("prog-%c%c-tool%d", 'a'+i%26, 'a'+i/26%26, i)
+	}
+	pattern := `(?:^|[ ;&|(/])(?:` + strings.Join(names, "|") + `)(?:$|[ ;&|)])`
+	re, err := compileRe(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.insts <= 4096 {
+		t.Fatalf("the pattern has %d instructions; the test wants more than 4,096", re.insts)
+	}
+	if re.dfa == nil {
+		t.Fatalf("no automaton for %d names", len(names))
+	}
+	for _, s := range []string{"git status", "go test ./...", "sudo prog-bz-tool27 -x", "ls; prog-aa-tool0", "prog-aa-tool0x"} {
+		checkDFA(t, pattern, s)
+		if _, ok := re.dfa.match(s); !ok {
+			t.Fatalf("the automaton gave up on %q", s)
+		}
+	}
+}
+
 // TestDFAGivesUpPastItsStates: a pattern whose automaton needs more than
 // maxDFAStates states stops answering (the regexp does), for good.
 func TestDFAGivesUpPastItsStates(t *testing.T) {
