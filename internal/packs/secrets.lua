@@ -638,7 +638,7 @@ hook.register("PreToolUse", "@shell", function(input)
   local label, m = scan(line)
   if label then return deny(label, m, "the command", instead) end
   -- (any shell tool: Cursor's one Shell tool runs PowerShell on Windows)
-  if line:find("[Ee][Nn][Vv]:") or line:find("nvironment]::", 1, true) then
+  if line:find(":", 1, true) and (line:find("[Ee][Nn][Vv]:") or line:find("nvironment]::", 1, true)) then
     local printed = ps_print((pwsh.parse(line)), line)
     if printed then
       return hook.deny("secrets pack: blocked printing a secret's value (" .. shell.printable(printed) ..
