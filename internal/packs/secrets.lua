@@ -635,7 +635,8 @@ hook.register("PreToolUse", "@shell", function(input)
     return nil
   end
   local instead = "pass it through an environment variable the user sets, not on the command line"
-  local label, m = scan(line)
+  local label, m
+  if match(MAYBE, line) then label, m = scan(line) end
   if label then return deny(label, m, "the command", instead) end
   -- (any shell tool: Cursor's one Shell tool runs PowerShell on Windows)
   if line:find(":", 1, true) and (line:find("[Ee][Nn][Vv]:") or line:find("nvironment]::", 1, true)) then
