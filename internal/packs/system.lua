@@ -89,6 +89,11 @@
 --   share        a folder shared over the network: net share NAME=PATH, net
 --                usershare add, New-SmbShare, Grant-SmbShareAccess,
 --                Set-SmbShare, exportfs -o/-i or of host:/path (listing passes)
+--   network-off  the machine cut off its network: nmcli networking off,
+--                nmcli radio … off, device disconnect, connection down; ip
+--                link set … down; ifconfig IF down; ifdown; networksetup
+--                -setairportpower/-setnetworkserviceenabled … off, -setv4off;
+--                rfkill block (status and listings pass)
 --   boot         grub-install, update-grub, grub-mkconfig -o, efibootmgr
 --                changes, bootctl changes, bcdedit; macOS nvram writes
 --                (boot-args=…, -d, -c; -p prints), bless --setBoot
@@ -2515,6 +2520,47 @@ local rules = {
   { name = "credential-dump", check = function() return false end, why = "taking the system's passwords or hashes, or " ..
     "weakening their protection (the SAM or SECURITY hive, NTDS.dit, a shadow copy, lsass's memory, WDigest, Wi-Fi keys)",
     instead = "leave the machine's credentials alone; ask the user for the access you need" },
+  -- the machine cut off its network: nmcli networking/radio off, device
+  -- disconnect, connection down; ip link set … down; ifconfig … down;
+  -- ifdown; networksetup … off; rfkill block (the agent's own connection
+  -- and the user's remote session go with it)
+  { name = "network-off", check = function(c)
+    local n, a = c.name, c.args
+    local t = {}
+    for k = 1, #a do
+      if k > 16 then break end
+      if a[k].text:sub(1, 1) ~= "-" or n == "networksetup" then t[#t + 1] = a[k].text:lower() end
+    end
+    local last = t[#t]
+    if n == "nmcli" then
+      local obj, verb = t[1] or "", t[2] or ""
+      if ("networking"):find("^" .. obj) and obj ~= "" then return verb == "off" end
+      if ("radio"):find("^" .. obj) and obj ~= "" then return last == "off" end
+      if ("device"):find("^" .. obj) and obj ~= "" then return verb == "disconnect" or verb == "down" end
+      if ("connection"):find("^" .. obj) and obj ~= "" then return verb == "down" end
+      return false
+    elseif n == "ip" then
+      local obj = t[1] or ""
+      if obj ~= "" and ("link"):find("^" .. obj) and t[2] == "set" then
+        for _, w in ipairs(t) do
+          if w == "down" then return true end
+        end
+      end
+      return false
+    elseif n == "ifconfig" then
+      return #t >= 2 and last == "down"
+    elseif n == "ifdown" then
+      return #t >= 1
+    elseif n == "networksetup" then
+      local verb = t[1] or ""
+      return (verb == "-setairportpower" or verb == "-setnetworkserviceenabled") and last == "off"
+        or verb == "-setv4off" or verb == "-setv6off"
+    elseif n == "rfkill" then
+      return t[1] == "block"
+    end
+    return false
+  end, why = "cutting the machine off its network (an interface, the Wi-Fi or networking itself turned off)",
+    instead = "leave the network up; ip link, nmcli device status and networksetup -listallhardwareports show it" },
   { name = "system-files", check = system_files, why = "writing, moving or deleting system files",
     instead = "work inside the project; tell the user which system file to change and how" },
 }
@@ -2546,7 +2592,8 @@ do
     "losetup", "xfs_repair", "e2fsck", "fsck", "fsck.ext4", "resize2fs", "tune2fs", "samba-tool", "sudoedit",
     "initctl", "nginx", "openresty", "apachectl", "apache2ctl", "httpd", "apache2", "sv", "s6-svc", "s6-rc", "caddy",
     "sc", "sc.exe", "invoke-rc.d", "brew", "snap", "kextload", "kextunload", "kmutil", "nvram", "bless", "xattr",
-    "socketfilterfw", "defaults", "exportfs", "new-smbshare", "grant-smbshareaccess", "set-smbshare" }
+    "socketfilterfw", "defaults", "exportfs", "new-smbshare", "grant-smbshareaccess", "set-smbshare", "nmcli", "ip",
+    "ifconfig", "ifdown", "networksetup", "rfkill" }
   for _, set_ in ipairs({ ACCOUNT_TOOLS, LDAP_CHANGERS, REMOVERS, CHANGERS, IPTABLES, PARTITIONERS, NETCAT, SHELL_DEFAULT,
     ESCAPE_PROGRAMS, INTERACTIVE }) do
     for k in pairs(set_) do names[#names + 1] = k end

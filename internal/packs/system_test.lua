@@ -770,7 +770,7 @@ for _, line in ipairs({
   "sudo julia -e 'download(\"http://example.com/x\", \"/opt/x\")'", "sudo make install", "sudo bash ./install.sh",
   "sudo nohup ./worker.sh", "sudo -E ./deploy.sh", "sudo tar -C /usr/local -xzf go.tar.gz",
   "sudo mount /dev/sdb1 /mnt/usb", "sudo umount /mnt/usb", "sudo cp ./tool /usr/local/bin/tool",
-  "sudo ip link set eth0 down", "sudo docker compose up -d", "sudo find /opt/cache -name '*.tmp' -delete",
+  "sudo ip link set eth0 mtu 1400", "sudo docker compose up -d", "sudo find /opt/cache -name '*.tmp' -delete",
   "sudo -u root touch /opt/marker", "sudo --user=root touch /opt/marker", "sudo -uroot touch /opt/marker",
   "sudo -u '#0' touch /opt/marker", "sudo -s make install", "sudo -i npm run build",
   "sudo env PATH=/opt/bin make install", "timeout 60 sudo make install", "echo ./a ./b | xargs sudo cp -t /opt",
@@ -881,4 +881,28 @@ for _, line in ipairs({ "mkfs.ext4 -F /dev/sdb1", "mkfs.ext4 $DEV", "mkfs.ext4 -
   "mkfs.ext4 -F ~/disk.img", "mkfs.vfat /dev/disk/by-id/usb-x", "cd / && mkfs.ext4 -F disk.img",
   "mkfs.ext4 -F ./*.img", "wipefs -a /dev/sda", "wipefs --all ./test.img" }) do
   test("a file system made elsewhere, denied: " .. line, function() denied(bash(line), "disks") end)
+end
+
+-- the machine cut off its network; listings and bringing it up pass
+for _, c in ipairs({
+  "nmcli networking off", "nmcli n off", "nmcli radio all off", "nmcli radio wifi off", "nmcli device disconnect eth0",
+  "nmcli dev down wlan0", "nmcli connection down 'Wired connection 1'", "sudo ip link set eth0 down",
+  "ip link set dev wlan0 down", "ip l set eth0 down", "ifconfig en0 down", "sudo ifdown eth0",
+  "networksetup -setairportpower en0 off", "networksetup -setnetworkserviceenabled Wi-Fi off", "networksetup -setv4off Ethernet",
+  "rfkill block all", "rfkill block wifi", "bash -c 'nmcli networking off'",
+}) do
+  test("denies cutting the network off: " .. c, function()
+    local r = bash(c)
+    expect.denied(r, "cutting the machine off its network")
+    expect.contains(r.reason, "[rule network-off]")
+  end)
+end
+for _, c in ipairs({
+  "nmcli device status", "nmcli networking on", "nmcli connection up home", "nmcli radio wifi on", "ip addr",
+  "ip link show", "ip link set eth0 up", "ip route", "ifconfig", "ifconfig en0", "networksetup -listallhardwareports",
+  "networksetup -setairportpower en0 on", "rfkill list", "rfkill unblock wifi", "ip link set eth0 mtu 1400",
+}) do
+  test("allows a network listing or bringing it up: " .. c, function()
+    expect.no_objection(bash(c))
+  end)
 end
