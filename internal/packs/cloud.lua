@@ -401,10 +401,10 @@ local function kubernetes(c, ctx)
     if s == "scale" then
       -- to no replicas: the service stops, as a rollback or a disable does
       for k, a in ipairs(c.args) do
-        local v = a.text:match("^%-%-replicas=(.*)$")
-        if a.text == "--replicas" and c.args[k + 1] then v = c.args[k + 1].text end
-        if v and (v == "0" or a.unknown or (c.args[k + 1] and c.args[k + 1].unknown and not a.text:find("=")))
-          and not dry_run(c.args) and not help(c.args) then
+        -- the word that holds the count: --replicas=N, or the one after --replicas
+        local w = a.text == "--replicas" and c.args[k + 1] or (a.text:find("^%-%-replicas=") and a)
+        local v = w and (w == a and a.text:match("=(.*)$") or w.text)
+        if v and (v == "0" or w.unknown) and not dry_run(c.args) and not help(c.args) then
           return live_stop(c.name .. " scale --replicas=" .. shell.printable(v, 20))
         end
       end

@@ -587,19 +587,26 @@ local function to_file(c)
   return false
 end
 
+-- over_limit reports whether a size option of args (-S VALUE, -SVALUE,
+-- --LONG=VALUE, --LONG VALUE) asks for more than FILL_LIMIT.
+local function over_limit(args, short, long)
+  for k, a in ipairs(args) do
+    local t = a.text
+    local v = t:match("^%-%-" .. long .. "=(.+)$") or t:match("^%-" .. short .. "(.+)$")
+    if not v and (t == "-" .. short or t == "--" .. long) and args[k + 1] then v = args[k + 1].text end
+    local b = v and size(v)
+    if b and b > FILL_LIMIT then return true end
+  end
+  return false
+end
+
 -- disk_fill reports a command that fills the disk: fallocate of more than
 -- FILL_LIMIT, dd or head -c writing more, and an endless stream (yes,
 -- cat /dev/zero, dd if=/dev/zero with no count) written to a file.
 local function disk_fill(c)
   local n = c.name
   if n == "fallocate" then
-    for k, a in ipairs(c.args) do
-      local t = a.text
-      local v = t:match("^%-%-length=(.+)$") or t:match("^%-l(.+)$")
-      if not v and (t == "-l" or t == "--length") and c.args[k + 1] then v = c.args[k + 1].text end
-      local b = v and size(v)
-      if b and b > FILL_LIMIT then return true end
-    end
+    return over_limit(c.args, "l", "length")
   elseif n == "dd" then
     local bs, count, from, to = 512, nil, nil, nil
     for _, a in ipairs(c.args) do
@@ -614,13 +621,7 @@ local function disk_fill(c)
     if count then return bs * count > FILL_LIMIT end
     return ENDLESS_DEVS[from or ""] == true
   elseif n == "head" and to_file(c) then
-    for k, a in ipairs(c.args) do
-      local t = a.text
-      local v = t:match("^%-%-bytes=(.+)$") or t:match("^%-c(.+)$")
-      if not v and (t == "-c" or t == "--bytes") and c.args[k + 1] then v = c.args[k + 1].text end
-      local b = v and size(v)
-      if b and b > FILL_LIMIT then return true end
-    end
+    return over_limit(c.args, "c", "bytes")
   elseif (n == "yes" or n == "cat") and to_file(c) then
     if n == "yes" then return true end
     for _, a in ipairs(c.args) do
